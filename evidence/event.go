@@ -1,0 +1,125 @@
+package evidence
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"time"
+)
+
+// Sources of evidence.
+const (
+	SourceLedger = "ledger"
+	SourceProxy  = "proxy"
+	SourceSensor = "sensor"
+)
+
+// Normalized kinds. Parsers may emit others (e.g. "other"), these are the
+// ones the rest of cordon reasons about.
+const (
+	KindSessionStart      = "session_start"
+	KindSessionEnd        = "session_end"
+	KindPrompt            = "prompt"
+	KindToolCall          = "tool_call"
+	KindToolResult        = "tool_result"
+	KindPolicyDecision    = "policy_decision"
+	KindNetRequest        = "net_request"
+	KindNetConnect        = "net_connect"
+	KindDNSQuery          = "dns_query"
+	KindProcExec          = "proc_exec"
+	KindProcExit          = "proc_exit"
+	KindFileOpen          = "file_open"
+	KindFileWrite         = "file_write"
+	KindCredAccess        = "cred_access"
+	KindHumanIntervention = "human_intervention"
+	KindSummary           = "summary"
+	KindAlert             = "alert"
+	KindSensorGap         = "sensor_gap"
+	KindSensorStats       = "sensor_stats"
+	KindOther             = "other"
+)
+
+// Decisions.
+const (
+	DecisionAllow = "allow"
+	DecisionDeny  = "deny"
+	DecisionError = "error"
+)
+
+// Event is one normalized piece of evidence. The JSON keys are the index field
+// names and the keys of `--json` output.
+type Event struct {
+	ID            string    `json:"id"`
+	Time          time.Time `json:"time"`
+	Source        string    `json:"source"`
+	Format        string    `json:"format"`
+	Kind          string    `json:"kind"`
+	Agent         string    `json:"agent,omitempty"`
+	AttributedVia string    `json:"attributed_via,omitempty"`
+
+	Run       string `json:"run,omitempty"`
+	Session   string `json:"session,omitempty"`
+	Sandbox   string `json:"sandbox,omitempty"`
+	Model     string `json:"model,omitempty"`
+	Objective string `json:"objective,omitempty"`
+
+	Tool     string   `json:"tool,omitempty"`
+	Decision string   `json:"decision,omitempty"`
+	Policy   string   `json:"policy,omitempty"`
+	Severity string   `json:"severity,omitempty"`
+	Tags     []string `json:"tags,omitempty"`
+
+	SrcIP    string `json:"src_ip,omitempty"`
+	SrcPort  int    `json:"src_port,omitempty"`
+	DstHost  string `json:"dst_host,omitempty"`
+	DstIP    string `json:"dst_ip,omitempty"`
+	DstPort  int    `json:"dst_port,omitempty"`
+	URL      string `json:"url,omitempty"`
+	Method   string `json:"method,omitempty"`
+	Status   string `json:"status,omitempty"`
+	BytesOut int64  `json:"bytes_out,omitempty"`
+	BytesIn  int64  `json:"bytes_in,omitempty"`
+
+	Pid     int    `json:"pid,omitempty"`
+	Ppid    int    `json:"ppid,omitempty"`
+	Cmdline string `json:"cmdline,omitempty"`
+	Path    string `json:"path,omitempty"`
+	User    string `json:"user,omitempty"`
+	Host    string `json:"host,omitempty"`
+
+	CallID       string `json:"call_id,omitempty"`
+	ExecID       string `json:"exec_id,omitempty"`
+	ParentExecID string `json:"parent_exec_id,omitempty"`
+	TraceID      string `json:"trace_id,omitempty"`
+	SpanID       string `json:"span_id,omitempty"`
+
+	Container  string   `json:"container,omitempty"`
+	Pod        string   `json:"pod,omitempty"`
+	Credential []string `json:"credential,omitempty"`
+
+	// ToolsAllowed and EgressAllowlist are what a session_start grants.
+	ToolsAllowed    []string `json:"tools_allowed,omitempty"`
+	EgressAllowlist []string `json:"egress_allowlist,omitempty"`
+
+	Message string `json:"message"`
+	Raw     string `json:"raw,omitempty"`
+	Origin  string `json:"origin,omitempty"`
+}
+
+// MakeID returns the stable id of the n-th event parsed from the record at
+// offset in a stream of the given format. The same bytes at the same offset
+// give the same id wherever the file lives, so re-ingesting a copy, a rotated
+// log or a restarted run never duplicates an event, while two identical lines
+// at different offsets stay two events.
+func MakeID(format string, offset int64, n int, raw []byte) string {
+	h := sha256.New()
+	h.Write([]byte(format))
+	h.Write([]byte{0})
+	h.Write(strconv.AppendInt(nil, offset, 10))
+	h.Write([]byte{0})
+	h.Write(strconv.AppendInt(nil, int64(n), 10))
+	h.Write([]byte{0})
+	h.Write(raw)
+	sum := h.Sum(nil)
+	return hex.EncodeToString(sum[:8])
+}

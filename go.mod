@@ -1,0 +1,3 @@
+module github.com/cordon-ir/cordon
+
+go 1.26.8

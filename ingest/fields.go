@@ -1,0 +1,144 @@
+package ingest
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MaxMessage bounds an event's message: the raw record keeps everything,
+// the message is one readable line.
+const MaxMessage = 512
+
+// Message joins non-empty parts with spaces into one line, cut at MaxMessage.
+// Control characters are not removed here: raw evidence stays as written and
+// every view sanitizes on output.
+func Message(parts ...string) string {
+	var b strings.Builder
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		if p == "" || p == "-" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(p)
+	}
+	s := b.String()
+	if len(s) > MaxMessage {
+		cut := MaxMessage
+		for cut > 0 && !utf8Start(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// Absent reports the placeholders logs use for "no value".
+func Absent(s string) bool {
+	return s == "" || s == "-" || s == "<NA>" || s == "null"
+}
+
+// Clean returns s, or "" for an absent placeholder.
+func Clean(s string) string {
+	if Absent(s) {
+		return ""
+	}
+	return s
+}
+
+// SplitHostPort splits "host:port", "[v6]:port" or a bare host. The port is
+// 0 when missing or not a number.
+func SplitHostPort(s string) (string, int) {
+	s = Clean(s)
+	if s == "" {
+		return "", 0
+	}
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return strings.Trim(s, "[]"), 0
+	}
+	if host == "-" {
+		host = ""
+	}
+	p, _ := strconv.Atoi(port)
+	return host, p
+}
+
+// IsIP reports whether s is an IPv4 or IPv6 address.
+func IsIP(s string) bool { return net.ParseIP(s) != nil }
+
+// EpochSeconds parses "1525344856.899" (seconds with a fraction) as UTC.
+func EpochSeconds(s string) (time.Time, error) {
+	sec, frac, _ := strings.Cut(s, ".")
+	n, err := strconv.ParseInt(sec, 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("bad epoch time %q", s)
+	}
+	var ns int64
+	if frac != "" {
+		if len(frac) > 9 {
+			frac = frac[:9]
+		}
+		f, err := strconv.ParseInt(frac, 10, 64)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("bad epoch time %q", s)
+		}
+		ns = f * int64(math.Pow10(9-len(frac)))
+	}
+	return time.Unix(n, ns).UTC(), nil
+}
+
+// RFC3339 parses an RFC 3339 time with any fractional precision, as UTC.
+func RFC3339(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("bad time %q", s)
+	}
+	return t.UTC(), nil
+}
+
+// Flex is a JSON value that may be a string, a number or null, as access
+// logs of different versions render the same field.
+type Flex string
+
+// UnmarshalJSON accepts strings, numbers, booleans and null.
+func (f *Flex) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*f = Flex(s)
+		return nil
+	}
+	if string(b) == "null" {
+		*f = ""
+		return nil
+	}
+	*f = Flex(b)
+	return nil
+}
+
+// String returns the value, "" for absent placeholders.
+func (f Flex) String() string { return Clean(string(f)) }
+
+// Int returns the value as an integer, 0 when absent or not a number.
+func (f Flex) Int() int64 {
+	n, err := strconv.ParseInt(f.String(), 10, 64)
+	if err != nil {
+		if x, ferr := strconv.ParseFloat(f.String(), 64); ferr == nil {
+			return int64(x)
+		}
+		return 0
+	}
+	return n
+}

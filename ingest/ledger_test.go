@@ -1,0 +1,45 @@
+package ingest
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestLedgerGolden(t *testing.T) {
+	c := parseFile(t, NewLedger(), "testdata/ledger/all-types.jsonl")
+	if len(c.events) != 12 || len(c.rejects) != 4 {
+		t.Fatalf("got %d events, %d rejects; want 12 and 4", len(c.events), len(c.rejects))
+	}
+	checkGolden(t, "ledger-all-types", c)
+}
+
+func TestLedgerSessionStartKeepsBinding(t *testing.T) {
+	c := parseFile(t, NewLedger(), "testdata/ledger/all-types.jsonl")
+	ev := c.events[0]
+	if ev.Sandbox != "sb-42" || ev.Container != "3f2a9c1d7e88" || ev.SrcIP != "10.0.3.7" || ev.Host != "eval-node-3" {
+		t.Errorf("sandbox binding lost: %+v", ev)
+	}
+	if strings.Join(ev.Credential, ",") != "tok-91" || len(ev.ToolsAllowed) != 3 || len(ev.EgressAllowlist) != 2 {
+		t.Errorf("grants lost: creds %v tools %v egress %v", ev.Credential, ev.ToolsAllowed, ev.EgressAllowlist)
+	}
+	if got := c.events[1].Time.Format("15:04:05.000"); got != "08:00:02.500" {
+		t.Errorf("offset time not normalized to UTC: %s", got)
+	}
+}
+
+func TestLedgerRejectsSayWhereAndWhy(t *testing.T) {
+	c := parseFile(t, NewLedger(), "testdata/ledger/all-types.jsonl")
+	want := map[string]string{
+		"all-types.jsonl:13": "not a ledger record",
+		"all-types.jsonl:14": "ledger version 2",
+		"all-types.jsonl:15": "bad time",
+		"all-types.jsonl:16": "no agent",
+	}
+	for _, r := range c.rejects {
+		if !strings.Contains(r.Reason, want[r.Origin]) || want[r.Origin] == "" {
+			t.Errorf("reject %s: reason %q, want it to say %q", r.Origin, r.Reason, want[r.Origin])
+		}
+	}
+}
+
+func FuzzLedger(f *testing.F) { fuzzParser(f, NewLedger(), "testdata/ledger/all-types.jsonl") }

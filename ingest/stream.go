@@ -1,0 +1,116 @@
+package ingest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// Reject is a record that did not parse: kept with where it came from and
+// why, never fatal.
+type Reject struct {
+	Origin string `json:"origin"` // file:line
+	Offset int64  `json:"offset"`
+	Format string `json:"format"`
+	Reason string `json:"reason"`
+	Data   string `json:"data"`
+}
+
+// Sink receives what a stream yields. Event is called once per event, in
+// input order; Reject once per malformed record.
+type Sink interface {
+	Event(ev evidence.Event) error
+	Reject(r Reject) error
+}
+
+// Position is where a stream stopped: the offset and line just past the last
+// consumed record.
+type Position struct {
+	Offset int64
+	Line   int
+}
+
+// Stream parses r (named name in origins) with p from position at, sending
+// events and rejects to sink. After each record, commit is told the position
+// just past it (nil commit is allowed). A final line without a newline that
+// fails to parse is not consumed: a log being written may finish it later.
+func Stream(r io.Reader, name string, p Parser, at Position, sink Sink, commit func(Position) error) (Position, error) {
+	if at.Line == 0 {
+		at.Line = 1
+	}
+	rr := NewRecordReader(r, p.Framing(), at.Offset, at.Line)
+	pos := at
+	for {
+		rec, ferr := rr.Next()
+		if errors.Is(ferr, io.EOF) {
+			return pos, nil
+		}
+		if ferr != nil && rec.Data == nil {
+			return pos, fmt.Errorf("read %s: %w", name, ferr)
+		}
+		origin := name + ":" + strconv.Itoa(rec.Line)
+		var evs []evidence.Event
+		err := ferr
+		if err == nil {
+			evs, err = safeParse(p, rec)
+		}
+		switch {
+		case errors.Is(err, ErrSkip):
+		case err != nil:
+			if p.Framing() != Whole && isPartialTail(rr, rec) {
+				return pos, nil
+			}
+			if serr := sink.Reject(Reject{Origin: origin, Offset: rec.Offset, Format: p.Format(), Reason: err.Error(), Data: string(rec.Data)}); serr != nil {
+				return pos, serr
+			}
+		default:
+			for i := range evs {
+				ev := &evs[i]
+				ev.ID = evidence.MakeID(p.Format(), rec.Offset, i, rec.Data)
+				if ev.Source == "" {
+					ev.Source = p.Source()
+				}
+				ev.Format = p.Format()
+				if ev.Raw == "" {
+					ev.Raw = string(rec.Data)
+				}
+				if ev.Origin == "" {
+					ev.Origin = origin
+				}
+				if serr := sink.Event(*ev); serr != nil {
+					return pos, serr
+				}
+			}
+		}
+		pos = Position{Offset: rr.Offset(), Line: rr.Line()}
+		if commit != nil {
+			if err := commit(pos); err != nil {
+				return pos, err
+			}
+		}
+	}
+}
+
+// isPartialTail reports a last record that ended at end of input without a
+// newline: possibly a line still being written.
+func isPartialTail(rr *RecordReader, rec Record) bool {
+	if rr.Streaming() {
+		return false
+	}
+	_, err := rr.r.Peek(1)
+	end := rec.Offset + int64(len(rec.Data))
+	return errors.Is(err, io.EOF) && rr.Offset() == end
+}
+
+// safeParse turns a parser panic on hostile input into a reject.
+func safeParse(p Parser, rec Record) (evs []evidence.Event, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			evs, err = nil, fmt.Errorf("parser %s failed: %v", p.Format(), r)
+		}
+	}()
+	return p.Parse(rec)
+}
