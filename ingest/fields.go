@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -141,4 +142,92 @@ func (f Flex) Int() int64 {
 		return 0
 	}
 	return n
+}
+
+// credentialPaths are files whose read is credential access: secrets the
+// kernel sensors (Falco, Tetragon) see opened, and the ledger sees written.
+var credentialPaths = struct{ prefix, contains, suffix []string }{
+	prefix: []string{
+		"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/security/opasswd",
+		"/etc/krb5.keytab", "/etc/ssl/private/", "/etc/kubernetes/pki/",
+		"/etc/kubernetes/admin.conf", "/var/run/secrets/", "/run/secrets/",
+	},
+	contains: []string{
+		"/.ssh/", "/.aws/credentials", "/.kube/config", "/.docker/config.json",
+		"/.git-credentials", "/.netrc", "/.gnupg/", "/.config/gcloud/",
+		"/.azure/", "/.pgpass", "/.vault-token",
+	},
+	suffix: []string{"/environ", "/id_rsa", "/id_ecdsa", "/id_ed25519", "/id_dsa"},
+}
+
+// CredentialPath reports whether a file path names a credential store:
+// shadow files, SSH keys, cloud and Kubernetes credentials, service-account
+// tokens, another process's environment. A relative path is taken from the
+// root, as sensors sometimes report it without its leading slash.
+func CredentialPath(p string) bool {
+	if p == "" {
+		return false
+	}
+	p = path.Clean("/" + p)
+	for _, s := range credentialPaths.prefix {
+		if strings.HasPrefix(p, s) {
+			return true
+		}
+	}
+	for _, s := range credentialPaths.contains {
+		if strings.Contains(p, s) {
+			return true
+		}
+	}
+	for _, s := range credentialPaths.suffix {
+		if strings.HasSuffix(p, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// URLTarget returns the lowercased host and the port a request URL names:
+// an absolute URL ("https://h:8443/p", the port defaulting by scheme) or
+// the authority form of CONNECT ("h:443", "[v6]:443"). Anything else
+// (origin-form paths, Squid's "error:..." pseudo-URLs) gives "", 0.
+func URLTarget(u string) (string, int) {
+	u = Clean(u)
+	if scheme, rest, ok := strings.Cut(u, "://"); ok {
+		if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+			rest = rest[:i]
+		}
+		if i := strings.LastIndexByte(rest, '@'); i >= 0 {
+			rest = rest[i+1:]
+		}
+		host, port := SplitHostPort(rest)
+		if port == 0 {
+			port = defaultPort(strings.ToLower(scheme))
+		}
+		return strings.ToLower(host), port
+	}
+	if strings.ContainsAny(u, "/ ") {
+		return "", 0
+	}
+	host, port, err := net.SplitHostPort(u)
+	if err != nil || host == "" {
+		return "", 0
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p < 0 || p > 65535 {
+		return "", 0
+	}
+	return strings.ToLower(host), p
+}
+
+func defaultPort(scheme string) int {
+	switch scheme {
+	case "http", "ws":
+		return 80
+	case "https", "wss":
+		return 443
+	case "ftp":
+		return 21
+	}
+	return 0
 }

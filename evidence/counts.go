@@ -1,0 +1,127 @@
+package evidence
+
+import (
+	"sort"
+	"time"
+)
+
+// CountedFields are counted per value at ingest, so whole-incident facets
+// never ask the index to count a million hits.
+var CountedFields = []string{"source", "format", "kind", "agent", "attributed_via", "decision", "dst_host", "src_ip", "tool", "severity", "container", "user"}
+
+// Counts are whole-incident numbers kept at ingest, atomically with the
+// events they count.
+type Counts struct {
+	Total int64 `json:"total"`
+	// First and Last are the earliest and latest event times.
+	First time.Time `json:"first"`
+	Last  time.Time `json:"last"`
+	// Fields maps a counted field to its values' counts. An empty value
+	// counts events without the field ("" key).
+	Fields map[string]map[string]int64 `json:"fields"`
+	// Minutes maps a Unix minute to the number of events in it: the
+	// timeline's density histogram and the index the pager plans with.
+	Minutes map[int64]int64 `json:"minutes"`
+}
+
+func (c *Counts) add(ev *Event) {
+	if c.Fields == nil {
+		c.Fields = map[string]map[string]int64{}
+		c.Minutes = map[int64]int64{}
+	}
+	c.Total++
+	if c.First.IsZero() || ev.Time.Before(c.First) {
+		c.First = ev.Time
+	}
+	if ev.Time.After(c.Last) {
+		c.Last = ev.Time
+	}
+	c.Minutes[minuteOf(ev.Time)]++
+	for _, f := range CountedFields {
+		m := c.Fields[f]
+		if m == nil {
+			m = map[string]int64{}
+			c.Fields[f] = m
+		}
+		m[fieldValue(ev, f)]++
+	}
+}
+
+func minuteOf(t time.Time) int64 { return t.Unix() / 60 }
+
+// fieldValue reads one of the CountedFields.
+func fieldValue(ev *Event, f string) string {
+	switch f {
+	case "source":
+		return ev.Source
+	case "format":
+		return ev.Format
+	case "kind":
+		return ev.Kind
+	case "agent":
+		return ev.Agent
+	case "attributed_via":
+		return ev.AttributedVia
+	case "decision":
+		return ev.Decision
+	case "dst_host":
+		return ev.DstHost
+	case "src_ip":
+		return ev.SrcIP
+	case "tool":
+		return ev.Tool
+	case "severity":
+		return ev.Severity
+	case "container":
+		return ev.Container
+	case "user":
+		return ev.User
+	}
+	return ""
+}
+
+func (c Counts) clone() Counts {
+	out := c
+	out.Fields = make(map[string]map[string]int64, len(c.Fields))
+	for f, m := range c.Fields {
+		mm := make(map[string]int64, len(m))
+		for k, v := range m {
+			mm[k] = v
+		}
+		out.Fields[f] = mm
+	}
+	out.Minutes = make(map[int64]int64, len(c.Minutes))
+	for k, v := range c.Minutes {
+		out.Minutes[k] = v
+	}
+	return out
+}
+
+// Top returns the n most frequent non-empty values of a counted field.
+func (c Counts) Top(field string, n int) []Count {
+	var out []Count
+	for v, k := range c.Fields[field] {
+		if v != "" {
+			out = append(out, Count{Value: v, Count: k})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Count != out[j].Count {
+			return out[i].Count > out[j].Count
+		}
+		return out[i].Value < out[j].Value
+	})
+	if n > 0 && len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+// Between returns how many events fall in the minutes covering [from, to].
+func (c Counts) Between(from, to time.Time) int64 {
+	var n int64
+	for m := minuteOf(from); m <= minuteOf(to); m++ {
+		n += c.Minutes[m]
+	}
+	return n
+}

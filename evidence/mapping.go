@@ -1,0 +1,111 @@
+package evidence
+
+import (
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/mapping"
+)
+
+// MappingVersion changes whenever the index layout changes; an index of
+// another version is rebuilt, not misread.
+const MappingVersion = 1
+
+// textAnalyzer splits on word boundaries and lowercases, without stop words
+// or stemming: responders search for exact tokens like "nohup" or "curl".
+const textAnalyzer = "cordon_text"
+
+// allField is the catch-all field a bare word searches: message, command
+// line, URL, path and raw text.
+const allField = "_all"
+
+// keywordFields are exact-match fields. Facetable ones also keep doc values.
+var keywordFields = []struct {
+	name  string
+	facet bool
+}{
+	{"id", false}, {"source", true}, {"format", true}, {"kind", true}, {"agent", true},
+	{"attributed_via", true}, {"run", true}, {"session", true}, {"sandbox", true},
+	{"model", true}, {"objective", false}, {"tool", true}, {"decision", true},
+	{"policy", true}, {"severity", true}, {"tags", true}, {"src_ip", true}, {"src_port", false},
+	{"dst_host", true}, {"dst_ip", true}, {"dst_port", true}, {"method", true},
+	{"status", true}, {"pid", false}, {"ppid", false}, {"user", true}, {"host", true},
+	{"call_id", false}, {"exec_id", false}, {"parent_exec_id", false},
+	{"trace_id", false}, {"span_id", false}, {"container", true}, {"pod", true},
+	{"credential", true}, {"tools_allowed", false}, {"egress_allowlist", false},
+}
+
+// textFields are analysed for token search.
+var textFields = []string{"message", "cmdline", "url", "path"}
+
+// numericFields allow range queries (bytes_out:>1000000).
+var numericFields = []string{"bytes_out", "bytes_in"}
+
+// FacetFields lists the fields that can be faceted.
+func FacetFields() []string {
+	var out []string
+	for _, f := range keywordFields {
+		if f.facet {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+func newMapping() (*mapping.IndexMappingImpl, error) {
+	im := mapping.NewIndexMapping()
+	err := im.AddCustomAnalyzer(textAnalyzer, map[string]interface{}{
+		"type":          custom.Name,
+		"tokenizer":     unicode.Name,
+		"token_filters": []string{lowercase.Name},
+	})
+	if err != nil {
+		return nil, err
+	}
+	im.DefaultAnalyzer = textAnalyzer
+	im.DefaultField = allField
+	im.IndexDynamic = false
+	im.StoreDynamic = false
+	im.DocValuesDynamic = false
+
+	doc := mapping.NewDocumentStaticMapping()
+	for _, f := range keywordFields {
+		fm := mapping.NewKeywordFieldMapping()
+		fm.Store = false
+		fm.IncludeInAll = false
+		fm.IncludeTermVectors = false
+		fm.DocValues = f.facet
+		fm.Analyzer = keyword.Name
+		doc.AddFieldMappingsAt(f.name, fm)
+	}
+	for _, name := range append(textFields, allField) {
+		fm := mapping.NewTextFieldMapping()
+		fm.Store = false
+		fm.IncludeInAll = false
+		fm.IncludeTermVectors = false
+		fm.DocValues = false
+		fm.Analyzer = textAnalyzer
+		doc.AddFieldMappingsAt(name, fm)
+	}
+	for _, name := range numericFields {
+		fm := mapping.NewNumericFieldMapping()
+		fm.Store = false
+		fm.IncludeInAll = false
+		fm.DocValues = false
+		doc.AddFieldMappingsAt(name, fm)
+	}
+	tm := mapping.NewDateTimeFieldMapping()
+	tm.Store = false
+	tm.IncludeInAll = false
+	tm.DocValues = true
+	doc.AddFieldMappingsAt("time", tm)
+	src := mapping.NewTextFieldMapping()
+	src.Index = false
+	src.Store = true
+	src.IncludeInAll = false
+	src.DocValues = false
+	doc.AddFieldMappingsAt(sourceField, src)
+	im.DefaultMapping = doc
+	return im, im.Validate()
+}

@@ -1,0 +1,95 @@
+package evidence
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Errors a Store returns that callers act on.
+var (
+	// ErrIncompatible: the index on disk was built by another mapping version.
+	ErrIncompatible = errors.New("incompatible index")
+	// ErrNotFound: no event with that id.
+	ErrNotFound = errors.New("event not found")
+	// ErrQuery: the query string does not parse.
+	ErrQuery = errors.New("bad query")
+)
+
+// Store indexes and searches events. Bleve is the embedded implementation;
+// nothing outside this package sees its types.
+type Store interface {
+	// Index adds events, skipping ids already in the store, and records
+	// state (checkpoints) atomically with them. It returns how many were new.
+	Index(ctx context.Context, events []Event, state map[string][]byte) (int, error)
+	// State returns a value recorded by Index, nil if none.
+	State(key string) ([]byte, error)
+	// Search runs a query-string query.
+	Search(ctx context.Context, req Request) (*Hits, error)
+	// Page returns up to req.Limit events in time order starting at a
+	// cursor, for a timeline that scrolls through a million events.
+	Page(ctx context.Context, req PageRequest) (*Page, error)
+	// Facet counts the values of field over the events matching query.
+	Facet(ctx context.Context, query string, since, until time.Time, field string, size int) ([]Count, error)
+	// Get returns one event by id.
+	Get(ctx context.Context, id string) (Event, error)
+	// Counts returns the whole-incident counts kept at ingest.
+	Counts() Counts
+	Close() error
+}
+
+// Sort orders.
+const (
+	SortTime     = "time"
+	SortTimeDesc = "-time"
+	SortScore    = "score"
+)
+
+// Request is a search.
+type Request struct {
+	Query  string    // Bleve query-string syntax; empty matches everything
+	Since  time.Time // inclusive; zero = unbounded
+	Until  time.Time // exclusive; zero = unbounded
+	Sort   string    // SortTime (default), SortTimeDesc or SortScore
+	Limit  int       // 0 means 100
+	Offset int
+}
+
+// Hits is a page of search results.
+type Hits struct {
+	Total  uint64
+	Events []Event
+	Took   time.Duration
+}
+
+// PageRequest asks for a timeline page.
+type PageRequest struct {
+	Query    string
+	Since    time.Time // lower bound of the whole view (optional)
+	Until    time.Time // upper bound of the whole view (optional)
+	From     time.Time // page starts at this time (zero: the start)
+	After    Cursor    // or just after this event (takes precedence over From)
+	Backward bool      // page ends just before From/After, newest last
+	Limit    int
+}
+
+// Cursor is an opaque position in time order.
+type Cursor struct {
+	Time time.Time
+	ID   string
+}
+
+// Page is one timeline page, in ascending time order.
+type Page struct {
+	Events []Event
+	// First and Last are cursors for the neighbouring pages.
+	First, Last Cursor
+	// More reports whether events exist beyond the page in its direction.
+	More bool
+}
+
+// Count is a facet value and how many events have it.
+type Count struct {
+	Value string `json:"value"`
+	Count int64  `json:"count"`
+}

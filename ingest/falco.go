@@ -1,0 +1,296 @@
+package ingest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// falco parses Falco JSON alerts (json_output: true), including the
+// metrics snapshots and drop notices Falco writes to the same channel.
+type falco struct{}
+
+// NewFalco returns the parser for Falco JSON alerts.
+func NewFalco() Parser { return falco{} }
+
+func (falco) Format() string   { return "falco" }
+func (falco) Source() string   { return evidence.SourceSensor }
+func (falco) Framing() Framing { return JSON }
+
+// falcoPriorities are Falco's priority names, lowercased.
+var falcoPriorities = map[string]bool{
+	"emergency": true, "alert": true, "critical": true, "error": true, "warning": true,
+	"notice": true, "informational": true, "info": true, "debug": true,
+}
+
+// Sniff wants a rule, a known priority and Falco's output or output_fields:
+// no other known format has a rule and a syslog-like priority together.
+func (falco) Sniff(rec []byte) bool {
+	var probe struct {
+		Rule         string          `json:"rule"`
+		Priority     string          `json:"priority"`
+		Output       *string         `json:"output"`
+		OutputFields json.RawMessage `json:"output_fields"`
+	}
+	if json.Unmarshal(rec, &probe) != nil {
+		return false
+	}
+	fields := len(probe.OutputFields) > 0 && probe.OutputFields[0] == '{'
+	return probe.Rule != "" && falcoPriorities[strings.ToLower(probe.Priority)] && (probe.Output != nil || fields)
+}
+
+type falcoAlert struct {
+	Time         string          `json:"time"`
+	Rule         string          `json:"rule"`
+	Priority     string          `json:"priority"`
+	Source       string          `json:"source"`
+	Hostname     string          `json:"hostname"`
+	Output       string          `json:"output"`
+	Message      string          `json:"message"`
+	Tags         []string        `json:"tags"`
+	OutputFields map[string]Flex `json:"output_fields"`
+}
+
+const (
+	falcoMetricsRule = "Falco internal: metrics snapshot"
+	falcoDropRule    = "Falco internal: syscall event drop"
+)
+
+func (falco) Parse(rec Record) ([]evidence.Event, error) {
+	var a falcoAlert
+	if err := json.Unmarshal(rec.Data, &a); err != nil {
+		return nil, fmt.Errorf("not a falco alert: %w", err)
+	}
+	if a.Rule == "" {
+		return nil, errors.New("falco alert has no rule")
+	}
+	f := a.OutputFields
+	t, err := falcoTime(a.Time, f["evt.time"])
+	if err != nil {
+		return nil, err
+	}
+	ev := evidence.Event{
+		Time: t, Policy: a.Rule, Severity: strings.ToLower(a.Priority), Tags: a.Tags,
+		Host:    firstOf(a.Hostname, f["evt.hostname"].String()),
+		Cmdline: f["proc.cmdline"].String(), Pid: int(f["proc.pid"].Int()), Ppid: int(f["proc.ppid"].Int()),
+		User: firstOf(f["user.name"].String(), f["ka.user.name"].String()),
+	}
+	if c := strings.ToLower(f["container.id"].String()); c != "host" {
+		ev.Container = c
+	}
+	ev.Pod = podName(f["k8s.ns.name"].String(), f["k8s.pod.name"].String())
+	audit := falcoAudit(a.Source, f)
+	if audit {
+		ev.URL, ev.Method, ev.Status = f["ka.uri"].String(), f["ka.verb"].String(), f["ka.response.code"].String()
+	} else {
+		falcoNet(&ev, f)
+	}
+	ev.Kind = falcoKind(a.Rule, a.Output, audit, f, &ev)
+	ev.Message = falcoMessage(&a, &ev, audit)
+	return []evidence.Event{ev}, nil
+}
+
+// falcoTime prefers the ISO time; evt.time (integer nanoseconds, beyond
+// float64 precision) is read from its digits.
+func falcoTime(iso string, evt Flex) (time.Time, error) {
+	if iso != "" {
+		return RFC3339(iso)
+	}
+	if evt.String() == "" {
+		return time.Time{}, errors.New("falco alert has no time")
+	}
+	ns, err := strconv.ParseInt(evt.String(), 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("bad falco evt.time %q", evt.String())
+	}
+	return time.Unix(0, ns).UTC(), nil
+}
+
+// falcoAudit reports an alert of the k8s_audit source (old lines carry no
+// source, only ka.* fields).
+func falcoAudit(source string, f map[string]Flex) bool {
+	if source != "" {
+		return source == "k8s_audit"
+	}
+	for k := range f {
+		if strings.HasPrefix(k, "ka.") {
+			return true
+		}
+	}
+	return false
+}
+
+// falcoNet fills the connection tuple: fd.name "cip:cport->sip:sport" for
+// sockets (client first), else the fd.cip/fd.sip fields. A file fd.name is
+// the path.
+func falcoNet(ev *evidence.Event, f map[string]Flex) {
+	name := f["fd.name"].String()
+	if src, dst, ok := strings.Cut(name, "->"); ok {
+		sip, sport := splitAddrPort(src)
+		dip, dport := splitAddrPort(dst)
+		if IsIP(sip) && IsIP(dip) {
+			ev.SrcIP, ev.SrcPort, ev.DstIP, ev.DstPort = sip, sport, dip, dport
+			return
+		}
+	}
+	if strings.HasPrefix(name, "/") {
+		ev.Path = name
+	}
+	// fd.cip/fd.sip are client and server; fd.lip/fd.rip local and remote,
+	// whose direction fd.is_server tells.
+	ev.SrcIP, ev.SrcPort = f["fd.cip"].String(), int(f["fd.cport"].Int())
+	ev.DstIP, ev.DstPort = f["fd.sip"].String(), int(f["fd.sport"].Int())
+	lip, lport, rip, rport := f["fd.lip"].String(), int(f["fd.lport"].Int()), f["fd.rip"].String(), int(f["fd.rport"].Int())
+	if f["fd.is_server"].String() == "true" {
+		lip, lport, rip, rport = rip, rport, lip, lport
+	}
+	if ev.SrcIP == "" {
+		ev.SrcIP, ev.SrcPort = lip, lport
+	}
+	if ev.DstIP == "" {
+		ev.DstIP, ev.DstPort = rip, rport
+	}
+	ev.DstHost = f["fd.sip.name"].String()
+}
+
+// splitAddrPort splits "ip:port", "[v6]:port" and Falco's bare "v6:port".
+func splitAddrPort(s string) (string, int) {
+	host, port := SplitHostPort(s)
+	if IsIP(host) || port != 0 {
+		return host, port
+	}
+	if i := strings.LastIndexByte(s, ':'); i > 0 && IsIP(s[:i]) {
+		p, _ := strconv.Atoi(s[i+1:])
+		return s[:i], p
+	}
+	return host, port
+}
+
+// falcoKind derives the action an alert is about: the syscall when the
+// rule output has evt.type, else the fd and the rule name.
+func falcoKind(rule, output string, audit bool, f map[string]Flex, ev *evidence.Event) string {
+	r := strings.ToLower(rule)
+	evt := f["evt.type"].String()
+	switch {
+	case rule == falcoMetricsRule:
+		return evidence.KindSensorStats
+	case rule == falcoDropRule || strings.HasPrefix(output, falcoDropRule):
+		return evidence.KindSensorGap
+	case audit || (f["evt.source"].String() != "" && f["evt.source"].String() != "syscall"):
+		return evidence.KindAlert
+	case evt == "execve" || evt == "execveat":
+		return evidence.KindProcExec
+	case ev.DstIP != "" || evt == "connect" || hasAny(r, "connect", "contact", "outbound", "inbound"):
+		return evidence.KindNetConnect
+	case falcoWrite(r, evt, f):
+		return evidence.KindFileWrite
+	case CredentialPath(ev.Path) || hasAny(r, "sensitive file", "credential", "private key", "ssh information", "shadow"):
+		return evidence.KindCredAccess
+	case hasAny(r, "shell", "spawn", "process", "launch", "exec", "run "):
+		return evidence.KindProcExec
+	case ev.Path != "":
+		return evidence.KindFileOpen
+	}
+	return evidence.KindAlert
+}
+
+func falcoWrite(rule, evt string, f map[string]Flex) bool {
+	if f["evt.is_open_write"].String() == "true" || hasAny(evt, "write", "rename", "unlink", "truncate", "mkdir", "chmod") {
+		return true
+	}
+	if flags := f["evt.arg.flags"].String(); hasAny(flags, "O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC") {
+		return true
+	}
+	return hasAny(rule, "write", "modif", "creat", "delete", "remov", "rename", "clear log")
+}
+
+func hasAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// falcoMessage is the rule and the facts a responder scans for: what ran,
+// what it touched, where.
+func falcoMessage(a *falcoAlert, ev *evidence.Event, audit bool) string {
+	f := a.OutputFields
+	rule := a.Rule + ":"
+	switch ev.Kind {
+	case evidence.KindSensorStats:
+		return Message(rule, "falco", f["falco.version"].String(), f["falco.num_evts"].String(), "events,",
+			f["scap.n_drops_perc"].String()+"% dropped, outputs queue drops", f["falco.outputs_queue_num_drops"].String())
+	case evidence.KindSensorGap:
+		return Message(rule, f["n_drops"].String(), "syscalls dropped", f["n_evts"].String(), "events seen")
+	}
+	if audit {
+		return Message(rule, ev.User, ev.Method, f["ka.target.resource"].String(), f["ka.target.subresource"].String(),
+			podName(f["ka.target.namespace"].String(), f["ka.target.name"].String()), ev.URL,
+			labelled("command", f["ka.uri.param[command]"].String()), labelled("->", ev.Status))
+	}
+	what := firstOf(ev.Cmdline, f["proc.name"].String())
+	var object string
+	switch {
+	case ev.DstIP != "":
+		object = hostPort(ev.SrcIP, "", ev.SrcPort) + " -> " + hostPort(firstOf(ev.DstHost, ev.DstIP), "", ev.DstPort)
+	case ev.Path != "":
+		object = ev.Path
+	}
+	if object != "" && what != "" {
+		object += " by"
+	}
+	where := labelled("in", firstOf(f["container.name"].String(), ev.Container))
+	if ev.Pod != "" {
+		where += " (k8s " + ev.Pod + ")"
+	}
+	if object == "" && what == "" {
+		return Message(rule, falcoOutputText(a), where)
+	}
+	return Message(rule, object, what, where)
+}
+
+// falcoOutputText is the rule output without Falco's "time: Priority" prefix.
+func falcoOutputText(a *falcoAlert) string {
+	if a.Message != "" {
+		return a.Message
+	}
+	out := a.Output
+	if ts, rest, ok := strings.Cut(out, ": "); ok && len(ts) > 0 && ts[0] >= '0' && ts[0] <= '9' {
+		out = strings.TrimPrefix(rest, a.Priority+" ")
+	}
+	return out
+}
+
+func labelled(label, v string) string {
+	if v == "" {
+		return ""
+	}
+	return label + " " + v
+}
+
+func firstOf(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// podName is "namespace/name", or the name alone without a namespace.
+func podName(ns, name string) string {
+	if name == "" {
+		return ""
+	}
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}
