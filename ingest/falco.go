@@ -87,6 +87,10 @@ func (falco) Parse(rec Record) ([]evidence.Event, error) {
 	audit := falcoAudit(a.Source, f)
 	if audit {
 		ev.URL, ev.Method, ev.Status = f["ka.uri"].String(), f["ka.verb"].String(), f["ka.response.code"].String()
+		// The API server refused the request: the record says it was blocked.
+		if f["ka.auth.decision"].String() == "forbid" || ev.Status == "401" || ev.Status == "403" {
+			ev.Decision = evidence.DecisionDeny
+		}
 	} else {
 		falcoNet(&ev, f)
 	}
@@ -129,6 +133,7 @@ func falcoAudit(source string, f map[string]Flex) bool {
 // sockets (client first), else the fd.cip/fd.sip fields. A file fd.name is
 // the path.
 func falcoNet(ev *evidence.Event, f map[string]Flex) {
+	ev.DstHost = f["fd.sip.name"].String()
 	name := f["fd.name"].String()
 	if src, dst, ok := strings.Cut(name, "->"); ok {
 		sip, sport := splitAddrPort(src)
@@ -155,20 +160,18 @@ func falcoNet(ev *evidence.Event, f map[string]Flex) {
 	if ev.DstIP == "" {
 		ev.DstIP, ev.DstPort = rip, rport
 	}
-	ev.DstHost = f["fd.sip.name"].String()
 }
 
-// splitAddrPort splits "ip:port", "[v6]:port" and Falco's bare "v6:port".
+// splitAddrPort splits one side of a Falco socket tuple. libsinsp always
+// writes "addr:port", IPv6 without brackets ("2001:db8::1:443"), so the port
+// is after the last colon; a port resolved to a service name reads as 0.
 func splitAddrPort(s string) (string, int) {
-	host, port := SplitHostPort(s)
-	if IsIP(host) || port != 0 {
-		return host, port
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return s, 0
 	}
-	if i := strings.LastIndexByte(s, ':'); i > 0 && IsIP(s[:i]) {
-		p, _ := strconv.Atoi(s[i+1:])
-		return s[:i], p
-	}
-	return host, port
+	p, _ := strconv.Atoi(s[i+1:])
+	return strings.Trim(s[:i], "[]"), p
 }
 
 // falcoKind derives the action an alert is about: the syscall when the
@@ -225,23 +228,24 @@ func falcoMessage(a *falcoAlert, ev *evidence.Event, audit bool) string {
 	rule := a.Rule + ":"
 	switch ev.Kind {
 	case evidence.KindSensorStats:
-		return Message(rule, "falco", f["falco.version"].String(), f["falco.num_evts"].String(), "events,",
-			f["scap.n_drops_perc"].String()+"% dropped, outputs queue drops", f["falco.outputs_queue_num_drops"].String())
+		return Message(rule, labelled("falco", f["falco.version"].String()), labelled("events", f["falco.num_evts"].String()),
+			labelled("dropped", percent(f["scap.n_drops_perc"].String())), labelled("output drops", f["falco.outputs_queue_num_drops"].String()))
 	case evidence.KindSensorGap:
-		return Message(rule, f["n_drops"].String(), "syscalls dropped", f["n_evts"].String(), "events seen")
+		return Message(rule, labelled("drops", f["n_drops"].String()), labelled("events", f["n_evts"].String()))
 	}
 	if audit {
-		return Message(rule, ev.User, ev.Method, f["ka.target.resource"].String(), f["ka.target.subresource"].String(),
-			podName(f["ka.target.namespace"].String(), f["ka.target.name"].String()), ev.URL,
+		target := podName(f["ka.target.namespace"].String(), f["ka.target.name"].String())
+		if ev.URL != "" {
+			target = ev.URL // the URI names the target and more
+		}
+		resource := strings.Trim(f["ka.target.resource"].String()+"/"+f["ka.target.subresource"].String(), "/")
+		return Message(rule, ev.User, ev.Method, resource, target,
 			labelled("command", f["ka.uri.param[command]"].String()), labelled("->", ev.Status))
 	}
 	what := firstOf(ev.Cmdline, f["proc.name"].String())
-	var object string
-	switch {
-	case ev.DstIP != "":
-		object = hostPort(ev.SrcIP, "", ev.SrcPort) + " -> " + hostPort(firstOf(ev.DstHost, ev.DstIP), "", ev.DstPort)
-	case ev.Path != "":
-		object = ev.Path
+	object := ev.Path
+	if ev.DstIP != "" {
+		object = netTuple(ev)
 	}
 	if object != "" && what != "" {
 		object += " by"
@@ -266,6 +270,13 @@ func falcoOutputText(a *falcoAlert) string {
 		out = strings.TrimPrefix(rest, a.Priority+" ")
 	}
 	return out
+}
+
+func percent(v string) string {
+	if v == "" {
+		return ""
+	}
+	return v + "%"
 }
 
 func labelled(label, v string) string {

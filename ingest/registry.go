@@ -10,6 +10,13 @@ import (
 func Parsers() []Parser {
 	return []Parser{
 		NewLedger(),
+		NewFalco(),
+		NewTetragon(),
+		NewSquidAudit(),
+		NewEnvoy(),
+		NewSquidFirewall(),
+		NewSquid(),
+		NewEnvoyText(),
 	}
 }
 

@@ -31,6 +31,9 @@ type Sink interface {
 type Position struct {
 	Offset int64
 	Line   int
+	// Streaming: the input is pretty-printed or array JSON, which can only
+	// be resumed from its start.
+	Streaming bool
 }
 
 // Stream parses r (named name in origins) with p from position at, sending
@@ -85,7 +88,7 @@ func Stream(r io.Reader, name string, p Parser, at Position, sink Sink, commit f
 				}
 			}
 		}
-		pos = Position{Offset: rr.Offset(), Line: rr.Line()}
+		pos = Position{Offset: rr.Offset(), Line: rr.Line(), Streaming: rr.Streaming()}
 		if commit != nil {
 			if err := commit(pos); err != nil {
 				return pos, err

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/ingest"
+	"golang.org/x/term"
+)
+
+func cmdIngest(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "ingest", "--incident DIR [--format F] FILE|DIR|- ...")
+	dir := fs.String("incident", "", "incident workspace `DIR` (created if missing)")
+	format := fs.String("format", "", "read every input as `FORMAT` instead of sniffing (see cordon formats)")
+	quiet := fs.Bool("quiet", false, "no progress line")
+	inputs, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if *dir == "" || len(inputs) == 0 {
+		fs.Usage()
+		return fmt.Errorf("%w: ingest needs --incident DIR and at least one input", errUsage)
+	}
+	if *format != "" {
+		if _, err := ingest.ByFormat(*format); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+	}
+	ws, err := incident.Create(*dir)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	opt := incident.IngestOptions{Format: *format, Stdin: e.stdin}
+	if isTerminal(e.stderr) && !*quiet {
+		opt.Progress = func(p ingest.Progress) { printProgress(e.stderr, p) }
+	}
+	results, err := ws.Ingest(ctx, inputs, opt)
+	printResults(e.stdout, results)
+	if err != nil {
+		return err
+	}
+	for _, r := range results {
+		if r.Err != nil {
+			return fmt.Errorf("some inputs were not ingested: %w", r.Err)
+		}
+	}
+	return nil
+}
+
+func printProgress(w io.Writer, p ingest.Progress) {
+	secs := p.Elapsed.Seconds()
+	rate := 0.0
+	if secs > 0 {
+		rate = float64(p.Events) / secs
+	}
+	eta := ""
+	if p.Total > 0 && p.Bytes > 0 && !p.Done {
+		left := time.Duration(float64(p.Elapsed) * float64(p.Total-p.Bytes) / float64(p.Bytes))
+		eta = "  ETA " + left.Round(time.Second).String()
+	}
+	fmt.Fprintf(w, "\r\x1b[Kingest: %d/%d files  %d events  %.0f events/s%s", p.FilesDone, p.Files, p.Events, rate, eta)
+	if p.Done {
+		fmt.Fprintln(w)
+	}
+}
+
+func printResults(w io.Writer, results []ingest.FileResult) {
+	for _, r := range results {
+		name := evidence.Printable(r.Path)
+		if r.Err != nil {
+			fmt.Fprintf(w, "%s: not ingested: %s\n", name, evidence.Printable(r.Err.Error()))
+			continue
+		}
+		line := fmt.Sprintf("%s: %s, %d events (%d new), %d rejected", name, r.Format, r.Events, r.New, r.Rejects)
+		if r.ResumedAt > 0 {
+			line += fmt.Sprintf(", resumed at byte %d", r.ResumedAt)
+		}
+		if !r.First.IsZero() {
+			line += fmt.Sprintf(", %s – %s", r.First.Format(time.RFC3339), r.Last.Format(time.RFC3339))
+		}
+		fmt.Fprintln(w, line)
+		if r.Rejects > 0 {
+			fmt.Fprintf(w, "  rejected records are kept in rejects.jsonl; list them with: cordon rejects --incident DIR\n")
+		}
+	}
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// termWidth is the width of w if it is a terminal, else 0.
+func termWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0
+	}
+	width, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 80
+	}
+	return width
+}
+
+func cmdFormats(_ context.Context, e *env, _ []string) error {
+	for _, p := range ingest.Parsers() {
+		fmt.Fprintf(e.stdout, "%-16s %-7s %s\n", p.Format(), p.Source(), strings.TrimSpace(framingName(p.Framing())))
+	}
+	return nil
+}
+
+func framingName(f ingest.Framing) string {
+	switch f {
+	case ingest.JSON:
+		return "JSON (lines, pretty-printed or array)"
+	case ingest.Whole:
+		return "whole file"
+	}
+	return "text lines"
+}

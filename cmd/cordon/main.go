@@ -1,0 +1,160 @@
+// Command cordon is a terminal console for incidents in which an autonomous
+// AI agent crossed the boundary of its evaluation sandbox.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/ingest"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// Exit codes, documented in `cordon help`.
+const (
+	exitOK           = 0
+	exitError        = 1
+	exitUsage        = 2
+	exitUnreadable   = 3
+	exitLocked       = 4
+	exitIncompatible = 5
+	exitNotFound     = 6
+)
+
+// errUsage marks a command-line mistake.
+var errUsage = errors.New("usage")
+
+type command struct {
+	name, args, summary string
+	run                 func(ctx context.Context, env *env, args []string) error
+}
+
+// env is what a subcommand may touch.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+func commands() []command {
+	return []command{
+		{"ingest", "--incident DIR [--format F] FILE|DIR|- ...", "read evidence into an incident workspace (resumes, never duplicates)", cmdIngest},
+		{"search", "--incident DIR [--json] [--since T] [--until T] [--limit N] [--sort time|-time|score] QUERY", "search the evidence (Bleve query-string syntax)", cmdSearch},
+		{"stats", "--incident DIR [--by FIELD] [--json]", "counts per value and the time span", cmdStats},
+		{"show", "--incident DIR [--json] ID", "one event: fields, origin and raw record", cmdShow},
+		{"rejects", "--incident DIR [--json]", "the records that did not parse, with file, line and reason", cmdRejects},
+		{"formats", "", "list the input formats cordon reads", cmdFormats},
+		{"help", "", "this help", nil},
+	}
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stdout)
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == args[0] && c.run != nil {
+			return exitCode(stderr, c.run(ctx, e, args[1:]))
+		}
+	}
+	fmt.Fprintf(stderr, "cordon: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return exitUsage
+}
+
+// exitCode reports err and maps it to the documented exit codes.
+func exitCode(stderr io.Writer, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	fmt.Fprintln(stderr, "cordon:", evidence.Printable(err.Error()))
+	switch {
+	case errors.Is(err, errUsage), errors.Is(err, evidence.ErrQuery):
+		return exitUsage
+	case errors.Is(err, ingest.ErrUnreadable), errors.Is(err, ingest.ErrUnknownFormat):
+		return exitUnreadable
+	case errors.Is(err, incident.ErrLocked):
+		return exitLocked
+	case errors.Is(err, evidence.ErrIncompatible):
+		return exitIncompatible
+	case errors.Is(err, incident.ErrNoIncident), errors.Is(err, evidence.ErrNotFound):
+		return exitNotFound
+	}
+	return exitError
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "cordon — incident console for AI agents that crossed their sandbox boundary")
+	fmt.Fprintln(w, "\nUsage:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  cordon %s %s\n      %s\n", c.name, c.args, c.summary)
+	}
+	fmt.Fprint(w, `
+Queries (Bleve query-string syntax):
+  agent:agent-7 +decision:deny      field terms are exact; + must match, - must not
+  dst_host:*.example.com            wildcards on keyword fields
+  kind:proc_exec cmdline:curl       tokens inside command lines, URLs, paths
+  nohup                             a bare word searches message, command line, URL, path and raw text
+  bytes_out:>1000000                numeric range on bytes_out / bytes_in
+  time:>"2026-07-21T10:00:00Z"      time range (or --since / --until)
+
+Exit codes:
+  0  ok (rejected records are reported, not fatal)
+  1  other error
+  2  usage error or bad query
+  3  unreadable input or unknown format
+  4  incident workspace locked by another process
+  5  index built by another cordon version (rebuild it)
+  6  no such incident or event
+`)
+}
+
+// newFlags makes a FlagSet that reports usage errors as errUsage.
+func newFlags(e *env, name, args string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "usage: cordon %s %s\n", name, args)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses flags interleaved with positional arguments.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
+)
+
+func cmdSearch(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "search", "--incident DIR [flags] QUERY")
+	dir := fs.String("incident", "", "incident workspace `DIR`")
+	asJSON := fs.Bool("json", false, "one event per line as JSON, with raw and origin")
+	since := fs.String("since", "", "only events at or after `T` (RFC 3339, or a duration like 2h before the last event)")
+	until := fs.String("until", "", "only events before `T`")
+	limit := fs.Int("limit", 50, "at most `N` events")
+	order := fs.String("sort", "time", "time, -time or score")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if *dir == "" {
+		fs.Usage()
+		return fmt.Errorf("%w: search needs --incident DIR", errUsage)
+	}
+	ws, err := incident.Open(*dir)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	req := evidence.Request{Query: strings.Join(pos, " "), Limit: *limit, Sort: *order}
+	_, last := ws.Span()
+	if req.Since, err = parseTime(*since, last); err != nil {
+		return err
+	}
+	if req.Until, err = parseTime(*until, last); err != nil {
+		return err
+	}
+	hits, err := ws.Store.Search(ctx, req)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		for _, ev := range hits.Events {
+			if err := enc.Encode(ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	writeTable(e.stdout, termWidth(e.stdout), hits.Events)
+	fmt.Fprintf(e.stderr, "%d of %d events (%s)\n", len(hits.Events), hits.Total, hits.Took.Round(time.Microsecond))
+	return nil
+}
+
+// parseTime reads RFC 3339 (or a date), or a Go duration counted back from
+// the incident's last event.
+func parseTime(s string, last time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		return last.Add(-d), nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%w: bad time %q (want RFC 3339 like 2026-07-21T10:04:00Z, or a duration like 30m)", errUsage, s)
+}
+
+func cmdStats(_ context.Context, e *env, args []string) error {
+	fs := newFlags(e, "stats", "--incident DIR [--by FIELD] [--json]")
+	dir := fs.String("incident", "", "incident workspace `DIR`")
+	by := fs.String("by", "", "count per value of `FIELD` (e.g. agent, kind, dst_host)")
+	asJSON := fs.Bool("json", false, "JSON output")
+	top := fs.Int("top", 20, "show the `N` most frequent values")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		fs.Usage()
+		return fmt.Errorf("%w: stats needs --incident DIR", errUsage)
+	}
+	ws, err := incident.Open(*dir)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	c := ws.Store.Counts()
+	fields := []string{"source", "format", "kind", "agent", "decision"}
+	if *by != "" {
+		fields = []string{*by}
+	}
+	out := map[string][]evidence.Count{}
+	for _, f := range fields {
+		counts, err := ws.Store.Facet(context.Background(), "", time.Time{}, time.Time{}, f, *top)
+		if err != nil {
+			return fmt.Errorf("%w: %v (countable fields: %s)", errUsage, err, strings.Join(evidence.FacetFields(), ", "))
+		}
+		out[f] = counts
+	}
+	rejects, _ := ws.Rejects()
+	if *asJSON {
+		return json.NewEncoder(e.stdout).Encode(map[string]any{
+			"events": c.Total, "first": c.First, "last": c.Last, "rejects": len(rejects), "by": out,
+		})
+	}
+	fmt.Fprintf(e.stdout, "events   %d\n", c.Total)
+	if c.Total > 0 {
+		fmt.Fprintf(e.stdout, "span     %s – %s (%s)\n", c.First.Format(time.RFC3339), c.Last.Format(time.RFC3339), c.Last.Sub(c.First).Round(time.Second))
+	}
+	fmt.Fprintf(e.stdout, "rejects  %d\n", len(rejects))
+	keys := make([]string, 0, len(out))
+	for k := range out {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return indexOf(fields, keys[i]) < indexOf(fields, keys[j]) })
+	for _, f := range keys {
+		fmt.Fprintf(e.stdout, "\nby %s\n", f)
+		if len(out[f]) == 0 {
+			fmt.Fprintln(e.stdout, "  (no values)")
+		}
+		for _, v := range out[f] {
+			fmt.Fprintf(e.stdout, "  %8d  %s\n", v.Count, evidence.Printable(v.Value))
+		}
+	}
+	return nil
+}
+
+func indexOf(xs []string, x string) int {
+	for i, v := range xs {
+		if v == x {
+			return i
+		}
+	}
+	return len(xs)
+}
+
+func cmdShow(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "show", "--incident DIR [--json] ID")
+	dir := fs.String("incident", "", "incident workspace `DIR`")
+	asJSON := fs.Bool("json", false, "JSON output")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if *dir == "" || len(pos) != 1 {
+		fs.Usage()
+		return fmt.Errorf("%w: show needs --incident DIR and one event id", errUsage)
+	}
+	ws, err := incident.Open(*dir)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	ev, err := ws.Store.Get(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(e.stdout).Encode(ev)
+	}
+	writeEvent(e.stdout, ev)
+	return nil
+}
+
+func cmdRejects(_ context.Context, e *env, args []string) error {
+	fs := newFlags(e, "rejects", "--incident DIR [--json]")
+	dir := fs.String("incident", "", "incident workspace `DIR`")
+	asJSON := fs.Bool("json", false, "JSON lines output")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		fs.Usage()
+		return fmt.Errorf("%w: rejects needs --incident DIR", errUsage)
+	}
+	ws, err := incident.Open(*dir)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	rs, err := ws.Rejects()
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(e.stdout)
+	for _, r := range rs {
+		if *asJSON {
+			if err := enc.Encode(r); err != nil {
+				return err
+			}
+			continue
+		}
+		data := r.Data
+		if len(data) > 120 {
+			data = data[:120] + "…"
+		}
+		fmt.Fprintf(e.stdout, "%s  [%s] %s\n    %s\n", evidence.Printable(r.Origin), r.Format, evidence.Printable(r.Reason), evidence.Printable(data))
+	}
+	fmt.Fprintf(e.stderr, "%d rejected records\n", len(rs))
+	return nil
+}

@@ -1,0 +1,58 @@
+package evidence
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Printable makes evidence text safe to put on a terminal: log content is
+// written by the agent under investigation and may carry escape sequences
+// that would move the cursor, retitle the window or hide lines. Control
+// characters become visible escapes (\x1b, \n, \t), invalid UTF-8 becomes
+// U+FFFD, and the result is one line.
+func Printable(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f || c >= 0x80 {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			b.WriteRune('\uFFFD')
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			b.WriteString(`\x`)
+			b.WriteByte("0123456789abcdef"[r>>4])
+			b.WriteByte("0123456789abcdef"[r&0xf])
+		case unicode.Is(unicode.Bidi_Control, r) || r == '\u200b' || r == '\ufeff':
+			// invisible reordering marks can disguise a command line
+			b.WriteString(`\u{`)
+			b.WriteString(strings.ToLower(strings.TrimLeft(hex4(r), "0")))
+			b.WriteString(`}`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func hex4(r rune) string {
+	const digits = "0123456789ABCDEF"
+	return string([]byte{digits[r>>12&0xf], digits[r>>8&0xf], digits[r>>4&0xf], digits[r&0xf]})
+}

@@ -1,0 +1,195 @@
+package incident
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/ingest"
+)
+
+// ErrNoIncident: the directory is not an incident workspace.
+var ErrNoIncident = errors.New("no incident workspace")
+
+// Files of a workspace.
+const (
+	indexDir    = "index.bleve"
+	sourcesFile = "sources.json"
+	rejectsFile = "rejects.jsonl"
+)
+
+// Workspace is an incident directory opened for reading or writing.
+type Workspace struct {
+	Dir   string
+	Store evidence.Store
+
+	write   bool
+	lock    *lock
+	rejects *rejectLog
+}
+
+// Create opens dir for writing, creating it if needed. One writer at a time:
+// a second gets ErrLocked at once, naming the holder.
+func Create(dir string) (*Workspace, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create incident %s: %w", dir, err)
+	}
+	return open(dir, true)
+}
+
+// Open opens an existing workspace read-only. While a writer holds it,
+// Open fails at once with ErrLocked: Bleve's index allows one process.
+func Open(dir string) (*Workspace, error) {
+	if _, err := os.Stat(filepath.Join(dir, indexDir)); err != nil {
+		return nil, fmt.Errorf("%w: %s has no %s (create one with cordon ingest --incident %s FILE...)", ErrNoIncident, dir, indexDir, dir)
+	}
+	return open(dir, false)
+}
+
+func open(dir string, write bool) (*Workspace, error) {
+	l, err := acquire(dir, write)
+	if err != nil {
+		return nil, err
+	}
+	st, err := evidence.Open(filepath.Join(dir, indexDir), evidence.Options{ReadOnly: !write})
+	if err != nil {
+		l.release(dir, write)
+		if errors.Is(err, evidence.ErrIncompatible) {
+			return nil, fmt.Errorf("%w; rebuild it with: cordon ingest --rebuild --incident %s", err, dir)
+		}
+		return nil, err
+	}
+	w := &Workspace{Dir: dir, Store: st, write: write, lock: l}
+	if write {
+		w.rejects, err = openRejectLog(filepath.Join(dir, rejectsFile))
+		if err != nil {
+			w.Close()
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// Close releases the index and the lock.
+func (w *Workspace) Close() error {
+	var err error
+	if w.Store != nil {
+		err = w.Store.Close()
+	}
+	if w.rejects != nil {
+		w.rejects.Close()
+	}
+	w.lock.release(w.Dir, w.write)
+	return err
+}
+
+// IngestOptions are the knobs of an ingest.
+type IngestOptions struct {
+	Format   string
+	Stdin    io.Reader
+	Progress func(ingest.Progress)
+}
+
+// Ingest reads inputs (files, folders, "-") into the workspace, resuming
+// each file from its checkpoint, and updates sources.json.
+func (w *Workspace) Ingest(ctx context.Context, inputs []string, opt IngestOptions) ([]ingest.FileResult, error) {
+	if !w.write {
+		return nil, errors.New("incident opened read-only")
+	}
+	files, err := ingest.Expand(inputs)
+	if err != nil {
+		return nil, err
+	}
+	res, err := ingest.Run(ctx, files, ingest.Options{
+		Format: opt.Format, Stdin: opt.Stdin, Progress: opt.Progress,
+		Rejects: w.rejects, Store: w.Store,
+	})
+	if serr := w.writeSources(files); serr != nil && err == nil {
+		err = serr
+	}
+	return res, err
+}
+
+// Sources lists the checkpoints of every file ingested so far.
+func (w *Workspace) Sources() ([]ingest.Checkpoint, error) {
+	b, err := os.ReadFile(filepath.Join(w.Dir, sourcesFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []ingest.Checkpoint
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("%s: %w", sourcesFile, err)
+	}
+	return out, nil
+}
+
+// writeSources mirrors the checkpoints kept in the index into sources.json,
+// for people and tools; the index's copy is the one resumes trust.
+func (w *Workspace) writeSources(files []string) error {
+	prev, _ := w.Sources()
+	paths := map[string]bool{}
+	for _, c := range prev {
+		paths[c.Path] = true
+	}
+	for _, f := range files {
+		if f != "-" {
+			if abs, err := filepath.Abs(f); err == nil {
+				paths[abs] = true
+			}
+		}
+	}
+	var out []ingest.Checkpoint
+	for p := range paths {
+		if c, ok := ingest.LoadCheckpoint(w.Store, p); ok {
+			out = append(out, c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(w.Dir, sourcesFile), append(b, '\n'))
+}
+
+// writeAtomic replaces path with data via a synced temporary file.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Rejects reads rejects.jsonl.
+func (w *Workspace) Rejects() ([]ingest.Reject, error) {
+	return readRejects(filepath.Join(w.Dir, rejectsFile))
+}
+
+// Span is the time span of the incident's events.
+func (w *Workspace) Span() (time.Time, time.Time) {
+	c := w.Store.Counts()
+	return c.First, c.Last
+}

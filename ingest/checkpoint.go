@@ -1,0 +1,187 @@
+package ingest
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// headLen is how much of a file's start identifies it: a rotated or
+// truncated log starts with other bytes and is read again from the top.
+const headLen = 1024
+
+// Checkpoint is how far one input file has been ingested. It is stored in
+// the index, in the same batch as the events it covers, so that a crash can
+// never leave the two out of step.
+type Checkpoint struct {
+	Path      string    `json:"path"`
+	Format    string    `json:"format"`
+	Offset    int64     `json:"offset"` // in the decompressed stream
+	Line      int       `json:"line"`
+	Head      string    `json:"head"` // sha256 of the first HeadLen bytes
+	HeadLen   int       `json:"head_len"`
+	Streaming bool      `json:"streaming,omitempty"` // pretty/array JSON: resumable only when unchanged
+	Gzip      bool      `json:"gzip,omitempty"`
+	Updated   time.Time `json:"updated"`
+}
+
+const checkpointPrefix = "checkpoint:"
+
+func (c Checkpoint) key() string { return checkpointPrefix + c.Path }
+
+func (c Checkpoint) encode() []byte {
+	b, _ := json.Marshal(c)
+	return b
+}
+
+// LoadCheckpoint returns the stored checkpoint of an absolute path.
+func LoadCheckpoint(st evidence.Store, abs string) (Checkpoint, bool) {
+	raw, err := st.State(checkpointPrefix + abs)
+	if err != nil || raw == nil {
+		return Checkpoint{Path: abs}, false
+	}
+	var c Checkpoint
+	if json.Unmarshal(raw, &c) != nil {
+		return Checkpoint{Path: abs}, false
+	}
+	return c, true
+}
+
+func loadCheckpoint(st evidence.Store, abs string) Checkpoint {
+	c, _ := LoadCheckpoint(st, abs)
+	return c
+}
+
+// source is one open input.
+type source struct {
+	name       string
+	file       *os.File
+	gz         bool
+	r          *bufio.Reader
+	checkpoint Checkpoint
+	lastOffset int64
+}
+
+func (s *source) Close() {
+	if s.file != nil {
+		s.file.Close()
+	}
+}
+
+// resume skips what the checkpoint covers, if the file still starts with the
+// bytes it started with then; otherwise it reads from the top.
+func (s *source) resume() error {
+	ck := s.checkpoint
+	if ck.Offset == 0 || s.file == nil {
+		return nil
+	}
+	fromTop := func() error {
+		s.checkpoint = Checkpoint{Path: ck.Path}
+		return nil
+	}
+	if head, ok := s.head(ck.HeadLen); !ok || head != ck.Head {
+		return fromTop()
+	}
+	if ck.Streaming {
+		if info, err := s.file.Stat(); err != nil || ck.Gzip || info.Size() != ck.Offset {
+			return fromTop()
+		}
+	}
+	n, err := s.r.Discard(int(ck.Offset))
+	if int64(n) < ck.Offset || err != nil && !errors.Is(err, io.EOF) {
+		return s.reopen()
+	}
+	s.lastOffset = ck.Offset
+	return nil
+}
+
+// reopen rewinds a file that turned out shorter than its checkpoint.
+func (s *source) reopen() error {
+	if _, err := s.file.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	s.checkpoint = Checkpoint{Path: s.checkpoint.Path}
+	s.r.Reset(s.file)
+	if s.gz {
+		return errors.New("compressed file shrank since its checkpoint: remove it from sources or re-ingest into a new incident")
+	}
+	return nil
+}
+
+func hashHead(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// head hashes the first n bytes of the file as stored (compressed or not).
+func (s *source) head(n int) (string, bool) {
+	buf := make([]byte, n)
+	if _, err := s.file.ReadAt(buf, 0); err != nil {
+		return "", false
+	}
+	return hashHead(buf), true
+}
+
+// advance moves the checkpoint to pos. It reports false when there is no
+// checkpoint to keep (stdin; pretty/array JSON before it is fully read).
+func (s *source) advance(pos Position, format string, final bool) (Checkpoint, bool) {
+	if s.file == nil || (pos.Streaming && !final) {
+		return Checkpoint{}, false
+	}
+	ck := s.checkpoint
+	if ck.HeadLen < headLen {
+		if info, err := s.file.Stat(); err == nil {
+			n := int(min(int64(headLen), info.Size()))
+			if h, ok := s.head(n); ok {
+				ck.Head, ck.HeadLen = h, n
+			}
+		}
+	}
+	ck.Format, ck.Offset, ck.Line, ck.Streaming, ck.Gzip = format, pos.Offset, pos.Line, pos.Streaming, s.gz
+	ck.Updated = time.Now().UTC()
+	s.checkpoint = ck
+	return ck, true
+}
+
+// progress aggregates counts and reports them at most twice a second.
+type progress struct {
+	mu    sync.Mutex
+	opt   Options
+	start time.Time
+	last  time.Time
+	p     Progress
+}
+
+func (pr *progress) add(events, fresh int, bytes int64) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	pr.p.Events += int64(events)
+	pr.p.New += int64(fresh)
+	if bytes > 0 {
+		pr.p.Bytes += bytes
+	}
+	now := pr.opt.Now()
+	if pr.opt.Progress != nil && now.Sub(pr.last) >= 500*time.Millisecond {
+		pr.last = now
+		pr.p.Elapsed = now.Sub(pr.start)
+		pr.opt.Progress(pr.p)
+	}
+}
+
+func (pr *progress) finish() {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	pr.p.Done = true
+	pr.p.Elapsed = pr.opt.Now().Sub(pr.start)
+	if pr.opt.Progress != nil {
+		pr.opt.Progress(pr.p)
+	}
+}

@@ -1,0 +1,228 @@
+package ingest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// envoy parses Envoy JSON access logs with the field sets of the control
+// planes (Envoy has no default JSON format): Istio's keys (path, authority,
+// request_id, x_forwarded_for) and Envoy Gateway's (x-envoy-origin-path,
+// :authority, x-request-id, x-forwarded-for), in any order. Old Envoy
+// renders every value as a string with "-" for unset, new Envoy numbers and
+// null; both give the same event. START_TIME is the request's start.
+type envoy struct{}
+
+// NewEnvoy returns the parser for Envoy JSON access logs.
+func NewEnvoy() Parser { return envoy{} }
+
+func (envoy) Format() string   { return "envoy" }
+func (envoy) Source() string   { return evidence.SourceProxy }
+func (envoy) Framing() Framing { return JSON }
+
+// envoyRecord holds one access-log record; pairs of fields are the Istio
+// and Envoy Gateway names of the same command operator.
+type envoyRecord struct {
+	StartTime      Flex `json:"start_time"`
+	Method         Flex `json:"method"`
+	Path           Flex `json:"path"`
+	OriginPath     Flex `json:"x-envoy-origin-path"`
+	Protocol       Flex `json:"protocol"`
+	ResponseCode   Flex `json:"response_code"`
+	ResponseFlags  Flex `json:"response_flags"`
+	Details        Flex `json:"response_code_details"`
+	TermDetails    Flex `json:"connection_termination_details"`
+	BytesReceived  Flex `json:"bytes_received"`
+	BytesSent      Flex `json:"bytes_sent"`
+	RequestID      Flex `json:"request_id"`
+	XRequestID     Flex `json:"x-request-id"`
+	Authority      Flex `json:"authority"`
+	ColonAuthority Flex `json:":authority"`
+	UpstreamHost   Flex `json:"upstream_host"`
+	Downstream     Flex `json:"downstream_remote_address"`
+	SNI            Flex `json:"requested_server_name"`
+	RouteName      Flex `json:"route_name"`
+}
+
+func (envoy) Sniff(rec []byte) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(rec, &m) != nil {
+		return false
+	}
+	has := func(keys ...string) bool {
+		for _, k := range keys {
+			if _, ok := m[k]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	return has("start_time") && has("response_code") &&
+		has("response_flags", "downstream_remote_address", "upstream_host", "bytes_sent")
+}
+
+func (envoy) Parse(rec Record) ([]evidence.Event, error) {
+	var r envoyRecord
+	if err := json.Unmarshal(rec.Data, &r); err != nil {
+		if isEnvoyAppLog(rec.Data) {
+			return nil, errors.New("envoy application log line, not an access-log record")
+		}
+		return nil, fmt.Errorf("not an envoy JSON access-log record: %w", err)
+	}
+	ev, err := r.event()
+	if err != nil {
+		return nil, err
+	}
+	return []evidence.Event{ev}, nil
+}
+
+// event normalizes a record, from JSON or from a text line.
+func (r *envoyRecord) event() (evidence.Event, error) {
+	start := r.StartTime.String()
+	if start == "" {
+		return evidence.Event{}, errors.New("envoy record has no start_time")
+	}
+	t, err := envoyTime(start)
+	if err != nil {
+		return evidence.Event{}, err
+	}
+	status := ""
+	if code := r.ResponseCode.String(); code != "" {
+		var ok bool
+		if status, ok = httpStatus(code); !ok {
+			return evidence.Event{}, fmt.Errorf("response_code %q: want an HTTP status", clip(code))
+		}
+	}
+	method := r.Method.String()
+	path := firstFlex(r.Path, r.OriginPath)
+	authority := firstFlex(r.Authority, r.ColonAuthority)
+	flags := nonEmpty(strings.Split(r.ResponseFlags.String(), ",")...)
+	details := r.Details.String()
+	ev := evidence.Event{
+		Time: t, Kind: evidence.KindNetRequest, Method: method, Status: status,
+		URL: envoyURL(authority, path), Tags: flags, Policy: r.RouteName.String(),
+		TraceID:  firstFlex(r.RequestID, r.XRequestID),
+		BytesIn:  r.BytesSent.Int(),
+		BytesOut: r.BytesReceived.Int(),
+	}
+	// A TCP proxy record has no method, no path and response code 0.
+	http := method != "" || path != "" || (status != "" && status != "000")
+	if !http {
+		ev.Kind, ev.Status = evidence.KindNetConnect, ""
+	}
+	if host, port := SplitHostPort(r.Downstream.String()); IsIP(host) {
+		ev.SrcIP, ev.SrcPort = host, port
+	}
+	upstream := r.UpstreamHost.String()
+	if _, rest, ok := strings.Cut(upstream, "://"); ok {
+		upstream = rest // older text logs: "tcp://10.0.2.1:80"
+	}
+	if host, port := SplitHostPort(upstream); IsIP(host) {
+		ev.DstIP, ev.DstPort = host, port
+	}
+	host, port := SplitHostPort(authority)
+	if host == "" {
+		host, _ = SplitHostPort(r.SNI.String())
+	}
+	ev.DstHost = strings.ToLower(host)
+	if ev.DstPort == 0 {
+		ev.DstPort = port
+	}
+	ev.Decision = envoyDecision(flags, details, r.TermDetails.String(), ev.Status, ev.DstIP != "" || upstream != "")
+	if details == "via_upstream" {
+		details = ""
+	}
+	target := ev.URL
+	if target == "" {
+		target = hostPort(ev.DstHost, ev.DstIP, ev.DstPort)
+	}
+	verb := method
+	if !http {
+		verb = "TCP"
+	}
+	ev.Message = Message(verb, target, "->", ev.Status, strings.Join(flags, ","), details)
+	return ev, nil
+}
+
+// envoyDecision: UAEX, RL and a "denied" detail (ext_authz_denied,
+// rbac_access_denied_matched_policy[...]) are a control refusing; flags of
+// failed connections, resets and timeouts, no response at all, or a 5xx
+// Envoy made itself are errors.
+func envoyDecision(flags []string, details, term, status string, upstream bool) string {
+	for _, f := range flags {
+		if f == "UAEX" || f == "RL" {
+			return evidence.DecisionDeny
+		}
+	}
+	switch {
+	case strings.Contains(details, "ext_authz_error"):
+		return evidence.DecisionError
+	case strings.Contains(details, "denied"), strings.Contains(term, "denied"),
+		status == "403" && strings.Contains(details, "ext_authz"):
+		return evidence.DecisionDeny
+	}
+	for _, f := range flags {
+		if envoyErrorFlag(f) {
+			return evidence.DecisionError
+		}
+	}
+	fromEnvoy := details != "" && details != "via_upstream" || details == "" && !upstream
+	if status == "000" || strings.HasPrefix(status, "5") && fromEnvoy {
+		return evidence.DecisionError
+	}
+	return evidence.DecisionAllow
+}
+
+// envoyErrorFlag reports a response flag of a request that failed: every
+// flag but DI (delay injected), RL and UAEX (decisions, above).
+func envoyErrorFlag(f string) bool {
+	switch f {
+	case "UH", "UF", "UO", "NR", "URX", "NC", "DT", "DC", "LH", "UT", "LR", "UR", "UC",
+		"FI", "RLSE", "IH", "SI", "DPE", "UPE", "UMSDR", "OM", "DF", "DO", "DR", "UDO":
+		return true
+	}
+	return false
+}
+
+// envoyURL is the request target: an absolute-form path as it is, else the
+// authority and path ("host:443" for CONNECT, as Squid logs it).
+func envoyURL(authority, path string) string {
+	if strings.Contains(path, "://") || authority == "" {
+		return path
+	}
+	return authority + path
+}
+
+// envoyTime parses START_TIME in its default rendering (RFC 3339 with
+// milliseconds) or as epoch seconds (%START_TIME(%s.%3f)%).
+func envoyTime(s string) (time.Time, error) {
+	if t, err := RFC3339(s); err == nil {
+		return t, nil
+	}
+	if t, err := epochTime(s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("start_time %q: want RFC 3339 or epoch seconds", clip(s))
+}
+
+// isEnvoyAppLog reports a line of Envoy's own log ("[2024-05-01
+// 10:00:00.123][14][warning][config] ..."), which shares stdout with access
+// logs.
+func isEnvoyAppLog(b []byte) bool {
+	s := string(b)
+	return len(s) > 26 && s[0] == '[' && s[11] == ' ' && s[24] == ']' && s[25] == '['
+}
+
+func firstFlex(vals ...Flex) string {
+	for _, v := range vals {
+		if s := v.String(); s != "" {
+			return s
+		}
+	}
+	return ""
+}

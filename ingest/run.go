@@ -1,0 +1,297 @@
+package ingest
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// ErrUnreadable: an input file could not be opened or read.
+var ErrUnreadable = errors.New("unreadable input")
+
+// Options control a run of Ingest.
+type Options struct {
+	Format    string           // force a format instead of sniffing
+	BatchSize int              // events per index batch (default 2000)
+	Stdin     io.Reader        // read for the input "-"
+	Rejects   RejectLog        // where malformed records go
+	Progress  func(Progress)   // called about twice a second, and at the end
+	Parsers   []Parser         // default Parsers()
+	Now       func() time.Time // for tests
+	Store     evidence.Store   // where events go
+}
+
+// RejectLog keeps rejected records; Add must be durable when it returns.
+type RejectLog interface {
+	Add(rs []Reject) error
+}
+
+// FileResult summarizes one input.
+type FileResult struct {
+	Path        string    `json:"path"`
+	Format      string    `json:"format"`
+	Events      int       `json:"events"`  // parsed this run
+	New         int       `json:"new"`     // not in the index before
+	Rejects     int       `json:"rejects"` // malformed records this run
+	ResumedAt   int64     `json:"resumed_at,omitempty"`
+	First, Last time.Time `json:"-"`
+	Err         error     `json:"-"`
+}
+
+// Progress is a snapshot of a running ingest.
+type Progress struct {
+	Files, FilesDone int
+	Events, New      int64
+	Bytes, Total     int64 // bytes read and to read (0 when unknown)
+	Elapsed          time.Duration
+	Done             bool
+}
+
+// Expand turns command-line inputs into files: folders are walked (hidden
+// entries skipped), "-" stays as stdin.
+func Expand(inputs []string) ([]string, error) {
+	var out []string
+	for _, in := range inputs {
+		if in == "-" {
+			out = append(out, in)
+			continue
+		}
+		info, err := os.Stat(in)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrUnreadable, err)
+		}
+		if !info.IsDir() {
+			out = append(out, in)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(in, func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if p != in && strings.HasPrefix(d.Name(), ".") {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.Type().IsRegular() && !isDoc(d.Name()) {
+				found = append(found, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrUnreadable, err)
+		}
+		sort.Strings(found)
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+// isDoc skips the prose that travels with evidence folders.
+func isDoc(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".md", ".txt.md", ".yaml", ".yml", ".sha256":
+		return true
+	}
+	return false
+}
+
+// Run ingests files into opt.Store. A file that cannot be read or sniffed
+// is reported in its FileResult and the others go on; the error returned is
+// for the run as a whole (the store failing, the context ending).
+func Run(ctx context.Context, files []string, opt Options) ([]FileResult, error) {
+	if opt.BatchSize <= 0 {
+		opt.BatchSize = 2000
+	}
+	if opt.Parsers == nil {
+		opt.Parsers = Parsers()
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	pr := &progress{opt: opt, start: opt.Now(), p: Progress{Files: len(files)}}
+	for _, f := range files {
+		if f != "-" {
+			if info, err := os.Stat(f); err == nil {
+				pr.p.Total += info.Size()
+			}
+		}
+	}
+	var results []FileResult
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return results, err
+		}
+		res, err := ingestFile(ctx, f, opt, pr)
+		results = append(results, res)
+		pr.p.FilesDone++
+		if err != nil {
+			return results, err
+		}
+	}
+	pr.finish()
+	return results, nil
+}
+
+// ingestFile ingests one input from its checkpoint. Errors about the file
+// itself go in the result; the returned error stops the run.
+func ingestFile(ctx context.Context, path string, opt Options, pr *progress) (FileResult, error) {
+	res := FileResult{Path: path}
+	src, err := openSource(path, opt)
+	if err != nil {
+		res.Err = err
+		return res, nil
+	}
+	defer src.Close()
+	ck := src.checkpoint
+	var p Parser
+	switch {
+	case opt.Format != "":
+		p, err = ByFormatIn(opt.Parsers, opt.Format)
+	case ck.Format != "" && ck.Offset > 0:
+		p, err = ByFormatIn(opt.Parsers, ck.Format)
+	default:
+		p, err = Sniff(src.r, opt.Parsers)
+	}
+	if err != nil {
+		res.Err = err
+		return res, nil
+	}
+	res.Format, res.ResumedAt = p.Format(), ck.Offset
+	b := &batcher{ctx: ctx, opt: opt, res: &res, src: src, pr: pr, format: p.Format()}
+	at := Position{Offset: ck.Offset, Line: ck.Line}
+	final, err := Stream(src.r, src.name, p, at, b, b.commit)
+	if err != nil {
+		if errors.Is(err, errStore) {
+			return res, err
+		}
+		res.Err = fmt.Errorf("%w: %v", ErrUnreadable, err)
+	}
+	if err := b.flush(final, true); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// errStore marks failures of the store or reject log, which end the run.
+var errStore = errors.New("store")
+
+// batcher buffers events and rejects and writes them with the checkpoint
+// that covers them, so that a crash resumes exactly after the last batch.
+type batcher struct {
+	ctx     context.Context
+	opt     Options
+	res     *FileResult
+	src     *source
+	pr      *progress
+	format  string
+	events  []evidence.Event
+	rejects []Reject
+}
+
+func (b *batcher) Event(ev evidence.Event) error {
+	b.events = append(b.events, ev)
+	b.res.Events++
+	if b.res.First.IsZero() || ev.Time.Before(b.res.First) {
+		b.res.First = ev.Time
+	}
+	if ev.Time.After(b.res.Last) {
+		b.res.Last = ev.Time
+	}
+	return nil
+}
+
+func (b *batcher) Reject(r Reject) error {
+	b.rejects = append(b.rejects, r)
+	b.res.Rejects++
+	return nil
+}
+
+func (b *batcher) commit(pos Position) error {
+	if len(b.events) < b.opt.BatchSize && len(b.rejects) < b.opt.BatchSize {
+		return nil
+	}
+	return b.flush(pos, false)
+}
+
+func (b *batcher) flush(pos Position, final bool) error {
+	if len(b.rejects) > 0 && b.opt.Rejects != nil {
+		if err := b.opt.Rejects.Add(b.rejects); err != nil {
+			return fmt.Errorf("%w: write rejects: %v", errStore, err)
+		}
+	}
+	state := map[string][]byte{}
+	if ck, ok := b.src.advance(pos, b.format, final); ok {
+		state[ck.key()] = ck.encode()
+	}
+	n, err := b.opt.Store.Index(b.ctx, b.events, state)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errStore, err)
+	}
+	b.res.New += n
+	b.pr.add(len(b.events), n, pos.Offset-b.src.lastOffset)
+	b.src.lastOffset = pos.Offset
+	b.events, b.rejects = b.events[:0], b.rejects[:0]
+	return nil
+}
+
+// ByFormatIn finds a parser by format name in a list.
+func ByFormatIn(ps []Parser, name string) (Parser, error) {
+	for _, p := range ps {
+		if p.Format() == name {
+			return p, nil
+		}
+	}
+	return ByFormat(name)
+}
+
+// openSource opens a file (or stdin), undoes gzip, and positions it at its
+// checkpoint when the file is the one the checkpoint describes.
+func openSource(path string, opt Options) (*source, error) {
+	s := &source{name: path}
+	var rd io.Reader
+	if path == "-" {
+		if opt.Stdin == nil {
+			return nil, fmt.Errorf("%w: no stdin", ErrUnreadable)
+		}
+		s.name = "stdin"
+		rd = opt.Stdin
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrUnreadable, err)
+		}
+		s.file = f
+		rd = f
+		abs, _ := filepath.Abs(path)
+		s.checkpoint = loadCheckpoint(opt.Store, abs)
+	}
+	br := bufio.NewReaderSize(rd, sniffWindow+4096)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("%w: %s: %v", ErrUnreadable, path, err)
+		}
+		s.gz = true
+		br = bufio.NewReaderSize(zr, sniffWindow+4096)
+	}
+	s.r = br
+	if err := s.resume(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}

@@ -1,0 +1,243 @@
+package ingest
+
+import (
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// tgArg is one KprobeArgument: a oneof, so at most one member is set.
+type tgArg struct {
+	FileArg     *tgFile `json:"file_arg"`
+	PathArg     *tgFile `json:"path_arg"`
+	BinprmArg   *tgFile `json:"linux_binprm_arg"`
+	SockArg     *tgSock `json:"sock_arg"`
+	SkbArg      *tgSock `json:"skb_arg"`
+	SockaddrArg *struct {
+		Addr string `json:"addr"`
+		Port Flex   `json:"port"`
+	} `json:"sockaddr_arg"`
+	IntArg    *Flex   `json:"int_arg"`
+	StringArg *string `json:"string_arg"`
+}
+
+type tgFile struct {
+	Path string `json:"path"`
+}
+
+type tgSock struct {
+	Protocol string `json:"protocol"`
+	Saddr    string `json:"saddr"`
+	Daddr    string `json:"daddr"`
+	Sport    Flex   `json:"sport"`
+	Dport    Flex   `json:"dport"`
+}
+
+// Linux MAY_* bits of security_file_permission's mask, and open(2) flags.
+const (
+	mayWrite  = 2
+	mayAppend = 8
+	oWrite    = 0o1 | 0o2 | 0o100 | 0o1000 // O_WRONLY, O_RDWR, O_CREAT, O_TRUNC
+)
+
+// tetragonDispatch sets the kind and message for the event key.
+func tetragonDispatch(key string, e *tgEvent, ev *evidence.Event) {
+	ctx := procContext(ev)
+	switch key {
+	case "process_exec":
+		ev.Kind = evidence.KindProcExec
+		ev.Message = Message("exec", ev.Cmdline, ctx)
+	case "process_exit":
+		// protobuf-JSON omits zeros: no signal and no status is exit 0.
+		ev.Kind = evidence.KindProcExit
+		ev.Status = firstOf(e.Signal, e.Status.String(), "0")
+		ev.Message = Message("exit", ev.Cmdline, "status", ev.Status, ctx)
+	case "process_kprobe", "process_tracepoint", "process_uprobe", "process_lsm", "process_usdt":
+		tetragonHook(e, ev)
+	case "process_connect", "process_close", "process_accept", "process_listen":
+		// Legacy network events of pre-OSS exports (O'Reilly report samples).
+		ev.Kind = evidence.KindNetConnect
+		if key == "process_listen" {
+			ev.Kind = evidence.KindOther
+		}
+		ev.SrcIP, ev.SrcPort = e.SrcIP, int(e.SrcPort.Int())
+		ev.DstIP, ev.DstPort = e.DstIP, int(e.DstPort.Int())
+		ev.Message = Message(strings.TrimPrefix(key, "process_"), netTuple(ev), e.Proto, "by", ev.Cmdline, ctx)
+	case "process_throttle":
+		ev.Kind, ev.Status = evidence.KindSensorGap, e.Type
+		ev.Message = Message("tetragon throttle", e.Type, "cgroup", e.Cgroup)
+	case "rate_limit_info":
+		ev.Kind = evidence.KindSensorGap
+		ev.Message = Message("tetragon rate limit:", firstOf(e.Dropped.String(), "unknown number of"), "process events dropped")
+	case "process_loader":
+		ev.Kind, ev.Path = evidence.KindOther, e.Path
+		ev.Message = Message("load", e.Path, "by", ev.Cmdline, ctx)
+	default:
+		ev.Kind = evidence.KindOther
+		ev.Message = Message(key, ev.Cmdline, ctx)
+	}
+}
+
+// tetragonHook classifies a TracingPolicy event (kprobe, tracepoint, uprobe,
+// LSM) by its hook and its typed arguments.
+func tetragonHook(e *tgEvent, ev *evidence.Event) {
+	hook := firstOf(e.Function, e.Symbol, strings.Trim(e.Subsys+"/"+e.Event, "/"))
+	ev.Policy = e.Policy
+	ev.Tags = append(ev.Tags, e.Tags...)
+	action := strings.TrimPrefix(tetragonAction(e.Action.String()), "KPROBE_ACTION_")
+	if action == "SIGKILL" || action == "OVERRIDE" || action == "NOTIFYENFORCER" {
+		ev.Decision = evidence.DecisionDeny
+	}
+	if action == "POST" || action == "UNKNOWN" {
+		action = ""
+	}
+	name := hookName(hook)
+	var file, sock bool
+	var mask int64 = -1
+	for _, a := range e.Args {
+		switch {
+		case a.FileArg != nil || a.PathArg != nil || a.BinprmArg != nil:
+			f := firstFile(a.FileArg, a.PathArg, a.BinprmArg)
+			if ev.Path == "" {
+				ev.Path, file = f, true
+			}
+		case a.SockArg != nil || a.SkbArg != nil:
+			s := a.SockArg
+			if s == nil {
+				s = a.SkbArg
+			}
+			if !sock {
+				ev.SrcIP, ev.SrcPort, ev.DstIP, ev.DstPort = s.Saddr, int(s.Sport.Int()), s.Daddr, int(s.Dport.Int())
+			}
+			sock = true
+		case a.SockaddrArg != nil:
+			if !sock {
+				ev.DstIP, ev.DstPort = a.SockaddrArg.Addr, int(a.SockaddrArg.Port.Int())
+			}
+			sock = true
+		case a.IntArg != nil && mask < 0:
+			mask = a.IntArg.Int()
+		case a.StringArg != nil && ev.Path == "" && strings.HasPrefix(*a.StringArg, "/") && strings.Contains(name, "open"):
+			ev.Path, file = *a.StringArg, true
+		}
+	}
+	var verb, object string
+	switch {
+	case isExecHook(name):
+		ev.Kind, verb, object = evidence.KindProcExec, "exec", ev.Path
+	case sock:
+		ev.Kind, verb, object = evidence.KindNetConnect, netVerb(name), netTuple(ev)
+	case file && hookWrites(name, mask):
+		ev.Kind, verb, object = evidence.KindFileWrite, "write", ev.Path
+	case file && CredentialPath(ev.Path):
+		ev.Kind, verb, object = evidence.KindCredAccess, "credential access", ev.Path
+	case file:
+		ev.Kind, verb, object = evidence.KindFileOpen, "open", ev.Path
+	default:
+		ev.Kind, verb, object = evidence.KindOther, hook, ev.Path
+		hook = ""
+	}
+	by := ""
+	if ev.Cmdline != "" {
+		by = "by " + ev.Cmdline
+	}
+	ev.Message = Message(verb, object, by, labelled("via", hook), labelled("action", action),
+		labelled("policy", e.Policy), quoted(e.Message), procContext(ev))
+}
+
+func firstFile(fs ...*tgFile) string {
+	for _, f := range fs {
+		if f != nil {
+			return f.Path
+		}
+	}
+	return ""
+}
+
+// tetragonAction names an action given as its enum number by some clients.
+func tetragonAction(a string) string {
+	switch a {
+	case "3":
+		return "KPROBE_ACTION_SIGKILL"
+	case "5":
+		return "KPROBE_ACTION_OVERRIDE"
+	case "13":
+		return "KPROBE_ACTION_NOTIFYENFORCER"
+	}
+	return a
+}
+
+// hookName drops the arch prefix of syscall symbols and the security_
+// prefix of LSM hooks: __x64_sys_write -> sys_write,
+// security_file_permission -> file_permission.
+func hookName(fn string) string {
+	for _, p := range []string{"__x64_", "__arm64_", "__ia32_", "__se_"} {
+		fn = strings.TrimPrefix(fn, p)
+	}
+	return strings.TrimPrefix(fn, "security_")
+}
+
+// isExecHook reports the hooks on the exec path. security_bprm_creds_from_file
+// runs inside execve with the binary being executed as its file argument, so
+// it is an exec of that file by the calling process.
+func isExecHook(name string) bool {
+	switch name {
+	case "bprm_creds_from_file", "bprm_check", "bprm_check_security", "bprm_committed_creds",
+		"bprm_creds_for_exec", "bprm_execve", "sys_execve", "sys_execveat":
+		return true
+	}
+	return false
+}
+
+// hookWrites reports a write: a write or truncate hook, a permission mask
+// with MAY_WRITE or MAY_APPEND, or open flags that write.
+func hookWrites(name string, mask int64) bool {
+	if strings.Contains(name, "write") || strings.Contains(name, "truncate") {
+		return true
+	}
+	if mask < 0 {
+		return false
+	}
+	if strings.Contains(name, "permission") {
+		return mask&(mayWrite|mayAppend) != 0
+	}
+	if strings.HasPrefix(name, "sys_open") {
+		return mask&oWrite != 0
+	}
+	return false
+}
+
+func netVerb(name string) string {
+	for _, v := range []string{"connect", "accept", "close", "send", "recv", "listen", "bind"} {
+		if strings.Contains(name, v) {
+			return v
+		}
+	}
+	return "socket"
+}
+
+// netTuple is "src:port -> dst:port" for a message.
+func netTuple(ev *evidence.Event) string {
+	dst := joinAddr(firstOf(ev.DstHost, ev.DstIP), ev.DstPort)
+	if ev.SrcIP == "" {
+		return dst
+	}
+	return joinAddr(ev.SrcIP, ev.SrcPort) + " -> " + dst
+}
+
+// joinAddr is host:port, with brackets for IPv6, or the host alone.
+func joinAddr(host string, port int) string {
+	if port == 0 || host == "" {
+		return host
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port))
+}
+
+func quoted(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "\"" + s + "\""
+}
