@@ -34,6 +34,11 @@ type bleveStore struct {
 
 	mu     sync.RWMutex // guards counts
 	counts Counts
+
+	// persisted is closed when the last batch reached disk. Batches are
+	// "unsafe" (not fsynced one by one) for speed; a crash loses only whole
+	// recent batches, checkpoints included, so a re-run resumes before them.
+	persisted chan struct{}
 }
 
 // Options tune how a store is opened.
@@ -92,7 +97,16 @@ func Open(dir string, opt Options) (Store, error) {
 	return s, nil
 }
 
-func (s *bleveStore) Close() error { return s.idx.Close() }
+// Close waits for the last batch to be persisted, then closes the index.
+func (s *bleveStore) Close() error {
+	if s.persisted != nil {
+		select {
+		case <-s.persisted:
+		case <-time.After(time.Minute):
+		}
+	}
+	return s.idx.Close()
+}
 
 func (s *bleveStore) Counts() Counts {
 	s.mu.RLock()
@@ -139,11 +153,15 @@ func (s *bleveStore) Index(ctx context.Context, events []Event, state map[string
 		}
 		b.SetInternal([]byte(countsKey), raw)
 	}
+	done := make(chan struct{})
+	var once sync.Once
+	b.SetPersistedCallback(func(error) { once.Do(func() { close(done) }) })
 	if err := s.idx.Batch(b); err != nil {
 		return 0, fmt.Errorf("index batch: %w", err)
 	}
 	s.mu.Lock()
 	s.counts = next
+	s.persisted = done
 	s.mu.Unlock()
 	return len(fresh), nil
 }

@@ -116,14 +116,14 @@ func (r *envoyRecord) event() (evidence.Event, error) {
 		ev.Kind, ev.Status = evidence.KindNetConnect, ""
 	}
 	if host, port := SplitHostPort(r.Downstream.String()); IsIP(host) {
-		ev.SrcIP, ev.SrcPort = host, port
+		ev.SrcIP, ev.SrcPort = canonIP(host), port
 	}
 	upstream := r.UpstreamHost.String()
 	if _, rest, ok := strings.Cut(upstream, "://"); ok {
 		upstream = rest // older text logs: "tcp://10.0.2.1:80"
 	}
 	if host, port := SplitHostPort(upstream); IsIP(host) {
-		ev.DstIP, ev.DstPort = host, port
+		ev.DstIP, ev.DstPort = canonIP(host), port
 	}
 	host, port := SplitHostPort(authority)
 	if host == "" {
@@ -145,25 +145,31 @@ func (r *envoyRecord) event() (evidence.Event, error) {
 	if !http {
 		verb = "TCP"
 	}
-	ev.Message = Message(verb, target, "->", ev.Status, strings.Join(flags, ","), details)
+	outcome := Message(ev.Status, strings.Join(flags, ","), details)
+	if outcome != "" {
+		outcome = "-> " + outcome
+	}
+	ev.Message = Message(verb, target, outcome)
 	return ev, nil
 }
 
 // envoyDecision: UAEX, RL and a "denied" detail (ext_authz_denied,
-// rbac_access_denied_matched_policy[...]) are a control refusing; flags of
-// failed connections, resets and timeouts, no response at all, or a 5xx
-// Envoy made itself are errors.
+// rbac_access_denied_matched_policy[...]) are a control refusing; an
+// ext_authz error, flags of failed connections, resets and timeouts, no
+// response at all, or a 5xx Envoy made itself are errors.
 func envoyDecision(flags []string, details, term, status string, upstream bool) string {
+	// A failing ext_authz service also sets UAEX: the control broke
+	// (closed), it did not judge the request.
+	if strings.Contains(details, "ext_authz_error") {
+		return evidence.DecisionError
+	}
 	for _, f := range flags {
 		if f == "UAEX" || f == "RL" {
 			return evidence.DecisionDeny
 		}
 	}
-	switch {
-	case strings.Contains(details, "ext_authz_error"):
-		return evidence.DecisionError
-	case strings.Contains(details, "denied"), strings.Contains(term, "denied"),
-		status == "403" && strings.Contains(details, "ext_authz"):
+	if strings.Contains(details, "denied") || strings.Contains(term, "denied") ||
+		status == "403" && strings.Contains(details, "ext_authz") {
 		return evidence.DecisionDeny
 	}
 	for _, f := range flags {
@@ -201,7 +207,7 @@ func envoyURL(authority, path string) string {
 // envoyTime parses START_TIME in its default rendering (RFC 3339 with
 // milliseconds) or as epoch seconds (%START_TIME(%s.%3f)%).
 func envoyTime(s string) (time.Time, error) {
-	if t, err := RFC3339(s); err == nil {
+	if t, err := RFC3339(s); err == nil && t.Year() >= 1970 && t.Year() <= 9999 {
 		return t, nil
 	}
 	if t, err := epochTime(s); err == nil {

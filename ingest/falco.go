@@ -103,7 +103,7 @@ func (falco) Parse(rec Record) ([]evidence.Event, error) {
 // float64 precision) is read from its digits.
 func falcoTime(iso string, evt Flex) (time.Time, error) {
 	if iso != "" {
-		return RFC3339(iso)
+		return nonZeroTime(iso)
 	}
 	if evt.String() == "" {
 		return time.Time{}, errors.New("falco alert has no time")
@@ -113,6 +113,16 @@ func falcoTime(iso string, evt Flex) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("bad falco evt.time %q", evt.String())
 	}
 	return time.Unix(0, ns).UTC(), nil
+}
+
+// nonZeroTime parses an RFC 3339 time and refuses year 1, which no sensor
+// writes and which would read as "no time" downstream.
+func nonZeroTime(s string) (time.Time, error) {
+	t, err := RFC3339(s)
+	if err == nil && t.IsZero() {
+		return t, fmt.Errorf("zero time %q", s)
+	}
+	return t, err
 }
 
 // falcoAudit reports an alert of the k8s_audit source (old lines carry no
@@ -182,7 +192,7 @@ func falcoKind(rule, output string, audit bool, f map[string]Flex, ev *evidence.
 	switch {
 	case rule == falcoMetricsRule:
 		return evidence.KindSensorStats
-	case rule == falcoDropRule || strings.HasPrefix(output, falcoDropRule):
+	case rule == falcoDropRule || strings.Contains(output, falcoDropRule):
 		return evidence.KindSensorGap
 	case audit || (f["evt.source"].String() != "" && f["evt.source"].String() != "syscall"):
 		return evidence.KindAlert

@@ -134,6 +134,7 @@ func TestFalcoRejectsSayWhy(t *testing.T) {
 		{`{"priority":"Warning","time":"2024-03-01T10:00:00Z","output":"x"}`, "no rule"},
 		{`{"rule":"r","priority":"Warning","output":"x"}`, "no time"},
 		{`{"rule":"r","priority":"Warning","time":"yesterday"}`, "bad time"},
+		{`{"rule":"r","priority":"Warning","time":"0001-01-01T00:00:00Z"}`, "zero time"},
 		{`{"rule":"r","priority":"Warning","output_fields":{"evt.time":1.6850222454784459e18}}`, "bad falco evt.time"},
 		{`{"rule":"r","priority":"Warning","time":"2024-03-01T10:00:00Z","tags":"shell"}`, "not a falco alert"},
 	} {

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -93,7 +94,7 @@ type squidTxn struct {
 func (x squidTxn) event() evidence.Event {
 	ev := evidence.Event{
 		Time: x.time, Kind: evidence.KindNetRequest,
-		SrcIP: x.client, SrcPort: x.clientPort,
+		SrcIP: canonIP(x.client), SrcPort: x.clientPort,
 		URL: Clean(x.url), Method: Clean(x.method), Status: x.status, User: x.user,
 		BytesIn: x.size, Tags: nonEmpty(x.tag, x.hier),
 		Decision: squidDecision(x.tag, x.status, x.hop),
@@ -106,12 +107,12 @@ func (x squidTxn) event() evidence.Event {
 	hop := Clean(x.hop)
 	switch {
 	case IsIP(hop):
-		ev.DstIP = hop
+		ev.DstIP = canonIP(hop)
 		if x.hopPort != 0 {
 			ev.DstPort = x.hopPort
 		}
 	case hop == "" && IsIP(ev.DstHost):
-		ev.DstIP = ev.DstHost
+		ev.DstIP = canonIP(ev.DstHost)
 	}
 	by := ""
 	if x.user != "" {
@@ -122,8 +123,8 @@ func (x squidTxn) event() evidence.Event {
 }
 
 // squidDecision: the proxy refused (DENIED), failed or never answered
-// (no status, aborted, no result, a 5xx with no server behind it), or let
-// the request through.
+// (no status, aborted, no result, a 5xx or a tunnel with no server behind
+// it), or let the request through.
 func squidDecision(tag, status, hop string) string {
 	switch {
 	case strings.Contains(tag, "DENIED"):
@@ -132,6 +133,10 @@ func squidDecision(tag, status, hop string) string {
 		strings.HasPrefix(tag, "NONE"), tag == "TAG_NONE":
 		return evidence.DecisionError
 	case strings.HasPrefix(status, "5") && Absent(hop):
+		return evidence.DecisionError
+	case strings.Contains(tag, "TUNNEL") && Absent(hop):
+		// Squid 6 logs TCP_TUNNEL for an attempted tunnel too: with no
+		// server behind it, none was opened.
 		return evidence.DecisionError
 	}
 	return evidence.DecisionAllow
@@ -194,6 +199,16 @@ func epochTime(s string) (time.Time, error) {
 		err = fmt.Errorf("epoch time %q out of range", clip(s))
 	}
 	return t, err
+}
+
+// canonIP writes an address the way the ledger and the sensors do, so that
+// attribution by IP matches: an IPv4-mapped IPv6 address ("::ffff:10.0.3.7",
+// from dual-stack listeners) as IPv4, IPv6 in its canonical short form.
+func canonIP(s string) string {
+	if ip := net.ParseIP(s); ip != nil {
+		return ip.String()
+	}
+	return s
 }
 
 func isEpochMillis(s string) bool {

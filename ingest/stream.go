@@ -49,7 +49,8 @@ func Stream(r io.Reader, name string, p Parser, at Position, sink Sink, commit f
 	for {
 		rec, ferr := rr.Next()
 		if errors.Is(ferr, io.EOF) {
-			return pos, nil
+			// Trailing blank lines and an array's closing bracket are consumed.
+			return Position{Offset: rr.Offset(), Line: rr.Line(), Streaming: rr.Streaming()}, nil
 		}
 		if ferr != nil && rec.Data == nil {
 			return pos, fmt.Errorf("read %s: %w", name, ferr)

@@ -147,6 +147,11 @@ func (tetragon) Parse(rec Record) ([]evidence.Event, error) {
 	if err := optString(top, "time", &ts); err != nil {
 		return nil, err
 	}
+	if !tetragonEvents[key] && node == "" {
+		// An unknown event is kept as "other" only inside a Tetragon
+		// envelope: a foreign record with one object member is not one.
+		return nil, fmt.Errorf("tetragon record has unknown event %q and no node_name", key)
+	}
 	var e tgEvent
 	if err := json.Unmarshal(body, &e); err != nil {
 		return nil, fmt.Errorf("tetragon %s: %w", key, err)
@@ -197,7 +202,7 @@ func tetragonTime(key, top string, e *tgEvent, ev *evidence.Event) (time.Time, e
 	if from != "" {
 		ev.Tags = append(ev.Tags, "time:"+from)
 	}
-	return RFC3339(ts)
+	return nonZeroTime(ts)
 }
 
 // tetragonProcess fills the identity of the acting process: the keys that
@@ -253,55 +258,4 @@ func procContext(ev *evidence.Event) string {
 		return ""
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
-}
-
-// snakeCase turns a camelCase key into snake_case; snake keys are unchanged.
-func snakeCase(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return r >= 'A' && r <= 'Z' }) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for i, r := range s {
-		if r >= 'A' && r <= 'Z' {
-			if i > 0 {
-				b.WriteByte('_')
-			}
-			r += 'a' - 'A'
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// snakeKeys rewrites the object keys of a camelCase record to snake_case,
-// leaving the keys of label and annotation maps (which are data) alone.
-func snakeKeys(data []byte) ([]byte, error) {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	return json.Marshal(snakeValue(v))
-}
-
-func snakeValue(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, val := range x {
-			sk := snakeCase(k)
-			if strings.HasSuffix(sk, "_labels") || strings.HasSuffix(sk, "_annotations") {
-				out[sk] = val
-				continue
-			}
-			out[sk] = snakeValue(val)
-		}
-		return out
-	case []any:
-		for i := range x {
-			x[i] = snakeValue(x[i])
-		}
-	}
-	return v
 }

@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"bytes"
+	"encoding/json"
 	"net"
 	"strconv"
 	"strings"
@@ -95,7 +97,7 @@ func tetragonHook(e *tgEvent, ev *evidence.Event) {
 	}
 	name := hookName(hook)
 	var file, sock bool
-	var mask int64 = -1
+	var mask, flags int64 = -1, -1 // the first int; the first int after a path
 	for _, a := range e.Args {
 		switch {
 		case a.FileArg != nil || a.PathArg != nil || a.BinprmArg != nil:
@@ -117,8 +119,13 @@ func tetragonHook(e *tgEvent, ev *evidence.Event) {
 				ev.DstIP, ev.DstPort = a.SockaddrArg.Addr, int(a.SockaddrArg.Port.Int())
 			}
 			sock = true
-		case a.IntArg != nil && mask < 0:
-			mask = a.IntArg.Int()
+		case a.IntArg != nil:
+			if mask < 0 {
+				mask = a.IntArg.Int()
+			}
+			if flags < 0 && ev.Path != "" {
+				flags = a.IntArg.Int()
+			}
 		case a.StringArg != nil && ev.Path == "" && strings.HasPrefix(*a.StringArg, "/") && strings.Contains(name, "open"):
 			ev.Path, file = *a.StringArg, true
 		}
@@ -129,7 +136,7 @@ func tetragonHook(e *tgEvent, ev *evidence.Event) {
 		ev.Kind, verb, object = evidence.KindProcExec, "exec", ev.Path
 	case sock:
 		ev.Kind, verb, object = evidence.KindNetConnect, netVerb(name), netTuple(ev)
-	case file && hookWrites(name, mask):
+	case file && hookWrites(name, mask, flags):
 		ev.Kind, verb, object = evidence.KindFileWrite, "write", ev.Path
 	case file && CredentialPath(ev.Path):
 		ev.Kind, verb, object = evidence.KindCredAccess, "credential access", ev.Path
@@ -192,19 +199,16 @@ func isExecHook(name string) bool {
 }
 
 // hookWrites reports a write: a write or truncate hook, a permission mask
-// with MAY_WRITE or MAY_APPEND, or open flags that write.
-func hookWrites(name string, mask int64) bool {
-	if strings.Contains(name, "write") || strings.Contains(name, "truncate") {
+// (security_file_permission's int) with MAY_WRITE or MAY_APPEND, or open(2)
+// flags that write (open and openat take them right after the path).
+func hookWrites(name string, mask, flags int64) bool {
+	switch {
+	case strings.Contains(name, "write") || strings.Contains(name, "truncate"):
 		return true
-	}
-	if mask < 0 {
-		return false
-	}
-	if strings.Contains(name, "permission") {
-		return mask&(mayWrite|mayAppend) != 0
-	}
-	if strings.HasPrefix(name, "sys_open") {
-		return mask&oWrite != 0
+	case strings.Contains(name, "permission"):
+		return mask >= 0 && mask&(mayWrite|mayAppend) != 0
+	case strings.HasPrefix(name, "sys_open"):
+		return flags >= 0 && flags&oWrite != 0
 	}
 	return false
 }
@@ -240,4 +244,55 @@ func quoted(s string) string {
 		return ""
 	}
 	return "\"" + s + "\""
+}
+
+// snakeCase turns a camelCase key into snake_case; snake keys are unchanged.
+func snakeCase(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return r >= 'A' && r <= 'Z' }) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// snakeKeys rewrites the object keys of a camelCase record to snake_case,
+// leaving the keys of label and annotation maps (which are data) alone.
+func snakeKeys(data []byte) ([]byte, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	return json.Marshal(snakeValue(v))
+}
+
+func snakeValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, val := range x {
+			sk := snakeCase(k)
+			if strings.HasSuffix(sk, "_labels") || strings.HasSuffix(sk, "_annotations") {
+				out[sk] = val
+				continue
+			}
+			out[sk] = snakeValue(val)
+		}
+		return out
+	case []any:
+		for i := range x {
+			x[i] = snakeValue(x[i])
+		}
+	}
+	return v
 }

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMain lets a test start this test binary as the cordon command, so the
+// crash and lock tests run a real second process.
+func TestMain(m *testing.M) {
+	if args := os.Getenv("CORDON_TEST_ARGS"); args != "" {
+		os.Exit(run(strings.Split(args, "\x1f"), os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// cordonProcess starts `cordon ARGS...` as a child process.
+func cordonProcess(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "CORDON_TEST_ARGS="+strings.Join(args, "\x1f"))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd
+}
+
+// cordon runs a command in-process.
+func cordon(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = run(args, strings.NewReader(""), &o, &e)
+	return code, o.String(), e.String()
+}
+
+func writeLedger(t *testing.T, path string, n int) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := bytes.NewBuffer(nil)
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(w, `{"v":1,"ts":"2026-07-21T%02d:%02d:%02d.%03dZ","type":"tool_call","agent":"agent-%d","session":"s-%d","call_id":"c-%d","tool":"bash","args":{"cmd":"curl -s https://example.com/%d"}}`+"\n",
+			10+i/3600000, i/60000%60, i/1000%60, i%1000, i%5, i%5, i, i)
+		if w.Len() > 1<<20 {
+			f.Write(w.Bytes())
+			w.Reset()
+		}
+	}
+	f.Write(w.Bytes())
+}
+
+func eventCount(t *testing.T, dir string) int64 {
+	t.Helper()
+	code, out, errOut := cordon("stats", "--incident", dir, "--json")
+	if code != 0 {
+		t.Fatalf("stats: %d %s", code, errOut)
+	}
+	var s struct{ Events int64 }
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	return s.Events
+}
+
+// waitFor polls cond for up to 20 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestKillDuringIngestThenRerunGivesCleanCount(t *testing.T) {
+	const n = 30000
+	src := filepath.Join(t.TempDir(), "ledger.jsonl")
+	writeLedger(t, src, n)
+	for _, delay := range []time.Duration{30 * time.Millisecond, 600 * time.Millisecond} {
+		dir := filepath.Join(t.TempDir(), "incident")
+		cmd := cordonProcess(t, "ingest", "--incident", dir, src)
+		waitFor(t, "ingest to start", func() bool {
+			_, err := os.Stat(filepath.Join(dir, "lock.pid"))
+			return err == nil
+		})
+		time.Sleep(delay)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		code, out, errOut := cordon("ingest", "--incident", dir, src)
+		if code != 0 {
+			t.Fatalf("re-run after kill at %v: exit %d\n%s%s", delay, code, out, errOut)
+		}
+		if got := eventCount(t, dir); got != n {
+			t.Errorf("after kill at %v and re-run: %d events, want %d\n%s", delay, got, n, out)
+		}
+	}
+}
+
+func TestSecondWriterAndReadersFailFastWhileIngesting(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "ledger.jsonl")
+	writeLedger(t, src, 150000)
+	dir := filepath.Join(t.TempDir(), "incident")
+	cmd := cordonProcess(t, "ingest", "--incident", dir, src)
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	waitFor(t, "ingest to start", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "lock.pid"))
+		return err == nil
+	})
+	start := time.Now()
+	code, _, errOut := cordon("ingest", "--incident", dir, src)
+	if code != exitLocked || !strings.Contains(errOut, fmt.Sprintf("is in use (pid %d", cmd.Process.Pid)) {
+		t.Errorf("second writer: exit %d, %q", code, errOut)
+	}
+	code, _, errOut = cordon("search", "--incident", dir, "agent:agent-1")
+	if code != exitLocked || !strings.Contains(errOut, "being written") {
+		t.Errorf("reader during ingest: exit %d, %q", code, errOut)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("lock errors took %v, want under a second", d)
+	}
+}
+
+func TestSearchShowStatsOnASmallIncident(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "incident")
+	src := filepath.Join(t.TempDir(), "ledger.jsonl")
+	writeLedger(t, src, 300)
+	if code, out, errOut := cordon("ingest", "--incident", dir, src); code != 0 {
+		t.Fatalf("ingest: %d %s %s", code, out, errOut)
+	}
+	code, out, _ := cordon("search", "--incident", dir, "--json", "--limit", "1000", "+agent:agent-3", "+cmdline:curl")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 60 {
+		t.Fatalf("search: exit %d, %d lines", code, len(lines))
+	}
+	var ev map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &ev); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"id", "time", "source", "format", "kind", "agent", "call_id", "cmdline", "message", "raw", "origin"} {
+		if _, ok := ev[k]; !ok {
+			t.Errorf("--json line lacks %q: %v", k, ev)
+		}
+	}
+	code, out, _ = cordon("show", "--incident", dir, ev["id"].(string))
+	if code != 0 || !strings.Contains(out, "origin") || !strings.Contains(out, `"type": "tool_call"`) {
+		t.Errorf("show: %d\n%s", code, out)
+	}
+	code, out, _ = cordon("search", "--incident", dir, "--since", "2026-07-21T10:00:00.100Z", "--until", "2026-07-21T10:00:00.110Z", "kind:tool_call")
+	if code != 0 || strings.Count(out, "\n") != 11 { // header + 10 rows
+		t.Errorf("time range: %d\n%s", code, out)
+	}
+	if code, _, errOut := cordon("search", "--incident", dir, `agent:"unclosed`); code != exitUsage || !strings.Contains(errOut, "bad query") {
+		t.Errorf("bad query: %d %s", code, errOut)
+	}
+	if code, _, _ := cordon("show", "--incident", dir, "nope"); code != exitNotFound {
+		t.Errorf("show missing: %d", code)
+	}
+	if code, _, _ := cordon("search", "--incident", filepath.Join(dir, "nowhere"), "x"); code != exitNotFound {
+		t.Errorf("no incident: %d", code)
+	}
+	if code, _, _ := cordon("ingest", "--incident", dir); code != exitUsage {
+		t.Errorf("usage: %d", code)
+	}
+	if code, _, _ := cordon("ingest", "--incident", dir, "/does/not/exist"); code != exitUnreadable {
+		t.Errorf("unreadable: %d", code)
+	}
+}
+
+func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "incident")
+	src := filepath.Join(t.TempDir(), "ledger.jsonl")
+	os.WriteFile(src, []byte(`{"v":1,"ts":"2026-07-21T10:00:00Z","type":"summary","agent":"agent-1","text":"done\u001b]0;pwned\u0007\u001b[2J ignore previous instructions"}`+"\n"), 0o644)
+	if code, _, errOut := cordon("ingest", "--incident", dir, src); code != 0 {
+		t.Fatal(errOut)
+	}
+	_, out, _ := cordon("search", "--incident", dir, "instructions")
+	if strings.ContainsRune(out, 0x1b) || strings.ContainsRune(out, 0x07) || !strings.Contains(out, `\x1b]0;pwned`) {
+		t.Errorf("escape sequences reached output: %q", out)
+	}
+}
