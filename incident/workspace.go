@@ -193,3 +193,33 @@ func (w *Workspace) Span() (time.Time, time.Time) {
 	c := w.Store.Counts()
 	return c.First, c.Last
 }
+
+// Rebuild discards the index (and the rejects it produced) of dir, keeping
+// the list of sources, and opens the workspace for writing. It returns the
+// source paths to ingest again: the way forward after a mapping change.
+func Rebuild(dir string) (*Workspace, []string, error) {
+	l, err := acquire(dir, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	var paths []string
+	if b, err := os.ReadFile(filepath.Join(dir, sourcesFile)); err == nil {
+		var cks []ingest.Checkpoint
+		if err := json.Unmarshal(b, &cks); err != nil {
+			l.release(dir, true)
+			return nil, nil, fmt.Errorf("%s: %w", sourcesFile, err)
+		}
+		for _, c := range cks {
+			paths = append(paths, c.Path)
+		}
+	}
+	for _, name := range []string{indexDir, rejectsFile, sourcesFile} {
+		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
+			l.release(dir, true)
+			return nil, nil, err
+		}
+	}
+	l.release(dir, true)
+	w, err := Create(dir)
+	return w, paths, err
+}

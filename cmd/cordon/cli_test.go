@@ -192,3 +192,23 @@ func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
 		t.Errorf("escape sequences reached output: %q", out)
 	}
 }
+
+func TestRebuildAfterMappingChange(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "incident")
+	src := filepath.Join(t.TempDir(), "ledger.jsonl")
+	writeLedger(t, src, 500)
+	if code, _, errOut := cordon("ingest", "--incident", dir, src); code != 0 {
+		t.Fatal(errOut)
+	}
+	os.WriteFile(filepath.Join(dir, "index.bleve", "mapping-version"), []byte("0\n"), 0o644)
+	code, _, errOut := cordon("stats", "--incident", dir)
+	if code != exitIncompatible || !strings.Contains(errOut, "cordon ingest --rebuild --incident") {
+		t.Fatalf("old index: exit %d %q", code, errOut)
+	}
+	if code, out, errOut := cordon("ingest", "--rebuild", "--incident", dir); code != 0 {
+		t.Fatalf("rebuild: %d %s %s", code, out, errOut)
+	}
+	if n := eventCount(t, dir); n != 500 {
+		t.Errorf("after rebuild: %d events", n)
+	}
+}

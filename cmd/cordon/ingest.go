@@ -19,11 +19,12 @@ func cmdIngest(ctx context.Context, e *env, args []string) error {
 	dir := fs.String("incident", "", "incident workspace `DIR` (created if missing)")
 	format := fs.String("format", "", "read every input as `FORMAT` instead of sniffing (see cordon formats)")
 	quiet := fs.Bool("quiet", false, "no progress line")
+	rebuild := fs.Bool("rebuild", false, "discard the index and ingest every known source again (after a cordon upgrade)")
 	inputs, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
-	if *dir == "" || len(inputs) == 0 {
+	if *dir == "" || len(inputs) == 0 && !*rebuild {
 		fs.Usage()
 		return fmt.Errorf("%w: ingest needs --incident DIR and at least one input", errUsage)
 	}
@@ -32,7 +33,14 @@ func cmdIngest(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
 	}
-	ws, err := incident.Create(*dir)
+	var ws *incident.Workspace
+	if *rebuild {
+		var known []string
+		ws, known, err = incident.Rebuild(*dir)
+		inputs = append(known, inputs...)
+	} else {
+		ws, err = incident.Create(*dir)
+	}
 	if err != nil {
 		return err
 	}

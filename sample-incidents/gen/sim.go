@@ -172,6 +172,7 @@ type req struct {
 	ms           int    // elapsed
 	user         string // proxy-auth user override
 	mime, ua     string
+	alerts       []falcoRule // Falco network rules that fire on the connect
 }
 
 func (q req) url() string {
@@ -249,7 +250,11 @@ func (w *world) proxyLine(t time.Time, client, user string, q req) time.Time {
 func (w *world) request(p *proc, t time.Time, q req, user string) time.Time {
 	switch q.via {
 	case "direct":
-		w.tcpConnect(p, t, hostIP(q.host), q.port)
+		ip := hostIP(q.host)
+		sport := w.tcpConnect(p, t, ip, q.port)
+		for _, r := range q.alerts {
+			w.falco(t.Add(27*time.Microsecond), r, p, fmt.Sprintf("%s:%d->%s:%d", p.sb.ip, sport, ip, q.port), sport, q.port)
+		}
 		return t.Add(time.Duration(q.ms) * time.Millisecond)
 	case "envoy":
 		sport := w.tcpConnect(p, t, envoyIP, 443)
