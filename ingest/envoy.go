@@ -49,7 +49,10 @@ type envoyRecord struct {
 	RouteName      Flex `json:"route_name"`
 }
 
-func (envoy) Sniff(rec []byte) bool {
+// Sniff accepts a record that parses and has the keys every control
+// plane's default set has: start_time, response_code, and one of the
+// response flags, the addresses or the byte counts.
+func (p envoy) Sniff(rec []byte) bool {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(rec, &m) != nil {
 		return false
@@ -62,8 +65,12 @@ func (envoy) Sniff(rec []byte) bool {
 		}
 		return false
 	}
-	return has("start_time") && has("response_code") &&
-		has("response_flags", "downstream_remote_address", "upstream_host", "bytes_sent")
+	if !has("start_time") || !has("response_code") ||
+		!has("response_flags", "downstream_remote_address", "upstream_host", "bytes_sent") {
+		return false
+	}
+	_, err := p.Parse(Record{Data: rec})
+	return err == nil
 }
 
 func (envoy) Parse(rec Record) ([]evidence.Event, error) {
@@ -116,14 +123,14 @@ func (r *envoyRecord) event() (evidence.Event, error) {
 		ev.Kind, ev.Status = evidence.KindNetConnect, ""
 	}
 	if host, port := SplitHostPort(r.Downstream.String()); IsIP(host) {
-		ev.SrcIP, ev.SrcPort = canonIP(host), port
+		ev.SrcIP, ev.SrcPort = host, port
 	}
 	upstream := r.UpstreamHost.String()
 	if _, rest, ok := strings.Cut(upstream, "://"); ok {
 		upstream = rest // older text logs: "tcp://10.0.2.1:80"
 	}
 	if host, port := SplitHostPort(upstream); IsIP(host) {
-		ev.DstIP, ev.DstPort = canonIP(host), port
+		ev.DstIP, ev.DstPort = host, port
 	}
 	host, port := SplitHostPort(authority)
 	if host == "" {

@@ -117,6 +117,7 @@ func TestEnvoyTCPProxyRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev := evs[0]
+	normalize(&ev) // as the driver does
 	if ev.Kind != "net_connect" || ev.Status != "" || ev.SrcIP != "10.0.3.7" || ev.SrcPort != 51300 || ev.DstHost != "api.github.com" || ev.DstIP != "140.82.116.5" ||
 		ev.DstPort != 443 || ev.BytesIn != 5120 || ev.BytesOut != 812 || ev.Message != "TCP api.github.com:443" {
 		t.Errorf("got %+v", ev)

@@ -29,9 +29,11 @@ func (envoyText) Format() string   { return "envoy-text" }
 func (envoyText) Source() string   { return evidence.SourceProxy }
 func (envoyText) Framing() Framing { return Lines }
 
-func (envoyText) Sniff(rec []byte) bool {
-	r, err := parseEnvoyText(string(rec))
-	return err == nil && r.ResponseCode.String() != "" && isDigits(r.ResponseCode.String())
+// Sniff accepts a line that parses: "[time] " first, then the field count
+// of a known layout.
+func (p envoyText) Sniff(rec []byte) bool {
+	_, err := p.Parse(Record{Data: rec})
+	return err == nil
 }
 
 func (envoyText) Parse(rec Record) ([]evidence.Event, error) {

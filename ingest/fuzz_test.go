@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"testing"
 )
@@ -27,6 +28,12 @@ func fuzzParser(f *testing.F, p Parser, samples ...string) {
 			return
 		}
 		for _, ev := range evs {
+			if normalize(&ev) != nil {
+				continue // the driver rejects it
+			}
+			if _, err := json.Marshal(ev); err != nil {
+				t.Errorf("event from %q does not serialize: %v", data, err)
+			}
 			if ev.Time.IsZero() {
 				t.Errorf("event without time from %q", data)
 			}

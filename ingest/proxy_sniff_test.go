@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -80,4 +81,41 @@ func TestProxySniffIsStrict(t *testing.T) {
 			t.Errorf("native squid line sniffed as another format: %s", tc.line)
 		}
 	}
+}
+
+// FuzzProxySniff checks, for any input, that at most one proxy parser
+// sniffs it, that a sniffed record parses, and that every event can be
+// written as JSON (its time within years 0-9999).
+func FuzzProxySniff(f *testing.F) {
+	for _, tc := range squidCases {
+		f.Add([]byte(tc.line))
+	}
+	for path := range proxySamples() {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	parsers := []Parser{NewSquid(), NewSquidFirewall(), NewSquidAudit(), NewEnvoy(), NewEnvoyText()}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sniffed := 0
+		for _, p := range parsers {
+			evs, err := p.Parse(Record{Data: data, Line: 1})
+			if p.Sniff(data) {
+				sniffed++
+				if err != nil {
+					t.Errorf("%s sniffs %q but rejects it: %v", p.Format(), data, err)
+				}
+			}
+			for _, ev := range evs {
+				if _, err := json.Marshal(ev); err != nil {
+					t.Errorf("%s event from %q: %v", p.Format(), data, err)
+				}
+			}
+		}
+		if sniffed > 1 {
+			t.Errorf("%q sniffed by %d proxy parsers", data, sniffed)
+		}
+	})
 }

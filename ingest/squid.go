@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -27,13 +26,11 @@ func (squid) Format() string   { return "squid" }
 func (squid) Source() string   { return evidence.SourceProxy }
 func (squid) Framing() Framing { return Lines }
 
-func (squid) Sniff(rec []byte) bool {
-	f := strings.Fields(string(rec))
-	if len(f) < 10 {
-		return false
-	}
-	_, _, ok := squidResult(f[3], "/")
-	return ok && isEpochMillis(f[0]) && isInt(f[1]) && IsIP(f[2]) && isInt(f[4]) && strings.Contains(f[8], "/")
+// Sniff accepts a line that parses: ten fields typed as the native format
+// types them, which a firewall_detailed line (ip:port second) never is.
+func (p squid) Sniff(rec []byte) bool {
+	_, err := p.Parse(Record{Data: rec})
+	return err == nil
 }
 
 // Parse accepts trailing fields after %mt: Squid 2.x lines, log_mime_hdrs
@@ -94,7 +91,7 @@ type squidTxn struct {
 func (x squidTxn) event() evidence.Event {
 	ev := evidence.Event{
 		Time: x.time, Kind: evidence.KindNetRequest,
-		SrcIP: canonIP(x.client), SrcPort: x.clientPort,
+		SrcIP: (x.client), SrcPort: x.clientPort,
 		URL: Clean(x.url), Method: Clean(x.method), Status: x.status, User: x.user,
 		BytesIn: x.size, Tags: nonEmpty(x.tag, x.hier),
 		Decision: squidDecision(x.tag, x.status, x.hop),
@@ -107,12 +104,12 @@ func (x squidTxn) event() evidence.Event {
 	hop := Clean(x.hop)
 	switch {
 	case IsIP(hop):
-		ev.DstIP = canonIP(hop)
+		ev.DstIP = (hop)
 		if x.hopPort != 0 {
 			ev.DstPort = x.hopPort
 		}
 	case hop == "" && IsIP(ev.DstHost):
-		ev.DstIP = canonIP(ev.DstHost)
+		ev.DstIP = (ev.DstHost)
 	}
 	by := ""
 	if x.user != "" {
@@ -199,16 +196,6 @@ func epochTime(s string) (time.Time, error) {
 		err = fmt.Errorf("epoch time %q out of range", clip(s))
 	}
 	return t, err
-}
-
-// canonIP writes an address the way the ledger and the sensors do, so that
-// attribution by IP matches: an IPv4-mapped IPv6 address ("::ffff:10.0.3.7",
-// from dual-stack listeners) as IPv4, IPv6 in its canonical short form.
-func canonIP(s string) string {
-	if ip := net.ParseIP(s); ip != nil {
-		return ip.String()
-	}
-	return s
 }
 
 func isEpochMillis(s string) bool {

@@ -38,17 +38,18 @@ type squidAuditRecord struct {
 	URL      string  `json:"url"`
 }
 
-func (squidAudit) Sniff(rec []byte) bool {
-	var r squidAuditRecord
-	if json.Unmarshal(rec, &r) != nil {
+// Sniff accepts a record that parses (a numeric ts, an IP client, a Squid
+// result code as decision, an HTTP status) with a "dest" of ip:port: no
+// ledger, Falco or Tetragon record has these together.
+func (p squidAudit) Sniff(rec []byte) bool {
+	var probe struct {
+		Dest string `json:"dest"`
+	}
+	if json.Unmarshal(rec, &probe) != nil || !strings.Contains(probe.Dest, ":") {
 		return false
 	}
-	if r.Schema != nil && !strings.HasPrefix(*r.Schema, "audit/") {
-		return false
-	}
-	_, err := epochTime(r.TS.String())
-	_, statusOK := httpStatus(r.Status.String())
-	return err == nil && IsIP(r.Client) && isSquidTag(r.Decision) && statusOK && strings.Contains(r.Dest, ":")
+	_, err := p.Parse(Record{Data: rec})
+	return err == nil
 }
 
 func (squidAudit) Parse(rec Record) ([]evidence.Event, error) {

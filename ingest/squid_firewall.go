@@ -23,16 +23,11 @@ func (squidFirewall) Format() string   { return "squid-firewall" }
 func (squidFirewall) Source() string   { return evidence.SourceProxy }
 func (squidFirewall) Framing() Framing { return Lines }
 
-func (squidFirewall) Sniff(rec []byte) bool {
-	f, rest := leadingFields(string(rec), 9)
-	if len(f) < 9 || !strings.HasPrefix(rest, `"`) {
-		return false
-	}
-	client, _, ok := squidAddr(f[1])
-	_, _, hopOK := squidAddr(f[3])
-	_, _, resOK := squidTagHier(f[7])
-	_, statusOK := httpStatus(f[6])
-	return isEpochMillis(f[0]) && ok && IsIP(client) && hopOK && resOK && statusOK
+// Sniff accepts a line that parses: ip:port second, "TAG:HIER" eighth and
+// a quoted User-Agent last, which a native line never has.
+func (p squidFirewall) Sniff(rec []byte) bool {
+	_, err := p.Parse(Record{Data: rec})
+	return err == nil
 }
 
 func (squidFirewall) Parse(rec Record) ([]evidence.Event, error) {

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
+	"time"
 
 	"github.com/cordon-ir/cordon/evidence"
 )
@@ -60,6 +62,9 @@ func Stream(r io.Reader, name string, p Parser, at Position, sink Sink, commit f
 		err := ferr
 		if err == nil {
 			evs, err = safeParse(p, rec)
+		}
+		for i := 0; err == nil && i < len(evs); i++ {
+			err = normalize(&evs[i])
 		}
 		switch {
 		case errors.Is(err, ErrSkip):
@@ -117,4 +122,26 @@ func safeParse(p Parser, rec Record) (evs []evidence.Event, err error) {
 		}
 	}()
 	return p.Parse(rec)
+}
+
+// normalize applies what every parser's events share: addresses written one
+// way (so ::ffff:10.0.3.7 from a dual-stack proxy matches the ledger's
+// 10.0.3.7), and a time a timeline can hold.
+func normalize(ev *evidence.Event) error {
+	if y := ev.Time.Year(); y < 1970 || y > 9999 {
+		return fmt.Errorf("time %s out of range (years 1970-9999)", ev.Time.Format(time.RFC3339))
+	}
+	ev.SrcIP, ev.DstIP = canonIP(ev.SrcIP), canonIP(ev.DstIP)
+	return nil
+}
+
+// canonIP writes an IP address in its canonical form; anything else is kept.
+func canonIP(s string) string {
+	if s == "" {
+		return s
+	}
+	if ip := net.ParseIP(s); ip != nil {
+		return ip.String()
+	}
+	return s
 }
