@@ -1,0 +1,47 @@
+package ingest
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Every real log sample is recognized by sniffing alone and parses without a
+// reject. The files listed are not evidence (a config, schemas) or are known
+// to be broken (the docs wrap an Envoy line in two), or belong to formats
+// read elsewhere.
+func TestEverySampleSniffsAndParses(t *testing.T) {
+	notEvidence := map[string]string{
+		"gh-aw-firewall_squid.conf":             "squid config",
+		"gh-aw-firewall_policy-manifest.json":   "firewall rule list",
+		"envoy-docs-default-format-example.txt": "wrapped by the docs; see TestEnvoyText",
+		"SOURCE.md":                             "provenance",
+	}
+	for _, dir := range []string{"squid", "envoy", "falco", "tetragon", "gateways"} {
+		files, _ := filepath.Glob(sample(dir, "*"))
+		for _, f := range files {
+			if notEvidence[filepath.Base(f)] != "" {
+				continue
+			}
+			t.Run(dir+"/"+filepath.Base(f), func(t *testing.T) {
+				fh, err := os.Open(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer fh.Close()
+				p, err := Sniff(bufio.NewReaderSize(fh, sniffWindow), Parsers())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.Format() != dir && !(dir == "squid" && (p.Format() == "squid-audit" || p.Format() == "squid-firewall")) {
+					t.Errorf("sniffed as %s", p.Format())
+				}
+				c := parseFile(t, p, f)
+				if len(c.events) == 0 || len(c.rejects) != 0 {
+					t.Errorf("%d events, rejects %+v", len(c.events), c.rejects)
+				}
+			})
+		}
+	}
+}
