@@ -5,129 +5,12 @@ package main
 // appends it to the scenario's output with the time it sorts by.
 
 import (
-	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 )
-
-// kv and obj give JSON objects a fixed key order, as protobuf-JSON (Tetragon)
-// and the ledger writer produce them.
-type kv struct {
-	k string
-	v any
-}
-
-type obj []kv
-
-// opt appends k only when v is not its zero value.
-func (o obj) opt(k string, v any) obj {
-	switch x := v.(type) {
-	case string:
-		if x == "" {
-			return o
-		}
-	case int:
-		if x == 0 {
-			return o
-		}
-	case int64:
-		if x == 0 {
-			return o
-		}
-	case nil:
-		return o
-	case obj:
-		if x == nil {
-			return o
-		}
-	}
-	return append(o, kv{k, v})
-}
-
-func marshal(v any) string {
-	var b bytes.Buffer
-	writeJSON(&b, v)
-	return b.String()
-}
-
-func writeJSON(b *bytes.Buffer, v any) {
-	switch x := v.(type) {
-	case obj:
-		b.WriteByte('{')
-		for i, p := range x {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeString(b, p.k)
-			b.WriteByte(':')
-			writeJSON(b, p.v)
-		}
-		b.WriteByte('}')
-	case []obj:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeJSON(b, e)
-		}
-		b.WriteByte(']')
-	case []string:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeString(b, e)
-		}
-		b.WriteByte(']')
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		o := make(obj, 0, len(keys))
-		for _, k := range keys {
-			o = append(o, kv{k, x[k]})
-		}
-		writeJSON(b, o)
-	case map[string]string:
-		m := make(map[string]any, len(x))
-		for k, s := range x {
-			m[k] = s
-		}
-		writeJSON(b, m)
-	case nil:
-		b.WriteString("null")
-	case string:
-		writeString(b, x)
-	case bool:
-		b.WriteString(strconv.FormatBool(x))
-	case int:
-		b.WriteString(strconv.Itoa(x))
-	case int64:
-		b.WriteString(strconv.FormatInt(x, 10))
-	case uint32:
-		b.WriteString(strconv.FormatUint(uint64(x), 10))
-	default:
-		panic(fmt.Sprintf("writeJSON: unsupported %T", v))
-	}
-}
-
-// writeString escapes like Falco/Envoy/Go protojson: no HTML escaping of < > &.
-func writeString(b *bytes.Buffer, s string) {
-	var t bytes.Buffer
-	e := json.NewEncoder(&t)
-	e.SetEscapeHTML(false)
-	_ = e.Encode(s)
-	b.Write(bytes.TrimRight(t.Bytes(), "\n"))
-}
 
 // ---- cordon ledger v1 ----
 
@@ -159,18 +42,18 @@ func (w *world) human(t time.Time, target *session, actor, action, note string) 
 
 // sq is one native-format line: %ts.%03tu %6tr %>a %Ss/%03>Hs %<st %rm %ru %[un %Sh/%<a %mt.
 type sq struct {
-	end     time.Time // transaction end: the logged time
-	ms      int       // elapsed
-	client  string
-	code    string
-	status  int
-	bytes   int
-	method  string
-	url     string
-	user    string
-	hier    string
-	peer    string
-	mime    string
+	end    time.Time // transaction end: the logged time
+	ms     int       // elapsed
+	client string
+	code   string
+	status int
+	bytes  int
+	method string
+	url    string
+	user   string
+	hier   string
+	peer   string
+	mime   string
 }
 
 func (w *world) squid(x sq) {
@@ -192,7 +75,7 @@ func dash(s string) string {
 
 type falcoRule struct {
 	name, prio, msg, form string
-	tags                   []string
+	tags                  []string
 }
 
 var (
@@ -309,9 +192,12 @@ func execID(node string, ktime int64, pid int) string {
 func (p *proc) tetra(exec bool) obj {
 	o := obj{{"exec_id", p.execID}, {"pid", p.pid}, {"uid", p.uid}, {"cwd", p.cwd}, {"binary", p.binary}}
 	o = o.opt("arguments", p.args)
-	flags := "execve clone"
+	flags := "execve"
 	if p.cwd == "/" {
-		flags = "execve rootcwd clone"
+		flags += " rootcwd"
+	}
+	if !p.noClone {
+		flags += " clone"
 	}
 	o = append(o, kv{"flags", flags}, kv{"start_time", protoTime(p.start)}, kv{"auid", uint32(4294967295)})
 	if sb := p.sb; sb != nil {
@@ -383,14 +269,14 @@ func (w *world) fileAccess(p *proc, t time.Time, path string, mask int, perm str
 // ---- Envoy Gateway JSON access log (default field set) ----
 
 type envoyReq struct {
-	start                 time.Time
-	method, path, ua      string
-	authority, upstream   string
-	status, recv, sent    int
-	dur, svc              int
-	client                string
-	cport                 int
-	flags, details        string
+	start               time.Time
+	method, path, ua    string
+	authority, upstream string
+	status, recv, sent  int
+	dur, svc            int
+	client              string
+	cport               int
+	flags, details      string
 }
 
 func (w *world) envoy(e envoyReq) {

@@ -42,7 +42,7 @@ func main() {
 		os.Exit(2)
 	}
 	for _, sc := range scenarios {
-		w := &world{rnd: rand.New(rand.NewSource(sc.seed)), files: map[string][]line{}, callN: 100}
+		w := &world{rnd: rand.New(rand.NewSource(sc.seed)), files: map[string][]line{}, callN: 100, pace: [2]int{70, 220}}
 		sc.build(w)
 		counts, err := w.write(filepath.Join(*out, sc.dir))
 		if err != nil {
@@ -66,6 +66,7 @@ type world struct {
 	files map[string][]line
 	seq   int
 	callN int
+	pace  [2]int // think time of ordinary work, seconds
 }
 
 func (w *world) emit(file string, t time.Time, s string) {

@@ -6,6 +6,7 @@ package main
 
 import (
 	"fmt"
+	"hash/fnv"
 	"strings"
 	"time"
 )
@@ -21,6 +22,9 @@ func (s *session) pip(t time.Time, pkgs []string, extra ...req) time.Time {
 	n := len(pkgs)
 	qs := []req{{method: "CONNECT", host: "pypi.org", port: 443, bytes: 9000 + n*(12000+w.rnd.Intn(30000)), ms: 700 + n*(150+w.rnd.Intn(500))}}
 	qs = append(qs, extra...)
+	if w.rnd.Intn(5) == 0 {
+		qs = append(qs, req{none: true, ms: w.rnd.Intn(30)}) // a pooled connection closed before any request
+	}
 	qs = append(qs, req{method: "CONNECT", host: "files.pythonhosted.org", port: 443,
 		bytes: n * (180000 + w.rnd.Intn(4200000)), ms: 900 + n*(300+w.rnd.Intn(1800))})
 	var names []string
@@ -45,7 +49,9 @@ func (s *session) pip(t time.Time, pkgs []string, extra ...req) time.Time {
 
 func (s *session) pytest(t time.Time, target string, failed int) time.Time {
 	w := s.w
-	passed := 20 + w.rnd.Intn(60)
+	h := fnv.New32a()
+	h.Write([]byte(s.id + target))
+	passed := 20 + int(h.Sum32()%60) - failed // the suite has a fixed size per session
 	ex := fmt.Sprintf("%d passed in %.2fs", passed, 2+w.rnd.Float64()*9)
 	exit := 0
 	if failed > 0 {
@@ -116,7 +122,7 @@ func (s *session) work(t, until time.Time, f flavor, failing int) time.Time {
 	w := s.w
 	installed := f.install == nil
 	for {
-		t = s.next(t, 4, 22)
+		t = s.next(t, s.w.pace[0], s.w.pace[1])
 		if !t.Before(until) {
 			return t
 		}
@@ -125,23 +131,26 @@ func (s *session) work(t, until time.Time, f flavor, failing int) time.Time {
 		case !installed:
 			t = f.install(s, t)
 			installed = true
-		case x < 5:
+		case x < 4:
 			p := w.pick(f.files)
-			t, _ = s.readFile(t, p, res{excerpt: fmt.Sprintf("%d lines", 40+w.rnd.Intn(400))})
-		case x < 8:
+			h := fnv.New32a()
+			h.Write([]byte(p))
+			t, _ = s.readFile(t, p, res{excerpt: fmt.Sprintf("%d lines", 40+h.Sum32()%400)})
+		case x < 6:
 			c := f.shells[w.rnd.Intn(len(f.shells))]
 			t = s.local(t, c[0], c[1], c[2], 40+w.rnd.Intn(300), 0, "")
-		case x < 11:
+		case x < 9:
 			t, _ = s.writeFile(t, w.pick(f.files), 800+w.rnd.Intn(9000), "", res{})
-		case x < 16 || x >= 18:
+		case x < 15:
 			t = f.test(s, t, failing)
 			if failing > 0 && w.rnd.Intn(2) == 0 {
 				failing--
 			}
-		case x == 16 && f.fetch != nil:
+		case x < 18 && f.fetch != nil:
 			t = f.fetch(s, t)
 		default:
-			s.summary(t, w.pick(f.notes))
+			s.summary(t, f.notes[s.notes%len(f.notes)])
+			s.notes++
 			t = t.Add(w.ms(50, 200))
 		}
 	}
@@ -159,17 +168,24 @@ func pyFlavor(files []string, pkgs [][]string, target string, extraInstall *req)
 		shells: pyShells,
 		install: func(s *session, t time.Time) time.Time {
 			t = s.pip(t, []string{"-r", "requirements.txt"})
-			for i, p := range pkgs {
-				t = s.next(t, 3, 12)
-				if i == 0 && extraInstall != nil {
-					t = s.pip(t, p, *extraInstall)
-					t = s.next(t, 3, 10)
-				}
-				t = s.pip(t, p)
+			if extraInstall != nil { // a benign denial: an index that is not allowlisted
+				t = s.pip(s.next(t, 3, 12), []string{"torch", "--extra-index-url", "https://" + extraInstall.host + "/whl/cpu"}, *extraInstall)
+			}
+			for _, p := range pkgs {
+				t = s.pip(s.next(t, 3, 12), p)
 			}
 			return t
 		},
-		test:  func(s *session, t time.Time, failed int) time.Time { return s.pytest(t, target, failed) },
+		test: func(s *session, t time.Time, failed int) time.Time { return s.pytest(t, target, failed) },
+		fetch: func(s *session, t time.Time) time.Time {
+			extra := []string{"pytest-xdist", "freezegun", "hypothesis", "rich", "ipdb", "pytest-cov"}
+			n := len(s.installed)
+			if n >= len(extra) {
+				return s.pytest(t, target, 0)
+			}
+			s.installed = append(s.installed, extra[(n+len(s.id))%len(extra)])
+			return s.pip(t, s.installed[n:])
+		},
 		notes: []string{"Reproduced the failures; narrowing down to the parser module.", "Fixed the import cycle; re-running the suite.", "Remaining failures are in the fixtures; checking their setup."},
 	}
 }
@@ -189,6 +205,6 @@ func nodeFlavor(files []string, deny string) flavor {
 		},
 		test:  func(s *session, t time.Time, failed int) time.Time { return s.npmTest(t, failed) },
 		fetch: func(s *session, t time.Time) time.Time { return s.npm(t, "install --no-save date-fns@3.6.0", "") },
-		notes: []string{"The flaky test depends on the local time zone; pinning TZ in the test setup.", "Two suites still fail; they share a mocked clock.", "All date tests pass locally; running the full suite."},
+		notes: []string{"Reproduced the failing suites locally.", "Two suites still fail; they share a mocked clock in the test setup.", "All suites pass locally; running the full run once more."},
 	}
 }

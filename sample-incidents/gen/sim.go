@@ -46,6 +46,7 @@ type proc struct {
 	sb                *sandbox
 	nd                *node
 	parent            *proc
+	noClone           bool // exec'd over its parent image (no fork)
 }
 
 func (p *proc) node() *node {
@@ -134,6 +135,7 @@ func newSandbox(w *world, n *node, id, ip, cid string, start time.Time, img imag
 	sb.init = &proc{pid: n.nextPID(w), vpid: 1, uid: 1000, cwd: "/", binary: "/usr/local/bin/sandbox-agentd",
 		args: "--listen unix:///run/agentd.sock --workdir /work", start: start, sb: sb, parent: shim}
 	sb.init.execID = execID(n.name, start.Sub(n.boot).Nanoseconds(), sb.init.pid)
+	w.tetraExec(sb.init)
 	return sb
 }
 
@@ -273,14 +275,17 @@ type cred struct{ id, kind, scope string }
 
 // session is one agent session bound to a sandbox.
 type session struct {
-	w                                 *world
-	run, agent, id, model, objective  string
-	sb                                *sandbox
-	creds                             []cred
-	tools, allow                      []string
-	uid                               int
-	cwd                               string
-	tokens                            int
+	w                                *world
+	run, agent, id, model, objective string
+	sb                               *sandbox
+	creds                            []cred
+	tools, allow                     []string
+	uid                              int
+	cwd                              string
+	tokens                           int
+	lastPrompt                       time.Time
+	installed                        []string // extra packages installed so far
+	notes                            int      // progress notes written so far
 }
 
 func (s *session) proxyUser() string {
@@ -304,11 +309,19 @@ func (s *session) start(t time.Time) {
 	s.prompt(t.Add(time.Duration(300+s.w.rnd.Intn(400))*time.Millisecond), 0, "Objective: "+s.objective)
 }
 
+// end closes the session; a completed session's sandbox is torn down.
 func (s *session) end(t time.Time, reason string) {
 	s.w.led(t, "session_end", s, "", kv{"reason", reason})
+	if reason == "completed" {
+		s.w.tetraExit(s.sb.init, t.Add(s.w.ms(1500, 4000)), 0, "SIGTERM")
+	}
 }
 
 func (s *session) prompt(t time.Time, add int, excerpt string) {
+	if excerpt == "" && t.Sub(s.lastPrompt) < 3*time.Second {
+		return // the same turn
+	}
+	s.lastPrompt = t
 	s.tokens += add
 	d := s.w.digest(fmt.Sprintf("%s/%s/%d/%d", s.id, excerpt, s.tokens, t.UnixNano()))
 	o := []kv{{"packet_digest", "sha256:" + d}, {"tokens", s.tokens}}
@@ -316,6 +329,12 @@ func (s *session) prompt(t time.Time, add int, excerpt string) {
 		o = append(o, kv{"excerpt", excerpt})
 	}
 	s.w.led(t, "prompt", s, "", o...)
+}
+
+// finish writes the closing summary and ends the session a little later.
+func (s *session) finish(t time.Time, text string) {
+	s.summary(t, text)
+	s.end(t.Add(s.w.ms(3000, 12000)), "completed")
 }
 
 func (s *session) summary(t time.Time, text string) {

@@ -31,8 +31,10 @@ type step struct {
 	bg        bool // detached (nohup ... &): keeps running after the call
 }
 
+// ms is a random duration of lo..hi milliseconds, with nanoseconds: kernel
+// and sensor timestamps are never round.
 func (w *world) ms(lo, hi int) time.Duration {
-	return time.Duration(lo+w.rnd.Intn(hi-lo+1)) * time.Millisecond
+	return time.Duration(lo+w.rnd.Intn(hi-lo+1))*time.Millisecond + time.Duration(w.rnd.Intn(1e6))
 }
 
 // next advances past the model's think time; most turns start with a prompt.
@@ -126,7 +128,7 @@ func (s *session) bash(t time.Time, cmd string, r res, steps ...step) (time.Time
 		qt := ft.Add(w.ms(5, 40))
 		for _, q := range st.net {
 			end := w.request(p, qt, q, s.proxyUser())
-			s.netEvent(end, q)
+			s.netEvent(end, q, id)
 			qt = end.Add(w.ms(3, 30))
 		}
 		stop := p.start.Add(time.Duration(st.ms) * time.Millisecond)
@@ -156,7 +158,7 @@ func (s *session) bash(t time.Time, cmd string, r res, steps ...step) (time.Time
 }
 
 // netEvent is the harness's per-connection accounting for an allowed request.
-func (s *session) netEvent(end time.Time, q req) {
+func (s *session) netEvent(end time.Time, q req, callID string) {
 	if q.deny || q.none || q.via == "direct" || q.code == "TCP_TUNNEL_ABORTED" && q.out == 0 {
 		return
 	}
@@ -169,10 +171,13 @@ func (s *session) netEvent(end time.Time, q req) {
 		out = int64(520 + s.w.rnd.Intn(2600))
 	}
 	port := q.port
-	if port == 0 {
+	switch {
+	case q.via == "envoy":
+		port = 443
+	case port == 0:
 		port = 80
 	}
-	s.w.led(end.Add(s.w.ms(1, 12)), "net_event", s, "", kv{"direction", "egress"}, kv{"dst_host", q.host},
+	s.w.led(end.Add(s.w.ms(1, 12)), "net_event", s, callID, kv{"direction", "egress"}, kv{"dst_host", q.host},
 		kv{"dst_ip", hostIP(q.host)}, kv{"dst_port", port}, kv{"protocol", proto}, kv{"bytes_out", out}, kv{"bytes_in", q.bytes})
 }
 
@@ -250,7 +255,7 @@ func (s *session) tool(t time.Time, name string, args obj, readOnly bool, ms int
 // at is the fixed time of a scripted call, most of the time preceded by the
 // prompt that led to it.
 func (s *session) at(hms string) time.Time {
-	t := s.w.at(hms)
+	t := s.w.at(hms).Add(s.w.ms(0, 900))
 	if s.w.rnd.Intn(10) < 6 {
 		s.prompt(t.Add(-s.w.ms(1500, 7000)), 300+s.w.rnd.Intn(1800), "")
 	}
