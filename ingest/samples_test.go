@@ -45,3 +45,36 @@ func TestEverySampleSniffsAndParses(t *testing.T) {
 		}
 	}
 }
+
+// Every evidence file of every sample incident is sniffed and parses
+// without a reject.
+func TestSampleIncidentsParse(t *testing.T) {
+	files, err := Expand([]string{filepath.Join("..", "sample-incidents")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		if filepath.Ext(f) == ".go" {
+			continue
+		}
+		n++
+		fh, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Sniff(bufio.NewReaderSize(fh, sniffWindow), Parsers())
+		fh.Close()
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		c := parseFile(t, p, f)
+		if len(c.events) < 10 || len(c.rejects) != 0 {
+			t.Errorf("%s (%s): %d events, %d rejects, first %+v", f, p.Format(), len(c.events), len(c.rejects), c.rejects)
+		}
+	}
+	if n < 12 {
+		t.Errorf("only %d evidence files under sample-incidents", n)
+	}
+}
