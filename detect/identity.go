@@ -1,0 +1,206 @@
+package detect
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// Key kinds that tie an event to a sandbox, in the order attribution trusts
+// them: a container or pod is the sandbox itself, an IP is its address on
+// the network, a credential can travel.
+const (
+	ViaContainer  = "container"
+	ViaPod        = "pod"
+	ViaIP         = "src_ip"
+	ViaCredential = "credential"
+	ViaAmbiguous  = "ambiguous"
+)
+
+// Binding says that a key (an IP, a container, a pod, a credential) belonged
+// to an agent's session for an interval.
+type Binding struct {
+	Via     string    `json:"via"`
+	Value   string    `json:"value"`
+	Agent   string    `json:"agent"`
+	Session string    `json:"session"`
+	Sandbox string    `json:"sandbox"`
+	Start   time.Time `json:"start"`
+	// End is when the session ended (session_end) or the key was bound to
+	// another session; zero while open.
+	End time.Time `json:"end"`
+	// Ended reports that End came from the session's own session_end: the
+	// sandbox may live on, and what it does after is the agent's doing
+	// until the key is bound again.
+	Ended bool `json:"ended"`
+}
+
+// in reports whether t falls in the binding's interval.
+func (b Binding) in(t time.Time) bool {
+	return !t.Before(b.Start) && (b.End.IsZero() || t.Before(b.End))
+}
+
+// Identity is the time-interval index of keys to agents.
+type Identity struct {
+	byKey map[string][]Binding // via + "\x00" + normalized value -> bindings by start
+	// containers are matched by prefix (short and full ids), so they are
+	// also kept in a list.
+	containers []string
+}
+
+// NewIdentity builds the identity map from session_start and session_end
+// events (any order; other kinds are ignored).
+func NewIdentity(events []evidence.Event) *Identity {
+	sessions := append([]evidence.Event(nil), events...)
+	sort.SliceStable(sessions, func(i, j int) bool { return sessions[i].Time.Before(sessions[j].Time) })
+	id := &Identity{byKey: map[string][]Binding{}}
+	ends := map[string]time.Time{} // agent+session -> end
+	for _, ev := range sessions {
+		if ev.Kind == evidence.KindSessionEnd {
+			k := ev.Agent + "\x00" + ev.Session
+			if _, seen := ends[k]; !seen {
+				ends[k] = ev.Time
+			}
+		}
+	}
+	for _, ev := range sessions {
+		if ev.Kind != evidence.KindSessionStart || ev.Agent == "" {
+			continue
+		}
+		end, ended := ends[ev.Agent+"\x00"+ev.Session]
+		if ended && end.Before(ev.Time) {
+			ended = false // an end from an earlier session of the same name
+		}
+		bind := func(via, value string) {
+			if value = normalize(via, value); value == "" {
+				return
+			}
+			b := Binding{Via: via, Value: value, Agent: ev.Agent, Session: ev.Session, Sandbox: ev.Sandbox, Start: ev.Time}
+			if ended {
+				b.End, b.Ended = end, true
+			}
+			id.add(b)
+		}
+		bind(ViaContainer, ev.Container)
+		bind(ViaPod, ev.Pod)
+		bind(ViaIP, ev.SrcIP)
+		for _, c := range ev.Credential {
+			bind(ViaCredential, c)
+		}
+	}
+	return id
+}
+
+// add inserts a binding, closing the open binding of the same key that it
+// succeeds.
+func (id *Identity) add(b Binding) {
+	k := b.Via + "\x00" + b.Value
+	list := id.byKey[k]
+	for i := range list {
+		if list[i].Start.Before(b.Start) && (list[i].End.IsZero() || list[i].End.After(b.Start)) {
+			list[i].End, list[i].Ended = b.Start, false
+		}
+	}
+	id.byKey[k] = append(list, b)
+	if b.Via == ViaContainer && len(list) == 0 {
+		id.containers = append(id.containers, b.Value)
+	}
+}
+
+// normalize writes a key the way bindings are stored: container ids as bare
+// lowercase hex, the rest as written.
+func normalize(via, v string) string {
+	v = strings.TrimSpace(v)
+	if via == ViaContainer {
+		if i := strings.Index(v, "://"); i >= 0 {
+			v = v[i+3:]
+		}
+		v = strings.ToLower(v)
+		if v == "host" {
+			return ""
+		}
+	}
+	return v
+}
+
+// Lookup returns the bindings of a key at time t: those in force, or else
+// the last one that ended with its session before t and was not followed by
+// another (a sandbox that outlived its session). The second result reports
+// that the binding had ended.
+func (id *Identity) Lookup(via, value string, t time.Time) ([]Binding, bool) {
+	value = normalize(via, value)
+	if value == "" {
+		return nil, false
+	}
+	keys := []string{via + "\x00" + value}
+	if via == ViaContainer {
+		keys = keys[:0]
+		for _, c := range id.containers {
+			if sameContainer(c, value) {
+				keys = append(keys, via+"\x00"+c)
+			}
+		}
+	}
+	var live []Binding
+	var lingering *Binding
+	for _, k := range keys {
+		for _, b := range id.byKey[k] {
+			if b.in(t) {
+				live = append(live, b)
+				continue
+			}
+			if b.Ended && !t.Before(b.End) && id.unboundAfter(k, b.End, t) {
+				bb := b
+				if lingering == nil || bb.End.After(lingering.End) {
+					lingering = &bb
+				}
+			}
+		}
+	}
+	if len(live) > 0 || lingering == nil {
+		return live, false
+	}
+	return []Binding{*lingering}, true
+}
+
+// unboundAfter reports that no binding of key starts in (from, to].
+func (id *Identity) unboundAfter(key string, from, to time.Time) bool {
+	for _, b := range id.byKey[key] {
+		if b.Start.After(from) && !b.Start.After(to) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameContainer matches container ids given in full (64 hex) or shortened
+// (12 hex in Falco and docker ps, 15 or 31 in Tetragon's docker field).
+func sameContainer(a, b string) bool {
+	if len(a) < 12 || len(b) < 12 {
+		return a == b
+	}
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return strings.HasPrefix(b, a)
+}
+
+// Bindings returns every binding, by key and start, for `cordon agents`.
+func (id *Identity) Bindings() []Binding {
+	var out []Binding
+	for _, list := range id.byKey {
+		out = append(out, list...)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Agent != out[j].Agent {
+			return out[i].Agent < out[j].Agent
+		}
+		if !out[i].Start.Equal(out[j].Start) {
+			return out[i].Start.Before(out[j].Start)
+		}
+		return out[i].Via+out[i].Value < out[j].Via+out[j].Value
+	})
+	return out
+}
