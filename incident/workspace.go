@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/cordon-ir/cordon/evidence"
@@ -33,6 +34,10 @@ type Workspace struct {
 	write   bool
 	lock    *lock
 	rejects *rejectLog
+
+	marksOnce sync.Once
+	marks     *Marks
+	marksErr  error
 }
 
 // Create opens dir for writing, creating it if needed. One writer at a time:

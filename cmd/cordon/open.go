@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/ingest"
+	"github.com/cordon-ir/cordon/tui"
+	"github.com/muesli/termenv"
+)
+
+const openArgs = "DIR | FILE|DIR... [--incident DIR] [--format F] [--debug LOG]"
+
+func cmdOpen(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "open", openArgs)
+	dir := fs.String("incident", "", "incident workspace `DIR` (default: a new one under $XDG_STATE_HOME/cordon/incidents)")
+	format := fs.String("format", "", "read every input as `FORMAT` instead of sniffing (see cordon formats)")
+	debug := fs.String("debug", "", "write a debug log to `FILE`")
+	inputs, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if *dir == "" && len(inputs) == 0 {
+		fs.Usage()
+		return fmt.Errorf("%w: open needs an incident workspace or evidence to ingest", errUsage)
+	}
+	for _, in := range inputs {
+		if in == "-" {
+			return fmt.Errorf("%w: the console reads keys from the terminal, not evidence from stdin; pipe it with cordon ingest --incident DIR - first", errUsage)
+		}
+		if _, err := os.Stat(in); err != nil {
+			return fmt.Errorf("%w: %v", ingest.ErrUnreadable, err)
+		}
+	}
+	if !isTerminal(e.stdout) {
+		return fmt.Errorf("%w: cordon open is an interactive console and needs a terminal; use cordon search for scripts", errUsage)
+	}
+	if *dir == "" && len(inputs) == 1 && incident.IsWorkspace(inputs[0]) {
+		*dir, inputs = inputs[0], nil
+	}
+	var ws *incident.Workspace
+	if len(inputs) == 0 {
+		ws, err = incident.Open(*dir)
+	} else {
+		if *dir == "" {
+			*dir = incident.NewDir(stateHome(), inputs, time.Now())
+		}
+		ws, err = incident.Create(*dir)
+	}
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	fmt.Fprintf(e.stderr, "cordon: incident workspace %s\n", ws.Dir)
+
+	log, closeLog, err := debugLog(*debug)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var run *incident.IngestRun
+	if len(inputs) > 0 {
+		run = ws.StartIngest(cctx, inputs, incident.IngestOptions{Format: *format})
+	}
+	marks, marksErr := ws.Marks()
+	m := tui.New(tui.Options{
+		Name: filepath.Base(ws.Dir), Store: ws.Store, Marks: marks, MarksErr: marksErr,
+		Ingest: run, Renderer: renderer(e.stdout), Dark: darkBackground(), Logger: log, Ctx: cctx,
+	})
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(cctx),
+		tea.WithOutput(e.stdout))
+	final, runErr := p.Run()
+	cancel()
+	if run != nil {
+		u := run.Stop()
+		printResults(e.stdout, u.Results)
+		if !u.Done || u.Err != nil {
+			fmt.Fprintf(e.stderr, "cordon: ingest stopped with the console; resume it with: cordon ingest --incident %s %s\n", ws.Dir, strings.Join(inputs, " "))
+		}
+	}
+	fmt.Fprintf(e.stderr, "cordon: reopen with: cordon open %s\n", ws.Dir)
+	if runErr != nil && !errors.Is(runErr, tea.ErrProgramKilled) {
+		return fmt.Errorf("console: %w", runErr)
+	}
+	if fm, ok := final.(tui.Model); ok && fm.Err() != nil {
+		return fmt.Errorf("console: %w", fm.Err())
+	}
+	return nil
+}
+
+// renderer styles for the terminal on w; NO_COLOR (any value) turns every
+// colour and attribute off, and the console stays readable by its labels
+// and glyphs.
+func renderer(w io.Writer) *lipgloss.Renderer {
+	r := lipgloss.NewRenderer(w)
+	if os.Getenv("NO_COLOR") != "" {
+		r.SetColorProfile(termenv.Ascii)
+	}
+	return r
+}
+
+// stateHome is $XDG_STATE_HOME, or ~/.local/state.
+func stateHome() string {
+	if s := os.Getenv("XDG_STATE_HOME"); s != "" {
+		return s
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "."
+	}
+	return filepath.Join(home, ".local", "state")
+}
+
+// darkBackground guesses the background from COLORFGBG ("15;0" is light on
+// dark) without querying the terminal, which can stall a slow SSH session.
+func darkBackground() bool {
+	fgbg := os.Getenv("COLORFGBG")
+	i := strings.LastIndexByte(fgbg, ';')
+	if i < 0 {
+		return true
+	}
+	switch fgbg[i+1:] {
+	case "7", "15":
+		return false
+	}
+	return true
+}
+
+// debugLog opens the --debug log, or discards.
+func debugLog(path string) (*slog.Logger, func(), error) {
+	if path == "" {
+		return slog.New(slog.DiscardHandler), func() {}, nil
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("debug log: %w", err)
+	}
+	var w io.Writer = f
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug})), func() { f.Close() }, nil
+}

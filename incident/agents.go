@@ -1,0 +1,117 @@
+package incident
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// AgentSummary is what the evidence says about one agent: the identity its
+// session_start records bound it to, when it was active, how much it did and
+// how often it was refused.
+type AgentSummary struct {
+	Agent string `json:"agent"`
+	// Model, Run, Sandbox, IP and Container come from the agent's latest
+	// session_start, or from its first event when it has none.
+	Model     string    `json:"model,omitempty"`
+	Run       string    `json:"run,omitempty"`
+	Sandbox   string    `json:"sandbox,omitempty"`
+	IP        string    `json:"ip,omitempty"`
+	Container string    `json:"container,omitempty"`
+	Sessions  int       `json:"sessions"`
+	First     time.Time `json:"first"`
+	Last      time.Time `json:"last"`
+	Events    int64     `json:"events"`
+	Denied    int64     `json:"denied"`
+}
+
+// maxSessionStarts bounds how many session_start records the summary reads.
+const maxSessionStarts = 5000
+
+// Agents summarizes every agent in the store, most active first. Counts come
+// from the totals kept at ingest, denials from one facet, first and last
+// seen from two one-event timeline pages per agent: none of it sorts or
+// loads the whole incident.
+func Agents(ctx context.Context, st evidence.Store) ([]AgentSummary, error) {
+	c := st.Counts()
+	names := c.Top("agent", 0)
+	if len(names) == 0 {
+		return nil, nil
+	}
+	out := make([]AgentSummary, len(names))
+	byName := make(map[string]*AgentSummary, len(names))
+	for i, n := range names {
+		out[i] = AgentSummary{Agent: n.Value, Events: n.Count}
+		byName[n.Value] = &out[i]
+	}
+	denied, err := st.Facet(ctx, Must("decision", evidence.DecisionDeny), time.Time{}, time.Time{}, "agent", len(names)+1)
+	if err != nil {
+		return nil, fmt.Errorf("denials per agent: %w", err)
+	}
+	for _, d := range denied {
+		if a := byName[d.Value]; a != nil {
+			a.Denied = d.Count
+		}
+	}
+	starts, err := st.Search(ctx, evidence.Request{Query: Must("kind", evidence.KindSessionStart), Sort: evidence.SortTime, Limit: maxSessionStarts})
+	if err != nil {
+		return nil, fmt.Errorf("session starts: %w", err)
+	}
+	for _, ev := range starts.Events {
+		if a := byName[ev.Agent]; a != nil {
+			a.Sessions++
+			identify(a, ev)
+		}
+	}
+	for i := range out {
+		a := &out[i]
+		q := Must("agent", a.Agent)
+		first, err := st.Page(ctx, evidence.PageRequest{Query: q, Limit: 1})
+		if err != nil {
+			return nil, fmt.Errorf("agent %s: %w", a.Agent, err)
+		}
+		last, err := st.Page(ctx, evidence.PageRequest{Query: q, Limit: 1, Backward: true})
+		if err != nil {
+			return nil, fmt.Errorf("agent %s: %w", a.Agent, err)
+		}
+		if len(first.Events) > 0 {
+			a.First = first.Events[0].Time
+			if a.Sessions == 0 {
+				identify(a, first.Events[0])
+			}
+		}
+		if len(last.Events) > 0 {
+			a.Last = last.Events[0].Time
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Events != out[j].Events {
+			return out[i].Events > out[j].Events
+		}
+		return out[i].Agent < out[j].Agent
+	})
+	return out, nil
+}
+
+// identify takes the identity fields an event carries; a later session
+// overrides an earlier one field by field.
+func identify(a *AgentSummary, ev evidence.Event) {
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&a.Model, ev.Model)
+	set(&a.Run, ev.Run)
+	set(&a.Sandbox, ev.Sandbox)
+	set(&a.IP, ev.SrcIP)
+	set(&a.Container, ev.Container)
+}
+
+// Unattributed is how many events no agent is attributed to.
+func Unattributed(c evidence.Counts) int64 {
+	return c.Fields["agent"][""]
+}

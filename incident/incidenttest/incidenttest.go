@@ -1,0 +1,63 @@
+package incidenttest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/cordon-ir/cordon/incident"
+)
+
+// ConsoleFixture is the folder of the console fixture: a ledger of two
+// agents (one probing the metadata endpoint, raw sockets and persistence),
+// with Squid, Falco and Tetragon records of the same sandboxes and minutes.
+// The path is relative to the test's directory when it can be, so that
+// origins (file:line) in golden files do not depend on the checkout.
+func ConsoleFixture() string {
+	_, file, _, _ := runtime.Caller(0)
+	abs := filepath.Join(filepath.Dir(file), "..", "testdata", "console")
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, abs); err == nil {
+			return rel
+		}
+	}
+	return abs
+}
+
+// New ingests inputs (the console fixture when none) into a workspace in
+// t.TempDir() and returns it open for writing; it is closed at cleanup.
+func New(t testing.TB, inputs ...string) *incident.Workspace {
+	t.Helper()
+	if len(inputs) == 0 {
+		inputs = []string{ConsoleFixture()}
+	}
+	dir := filepath.Join(t.TempDir(), "fixture-incident")
+	ws, err := incident.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	res, err := ws.Ingest(context.Background(), inputs, incident.IngestOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Err != nil {
+			t.Fatalf("%s: %v", r.Path, r.Err)
+		}
+	}
+	return ws
+}
+
+// WriteFile writes data to name in a fresh temporary folder and returns its
+// path: for tests that build hostile or odd evidence.
+func WriteFile(t testing.TB, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -1,0 +1,149 @@
+package incident
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cordon-ir/cordon/ingest"
+)
+
+// IngestRun is an ingest running in the background while the store already
+// answers searches over what it has indexed: the console opens at once on a
+// large incident instead of waiting for the last file.
+type IngestRun struct {
+	cancel context.CancelFunc
+	notify chan struct{} // one pending "something changed"
+	done   chan struct{} // closed when the run ended
+
+	mu     sync.Mutex
+	latest IngestUpdate
+}
+
+// IngestUpdate is a snapshot of a background ingest.
+type IngestUpdate struct {
+	Progress ingest.Progress
+	// Done is set once, on the last update, with the results and the error.
+	Done    bool
+	Results []ingest.FileResult
+	Err     error
+}
+
+// StartIngest runs Ingest in a goroutine. Progress is coalesced: a reader
+// that falls behind sees the latest snapshot, never a queue.
+func (w *Workspace) StartIngest(ctx context.Context, inputs []string, opt IngestOptions) *IngestRun {
+	ctx, cancel := context.WithCancel(ctx)
+	r := &IngestRun{cancel: cancel, notify: make(chan struct{}, 1), done: make(chan struct{})}
+	opt.Progress = func(p ingest.Progress) {
+		r.mu.Lock()
+		r.latest.Progress = p
+		r.mu.Unlock()
+		r.poke()
+	}
+	go func() {
+		defer close(r.done)
+		res, err := w.Ingest(ctx, inputs, opt)
+		r.mu.Lock()
+		r.latest.Done, r.latest.Results, r.latest.Err = true, res, err
+		r.latest.Progress.Done = true
+		r.mu.Unlock()
+		r.poke()
+	}()
+	return r
+}
+
+func (r *IngestRun) poke() {
+	select {
+	case r.notify <- struct{}{}:
+	default:
+	}
+}
+
+// Next waits for the next change and returns the latest snapshot. After the
+// final update it returns that update again at once, with ok false.
+func (r *IngestRun) Next(ctx context.Context) (u IngestUpdate, ok bool) {
+	select {
+	case <-r.notify:
+	case <-r.done:
+		select {
+		case <-r.notify:
+		default:
+			u = r.Latest()
+			return u, false
+		}
+	case <-ctx.Done():
+		return r.Latest(), false
+	}
+	return r.Latest(), true
+}
+
+// Latest returns the current snapshot without waiting.
+func (r *IngestRun) Latest() IngestUpdate {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	u := r.latest
+	u.Results = append([]ingest.FileResult(nil), u.Results...)
+	return u
+}
+
+// Stop cancels the ingest and waits for it to end; what was indexed stays
+// and a later ingest resumes from the checkpoints.
+func (r *IngestRun) Stop() IngestUpdate {
+	r.cancel()
+	<-r.done
+	return r.Latest()
+}
+
+// Wait waits for the ingest to finish on its own.
+func (r *IngestRun) Wait() IngestUpdate {
+	<-r.done
+	return r.Latest()
+}
+
+// NewDir names a fresh workspace for inputs under stateDir:
+// STATE/cordon/incidents/<name>-<timestamp>, the name taken from the first
+// input. stateDir is $XDG_STATE_HOME, or ~/.local/state.
+func NewDir(stateDir string, inputs []string, now time.Time) string {
+	name := "incident"
+	if len(inputs) > 0 && inputs[0] != "-" {
+		base := filepath.Base(filepath.Clean(inputs[0]))
+		base = strings.TrimSuffix(base, filepath.Ext(base))
+		if s := strings.Trim(safeName(base), "-."); s != "" {
+			name = s
+		}
+	}
+	if len(name) > 48 {
+		name = name[:48]
+	}
+	return filepath.Join(stateDir, "cordon", "incidents", fmt.Sprintf("%s-%s", name, now.UTC().Format("20060102-150405")))
+}
+
+// safeName keeps letters, digits, dot, dash and underscore, and turns each
+// run of anything else into one dash.
+func safeName(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range s {
+		ok := r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-", r))
+		switch {
+		case ok:
+			b.WriteRune(r)
+			dash = false
+		case !dash:
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return b.String()
+}
+
+// IsWorkspace reports whether dir holds an incident workspace (an index),
+// as opposed to a folder of evidence to ingest.
+func IsWorkspace(dir string) bool {
+	info, err := os.Stat(filepath.Join(dir, indexDir))
+	return err == nil && info.IsDir()
+}

@@ -1,0 +1,106 @@
+package incident
+
+import (
+	"strings"
+)
+
+// Term returns a query-string clause matching field exactly equal to value,
+// escaped so that spaces, colons and quotes in evidence (an agent name, a
+// host) cannot change the query's meaning, and left readable otherwise
+// (agent:agent-7). It escapes rather than quotes: a quoted value is a phrase
+// query, which finds nothing in the keyword fields (they keep no term
+// positions).
+func Term(field, value string) string {
+	var b strings.Builder
+	b.Grow(len(field) + 1 + len(value) + 4)
+	b.WriteString(field)
+	b.WriteByte(':')
+	for i, r := range value {
+		if strings.ContainsRune(escapeAlways, r) || i == 0 && strings.ContainsRune(escapeFirst, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// escapeAlways end or change a term anywhere in it; escapeFirst only at
+// its start (operators, a range, a regexp).
+const (
+	escapeAlways = " \t:^~\"\\"
+	escapeFirst  = "+-=<>!/"
+)
+
+// Must returns Term prefixed with "+": the clause a filter adds.
+func Must(field, value string) string { return "+" + Term(field, value) }
+
+// Combine intersects a filter (required clauses only, as Must builds them)
+// with a search typed by a person. Bleve's query strings have no grouping,
+// so the intersection is exact when the search has a required clause or a
+// single optional one; a search of several optional words ("curl nohup",
+// any of them) can only be narrowed to all of them, and anded reports it.
+func Combine(filter, search string) (q string, anded bool) {
+	filter, search = strings.TrimSpace(filter), strings.TrimSpace(search)
+	if filter == "" || search == "" {
+		return filter + search, false
+	}
+	clauses := Clauses(search)
+	optional := 0
+	for _, c := range clauses {
+		switch c[0] {
+		case '+':
+			return filter + " " + search, false
+		case '-':
+		default:
+			optional++
+		}
+	}
+	for i, c := range clauses {
+		if c[0] != '-' {
+			clauses[i] = "+" + c
+		}
+	}
+	return filter + " " + strings.Join(clauses, " "), optional > 1
+}
+
+// Clauses splits a query string into its top-level clauses, keeping quoted
+// phrases and escaped spaces inside their clause.
+func Clauses(q string) []string {
+	var out []string
+	var cur strings.Builder
+	inQuote := false
+	flush := func() {
+		if cur.Len() > 0 {
+			out = append(out, cur.String())
+			cur.Reset()
+		}
+	}
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case c == '\\' && i+1 < len(q):
+			cur.WriteByte(c)
+			cur.WriteByte(q[i+1])
+			i++
+			continue
+		case c == '"':
+			inQuote = !inQuote
+		case !inQuote && (c == ' ' || c == '\t' || c == '\n'):
+			flush()
+			continue
+		}
+		cur.WriteByte(c)
+	}
+	flush()
+	return out
+}
+
+// AddClause appends a clause to a filter unless the filter already has it.
+func AddClause(filter, clause string) string {
+	for _, c := range Clauses(filter) {
+		if c == clause {
+			return filter
+		}
+	}
+	return strings.TrimSpace(filter + " " + clause)
+}

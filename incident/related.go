@@ -1,0 +1,130 @@
+package incident
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// RelatedWindow is how far around an event "same agent, same moment" looks.
+const RelatedWindow = 30 * time.Second
+
+// relatedLimit bounds each group: the console shows a handful, and the
+// group's query (Related.Query) opens the rest in the timeline.
+const relatedLimit = 25
+
+// Related is one group of events linked to an event by a shared key.
+type Related struct {
+	// Why names the link: "same call_id c-12".
+	Why string
+	// Query finds the whole group in the timeline.
+	Query  string
+	Events []evidence.Event
+	// Total is the size of the group (Events may be a part of it).
+	Total uint64
+}
+
+// RelatedEvents finds the events linked to ev: the same tool call (call_id:
+// call, decision, result, effects), the same process (exec_id, and its
+// children), the same agent within ±30 s (for an event no agent is
+// attributed to yet: the same source IP or container within ±30 s), and the
+// nearest events of the same session. The event itself is left out; empty
+// groups are omitted.
+func RelatedEvents(ctx context.Context, st evidence.Store, ev evidence.Event) ([]Related, error) {
+	var out []Related
+	add := func(why, q string, since, until time.Time) error {
+		hits, err := st.Search(ctx, evidence.Request{Query: q, Since: since, Until: until, Sort: evidence.SortTime, Limit: relatedLimit + 1})
+		if err != nil {
+			return fmt.Errorf("related (%s): %w", why, err)
+		}
+		r := Related{Why: why, Query: q, Total: hits.Total}
+		for _, h := range hits.Events {
+			if h.ID != ev.ID && len(r.Events) < relatedLimit {
+				r.Events = append(r.Events, h)
+			}
+		}
+		if hits.Total > 0 && containsID(hits.Events, ev.ID) {
+			r.Total--
+		}
+		if len(r.Events) > 0 {
+			out = append(out, r)
+		}
+		return nil
+	}
+	if ev.CallID != "" {
+		if err := add("same call_id "+ev.CallID, Must("call_id", ev.CallID), time.Time{}, time.Time{}); err != nil {
+			return out, err
+		}
+	}
+	if ev.ExecID != "" {
+		q := Term("exec_id", ev.ExecID) + " " + Term("parent_exec_id", ev.ExecID)
+		if err := add("same exec_id "+ev.ExecID+" (and its children)", q, time.Time{}, time.Time{}); err != nil {
+			return out, err
+		}
+	}
+	if ev.Agent != "" {
+		since, until := ev.Time.Add(-RelatedWindow), ev.Time.Add(RelatedWindow+time.Nanosecond)
+		if err := add("same agent "+ev.Agent+" ±30s", Must("agent", ev.Agent), since, until); err != nil {
+			return out, err
+		}
+	}
+	if ev.Agent == "" {
+		// not attributed yet: what else came from the same address or
+		// container at that moment is where attribution starts
+		since, until := ev.Time.Add(-RelatedWindow), ev.Time.Add(RelatedWindow+time.Nanosecond)
+		for _, k := range []struct{ field, value string }{{"src_ip", ev.SrcIP}, {"container", ev.Container}} {
+			if k.value == "" {
+				continue
+			}
+			if err := add("same "+k.field+" "+k.value+" ±30s", Must(k.field, k.value), since, until); err != nil {
+				return out, err
+			}
+		}
+	}
+	if ev.Session != "" {
+		r, err := nearest(ctx, st, ev, "same session "+ev.Session, Must("session", ev.Session))
+		if err != nil {
+			return out, err
+		}
+		if len(r.Events) > 0 {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// nearest returns the events of a (possibly huge) group closest in time to
+// ev: a few before and a few after, by timeline pages around it.
+func nearest(ctx context.Context, st evidence.Store, ev evidence.Event, why, q string) (Related, error) {
+	at := evidence.Cursor{Time: ev.Time, ID: ev.ID}
+	const half = 6
+	before, err := st.Page(ctx, evidence.PageRequest{Query: q, After: at, Backward: true, Limit: half})
+	if err != nil {
+		return Related{}, fmt.Errorf("related (%s): %w", why, err)
+	}
+	after, err := st.Page(ctx, evidence.PageRequest{Query: q, After: at, Limit: half})
+	if err != nil {
+		return Related{}, fmt.Errorf("related (%s): %w", why, err)
+	}
+	r := Related{Why: why + " (nearest)", Query: q}
+	r.Events = append(append(r.Events, before.Events...), after.Events...)
+	r.Total = uint64(len(r.Events))
+	if before.More || after.More {
+		hits, err := st.Search(ctx, evidence.Request{Query: q, Limit: 1})
+		if err == nil && hits.Total > 0 {
+			r.Total = hits.Total - 1
+		}
+	}
+	return r, nil
+}
+
+func containsID(evs []evidence.Event, id string) bool {
+	for _, e := range evs {
+		if e.ID == id {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,255 @@
+package agents
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/tui/common"
+)
+
+type agentsMsg struct {
+	seq          int
+	agents       []incident.AgentSummary
+	unattributed int64
+	err          error
+}
+
+// Model is the agents pane.
+type Model struct {
+	com   common.Common
+	store evidence.Store
+
+	agents       []incident.AgentSummary
+	unattributed int64
+	loaded       bool
+	loading      bool
+	seq          int
+	cur, top     int
+	clock        common.Clock
+}
+
+// New returns the pane; Load fills it.
+func New(com common.Common, store evidence.Store) Model {
+	return Model{com: com, store: store}
+}
+
+// SetSize sets the pane's size.
+func (m *Model) SetSize(w, h int) {
+	m.com = m.com.SetSize(w, h)
+	m.clamp()
+}
+
+// SetClock sets how times are shown.
+func (m *Model) SetClock(c common.Clock) { m.clock = c }
+
+// Agents returns the rows (for tests).
+func (m Model) Agents() []incident.AgentSummary { return m.agents }
+
+// Load summarizes the agents again (at open, when the pane is shown, after
+// an ingest).
+func (m *Model) Load() tea.Cmd {
+	m.seq++
+	m.loading = true
+	ctx, st, seq := m.com.Ctx, m.store, m.seq
+	return m.com.Cmd(func() tea.Msg {
+		a, err := incident.Agents(ctx, st)
+		return agentsMsg{seq: seq, agents: a, unattributed: incident.Unattributed(st.Counts()), err: err}
+	})
+}
+
+// Update handles the summary reply and, with focus, the pane's keys.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case agentsMsg:
+		if msg.seq != m.seq {
+			return m, nil
+		}
+		m.loading = false
+		if msg.err != nil {
+			return m, common.Send(common.ErrMsg{Err: fmt.Errorf("agents: %w", msg.err)})
+		}
+		m.agents, m.unattributed, m.loaded = msg.agents, msg.unattributed, true
+		m.clamp()
+	case tea.MouseMsg:
+		switch msg.Button {
+		case tea.MouseButtonWheelUp:
+			m.cur -= 3
+		case tea.MouseButtonWheelDown:
+			m.cur += 3
+		}
+		m.clamp()
+	case tea.KeyMsg:
+		k := m.com.Keys
+		switch {
+		case key.Matches(msg, k.Down):
+			m.cur++
+		case key.Matches(msg, k.Up):
+			m.cur--
+		case key.Matches(msg, k.PageDown):
+			m.cur += m.rowsVisible() - 1
+		case key.Matches(msg, k.PageUp):
+			m.cur -= m.rowsVisible() - 1
+		case key.Matches(msg, k.Top):
+			m.cur = 0
+		case key.Matches(msg, k.Bottom):
+			m.cur = len(m.agents) - 1
+		case key.Matches(msg, k.Open):
+			if m.cur >= 0 && m.cur < len(m.agents) {
+				a := m.agents[m.cur].Agent
+				return m, tea.Batch(
+					common.Send(common.FilterMsg{Set: incident.Must("agent", a), Replace: true}),
+					common.Send(common.StatusMsg{Text: "timeline filtered to " + common.Fit(a, 40) + " (esc clears)"}))
+			}
+		}
+		m.clamp()
+	}
+	return m, nil
+}
+
+func (m *Model) rowsVisible() int { return max(m.com.Height-1, 1) }
+
+func (m *Model) clamp() {
+	m.cur = min(max(m.cur, 0), max(len(m.agents)-1, 0))
+	v := m.rowsVisible()
+	if m.cur < m.top {
+		m.top = m.cur
+	}
+	if m.cur >= m.top+v {
+		m.top = m.cur - v + 1
+	}
+	m.top = max(min(m.top, len(m.agents)-v), 0)
+}
+
+// column of the agents table; width 0 takes the rest.
+type column struct {
+	title string
+	width int
+	right bool
+	value func(a incident.AgentSummary) string
+}
+
+func (m Model) columns() []column {
+	w := m.com.Width
+	clock := m.clock
+	tw := 8
+	if clock.Relative || clock.Days {
+		tw = clock.Width()
+	}
+	short := func(a incident.AgentSummary, first bool) string {
+		t := a.Last
+		if first {
+			t = a.First
+		}
+		if t.IsZero() {
+			return ""
+		}
+		s := clock.Format(t)
+		if !clock.Relative && !clock.Days {
+			s = s[:8]
+		}
+		return s
+	}
+	cols := []column{
+		{"AGENT", 12, false, func(a incident.AgentSummary) string { return a.Agent }},
+		{"MODEL", 0, false, func(a incident.AgentSummary) string { return a.Model }},
+	}
+	if w >= 110 {
+		cols = append(cols, column{"RUN", 10, false, func(a incident.AgentSummary) string { return a.Run }})
+	}
+	cols = append(cols,
+		column{"SANDBOX", 8, false, func(a incident.AgentSummary) string { return a.Sandbox }},
+		column{"IP", 11, false, func(a incident.AgentSummary) string { return a.IP }},
+		column{"FIRST", tw, false, func(a incident.AgentSummary) string { return short(a, true) }},
+		column{"LAST", tw, false, func(a incident.AgentSummary) string { return short(a, false) }},
+		column{"EVENTS", 7, true, func(a incident.AgentSummary) string { return common.Count(a.Events) }},
+		column{"DENIED", 8, true, func(a incident.AgentSummary) string { return denied(a.Denied) }},
+	)
+	used := 2
+	for _, c := range cols {
+		used += c.width + 1
+	}
+	cols[1].width = max(w-used, 6)
+	return cols
+}
+
+// denied labels a count, so that it reads without colour.
+func denied(n int64) string {
+	if n == 0 {
+		return "0"
+	}
+	return "!" + common.Count(n)
+}
+
+func cell(s string, w int, right bool) string {
+	if !right {
+		return common.Pad(s, w)
+	}
+	s = common.Fit(s, w)
+	return strings.Repeat(" ", max(w-ansi.StringWidth(s), 0)) + s
+}
+
+// View renders the agents table.
+func (m Model) View() string {
+	st := m.com.Styles
+	h, w := m.com.Height, m.com.Width
+	if h <= 0 || w <= 0 {
+		return ""
+	}
+	cols := m.columns()
+	var hdr strings.Builder
+	hdr.WriteString("  ")
+	for i, c := range cols {
+		if i > 0 {
+			hdr.WriteByte(' ')
+		}
+		hdr.WriteString(cell(c.title, c.width, c.right))
+	}
+	out := []string{st.ColHeader.Render(common.PadRight(hdr.String(), w))}
+	switch {
+	case !m.loaded && m.loading:
+		out = append(out, st.Dim.Render("  summarizing agents…"))
+	case len(m.agents) == 0:
+		out = append(out, st.Dim.Render(common.Fit("  no agent in the evidence yet (agents come from ledger records and attribution)", w)))
+	}
+	end := min(m.top+m.rowsVisible(), len(m.agents))
+	for i := m.top; i < end; i++ {
+		a := m.agents[i]
+		var b strings.Builder
+		sel := i == m.cur
+		if sel {
+			b.WriteString("▸ ")
+		} else {
+			b.WriteString("  ")
+		}
+		for j, c := range cols {
+			if j > 0 {
+				b.WriteByte(' ')
+			}
+			v := cell(c.value(a), c.width, c.right)
+			if !sel && c.title == "DENIED" && a.Denied > 0 {
+				v = st.Deny.Render(v)
+			}
+			b.WriteString(v)
+		}
+		line := b.String()
+		if sel {
+			line = st.RowSelected.Render(common.PadRight(line, w))
+		}
+		out = append(out, line)
+	}
+	if m.unattributed > 0 && len(out) < h {
+		out = append(out, "", st.Dim.Render(common.Fit(fmt.Sprintf("  %s events are not attributed to any agent yet", common.Count(m.unattributed)), w)))
+	}
+	if len(m.agents) > 0 && len(out) < h {
+		out = append(out, st.Dim.Render(common.Fit("  enter filters the timeline to the agent", w)))
+	}
+	for len(out) < h {
+		out = append(out, "")
+	}
+	return strings.Join(out[:h], "\n")
+}

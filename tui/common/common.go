@@ -1,0 +1,80 @@
+package common
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// Common is the value each pane carries: built once per console (one per
+// SSH session later), never a package global.
+type Common struct {
+	Width, Height int
+	Styles        *Styles
+	Keys          *KeyMap
+	// Ctx ends with the console: commands pass it to the store.
+	Ctx    context.Context
+	Logger *slog.Logger
+}
+
+// New builds a Common from its parts; a nil logger discards.
+func New(ctx context.Context, st *Styles, keys *KeyMap, log *slog.Logger) Common {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return Common{Styles: st, Keys: keys, Ctx: ctx, Logger: log}
+}
+
+// SetSize returns c with a new size.
+func (c Common) SetSize(w, h int) Common {
+	c.Width, c.Height = max(w, 0), max(h, 0)
+	return c
+}
+
+// Cmd wraps the work of a command so that a panic in it (a store bug, a
+// malformed record) becomes an ErrMsg on the status line and a stack in the
+// debug log, instead of tearing the console down mid-incident.
+func (c Common) Cmd(f func() tea.Msg) tea.Cmd {
+	log := c.Logger
+	return func() (msg tea.Msg) {
+		defer func() {
+			if r := recover(); r != nil {
+				log.Error("command panicked", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				msg = ErrMsg{Err: fmt.Errorf("internal error: %v (details in the --debug log)", r)}
+			}
+		}()
+		return f()
+	}
+}
+
+// Send returns a command that delivers msg.
+func Send(msg tea.Msg) tea.Cmd {
+	return func() tea.Msg { return msg }
+}
+
+// ErrMsg puts an error on the status line until it is dismissed.
+type ErrMsg struct{ Err error }
+
+// StatusMsg puts a short notice on the status line.
+type StatusMsg struct{ Text string }
+
+// OpenEventMsg asks the root to show an event in the detail pane.
+type OpenEventMsg struct{ Event evidence.Event }
+
+// FilterMsg asks the root to change the timeline's filter: Add appends a
+// required clause, or Set replaces the whole filter when Replace is true.
+type FilterMsg struct {
+	Add     string
+	Set     string
+	Replace bool
+}
+
+// ToggleMarkMsg asks the root to mark or unmark an event.
+type ToggleMarkMsg struct{ Event evidence.Event }

@@ -1,0 +1,82 @@
+package common
+
+import "github.com/charmbracelet/bubbles/key"
+
+// KeyMap is the console's one key map; help is generated from it. The
+// bindings follow less, lnav and k9s.
+type KeyMap struct {
+	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
+	NextPane, PrevPane, Open, Back          key.Binding
+	Search, NextMatch, PrevMatch, Facet     key.Binding
+	Mark, NextMark, Time                    key.Binding
+	Help, Quit, ForceQuit                   key.Binding
+	HistoryUp, HistoryDown, Submit          key.Binding
+}
+
+// DefaultKeyMap returns a fresh key map (one per console).
+func DefaultKeyMap() *KeyMap {
+	b := func(help, desc string, keys ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return &KeyMap{
+		Up:        b("↑/k", "up", "up", "k"),
+		Down:      b("↓/j", "down", "down", "j"),
+		PageUp:    b("pgup", "page up", "pgup", "ctrl+b", "ctrl+u"),
+		PageDown:  b("pgdn", "page down", "pgdown", "ctrl+f", "ctrl+d", " "),
+		Top:       b("g", "first", "g", "home"),
+		Bottom:    b("G", "last", "G", "end"),
+		NextPane:  b("tab", "next pane", "tab"),
+		PrevPane:  b("shift+tab", "previous pane", "shift+tab"),
+		Open:      b("enter", "open", "enter"),
+		Back:      b("esc", "back / clear", "esc"),
+		Search:    b("/", "search", "/"),
+		NextMatch: b("n", "next match", "n"),
+		PrevMatch: b("N", "previous match", "N"),
+		Facet:     b("f", "filter by field", "f"),
+		Mark:      b("m", "mark event", "m"),
+		NextMark:  b("'", "next mark", "'"),
+		Time:      b("t", "absolute/relative time", "t"),
+		Help:      b("?", "help", "?"),
+		Quit:      b("q", "quit", "q"),
+		ForceQuit: b("ctrl+c", "quit", "ctrl+c"),
+
+		HistoryUp:   b("↑", "older query", "up"),
+		HistoryDown: b("↓", "newer query", "down"),
+		Submit:      b("enter", "run", "enter"),
+	}
+}
+
+// ShortHelp is the one-line help of the status bar.
+func (k *KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Search, k.Open, k.Facet, k.NextPane, k.Mark, k.Help, k.Quit}
+}
+
+// ShortHelpFor is the status bar's help for a pane ("timeline", "event",
+// "agents"): the same bindings, described for what they do there.
+func (k *KeyMap) ShortHelpFor(pane string) []key.Binding {
+	as := func(b key.Binding, desc string) key.Binding {
+		b.SetHelp(b.Help().Key, desc)
+		return b
+	}
+	switch pane {
+	case "event":
+		return []key.Binding{as(k.NextMatch, "next related"), as(k.Open, "open related"), k.Back, k.Mark, k.NextPane, k.Help, k.Quit}
+	case "agents":
+		return []key.Binding{as(k.Open, "filter timeline to agent"), k.NextPane, k.Search, k.Help, k.Quit}
+	}
+	return k.ShortHelp()
+}
+
+// FullHelp is the `?` screen, one column per group.
+func (k *KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Search, k.NextMatch, k.PrevMatch, k.Facet, k.Open, k.Back},
+		{k.NextPane, k.PrevPane, k.Mark, k.NextMark, k.Time, k.Help, k.Quit},
+	}
+}
+
+// InputHelp is the help shown while the search bar has focus.
+func (k *KeyMap) InputHelp() []key.Binding {
+	return []key.Binding{k.Submit, k.HistoryUp, k.HistoryDown, k.Back}
+}

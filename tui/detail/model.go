@@ -1,0 +1,221 @@
+package detail
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/tui/common"
+)
+
+// BackMsg says the pane has nothing left to go back to: the root returns to
+// the pane the event was opened from.
+type BackMsg struct{}
+
+// relatedMsg carries the events linked to the shown one.
+type relatedMsg struct {
+	seq    int
+	groups []incident.Related
+	err    error
+}
+
+// Model is the event pane.
+type Model struct {
+	com   common.Common
+	store evidence.Store
+
+	ev    evidence.Event
+	has   bool
+	stack []evidence.Event // events opened before this one; esc returns
+
+	related  []incident.Related
+	relState string
+	seq      int
+
+	clock    common.Clock
+	marks    map[string]bool
+	lines    []line
+	cur, top int
+}
+
+// New returns an empty event pane.
+func New(com common.Common, store evidence.Store) Model {
+	return Model{com: com, store: store, marks: map[string]bool{}}
+}
+
+// SetSize sets the pane's size and lays the document out again.
+func (m *Model) SetSize(w, h int) {
+	if w != m.com.Width {
+		m.com = m.com.SetSize(w, h)
+		m.rebuild()
+	}
+	m.com = m.com.SetSize(w, h)
+	m.clamp()
+}
+
+// Has reports whether an event is open.
+func (m Model) Has() bool { return m.has }
+
+// CanGoBack reports whether esc returns to an event opened before.
+func (m Model) CanGoBack() bool { return len(m.stack) > 0 }
+
+// Event returns the open event.
+func (m Model) Event() evidence.Event { return m.ev }
+
+// SetClock sets how times are shown.
+func (m *Model) SetClock(c common.Clock) {
+	if c != m.clock {
+		m.clock = c
+		m.rebuild()
+	}
+}
+
+// SetMarks takes the marks after a change.
+func (m *Model) SetMarks(list []incident.Mark) {
+	m.marks = make(map[string]bool, len(list))
+	for _, k := range list {
+		m.marks[k.ID] = true
+	}
+}
+
+// Open shows ev, forgetting the events opened before it.
+func (m *Model) Open(ev evidence.Event) tea.Cmd {
+	m.stack = m.stack[:0]
+	return m.show(ev)
+}
+
+func (m *Model) show(ev evidence.Event) tea.Cmd {
+	m.ev, m.has = ev, true
+	m.related, m.relState = nil, "looking for related events…"
+	m.seq++
+	m.cur, m.top = 0, 0
+	m.rebuild()
+	ctx, st, seq := m.com.Ctx, m.store, m.seq
+	return m.com.Cmd(func() tea.Msg {
+		g, err := incident.RelatedEvents(ctx, st, ev)
+		return relatedMsg{seq: seq, groups: g, err: err}
+	})
+}
+
+func (m *Model) rebuild() {
+	if !m.has {
+		m.lines = nil
+		return
+	}
+	m.lines = build(m.ev, m.related, m.relState, m.clock, max(m.com.Width-1, 20))
+	m.clamp()
+}
+
+// Update handles related-event replies and, with focus, the pane's keys.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case relatedMsg:
+		if msg.seq != m.seq {
+			return m, nil
+		}
+		m.related, m.relState = msg.groups, ""
+		if msg.err != nil {
+			m.relState = "related events: " + msg.err.Error()
+		} else if len(msg.groups) == 0 {
+			m.relState = "no events share its call, process, session, or agent within 30 s"
+		}
+		m.rebuild()
+		return m, nil
+	case tea.MouseMsg:
+		switch msg.Button {
+		case tea.MouseButtonWheelUp:
+			m.scroll(-3)
+		case tea.MouseButtonWheelDown:
+			m.scroll(3)
+		}
+		return m, nil
+	case tea.KeyMsg:
+		return m.handleKey(msg)
+	}
+	return m, nil
+}
+
+func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
+	k := m.com.Keys
+	switch {
+	case key.Matches(msg, k.Down):
+		m.moveTo(m.cur + 1)
+	case key.Matches(msg, k.Up):
+		m.moveTo(m.cur - 1)
+	case key.Matches(msg, k.PageDown):
+		m.scroll(m.com.Height - 1)
+	case key.Matches(msg, k.PageUp):
+		m.scroll(-(m.com.Height - 1))
+	case key.Matches(msg, k.Top):
+		m.moveTo(0)
+	case key.Matches(msg, k.Bottom):
+		m.moveTo(len(m.lines) - 1)
+	case key.Matches(msg, k.NextMatch):
+		m.nextLink(1)
+	case key.Matches(msg, k.PrevMatch):
+		m.nextLink(-1)
+	case key.Matches(msg, k.Open):
+		if l, ok := m.line(); ok && l.role == link {
+			m.stack = append(m.stack, m.ev)
+			cmd := m.show(l.ev)
+			return m, cmd
+		}
+		return m, common.Send(common.StatusMsg{Text: "enter opens a related event: move to one with j/k (n/N jump between them)"})
+	case key.Matches(msg, k.Mark):
+		ev := m.ev
+		if l, ok := m.line(); ok && l.role == link {
+			ev = l.ev
+		}
+		return m, common.Send(common.ToggleMarkMsg{Event: ev})
+	case key.Matches(msg, k.Back):
+		if n := len(m.stack); n > 0 {
+			prev := m.stack[n-1]
+			m.stack = m.stack[:n-1]
+			cmd := m.show(prev)
+			return m, cmd
+		}
+		return m, common.Send(BackMsg{})
+	}
+	return m, nil
+}
+
+func (m *Model) line() (line, bool) {
+	if m.cur < 0 || m.cur >= len(m.lines) {
+		return line{}, false
+	}
+	return m.lines[m.cur], true
+}
+
+// nextLink moves the cursor to the next (or previous) related event.
+func (m *Model) nextLink(d int) {
+	for i := m.cur + d; i >= 0 && i < len(m.lines); i += d {
+		if m.lines[i].role == link {
+			m.moveTo(i)
+			return
+		}
+	}
+}
+
+func (m *Model) moveTo(i int) {
+	m.cur = min(max(i, 0), max(len(m.lines)-1, 0))
+	m.clamp()
+}
+
+// scroll moves the view and the cursor together by d lines.
+func (m *Model) scroll(d int) {
+	m.top += d
+	m.cur += d
+	m.clamp()
+}
+
+func (m *Model) clamp() {
+	h := max(m.com.Height, 1)
+	m.cur = min(max(m.cur, 0), max(len(m.lines)-1, 0))
+	if m.cur < m.top {
+		m.top = m.cur
+	}
+	if m.cur >= m.top+h {
+		m.top = m.cur - h + 1
+	}
+	m.top = max(min(m.top, len(m.lines)-h), 0)
+}

@@ -1,0 +1,207 @@
+package facet
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/tui/common"
+)
+
+// maxValues is how many values a facet lists, most frequent first.
+const maxValues = 50
+
+type valuesMsg struct {
+	seq    int
+	values []evidence.Count
+	err    error
+}
+
+// Model is the facet picker.
+type Model struct {
+	com   common.Common
+	store evidence.Store
+
+	open    bool
+	query   string
+	fields  []string
+	field   string // chosen field; empty while picking one
+	values  []evidence.Count
+	loading bool
+	err     error
+	seq     int
+	cur     int
+	top     int
+}
+
+// New returns a closed picker.
+func New(com common.Common, store evidence.Store) Model {
+	return Model{com: com, store: store, fields: evidence.FacetFields()}
+}
+
+// SetSize sets the picker's size.
+func (m *Model) SetSize(w, h int) { m.com = m.com.SetSize(w, h) }
+
+// IsOpen reports whether the picker has focus.
+func (m Model) IsOpen() bool { return m.open }
+
+// Open starts picking a field for the current query.
+func (m *Model) Open(query string) {
+	m.open, m.query, m.field, m.values, m.err, m.cur, m.top = true, query, "", nil, nil, 0, 0
+}
+
+// Close closes the picker.
+func (m *Model) Close() { m.open = false }
+
+func (m *Model) pick(field string) tea.Cmd {
+	m.field, m.values, m.err, m.loading, m.cur, m.top = field, nil, nil, true, 0, 0
+	m.seq++
+	ctx, st, seq, q := m.com.Ctx, m.store, m.seq, m.query
+	return m.com.Cmd(func() tea.Msg {
+		v, err := st.Facet(ctx, q, time.Time{}, time.Time{}, field, maxValues)
+		return valuesMsg{seq: seq, values: v, err: err}
+	})
+}
+
+// Update handles the picker's keys and the facet reply.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case valuesMsg:
+		if msg.seq == m.seq {
+			m.loading, m.values, m.err = false, msg.values, msg.err
+		}
+		return m, nil
+	case tea.KeyMsg:
+		if !m.open {
+			return m, nil
+		}
+		k := m.com.Keys
+		switch {
+		case key.Matches(msg, k.Down):
+			m.cur++
+		case key.Matches(msg, k.Up):
+			m.cur--
+		case key.Matches(msg, k.PageDown):
+			m.cur += m.listHeight() - 1
+		case key.Matches(msg, k.PageUp):
+			m.cur -= m.listHeight() - 1
+		case key.Matches(msg, k.Top):
+			m.cur = 0
+		case key.Matches(msg, k.Bottom):
+			m.cur = m.count() - 1
+		case key.Matches(msg, k.Back):
+			if m.field != "" {
+				i := indexOf(m.fields, m.field)
+				m.field, m.values, m.cur, m.top = "", nil, i, 0
+				m.seq++
+			} else {
+				m.open = false
+			}
+		case key.Matches(msg, k.Open):
+			return m.choose()
+		}
+		m.clamp()
+	}
+	return m, nil
+}
+
+func (m Model) choose() (Model, tea.Cmd) {
+	if m.field == "" {
+		if m.cur < len(m.fields) {
+			cmd := m.pick(m.fields[m.cur])
+			return m, cmd
+		}
+		return m, nil
+	}
+	if m.cur >= len(m.values) {
+		return m, nil
+	}
+	v := m.values[m.cur].Value
+	m.open = false
+	clause := incident.Must(m.field, v)
+	return m, tea.Batch(
+		common.Send(common.FilterMsg{Add: clause}),
+		common.Send(common.StatusMsg{Text: "filter += " + common.Fit(clause, 60)}))
+}
+
+func (m *Model) count() int {
+	if m.field == "" {
+		return len(m.fields)
+	}
+	return len(m.values)
+}
+
+func (m *Model) listHeight() int { return max(m.com.Height-2, 1) }
+
+func (m *Model) clamp() {
+	n := m.count()
+	m.cur = min(max(m.cur, 0), max(n-1, 0))
+	h := m.listHeight()
+	if m.cur < m.top {
+		m.top = m.cur
+	}
+	if m.cur >= m.top+h {
+		m.top = m.cur - h + 1
+	}
+	m.top = max(min(m.top, n-h), 0)
+}
+
+func indexOf(l []string, s string) int {
+	for i, v := range l {
+		if v == s {
+			return i
+		}
+	}
+	return 0
+}
+
+// View renders the picker over the pane area.
+func (m Model) View() string {
+	st := m.com.Styles
+	w, h := m.com.Width, m.com.Height
+	if w <= 0 || h <= 0 {
+		return ""
+	}
+	scope := "all events"
+	if m.query != "" {
+		scope = m.query
+	}
+	var title string
+	if m.field == "" {
+		title = "FILTER BY FIELD  pick a field (enter), esc closes"
+	} else {
+		title = fmt.Sprintf("FILTER BY %s  values in %s (enter adds, esc back)", m.field, scope)
+	}
+	out := []string{st.Section.Render(common.Fit(title, w)), ""}
+	switch {
+	case m.field != "" && m.loading:
+		out = append(out, st.Dim.Render("  counting…"))
+	case m.field != "" && m.err != nil:
+		out = append(out, st.StatusError.Render(common.Fit("  error: "+m.err.Error(), w)))
+	case m.field != "" && len(m.values) == 0:
+		out = append(out, st.Dim.Render(common.Fit("  no values of "+m.field+" in "+scope, w)))
+	}
+	end := min(m.top+m.listHeight(), m.count())
+	for i := m.top; i < end; i++ {
+		var s string
+		if m.field == "" {
+			s = m.fields[i]
+		} else {
+			v := m.values[i]
+			s = fmt.Sprintf("%9s  %s", common.Count(v.Count), common.Fit(v.Value, max(w-14, 4)))
+		}
+		if i == m.cur {
+			out = append(out, st.RowSelected.Render(common.PadRight("▸ "+s, w)))
+		} else {
+			out = append(out, "  "+s)
+		}
+	}
+	for len(out) < h {
+		out = append(out, "")
+	}
+	return strings.Join(out[:h], "\n")
+}

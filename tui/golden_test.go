@@ -1,0 +1,67 @@
+package tui_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/cordon-ir/cordon/incident/incidenttest"
+	"github.com/muesli/termenv"
+)
+
+// requireGolden compares a screen with testdata/TestGoldenViews/NAME.golden,
+// rewritten by go test ./tui -run TestGoldenViews -update (the flag of
+// charmbracelet/x/exp/golden, which teatest also uses).
+func requireGolden(t *testing.T, got string) {
+	t.Helper()
+	// trailing spaces are invisible in review; checkSize checks the width
+	lines := strings.Split(got, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	golden.RequireEqual(t, []byte(strings.Join(lines, "\n")+"\n"))
+}
+
+// checkSize asserts the screen is exactly w×h cells.
+func checkSize(t *testing.T, screen string, w, h int) {
+	t.Helper()
+	lines := strings.Split(screen, "\n")
+	if len(lines) != h {
+		t.Errorf("%d lines, want %d", len(lines), h)
+	}
+	for i, l := range lines {
+		if n := cellWidth(l); n > w {
+			t.Errorf("line %d is %d cells wide, more than %d: %q", i+1, n, w, l)
+		}
+	}
+}
+
+func TestGoldenViews(t *testing.T) {
+	ws := incidenttest.New(t)
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		w, h := size[0], size[1]
+		for _, view := range []struct {
+			name string
+			keys []string
+		}{
+			{"timeline", nil},
+			{"timeline-relative", []string{"t", "G"}},
+			{"search", []string{"/", "c", "u", "r", "l", "enter"}},
+			{"detail", []string{"/", "c", "u", "r", "l", "enter", "enter"}},
+			{"detail-related", []string{"/", "c", "u", "r", "l", "enter", "enter", "n"}},
+			{"agents", []string{"tab"}},
+			{"facet", []string{"f", "j", "j", "enter"}},
+			{"help", []string{"?"}},
+		} {
+			t.Run(fmt.Sprintf("%s-%dx%d", view.name, w, h), func(t *testing.T) {
+				c := newConsole(t, ws, w, h, termenv.Ascii)
+				c.keys(view.keys...)
+				s := c.screen()
+				checkSize(t, s, w, h)
+				requireGolden(t, s)
+			})
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package tui_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/cordon-ir/cordon/incident/incidenttest"
+	"github.com/muesli/termenv"
+)
+
+// hostileLedger is evidence written by an agent that wants to take over the
+// responder's terminal: window title (OSC 0), clipboard write (OSC 52),
+// hyperlink (OSC 8), screen clear (CSI 2J), a DCS string, a C1 CSI, bidi
+// overrides that reorder a command line, and a 100 KB field.
+func hostileLedger() []byte {
+	huge := strings.Repeat("A", 100<<10)
+	recs := []string{
+		`{"v":1,"ts":"2026-07-21T10:00:00Z","type":"session_start","agent":"evil\u001b[31m\u001b]0;owned\u0007","session":"s\u001b[2J","model":"m\u202e1gol","sandbox":{"id":"sb\u001bP1$r\u001b\\","ip":"10.0.0.1\u009b2J"}}`,
+		`{"v":1,"ts":"2026-07-21T10:00:01Z","type":"summary","agent":"evil\u001b[31m\u001b]0;owned\u0007","text":"title \u001b]0;pwned\u0007 clip \u001b]52;c;ZXZpbA==\u0007 clear \u001b[2J\u001b[H bidi \u202egpj.exe\u202c iso \u2066x\u2069 c1 \u009b31m dcs \u001bP1$r\u001b\\ bell \u0007"}`,
+		`{"v":1,"ts":"2026-07-21T10:00:02Z","type":"tool_call","agent":"evil\u001b[31m\u001b]0;owned\u0007","call_id":"c\u001b]52;c;QQ==\u0007","tool":"bash","args":{"cmd":"echo ` + huge + `"}}`,
+		`{"v":1,"ts":"2026-07-21T10:00:03Z","type":"policy_decision","agent":"evil\u001b[31m\u001b]0;owned\u0007","call_id":"c\u001b]52;c;QQ==\u0007","decision":"deny","policy":"p\u001b]8;;http://x\u0007link\u001b]8;;\u0007","reason":"r\u001b[1;1H","target":"h\u001b[6n:443"}`,
+		"{\"v\":1,\"ts\":\"2026-07-21T10:00:04Z\",\"type\":\"summary\",\"agent\":\"raw\",\"text\":\"literal \u202e and \u0085 and \u009b in JSON\"}",
+	}
+	return []byte(strings.Join(recs, "\n") + "\n")
+}
+
+// inert fails when a rendered screen carries anything but lipgloss's own
+// SGR styling: no other escape, no C1 control, no bidi control, no bell.
+func inert(t *testing.T, what, view string) {
+	t.Helper()
+	rest := sgr.ReplaceAllString(view, "")
+	for i, r := range rest {
+		bad := r == 0x1b || r == 0x07 || (r >= 0x80 && r < 0xa0) || r == 0x9b ||
+			(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f
+		if bad {
+			t.Errorf("%s: %U at byte %d: %q", what, r, i, rest[max(i-20, 0):min(i+20, len(rest))])
+			return
+		}
+	}
+	for _, l := range strings.Split(ansi.Strip(view), "\n") {
+		if n := cellWidth(l); n > 120 {
+			t.Errorf("%s: a line is %d cells wide", what, n)
+			return
+		}
+	}
+}
+
+func TestHostileEvidenceIsInert(t *testing.T) {
+	ws := incidenttest.New(t, incidenttest.WriteFile(t, "hostile.jsonl", hostileLedger()))
+	if n := ws.Store.Counts().Total; n != 5 {
+		t.Fatalf("ingested %d hostile records, want 5", n)
+	}
+	c := newConsole(t, ws, 120, 40, termenv.TrueColor)
+	if !strings.Contains(c.m.View(), "\x1b[") {
+		t.Fatal("no SGR at all: the colour profile is not forced")
+	}
+	inert(t, "timeline", c.m.View())
+	for i := range 5 {
+		c.keys("g")
+		for range i {
+			c.keys("j")
+		}
+		c.keys("enter")
+		inert(t, fmt.Sprintf("event %d", i), c.m.View())
+		for range 40 { // scroll the whole document: fields, related, raw
+			c.keys("pgdown")
+			inert(t, fmt.Sprintf("event %d scrolled", i), c.m.View())
+		}
+		c.keys("esc")
+	}
+	c.keys("t")
+	inert(t, "relative timeline", c.m.View())
+	c.keys("tab")
+	inert(t, "agents", c.m.View())
+	c.keys("enter") // filter to the hostile agent: the header shows it
+	inert(t, "filtered timeline", c.m.View())
+	c.keys("f", "j", "j", "j", "enter")
+	inert(t, "agent facet", c.m.View())
+	c.keys("esc", "esc", "/")
+	c.typeText("\x1b]0;typed\x07")
+	inert(t, "search bar", c.m.View())
+}

@@ -1,0 +1,134 @@
+package search
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/cordon-ir/cordon/tui/common"
+)
+
+// SubmitMsg carries the query the responder ran (empty: clear the search).
+type SubmitMsg struct{ Query string }
+
+// CancelMsg says the bar was closed without running anything.
+type CancelMsg struct{}
+
+// maxHistory bounds the history kept per console.
+const maxHistory = 100
+
+// Model is the search bar.
+type Model struct {
+	com     common.Common
+	input   textinput.Model
+	open    bool
+	history []string // oldest first
+	hpos    int      // index into history while browsing; len(history) = the draft
+	draft   string
+}
+
+// New returns a closed search bar.
+func New(com common.Common) Model {
+	in := textinput.New()
+	st := com.Styles
+	in.Prompt = "/"
+	in.PromptStyle = st.Prompt
+	in.TextStyle = st.Input
+	in.PlaceholderStyle = st.Dim
+	in.Cursor.Style = st.Prompt.Reverse(true)
+	in.Cursor.TextStyle = st.Input
+	in.Placeholder = "agent:agent-7 +decision:deny   nohup   dst_host:*.example.com"
+	in.CharLimit = 4096
+	in.Cursor.SetMode(cursor.CursorStatic)
+	return Model{com: com, input: in}
+}
+
+// SetSize sets the bar's width.
+func (m *Model) SetSize(w int) {
+	m.com = m.com.SetSize(w, 1)
+	m.input.Width = max(w-3, 1)
+}
+
+// IsOpen reports whether the bar has focus.
+func (m Model) IsOpen() bool { return m.open }
+
+// Value is the text being edited.
+func (m Model) Value() string { return m.input.Value() }
+
+// History returns the queries run so far, oldest first.
+func (m Model) History() []string { return m.history }
+
+// Open focuses the bar with the current search to edit.
+func (m *Model) Open(current string) tea.Cmd {
+	m.open = true
+	m.input.SetValue(current)
+	m.input.CursorEnd()
+	m.hpos, m.draft = len(m.history), current
+	return m.input.Focus()
+}
+
+func (m *Model) close() {
+	m.open = false
+	m.input.Blur()
+}
+
+// Update edits the query; enter submits it, esc closes the bar.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	if !m.open {
+		return m, nil
+	}
+	if k, ok := msg.(tea.KeyMsg); ok {
+		keys := m.com.Keys
+		switch {
+		case key.Matches(k, keys.Submit):
+			q := strings.TrimSpace(m.input.Value())
+			m.remember(q)
+			m.close()
+			return m, common.Send(SubmitMsg{Query: q})
+		case key.Matches(k, keys.Back):
+			m.close()
+			return m, common.Send(CancelMsg{})
+		case key.Matches(k, keys.HistoryUp):
+			m.browse(-1)
+			return m, nil
+		case key.Matches(k, keys.HistoryDown):
+			m.browse(1)
+			return m, nil
+		}
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	return m, cmd
+}
+
+// browse steps through the history; stepping past the newest returns to
+// what was being typed.
+func (m *Model) browse(d int) {
+	if m.hpos == len(m.history) {
+		m.draft = m.input.Value()
+	}
+	m.hpos = min(max(m.hpos+d, 0), len(m.history))
+	if m.hpos == len(m.history) {
+		m.input.SetValue(m.draft)
+	} else {
+		m.input.SetValue(m.history[m.hpos])
+	}
+	m.input.CursorEnd()
+}
+
+func (m *Model) remember(q string) {
+	if q == "" || (len(m.history) > 0 && m.history[len(m.history)-1] == q) {
+		return
+	}
+	m.history = append(m.history, q)
+	if len(m.history) > maxHistory {
+		m.history = m.history[len(m.history)-maxHistory:]
+	}
+}
+
+// View renders the bar.
+func (m Model) View() string {
+	return common.PadRight(m.input.View(), m.com.Width)
+}

@@ -1,0 +1,196 @@
+package timeline
+
+import (
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/tui/common"
+)
+
+// Model is the timeline pane. The timeline is always a query (filter and
+// search) and a time order; rows holds a window of it around the cursor.
+type Model struct {
+	com   common.Common
+	store evidence.Store
+
+	filter, search, lastSearch string
+	query                      string
+	anded                      bool
+	gen                        int // bumps on every new window; older replies are dropped
+
+	rows                        []evidence.Event
+	cur, top                    int
+	moreBefore, moreAfter       bool
+	loading                     bool
+	loadingBefore, loadingAfter bool
+	hits                        uint64
+	hitsKnown                   bool
+
+	counts   evidence.Counts
+	clock    common.Clock
+	marks    map[string]bool
+	markList []incident.Mark
+
+	spark    sparkline
+	sparkSeq int
+}
+
+// New returns a timeline over store; Init loads the first page.
+func New(com common.Common, store evidence.Store) Model {
+	return Model{com: com, store: store, marks: map[string]bool{}, loading: true}
+}
+
+// Init loads the start of the incident.
+func (m Model) Init() tea.Cmd {
+	return tea.Batch(anchorCmd(&m, atStart, evidence.Cursor{}, -1, "", nil), hitsCmd(&m))
+}
+
+// SetSize sets the pane's size; a new width rebuckets the sparkline.
+func (m *Model) SetSize(w, h int) tea.Cmd {
+	resized := w != m.com.Width
+	m.com = m.com.SetSize(w, h)
+	m.clampTop()
+	if resized {
+		return m.resetSpark()
+	}
+	return nil
+}
+
+// visible is how many rows fit under the sparkline and column header.
+func (m *Model) visible() int { return max(m.com.Height-m.chrome(), 1) }
+
+// chrome is the number of lines above the rows.
+func (m *Model) chrome() int {
+	if m.com.Height >= 8 {
+		return 2
+	}
+	return 1
+}
+
+func (m *Model) pageSize() int { return max(100, 3*m.visible()) }
+
+func (m *Model) maxRows() int { return 5 * m.pageSize() }
+
+// Query is the query the timeline shows (filter and search combined).
+func (m Model) Query() string { return m.query }
+
+// Filter and Search are the two parts of the query.
+func (m Model) Filter() string { return m.filter }
+
+// Search is the active search, empty when none.
+func (m Model) Search() string { return m.search }
+
+// Anded reports that the search's optional words were all made required
+// to combine it with the filter.
+func (m Model) Anded() bool { return m.anded }
+
+// Hits is the number of events matching the query, once known.
+func (m Model) Hits() (uint64, bool) { return m.hits, m.hitsKnown }
+
+// Loading reports a window or page in flight.
+func (m Model) Loading() bool { return m.loading }
+
+// Selected returns the event under the cursor.
+func (m Model) Selected() (evidence.Event, bool) {
+	if m.cur < 0 || m.cur >= len(m.rows) {
+		return evidence.Event{}, false
+	}
+	return m.rows[m.cur], true
+}
+
+// Rows is the window of events held (for tests).
+func (m Model) Rows() []evidence.Event { return m.rows }
+
+// SetRelative switches between absolute and relative times.
+func (m *Model) SetRelative(rel bool) { m.clock.Relative = rel }
+
+// SetCounts takes new whole-incident counts: the sparkline and the clock's
+// origin follow them. After an ingest batch (refresh) it also reloads the
+// window, since new events may land anywhere in time; while the ingest is
+// live the sparkline's denied marks are refreshed only now and then.
+func (m *Model) SetCounts(c evidence.Counts, refresh, live bool) tea.Cmd {
+	m.counts = c
+	m.clock.Origin = c.First
+	m.clock.Days = c.Last.Sub(c.First) > 24*time.Hour
+	if !live {
+		m.spark.denied = nil
+	}
+	cmds := []tea.Cmd{m.resetSpark()}
+	if refresh {
+		cmds = append(cmds, m.Refresh())
+	}
+	return tea.Batch(cmds...)
+}
+
+// SetMarks takes the marks after a change.
+func (m *Model) SetMarks(list []incident.Mark) {
+	m.markList = list
+	m.marks = make(map[string]bool, len(list))
+	for _, k := range list {
+		m.marks[k.ID] = true
+	}
+}
+
+// SetSearch runs a search: its results replace the timeline.
+func (m *Model) SetSearch(q string) tea.Cmd {
+	if q != "" {
+		m.lastSearch = q
+	}
+	return m.setQuery(m.filter, q, true)
+}
+
+// SetFilter replaces the filter (an agent, facet values).
+func (m *Model) SetFilter(f string) tea.Cmd {
+	return m.setQuery(f, m.search, true)
+}
+
+// AddFilter adds a required clause to the filter.
+func (m *Model) AddFilter(clause string) tea.Cmd {
+	return m.setQuery(incident.AddClause(m.filter, clause), m.search, true)
+}
+
+// Refresh reloads the window around the cursor, keeping it on its screen
+// row: after an ingest batch landed.
+func (m *Model) Refresh() tea.Cmd {
+	if m.loading {
+		return nil
+	}
+	m.gen++
+	m.loading, m.loadingBefore, m.loadingAfter = true, false, false
+	ev, ok := m.Selected()
+	switch {
+	case !ok || m.cur == 0 && !m.moreBefore:
+		// at the head of the timeline (or nothing yet): stay at the head,
+		// where an earlier file's events land
+		return tea.Batch(anchorCmd(m, atStart, evidence.Cursor{}, -1, "", nil), hitsCmd(m))
+	case m.cur == len(m.rows)-1 && !m.moreAfter:
+		// on the last event: follow the tail, like tail -f
+		return tea.Batch(anchorCmd(m, atEnd, evidence.Cursor{}, -1, "", nil), hitsCmd(m))
+	}
+	return tea.Batch(anchorCmd(m, atCursor, cursorOf(ev), m.cur-m.top, "", nil), hitsCmd(m))
+}
+
+// JumpTo shows the window around an event and selects it.
+func (m *Model) JumpTo(ev evidence.Event) tea.Cmd {
+	m.gen++
+	m.loading, m.loadingBefore, m.loadingAfter = true, false, false
+	return anchorCmd(m, atCursor, cursorOf(ev), -1, ev.ID, nil)
+}
+
+// setQuery switches to a new query, anchored at the event under the cursor
+// so that narrowing or widening keeps the responder's place in time.
+func (m *Model) setQuery(filter, search string, keepPlace bool) tea.Cmd {
+	prev := prevQuery{filter: m.filter, search: m.search}
+	m.filter, m.search = filter, search
+	m.query, m.anded = incident.Combine(filter, search)
+	m.gen++
+	m.loading, m.loadingBefore, m.loadingAfter = true, false, false
+	m.hitsKnown = false
+	w, at := atStart, evidence.Cursor{}
+	if ev, ok := m.Selected(); ok && keepPlace && search == "" {
+		w, at = atCursor, cursorOf(ev)
+	}
+	return tea.Batch(anchorCmd(m, w, at, -1, "", &prev), hitsCmd(m))
+}

@@ -1,0 +1,244 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/cordon-ir/cordon/tui/common"
+	"github.com/cordon-ir/cordon/tui/detail"
+	"github.com/cordon-ir/cordon/tui/search"
+)
+
+// Update routes: replies go to every pane (each keeps only its own), keys
+// to the search bar or picker when open, else to the global bindings, else
+// to the focused pane. A panic becomes an error on the status line.
+func (m Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
+	defer func() {
+		if r := recover(); r != nil {
+			m.com.Logger.Error("update panicked", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			m.err = fmt.Errorf("internal error: %v (the console keeps going; details in the --debug log)", r)
+			cmd = nil
+		}
+	}()
+	m, cmd = m.update(msg)
+	return m, cmd
+}
+
+func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		cmd := m.resize(msg.Width, msg.Height)
+		return m, cmd
+	case tea.KeyMsg:
+		return m.handleKey(msg)
+	case tea.MouseMsg:
+		return m.toFocused(msg)
+	case common.ErrMsg:
+		if msg.Err != nil {
+			m.err, m.status = msg.Err, ""
+		}
+		return m, nil
+	case common.StatusMsg:
+		m.status = msg.Text
+		return m, nil
+	case common.OpenEventMsg:
+		if m.focus != paneDetail {
+			m.back = m.focus
+		}
+		m.focus = paneDetail
+		cmd := m.detail.Open(msg.Event)
+		return m, cmd
+	case detail.BackMsg:
+		m.focus = m.back
+		return m, nil
+	case common.FilterMsg:
+		m.focus = paneTimeline
+		if msg.Replace {
+			cmd := m.timeline.SetFilter(msg.Set)
+			return m, cmd
+		}
+		cmd := m.timeline.AddFilter(msg.Add)
+		return m, cmd
+	case common.ToggleMarkMsg:
+		if m.opt.Marks == nil {
+			m.err = fmt.Errorf("marks are off: %w", orUnknown(m.opt.MarksErr))
+			return m, nil
+		}
+		return m, toggleMarkCmd(m.com, m.opt.Marks, msg.Event)
+	case markedMsg:
+		if msg.err != nil {
+			m.err = msg.err
+			return m, nil
+		}
+		m.timeline.SetMarks(msg.marks)
+		m.detail.SetMarks(msg.marks)
+		m.status = fmt.Sprintf("unmarked (%d marks; ' jumps to the next)", len(msg.marks))
+		if msg.on {
+			m.status = fmt.Sprintf("marked (%d marks in marks.json; ' jumps to the next)", len(msg.marks))
+		}
+		return m, nil
+	case countsMsg:
+		m.counts = msg.c
+		m.clock.Origin, m.clock.Days = msg.c.First, msg.c.Last.Sub(msg.c.First) > 24*time.Hour
+		m.detail.SetClock(m.clock)
+		m.agents.SetClock(m.clock)
+		cmd := m.timeline.SetCounts(msg.c, msg.refresh, msg.live)
+		return m, cmd
+	case ingestMsg:
+		m.progress = msg.u
+		cmds := []tea.Cmd{countsCmd(m.com, m.opt.Store, true, !msg.u.Done)}
+		if msg.u.Done {
+			m.ingesting = false
+			cmds = append(cmds, m.agents.Load())
+			if msg.u.Err != nil && !errors.Is(msg.u.Err, m.com.Ctx.Err()) {
+				m.err = fmt.Errorf("ingest: %w", msg.u.Err)
+			}
+		} else {
+			cmds = append(cmds, ingestCmd(m.com, m.opt.Ingest))
+		}
+		return m, tea.Batch(cmds...)
+	case search.SubmitMsg:
+		m.focus = paneTimeline
+		cmd := m.timeline.SetSearch(msg.Query)
+		return m, cmd
+	case search.CancelMsg:
+		return m, nil
+	}
+	return m.toAll(msg)
+}
+
+// toAll hands a reply to every pane; each acts only on its own messages.
+func (m Model) toAll(msg tea.Msg) (Model, tea.Cmd) {
+	var cmds [5]tea.Cmd
+	m.timeline, cmds[0] = m.timeline.Update(msg)
+	m.detail, cmds[1] = m.detail.Update(msg)
+	m.agents, cmds[2] = m.agents.Update(msg)
+	m.facet, cmds[3] = m.facet.Update(msg)
+	m.search, cmds[4] = m.search.Update(msg)
+	return m, tea.Batch(cmds[:]...)
+}
+
+// toFocused hands a key or mouse event to the focused pane only.
+func (m Model) toFocused(msg tea.Msg) (Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch m.focus {
+	case paneAgents:
+		m.agents, cmd = m.agents.Update(msg)
+	case paneDetail:
+		m.detail, cmd = m.detail.Update(msg)
+	default:
+		m.timeline, cmd = m.timeline.Update(msg)
+	}
+	return m, cmd
+}
+
+func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
+	k := m.com.Keys
+	if msg.Alt && msg.Type == tea.KeyRunes && !msg.Paste {
+		// No binding uses alt: this is esc and a key that arrived in one
+		// read (esc then j, typed quickly or over a slow link).
+		m, cmd := m.handleKey(tea.KeyMsg{Type: tea.KeyEsc})
+		msg.Alt = false
+		m, cmd2 := m.handleKey(msg)
+		return m, tea.Batch(cmd, cmd2)
+	}
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.search.IsOpen() {
+		// Bubble Tea reads keys that arrive together (a slow SSH link,
+		// tmux send-keys) as one message "jjj"; outside an input each is
+		// its own key press.
+		cmds := make([]tea.Cmd, 0, len(msg.Runes))
+		for _, r := range msg.Runes {
+			var cmd tea.Cmd
+			m, cmd = m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
+			cmds = append(cmds, cmd)
+		}
+		return m, tea.Batch(cmds...)
+	}
+	if key.Matches(msg, k.ForceQuit) {
+		return m, tea.Quit
+	}
+	if m.search.IsOpen() {
+		var cmd tea.Cmd
+		m.search, cmd = m.search.Update(msg)
+		return m, cmd
+	}
+	m.status = ""
+	if m.showHelp {
+		if key.Matches(msg, k.Help, k.Back, k.Quit) {
+			m.showHelp = false
+		}
+		return m, nil
+	}
+	if m.facet.IsOpen() {
+		var cmd tea.Cmd
+		m.facet, cmd = m.facet.Update(msg)
+		return m, cmd
+	}
+	if m.err != nil && key.Matches(msg, k.Back) {
+		m.err = nil
+		return m, nil
+	}
+	if m.focus == paneDetail && key.Matches(msg, k.Back) && !m.detail.CanGoBack() {
+		// leave the event pane here, not by a message, so that a key typed
+		// right after esc already goes to the pane it returns to
+		m.focus = m.back
+		return m, nil
+	}
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m, tea.Quit
+	case key.Matches(msg, k.Help):
+		m.showHelp = true
+		return m, nil
+	case key.Matches(msg, k.NextPane):
+		cmd := m.cycle(1)
+		return m, cmd
+	case key.Matches(msg, k.PrevPane):
+		cmd := m.cycle(-1)
+		return m, cmd
+	case key.Matches(msg, k.Search):
+		m.focus = paneTimeline
+		cmd := m.search.Open(m.timeline.Search())
+		return m, cmd
+	case key.Matches(msg, k.Facet):
+		m.facet.Open(m.timeline.Query())
+		return m, nil
+	case key.Matches(msg, k.Time):
+		m.clock.Relative = !m.clock.Relative
+		m.timeline.SetRelative(m.clock.Relative)
+		m.detail.SetClock(m.clock)
+		m.agents.SetClock(m.clock)
+		return m, nil
+	}
+	return m.toFocused(msg)
+}
+
+// cycle moves focus to the next pane (the event pane only once one is open).
+func (m *Model) cycle(d int) tea.Cmd {
+	order := []pane{paneTimeline, paneAgents}
+	if m.detail.Has() {
+		order = append(order, paneDetail)
+	}
+	i := 0
+	for j, p := range order {
+		if p == m.focus {
+			i = j
+		}
+	}
+	m.focus = order[(i+d+len(order))%len(order)]
+	if m.focus == paneAgents {
+		return m.agents.Load()
+	}
+	return nil
+}
+
+func orUnknown(err error) error {
+	if err == nil {
+		return errors.New("no marks store")
+	}
+	return err
+}
