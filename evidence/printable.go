@@ -40,10 +40,12 @@ func Printable(s string) string {
 			b.WriteString(`\x`)
 			b.WriteByte("0123456789abcdef"[r>>4])
 			b.WriteByte("0123456789abcdef"[r&0xf])
-		case unicode.Is(unicode.Bidi_Control, r) || r == '\u200b' || r == '\ufeff':
-			// invisible reordering marks can disguise a command line
+		case unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Bidi_Control, r):
+			// Invisible format characters (bidi overrides, zero-width
+			// joiners, Unicode tag characters) can disguise a command line
+			// or hide instructions in plain sight.
 			b.WriteString(`\u{`)
-			b.WriteString(strings.ToLower(strings.TrimLeft(hex4(r), "0")))
+			b.WriteString(strings.ToLower(strings.TrimLeft(hex6(r), "0")))
 			b.WriteString(`}`)
 		default:
 			b.WriteRune(r)
@@ -52,7 +54,7 @@ func Printable(s string) string {
 	return b.String()
 }
 
-func hex4(r rune) string {
+func hex6(r rune) string {
 	const digits = "0123456789ABCDEF"
-	return string([]byte{digits[r>>12&0xf], digits[r>>8&0xf], digits[r>>4&0xf], digits[r&0xf]})
+	return string([]byte{digits[r>>20&0xf], digits[r>>16&0xf], digits[r>>12&0xf], digits[r>>8&0xf], digits[r>>4&0xf], digits[r&0xf]})
 }
