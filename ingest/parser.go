@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"errors"
+	"io"
 
 	"github.com/cordon-ir/cordon/evidence"
 )
@@ -47,3 +48,26 @@ type Parser interface {
 // ErrSkip is returned by Parse for a record that is valid but carries no
 // evidence (a blank line, a comment). It is neither an event nor a reject.
 var ErrSkip = errors.New("no evidence in record")
+
+// StreamParser is a Parser for formats that are one large document (an
+// Inspect eval log of hundreds of megabytes, a ZIP container): instead of
+// framing the input into records, Stream hands it the input and the parser
+// emits events as it reads, so that memory stays bounded. Its Framing only
+// says what Sniff is shown (Whole: the leading bytes). Parse still works on a
+// whole document in memory, for tests and fuzzing.
+type StreamParser interface {
+	Parser
+	// ParseStream reads in to its end and hands out every event and every
+	// part of the document that does not parse. Events come with ID, Raw and
+	// Origin set (the driver fills Source, Format and normalizes). An error
+	// from out must be returned as is; any other error ends the file.
+	ParseStream(in Input, out Sink) error
+}
+
+// Input is a whole document for a StreamParser.
+type Input struct {
+	Name string      // the input's name, for origins
+	R    io.Reader   // the bytes from the first one
+	At   io.ReaderAt // random access to the same bytes; nil for stdin and compressed files
+	Size int64       // how many bytes At holds; -1 without At
+}

@@ -9,9 +9,11 @@ import (
 // the most specific signatures first.
 func Parsers() []Parser {
 	return []Parser{
+		NewInspect(InspectOptions{}),
 		NewLedger(),
 		NewFalco(),
 		NewTetragon(),
+		NewOTLP(),
 		NewSquidAudit(),
 		NewEnvoy(),
 		NewSquidFirewall(),

@@ -172,7 +172,7 @@ func ingestFile(ctx context.Context, path string, opt Options, pr *progress) (Fi
 	res.Format, res.ResumedAt = p.Format(), ck.Offset
 	b := &batcher{ctx: ctx, opt: opt, res: &res, src: src, pr: pr, format: p.Format()}
 	at := Position{Offset: ck.Offset, Line: ck.Line}
-	final, err := Stream(src.r, src.name, p, at, b, b.commit)
+	final, err := Stream(src.input(p), src.name, p, at, b, b.commit)
 	if err != nil {
 		if errors.Is(err, errStore) {
 			return res, err

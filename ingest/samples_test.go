@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -18,11 +19,12 @@ func TestEverySampleSniffsAndParses(t *testing.T) {
 		"envoy-docs-default-format-example.txt": "wrapped by the docs; see TestEnvoyText",
 		"SOURCE.md":                             "provenance",
 	}
-	for _, dir := range []string{"squid", "envoy", "falco", "tetragon", "gateways"} {
+	formatOf := map[string]string{"inspect_ai": "inspect", "otel_genai": "otlp"}
+	for _, dir := range []string{"squid", "envoy", "falco", "tetragon", "gateways", "inspect_ai", "otel_genai"} {
 		files, _ := filepath.Glob(sample(dir, "*"))
 		for _, f := range files {
-			if notEvidence[filepath.Base(f)] != "" {
-				continue
+			if notEvidence[filepath.Base(f)] != "" || strings.HasPrefix(filepath.Base(f), "schema-") {
+				continue // schema-*.json: the GenAI message JSON schemas
 			}
 			t.Run(dir+"/"+filepath.Base(f), func(t *testing.T) {
 				fh, err := os.Open(f)
@@ -34,7 +36,8 @@ func TestEverySampleSniffsAndParses(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if p.Format() != dir && !(dir == "squid" && (p.Format() == "squid-audit" || p.Format() == "squid-firewall")) {
+				want := firstOf(formatOf[dir], dir)
+				if p.Format() != want && !(dir == "squid" && (p.Format() == "squid-audit" || p.Format() == "squid-firewall")) {
 					t.Errorf("sniffed as %s", p.Format())
 				}
 				c := parseFile(t, p, f)

@@ -42,9 +42,13 @@ type Position struct {
 // events and rejects to sink. After each record, commit is told the position
 // just past it (nil commit is allowed). A final line without a newline that
 // fails to parse is not consumed: a log being written may finish it later.
+// A StreamParser reads the whole input itself (see streamDocument).
 func Stream(r io.Reader, name string, p Parser, at Position, sink Sink, commit func(Position) error) (Position, error) {
 	if at.Line == 0 {
 		at.Line = 1
+	}
+	if sp, ok := p.(StreamParser); ok {
+		return streamDocument(r, name, sp, at, sink, commit)
 	}
 	rr := NewRecordReader(r, p.Framing(), at.Offset, at.Line)
 	pos := at
