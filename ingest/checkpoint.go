@@ -145,7 +145,10 @@ func (s *source) advance(pos Position, format string, final bool) (Checkpoint, b
 			}
 		}
 	}
-	ck.Format, ck.Offset, ck.Line, ck.Streaming, ck.Gzip = format, pos.Offset, pos.Line, pos.Streaming, s.gz
+	// Streaming is sticky: a re-run of an unchanged pretty-printed file reads
+	// no record and so cannot tell, but it still cannot resume mid-file.
+	ck.Format, ck.Offset, ck.Line, ck.Gzip = format, pos.Offset, pos.Line, s.gz
+	ck.Streaming = ck.Streaming || pos.Streaming
 	ck.Updated = time.Now().UTC()
 	s.checkpoint = ck
 	return ck, true

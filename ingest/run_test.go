@@ -187,3 +187,18 @@ func TestPrettyAndArrayJSON(t *testing.T) {
 		t.Errorf("unchanged pretty/array files re-read: %+v", res)
 	}
 }
+
+// Regression: an unchanged pretty-printed file re-read once must still be
+// read from the top when it later grows, not resumed mid-array.
+func TestPrettyFileStaysStreamingAcrossRuns(t *testing.T) {
+	st := newStore(t)
+	path := filepath.Join(t.TempDir(), "array.json")
+	os.WriteFile(path, []byte("[\n"+ledgerLine(1)+",\n"+ledgerLine(2)+"\n]\n"), 0o644)
+	ingestOnce(t, st, nil, path)
+	ingestOnce(t, st, nil, path) // unchanged: reads nothing
+	os.WriteFile(path, []byte("[\n"+ledgerLine(1)+",\n"+ledgerLine(2)+",\n"+ledgerLine(3)+"\n]\n"), 0o644)
+	res := ingestOnce(t, st, nil, path)
+	if res[0].ResumedAt != 0 || res[0].New != 1 || res[0].Rejects != 0 {
+		t.Errorf("grown array file: %+v", res[0])
+	}
+}
