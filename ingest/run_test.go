@@ -193,10 +193,22 @@ func TestPrettyAndArrayJSON(t *testing.T) {
 func TestPrettyFileStaysStreamingAcrossRuns(t *testing.T) {
 	st := newStore(t)
 	path := filepath.Join(t.TempDir(), "array.json")
-	os.WriteFile(path, []byte("[\n"+ledgerLine(1)+",\n"+ledgerLine(2)+"\n]\n"), 0o644)
+	array := func(n int) []byte {
+		var b strings.Builder
+		b.WriteString("[\n")
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteString(",\n")
+			}
+			b.WriteString(ledgerLine(i))
+		}
+		b.WriteString("\n]\n")
+		return []byte(b.String())
+	}
+	os.WriteFile(path, array(30), 0o644) // longer than the checkpoint's head
 	ingestOnce(t, st, nil, path)
 	ingestOnce(t, st, nil, path) // unchanged: reads nothing
-	os.WriteFile(path, []byte("[\n"+ledgerLine(1)+",\n"+ledgerLine(2)+",\n"+ledgerLine(3)+"\n]\n"), 0o644)
+	os.WriteFile(path, array(31), 0o644)
 	res := ingestOnce(t, st, nil, path)
 	if res[0].ResumedAt != 0 || res[0].New != 1 || res[0].Rejects != 0 {
 		t.Errorf("grown array file: %+v", res[0])
