@@ -24,7 +24,7 @@ func (w *world) led(t time.Time, typ string, s *session, callID string, fields .
 	}
 	o = o.opt("call_id", callID)
 	o = append(o, fields...)
-	w.emit("ledger.jsonl", t, marshal(o))
+	w.emit("ledger.jsonl", t, marshal(o), who{})
 }
 
 // human writes a human_intervention; target may be nil for fleet-wide actions.
@@ -35,7 +35,7 @@ func (w *world) human(t time.Time, target *session, actor, action, note string) 
 	}
 	o = append(o, kv{"actor", actor}, kv{"action", action})
 	o = o.opt("note", note)
-	w.emit("ledger.jsonl", t, marshal(o))
+	w.emit("ledger.jsonl", t, marshal(o), who{})
 }
 
 // ---- Squid native access.log ----
@@ -54,6 +54,7 @@ type sq struct {
 	hier   string
 	peer   string
 	mime   string
+	by     who // who made the request (ground truth)
 }
 
 func (w *world) squid(x sq) {
@@ -61,7 +62,9 @@ func (w *world) squid(x sq) {
 	line := fmt.Sprintf("%d.%03d %6d %s %s/%03d %d %s %s %s %s/%s %s",
 		u.Unix(), u.Nanosecond()/1e6, x.ms, x.client, x.code, x.status, x.bytes,
 		dash(x.method), x.url, dash(x.user), x.hier, dash(x.peer), dash(x.mime))
-	w.emit("proxy/access.log", u, line)
+	by := x.by
+	by.cred = x.user
+	w.emit("proxy/access.log", u, line, by)
 }
 
 func dash(s string) string {
@@ -150,7 +153,7 @@ func (w *world) falco(t time.Time, r falcoRule, p *proc, fd string, lport, rport
 	out := fmt.Sprintf("%s: %s %s | %s", u.Format("15:04:05.000000000"), r.prio, r.msg, strings.Join(parts, " "))
 	o := obj{{"hostname", sb.node.falco}, {"output", out}, {"output_fields", f}, {"priority", r.prio},
 		{"rule", r.name}, {"source", "syscall"}, {"tags", r.tags}, {"time", u.Format("2006-01-02T15:04:05.000000000Z")}}
-	w.emit("sensor/falco.jsonl", u, marshal(o))
+	w.emit("sensor/falco.jsonl", u, marshal(o), procWho(p, viaContainer))
 }
 
 func falcoText(v any) string {
@@ -215,8 +218,9 @@ func (p *proc) tetra(exec bool) obj {
 	return append(o, kv{"tid", p.pid})
 }
 
-func (w *world) tetraEmit(t time.Time, kind string, body obj, node string) {
-	w.emit("sensor/tetragon.jsonl", t, marshal(obj{{kind, body}, {"node_name", node}, {"time", protoTime(t)}}))
+// tetraEmit writes one event about process p.
+func (w *world) tetraEmit(t time.Time, kind string, body obj, p *proc) {
+	w.emit("sensor/tetragon.jsonl", t, marshal(obj{{kind, body}, {"node_name", p.node().name}, {"time", protoTime(t)}}), procWho(p, viaContainer))
 }
 
 func (w *world) tetraExec(p *proc) {
@@ -224,7 +228,7 @@ func (w *world) tetraExec(p *proc) {
 	if p.parent != nil {
 		body = append(body, kv{"parent", p.parent.tetra(false)})
 	}
-	w.tetraEmit(p.start, "process_exec", body, p.node().name)
+	w.tetraEmit(p.start, "process_exec", body, p)
 }
 
 func (w *world) tetraExit(p *proc, t time.Time, status int, signal string) {
@@ -234,7 +238,7 @@ func (w *world) tetraExit(p *proc, t time.Time, status int, signal string) {
 	}
 	body = body.opt("signal", signal).opt("status", status)
 	body = append(body, kv{"time", protoTime(t)})
-	w.tetraEmit(t, "process_exit", body, p.node().name)
+	w.tetraEmit(t, "process_exit", body, p)
 }
 
 func (w *world) kprobe(p *proc, t time.Time, fn, policy string, args []obj) {
@@ -247,7 +251,7 @@ func (w *world) kprobe(p *proc, t time.Time, fn, policy string, args []obj) {
 		body = append(body, kv{"return", obj{{"int_arg", 0}}})
 	}
 	body = append(body, kv{"action", "KPROBE_ACTION_POST"}, kv{"policy_name", policy}, kv{"return_action", "KPROBE_ACTION_POST"})
-	w.tetraEmit(t, "process_kprobe", body, p.node().name)
+	w.tetraEmit(t, "process_kprobe", body, p)
 }
 
 // tcpConnect records a tcp_connect kprobe and returns the source port used.
@@ -277,6 +281,7 @@ type envoyReq struct {
 	client              string
 	cport               int
 	flags, details      string
+	by                  who
 }
 
 func (w *world) envoy(e envoyReq) {
@@ -299,5 +304,5 @@ func (w *world) envoy(e envoyReq) {
 		"x-envoy-upstream-service-time": svc, "x-forwarded-for": e.client, "x-request-id": w.uuid(),
 	}
 	// Envoy writes the line when the stream ends; start_time is the request start.
-	w.emit("proxy/envoy.jsonl", e.start.Add(time.Duration(e.dur)*time.Millisecond), marshal(m))
+	w.emit("proxy/envoy.jsonl", e.start.Add(time.Duration(e.dur)*time.Millisecond), marshal(m), e.by)
 }

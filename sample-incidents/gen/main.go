@@ -4,8 +4,9 @@
 //	go run ./sample-incidents/gen -out DIR   # somewhere else
 //
 // Every scenario has fixed times and its own fixed random seed, so the output
-// is byte-identical from run to run. The READMEs beside the evidence are
-// written by hand and quote times and ids from this output.
+// is byte-identical from run to run. Beside the evidence it writes truth.yaml,
+// the ground truth of every proxy and sensor line (see truth.go). The READMEs
+// are written by hand and quote times and ids from this output.
 package main
 
 import (
@@ -17,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -32,6 +34,7 @@ var scenarios = []scenario{
 	{"egress-probe-exfil", 721, buildEgress},
 	{"credential-theft", 811, buildCreds},
 	{"persistence-after-kill", 902, buildPersist},
+	{"busy-benign", 1006, buildBusy},
 }
 
 func main() {
@@ -41,22 +44,36 @@ func main() {
 		fmt.Fprintf(os.Stderr, "gen: %s is not a directory; run from the repository root or pass -out\n", *out)
 		os.Exit(2)
 	}
+	counts, err := generate(*out)
+	for _, c := range counts {
+		fmt.Println(c)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gen: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// generate writes every scenario's evidence and truth.yaml under root.
+func generate(root string) ([]string, error) {
+	var counts []string
 	for _, sc := range scenarios {
 		w := &world{rnd: rand.New(rand.NewSource(sc.seed)), files: map[string][]line{}, callN: 100, pace: [2]int{70, 220}}
 		sc.build(w)
-		counts, err := w.write(filepath.Join(*out, sc.dir))
+		c, err := w.write(filepath.Join(root, sc.dir), sc.dir)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "gen: %s: %v\n", sc.dir, err)
-			os.Exit(1)
+			return counts, fmt.Errorf("%s: %v", sc.dir, err)
 		}
-		fmt.Printf("%-24s %s\n", sc.dir, counts)
+		counts = append(counts, fmt.Sprintf("%-24s %s", sc.dir, c))
 	}
+	return counts, nil
 }
 
 type line struct {
 	t   time.Time
 	seq int
 	s   string
+	by  who // who made it (proxy and sensor records)
 }
 
 // world holds one scenario's output while it is being built.
@@ -67,21 +84,32 @@ type world struct {
 	seq   int
 	callN int
 	pace  [2]int // think time of ordinary work, seconds
+
+	sessions []*session
+	findings []finding
 }
 
-func (w *world) emit(file string, t time.Time, s string) {
+func (w *world) emit(file string, t time.Time, s string, by who) {
 	w.seq++
-	w.files[file] = append(w.files[file], line{t, w.seq, s})
+	w.files[file] = append(w.files[file], line{t, w.seq, s, by})
 }
 
-// write sorts every file by the time its source writes it and saves it.
-func (w *world) write(dir string) (string, error) {
+// attributed reports whether a file's records get a truth entry.
+func attributed(file string) bool {
+	return strings.HasPrefix(file, "proxy/") || strings.HasPrefix(file, "sensor/")
+}
+
+// write sorts every file by the time its source writes it and saves it, and
+// truth.yaml with the truth of every proxy and sensor line.
+func (w *world) write(dir, name string) (string, error) {
 	names := make([]string, 0, len(w.files))
 	for n := range w.files {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	var counts []string
+	var recs [][2]string
+	var entries []kv
 	total := 0
 	for _, n := range names {
 		ls := w.files[n]
@@ -92,9 +120,20 @@ func (w *world) write(dir string) (string, error) {
 			return ls[i].seq < ls[j].seq
 		})
 		var b strings.Builder
-		for _, l := range ls {
+		for i, l := range ls {
 			b.WriteString(l.s)
 			b.WriteByte('\n')
+			switch {
+			case attributed(n) && !l.by.set:
+				return "", fmt.Errorf("%s:%d has no ground truth", n, i+1)
+			case attributed(n):
+				entries = append(entries, kv{fmt.Sprintf("%s:%d", n, i+1), w.entry(l.t, l.by)})
+			case l.by.set:
+				return "", fmt.Errorf("%s:%d: ground truth on a ledger record", n, i+1)
+			}
+		}
+		if attributed(n) {
+			recs = append(recs, [2]string{n, strconv.Itoa(len(ls))})
 		}
 		p := filepath.Join(dir, n)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -106,7 +145,11 @@ func (w *world) write(dir string) (string, error) {
 		counts = append(counts, fmt.Sprintf("%s=%d", n, len(ls)))
 		total += len(ls)
 	}
-	return fmt.Sprintf("total=%d %s", total, strings.Join(counts, " ")), nil
+	p := filepath.Join(dir, "truth.yaml")
+	if err := os.WriteFile(p, []byte(w.truthYAML(name, recs, entries)), 0o644); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("total=%d %s truth=%d findings=%d", total, strings.Join(counts, " "), len(entries), len(w.findings)), nil
 }
 
 // at is a time of the scenario's day, "15:04:05" or "15:04:05.000".

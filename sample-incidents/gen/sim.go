@@ -34,7 +34,8 @@ type sandbox struct {
 	start                  time.Time
 	labels                 map[string]string
 	vpid                   int
-	init                   *proc // sandbox-agentd, PID 1 in the container
+	init                   *proc    // sandbox-agentd, PID 1 in the container
+	owner                  *session // the one session the sandbox was made for
 }
 
 type proc struct {
@@ -46,7 +47,8 @@ type proc struct {
 	sb                *sandbox
 	nd                *node
 	parent            *proc
-	noClone           bool // exec'd over its parent image (no fork)
+	noClone           bool   // exec'd over its parent image (no fork)
+	actor             string // a person, not the agent, started it (inherited)
 }
 
 func (p *proc) node() *node {
@@ -154,7 +156,7 @@ func (w *world) hostProc(n *node, t time.Time, bin, args string) *proc {
 func (w *world) spawn(sb *sandbox, parent *proc, t time.Time, bin, args string, uid int, cwd string) *proc {
 	n := sb.node
 	sb.vpid += 1 + w.rnd.Intn(3)
-	p := &proc{pid: n.nextPID(w), vpid: sb.vpid, uid: uid, cwd: cwd, binary: bin, args: args, start: t, sb: sb, parent: parent}
+	p := &proc{pid: n.nextPID(w), vpid: sb.vpid, uid: uid, cwd: cwd, binary: bin, args: args, start: t, sb: sb, parent: parent, actor: parent.actor}
 	p.execID = execID(n.name, t.Sub(n.boot).Nanoseconds(), p.pid)
 	w.tetraExec(p)
 	return p
@@ -175,6 +177,9 @@ type req struct {
 	user         string // proxy-auth user override
 	mime, ua     string
 	alerts       []falcoRule // Falco network rules that fire on the connect
+	unreach      bool        // Squid could not reach the upstream: TCP_TUNNEL/503, HIER_NONE
+	wait         int         // client back-off before this request (ms)
+	by           who         // who made it; request() sets it from the process
 }
 
 func (q req) url() string {
@@ -193,7 +198,7 @@ var knownIPs = map[string]string{
 	"codeload.github.com": "140.82.112.10", "api.github.com": "140.82.112.6", "objects.githubusercontent.com": "185.199.108.133",
 	"registry.npmjs.org": "104.16.27.34", "deb.debian.org": "151.101.2.132", "hooks.slack.com": "34.226.36.130",
 	"acme-eval-fixtures.s3.amazonaws.com": "52.217.139.41", "acme-ci-scratch.s3.amazonaws.com": "52.216.171.3",
-	"data.acme-eval.net": "198.51.100.24", "transfer.sh": "144.76.136.153",
+	"data.acme-eval.net": "198.51.100.24", "transfer.sh": "144.76.136.153", "fixtures.acme-eval.net": "198.51.100.31",
 }
 
 // hostIP resolves a host to its upstream address (stable per host).
@@ -215,10 +220,12 @@ func (w *world) proxyLine(t time.Time, client, user string, q req) time.Time {
 	if q.user != "" {
 		user = q.user
 	}
-	x := sq{client: client, user: user, method: q.method, url: q.url(), ms: q.ms, bytes: q.bytes, status: q.status, code: q.code}
+	x := sq{client: client, user: user, method: q.method, url: q.url(), ms: q.ms, bytes: q.bytes, status: q.status, code: q.code, by: q.by}
 	switch {
 	case q.none:
-		x = sq{client: client, code: "NONE_NONE", url: "error:transaction-end-before-headers", hier: "HIER_NONE", ms: q.ms}
+		x = sq{client: client, code: "NONE_NONE", url: "error:transaction-end-before-headers", hier: "HIER_NONE", ms: q.ms, by: q.by}
+	case q.unreach:
+		x.code, x.status, x.hier, x.bytes = "TCP_TUNNEL", 503, "HIER_NONE", 0
 	case q.deny:
 		x.code, x.status, x.hier, x.mime = "TCP_DENIED", 403, "HIER_NONE", "text/html"
 		if x.ms == 0 {
@@ -250,6 +257,9 @@ func (w *world) proxyLine(t time.Time, client, user string, q req) time.Time {
 
 // request performs q from process p (connect, then the proxy or gateway line).
 func (w *world) request(p *proc, t time.Time, q req, user string) time.Time {
+	if !q.by.set {
+		q.by = procWho(p, viaIP)
+	}
 	switch q.via {
 	case "direct":
 		ip := hostIP(q.host)
@@ -264,7 +274,7 @@ func (w *world) request(p *proc, t time.Time, q req, user string) time.Time {
 		details, flags, up := "via_upstream", "-", hostIP(q.host)
 		w.envoy(envoyReq{start: start, method: q.method, path: q.path, ua: q.ua, authority: q.host, upstream: up,
 			status: q.status, recv: int(q.out), sent: q.bytes, dur: q.ms, svc: q.ms - 3 - w.rnd.Intn(4),
-			client: p.sb.ip, cport: sport, flags: flags, details: details})
+			client: p.sb.ip, cport: sport, flags: flags, details: details, by: q.by})
 		return start.Add(time.Duration(q.ms) * time.Millisecond)
 	}
 	w.tcpConnect(p, t, proxyIP, 3128)
@@ -286,6 +296,8 @@ type session struct {
 	lastPrompt                       time.Time
 	installed                        []string // extra packages installed so far
 	notes                            int      // progress notes written so far
+	startAt, endAt                   time.Time
+	endReason                        string
 }
 
 func (s *session) proxyUser() string {
@@ -298,6 +310,11 @@ func (s *session) proxyUser() string {
 }
 
 func (s *session) start(t time.Time) {
+	if s.sb.owner != nil {
+		panic("sandbox " + s.sb.id + " already has a session")
+	}
+	s.sb.owner, s.startAt = s, t
+	s.w.sessions = append(s.w.sessions, s)
 	var cs []obj
 	for _, c := range s.creds {
 		cs = append(cs, obj{{"id", c.id}, {"kind", c.kind}, {"scope", c.scope}})
@@ -311,6 +328,7 @@ func (s *session) start(t time.Time) {
 
 // end closes the session; a completed session's sandbox is torn down.
 func (s *session) end(t time.Time, reason string) {
+	s.endAt, s.endReason = t, reason
 	s.w.led(t, "session_end", s, "", kv{"reason", reason})
 	if reason == "completed" {
 		s.w.tetraExit(s.sb.init, t.Add(s.w.ms(1500, 4000)), 0, "SIGTERM")

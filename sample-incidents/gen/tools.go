@@ -127,6 +127,7 @@ func (s *session) bash(t time.Time, cmd string, r res, steps ...step) (time.Time
 		}
 		qt := ft.Add(w.ms(5, 40))
 		for _, q := range st.net {
+			qt = qt.Add(time.Duration(q.wait) * time.Millisecond)
 			end := w.request(p, qt, q, s.proxyUser())
 			s.netEvent(end, q, id)
 			qt = end.Add(w.ms(3, 30))
@@ -159,7 +160,7 @@ func (s *session) bash(t time.Time, cmd string, r res, steps ...step) (time.Time
 
 // netEvent is the harness's per-connection accounting for an allowed request.
 func (s *session) netEvent(end time.Time, q req, callID string) {
-	if q.deny || q.none || q.via == "direct" || q.code == "TCP_TUNNEL_ABORTED" && q.out == 0 {
+	if q.deny || q.none || q.unreach || q.via == "direct" || q.code == "TCP_TUNNEL_ABORTED" && q.out == 0 {
 		return
 	}
 	proto := "https"
