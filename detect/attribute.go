@@ -62,7 +62,13 @@ func (id *Identity) Attribute(ev *evidence.Event) Attribution {
 		creds = append(creds, ev.User)
 	}
 	for _, c := range creds {
-		bs, _ := id.Lookup(ViaCredential, c, ev.Time)
+		// A credential speaks for its session only while the session runs:
+		// one used after its session ended is not that agent acting, it is
+		// a credential loose in the world (and a finding of its own).
+		bs, ended := id.Lookup(ViaCredential, c, ev.Time)
+		if ended {
+			continue
+		}
 		for _, b := range bs {
 			found = append(found, b)
 			vias = append(vias, ViaCredential)
