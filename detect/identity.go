@@ -44,53 +44,71 @@ func (b Binding) in(t time.Time) bool {
 
 // Identity is the time-interval index of keys to agents.
 type Identity struct {
-	byKey map[string][]Binding // via + "\x00" + normalized value -> bindings by start
+	byKey map[string][]Binding // via + "\x00" + normalized value -> bindings
 	// containers are matched by prefix (short and full ids), so they are
 	// also kept in a list.
 	containers []string
+	// ends holds session_end times by agent+session, for sessions whose end
+	// arrives before their start (files ingested in any order).
+	ends map[string]time.Time
 }
 
 // NewIdentity builds the identity map from session_start and session_end
 // events (any order; other kinds are ignored).
 func NewIdentity(events []evidence.Event) *Identity {
-	sessions := append([]evidence.Event(nil), events...)
-	sort.SliceStable(sessions, func(i, j int) bool { return sessions[i].Time.Before(sessions[j].Time) })
-	id := &Identity{byKey: map[string][]Binding{}}
-	ends := map[string]time.Time{} // agent+session -> end
-	for _, ev := range sessions {
-		if ev.Kind == evidence.KindSessionEnd {
-			k := ev.Agent + "\x00" + ev.Session
-			if _, seen := ends[k]; !seen {
-				ends[k] = ev.Time
-			}
-		}
-	}
-	for _, ev := range sessions {
-		if ev.Kind != evidence.KindSessionStart || ev.Agent == "" {
-			continue
-		}
-		end, ended := ends[ev.Agent+"\x00"+ev.Session]
-		if ended && end.Before(ev.Time) {
-			ended = false // an end from an earlier session of the same name
-		}
-		bind := func(via, value string) {
-			if value = normalize(via, value); value == "" {
-				return
-			}
-			b := Binding{Via: via, Value: value, Agent: ev.Agent, Session: ev.Session, Sandbox: ev.Sandbox, Start: ev.Time}
-			if ended {
-				b.End, b.Ended = end, true
-			}
-			id.add(b)
-		}
-		bind(ViaContainer, ev.Container)
-		bind(ViaPod, ev.Pod)
-		bind(ViaIP, ev.SrcIP)
-		for _, c := range ev.Credential {
-			bind(ViaCredential, c)
-		}
+	sorted := append([]evidence.Event(nil), events...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Time.Before(sorted[j].Time) })
+	id := &Identity{byKey: map[string][]Binding{}, ends: map[string]time.Time{}}
+	for i := range sorted {
+		id.Observe(&sorted[i])
 	}
 	return id
+}
+
+// Observe adds what a session_start or session_end says; other events are
+// ignored. It reports whether the map changed.
+func (id *Identity) Observe(ev *evidence.Event) bool {
+	switch {
+	case ev.Agent == "":
+		return false
+	case ev.Kind == evidence.KindSessionEnd:
+		return id.end(ev.Agent, ev.Session, ev.Time)
+	case ev.Kind != evidence.KindSessionStart:
+		return false
+	}
+	bind := func(via, value string) {
+		if value = normalize(via, value); value != "" {
+			id.add(Binding{Via: via, Value: value, Agent: ev.Agent, Session: ev.Session, Sandbox: ev.Sandbox, Start: ev.Time})
+		}
+	}
+	bind(ViaContainer, ev.Container)
+	bind(ViaPod, ev.Pod)
+	bind(ViaIP, ev.SrcIP)
+	for _, c := range ev.Credential {
+		bind(ViaCredential, c)
+	}
+	if t, ok := id.ends[ev.Agent+"\x00"+ev.Session]; ok && !t.Before(ev.Time) {
+		id.end(ev.Agent, ev.Session, t)
+	}
+	return true
+}
+
+// end closes the bindings of a session at t.
+func (id *Identity) end(agent, session string, t time.Time) bool {
+	k := agent + "\x00" + session
+	if prev, ok := id.ends[k]; !ok || t.Before(prev) {
+		id.ends[k] = t
+	}
+	for key, list := range id.byKey {
+		for i := range list {
+			b := &list[i]
+			if b.Agent == agent && b.Session == session && !t.Before(b.Start) && (b.End.IsZero() || b.End.After(t)) {
+				b.End, b.Ended = t, true
+			}
+		}
+		id.byKey[key] = list
+	}
+	return true
 }
 
 // add inserts a binding, closing the open binding of the same key that it
