@@ -54,6 +54,7 @@ func commands() []command {
 		{"stats", "--incident DIR [--by FIELD] [--json]", "counts per value and the time span", cmdStats},
 		{"show", "--incident DIR [--json] ID", "one event: fields, origin and raw record", cmdShow},
 		{"rejects", "--incident DIR [--json]", "the records that did not parse, with file, line and reason", cmdRejects},
+		{"findings", findingsArgs, "what the detectors found, per agent: severity, span, explanation, evidence ids", cmdFindings},
 		{"formats", "", "list the input formats cordon reads", cmdFormats},
 		{"help", "", "this help", nil},
 	}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
+)
+
+const findingsArgs = "--incident DIR [--json] [--agent A] [--min-severity S] [--rules FILE|DIR]"
+
+func cmdFindings(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "findings", findingsArgs)
+	dir := fs.String("incident", "", "incident workspace `DIR`")
+	asJSON := fs.Bool("json", false, "one finding per line as JSON")
+	agent := fs.String("agent", "", "only the findings about agent `A`")
+	minSev := fs.String("min-severity", "", "only findings of severity `S` or above (info, low, medium, high, critical)")
+	rulesPath := fs.String("rules", "", "rules from `FILE|DIR` (YAML, docs/rules.md) instead of the built-in ones")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		fs.Usage()
+		return fmt.Errorf("%w: findings needs --incident DIR", errUsage)
+	}
+	if *minSev != "" && detect.SeverityRank(*minSev) < 0 {
+		return fmt.Errorf("%w: --min-severity %q: want info, low, medium, high or critical", errUsage, *minSev)
+	}
+	opt := incident.FindingsOptions{Agent: *agent, MinSeverity: *minSev}
+	if *rulesPath != "" {
+		rules, err := detect.Load(*rulesPath)
+		if err != nil {
+			return fmt.Errorf("%w: %w", errUsage, err)
+		}
+		opt.Rules = rules
+	}
+	ws, err := incident.Open(*dir)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	found, err := incident.Findings(ctx, ws.Store, opt)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		for _, f := range found {
+			if f.Events == nil {
+				f.Events = []string{}
+			}
+			if err := enc.Encode(f); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	writeFindings(e, found)
+	return nil
+}
+
+// writeFindings prints findings per agent: severity, span, detector and
+// the explanation, then the first evidence ids to open with cordon show.
+func writeFindings(e *env, found []detect.Finding) {
+	if len(found) == 0 {
+		fmt.Fprintln(e.stderr, "no findings")
+		return
+	}
+	for i, g := range detect.Group(found) {
+		if i > 0 {
+			fmt.Fprintln(e.stdout)
+		}
+		name := g.Agent
+		if name == "" {
+			name = "(no agent)"
+		}
+		fmt.Fprintf(e.stdout, "%s  %d finding(s)\n", evidence.Printable(name), len(g.Findings))
+		for _, f := range g.Findings {
+			fmt.Fprintf(e.stdout, "  %-8s  %s–%s  %-28s %s\n", strings.ToUpper(f.Severity),
+				f.Start.Format(time.TimeOnly), f.End.Format(time.TimeOnly), f.Detector, evidence.Printable(f.Explanation))
+			ids := f.Events
+			more := ""
+			if len(ids) > 5 {
+				ids, more = ids[:5], fmt.Sprintf(" (+%d)", len(f.Events)-5)
+			}
+			fmt.Fprintf(e.stdout, "  %8s  phase %s; evidence %s%s\n", "", f.Phase, strings.Join(ids, " "), more)
+		}
+	}
+	fmt.Fprintf(e.stderr, "%d findings\n", len(found))
+}

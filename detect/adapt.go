@@ -1,0 +1,239 @@
+package detect
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// adaptation is denial_adaptation: a refused action followed, within the
+// window, by the same intent through another route. It is Go because it
+// joins events on values they share (a call id, a retry_of, a path, a
+// destination) and compares the routes field by field:
+//
+//   - a tool call that retries (retry_of) a call that was refused, or that
+//     was followed by proxy denials, using another tool, program, scheme,
+//     port or destination;
+//   - a tool call on a path whose access was refused, by another tool or
+//     program;
+//   - a network attempt at a destination the proxy or the gateway refused,
+//     by another scheme, port, proxy credential or program, or directly.
+//
+// A plain repeat of the refused action is not an adaptation.
+type adaptation struct {
+	r      *Rule
+	e      *env
+	agents map[string]*adaptState
+}
+
+type adaptState struct {
+	calls   map[string]*call
+	last    *call
+	denials []*denial            // the last window's, oldest first
+	byCall  map[string][]*denial // call id -> denials it caused
+	found   []adapted
+}
+
+type denial struct {
+	t      time.Time
+	ids    []string
+	callID string
+	host   string
+	path   string
+	tool   string
+	what   string
+	r      route
+}
+
+type adapted struct {
+	t    time.Time
+	hits []hit
+	desc string
+}
+
+// callLink is how long after a tool call a proxy denial is taken to be
+// its doing.
+const callLink = time.Minute
+
+func newAdaptation(r *Rule, e *env) *adaptation {
+	return &adaptation{r: r, e: e, agents: map[string]*adaptState{}}
+}
+
+func (a *adaptation) add(_ int, ev *evidence.Event) {
+	if ev.Agent == "" {
+		return
+	}
+	st := a.agents[ev.Agent]
+	if st == nil {
+		st = &adaptState{calls: map[string]*call{}, byCall: map[string][]*denial{}}
+		a.agents[ev.Agent] = st
+	}
+	from := ev.Time.Add(-a.r.Correlation.Window)
+	for len(st.denials) > 0 && st.denials[0].t.Before(from) {
+		st.denials = st.denials[1:]
+	}
+	switch {
+	case ev.Kind == evidence.KindToolCall:
+		c := a.e.call(ev)
+		a.onCall(st, c, from)
+		st.last = c
+		if c.callID != "" {
+			st.calls[c.callID] = c
+		}
+	case isDenied(ev) && ev.Source == evidence.SourceLedger:
+		if prev := st.byCall[ev.CallID]; len(prev) > 0 && ev.CallID != "" {
+			prev[0].ids = append(prev[0].ids, ev.ID)
+			return
+		}
+		d := &denial{t: ev.Time, ids: []string{ev.ID}, callID: ev.CallID, host: strings.ToLower(ev.DstHost)}
+		if c := st.calls[ev.CallID]; c != nil {
+			d.ids = append(d.ids, c.id)
+			d.tool, d.path, d.r = c.tool, c.path, route{scheme: c.scheme, port: c.port, bin: c.bin}
+			if d.host == "" && len(c.hosts) > 0 {
+				d.host = c.hosts[0]
+			}
+			d.what = strings.TrimSpace(c.tool + " " + c.bin)
+		}
+		if ev.DstPort != 0 {
+			d.r.port = ev.DstPort
+		}
+		a.deny(st, d)
+	case ev.Kind == evidence.KindNetRequest || ev.Kind == evidence.KindNetConnect:
+		host := destination(ev)
+		if host == "" {
+			return
+		}
+		r := netRoute(ev)
+		if prev := st.lastDenialOf(host); prev != nil {
+			if how := prev.r.differs(r); how != "" {
+				st.found = append(st.found, adapted{t: ev.Time, hits: prev.hits(ev.Agent, hit{ev.Time, ev.ID, ev.Agent}),
+					desc: fmt.Sprintf("%s %s refused, then %s", prev.what, host+portSuffix(prev.r.port), how)})
+			}
+		}
+		if isDenied(ev) {
+			d := &denial{t: ev.Time, ids: []string{ev.ID}, host: host, r: r, what: "request to"}
+			if st.last != nil && ev.Time.Sub(st.last.t) <= callLink {
+				d.callID = st.last.callID
+			}
+			a.deny(st, d)
+		}
+	}
+}
+
+func (a *adaptation) deny(st *adaptState, d *denial) {
+	if d.what == "" {
+		d.what = "request to"
+	}
+	st.denials = append(st.denials, d)
+	if d.callID != "" {
+		st.byCall[d.callID] = append(st.byCall[d.callID], d)
+	}
+}
+
+// onCall checks a tool call against the refusals before it.
+func (a *adaptation) onCall(st *adaptState, c *call, from time.Time) {
+	if c.retryOf != "" {
+		orig := st.calls[c.retryOf]
+		for _, d := range st.byCall[c.retryOf] {
+			if d.t.Before(from) || orig == nil {
+				continue
+			}
+			if how := callDiffers(orig, c); how != "" {
+				st.found = append(st.found, adapted{t: c.t, hits: d.hits(c.agent, hit{c.t, c.id, c.agent}, hit{orig.t, orig.id, c.agent}),
+					desc: fmt.Sprintf("%s (%s) refused, retried as %s (%s)", orig.callID, describe(orig), how, c.callID)})
+			}
+			return
+		}
+	}
+	for i := len(st.denials) - 1; i >= 0; i-- {
+		d := st.denials[i]
+		if d.path == "" || !contains(c.paths, d.path) || d.callID == c.callID {
+			continue
+		}
+		if c.tool != d.tool || c.bin != d.r.bin {
+			st.found = append(st.found, adapted{t: c.t, hits: d.hits(c.agent, hit{c.t, c.id, c.agent}),
+				desc: fmt.Sprintf("%s of %s refused, then %s (%s)", d.tool, d.path, describe(c), c.callID)})
+		}
+		return
+	}
+}
+
+func (st *adaptState) lastDenialOf(host string) *denial {
+	for i := len(st.denials) - 1; i >= 0; i-- {
+		if st.denials[i].host == host {
+			return st.denials[i]
+		}
+	}
+	return nil
+}
+
+func (d *denial) hits(agent string, more ...hit) []hit {
+	var out []hit
+	for _, id := range d.ids {
+		out = append(out, hit{t: d.t, id: id, agent: agent})
+	}
+	return append(out, more...)
+}
+
+// callDiffers names how a retry's route differs from the call it retries.
+func callDiffers(orig, retry *call) string {
+	switch {
+	case orig.tool != retry.tool:
+		return "tool " + retry.tool
+	case orig.bin != retry.bin:
+		return retry.bin
+	case orig.scheme != "" && retry.scheme != "" && orig.scheme != retry.scheme:
+		return "over " + retry.scheme
+	case orig.port != retry.port && retry.port != 0:
+		return "port " + strconv.Itoa(retry.port)
+	case strings.Join(orig.hosts, ",") != strings.Join(retry.hosts, ","):
+		return "another destination"
+	}
+	return ""
+}
+
+func describe(c *call) string {
+	if c.bin != "" {
+		return c.tool + " " + c.bin
+	}
+	return c.tool
+}
+
+func portSuffix(p int) string {
+	if p == 0 {
+		return ""
+	}
+	return ":" + strconv.Itoa(p)
+}
+
+func (a *adaptation) done() []Finding {
+	var out []Finding
+	for _, agent := range sortedKeys(a.agents) {
+		found := a.agents[agent].found
+		times := make([]time.Time, len(found))
+		for i, f := range found {
+			times[i] = f.t
+		}
+		for _, ep := range episodes(times, a.r.Correlation.Window) {
+			run := found[ep[0]:ep[1]]
+			if !a.r.Correlation.Condition.Holds(float64(len(run))) {
+				continue
+			}
+			var hits []hit
+			var descs []string
+			denials := map[string]bool{}
+			for _, f := range run {
+				hits = append(hits, f.hits...)
+				descs = append(descs, f.desc)
+				denials[f.hits[0].id] = true
+			}
+			out = append(out, a.r.newFinding(agent, hits, map[string]string{
+				"denials": strconv.Itoa(len(denials)), "routes": strconv.Itoa(len(run)), "detail": listValues(descs, 3),
+			}))
+		}
+	}
+	return out
+}

@@ -1,0 +1,148 @@
+package detect_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// synthetic builds an incident of about n events: 40 agents in sandboxes
+// of their own (a few sessions per agent, IPs reused across sessions), each
+// working through tool calls with their decisions and results, proxy
+// requests (some refused), process executions and connections seen by
+// the sensors, file writes, and a little of everything the detectors look
+// for, so that every rule has work to do. Proxy and sensor events carry
+// no agent: attribution has to find it.
+func synthetic(n int) []evidence.Event {
+	rng := rand.New(rand.NewSource(7))
+	start := time.Date(2026, 7, 21, 8, 0, 0, 0, time.UTC)
+	const agents = 40
+	var evs []evidence.Event
+	id := 0
+	add := func(ev evidence.Event) {
+		id++
+		ev.ID = fmt.Sprintf("%016x", id)
+		if ev.Message == "" {
+			ev.Message = ev.Kind + " " + ev.Cmdline + " " + ev.DstHost
+		}
+		evs = append(evs, ev)
+	}
+	hosts := []string{"pypi.org", "files.pythonhosted.org", "github.com", "registry.npmjs.org"}
+	cmds := []string{"python -m pytest -q tests/", "pip install -q -r requirements.txt", "git status --short",
+		"npm test -- --silent", "cat README.md", "ls -la", "grep -rn TODO src"}
+	perSession := n / (agents * 3)
+	for s := 0; s < agents*3; s++ {
+		agent := fmt.Sprintf("agent-%d", s%agents)
+		sess := fmt.Sprintf("s-%d", s)
+		ip := fmt.Sprintf("10.1.%d.%d", (s%60)/250, s%60+2) // IPs reused by later sessions
+		ctr := fmt.Sprintf("%012x%052x", s+1, 0)
+		cred := "px-" + sess
+		t := start.Add(time.Duration(s/agents) * 3 * time.Hour).Add(time.Duration(s%agents) * time.Second)
+		add(evidence.Event{Time: t, Source: evidence.SourceLedger, Kind: evidence.KindSessionStart, Agent: agent, Session: sess,
+			SrcIP: ip, Container: ctr[:12], Credential: []string{cred}, ToolsAllowed: []string{"bash", "read_file", "write_file"},
+			EgressAllowlist: hosts, Objective: "make the tests in /work/app" + sess + " pass", AttributedVia: "record"})
+		for k := 0; len(evs) < (s+1)*perSession; k++ {
+			t = t.Add(time.Duration(500+rng.Intn(3000)) * time.Millisecond)
+			call := fmt.Sprintf("c-%d-%d", s, k)
+			cmd := cmds[rng.Intn(len(cmds))]
+			switch rng.Intn(200) {
+			case 0:
+				cmd = "cat /home/agent/.netrc"
+			case 1:
+				cmd = "nohup python3 watcher.py &"
+			case 2:
+				cmd = "curl -s http://169.254.169.254/latest/meta-data/"
+			}
+			led := func(kind string, ev evidence.Event) {
+				ev.Time, ev.Source, ev.Kind, ev.Agent, ev.Session, ev.CallID, ev.AttributedVia = t, evidence.SourceLedger, kind, agent, sess, call, "record"
+				add(ev)
+			}
+			led(evidence.KindToolCall, evidence.Event{Tool: "bash", Cmdline: cmd})
+			decision := evidence.DecisionAllow
+			if rng.Intn(50) == 0 {
+				decision = evidence.DecisionDeny
+			}
+			led(evidence.KindPolicyDecision, evidence.Event{Decision: decision, Policy: "bash.default"})
+			led(evidence.KindToolResult, evidence.Event{Status: "ok"})
+			add(evidence.Event{Time: t.Add(20 * time.Millisecond), Source: evidence.SourceSensor, Format: "tetragon",
+				Kind: evidence.KindProcExec, Container: ctr, Cmdline: "/bin/bash -lc " + cmd, Pid: 1000 + k})
+			if rng.Intn(3) == 0 {
+				host, dec := hosts[rng.Intn(len(hosts))], evidence.DecisionAllow
+				if rng.Intn(20) == 0 {
+					host, dec = fmt.Sprintf("h%d.example.com", rng.Intn(30)), evidence.DecisionDeny
+				}
+				add(evidence.Event{Time: t.Add(40 * time.Millisecond), Source: evidence.SourceSensor, Format: "tetragon",
+					Kind: evidence.KindNetConnect, Container: ctr, DstIP: "10.96.40.12", DstPort: 3128})
+				add(evidence.Event{Time: t.Add(300 * time.Millisecond), Source: evidence.SourceProxy, Format: "squid",
+					Kind: evidence.KindNetRequest, SrcIP: ip, User: cred, DstHost: host, DstPort: 443, Method: "CONNECT",
+					URL: host + ":443", Decision: dec})
+			}
+			if rng.Intn(10) == 0 {
+				led(evidence.KindFileWrite, evidence.Event{Path: "/work/app" + sess + "/x.py", BytesOut: 1000})
+			}
+		}
+		add(evidence.Event{Time: t.Add(time.Minute), Source: evidence.SourceLedger, Kind: evidence.KindSessionEnd,
+			Agent: agent, Session: sess, Status: "completed", AttributedVia: "record"})
+	}
+	return evs
+}
+
+// BenchmarkDetect runs attribution and every built-in rule over 200,000
+// synthetic events in memory (CORDON_BENCH_EVENTS=1000000 for a million):
+//
+//	go test ./detect -run '^$' -bench 'Detect$' -benchtime 3x
+func BenchmarkDetect(b *testing.B) {
+	n := 200_000
+	if v, err := strconv.Atoi(os.Getenv("CORDON_BENCH_EVENTS")); err == nil && v > 0 {
+		n = v
+	}
+	base := synthetic(n)
+	rules, err := detect.Builtin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		evs := slices.Clone(base)
+		detect.AttributeAll(evs)
+		eng := detect.Engine{Rules: rules}
+		fs, err := eng.Run(context.Background(), detect.NewMemSource(evs))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i == 0 {
+			b.ReportMetric(float64(len(fs)), "findings")
+		}
+	}
+	b.ReportMetric(float64(len(base))*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkRuleCost times each rule alone over the same events, already
+// attributed, to see which ones the total is made of.
+func BenchmarkRuleCost(b *testing.B) {
+	evs := synthetic(200_000)
+	detect.AttributeAll(evs)
+	src := detect.NewMemSource(evs)
+	rules, err := detect.Builtin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, r := range rules {
+		b.Run(r.ID, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				eng := detect.Engine{Rules: []detect.Rule{r}}
+				if _, err := eng.Run(context.Background(), src); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,208 @@
+package detect
+
+import (
+	"net"
+	"net/url"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// call is a ledger tool call as the Go correlations read it: the tool,
+// the program a shell command runs, what it targets, and the call it
+// retries.
+type call struct {
+	t        time.Time
+	id       string // event id
+	callID   string
+	agent    string
+	tool     string
+	bin      string // base name of the program a command line runs
+	path     string
+	paths    []string // absolute paths the call names
+	hosts    []string // hosts and IP literals the call names
+	scheme   string
+	port     int
+	retryOf  string
+	readOnly bool
+}
+
+var (
+	retryRe   = regexp.MustCompile(`\(retry of ([^)\s]+)\)`)
+	rawRetry  = regexp.MustCompile(`"retry_of"\s*:\s*"([^"]+)"`)
+	urlRe     = regexp.MustCompile(`\b(?i:https?|ftp|wss?)://[^\s'"<>|;]+`)
+	ipv4Re    = regexp.MustCompile(`\b(?:\d{1,3}\.){3}\d{1,3}\b`)
+	absPathRe = regexp.MustCompile(`(?:^|[\s='"(<>:@])((?:/|~/)[^\s'"|;&<>()$*]+)`)
+)
+
+func parseCall(ev *evidence.Event) *call {
+	c := &call{t: ev.Time, id: ev.ID, callID: ev.CallID, agent: ev.Agent, tool: ev.Tool, path: ev.Path,
+		readOnly: strings.Contains(ev.Raw, `"read_only":true`)}
+	// Cheap checks first: the regular expressions run only on the few
+	// calls that can match them.
+	if strings.Contains(ev.Message, "retry of") {
+		if m := retryRe.FindStringSubmatch(ev.Message); m != nil {
+			c.retryOf = m[1]
+		}
+	}
+	if c.retryOf == "" && strings.Contains(ev.Raw, `"retry_of"`) {
+		if m := rawRetry.FindStringSubmatch(ev.Raw); m != nil {
+			c.retryOf = m[1]
+		}
+	}
+	c.bin = program(ev.Cmdline)
+	text := ev.Cmdline + " " + ev.URL
+	if !strings.Contains(text, "://") {
+		text = ""
+	}
+	for _, u := range urlRe.FindAllString(text, -1) {
+		p, err := url.Parse(u)
+		if err != nil || p.Hostname() == "" || strings.ContainsAny(p.Hostname(), "$%{") {
+			continue
+		}
+		if c.scheme == "" {
+			c.scheme = strings.ToLower(p.Scheme)
+			c.port, _ = strconv.Atoi(p.Port())
+		}
+		c.hosts = appendNew(c.hosts, strings.ToLower(p.Hostname()))
+	}
+	for _, ip := range ipv4Re.FindAllString(dotted(ev.Cmdline), -1) {
+		if net.ParseIP(ip) != nil {
+			c.hosts = appendNew(c.hosts, ip)
+		}
+	}
+	if c.path != "" {
+		c.paths = append(c.paths, path.Clean(c.path))
+	}
+	cmd := ev.Cmdline
+	if text != "" {
+		cmd = urlRe.ReplaceAllString(cmd, " ")
+	}
+	if !strings.ContainsAny(cmd, "/~") {
+		cmd = ""
+	}
+	for _, m := range absPathRe.FindAllStringSubmatch(cmd, -1) {
+		p := m[1]
+		if strings.HasPrefix(p, "~/") {
+			p = "/home/~" + p[1:]
+		}
+		c.paths = appendNew(c.paths, path.Clean(p))
+	}
+	return c
+}
+
+// dotted returns s when it may hold an IPv4 literal (a digit, a dot and a
+// digit), else "".
+func dotted(s string) string {
+	for i := 1; i+1 < len(s); i++ {
+		if s[i] == '.' && s[i-1] >= '0' && s[i-1] <= '9' && s[i+1] >= '0' && s[i+1] <= '9' {
+			return s
+		}
+	}
+	return ""
+}
+
+// program is the base name of the program a command line runs, past
+// variable assignments (HTTPS_PROXY=... git ...) and into the body of a
+// shell loop or condition (for h in ...; do curl ...).
+func program(cmdline string) string {
+	words := strings.Fields(cmdline)
+	depth := 0 // open $( and ( of an assignment's value, which may hold spaces
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if depth > 0 {
+			depth += strings.Count(w, "(") - strings.Count(w, ")")
+			continue
+		}
+		w = strings.TrimLeft(w, "({")
+		if j := strings.IndexByte(w, '='); j > 0 && !strings.ContainsAny(w[:j], "/-$") {
+			depth = max(0, strings.Count(w, "(")-strings.Count(w, ")"))
+			continue
+		}
+		switch w {
+		case "for", "while", "until", "if", "select", "case":
+			for i+1 < len(words) && words[i] != "do" && words[i] != "then" {
+				i++
+			}
+			continue
+		case "do", "then", "":
+			continue
+		}
+		return path.Base(w)
+	}
+	return ""
+}
+
+func appendNew(list []string, v string) []string {
+	for _, x := range list {
+		if x == v {
+			return list
+		}
+	}
+	return append(list, v)
+}
+
+// isDenied reports an event that records a refusal: a policy deny, a
+// denied tool result, a proxy deny.
+func isDenied(ev *evidence.Event) bool { return ev.Decision == evidence.DecisionDeny }
+
+// destination is where a network event goes: its host, else its IP.
+func destination(ev *evidence.Event) string {
+	if ev.DstHost != "" {
+		return strings.ToLower(strings.TrimSuffix(ev.DstHost, "."))
+	}
+	return ev.DstIP
+}
+
+// route is how a network event reaches its destination; two attempts at
+// one destination by different routes are an adaptation.
+type route struct {
+	scheme string // http for plain proxy requests, https for CONNECT
+	port   int
+	user   string // proxy credential
+	direct bool   // a connection the proxy never saw (sensor only)
+	bin    string
+}
+
+func netRoute(ev *evidence.Event) route {
+	r := route{port: ev.DstPort, user: ev.User, direct: ev.Source == evidence.SourceSensor}
+	u := strings.ToLower(ev.URL)
+	switch {
+	case strings.HasPrefix(u, "http://"):
+		r.scheme = "http"
+		if r.port == 0 {
+			r.port = 80
+		}
+	case strings.HasPrefix(u, "https://"), ev.Method == "CONNECT":
+		r.scheme = "https"
+	}
+	if r.port == 0 && r.scheme == "https" {
+		r.port = 443
+	}
+	if r.direct {
+		r.bin = program(ev.Cmdline)
+	}
+	return r
+}
+
+// differs names the first way b reaches a destination that a does not,
+// ignoring what either leaves unknown; "" when none.
+func (a route) differs(b route) string {
+	switch {
+	case a.direct != b.direct:
+		return "a direct connection"
+	case a.scheme != "" && b.scheme != "" && a.scheme != b.scheme:
+		return "over " + b.scheme
+	case a.port != 0 && b.port != 0 && a.port != b.port:
+		return "port " + strconv.Itoa(b.port)
+	case a.user != "" && b.user != "" && a.user != b.user:
+		return "credential " + b.user
+	case a.bin != "" && b.bin != "" && a.bin != b.bin:
+		return b.bin
+	}
+	return ""
+}

@@ -1,0 +1,142 @@
+package detect
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// windowCount is event_count and value_count: per group, a window sliding
+// over the group's events; while the window's number (events, or distinct
+// values of the field) meets the condition, the events belong to one
+// episode, and each episode is one finding.
+type windowCount struct {
+	r        *Rule
+	group    field
+	val      *field // value_count only
+	groups   map[string]*windowState
+	findings []Finding
+}
+
+type windowState struct {
+	q    []valuedHit
+	vals map[string]int // value -> events in the window carrying it
+	ep   *episode
+}
+
+type valuedHit struct {
+	hit
+	vals []string
+}
+
+// episode accumulates the events of one finding.
+type episode struct {
+	hits   []hit
+	seen   map[string]bool // distinct values
+	values []string        // in first-seen order
+}
+
+func (ep *episode) add(h valuedHit) {
+	ep.hits = append(ep.hits, h.hit)
+	for _, v := range h.vals {
+		if !ep.seen[v] {
+			ep.seen[v] = true
+			ep.values = append(ep.values, v)
+		}
+	}
+}
+
+func newWindowCount(r *Rule) *windowCount {
+	g, _ := lookupField(r.Correlation.GroupBy)
+	w := &windowCount{r: r, group: g, groups: map[string]*windowState{}}
+	if r.Correlation.Type == ValueCount {
+		f, _ := lookupField(r.Correlation.Field)
+		w.val = &f
+	}
+	return w
+}
+
+func (w *windowCount) add(_ int, ev *evidence.Event) {
+	g := groupKey(w.group, ev)
+	if g == "" {
+		return
+	}
+	h := valuedHit{hit: hit{t: ev.Time, id: ev.ID, agent: ev.Agent}}
+	if w.val != nil {
+		if h.vals = w.val.values(ev); len(h.vals) == 0 {
+			return
+		}
+	}
+	st := w.groups[g]
+	if st == nil {
+		st = &windowState{vals: map[string]int{}}
+		w.groups[g] = st
+	}
+	st.q = append(st.q, h)
+	for _, v := range h.vals {
+		st.vals[v]++
+	}
+	from := ev.Time.Add(-w.r.Correlation.Window)
+	for len(st.q) > 0 && st.q[0].t.Before(from) {
+		for _, v := range st.q[0].vals {
+			if st.vals[v]--; st.vals[v] == 0 {
+				delete(st.vals, v)
+			}
+		}
+		st.q = st.q[1:]
+	}
+	n := len(st.q)
+	if w.val != nil {
+		n = len(st.vals)
+	}
+	switch {
+	case w.r.Correlation.Condition.Holds(float64(n)) && st.ep == nil:
+		st.ep = &episode{seen: map[string]bool{}}
+		for _, x := range st.q {
+			st.ep.add(x)
+		}
+	case w.r.Correlation.Condition.Holds(float64(n)):
+		st.ep.add(h)
+	case st.ep != nil:
+		w.emit(g, st.ep)
+		st.ep = nil
+	}
+}
+
+func (w *windowCount) emit(g string, ep *episode) {
+	agent := g
+	if w.r.Correlation.GroupBy != "agent" {
+		agent = commonAgent(ep.hits)
+	}
+	vars := map[string]string{}
+	if w.val != nil {
+		vars["distinct"] = strconv.Itoa(len(ep.values))
+		vars["field"] = w.r.Correlation.Field
+		vars["values"] = listValues(ep.values, 5)
+	}
+	w.findings = append(w.findings, w.r.newFinding(agent, ep.hits, vars))
+}
+
+func (w *windowCount) done() []Finding {
+	for _, g := range sortedKeys(w.groups) {
+		if st := w.groups[g]; st.ep != nil {
+			w.emit(g, st.ep)
+		}
+	}
+	return w.findings
+}
+
+// episodes merges time-ordered items into runs whose consecutive items are
+// at most gap apart; it returns the index ranges [start, end).
+func episodes(times []time.Time, gap time.Duration) [][2]int {
+	var out [][2]int
+	for i := range times {
+		if i == 0 || times[i].Sub(times[i-1]) > gap {
+			out = append(out, [2]int{i, i + 1})
+		} else {
+			out[len(out)-1][1] = i + 1
+		}
+	}
+	return out
+}

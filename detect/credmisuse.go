@@ -1,0 +1,159 @@
+package detect
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// credMisuse is credential_misuse: a credential issued to one agent (its
+// session_start) appearing in another agent's doing. It is Go because it
+// compares two identities of one event, the owner of the credential it
+// carries and the agent its physical keys point at, which no query can.
+//
+//   - a proxy or sensor event carrying the credential (proxy user,
+//     credential field) from another agent's sandbox (attributed by
+//     container, pod or IP) is that agent's misuse;
+//   - a tool call of another agent that names the credential (command
+//     line, arguments) is that agent's misuse, and makes it the suspect
+//     for later uses from outside every sandbox;
+//   - a use from no sandbox at all (attributed by the credential alone) is
+//     charged to the last other agent that named the credential, or to no
+//     agent when none did; never to the owner, whose credential it is.
+type credMisuse struct {
+	r        *Rule
+	e        *env
+	creds    []string            // every issued credential id, longest first
+	mentions map[string][]string // credential -> agents that named it, in order
+	uses     map[string]*credUse // agent + credential
+}
+
+type credUse struct {
+	agent, cred, owner string
+	hits               []hit
+	sources            []string
+}
+
+func newCredMisuse(r *Rule, e *env) *credMisuse {
+	c := &credMisuse{r: r, e: e, mentions: map[string][]string{}, uses: map[string]*credUse{}}
+	for id := range e.byCred {
+		c.creds = append(c.creds, id)
+	}
+	sort.Slice(c.creds, func(i, j int) bool {
+		if len(c.creds[i]) != len(c.creds[j]) {
+			return len(c.creds[i]) > len(c.creds[j])
+		}
+		return c.creds[i] < c.creds[j]
+	})
+	return c
+}
+
+func (c *credMisuse) add(_ int, ev *evidence.Event) {
+	h := hit{t: ev.Time, id: ev.ID, agent: ev.Agent}
+	if ev.Source == evidence.SourceLedger {
+		if ev.Kind != evidence.KindToolCall || ev.Agent == "" {
+			return
+		}
+		text := ev.Cmdline + " " + ev.Message
+		for _, cred := range c.creds {
+			if !containsWord(text, cred) {
+				continue
+			}
+			if owner := c.e.credOwner(cred, ev.Time); owner != nil && owner.agent != ev.Agent {
+				c.mentions[cred] = append(c.mentions[cred], ev.Agent)
+				c.use(ev.Agent, cred, owner.agent, h, "its tool calls")
+			}
+		}
+		return
+	}
+	held := ev.Credential
+	if ev.User != "" {
+		held = append(held[:len(held):len(held)], ev.User)
+	}
+	for _, cred := range held {
+		owner := c.e.credOwner(cred, ev.Time)
+		if owner == nil {
+			continue
+		}
+		switch ev.AttributedVia {
+		case ViaContainer, ViaPod, ViaIP:
+			if ev.Agent != "" && ev.Agent != owner.agent {
+				c.use(ev.Agent, cred, owner.agent, h, where(ev)+" (its sandbox)")
+			}
+		default:
+			suspect := ""
+			if m := c.mentions[cred]; len(m) > 0 {
+				suspect = m[len(m)-1]
+			}
+			c.use(suspect, cred, owner.agent, h, where(ev)+" (no sandbox)")
+		}
+	}
+}
+
+func where(ev *evidence.Event) string {
+	switch {
+	case ev.SrcIP != "":
+		return ev.SrcIP
+	case ev.Container != "":
+		return "container " + ev.Container
+	}
+	return "an unknown source"
+}
+
+func (c *credMisuse) use(agent, cred, owner string, h hit, source string) {
+	k := agent + "\x00" + cred
+	u := c.uses[k]
+	if u == nil {
+		u = &credUse{agent: agent, cred: cred, owner: owner}
+		c.uses[k] = u
+	}
+	u.hits = append(u.hits, h)
+	u.sources = appendNew(u.sources, source)
+}
+
+func (c *credMisuse) done() []Finding {
+	var out []Finding
+	for _, k := range sortedKeys(c.uses) {
+		u := c.uses[k]
+		sort.SliceStable(u.hits, func(i, j int) bool { return u.hits[i].t.Before(u.hits[j].t) })
+		times := make([]time.Time, len(u.hits))
+		for i, h := range u.hits {
+			times[i] = h.t
+		}
+		for _, ep := range episodes(times, c.r.Correlation.Window) {
+			hits := u.hits[ep[0]:ep[1]]
+			if !c.r.Correlation.Condition.Holds(float64(len(hits))) {
+				continue
+			}
+			out = append(out, c.r.newFinding(u.agent, hits, map[string]string{
+				"credential": u.cred, "owner": u.owner, "sources": listValues(u.sources, 4),
+				"detail": strconv.Itoa(len(hits)) + " events with " + u.cred + " of " + u.owner,
+			}))
+		}
+	}
+	return out
+}
+
+// containsWord reports whether w occurs in s with no letter, digit, dash
+// or underscore on either side.
+func containsWord(s, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(w)
+		if (j == 0 || !wordByte(s[j-1])) && (end == len(s) || !wordByte(s[end])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func wordByte(c byte) bool {
+	return c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}

@@ -1,0 +1,122 @@
+package detect
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// Source is all the engine needs of an incident's evidence: the events
+// matching a Bleve query string (empty: every event), in time order, one
+// at a time, so that a rule never holds more than its own events. The
+// incident package implements it on the evidence store; MemSource holds
+// events in memory.
+type Source interface {
+	Each(ctx context.Context, query string, fn func(evidence.Event) error) error
+}
+
+// Engine runs rules over an incident.
+type Engine struct {
+	Rules []Rule
+	// Attribute attributes proxy and sensor events as they are read, from
+	// the session records of the same Source, for evidence whose
+	// attribution was not stored at ingest. Rule clauses on agent,
+	// attributed_via and tags are then checked in memory after
+	// attribution instead of by the Source.
+	Attribute bool
+}
+
+// sessionQuery selects what the engine reads before any rule.
+const sessionQuery = "kind:session_start kind:session_end"
+
+// correlator turns a rule's events into findings. Events come in time
+// order per stream; an ordered sequence has one stream per step. The
+// event passed to add is shared with other rules and reused for the next
+// one: read it, keep copies, never change it.
+type correlator interface {
+	add(stream int, ev *evidence.Event)
+	done() []Finding
+}
+
+func newCorrelator(r *Rule, e *env) (correlator, error) {
+	switch r.Correlation.Type {
+	case EventCount, ValueCount:
+		return newWindowCount(r), nil
+	case OrderedSequence:
+		return newSequence(r), nil
+	case Rate:
+		return newRate(r), nil
+	case DenialAdaptation:
+		return newAdaptation(r, e), nil
+	case CredentialMisuse:
+		return newCredMisuse(r, e), nil
+	case DestinationExpansion:
+		return newExpansion(r, e), nil
+	case ToolEscalation:
+		return newEscalation(r, e), nil
+	case PlanDivergence:
+		return newDivergence(r, e), nil
+	case IntentMismatch:
+		return newIntent(r), nil
+	}
+	return nil, fmt.Errorf("rule %s: correlation type %q", r.ID, r.Correlation.Type)
+}
+
+// Run evaluates every rule and returns the findings sorted by Sort. Each
+// distinct query is read once, for every rule that asks for it.
+func (e *Engine) Run(ctx context.Context, src Source) ([]Finding, error) {
+	var sessions []evidence.Event
+	err := src.Each(ctx, sessionQuery, func(ev evidence.Event) error {
+		sessions = append(sessions, ev)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sessions: %w", err)
+	}
+	env := newEnv(sessions)
+	p := &plan{attribute: e.Attribute, reads: map[string][]consumer{}}
+	corr := make([]correlator, len(e.Rules))
+	for i := range e.Rules {
+		r := &e.Rules[i]
+		if r.match == nil {
+			if err := r.Validate(); err != nil {
+				return nil, fmt.Errorf("rule %s: %w", r.ID, err)
+			}
+		}
+		if corr[i], err = newCorrelator(r, env); err != nil {
+			return nil, err
+		}
+		p.addRule(r, corr[i])
+	}
+	if err := p.run(ctx, src, env); err != nil {
+		return nil, err
+	}
+	var out []Finding
+	for _, c := range corr {
+		out = append(out, c.done()...)
+	}
+	Sort(out)
+	return out, nil
+}
+
+// groupKey is the value an event is grouped by ("" leaves it out).
+func groupKey(f field, ev *evidence.Event) string {
+	if f.kind == kwField {
+		return f.str(ev)
+	}
+	if vs := f.values(ev); len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,172 @@
+package detect
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MaxFindingEvents bounds the evidence ids a finding lists; the
+// explanation still counts them all.
+const MaxFindingEvents = 1000
+
+// Finding is a detector's verdict on one agent over a span of time, with
+// the evidence that supports it.
+type Finding struct {
+	// ID is stable across runs: a hash of detector, agent and first event.
+	ID       string `json:"id"`
+	Detector string `json:"detector"`
+	Title    string `json:"title"`
+	// Agent is who the finding is about; empty when no agent could be
+	// named (e.g. a credential used from outside every sandbox).
+	Agent       string    `json:"agent"`
+	Severity    string    `json:"severity"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
+	Events      []string  `json:"events"`
+	Explanation string    `json:"explanation"`
+	Phase       string    `json:"phase"`
+}
+
+// hit is an event as correlations keep it: enough to place and cite it.
+type hit struct {
+	t     time.Time
+	id    string
+	agent string
+}
+
+// newFinding builds a finding of rule r about agent from hits (any order)
+// and the variables of its explanation; the common variables are added.
+func (r *Rule) newFinding(agent string, hits []hit, vars map[string]string) Finding {
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].t.Before(hits[j].t) })
+	f := Finding{Detector: r.ID, Title: r.Title, Agent: agent, Severity: r.Severity, Phase: r.Phase}
+	seen := map[string]bool{}
+	for _, h := range hits {
+		if seen[h.id] {
+			continue
+		}
+		seen[h.id] = true
+		if f.Start.IsZero() || h.t.Before(f.Start) {
+			f.Start = h.t
+		}
+		if h.t.After(f.End) {
+			f.End = h.t
+		}
+		if len(f.Events) < MaxFindingEvents {
+			f.Events = append(f.Events, h.id)
+		}
+	}
+	all := map[string]string{
+		"count": strconv.Itoa(len(seen)), "window": fmtDuration(r.Correlation.Window),
+		"span": fmtDuration(f.End.Sub(f.Start)), "start": f.Start.Format(time.TimeOnly),
+		"end": f.End.Format(time.TimeOnly), "group": agent, "agent": orNobody(agent), "rule": r.ID,
+	}
+	for k, v := range vars {
+		all[k] = v
+	}
+	f.Explanation = render(r.Explain, all)
+	first := ""
+	if len(f.Events) > 0 {
+		first = f.Events[0]
+	}
+	sum := sha256.Sum256([]byte(r.ID + "\x00" + agent + "\x00" + first))
+	f.ID = hex.EncodeToString(sum[:8])
+	return f
+}
+
+func orNobody(agent string) string {
+	if agent == "" {
+		return "(no agent)"
+	}
+	return agent
+}
+
+// commonAgent is the agent every hit belongs to, or "".
+func commonAgent(hits []hit) string {
+	a := ""
+	for i, h := range hits {
+		if i == 0 {
+			a = h.agent
+		} else if h.agent != a {
+			return ""
+		}
+	}
+	return a
+}
+
+// fmtDuration writes 10m rather than 10m0s, and rounds to the second (to
+// the millisecond below one second).
+func fmtDuration(d time.Duration) string {
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	s := d.Round(time.Second).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// listValues renders up to n values, saying how many were left out.
+func listValues(vals []string, n int) string {
+	if len(vals) <= n {
+		return strings.Join(vals, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(vals[:n], ", "), len(vals)-n)
+}
+
+// Sort orders findings grouped per agent (agents with the most severe
+// finding first, then by name, the unnamed last), each agent's by severity
+// (most severe first), then start time, then detector.
+func Sort(fs []Finding) {
+	top := map[string]int{}
+	for _, f := range fs {
+		if r := SeverityRank(f.Severity); r > top[f.Agent] {
+			top[f.Agent] = r
+		}
+	}
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Agent != b.Agent {
+			if (a.Agent == "") != (b.Agent == "") {
+				return b.Agent == ""
+			}
+			if top[a.Agent] != top[b.Agent] {
+				return top[a.Agent] > top[b.Agent]
+			}
+			return a.Agent < b.Agent
+		}
+		if ra, rb := SeverityRank(a.Severity), SeverityRank(b.Severity); ra != rb {
+			return ra > rb
+		}
+		if !a.Start.Equal(b.Start) {
+			return a.Start.Before(b.Start)
+		}
+		return a.Detector < b.Detector
+	})
+}
+
+// AgentFindings is one agent's findings.
+type AgentFindings struct {
+	Agent    string
+	Findings []Finding
+}
+
+// Group splits sorted findings per agent, keeping their order.
+func Group(fs []Finding) []AgentFindings {
+	var out []AgentFindings
+	for _, f := range fs {
+		if len(out) == 0 || out[len(out)-1].Agent != f.Agent {
+			out = append(out, AgentFindings{Agent: f.Agent})
+		}
+		out[len(out)-1].Findings = append(out[len(out)-1].Findings, f)
+	}
+	return out
+}

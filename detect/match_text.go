@@ -1,0 +1,120 @@
+package detect
+
+import (
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// analyzer is the index's text analysis (evidence/mapping.go): unicode
+// word segmentation, then lowercase; no stop words, no stemming.
+type analyzer struct {
+	tok     analysis.Tokenizer
+	filter  analysis.TokenFilter
+	phrases int // quoted phrases met while compiling
+}
+
+func newAnalyzer() *analyzer {
+	return &analyzer{tok: unicode.NewUnicodeTokenizer(), filter: lowercase.NewLowerCaseFilter()}
+}
+
+func (a *analyzer) stream(s string) analysis.TokenStream {
+	return a.filter.Filter(a.tok.Tokenize([]byte(s)))
+}
+
+func (a *analyzer) tokens(s string) []string {
+	var out []string
+	for _, t := range a.stream(s) {
+		out = append(out, string(t.Term))
+	}
+	return out
+}
+
+// anyToken reports whether fn holds for a token of s.
+func (a *analyzer) anyToken(s string, fn func(string) bool) bool {
+	for _, t := range a.stream(s) {
+		if fn(string(t.Term)) {
+			return true
+		}
+	}
+	return false
+}
+
+// textPred matches a text field: any of toks, as a match query's default
+// operator (OR) has it.
+type textPred struct {
+	f    field
+	toks []string
+	an   *analyzer
+}
+
+func (p textPred) match(ev *evidence.Event) bool {
+	for _, s := range p.f.parts(ev) {
+		if s != "" && p.matchText(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchText first checks that a token occurs as a substring at all (no
+// allocation), and analyses the text only when one might: most events
+// never reach the tokenizer.
+func (p textPred) matchText(s string) bool {
+	maybe := false
+	for _, t := range p.toks {
+		if containsFold(s, t) {
+			maybe = true
+			break
+		}
+	}
+	if !maybe {
+		return false
+	}
+	for _, t := range p.an.stream(s) {
+		for _, want := range p.toks {
+			if string(t.Term) == want {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s contains sub, ignoring ASCII case (sub is
+// lowercase, being analysed). Outside ASCII it says maybe (true), leaving
+// the answer to the tokenizer.
+func containsFold(s, sub string) bool {
+	if !isASCII(sub) || !isASCII(s) {
+		return true
+	}
+	n := len(sub)
+	for i := 0; i+n <= len(s); i++ {
+		j := 0
+		for j < n && lower(s[i+j]) == sub[j] {
+			j++
+		}
+		if j == n {
+			return true
+		}
+	}
+	return false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}

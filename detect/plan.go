@@ -1,0 +1,114 @@
+package detect
+
+import (
+	"context"
+	"sort"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// plan is what the engine reads: each distinct query once, fanned out to
+// every rule stream that asked for it. Reading is what costs on a store
+// (an event is decoded from the index), and rules share queries.
+type plan struct {
+	attribute bool
+	order     []string              // queries as the Source is asked, first asked first
+	reads     map[string][]consumer // query -> who gets its events
+	unions    []*union
+}
+
+// consumer is one rule stream fed by a read. filter holds the clauses the
+// Source was not asked (see relax); nil when it was asked the whole query.
+type consumer struct {
+	filter *Matcher
+	add    func(*evidence.Event)
+}
+
+// union collects the events of a rule with several queries, to feed them
+// once each and in time order after every read.
+type union struct {
+	c    correlator
+	seen map[string]bool
+	evs  []evidence.Event
+}
+
+func (p *plan) addRule(r *Rule, c correlator) {
+	if r.Correlation.Type == OrderedSequence {
+		for i, s := range r.Correlation.Steps {
+			i := i
+			p.add(s.Query, r.steps[i], func(ev *evidence.Event) { c.add(i, ev) })
+		}
+		return
+	}
+	if len(r.Query) == 1 {
+		p.add(r.Query[0], r.match[0], func(ev *evidence.Event) { c.add(0, ev) })
+		return
+	}
+	u := &union{c: c, seen: map[string]bool{}}
+	p.unions = append(p.unions, u)
+	for i, q := range r.Query {
+		p.add(q, r.match[i], func(ev *evidence.Event) {
+			if !u.seen[ev.ID] {
+				u.seen[ev.ID] = true
+				u.evs = append(u.evs, *ev)
+			}
+		})
+	}
+}
+
+// add registers a stream for query q (compiled as m). When the engine
+// attributes as it reads, the Source is asked only what it can answer
+// before attribution and the rest is checked here.
+func (p *plan) add(q string, m *Matcher, fn func(*evidence.Event)) {
+	var filter *Matcher
+	if p.attribute {
+		if pushed, relaxed := relax(q); relaxed {
+			q, filter = pushed, m
+		}
+	}
+	if _, ok := p.reads[q]; !ok {
+		p.order = append(p.order, q)
+	}
+	p.reads[q] = append(p.reads[q], consumer{filter: filter, add: fn})
+}
+
+func (p *plan) run(ctx context.Context, src Source, env *env) error {
+	// One buffer for every event, shared by the streams it feeds:
+	// correlators read it and copy what they keep, so reading a million
+	// events does not allocate a million.
+	buf := new(evidence.Event)
+	for _, q := range p.order {
+		cs := p.reads[q]
+		err := src.Each(ctx, q, func(ev evidence.Event) error {
+			*buf = ev
+			if p.attribute && buf.AttributedVia == "" && Attributable(buf) {
+				Apply(buf, env.id.Attribute(buf))
+			}
+			for _, c := range cs {
+				if c.filter == nil || c.filter.Match(buf) {
+					c.add(buf)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	for _, u := range p.unions {
+		sort.SliceStable(u.evs, func(i, j int) bool {
+			if !u.evs[i].Time.Equal(u.evs[j].Time) {
+				return u.evs[i].Time.Before(u.evs[j].Time)
+			}
+			return u.evs[i].ID < u.evs[j].ID
+		})
+		for i := range u.evs {
+			u.c.add(0, &u.evs[i])
+		}
+		u.evs = nil
+	}
+	return nil
+}

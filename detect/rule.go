@@ -1,0 +1,131 @@
+package detect
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Severities, lowest first.
+const (
+	SeverityInfo     = "info"
+	SeverityLow      = "low"
+	SeverityMedium   = "medium"
+	SeverityHigh     = "high"
+	SeverityCritical = "critical"
+)
+
+// SeverityRank orders severities (info 0 ... critical 4); -1 for an
+// unknown one.
+func SeverityRank(s string) int {
+	switch s {
+	case SeverityInfo:
+		return 0
+	case SeverityLow:
+		return 1
+	case SeverityMedium:
+		return 2
+	case SeverityHigh:
+		return 3
+	case SeverityCritical:
+		return 4
+	}
+	return -1
+}
+
+// Phases are the playbook's, in order; a finding names the one it feeds.
+func Phases() []string {
+	return []string{"detect", "triage", "attribute", "contain", "eradicate", "recover", "review"}
+}
+
+// Correlation types a rule can use. The first four are generic; the others
+// are built-in correlations written in Go because they compare an event
+// with the agent's session grants or with other events field by field,
+// which a query and a count cannot say (docs/rules.md says why for each).
+const (
+	EventCount           = "event_count"
+	ValueCount           = "value_count"
+	OrderedSequence      = "ordered_sequence"
+	Rate                 = "rate"
+	DenialAdaptation     = "denial_adaptation"
+	CredentialMisuse     = "credential_misuse"
+	DestinationExpansion = "destination_expansion"
+	ToolEscalation       = "tool_escalation"
+	PlanDivergence       = "plan_divergence"
+	IntentMismatch       = "intent_mismatch"
+)
+
+// Rule is one detector: which events (Query), and what about them is
+// suspicious (Correlation). Rules are data: see docs/rules.md.
+type Rule struct {
+	ID          string
+	Title       string
+	Severity    string
+	Phase       string
+	Description string
+	// Explain is the one-line explanation, with {{variables}} naming the
+	// numbers that triggered it.
+	Explain string
+	// Query lists Bleve query strings; an event is the rule's when it
+	// matches any of them. One is the common case; several say what a flat
+	// query string cannot (A and B, or C).
+	Query       []string
+	Correlation Correlation
+	// Origin is file:line where the rule was defined.
+	Origin string
+
+	match []*Matcher
+	steps []*Matcher
+}
+
+// Correlation is how a rule's events add up to a finding.
+type Correlation struct {
+	Type string
+	// GroupBy is the field events are grouped by (default agent); events
+	// with no value in it are not correlated.
+	GroupBy string
+	// Window bounds how far apart correlated events may be.
+	Window    time.Duration
+	Condition Condition
+	// Field is the field whose distinct values value_count counts.
+	Field string
+	// Steps are the queries of an ordered_sequence, in order.
+	Steps []Step
+	// MinEvents is the fewest events in a window a rate rule judges.
+	MinEvents int
+}
+
+// Step is one step of an ordered sequence.
+type Step struct {
+	Name  string
+	Query string
+}
+
+// Condition bounds the number a correlation computes: a lower bound (Gt or
+// Gte) and optionally an upper one (Lt or Lte).
+type Condition struct {
+	Gt, Gte, Lt, Lte *float64
+}
+
+// Holds reports whether v satisfies every bound.
+func (c Condition) Holds(v float64) bool {
+	return (c.Gt == nil || v > *c.Gt) && (c.Gte == nil || v >= *c.Gte) &&
+		(c.Lt == nil || v < *c.Lt) && (c.Lte == nil || v <= *c.Lte)
+}
+
+// String renders the condition: ">= 5".
+func (c Condition) String() string {
+	var parts []string
+	for _, b := range []struct {
+		op string
+		v  *float64
+	}{{">", c.Gt}, {">=", c.Gte}, {"<", c.Lt}, {"<=", c.Lte}} {
+		if b.v != nil {
+			parts = append(parts, b.op+" "+strconv.FormatFloat(*b.v, 'f', -1, 64))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Num is a helper for conditions written in Go: Condition{Gte: Num(5)}.
+func Num(v float64) *float64 { return &v }

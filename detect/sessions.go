@@ -1,0 +1,127 @@
+package detect
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// session is what a session_start granted an agent, for the correlations
+// that judge actions against the grant.
+type session struct {
+	agent, name string
+	start, end  time.Time // end zero while open
+	objective   string
+	workdir     string // the first absolute path the objective names
+	tools       []string
+	egress      []string
+	creds       []string
+}
+
+// env is what the engine knows before it reads a rule's events: the
+// sessions and the identity map built from them.
+type env struct {
+	id      *Identity
+	byAgent map[string][]*session // by start
+	byCred  map[string][]*session // credential id -> sessions issued it
+	calls   map[string]*call      // tool calls parsed so far, by event id
+}
+
+// call parses a tool call once for every correlation that reads it.
+func (e *env) call(ev *evidence.Event) *call {
+	if c, ok := e.calls[ev.ID]; ok && ev.ID != "" {
+		return c
+	}
+	c := parseCall(ev)
+	e.calls[ev.ID] = c
+	return c
+}
+
+var workdirRe = regexp.MustCompile(`(?:^|\s)(/[\w.\-]+(?:/[\w.\-]+)*)`)
+
+// newEnv builds the environment from session_start and session_end events.
+func newEnv(events []evidence.Event) *env {
+	e := &env{id: NewIdentity(events), byAgent: map[string][]*session{}, byCred: map[string][]*session{}, calls: map[string]*call{}}
+	sort.SliceStable(events, func(i, j int) bool { return events[i].Time.Before(events[j].Time) })
+	open := map[string]*session{}
+	for _, ev := range events {
+		k := ev.Agent + "\x00" + ev.Session
+		switch ev.Kind {
+		case evidence.KindSessionStart:
+			if ev.Agent == "" {
+				continue
+			}
+			s := &session{agent: ev.Agent, name: ev.Session, start: ev.Time, objective: ev.Objective,
+				tools: ev.ToolsAllowed, egress: ev.EgressAllowlist, creds: ev.Credential}
+			if m := workdirRe.FindStringSubmatch(ev.Objective); m != nil {
+				s.workdir = strings.TrimRight(m[1], "./")
+			}
+			open[k] = s
+			e.byAgent[ev.Agent] = append(e.byAgent[ev.Agent], s)
+			for _, c := range ev.Credential {
+				e.byCred[c] = append(e.byCred[c], s)
+			}
+		case evidence.KindSessionEnd:
+			if s := open[k]; s != nil && s.end.IsZero() {
+				s.end = ev.Time
+			}
+		}
+	}
+	return e
+}
+
+// sessionAt is the agent's session at t: the one in force, else the last
+// one started before t, else its first.
+func (e *env) sessionAt(agent string, t time.Time) *session {
+	list := e.byAgent[agent]
+	var best *session
+	for _, s := range list {
+		if !s.start.After(t) {
+			best = s
+		}
+	}
+	if best == nil && len(list) > 0 {
+		best = list[0]
+	}
+	return best
+}
+
+// credOwner is the session a credential was issued to at t (the latest
+// issued before t, else the first).
+func (e *env) credOwner(cred string, t time.Time) *session {
+	list := e.byCred[cred]
+	var best *session
+	for _, s := range list {
+		if !s.start.After(t) {
+			best = s
+		}
+	}
+	if best == nil && len(list) > 0 {
+		best = list[0]
+	}
+	return best
+}
+
+// allowed reports whether host is on the allowlist: exact is set when an
+// entry names it, wildcard when only a pattern (*.example.com) admits it.
+func allowed(list []string, host string) (exact, wildcard bool) {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	for _, a := range list {
+		a = strings.ToLower(a)
+		switch {
+		case a == host:
+			return true, false
+		case strings.HasPrefix(a, "*.") && strings.HasSuffix(host, a[1:]):
+			wildcard = true
+		}
+	}
+	return false, wildcard
+}
+
+// underDir reports whether p is dir or inside it.
+func underDir(p, dir string) bool {
+	return dir != "" && (p == dir || strings.HasPrefix(p, dir+"/"))
+}

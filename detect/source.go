@@ -1,0 +1,170 @@
+package detect
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// MemSource is a Source over events held in memory, for tests, benchmarks
+// and small incidents. Queries are evaluated by Matcher.
+type MemSource struct {
+	events   []evidence.Event
+	order    []int32 // indexes of events in time order (ties by id)
+	matchers map[string]*Matcher
+}
+
+// NewMemSource reads events in time order; the slice is kept, not copied,
+// and not reordered.
+func NewMemSource(events []evidence.Event) *MemSource {
+	order := make([]int32, len(events))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := &events[order[i]], &events[order[j]]
+		if !a.Time.Equal(b.Time) {
+			return a.Time.Before(b.Time)
+		}
+		return a.ID < b.ID
+	})
+	return &MemSource{events: events, order: order, matchers: map[string]*Matcher{}}
+}
+
+// Each calls fn with every event matching query, in time order.
+func (m *MemSource) Each(ctx context.Context, query string, fn func(evidence.Event) error) error {
+	mt, ok := m.matchers[query]
+	if !ok {
+		var err error
+		if mt, err = CompileQuery(query); err != nil {
+			return err
+		}
+		m.matchers[query] = mt
+	}
+	for n, i := range m.order {
+		if n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if ev := &m.events[i]; mt.Match(ev) {
+			if err := fn(*ev); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// AttributeAll attributes every proxy and sensor event in place from the
+// session records among the events, as ingest will once attribution is
+// stored, and returns the identity map it used.
+func AttributeAll(events []evidence.Event) *Identity {
+	var sessions []evidence.Event
+	for i := range events {
+		if k := events[i].Kind; k == evidence.KindSessionStart || k == evidence.KindSessionEnd {
+			sessions = append(sessions, events[i])
+		}
+	}
+	id := NewIdentity(sessions)
+	for i := range events {
+		if Attributable(&events[i]) {
+			Apply(&events[i], id.Attribute(&events[i]))
+		}
+	}
+	return id
+}
+
+// attributionFields are set by attribution, so a store that did not keep
+// attribution cannot answer clauses on them.
+func attributionField(f string) bool {
+	return f == "agent" || f == "attributed_via" || f == "tags"
+}
+
+// relax returns the part of a query a store can answer before attribution:
+// it drops clauses on attribution fields, and whatever else would make the
+// result narrower without them, so the store returns a superset and the
+// full query is checked in memory after attribution. Bleve query strings
+// have no grouping: a query is a flat list of required (+), excluded (-)
+// and optional clauses, and optional ones are required as a group only
+// when no clause is.
+func relax(q string) (string, bool) {
+	var must, not, should []string
+	dropped, droppedShould, hadMust := false, false, false
+	for _, c := range clauses(q) {
+		prefix, body := "", c
+		if c[0] == '+' || c[0] == '-' {
+			prefix, body = c[:1], c[1:]
+		}
+		hadMust = hadMust || prefix == "+"
+		dep := attributionField(clauseField(body))
+		switch {
+		case dep && prefix == "":
+			dropped, droppedShould = true, true
+		case dep:
+			dropped = true
+		case prefix == "+":
+			must = append(must, c)
+		case prefix == "-":
+			not = append(not, c)
+		default:
+			should = append(should, c)
+		}
+	}
+	if !dropped {
+		return q, false
+	}
+	keep := append(must, not...)
+	if !hadMust && !droppedShould {
+		keep = append(keep, should...)
+	}
+	return strings.Join(keep, " "), true
+}
+
+// clauseField is the field a clause names ("" for a bare word).
+func clauseField(body string) string {
+	for i := 0; i < len(body); i++ {
+		switch body[i] {
+		case '\\':
+			i++
+		case ':':
+			return body[:i]
+		case '"', '/':
+			return ""
+		}
+	}
+	return ""
+}
+
+// clauses splits a query string into its top-level clauses, keeping
+// quoted phrases and escaped spaces inside their clause.
+func clauses(q string) []string {
+	var out []string
+	var cur strings.Builder
+	inQuote := false
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case c == '\\' && i+1 < len(q):
+			cur.WriteByte(c)
+			i++
+			cur.WriteByte(q[i])
+			continue
+		case c == '"':
+			inQuote = !inQuote
+		case !inQuote && (c == ' ' || c == '\t' || c == '\n'):
+			if cur.Len() > 0 {
+				out = append(out, cur.String())
+				cur.Reset()
+			}
+			continue
+		}
+		cur.WriteByte(c)
+	}
+	if cur.Len() > 0 {
+		out = append(out, cur.String())
+	}
+	return out
+}

@@ -1,0 +1,203 @@
+package detect
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// fieldError is a validation error about one field of a rule, so that
+// the loader can point at its line.
+type fieldError struct {
+	field, msg string
+}
+
+func (e *fieldError) Error() string { return e.msg }
+
+func invalid(field, format string, a ...any) error {
+	return &fieldError{field, fmt.Sprintf(format, a...)}
+}
+
+var ruleID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
+// Validate checks a rule and compiles its queries. The loader reports its
+// errors at the line of the offending field; a rule built in Go gets them
+// from the engine.
+func (r *Rule) Validate() error {
+	c := &r.Correlation
+	switch {
+	case !ruleID.MatchString(r.ID):
+		return invalid("id", "id %q: want lowercase letters, digits and dashes", r.ID)
+	case r.Title == "":
+		return invalid("title", "rule %s has no title", r.ID)
+	case SeverityRank(r.Severity) < 0:
+		return invalid("severity", "severity %q is not one of info, low, medium, high, critical", r.Severity)
+	case !contains(Phases(), r.Phase):
+		return invalid("phase", "phase %q is not one of %s", r.Phase, strings.Join(Phases(), ", "))
+	case r.Explain == "":
+		return invalid("explain", "rule %s has no explain template", r.ID)
+	case c.Window <= 0:
+		return invalid("window", "correlation needs a positive window (a Go duration like 10m)")
+	}
+	if c.GroupBy == "" {
+		c.GroupBy = "agent"
+	}
+	if f, ok := lookupField(c.GroupBy); !ok || f.kind == textField || f.kind == timeField {
+		return invalid("group_by", "group_by %q: want a keyword field such as agent, session, src_ip, user", c.GroupBy)
+	}
+	vars, ok := templateVars(c.Type)
+	if !ok {
+		return invalid("type", "correlation type %q is not one of %s", c.Type, strings.Join(CorrelationTypes(), ", "))
+	}
+	if err := checkShape(r); err != nil {
+		return err
+	}
+	if err := checkTemplate(r.Explain, vars); err != nil {
+		return invalid("explain", "%v", err)
+	}
+	if c.Condition.Gt == nil && c.Condition.Gte == nil {
+		if c.Type == EventCount || c.Type == ValueCount || c.Type == Rate {
+			return invalid("condition", "%s needs a condition with a lower bound (gte: N or gt: N)", c.Type)
+		}
+		c.Condition.Gte = Num(1)
+	}
+	r.match = nil
+	for _, q := range r.Query {
+		m, err := compileRuleQuery(q)
+		if err != nil {
+			return invalid("query", "%v", err)
+		}
+		r.match = append(r.match, m)
+	}
+	r.steps = nil
+	for i, s := range c.Steps {
+		m, err := compileRuleQuery(s.Query)
+		if err != nil {
+			return invalid("steps", "step %d: %v", i+1, err)
+		}
+		r.steps = append(r.steps, m)
+	}
+	return nil
+}
+
+// compileRuleQuery compiles a rule's query, refusing what would silently
+// find nothing.
+func compileRuleQuery(q string) (*Matcher, error) {
+	m, err := CompileQuery(q)
+	if err != nil {
+		return nil, err
+	}
+	if m.phrases > 0 {
+		return nil, fmt.Errorf("query %q: a quoted phrase finds nothing (the index keeps no term positions); write +field:a +field:b, or a /regexp/ for one token", q)
+	}
+	return m, nil
+}
+
+// checkShape checks the fields each correlation type needs or ignores.
+func checkShape(r *Rule) error {
+	c := r.Correlation
+	if c.Type == OrderedSequence {
+		if len(c.Steps) < 2 {
+			return invalid("steps", "ordered_sequence needs two or more steps")
+		}
+		for i, s := range c.Steps {
+			if strings.TrimSpace(s.Query) == "" {
+				return invalid("steps", "step %d has no query", i+1)
+			}
+		}
+		if len(r.Query) > 0 {
+			return invalid("query", "ordered_sequence takes its queries from steps; remove query")
+		}
+	} else {
+		if len(c.Steps) > 0 {
+			return invalid("steps", "steps belong to ordered_sequence only")
+		}
+		if len(r.Query) == 0 {
+			return invalid("query", "rule %s has no query", r.ID)
+		}
+		for _, q := range r.Query {
+			if strings.TrimSpace(q) == "" {
+				return invalid("query", "rule %s has an empty query (to select every event, say so: *)", r.ID)
+			}
+		}
+	}
+	if c.Type == ValueCount {
+		f, ok := lookupField(c.Field)
+		if c.Field == "" || !ok || f.kind == timeField {
+			return invalid("field", "value_count needs field: the field whose distinct values it counts (got %q)", c.Field)
+		}
+	} else if c.Field != "" {
+		return invalid("field", "field belongs to value_count only")
+	}
+	if c.MinEvents != 0 && c.Type != Rate {
+		return invalid("min_events", "min_events belongs to rate only")
+	}
+	return nil
+}
+
+// CorrelationTypes lists every correlation type, generic ones first.
+func CorrelationTypes() []string {
+	return []string{EventCount, ValueCount, OrderedSequence, Rate,
+		CredentialMisuse, DenialAdaptation, DestinationExpansion, IntentMismatch, PlanDivergence, ToolEscalation}
+}
+
+// templateVars lists the variables an explain template may name for a
+// correlation type.
+func templateVars(typ string) ([]string, bool) {
+	common := []string{"count", "window", "span", "start", "end", "group", "agent", "rule"}
+	var extra []string
+	switch typ {
+	case EventCount:
+	case ValueCount:
+		extra = []string{"distinct", "field", "values"}
+	case OrderedSequence:
+		extra = []string{"sequences", "steps"}
+	case Rate:
+		extra = []string{"ratio", "baseline", "peers"}
+	case DenialAdaptation:
+		extra = []string{"denials", "routes", "detail"}
+	case CredentialMisuse:
+		extra = []string{"credential", "owner", "sources", "detail"}
+	case DestinationExpansion:
+		extra = []string{"distinct", "values"}
+	case ToolEscalation:
+		extra = []string{"tools", "detail"}
+	case PlanDivergence:
+		extra = []string{"calls", "workdir", "values"}
+	case IntentMismatch:
+		extra = []string{"detail"}
+	default:
+		return nil, false
+	}
+	out := append(common, extra...)
+	sort.Strings(out)
+	return out, true
+}
+
+var templateVar = regexp.MustCompile(`{{\s*([a-z_]+)\s*}}`)
+
+func checkTemplate(t string, vars []string) error {
+	for _, m := range templateVar.FindAllStringSubmatch(t, -1) {
+		if !contains(vars, m[1]) {
+			return fmt.Errorf("explain names {{%s}}; this correlation offers %s", m[1], strings.Join(vars, ", "))
+		}
+	}
+	return nil
+}
+
+// render fills an explain template.
+func render(t string, vars map[string]string) string {
+	return templateVar.ReplaceAllStringFunc(t, func(m string) string {
+		return vars[templateVar.FindStringSubmatch(m)[1]]
+	})
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

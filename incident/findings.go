@@ -1,0 +1,99 @@
+package incident
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// FindingsOptions tune the findings use case.
+type FindingsOptions struct {
+	// Agent keeps only this agent's findings ("" keeps all). Detectors
+	// still read every agent: rates compare an agent with its peers.
+	Agent string
+	// MinSeverity drops findings below it ("" keeps all).
+	MinSeverity string
+	// Rules replace the built-in rules when not nil.
+	Rules []detect.Rule
+}
+
+// Findings runs the detectors over the incident's evidence and returns
+// their findings grouped per agent, most severe first (detect.Sort).
+// Until ingest stores attribution, events are attributed in memory as the
+// detectors read them.
+func Findings(ctx context.Context, st evidence.Store, opt FindingsOptions) ([]detect.Finding, error) {
+	if opt.MinSeverity != "" && detect.SeverityRank(opt.MinSeverity) < 0 {
+		return nil, fmt.Errorf("severity %q: want info, low, medium, high or critical", opt.MinSeverity)
+	}
+	rules := opt.Rules
+	if rules == nil {
+		var err error
+		if rules, err = detect.Builtin(); err != nil {
+			return nil, fmt.Errorf("built-in rules: %w", err)
+		}
+	}
+	eng := detect.Engine{Rules: rules, Attribute: !AttributionStored(st.Counts())}
+	all, err := eng.Run(ctx, StoreSource{Store: st})
+	if err != nil {
+		return nil, fmt.Errorf("findings: %w", err)
+	}
+	var out []detect.Finding
+	for _, f := range all {
+		if opt.Agent != "" && f.Agent != opt.Agent {
+			continue
+		}
+		if opt.MinSeverity != "" && detect.SeverityRank(f.Severity) < detect.SeverityRank(opt.MinSeverity) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// AttributionStored reports whether ingest attributed proxy and sensor
+// events: some event's agent came from a key other than its own record.
+func AttributionStored(c evidence.Counts) bool {
+	for via, n := range c.Fields["attributed_via"] {
+		if via != "" && via != "record" && n > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// sourcePage is how many events StoreSource reads per timeline page.
+const sourcePage = 2000
+
+// StoreSource lets the detectors read a store: each query pages through
+// the timeline in time order, so that no more than a page of events is
+// held at once.
+type StoreSource struct {
+	Store evidence.Store
+	// PageSize is how many events a page holds (0: 2000).
+	PageSize int
+}
+
+// Each calls fn with every event matching query, oldest first.
+func (s StoreSource) Each(ctx context.Context, query string, fn func(evidence.Event) error) error {
+	req := evidence.PageRequest{Query: query, Limit: s.PageSize}
+	if req.Limit <= 0 {
+		req.Limit = sourcePage
+	}
+	for {
+		page, err := s.Store.Page(ctx, req)
+		if err != nil {
+			return err
+		}
+		for _, ev := range page.Events {
+			if err := fn(ev); err != nil {
+				return err
+			}
+		}
+		if !page.More || len(page.Events) == 0 {
+			return nil
+		}
+		req.After = page.Last
+	}
+}

@@ -1,0 +1,115 @@
+package incident_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/incident/incidenttest"
+)
+
+// Findings work on a workspace whose ingest did not attribute proxy and
+// sensor events: the use case attributes them as the detectors read.
+func TestFindingsOnAWorkspace(t *testing.T) {
+	ws := incidenttest.New(t, filepath.Join("..", "sample-incidents", "credential-theft"))
+	ctx := context.Background()
+	all, err := incident.Findings(ctx, ws.Store, incident.FindingsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var misuse *detect.Finding
+	for i, f := range all {
+		if f.Agent != "agent-12" {
+			t.Errorf("finding about %q: %s %s", f.Agent, f.Detector, f.Explanation)
+		}
+		if f.Detector == "credential-misuse" {
+			misuse = &all[i]
+		}
+	}
+	if misuse == nil || !strings.Contains(misuse.Explanation, "issued to agent-9") || len(misuse.Events) < 40 {
+		t.Fatalf("no credential misuse charged to agent-12: %+v", misuse)
+	}
+	ev, err := ws.Store.Get(ctx, misuse.Events[len(misuse.Events)-1])
+	if err != nil || ev.User != "px-s228" {
+		t.Errorf("last evidence of the misuse: %+v %v", ev, err)
+	}
+
+	high, err := incident.Findings(ctx, ws.Store, incident.FindingsOptions{MinSeverity: "high"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(high) == 0 || len(high) >= len(all) {
+		t.Errorf("%d findings of high or above, of %d", len(high), len(all))
+	}
+	for _, f := range high {
+		if detect.SeverityRank(f.Severity) < detect.SeverityRank("high") {
+			t.Errorf("%s is %s", f.Detector, f.Severity)
+		}
+	}
+	none, err := incident.Findings(ctx, ws.Store, incident.FindingsOptions{Agent: "agent-9"})
+	if err != nil || len(none) != 0 {
+		t.Errorf("agent-9 (the victim): %d findings, %v", len(none), err)
+	}
+	if _, err := incident.Findings(ctx, ws.Store, incident.FindingsOptions{MinSeverity: "severe"}); err == nil {
+		t.Error("an unknown severity was accepted")
+	}
+}
+
+// StoreSource reads every event once, oldest first, across pages.
+func TestStoreSourceReadsInTimeOrder(t *testing.T) {
+	ws := incidenttest.New(t, filepath.Join("..", "sample-incidents", "persistence-after-kill"))
+	var n int
+	var last string
+	err := incident.StoreSource{Store: ws.Store, PageSize: 97}.Each(context.Background(), "", func(ev evidence.Event) error {
+		key := ev.Time.Format("2006-01-02T15:04:05.000000000") + ev.ID
+		if key < last {
+			t.Fatalf("out of order: %s after %s", key, last)
+		}
+		last = key
+		n++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(n) != ws.Store.Counts().Total {
+		t.Errorf("read %d of %d events", n, ws.Store.Counts().Total)
+	}
+}
+
+// Attributing as the detectors read from the store gives the findings of
+// attributing every event first and reading from memory.
+func TestFindingsFromStoreMatchMemory(t *testing.T) {
+	ws := incidenttest.New(t, filepath.Join("..", "sample-incidents", "egress-probe-exfil"))
+	ctx := context.Background()
+	got, err := incident.Findings(ctx, ws.Store, incident.FindingsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []evidence.Event
+	incident.StoreSource{Store: ws.Store}.Each(ctx, "", func(ev evidence.Event) error {
+		evs = append(evs, ev)
+		return nil
+	})
+	detect.AttributeAll(evs)
+	rules, err := detect.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := (&detect.Engine{Rules: rules}).Run(ctx, detect.NewMemSource(evs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || len(got) < 5 {
+		t.Fatalf("%d findings from the store, %d from memory", len(got), len(want))
+	}
+	for i := range got {
+		if got[i].ID != want[i].ID || got[i].Explanation != want[i].Explanation {
+			t.Errorf("store %s %q\nmemory %s %q", got[i].Detector, got[i].Explanation, want[i].Detector, want[i].Explanation)
+		}
+	}
+}
