@@ -76,9 +76,10 @@ func (id *Identity) Observe(ev *evidence.Event) bool {
 	case ev.Kind != evidence.KindSessionStart:
 		return false
 	}
+	changed := false
 	bind := func(via, value string) {
 		if value = normalize(via, value); value != "" {
-			id.add(Binding{Via: via, Value: value, Agent: ev.Agent, Session: ev.Session, Sandbox: ev.Sandbox, Start: ev.Time})
+			changed = id.add(Binding{Via: via, Value: value, Agent: ev.Agent, Session: ev.Session, Sandbox: ev.Sandbox, Start: ev.Time}) || changed
 		}
 	}
 	bind(ViaContainer, ev.Container)
@@ -90,32 +91,39 @@ func (id *Identity) Observe(ev *evidence.Event) bool {
 	if t, ok := id.ends[ev.Agent+"\x00"+ev.Session]; ok && !t.Before(ev.Time) {
 		id.end(ev.Agent, ev.Session, t)
 	}
-	return true
+	return changed
 }
 
-// end closes the bindings of a session at t.
+// end closes the bindings of a session at t, reporting whether any changed.
 func (id *Identity) end(agent, session string, t time.Time) bool {
 	k := agent + "\x00" + session
 	if prev, ok := id.ends[k]; !ok || t.Before(prev) {
 		id.ends[k] = t
 	}
-	for key, list := range id.byKey {
+	changed := false
+	for _, list := range id.byKey {
 		for i := range list {
 			b := &list[i]
 			if b.Agent == agent && b.Session == session && !t.Before(b.Start) && (b.End.IsZero() || b.End.After(t)) {
 				b.End, b.Ended = t, true
+				changed = true
 			}
 		}
-		id.byKey[key] = list
 	}
-	return true
+	return changed
 }
 
 // add inserts a binding, closing the open binding of the same key that it
-// succeeds.
-func (id *Identity) add(b Binding) {
+// succeeds. A binding already known (the same session record seen again on
+// a re-ingest) changes nothing and reports false.
+func (id *Identity) add(b Binding) bool {
 	k := b.Via + "\x00" + b.Value
 	list := id.byKey[k]
+	for _, x := range list {
+		if x.Agent == b.Agent && x.Session == b.Session && x.Start.Equal(b.Start) {
+			return false
+		}
+	}
 	for i := range list {
 		if list[i].Start.Before(b.Start) && (list[i].End.IsZero() || list[i].End.After(b.Start)) {
 			list[i].End, list[i].Ended = b.Start, false
@@ -125,6 +133,7 @@ func (id *Identity) add(b Binding) {
 	if b.Via == ViaContainer && len(list) == 0 {
 		id.containers = append(id.containers, b.Value)
 	}
+	return true
 }
 
 // normalize writes a key the way bindings are stored: container ids as bare
