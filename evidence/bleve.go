@@ -15,8 +15,6 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
-	"github.com/blevesearch/bleve/v2/search"
-	"github.com/blevesearch/bleve/v2/search/query"
 )
 
 // versionFile sits beside the index directory and names the mapping version.
@@ -32,8 +30,10 @@ type bleveStore struct {
 	build    docBuilder
 	readOnly bool
 
-	mu     sync.RWMutex // guards counts
-	counts Counts
+	mu          sync.RWMutex // guards counts, tl and matchCounts
+	counts      Counts
+	tl          *timeline         // counts laid out for the pager; nil until needed
+	matchCounts map[string]uint64 // query -> matches, until the next batch
 
 	// persisted is closed when the last batch reached disk. Batches are
 	// "unsafe" (not fsynced one by one) for speed; a crash loses only whole
@@ -118,184 +118,94 @@ func (s *bleveStore) State(key string) ([]byte, error) {
 	return s.idx.GetInternal([]byte("state:" + key))
 }
 
-// Index adds the events that are not yet in the store. Checking which ids
-// exist costs one query per batch and is what keeps re-ingest of a copy, a
-// rotated file or a crashed run from counting an event twice.
-func (s *bleveStore) Index(ctx context.Context, events []Event, state map[string][]byte) (int, error) {
-	if s.readOnly {
-		return 0, errors.New("index is open read-only")
-	}
-	fresh, err := s.missing(ctx, events)
-	if err != nil {
-		return 0, err
-	}
-	b := s.idx.NewBatch()
-	s.mu.RLock()
-	next := s.counts.clone()
-	s.mu.RUnlock()
-	for i := range fresh {
-		doc, err := s.build.build(&fresh[i])
-		if err != nil {
-			return 0, fmt.Errorf("event %s: %w", fresh[i].ID, err)
-		}
-		if err := b.IndexAdvanced(doc); err != nil {
-			return 0, fmt.Errorf("event %s: %w", fresh[i].ID, err)
-		}
-		next.add(&fresh[i])
-	}
-	for k, v := range state {
-		b.SetInternal([]byte("state:"+k), v)
-	}
-	if len(fresh) > 0 {
-		raw, err := json.Marshal(next)
-		if err != nil {
-			return 0, err
-		}
-		b.SetInternal([]byte(countsKey), raw)
-	}
-	done := make(chan struct{})
-	var once sync.Once
-	b.SetPersistedCallback(func(error) { once.Do(func() { close(done) }) })
-	if err := s.idx.Batch(b); err != nil {
-		return 0, fmt.Errorf("index batch: %w", err)
-	}
-	s.mu.Lock()
-	s.counts = next
-	s.persisted = done
-	s.mu.Unlock()
-	return len(fresh), nil
-}
-
-// missing returns the events whose ids are not in the index, first
-// occurrence only.
-func (s *bleveStore) missing(ctx context.Context, events []Event) ([]Event, error) {
-	seen := make(map[string]bool, len(events))
-	ids := make([]string, 0, len(events))
-	for _, ev := range events {
-		if !seen[ev.ID] {
-			seen[ev.ID] = false
-			ids = append(ids, ev.ID)
-		}
-	}
-	if s.idx != nil && len(ids) > 0 && s.counts.Total > 0 {
-		req := bleve.NewSearchRequestOptions(query.NewDocIDQuery(ids), len(ids), 0, false)
-		req.Score = bleve.ScoreNone
-		res, err := s.idx.SearchInContext(ctx, req)
-		if err != nil {
-			return nil, fmt.Errorf("check existing ids: %w", err)
-		}
-		for _, h := range res.Hits {
-			seen[h.ID] = true
-		}
-	}
-	out := make([]Event, 0, len(events))
-	for _, ev := range events {
-		if present, ok := seen[ev.ID]; ok && !present {
-			out = append(out, ev)
-			seen[ev.ID] = true
-		}
-	}
-	return out, nil
-}
-
 func (s *bleveStore) Get(ctx context.Context, id string) (Event, error) {
-	req := bleve.NewSearchRequestOptions(query.NewDocIDQuery([]string{id}), 1, 0, false)
-	req.Fields = []string{sourceField}
-	res, err := s.idx.SearchInContext(ctx, req)
+	if err := ctx.Err(); err != nil {
+		return Event{}, err
+	}
+	srcs, err := s.sources([]string{id})
 	if err != nil {
 		return Event{}, err
 	}
-	if len(res.Hits) == 0 {
+	src, ok := srcs[id]
+	if !ok {
 		return Event{}, fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
-	return decodeHit(res.Hits[0])
-}
-
-func decodeHit(h *search.DocumentMatch) (Event, error) {
-	src, _ := h.Fields[sourceField].(string)
 	var ev Event
-	if err := json.Unmarshal([]byte(src), &ev); err != nil {
-		return Event{}, fmt.Errorf("event %s: stored source unreadable: %w", h.ID, err)
+	if err := json.Unmarshal(src, &ev); err != nil {
+		return Event{}, fmt.Errorf("event %s: stored source unreadable: %w", id, err)
 	}
 	return ev, nil
 }
 
-// buildQuery parses a query string and adds a time range.
-func (s *bleveStore) buildQuery(q string, since, until time.Time) (query.Query, error) {
-	var parts []query.Query
-	if strings.TrimSpace(q) != "" {
-		qq := query.NewQueryStringQuery(q)
-		parsed, err := qq.Parse()
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrQuery, err)
-		}
-		if v, ok := parsed.(query.ValidatableQuery); ok {
-			if err := v.Validate(); err != nil {
-				return nil, fmt.Errorf("%w: %v", ErrQuery, err)
-			}
-		}
-		parts = append(parts, parsed)
-	}
-	if !since.IsZero() || !until.IsZero() {
-		parts = append(parts, timeRange(since, until))
-	}
-	switch len(parts) {
-	case 0:
-		return query.NewMatchAllQuery(), nil
-	case 1:
-		return parts[0], nil
-	}
-	return query.NewConjunctionQuery(parts), nil
-}
-
-// timeRange is [since, until); a zero bound is open.
-func timeRange(since, until time.Time) query.Query {
-	incl, excl := true, false
-	r := query.NewDateRangeInclusiveQuery(since, until, &incl, &excl)
-	r.SetField("time")
-	return r
-}
-
-func timeSort(desc bool) search.SortOrder {
-	return search.SortOrder{
-		&search.SortField{Field: "time", Type: search.SortFieldAsDate, Desc: desc, Missing: search.SortFieldMissingLast},
-		&search.SortDocID{Desc: desc},
-	}
-}
-
+// Search runs a query. Time-ordered results come from windows planned
+// with the per-minute counts (see ordered), so that the first page of a
+// query matching 100,000 events never sorts them all.
 func (s *bleveStore) Search(ctx context.Context, r Request) (*Hits, error) {
-	q, err := s.buildQuery(r.Query, r.Since, r.Until)
-	if err != nil {
-		return nil, err
-	}
+	began := time.Now()
 	limit := r.Limit
 	if limit <= 0 {
 		limit = 100
 	}
-	req := bleve.NewSearchRequestOptions(q, limit, r.Offset, false)
-	req.Fields = []string{sourceField}
+	var desc bool
 	switch r.Sort {
 	case SortScore:
-	case SortTimeDesc:
-		req.SortByCustom(timeSort(true))
+		return s.searchByScore(ctx, r, limit)
 	case "", SortTime:
-		req.SortByCustom(timeSort(false))
+	case SortTimeDesc:
+		desc = true
 	default:
 		return nil, fmt.Errorf("unknown sort %q (want time, -time or score)", r.Sort)
 	}
+	base, err := s.parse(r.Query)
+	if err != nil {
+		return nil, err
+	}
+	full, err := s.within(ctx, base, r.Query, r.Since, r.Until)
+	if err != nil {
+		return nil, err
+	}
+	total, err := s.count(ctx, full)
+	if err != nil || total == 0 || r.Offset >= int(total) {
+		return &Hits{Total: total, Took: time.Since(began)}, err
+	}
+	t := s.timeline()
+	inSpan := t.total
+	if !r.Since.IsZero() || !r.Until.IsZero() {
+		inSpan = t.between(r.Since, r.Until)
+	}
+	sel := min(1, float64(total)/float64(max(1, inSpan)))
+	evs, _, err := s.ordered(ctx, base, r.Query, sel, r.Since, r.Until, time.Time{}, Cursor{}, desc, r.Offset+limit)
+	if err != nil {
+		return nil, err
+	}
+	if desc {
+		for i, j := 0, len(evs)-1; i < j; i, j = i+1, j-1 {
+			evs[i], evs[j] = evs[j], evs[i]
+		}
+	}
+	if r.Offset < len(evs) {
+		evs = evs[r.Offset:]
+	} else {
+		evs = nil
+	}
+	return &Hits{Total: total, Events: evs, Took: time.Since(began)}, nil
+}
+
+func (s *bleveStore) searchByScore(ctx context.Context, r Request, limit int) (*Hits, error) {
+	q, err := s.buildQuery(ctx, r.Query, r.Since, r.Until)
+	if err != nil {
+		return nil, err
+	}
+	req := bleve.NewSearchRequestOptions(q, limit, r.Offset, false)
 	res, err := s.idx.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	hits := &Hits{Total: res.Total, Took: res.Took}
-	for _, h := range res.Hits {
-		ev, err := decodeHit(h)
-		if err != nil {
-			return nil, err
-		}
-		hits.Events = append(hits.Events, ev)
+	evs, err := s.events(res.Hits)
+	if err != nil {
+		return nil, err
 	}
-	return hits, nil
+	return &Hits{Total: res.Total, Events: evs, Took: res.Took}, nil
 }
 
 func (s *bleveStore) Facet(ctx context.Context, q string, since, until time.Time, field string, size int) ([]Count, error) {
@@ -303,15 +213,23 @@ func (s *bleveStore) Facet(ctx context.Context, q string, since, until time.Time
 		size = 10
 	}
 	if strings.TrimSpace(q) == "" && since.IsZero() && until.IsZero() {
-		if c := s.Counts(); c.Fields[field] != nil {
-			return c.Top(field, size), nil
+		s.mu.RLock()
+		counted := s.counts.Fields[field] != nil
+		var top []Count
+		if counted {
+			top = s.counts.Top(field, size)
+		}
+		s.mu.RUnlock()
+		if counted {
+			return top, nil
 		}
 	}
-	qq, err := s.buildQuery(q, since, until)
+	qq, err := s.buildQuery(ctx, q, since, until)
 	if err != nil {
 		return nil, err
 	}
 	req := bleve.NewSearchRequestOptions(qq, 0, 0, false)
+	req.Score = bleve.ScoreNone
 	req.AddFacet(field, bleve.NewFacetRequest(field, size))
 	res, err := s.idx.SearchInContext(ctx, req)
 	if err != nil {

@@ -125,3 +125,22 @@ func (c Counts) Between(from, to time.Time) int64 {
 	}
 	return n
 }
+
+// remove undoes add for an event that is being replaced. The time span is
+// left as is: a replacement keeps its event's time.
+func (c *Counts) remove(ev *Event) {
+	c.Total--
+	if m := minuteOf(ev.Time); c.Minutes[m] > 1 {
+		c.Minutes[m]--
+	} else {
+		delete(c.Minutes, m)
+	}
+	for _, f := range CountedFields {
+		v := fieldValue(ev, f)
+		if m := c.Fields[f]; m[v] > 1 {
+			m[v]--
+		} else if m != nil {
+			delete(m, v)
+		}
+	}
+}

@@ -20,19 +20,23 @@ const sourceField = "_source"
 const maxAllRaw = 8 << 10
 
 // docBuilder turns Events into Bleve documents directly, skipping the
-// reflection walk of the generic mapping (several times faster at ingest).
+// reflection walk of the generic mapping, and analyses them itself (see
+// field), so that the work can run ahead of the batch that indexes them.
 type docBuilder struct {
-	kw, text analysis.Analyzer
+	text analysis.Analyzer
 }
 
 func newDocBuilder(im *mapping.IndexMappingImpl) docBuilder {
-	return docBuilder{kw: im.AnalyzerNamed("keyword"), text: im.AnalyzerNamed(textAnalyzer)}
+	return docBuilder{text: im.AnalyzerNamed(textAnalyzer)}
 }
 
 const (
 	kwOpts    = index.IndexField
 	facetOpts = index.IndexField | index.DocValues
 	textOpts  = index.IndexField
+	// The sort key's doc value is read at random by time filters: one
+	// uncompressed value per chunk makes that a lookup, not a decompression.
+	sortOpts = facetOpts | index.SkipDVChunking | index.SkipDVCompression
 )
 
 func (b docBuilder) build(ev *Event) (*document.Document, error) {
@@ -41,12 +45,9 @@ func (b docBuilder) build(ev *Event) (*document.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc.AddField(document.NewTextFieldWithIndexingOptions(sourceField, nil, src, index.StoreField))
-	tf, err := document.NewDateTimeFieldWithIndexingOptions("time", nil, ev.Time, "", index.IndexField|index.DocValues)
-	if err != nil {
-		return nil, err
-	}
-	doc.AddField(tf)
+	doc.AddField(&field{name: sourceField, value: src, opts: index.StoreField})
+	doc.AddField(keywords(sortField, sortOpts, sortKey(ev.Time, ev.ID)))
+	doc.AddField(keywords(bucketField, kwOpts, timeBuckets(ev.Time)...))
 
 	kw := func(name, v string, facet bool) {
 		if v == "" {
@@ -56,7 +57,7 @@ func (b docBuilder) build(ev *Event) (*document.Document, error) {
 		if facet {
 			opts = facetOpts
 		}
-		doc.AddField(document.NewTextFieldCustom(name, nil, []byte(v), opts, b.kw))
+		doc.AddField(keywords(name, opts, v))
 	}
 	num := func(name string, v int, facet bool) {
 		if v != 0 {
@@ -64,16 +65,20 @@ func (b docBuilder) build(ev *Event) (*document.Document, error) {
 		}
 	}
 	list := func(name string, vs []string, facet bool) {
-		for i, v := range vs {
-			if v == "" {
-				continue
+		var terms []string
+		for _, v := range vs {
+			if v != "" {
+				terms = append(terms, v)
 			}
-			opts := kwOpts
-			if facet {
-				opts = facetOpts
-			}
-			doc.AddField(document.NewTextFieldCustom(name, []uint64{uint64(i)}, []byte(v), opts, b.kw))
 		}
+		if len(terms) == 0 {
+			return
+		}
+		opts := kwOpts
+		if facet {
+			opts = facetOpts
+		}
+		doc.AddField(keywords(name, opts, terms...))
 	}
 	kw("id", ev.ID, false)
 	kw("source", ev.Source, true)
@@ -115,7 +120,7 @@ func (b docBuilder) build(ev *Event) (*document.Document, error) {
 
 	text := func(name, v string) {
 		if v != "" {
-			doc.AddField(document.NewTextFieldCustom(name, nil, []byte(v), textOpts, b.text))
+			doc.AddField(b.textField(name, v))
 		}
 	}
 	text("message", ev.Message)
@@ -128,11 +133,15 @@ func (b docBuilder) build(ev *Event) (*document.Document, error) {
 	}
 	text(allField, strings.Join([]string{ev.Message, ev.Cmdline, ev.URL, ev.Path, ev.DstHost, raw}, " \n "))
 
-	if ev.BytesOut != 0 {
-		doc.AddField(document.NewNumericFieldWithIndexingOptions("bytes_out", nil, float64(ev.BytesOut), index.IndexField))
-	}
-	if ev.BytesIn != 0 {
-		doc.AddField(document.NewNumericFieldWithIndexingOptions("bytes_in", nil, float64(ev.BytesIn), index.IndexField))
+	for _, n := range []struct {
+		name string
+		v    int64
+	}{{"bytes_out", ev.BytesOut}, {"bytes_in", ev.BytesIn}} {
+		if n.v != 0 {
+			f := document.NewNumericFieldWithIndexingOptions(n.name, nil, float64(n.v), index.IndexField)
+			f.Analyze()
+			doc.AddField(analyzed{f})
+		}
 	}
 	return doc, nil
 }

@@ -10,7 +10,7 @@ import (
 
 // MappingVersion changes whenever the index layout changes; an index of
 // another version is rebuilt, not misread.
-const MappingVersion = 1
+const MappingVersion = 2
 
 // textAnalyzer splits on word boundaries and lowercases, without stop words
 // or stemming: responders search for exact tokens like "nohup" or "curl".
@@ -95,11 +95,19 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		fm.DocValues = false
 		doc.AddFieldMappingsAt(name, fm)
 	}
-	tm := mapping.NewDateTimeFieldMapping()
-	tm.Store = false
-	tm.IncludeInAll = false
-	tm.DocValues = true
-	doc.AddFieldMappingsAt("time", tm)
+	// Time is indexed as sortField and bucketField (see timerange.go);
+	// query-string ranges on "time" are rewritten to them.
+	for _, f := range []struct {
+		name string
+		dv   bool
+	}{{sortField, true}, {bucketField, false}} {
+		fm := mapping.NewKeywordFieldMapping()
+		fm.Store = false
+		fm.IncludeInAll = false
+		fm.DocValues = f.dv
+		fm.Analyzer = keyword.Name
+		doc.AddFieldMappingsAt(f.name, fm)
+	}
 	src := mapping.NewTextFieldMapping()
 	src.Index = false
 	src.Store = true

@@ -3,83 +3,110 @@ package evidence
 import (
 	"context"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 )
 
 // Page returns a timeline page. Sorting a million hits by time costs about
 // half a second, so the pager never does: it uses the per-minute counts kept
 // at ingest to pick a time window just wide enough to hold the page, sorts
-// only the hits inside it, and widens the window (×8 each time) when a
-// selective filter leaves it short.
+// only the hits inside it, and widens the window when a filter leaves it
+// short.
 func (s *bleveStore) Page(ctx context.Context, r PageRequest) (*Page, error) {
 	limit := r.Limit
 	if limit <= 0 {
 		limit = 100
 	}
-	base, err := s.buildQuery(r.Query, time.Time{}, time.Time{})
+	base, err := s.parse(r.Query)
 	if err != nil {
 		return nil, err
-	}
-	c := s.Counts()
-	if c.Total == 0 {
-		return &Page{}, nil
-	}
-	lo, hi := c.First, c.Last.Add(time.Nanosecond)
-	if !r.Since.IsZero() && r.Since.After(lo) {
-		lo = r.Since
-	}
-	if !r.Until.IsZero() && r.Until.Before(hi) {
-		hi = r.Until
 	}
 	start := r.From
 	if r.After.ID != "" {
 		start = r.After.Time
 	}
-	if start.IsZero() {
+	sel := 1.0
+	if base != nil {
+		matches, err := s.countCached(ctx, r.Query, base)
+		if err != nil || matches == 0 {
+			return &Page{}, err
+		}
+		sel = float64(matches) / float64(max(1, s.timeline().total))
+	}
+	evs, more, err := s.ordered(ctx, base, r.Query, sel, r.Since, r.Until, start, r.After, r.Backward, limit)
+	if err != nil {
+		return nil, err
+	}
+	return newPage(evs, more), nil
+}
+
+// ordered returns the first n events matching base (nil: any) in time
+// order within [since, until), from start or just past a cursor, going
+// back in time when back (the result is still oldest first). It reads a
+// window of whole minutes expected to hold twice n matches, judging by the
+// per-minute counts and sel, the fraction of events that match, and widens
+// it fourfold until it holds n or covers the span. more reports whether
+// matches may lie beyond the events returned.
+func (s *bleveStore) ordered(ctx context.Context, base query.Query, qs string, sel float64, since, until, start time.Time, after Cursor, back bool, n int) ([]Event, bool, error) {
+	t := s.timeline()
+	if t.total == 0 {
+		return nil, false, nil
+	}
+	lo, hi := t.first, t.last.Add(time.Nanosecond)
+	if !since.IsZero() && since.After(lo) {
+		lo = since
+	}
+	if !until.IsZero() && until.Before(hi) {
+		hi = until
+	}
+	if !lo.Before(hi) {
+		return nil, false, nil
+	}
+	if start.IsZero() || start.Before(lo) && !back || start.After(hi) && back {
 		start = lo
-		if r.Backward {
+		if back {
 			start = hi
 		}
 	}
-	minutes := sortedMinutes(c.Minutes)
-	want := int64(2 * limit)
+	want := int64(float64(2*n)/max(sel, 1e-9)) + 1
 	for {
 		var from, to time.Time
-		if r.Backward {
-			from, to = windowBack(minutes, c.Minutes, start, want), start.Add(time.Nanosecond)
-			if from.Before(lo) {
-				from = lo
-			}
+		if back {
+			from, to = t.windowBack(start, want), start.Add(time.Nanosecond)
+			from = maxTime(from, lo)
+			to = minTime(to, hi)
 		} else {
-			from, to = start, windowFwd(minutes, c.Minutes, start, want)
-			if to.After(hi) {
-				to = hi
-			}
+			from, to = maxTime(start, lo), minTime(t.windowFwd(start, want), hi)
 		}
-		evs, more, err := s.window(ctx, base, from, to, r.After, r.Backward, limit)
+		evs, more, err := s.window(ctx, base, qs, from, to, after, back, n)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		exhausted := (!r.Backward && !to.Before(hi)) || (r.Backward && !from.After(lo))
-		if len(evs) == limit || exhausted {
-			return newPage(evs, more || !exhausted), nil
+		exhausted := (!back && !to.Before(hi)) || (back && !from.After(lo))
+		if len(evs) == n || exhausted {
+			return evs, more || !exhausted, nil
 		}
-		want *= 8
+		want *= 4
 	}
 }
 
-// window queries base within [from, to), ordered by time, after a cursor.
-func (s *bleveStore) window(ctx context.Context, base query.Query, from, to time.Time, after Cursor, back bool, limit int) ([]Event, bool, error) {
-	q := query.NewConjunctionQuery([]query.Query{base, timeRange(from, to)})
+// window queries base (nil: everything; parsed from qs) within [from, to)
+// in time order,
+// after a cursor. Sorting reads one doc value per hit (the sort key) and
+// nothing is scored.
+func (s *bleveStore) window(ctx context.Context, base query.Query, qs string, from, to time.Time, after Cursor, back bool, limit int) ([]Event, bool, error) {
+	q, err := s.within(ctx, base, qs, from, to)
+	if err != nil {
+		return nil, false, err
+	}
 	req := bleve.NewSearchRequestOptions(q, limit+1, 0, false)
-	req.Fields = []string{sourceField}
-	req.SortByCustom(timeSort(back))
+	req.Score = bleve.ScoreNone
+	req.SortByCustom(search.SortOrder{&search.SortField{Field: sortField, Type: search.SortFieldAsString, Desc: back}})
 	if after.ID != "" {
-		req.SetSearchAfter([]string{after.Time.UTC().Format(time.RFC3339Nano), after.ID})
+		req.SetSearchAfter([]string{sortKey(after.Time, after.ID)})
 	}
 	res, err := s.idx.SearchInContext(ctx, req)
 	if err != nil {
@@ -90,13 +117,9 @@ func (s *bleveStore) window(ctx context.Context, base query.Query, from, to time
 	if more {
 		hits = hits[:limit]
 	}
-	evs := make([]Event, 0, len(hits))
-	for _, h := range hits {
-		ev, err := decodeHit(h)
-		if err != nil {
-			return nil, false, err
-		}
-		evs = append(evs, ev)
+	evs, err := s.events(hits)
+	if err != nil {
+		return nil, false, err
 	}
 	if back {
 		for i, j := 0, len(evs)-1; i < j; i, j = i+1, j-1 {
@@ -115,39 +138,16 @@ func newPage(evs []Event, more bool) *Page {
 	return p
 }
 
-func sortedMinutes(m map[int64]int64) []int64 {
-	keys := make([]int64, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
 	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	return keys
+	return b
 }
 
-// windowFwd returns the end of the shortest run of whole minutes from
-// start's minute that holds at least want events.
-func windowFwd(keys []int64, m map[int64]int64, start time.Time, want int64) time.Time {
-	i := sort.Search(len(keys), func(i int) bool { return keys[i] >= minuteOf(start) })
-	var n int64
-	for ; i < len(keys); i++ {
-		n += m[keys[i]]
-		if n >= want {
-			return time.Unix((keys[i]+1)*60, 0)
-		}
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
 	}
-	return time.Unix(1<<40, 0)
-}
-
-// windowBack returns the start of the shortest run of whole minutes ending
-// at start's minute that holds at least want events.
-func windowBack(keys []int64, m map[int64]int64, start time.Time, want int64) time.Time {
-	i := sort.Search(len(keys), func(i int) bool { return keys[i] > minuteOf(start) }) - 1
-	var n int64
-	for ; i >= 0; i-- {
-		n += m[keys[i]]
-		if n >= want {
-			return time.Unix(keys[i]*60, 0)
-		}
-	}
-	return time.Unix(0, 0)
+	return b
 }

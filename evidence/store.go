@@ -31,11 +31,23 @@ type Store interface {
 	Page(ctx context.Context, req PageRequest) (*Page, error)
 	// Facet counts the values of field over the events matching query.
 	Facet(ctx context.Context, query string, since, until time.Time, field string, size int) ([]Count, error)
+	// Replace rewrites events already in the store (same id and time, new
+	// field values such as an attributed agent) and adjusts the counts.
+	Replace(ctx context.Context, events []Event) (int, error)
 	// Get returns one event by id.
 	Get(ctx context.Context, id string) (Event, error)
 	// Counts returns the whole-incident counts kept at ingest.
 	Counts() Counts
 	Close() error
+}
+
+// Preparer is a Store that can do the CPU-heavy half of Index (building
+// and analysing documents) ahead of time: an ingest pipeline prepares one
+// batch while the previous one is being written. Index(events, state) is
+// IndexPrepared(Prepare(events), state).
+type Preparer interface {
+	Prepare(events []Event) (*Prepared, error)
+	IndexPrepared(ctx context.Context, p *Prepared, state map[string][]byte) (int, error)
 }
 
 // Sort orders.

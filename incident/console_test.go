@@ -26,8 +26,8 @@ func TestAgents(t *testing.T) {
 	if a.Agent != "agent-7" || a.Model != "acme-large-2026-06" || a.Sandbox != "sb-42" || a.IP != "10.0.3.7" || a.Run != "r-0721a" || a.Sessions != 1 {
 		t.Errorf("agent-7 identity: %+v", a)
 	}
-	if a.Events != 32 || a.Denied != 8 {
-		t.Errorf("agent-7 counts: events %d denied %d, want 32 and 8", a.Events, a.Denied)
+	if a.Events != 51 || a.Denied != 15 { // ledger records plus the proxy and sensor events attributed at ingest
+		t.Errorf("agent-7 counts: events %d denied %d, want 51 and 15", a.Events, a.Denied)
 	}
 	if want := time.Date(2026, 7, 21, 10, 0, 0, 0, time.UTC); !a.First.Equal(want) {
 		t.Errorf("agent-7 first seen %v, want %v", a.First, want)
@@ -232,7 +232,12 @@ func TestRelatedUnattributed(t *testing.T) {
 	if err != nil || len(hits.Events) == 0 {
 		t.Fatalf("squid deny: %v", err)
 	}
-	groups, err := incident.RelatedEvents(ctx, ws.Store, hits.Events[0])
+	ev := hits.Events[0]
+	if ev.Agent != "agent-7" {
+		t.Fatalf("the fixture's squid line from 10.0.3.7 is attributed at ingest: %q", ev.Agent)
+	}
+	ev.Agent, ev.AttributedVia = "", "" // as if no session record named its IP
+	groups, err := incident.RelatedEvents(ctx, ws.Store, ev)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -112,10 +112,18 @@ func (w *Workspace) Ingest(ctx context.Context, inputs []string, opt IngestOptio
 	if err != nil {
 		return nil, err
 	}
+	attr, err := w.newAttributor(ctx)
+	if err != nil {
+		return nil, err
+	}
 	res, err := ingest.Run(ctx, files, ingest.Options{
 		Format: opt.Format, Stdin: opt.Stdin, Progress: opt.Progress,
-		Rejects: w.rejects, Store: w.Store,
+		Rejects: w.rejects, Store: w.Store, Prepare: attr.prepare,
 	})
+	if err == nil && !attr.since.IsZero() {
+		// Session records arrived after events they concern.
+		_, err = w.Attribute(ctx, attr.since)
+	}
 	if serr := w.writeSources(files); serr != nil && err == nil {
 		err = serr
 	}

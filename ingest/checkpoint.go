@@ -179,6 +179,12 @@ func (pr *progress) add(events, fresh int, bytes int64) {
 	}
 }
 
+func (pr *progress) fileDone() {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	pr.p.FilesDone++
+}
+
 func (pr *progress) finish() {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()

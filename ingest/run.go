@@ -29,6 +29,9 @@ type Options struct {
 	Parsers   []Parser         // default Parsers()
 	Now       func() time.Time // for tests
 	Store     evidence.Store   // where events go
+	// Prepare, if set, sees every event before it is indexed, in input
+	// order (attribution sets the agent here).
+	Prepare func(*evidence.Event)
 }
 
 // RejectLog keeps rejected records; Add must be durable when it returns.
@@ -121,6 +124,7 @@ func Run(ctx context.Context, files []string, opt Options) ([]FileResult, error)
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
+	defer tuneGC()()
 	pr := &progress{opt: opt, start: opt.Now(), p: Progress{Files: len(files)}}
 	for _, f := range files {
 		if f != "-" {
@@ -129,26 +133,41 @@ func Run(ctx context.Context, files []string, opt Options) ([]FileResult, error)
 			}
 		}
 	}
-	var results []FileResult
+	w := newWriter(ctx, opt)
+	var results []*FileResult
+	collect := func(err error) ([]FileResult, error) {
+		if werr := w.close(); err == nil {
+			err = werr
+		}
+		out := make([]FileResult, len(results))
+		for i, r := range results {
+			out[i] = *r
+		}
+		return out, err
+	}
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
-			return results, err
+			return collect(err)
 		}
-		res, err := ingestFile(ctx, f, opt, pr)
+		res, err := ingestFile(ctx, f, opt, pr, w)
 		results = append(results, res)
-		pr.p.FilesDone++
+		pr.fileDone()
 		if err != nil {
-			return results, err
+			return collect(err)
 		}
 	}
-	pr.finish()
-	return results, nil
+	out, err := collect(nil)
+	if err == nil {
+		pr.finish()
+	}
+	return out, err
 }
 
-// ingestFile ingests one input from its checkpoint. Errors about the file
-// itself go in the result; the returned error stops the run.
-func ingestFile(ctx context.Context, path string, opt Options, pr *progress) (FileResult, error) {
-	res := FileResult{Path: path}
+// ingestFile ingests one input from its checkpoint, handing its batches to
+// w. Errors about the file itself go in the result; the returned error
+// stops the run. The result's New count is final once w is closed.
+func ingestFile(ctx context.Context, path string, opt Options, pr *progress, w *writer) (*FileResult, error) {
+	res := &FileResult{Path: path}
 	src, err := openSource(path, opt)
 	if err != nil {
 		res.Err = err
@@ -170,7 +189,7 @@ func ingestFile(ctx context.Context, path string, opt Options, pr *progress) (Fi
 		return res, nil
 	}
 	res.Format, res.ResumedAt = p.Format(), ck.Offset
-	b := &batcher{ctx: ctx, opt: opt, res: &res, src: src, pr: pr, format: p.Format()}
+	b := &batcher{opt: opt, res: res, src: src, pr: pr, w: w, format: p.Format()}
 	at := Position{Offset: ck.Offset, Line: ck.Line}
 	final, err := Stream(src.input(p), src.name, p, at, b, b.commit)
 	if err != nil {
@@ -191,8 +210,8 @@ var errStore = errors.New("store")
 // batcher buffers events and rejects and writes them with the checkpoint
 // that covers them, so that a crash resumes exactly after the last batch.
 type batcher struct {
-	ctx     context.Context
 	opt     Options
+	w       *writer
 	res     *FileResult
 	src     *source
 	pr      *progress
@@ -202,6 +221,9 @@ type batcher struct {
 }
 
 func (b *batcher) Event(ev evidence.Event) error {
+	if b.opt.Prepare != nil {
+		b.opt.Prepare(&ev)
+	}
 	b.events = append(b.events, ev)
 	b.res.Events++
 	if b.res.First.IsZero() || ev.Time.Before(b.res.First) {
@@ -227,24 +249,21 @@ func (b *batcher) commit(pos Position) error {
 }
 
 func (b *batcher) flush(pos Position, final bool) error {
-	if len(b.rejects) > 0 && b.opt.Rejects != nil {
-		if err := b.opt.Rejects.Add(b.rejects); err != nil {
-			return fmt.Errorf("%w: write rejects: %v", errStore, err)
-		}
-	}
 	state := map[string][]byte{}
 	if ck, ok := b.src.advance(pos, b.format, final); ok {
 		state[ck.key()] = ck.encode()
 	}
-	n, err := b.opt.Store.Index(b.ctx, b.events, state)
-	if err != nil {
-		return fmt.Errorf("%w: %v", errStore, err)
-	}
-	b.res.New += n
-	b.pr.add(len(b.events), n, pos.Offset-b.src.lastOffset)
+	events, res, pr := b.events, b.res, b.pr
+	read := pos.Offset - b.src.lastOffset
 	b.src.lastOffset = pos.Offset
-	b.events, b.rejects = b.events[:0], b.rejects[:0]
-	return nil
+	j := job{events: events, rejects: b.rejects, state: state, landed: func(fresh int) {
+		res.New += fresh
+		pr.add(len(events), fresh, read)
+	}}
+	// The batch now belongs to the writer; fill fresh buffers meanwhile.
+	b.events = make([]evidence.Event, 0, cap(b.events))
+	b.rejects = nil
+	return b.w.send(j)
 }
 
 // ByFormatIn finds a parser by format name in a list.

@@ -190,10 +190,10 @@ func TestAgentsFilterTimeline(t *testing.T) {
 		t.Fatalf("tab focuses %s", c.m.Focus())
 	}
 	a := c.m.Agents().Agents()
-	if len(a) != 2 || a[0].Agent != "agent-7" || a[0].Denied != 8 || a[0].IP != "10.0.3.7" {
+	if len(a) != 2 || a[0].Agent != "agent-7" || a[0].Denied != 15 || a[0].IP != "10.0.3.7" {
 		t.Fatalf("agents %+v", a)
 	}
-	if s := c.screen(); !strings.Contains(s, "agent-7") || !strings.Contains(s, "!8") {
+	if s := c.screen(); !strings.Contains(s, "agent-7") || !strings.Contains(s, "!15") {
 		t.Errorf("agents pane:\n%s", s)
 	}
 	c.keys("enter")
@@ -201,7 +201,7 @@ func TestAgentsFilterTimeline(t *testing.T) {
 	if c.m.Focus() != "timeline" || tl.Filter() != "+agent:agent-7" {
 		t.Fatalf("focus %s filter %q", c.m.Focus(), tl.Filter())
 	}
-	if hits, _ := tl.Hits(); hits != 32 {
+	if hits, _ := tl.Hits(); hits != 51 {
 		t.Errorf("agent-7 hits %d", hits)
 	}
 }

@@ -118,6 +118,12 @@ func cmdStats(_ context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "span     %s – %s (%s)\n", c.First.Format(time.RFC3339), c.Last.Format(time.RFC3339), c.Last.Sub(c.First).Round(time.Second))
 	}
 	fmt.Fprintf(e.stdout, "rejects  %d\n", len(rejects))
+	if *by == "" {
+		fmt.Fprintln(e.stdout, "\nattribution")
+		if err := printCoverage(context.Background(), e, ws); err != nil {
+			return err
+		}
+	}
 	keys := make([]string, 0, len(out))
 	for k := range out {
 		keys = append(keys, k)

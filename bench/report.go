@@ -1,0 +1,51 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+)
+
+// Targets at 1,000,000 events on a 2-core machine (DESIGN.md, Performance).
+const (
+	TargetEventsPerSec = 20_000
+	TargetPeakRSS      = 1 << 30
+)
+
+// WriteTable prints a result for people.
+func WriteTable(w io.Writer, r *Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "machine\t%d CPUs, %s, load %.2f before / %.2f after, other processes used %.2f cores during ingest\n",
+		r.Machine.CPUs, r.Machine.GoVersion, r.Machine.LoadBefore, r.Machine.LoadAfter, r.Machine.OtherCPU)
+	fmt.Fprintf(tw, "input\t%d records, %.1f MB, %d rejected\n", r.Records, float64(r.InputBytes)/1e6, r.Rejects)
+	fmt.Fprintf(tw, "ingest\t%d events in %.1f s = %.0f events/s (%.0f µs CPU/event)\t%s\n", r.Events, r.IngestSeconds, r.EventsPerSec,
+		1e6*r.IngestCPU/float64(max(1, r.Events)), verdict(r.EventsPerSec >= TargetEventsPerSec, ">= 20000/s"))
+	fmt.Fprintf(tw, "index\t%.1f MB, %.0f bytes/event\n", float64(r.IndexBytes)/1e6, r.BytesPerEvent)
+	fmt.Fprintf(tw, "peak RSS\t%.0f MB (during ingest, sampled: heap %.0f MB, mapped index %.0f MB)\t%s\n", float64(r.PeakRSS)/(1<<20),
+		float64(r.PeakAnon)/(1<<20), float64(r.PeakFile)/(1<<20), verdict(r.PeakRSS < TargetPeakRSS, "< 1 GiB"))
+	if r.Dir != "" {
+		fmt.Fprintf(tw, "kept\t%s\n", r.Dir)
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "query\tmedian ms\tp95 ms\ttarget ms\thits\texample")
+	for _, q := range r.Queries {
+		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%s\t%d\t%s\n", q.Name, q.MedianMs, q.P95Ms,
+			verdict(q.MedianMs <= q.TargetMs, fmt.Sprintf("<= %g", q.TargetMs)), q.Hits, q.Example)
+	}
+	return tw.Flush()
+}
+
+func verdict(ok bool, target string) string {
+	if ok {
+		return "ok (" + target + ")"
+	}
+	return "MISSED (" + target + ")"
+}
+
+// WriteJSON prints a result for tools.
+func WriteJSON(w io.Writer, r *Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}

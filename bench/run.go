@@ -1,0 +1,183 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/cordon-ir/cordon/incident"
+)
+
+// Config is one benchmark run.
+type Config struct {
+	Events  int    // records to generate (default 100,000)
+	Dir     string // parent of the scratch directory (default the system temp dir)
+	Keep    bool   // keep the generated evidence and incident
+	Queries int    // timed runs of each query (default 50)
+	// Incident, when set, skips generating and ingesting: the queries are
+	// timed on this incident, kept by an earlier run with Keep.
+	Incident string
+	// CPUProfile and BlockProfile, when set, profile the ingest phase (the
+	// query phase with Incident).
+	CPUProfile, BlockProfile string
+	// MemProfile, when set, gets a heap profile taken late in the ingest.
+	MemProfile string
+	// Log, when set, hears what the benchmark is doing.
+	Log func(string)
+}
+
+// Result is what a run measured.
+type Result struct {
+	Events        int64        `json:"events"`
+	Records       int          `json:"records"`
+	Rejects       int          `json:"rejects"`
+	InputBytes    int64        `json:"input_bytes"`
+	IngestSeconds float64      `json:"ingest_seconds"`
+	IngestCPU     float64      `json:"ingest_cpu_seconds"` // this process, all threads
+	EventsPerSec  float64      `json:"events_per_sec"`
+	IndexBytes    int64        `json:"index_bytes"`
+	BytesPerEvent float64      `json:"index_bytes_per_event"`
+	PeakRSS       int64        `json:"peak_rss_bytes"`
+	PeakAnon      int64        `json:"peak_rss_anon_bytes"` // sampled: heap and stacks
+	PeakFile      int64        `json:"peak_rss_file_bytes"` // sampled: mapped index segments
+	Queries       []QueryStats `json:"queries"`
+	Machine       Machine      `json:"machine"`
+	Dir           string       `json:"dir,omitempty"` // kept scratch directory
+}
+
+// Machine describes where the figures were taken.
+type Machine struct {
+	CPUs       int     `json:"cpus"`
+	GoVersion  string  `json:"go_version"`
+	LoadBefore float64 `json:"load_before"` // 1-minute load average
+	LoadAfter  float64 `json:"load_after"`
+	// OtherCPU is how many cores other processes kept busy, on average,
+	// while this one ingested: the figures are only as good as this is low.
+	OtherCPU float64 `json:"other_cpu_during_ingest"`
+}
+
+// Run generates cfg.Events records, ingests them end to end into a fresh
+// incident and times the console's queries on it.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if cfg.Events <= 0 {
+		cfg.Events = 100_000
+	}
+	if cfg.Queries <= 0 {
+		cfg.Queries = 50
+	}
+	say := cfg.Log
+	if say == nil {
+		say = func(string) {}
+	}
+	if cfg.Incident != "" {
+		return queriesOnly(ctx, cfg)
+	}
+	root, err := os.MkdirTemp(cfg.Dir, "cordon-bench-")
+	if err != nil {
+		return nil, fmt.Errorf("scratch directory: %w", err)
+	}
+	if !cfg.Keep {
+		defer os.RemoveAll(root)
+	}
+	say(fmt.Sprintf("generating %d records in %s", cfg.Events, root))
+	gen, err := Generate(filepath.Join(root, "evidence"), cfg.Events)
+	if err != nil {
+		return nil, fmt.Errorf("generate: %w", err)
+	}
+	res := &Result{Records: gen.Records, InputBytes: gen.Bytes}
+	res.Machine = Machine{CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), LoadBefore: loadAvg()}
+	if cfg.Keep {
+		res.Dir = root
+	}
+
+	say(fmt.Sprintf("ingesting %d MB", gen.Bytes>>20))
+	incDir := filepath.Join(root, "incident")
+	stop, err := startProfiles(cfg)
+	if err != nil {
+		return nil, err
+	}
+	rss := sampleRSS()
+	began, cpu := time.Now(), startCPU()
+	err = ingest(ctx, incDir, gen.Dir, res)
+	res.IngestSeconds = time.Since(began).Seconds()
+	res.Machine.OtherCPU = cpu.others()
+	res.IngestCPU = (selfCPU() - cpu.self).Seconds()
+	res.PeakAnon, res.PeakFile = rss.peaks()
+	if perr := stop(); perr != nil && err == nil {
+		err = perr
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.EventsPerSec = float64(res.Events) / res.IngestSeconds
+	res.IndexBytes = diskUsage(filepath.Join(incDir, "index.bleve"))
+	if res.Events > 0 {
+		res.BytesPerEvent = float64(res.IndexBytes) / float64(res.Events)
+	}
+
+	say("timing queries")
+	ws, err := incident.Open(incDir)
+	if err != nil {
+		return nil, err
+	}
+	defer ws.Close()
+	res.Queries, err = timeQueries(ctx, ws.Store, cfg.Queries)
+	if err != nil {
+		return nil, err
+	}
+	res.PeakRSS = peakRSS()
+	res.Machine.LoadAfter = loadAvg()
+	return res, nil
+}
+
+// ingest runs the same path as `cordon ingest`: create the workspace,
+// ingest the folder (read, sniff, parse, normalize, index), close.
+func ingest(ctx context.Context, incDir, evidenceDir string, res *Result) error {
+	ws, err := incident.Create(incDir)
+	if err != nil {
+		return err
+	}
+	files, err := ws.Ingest(ctx, []string{evidenceDir}, incident.IngestOptions{})
+	if err != nil {
+		ws.Close()
+		return fmt.Errorf("ingest: %w", err)
+	}
+	for _, f := range files {
+		if f.Err != nil {
+			ws.Close()
+			return fmt.Errorf("ingest %s: %w", f.Path, f.Err)
+		}
+		res.Rejects += f.Rejects
+	}
+	res.Events = ws.Store.Counts().Total
+	return ws.Close()
+}
+
+// queriesOnly times the queries on a kept incident.
+func queriesOnly(ctx context.Context, cfg Config) (*Result, error) {
+	ws, err := incident.Open(cfg.Incident)
+	if err != nil {
+		return nil, err
+	}
+	defer ws.Close()
+	res := &Result{Events: ws.Store.Counts().Total, Dir: cfg.Incident}
+	res.Machine = Machine{CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), LoadBefore: loadAvg()}
+	res.IndexBytes = diskUsage(filepath.Join(cfg.Incident, "index.bleve"))
+	if res.Events > 0 {
+		res.BytesPerEvent = float64(res.IndexBytes) / float64(res.Events)
+	}
+	stop, err := startProfiles(cfg)
+	if err != nil {
+		return nil, err
+	}
+	res.Queries, err = timeQueries(ctx, ws.Store, cfg.Queries)
+	if perr := stop(); perr != nil && err == nil {
+		err = perr
+	}
+	res.PeakRSS = peakRSS()
+	res.Machine.LoadAfter = loadAvg()
+	return res, err
+}

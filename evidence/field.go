@@ -1,0 +1,66 @@
+package evidence
+
+import (
+	"github.com/blevesearch/bleve/v2/document"
+	index "github.com/blevesearch/bleve_index_api"
+)
+
+// field is a document field analysed when the document is built, not when
+// Bleve indexes the batch: its Analyze does nothing. Keyword terms are
+// taken as they are; text goes through textFreqs. The analysis can then
+// run on the goroutine that prepares the next batch while Bleve writes the
+// current one, instead of inside the batch.
+type field struct {
+	name   string
+	value  []byte // kept only when stored
+	opts   index.FieldIndexingOptions
+	length int
+	freqs  index.TokenFrequencies
+}
+
+var _ document.Field = (*field)(nil)
+
+// keywords is an exact-match field holding each term once.
+func keywords(name string, opts index.FieldIndexingOptions, terms ...string) *field {
+	tfs := make([]index.TokenFreq, len(terms))
+	freqs := make(index.TokenFrequencies, len(terms))
+	for i, t := range terms {
+		if tf, ok := freqs[t]; ok {
+			tf.SetFrequency(tf.Frequency() + 1)
+			continue
+		}
+		tfs[i].Term = []byte(t)
+		tfs[i].SetFrequency(1)
+		freqs[t] = &tfs[i]
+	}
+	return &field{name: name, opts: opts, length: len(terms), freqs: freqs}
+}
+
+func (b docBuilder) textField(name, text string) *field {
+	n, freqs := textFreqs(b.text, []byte(text))
+	return &field{name: name, opts: textOpts, length: n, freqs: freqs}
+}
+
+func (f *field) Name() string                                     { return f.name }
+func (f *field) ArrayPositions() []uint64                         { return nil }
+func (f *field) Options() index.FieldIndexingOptions              { return f.opts }
+func (f *field) Analyze()                                         {}
+func (f *field) Value() []byte                                    { return f.value }
+func (f *field) NumPlainTextBytes() uint64                        { return uint64(len(f.value)) }
+func (f *field) EncodedFieldType() byte                           { return 't' }
+func (f *field) AnalyzedLength() int                              { return f.length }
+func (f *field) AnalyzedTokenFrequencies() index.TokenFrequencies { return f.freqs }
+
+// Size is what Bleve accounts the field in memory as.
+func (f *field) Size() int {
+	n := 64 + len(f.name) + len(f.value)
+	for k := range f.freqs {
+		n += 48 + 2*len(k)
+	}
+	return n
+}
+
+// analyzed wraps a Bleve field that was analysed already.
+type analyzed struct{ document.Field }
+
+func (analyzed) Analyze() {}

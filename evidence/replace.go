@@ -1,0 +1,78 @@
+package evidence
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// Replace rewrites events already in the store (same ids, new field values,
+// e.g. an agent set by attribution) and adjusts the whole-incident counts by
+// the difference. Events not in the store are skipped; it returns how many
+// were replaced.
+func (s *bleveStore) Replace(ctx context.Context, events []Event) (int, error) {
+	if s.readOnly {
+		return 0, errors.New("index is open read-only")
+	}
+	if len(events) == 0 {
+		return 0, nil
+	}
+	ids := make([]string, len(events))
+	for i, ev := range events {
+		ids[i] = ev.ID
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	olds, err := s.sources(ids)
+	if err != nil {
+		return 0, fmt.Errorf("read events to replace: %w", err)
+	}
+	b := s.idx.NewBatch()
+	s.mu.RLock()
+	next := s.counts.clone()
+	s.mu.RUnlock()
+	n := 0
+	for i := range events {
+		raw, ok := olds[events[i].ID]
+		if !ok {
+			continue
+		}
+		var old Event
+		if err := json.Unmarshal(raw, &old); err != nil {
+			return 0, fmt.Errorf("event %s: stored source unreadable: %w", events[i].ID, err)
+		}
+		doc, err := s.build.build(&events[i])
+		if err != nil {
+			return 0, fmt.Errorf("event %s: %w", events[i].ID, err)
+		}
+		if err := b.IndexAdvanced(doc); err != nil {
+			return 0, fmt.Errorf("event %s: %w", events[i].ID, err)
+		}
+		next.remove(&old)
+		next.add(&events[i])
+		n++
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	raw, err := json.Marshal(next)
+	if err != nil {
+		return 0, err
+	}
+	b.SetInternal([]byte(countsKey), raw)
+	done := make(chan struct{})
+	var once sync.Once
+	b.SetPersistedCallback(func(error) { once.Do(func() { close(done) }) })
+	if err := s.idx.Batch(b); err != nil {
+		return 0, fmt.Errorf("replace batch: %w", err)
+	}
+	s.mu.Lock()
+	s.counts = next
+	s.tl, s.matchCounts = nil, nil
+	s.persisted = done
+	s.mu.Unlock()
+	return n, nil
+}

@@ -1,0 +1,122 @@
+package incident
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// attributor attributes events as they are ingested, with an identity map
+// that grows as session records stream past. A session record that arrives
+// after proxy or sensor events it may concern (ledger ingested last) marks
+// the time from which those must be attributed again.
+type attributor struct {
+	id *detect.Identity
+	// seenOther: proxy or sensor events are in the store or went past.
+	seenOther bool
+	// since is the earliest session record that may change an attribution
+	// already made; zero when none.
+	since time.Time
+}
+
+func (w *Workspace) newAttributor(ctx context.Context) (*attributor, error) {
+	id, err := w.identity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := w.Store.Counts()
+	other := c.Fields["source"][evidence.SourceProxy] + c.Fields["source"][evidence.SourceSensor]
+	return &attributor{id: id, seenOther: other > 0}, nil
+}
+
+// prepare is called on every event before it is indexed.
+func (a *attributor) prepare(ev *evidence.Event) {
+	if ev.Source == evidence.SourceLedger {
+		if a.id.Observe(ev) && a.seenOther && (a.since.IsZero() || ev.Time.Before(a.since)) {
+			a.since = ev.Time
+		}
+		return
+	}
+	a.seenOther = true
+	detect.Apply(ev, a.id.Attribute(ev))
+}
+
+// identity builds the identity map from the session records in the store.
+func (w *Workspace) identity(ctx context.Context) (*detect.Identity, error) {
+	var sessions []evidence.Event
+	err := w.each(ctx, "kind:session_start kind:session_end", time.Time{}, func(ev evidence.Event) error {
+		sessions = append(sessions, ev)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read session records: %w", err)
+	}
+	return detect.NewIdentity(sessions), nil
+}
+
+// each calls fn on every event matching q from since on, in time order.
+func (w *Workspace) each(ctx context.Context, q string, since time.Time, fn func(evidence.Event) error) error {
+	req := evidence.PageRequest{Query: q, Since: since, Limit: 2000}
+	for {
+		p, err := w.Store.Page(ctx, req)
+		if err != nil {
+			return err
+		}
+		for _, ev := range p.Events {
+			if err := fn(ev); err != nil {
+				return err
+			}
+		}
+		if !p.More || len(p.Events) == 0 {
+			return nil
+		}
+		req.After = p.Last
+	}
+}
+
+// AttributionResult says what a re-attribution changed.
+type AttributionResult struct {
+	Checked, Changed int
+}
+
+// Attribute re-attributes every proxy and sensor event from since on (zero:
+// all) with the identity map the store holds now, rewriting only the events
+// whose agent changes. Ingest does this itself when session records arrive
+// after the events they concern; `cordon attribute` does it on demand.
+func (w *Workspace) Attribute(ctx context.Context, since time.Time) (AttributionResult, error) {
+	var res AttributionResult
+	if !w.write {
+		return res, fmt.Errorf("incident opened read-only")
+	}
+	id, err := w.identity(ctx)
+	if err != nil {
+		return res, err
+	}
+	var batch []evidence.Event
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		n, err := w.Store.Replace(ctx, batch)
+		res.Changed += n
+		batch = batch[:0]
+		return err
+	}
+	err = w.each(ctx, "source:proxy source:sensor", since, func(ev evidence.Event) error {
+		res.Checked++
+		if detect.Apply(&ev, id.Attribute(&ev)) {
+			batch = append(batch, ev)
+			if len(batch) >= 2000 {
+				return flush()
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	return res, flush()
+}
