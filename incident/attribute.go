@@ -46,15 +46,7 @@ func (a *attributor) prepare(ev *evidence.Event) {
 
 // identity builds the identity map from the session records in the store.
 func (w *Workspace) identity(ctx context.Context) (*detect.Identity, error) {
-	var sessions []evidence.Event
-	err := w.each(ctx, "kind:session_start kind:session_end", time.Time{}, func(ev evidence.Event) error {
-		sessions = append(sessions, ev)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read session records: %w", err)
-	}
-	return detect.NewIdentity(sessions), nil
+	return SessionIdentity(ctx, w.Store)
 }
 
 // each calls fn on every event matching q from since on, in time order.

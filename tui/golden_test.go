@@ -52,6 +52,7 @@ func TestGoldenViews(t *testing.T) {
 			{"detail", []string{"/", "c", "u", "r", "l", "enter", "enter"}},
 			{"detail-related", []string{"/", "c", "u", "r", "l", "enter", "enter", "n"}},
 			{"agents", []string{"tab"}},
+			{"findings", []string{"tab", "tab"}},
 			{"facet", []string{"f", "j", "j", "enter"}},
 			{"help", []string{"?"}},
 		} {

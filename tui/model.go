@@ -14,6 +14,7 @@ import (
 	"github.com/cordon-ir/cordon/tui/common"
 	"github.com/cordon-ir/cordon/tui/detail"
 	"github.com/cordon-ir/cordon/tui/facet"
+	"github.com/cordon-ir/cordon/tui/findings"
 	"github.com/cordon-ir/cordon/tui/search"
 	"github.com/cordon-ir/cordon/tui/timeline"
 )
@@ -41,6 +42,7 @@ type pane int
 const (
 	paneTimeline pane = iota
 	paneAgents
+	paneFindings
 	paneDetail
 )
 
@@ -48,6 +50,8 @@ func (p pane) String() string {
 	switch p {
 	case paneAgents:
 		return "agents"
+	case paneFindings:
+		return "findings"
 	case paneDetail:
 		return "event"
 	}
@@ -63,6 +67,7 @@ type Model struct {
 	timeline timeline.Model
 	detail   detail.Model
 	agents   agents.Model
+	findings findings.Model
 	search   search.Model
 	facet    facet.Model
 
@@ -98,6 +103,7 @@ func New(opt Options) Model {
 		timeline:  timeline.New(com, opt.Store),
 		detail:    detail.New(com, opt.Store),
 		agents:    agents.New(com, opt.Store),
+		findings:  findings.New(com, opt.Store),
 		search:    search.New(com),
 		facet:     facet.New(com, opt.Store),
 		ingesting: opt.Ingest != nil,
@@ -135,6 +141,9 @@ func (m Model) Detail() detail.Model { return m.detail }
 // Agents returns the agents pane (for tests).
 func (m Model) Agents() agents.Model { return m.agents }
 
+// Findings returns the findings pane (for tests).
+func (m Model) Findings() findings.Model { return m.findings }
+
 // Status returns the status line's text and error (for tests).
 func (m Model) Status() (string, error) { return m.status, m.err }
 
@@ -145,6 +154,7 @@ func (m *Model) resize(w, h int) tea.Cmd {
 	cmd := m.timeline.SetSize(w, body)
 	m.detail.SetSize(w, body)
 	m.agents.SetSize(w, body)
+	m.findings.SetSize(w, body)
 	m.facet.SetSize(w, body)
 	m.search.SetSize(w)
 	m.help.Width = w

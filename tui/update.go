@@ -86,6 +86,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		m.clock.Origin, m.clock.Days = msg.c.First, msg.c.Last.Sub(msg.c.First) > 24*time.Hour
 		m.detail.SetClock(m.clock)
 		m.agents.SetClock(m.clock)
+		m.findings.SetClock(m.clock)
 		cmd := m.timeline.SetCounts(msg.c, msg.refresh, msg.live)
 		return m, cmd
 	case ingestMsg:
@@ -94,6 +95,9 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		if msg.u.Done {
 			m.ingesting = false
 			cmds = append(cmds, m.agents.Load())
+			if m.findings.Loaded() || m.focus == paneFindings {
+				cmds = append(cmds, m.findings.Load())
+			}
 			if msg.u.Err != nil && !errors.Is(msg.u.Err, m.com.Ctx.Err()) {
 				m.err = fmt.Errorf("ingest: %w", msg.u.Err)
 			}
@@ -113,7 +117,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 
 // toAll hands a reply to every pane; each acts only on its own messages.
 func (m Model) toAll(msg tea.Msg) (Model, tea.Cmd) {
-	var cmds [5]tea.Cmd
+	var cmds [6]tea.Cmd
+	m.findings, cmds[5] = m.findings.Update(msg)
 	m.timeline, cmds[0] = m.timeline.Update(msg)
 	m.detail, cmds[1] = m.detail.Update(msg)
 	m.agents, cmds[2] = m.agents.Update(msg)
@@ -128,6 +133,8 @@ func (m Model) toFocused(msg tea.Msg) (Model, tea.Cmd) {
 	switch m.focus {
 	case paneAgents:
 		m.agents, cmd = m.agents.Update(msg)
+	case paneFindings:
+		m.findings, cmd = m.findings.Update(msg)
 	case paneDetail:
 		m.detail, cmd = m.detail.Update(msg)
 	default:
@@ -212,6 +219,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.timeline.SetRelative(m.clock.Relative)
 		m.detail.SetClock(m.clock)
 		m.agents.SetClock(m.clock)
+		m.findings.SetClock(m.clock)
 		return m, nil
 	}
 	return m.toFocused(msg)
@@ -219,7 +227,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 
 // cycle moves focus to the next pane (the event pane only once one is open).
 func (m *Model) cycle(d int) tea.Cmd {
-	order := []pane{paneTimeline, paneAgents}
+	order := []pane{paneTimeline, paneAgents, paneFindings}
 	if m.detail.Has() {
 		order = append(order, paneDetail)
 	}
@@ -230,8 +238,11 @@ func (m *Model) cycle(d int) tea.Cmd {
 		}
 	}
 	m.focus = order[(i+d+len(order))%len(order)]
-	if m.focus == paneAgents {
+	switch {
+	case m.focus == paneAgents:
 		return m.agents.Load()
+	case m.focus == paneFindings && !m.findings.Loaded():
+		return m.findings.Load()
 	}
 	return nil
 }

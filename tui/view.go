@@ -37,6 +37,8 @@ func (m Model) body() string {
 	switch m.focus {
 	case paneAgents:
 		return m.agents.View()
+	case paneFindings:
+		return m.findings.View()
 	case paneDetail:
 		return m.detail.View()
 	}
@@ -138,6 +140,7 @@ func (m Model) helpView() string {
 		"dst_host:*.example.com         wildcards on exact fields",
 		"bytes_out:>1000000             numeric ranges on bytes_out / bytes_in",
 		"esc clears the search, then the filter; ? or esc closes this help",
+		"tab: timeline → agents → findings (enter filters to a finding's evidence)",
 	} {
 		lines = append(lines, "  "+st.HelpDesc.Render(l))
 	}

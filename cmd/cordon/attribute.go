@@ -32,9 +32,19 @@ func cmdAttribute(ctx context.Context, e *env, args []string) error {
 	return printCoverage(ctx, e, ws)
 }
 
-// printCoverage prints, per source, how many events have an agent.
-func printCoverage(ctx context.Context, e *env, ws *incident.Workspace) error {
+// sourceCoverage is how many of a source's events have an agent.
+type sourceCoverage struct {
+	Source       string `json:"source"`
+	Total        int64  `json:"total"`
+	Attributed   int64  `json:"attributed"`
+	Ambiguous    int64  `json:"ambiguous"`
+	Unattributed int64  `json:"unattributed"`
+}
+
+// coverage counts, per attributed source, how many events have an agent.
+func coverage(ctx context.Context, ws *incident.Workspace) ([]sourceCoverage, error) {
 	c := ws.Store.Counts()
+	var out []sourceCoverage
 	for _, src := range []string{evidence.SourceProxy, evidence.SourceSensor} {
 		total := c.Fields["source"][src]
 		if total == 0 {
@@ -42,18 +52,31 @@ func printCoverage(ctx context.Context, e *env, ws *incident.Workspace) error {
 		}
 		via, err := ws.Store.Facet(ctx, "source:"+src, time.Time{}, time.Time{}, "attributed_via", 20)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		var attributed, ambiguous int64
+		sc := sourceCoverage{Source: src, Total: total}
 		for _, v := range via {
 			if v.Value == "ambiguous" {
-				ambiguous += v.Count
+				sc.Ambiguous += v.Count
 			} else {
-				attributed += v.Count
+				sc.Attributed += v.Count
 			}
 		}
+		sc.Unattributed = total - sc.Attributed - sc.Ambiguous
+		out = append(out, sc)
+	}
+	return out, nil
+}
+
+// printCoverage prints, per source, how many events have an agent.
+func printCoverage(ctx context.Context, e *env, ws *incident.Workspace) error {
+	cov, err := coverage(ctx, ws)
+	if err != nil {
+		return err
+	}
+	for _, c := range cov {
 		fmt.Fprintf(e.stdout, "%-7s attributed %d of %d (%.1f%%), ambiguous %d, unattributed %d\n",
-			src, attributed, total, 100*float64(attributed)/float64(total), ambiguous, total-attributed-ambiguous)
+			c.Source, c.Attributed, c.Total, 100*float64(c.Attributed)/float64(c.Total), c.Ambiguous, c.Unattributed)
 	}
 	return nil
 }

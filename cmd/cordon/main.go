@@ -55,6 +55,7 @@ func commands() []command {
 		{"show", "--incident DIR [--json] ID", "one event: fields, origin and raw record", cmdShow},
 		{"rejects", "--incident DIR [--json]", "the records that did not parse, with file, line and reason", cmdRejects},
 		{"findings", findingsArgs, "what the detectors found, per agent: severity, span, explanation, evidence ids", cmdFindings},
+		{"agents", "--incident DIR [--json]", "each agent: model, run, sessions with sandbox, IP, container and interval, events, denials; attribution coverage", cmdAgents},
 		{"attribute", "--incident DIR", "attribute every proxy and sensor event to an agent again (ingest does this itself)", cmdAttribute},
 		{"formats", "", "list the input formats cordon reads", cmdFormats},
 		{"bench", "[--events N] [--dir DIR] [--keep] [--queries N] [--json]", "generate a realistic incident, ingest it end to end and time the queries", cmdBench},

@@ -52,7 +52,7 @@ func (k *KeyMap) ShortHelp() []key.Binding {
 }
 
 // ShortHelpFor is the status bar's help for a pane ("timeline", "event",
-// "agents"): the same bindings, described for what they do there.
+// "agents", "findings"): the same bindings, described for what they do there.
 func (k *KeyMap) ShortHelpFor(pane string) []key.Binding {
 	as := func(b key.Binding, desc string) key.Binding {
 		b.SetHelp(b.Help().Key, desc)
@@ -63,6 +63,8 @@ func (k *KeyMap) ShortHelpFor(pane string) []key.Binding {
 		return []key.Binding{as(k.NextMatch, "next related"), as(k.Open, "open related"), k.Back, k.Mark, k.NextPane, k.Help, k.Quit}
 	case "agents":
 		return []key.Binding{as(k.Open, "filter timeline to agent"), k.NextPane, k.Search, k.Help, k.Quit}
+	case "findings":
+		return []key.Binding{as(k.Open, "filter timeline to evidence"), k.NextPane, k.Search, k.Help, k.Quit}
 	}
 	return k.ShortHelp()
 }

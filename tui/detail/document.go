@@ -43,7 +43,8 @@ const wrapLines = 4
 const labelWidth = 16
 
 // build lays out the document for an event at width w.
-func build(ev evidence.Event, rel []incident.Related, relState string, clock common.Clock, w int) []line {
+// attr is the attribution path ("" when none applies).
+func build(ev evidence.Event, attr string, rel []incident.Related, relState string, clock common.Clock, w int) []line {
 	var out []line
 	add := func(r role, text string) { out = append(out, line{role: r, text: text}) }
 	head := ev.Kind
@@ -52,6 +53,13 @@ func build(ev evidence.Event, rel []incident.Related, relState string, clock com
 	}
 	add(section, common.Fit("EVENT  "+head+"  "+ev.Time.UTC().Format(time.RFC3339Nano), w))
 	out = append(out, fields(ev, clock, w)...)
+	if attr != "" {
+		add(plain, "")
+		add(section, "ATTRIBUTION")
+		for _, part := range wrap(attr, w-2, 2) {
+			add(plain, "  "+part)
+		}
+	}
 	add(plain, "")
 	add(section, "ORIGIN")
 	add(plain, "  "+common.Fit(ev.Origin, w-2))

@@ -19,6 +19,13 @@ type relatedMsg struct {
 	err    error
 }
 
+// attributionMsg carries the shown event's attribution path.
+type attributionMsg struct {
+	seq  int
+	path string
+	err  error
+}
+
 // Model is the event pane.
 type Model struct {
 	com   common.Common
@@ -30,6 +37,7 @@ type Model struct {
 
 	related  []incident.Related
 	relState string
+	attr     string // attribution path, "" when none applies
 	seq      int
 
 	clock    common.Clock
@@ -86,15 +94,18 @@ func (m *Model) Open(ev evidence.Event) tea.Cmd {
 
 func (m *Model) show(ev evidence.Event) tea.Cmd {
 	m.ev, m.has = ev, true
-	m.related, m.relState = nil, "looking for related events…"
+	m.related, m.relState, m.attr = nil, "looking for related events…", ""
 	m.seq++
 	m.cur, m.top = 0, 0
 	m.rebuild()
 	ctx, st, seq := m.com.Ctx, m.store, m.seq
-	return m.com.Cmd(func() tea.Msg {
+	return tea.Batch(m.com.Cmd(func() tea.Msg {
 		g, err := incident.RelatedEvents(ctx, st, ev)
 		return relatedMsg{seq: seq, groups: g, err: err}
-	})
+	}), m.com.Cmd(func() tea.Msg {
+		p, err := incident.AttributionPath(ctx, st, ev)
+		return attributionMsg{seq: seq, path: p, err: err}
+	}))
 }
 
 func (m *Model) rebuild() {
@@ -102,7 +113,7 @@ func (m *Model) rebuild() {
 		m.lines = nil
 		return
 	}
-	m.lines = build(m.ev, m.related, m.relState, m.clock, max(m.com.Width-1, 20))
+	m.lines = build(m.ev, m.attr, m.related, m.relState, m.clock, max(m.com.Width-1, 20))
 	m.clamp()
 }
 
@@ -118,6 +129,16 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			m.relState = "related events: " + msg.err.Error()
 		} else if len(msg.groups) == 0 {
 			m.relState = "no events share its call, process, session, or agent within 30 s"
+		}
+		m.rebuild()
+		return m, nil
+	case attributionMsg:
+		if msg.seq != m.seq {
+			return m, nil
+		}
+		m.attr = msg.path
+		if msg.err != nil {
+			m.attr = "attribution: " + msg.err.Error()
 		}
 		m.rebuild()
 		return m, nil

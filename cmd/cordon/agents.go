@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
+)
+
+// agentReport is one agent with the key bindings of its sessions.
+type agentReport struct {
+	incident.AgentSummary
+	Bindings []detect.Binding `json:"bindings"`
+}
+
+func cmdAgents(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "agents", "--incident DIR [--json]")
+	dir := fs.String("incident", "", "incident workspace `DIR`")
+	asJSON := fs.Bool("json", false, "one JSON document: agents, unattributed count, coverage")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		fs.Usage()
+		return fmt.Errorf("%w: agents needs --incident DIR", errUsage)
+	}
+	ws, err := incident.Open(*dir)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	sums, err := incident.Agents(ctx, ws.Store)
+	if err != nil {
+		return err
+	}
+	id, err := incident.SessionIdentity(ctx, ws.Store)
+	if err != nil {
+		return err
+	}
+	byAgent := map[string][]detect.Binding{}
+	for _, b := range id.Bindings() {
+		byAgent[b.Agent] = append(byAgent[b.Agent], b)
+	}
+	reports := make([]agentReport, 0, len(sums))
+	for _, s := range sums {
+		if s.Agent == "" {
+			continue
+		}
+		bs := byAgent[s.Agent]
+		if bs == nil {
+			bs = []detect.Binding{}
+		}
+		reports = append(reports, agentReport{AgentSummary: s, Bindings: bs})
+	}
+	cov, err := coverage(ctx, ws)
+	if err != nil {
+		return err
+	}
+	unattributed := incident.Unattributed(ws.Store.Counts())
+	if *asJSON {
+		if cov == nil {
+			cov = []sourceCoverage{}
+		}
+		return json.NewEncoder(e.stdout).Encode(struct {
+			Agents       []agentReport    `json:"agents"`
+			Unattributed int64            `json:"unattributed"`
+			Coverage     []sourceCoverage `json:"coverage"`
+		}{reports, unattributed, cov})
+	}
+	if len(reports) == 0 {
+		fmt.Fprintln(e.stderr, "no agent in the evidence (agents come from ledger records and attribution)")
+	}
+	for i, r := range reports {
+		if i > 0 {
+			fmt.Fprintln(e.stdout)
+		}
+		writeAgent(e, r)
+	}
+	if len(reports) > 0 {
+		fmt.Fprintln(e.stdout)
+	}
+	if unattributed > 0 {
+		fmt.Fprintf(e.stdout, "%d events are not attributed to any agent\n", unattributed)
+	}
+	return printCoverage(ctx, e, ws)
+}
+
+// writeAgent prints an agent's identity and activity, then one line per
+// session: sandbox, interval and the keys it bound.
+func writeAgent(e *env, r agentReport) {
+	p := evidence.Printable
+	a := r.AgentSummary
+	fmt.Fprintf(e.stdout, "%s  model %s  run %s\n", p(a.Agent), orDash(p(a.Model)), orDash(p(a.Run)))
+	fmt.Fprintf(e.stdout, "  %d events, %d denied, %d session(s), active %s–%s\n",
+		a.Events, a.Denied, a.Sessions, stamp(a.First), stamp(a.Last))
+	type session struct {
+		sandbox, interval string
+		end               time.Time
+		keys              []string
+	}
+	var order []string
+	sessions := map[string]*session{}
+	for _, b := range r.Bindings {
+		s := sessions[b.Session]
+		if s == nil {
+			end := "open"
+			if !b.End.IsZero() {
+				end = stamp(b.End)
+				if b.Ended {
+					end += " (ended)"
+				}
+			}
+			s = &session{sandbox: b.Sandbox, interval: stamp(b.Start) + "–" + end, end: b.End}
+			sessions[b.Session] = s
+			order = append(order, b.Session)
+		}
+		k := b.Via + "=" + b.Value
+		if !b.End.Equal(s.end) {
+			// the key was bound to another session before this one ended
+			k += " (to " + stamp(b.End) + ")"
+		}
+		s.keys = append(s.keys, k)
+	}
+	for _, name := range order {
+		s := sessions[name]
+		fmt.Fprintf(e.stdout, "  session %s  sandbox %s  %s  %s\n", orDash(p(name)), orDash(p(s.sandbox)), s.interval, p(strings.Join(s.keys, " ")))
+	}
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "?"
+	}
+	return t.UTC().Format(time.TimeOnly)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,53 @@
+package incident_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/incident/incidenttest"
+)
+
+func TestDescribeAttribution(t *testing.T) {
+	at := func(s string) time.Time { v, _ := time.Parse(time.TimeOnly, s); return v }
+	ev := evidence.Event{SrcIP: "192.0.2.1", Credential: []string{"tok-1"}}
+	b := &detect.Binding{Via: detect.ViaIP, Value: "10.0.3.7", Agent: "agent-7", Session: "s1", Sandbox: "sb-42", Start: at("10:00:00"), End: at("10:47:20")}
+	for _, c := range []struct {
+		a    detect.Attribution
+		want string
+	}{
+		{detect.Attribution{Agent: "agent-7", Via: detect.ViaIP, Binding: b}, "10.0.3.7 → sandbox sb-42 (10:00:00–10:47:20) → agent-7 via src_ip"},
+		{detect.Attribution{Agent: "agent-7", Via: detect.ViaIP, Binding: b, AfterEnd: true}, "10.0.3.7 → sandbox sb-42 (10:00:00–10:47:20) → agent-7 via src_ip, after its session ended"},
+		{detect.Attribution{Via: detect.ViaAmbiguous, Candidates: []string{"agent-1", "agent-7"}}, "192.0.2.1, tok-1 → ambiguous: agent-1, agent-7"},
+		{detect.Attribution{}, "not attributed: no session binds 192.0.2.1, tok-1 at that time"},
+	} {
+		if got := incident.DescribeAttribution(ev, c.a); got != c.want {
+			t.Errorf("got  %q\nwant %q", got, c.want)
+		}
+	}
+}
+
+func TestAttributionPathOfProxyEvent(t *testing.T) {
+	ws := incidenttest.New(t)
+	ctx := context.Background()
+	hits, err := ws.Store.Search(ctx, evidence.Request{Query: "+source:proxy +agent:agent-7", Limit: 1})
+	if err != nil || len(hits.Events) == 0 {
+		t.Fatalf("no proxy event of agent-7: %v", err)
+	}
+	ev := hits.Events[0]
+	got, err := incident.AttributionPath(ctx, ws.Store, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got, "→ agent-7 via ") {
+		t.Errorf("path of %s: %q", ev.ID, got)
+	}
+	ev.Source = evidence.SourceLedger
+	if got, _ := incident.AttributionPath(ctx, ws.Store, ev); got != "" {
+		t.Errorf("a ledger record has a path: %q", got)
+	}
+}
