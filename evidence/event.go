@@ -123,3 +123,22 @@ func MakeID(format string, offset int64, n int, raw []byte) string {
 	sum := h.Sum(nil)
 	return hex.EncodeToString(sum[:8])
 }
+
+// Target is what an event acted on: a destination, a path, a command line or
+// a tool.
+func (ev Event) Target() string {
+	switch {
+	case ev.DstHost != "":
+		if ev.DstPort != 0 {
+			return ev.DstHost + ":" + strconv.Itoa(ev.DstPort)
+		}
+		return ev.DstHost
+	case ev.DstIP != "":
+		return ev.DstIP + ":" + strconv.Itoa(ev.DstPort)
+	case ev.Path != "":
+		return ev.Path
+	case ev.Cmdline != "":
+		return ev.Cmdline
+	}
+	return ev.Tool
+}

@@ -27,7 +27,7 @@ func tableColumns(width int) []column {
 		{"AGENT", 10, func(ev evidence.Event) string { return ev.Agent }},
 		{"KIND", 14, func(ev evidence.Event) string { return ev.Kind }},
 		{"DEC", 5, func(ev evidence.Event) string { return ev.Decision }},
-		{"TARGET", 24, target},
+		{"TARGET", 24, evidence.Event.Target},
 		{"MESSAGE", 0, func(ev evidence.Event) string { return ev.Message }},
 		{"ID", 16, func(ev evidence.Event) string { return ev.ID }},
 	}
@@ -56,24 +56,6 @@ func fixedWidth(cols []column) int {
 		n += c.width + 2
 	}
 	return n
-}
-
-// target is what an event acted on: host, path or command.
-func target(ev evidence.Event) string {
-	switch {
-	case ev.DstHost != "":
-		if ev.DstPort != 0 {
-			return fmt.Sprintf("%s:%d", ev.DstHost, ev.DstPort)
-		}
-		return ev.DstHost
-	case ev.DstIP != "":
-		return fmt.Sprintf("%s:%d", ev.DstIP, ev.DstPort)
-	case ev.Path != "":
-		return ev.Path
-	case ev.Tool != "":
-		return ev.Tool
-	}
-	return ev.Cmdline
 }
 
 // writeTable prints events: fitted to width on a terminal, or tab-separated

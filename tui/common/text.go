@@ -178,21 +178,3 @@ func Count(n int64) string {
 	}
 	return b.String()
 }
-
-// Target is what an event acted on: host, path or command.
-func Target(ev evidence.Event) string {
-	switch {
-	case ev.DstHost != "":
-		if ev.DstPort != 0 {
-			return fmt.Sprintf("%s:%d", ev.DstHost, ev.DstPort)
-		}
-		return ev.DstHost
-	case ev.DstIP != "":
-		return fmt.Sprintf("%s:%d", ev.DstIP, ev.DstPort)
-	case ev.Path != "":
-		return ev.Path
-	case ev.Cmdline != "":
-		return ev.Cmdline
-	}
-	return ev.Tool
-}

@@ -38,7 +38,7 @@ func (m *Model) columns() []column {
 		if w >= 160 {
 			tw = 34
 		}
-		cols = append(cols, column{"TARGET", tw, common.Target})
+		cols = append(cols, column{"TARGET", tw, evidence.Event.Target})
 	}
 	cols = append(cols, column{"MESSAGE", 0, func(ev evidence.Event) string { return ev.Message }})
 	used := 2
