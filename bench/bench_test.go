@@ -71,3 +71,20 @@ func TestGenerateIsDeterministic(t *testing.T) {
 		t.Fatal("two runs generated different bytes")
 	}
 }
+
+// BenchmarkRun is the harness at a size go test can afford; cordon bench
+// --events 1000000 is the real measurement (docs/performance.md).
+func BenchmarkRun(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		res, err := Run(context.Background(), Config{Events: 20000, Queries: 5, Dir: b.TempDir()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(res.EventsPerSec, "events/s")
+		for _, q := range res.Queries {
+			if q.Name == "timeline page" {
+				b.ReportMetric(q.MedianMs, "page-ms")
+			}
+		}
+	}
+}

@@ -164,7 +164,13 @@ func (s *bleveStore) Search(ctx context.Context, r Request) (*Hits, error) {
 	if err != nil {
 		return nil, err
 	}
-	total, err := s.count(ctx, full)
+	total, counted := uint64(0), false
+	if r.Since.IsZero() && r.Until.IsZero() {
+		total, counted = s.countedTotal(base)
+	}
+	if !counted {
+		total, err = s.count(ctx, full)
+	}
 	if err != nil || total == 0 || r.Offset >= int(total) {
 		return &Hits{Total: total, Took: time.Since(began)}, err
 	}

@@ -112,3 +112,50 @@ func (q *spanFilter) Searcher(ctx context.Context, r index.IndexReader, m mappin
 		return in
 	}), nil
 }
+
+// countedTotal answers how many events match from the counts kept at
+// ingest, when the query is one exact value of a counted field
+// (agent:agent-7): the total shown beside a first page, without visiting
+// a hit. dst_host is left out: the index lowercases it, the counts do not.
+func (s *bleveStore) countedTotal(q query.Query) (uint64, bool) {
+	bq, ok := q.(*query.BooleanQuery)
+	if !ok || bq.MustNot != nil {
+		return 0, false
+	}
+	var clauses []query.Query
+	switch {
+	case bq.Must != nil && bq.Should == nil:
+		if c, ok := bq.Must.(*query.ConjunctionQuery); ok {
+			clauses = c.Conjuncts
+		}
+	case bq.Should != nil && bq.Must == nil:
+		if d, ok := bq.Should.(*query.DisjunctionQuery); ok {
+			clauses = d.Disjuncts
+		}
+	}
+	if len(clauses) != 1 {
+		return 0, false
+	}
+	// Only a bare value: a quoted one is a phrase query, which finds
+	// nothing in fields indexed without positions.
+	m, ok := clauses[0].(*query.MatchQuery)
+	if !ok || m.Fuzziness != 0 {
+		return 0, false
+	}
+	field, value := m.FieldVal, m.Match
+	if field == "dst_host" || !isCounted(field) {
+		return 0, false
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return uint64(s.counts.Fields[field][value]), true
+}
+
+func isCounted(field string) bool {
+	for _, f := range CountedFields {
+		if f == field {
+			return true
+		}
+	}
+	return false
+}

@@ -118,9 +118,12 @@ func (s *bleveStore) countCached(ctx context.Context, qs string, q query.Query) 
 	if ok {
 		return n, nil
 	}
-	n, err := s.count(ctx, q)
-	if err != nil {
-		return 0, err
+	n, counted := s.countedTotal(q)
+	if !counted {
+		var err error
+		if n, err = s.count(ctx, q); err != nil {
+			return 0, err
+		}
 	}
 	s.mu.Lock()
 	if s.matchCounts == nil || len(s.matchCounts) >= maxCachedCounts {

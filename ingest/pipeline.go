@@ -125,7 +125,7 @@ func (w *writer) close() error {
 // segments the resident set, under 1 GiB on a million events.
 const (
 	ingestGCPercent   = 400
-	ingestMemoryLimit = 450 << 20
+	ingestMemoryLimit = 384 << 20
 )
 
 // tuneGC applies the ingest GC settings and returns what restores the

@@ -1,8 +1,6 @@
 package ingest
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -274,43 +272,4 @@ func ByFormatIn(ps []Parser, name string) (Parser, error) {
 		}
 	}
 	return ByFormat(name)
-}
-
-// openSource opens a file (or stdin), undoes gzip, and positions it at its
-// checkpoint when the file is the one the checkpoint describes.
-func openSource(path string, opt Options) (*source, error) {
-	s := &source{name: path}
-	var rd io.Reader
-	if path == "-" {
-		if opt.Stdin == nil {
-			return nil, fmt.Errorf("%w: no stdin", ErrUnreadable)
-		}
-		s.name = "stdin"
-		rd = opt.Stdin
-	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrUnreadable, err)
-		}
-		s.file = f
-		rd = f
-		abs, _ := filepath.Abs(path)
-		s.checkpoint = loadCheckpoint(opt.Store, abs)
-	}
-	br := bufio.NewReaderSize(rd, sniffWindow+4096)
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			s.Close()
-			return nil, fmt.Errorf("%w: %s: %v", ErrUnreadable, path, err)
-		}
-		s.gz = true
-		br = bufio.NewReaderSize(zr, sniffWindow+4096)
-	}
-	s.r = br
-	if err := s.resume(); err != nil {
-		s.Close()
-		return nil, err
-	}
-	return s, nil
 }
