@@ -117,3 +117,13 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	im.DefaultMapping = doc
 	return im, im.Validate()
 }
+
+// isKeyword reports an exact-match field.
+func isKeyword(field string) bool {
+	for _, f := range keywordFields {
+		if f.name == field {
+			return true
+		}
+	}
+	return false
+}

@@ -76,7 +76,10 @@ func TestSearchQueries(t *testing.T) {
 		{"cmdline:beacon", 1},          // token in a command line
 		{"kind:proc_exec pid:4242", 1}, // numeric keyword
 		{"bytes_in:>99000", 9},
-		{"agent:agent", 0}, // keywords are exact
+		{"agent:agent", 0},                        // keywords are exact
+		{`agent:"agent-7"`, 334},                  // a quoted keyword is the whole value
+		{`+agent:"agent-7" +decision:"deny"`, 34}, // and combines like a bare one
+		{`dst_host:"HOST3.example.com"`, 143},     // hosts are lowercased on both sides
 		{"", 1001},
 	}
 	for _, c := range cases {

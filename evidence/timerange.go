@@ -3,6 +3,7 @@ package evidence
 import (
 	"context"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -146,9 +147,22 @@ func (q *spanQuery) addKeys(r index.IndexReader, e [2]string, add func(term, fie
 
 // rewriteTime replaces the datetime ranges a query string parses into
 // (time:>"2026-07-21T10:00:00Z") by timeQuery over [lo, hi), the span of
-// the incident's events, which bounds the open ends.
+// the incident's events, which bounds the open ends; and a quoted value on
+// an exact-match field by a term query.
 func rewriteTime(q query.Query, lo, hi time.Time) query.Query {
 	switch x := q.(type) {
+	case *query.MatchPhraseQuery:
+		// A quoted value on an exact-match field (agent:"agent-7") is the
+		// whole value: keyword fields keep no positions for a phrase.
+		if isKeyword(x.FieldVal) {
+			v := x.MatchPhrase
+			if x.FieldVal == "dst_host" {
+				v = strings.ToLower(v)
+			}
+			t := query.NewTermQuery(v)
+			t.SetField(x.FieldVal)
+			return t
+		}
 	case *query.BooleanQuery:
 		x.Must = rewriteTime(x.Must, lo, hi)
 		x.Should = rewriteTime(x.Should, lo, hi)
