@@ -86,8 +86,13 @@ func compileNode(q query.Query, an *analyzer) (pred, error) {
 		}
 		return compileTerm(q.FieldVal, q.Match, an)
 	case *query.MatchPhraseQuery:
-		if _, err := fieldFor(q.FieldVal); err != nil {
+		f, err := fieldFor(q.FieldVal)
+		if err != nil {
 			return nil, err
+		}
+		if f.kind == kwField || f.kind == listField || f.kind == intField {
+			// The store reads a quoted exact-match value as the whole value.
+			return compileTerm(q.FieldVal, q.MatchPhrase, an)
 		}
 		an.phrases++
 		return always(false), nil

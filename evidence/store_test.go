@@ -79,7 +79,8 @@ func TestSearchQueries(t *testing.T) {
 		{"agent:agent", 0},                        // keywords are exact
 		{`agent:"agent-7"`, 334},                  // a quoted keyword is the whole value
 		{`+agent:"agent-7" +decision:"deny"`, 34}, // and combines like a bare one
-		{`dst_host:"HOST3.example.com"`, 143},     // hosts are lowercased on both sides
+		{`dst_host:"host3.example.com"`, 143},     // hosts, ports too
+		{`dst_port:"443"`, 1000},
 		{"", 1001},
 	}
 	for _, c := range cases {

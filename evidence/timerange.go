@@ -3,7 +3,6 @@ package evidence
 import (
 	"context"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -155,11 +154,7 @@ func rewriteTime(q query.Query, lo, hi time.Time) query.Query {
 		// A quoted value on an exact-match field (agent:"agent-7") is the
 		// whole value: keyword fields keep no positions for a phrase.
 		if isKeyword(x.FieldVal) {
-			v := x.MatchPhrase
-			if x.FieldVal == "dst_host" {
-				v = strings.ToLower(v)
-			}
-			t := query.NewTermQuery(v)
+			t := query.NewTermQuery(x.MatchPhrase)
 			t.SetField(x.FieldVal)
 			return t
 		}
