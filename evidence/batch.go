@@ -71,24 +71,9 @@ func (s *bleveStore) IndexPrepared(ctx context.Context, p *Prepared, state map[s
 	for k, v := range state {
 		b.SetInternal([]byte("state:"+k), v)
 	}
-	if len(fresh) > 0 {
-		raw, err := json.Marshal(next)
-		if err != nil {
-			return 0, err
-		}
-		b.SetInternal([]byte(countsKey), raw)
-	}
-	done := make(chan struct{})
-	var once sync.Once
-	b.SetPersistedCallback(func(error) { once.Do(func() { close(done) }) })
-	if err := s.idx.Batch(b); err != nil {
+	if err := s.commit(b, next, len(fresh) > 0); err != nil {
 		return 0, fmt.Errorf("index batch: %w", err)
 	}
-	s.mu.Lock()
-	s.counts = next
-	s.tl, s.matchCounts = nil, nil
-	s.persisted = done
-	s.mu.Unlock()
 	return len(fresh), nil
 }
 
@@ -122,4 +107,29 @@ func (s *bleveStore) missing(ctx context.Context, events []Event) ([]int, error)
 		}
 	}
 	return out, nil
+}
+
+// commit writes a batch with the counts it leads to (when they changed), in
+// one atomic step, and makes them the store's counts. Batches are not
+// fsynced one by one; Close waits for the last one to reach disk.
+func (s *bleveStore) commit(b *bleve.Batch, next Counts, countsChanged bool) error {
+	if countsChanged {
+		raw, err := json.Marshal(next)
+		if err != nil {
+			return err
+		}
+		b.SetInternal([]byte(countsKey), raw)
+	}
+	done := make(chan struct{})
+	var once sync.Once
+	b.SetPersistedCallback(func(error) { once.Do(func() { close(done) }) })
+	if err := s.idx.Batch(b); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.counts = next
+	s.tl, s.matchCounts = nil, nil
+	s.persisted = done
+	s.mu.Unlock()
+	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 )
 
 // Replace rewrites events already in the store (same ids, new field values,
@@ -58,21 +57,8 @@ func (s *bleveStore) Replace(ctx context.Context, events []Event) (int, error) {
 	if n == 0 {
 		return 0, nil
 	}
-	raw, err := json.Marshal(next)
-	if err != nil {
-		return 0, err
-	}
-	b.SetInternal([]byte(countsKey), raw)
-	done := make(chan struct{})
-	var once sync.Once
-	b.SetPersistedCallback(func(error) { once.Do(func() { close(done) }) })
-	if err := s.idx.Batch(b); err != nil {
+	if err := s.commit(b, next, true); err != nil {
 		return 0, fmt.Errorf("replace batch: %w", err)
 	}
-	s.mu.Lock()
-	s.counts = next
-	s.tl, s.matchCounts = nil, nil
-	s.persisted = done
-	s.mu.Unlock()
 	return n, nil
 }
