@@ -37,7 +37,9 @@ func acquire(dir string, write bool) (*lock, error) {
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
 	}
 	if write {
-		_ = os.WriteFile(filepath.Join(dir, "lock.pid"), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644)
+		// Renamed into place, so a process that finds lock.pid never reads
+		// it half written.
+		_ = writeAtomic(filepath.Join(dir, "lock.pid"), []byte(strconv.Itoa(os.Getpid())+"\n"))
 	}
 	return &lock{f: f}, nil
 }
