@@ -236,3 +236,40 @@ func Rebuild(dir string) (*Workspace, []string, error) {
 	w, err := Create(dir)
 	return w, paths, err
 }
+
+// Follow ingests inputs and keeps ingesting what is appended to them (and
+// what a rotation moved aside) every interval until ctx ends, attributing as
+// Ingest does. round is told each round's results.
+func (w *Workspace) Follow(ctx context.Context, inputs []string, opt IngestOptions, interval time.Duration, round func([]ingest.FileResult)) error {
+	if !w.write {
+		return errors.New("incident opened read-only")
+	}
+	attr, err := w.newAttributor(ctx)
+	if err != nil {
+		return err
+	}
+	iopt := ingest.Options{
+		Format: opt.Format, Stdin: opt.Stdin, Progress: opt.Progress,
+		Rejects: w.rejects, Store: w.Store, Prepare: attr.prepare,
+	}
+	var roundErr error
+	err = ingest.Follow(ctx, inputs, iopt, interval, func(res []ingest.FileResult) {
+		if !attr.since.IsZero() {
+			if _, err := w.Attribute(ctx, attr.since); err != nil && roundErr == nil {
+				roundErr = err
+			}
+			attr.since = time.Time{}
+		}
+		files, _ := ingest.Expand(inputs)
+		if err := w.writeSources(files); err != nil && roundErr == nil {
+			roundErr = err
+		}
+		if round != nil {
+			round(res)
+		}
+	})
+	if err == nil {
+		err = roundErr
+	}
+	return err
+}

@@ -33,6 +33,7 @@ type Checkpoint struct {
 	HeadLen   int       `json:"head_len"`
 	Streaming bool      `json:"streaming,omitempty"` // pretty/array JSON: resumable only when unchanged
 	Gzip      bool      `json:"gzip,omitempty"`
+	Inode     uint64    `json:"inode,omitempty"` // which file the path named
 	Updated   time.Time `json:"updated"`
 }
 
@@ -191,6 +192,9 @@ func (s *source) advance(pos Position, format string, final bool) (Checkpoint, b
 	// no record and so cannot tell, but it still cannot resume mid-file.
 	ck.Format, ck.Offset, ck.Line, ck.Gzip = format, pos.Offset, pos.Line, s.gz
 	ck.Streaming = ck.Streaming || pos.Streaming
+	if info, err := s.file.Stat(); err == nil {
+		ck.Inode = inode(info)
+	}
 	ck.Updated = time.Now().UTC()
 	s.checkpoint = ck
 	return ck, true

@@ -19,6 +19,7 @@ func cmdIngest(ctx context.Context, e *env, args []string) error {
 	dir := fs.String("incident", "", "incident workspace `DIR` (created if missing)")
 	format := fs.String("format", "", "read every input as `FORMAT` instead of sniffing (see cordon formats)")
 	quiet := fs.Bool("quiet", false, "no progress line")
+	follow := fs.Bool("follow", false, "keep reading what is appended to the inputs (and survive log rotation) until interrupted")
 	rebuild := fs.Bool("rebuild", false, "discard the index and ingest every known source again (after a cordon upgrade)")
 	inputs, err := parse(fs, args)
 	if err != nil {
@@ -48,6 +49,19 @@ func cmdIngest(ctx context.Context, e *env, args []string) error {
 	opt := incident.IngestOptions{Format: *format, Stdin: e.stdin}
 	if isTerminal(e.stderr) && !*quiet {
 		opt.Progress = func(p ingest.Progress) { printProgress(e.stderr, p) }
+	}
+	if *follow {
+		fmt.Fprintln(e.stderr, "following; ctrl-c stops")
+		opt.Progress = nil
+		return ws.Follow(ctx, inputs, opt, 500*time.Millisecond, func(res []ingest.FileResult) {
+			var news []ingest.FileResult
+			for _, r := range res {
+				if r.New > 0 || r.Rejects > 0 || r.Err != nil {
+					news = append(news, r)
+				}
+			}
+			printResults(e.stdout, news)
+		})
 	}
 	results, err := ws.Ingest(ctx, inputs, opt)
 	printResults(e.stdout, results)

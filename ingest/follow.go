@@ -1,0 +1,119 @@
+package ingest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// Follow ingests inputs, then keeps ingesting what is appended to them every
+// interval until ctx ends. Checkpoints make each round read only new bytes.
+// A log rotated by rename (access.log -> access.log.1, a new access.log) or
+// by copytruncate has its old content found beside it and read to its end
+// first: stable event ids make the part already ingested a no-op, so the
+// lines written just before the rotation are not lost. Each round's results
+// go to round.
+func Follow(ctx context.Context, inputs []string, opt Options, interval time.Duration, round func([]FileResult)) error {
+	for {
+		files, err := Expand(inputs)
+		if err != nil {
+			return err
+		}
+		files = append(rotated(files, opt), files...)
+		res, err := Run(ctx, files, opt)
+		if round != nil {
+			round(res)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(interval):
+		}
+	}
+}
+
+// rotated finds, for each followed file that was rotated since its
+// checkpoint, the file that now holds its old content.
+func rotated(files []string, opt Options) []string {
+	var out []string
+	for _, f := range files {
+		if f == "-" {
+			continue
+		}
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			continue
+		}
+		ck, ok := LoadCheckpoint(opt.Store, abs)
+		if !ok || ck.Offset == 0 || ck.Inode == 0 {
+			continue
+		}
+		info, err := os.Stat(abs)
+		renamed := err != nil || inode(info) != ck.Inode
+		// Truncated in place: shorter than what was read, or (when new lines
+		// already made up the length) starting with other bytes.
+		truncated := !renamed && (info.Size() < ck.Offset || !sameHead(abs, ck))
+		if !renamed && !truncated {
+			continue
+		}
+		if old := findOld(abs, ck, renamed); old != "" {
+			out = append(out, old)
+		}
+	}
+	return out
+}
+
+// findOld looks beside path for the file holding a checkpoint's content:
+// the same inode after a rename, or the same head and at least its length
+// after copytruncate.
+func findOld(path string, ck Checkpoint, renamed bool) string {
+	dir := filepath.Dir(path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if p == path || !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		if renamed && inode(info) == ck.Inode {
+			return p
+		}
+		if !renamed && info.Size() >= ck.Offset && sameHead(p, ck) {
+			return p
+		}
+	}
+	return ""
+}
+
+func sameHead(path string, ck Checkpoint) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	s := &source{file: f}
+	h, ok := s.head(ck.HeadLen)
+	return ok && h == ck.Head
+}
+
+// inode is the file's inode number (0 where the platform has none).
+func inode(info os.FileInfo) uint64 {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return st.Ino
+	}
+	return 0
+}

@@ -1,0 +1,93 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// followUntil runs Follow on path in the background and waits until the
+// store holds want events (or 20 s pass), then stops it.
+func followUntil(t *testing.T, opt Options, path string, want int64, write func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	var ferr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		ferr = Follow(ctx, []string{path}, opt, 20*time.Millisecond, nil)
+	}()
+	write()
+	deadline := time.Now().Add(20 * time.Second)
+	for opt.Store.Counts().Total < want && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Let a few more rounds run: nothing may be added twice.
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	wg.Wait()
+	if ferr != nil {
+		t.Fatal(ferr)
+	}
+}
+
+// Every line is ingested exactly once across a rename rotation and a
+// copytruncate rotation, including the lines written just before each.
+func TestFollowSurvivesRotation(t *testing.T) {
+	st := newStore(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ledger.jsonl")
+	writeLines(t, path, 0, 100)
+	opt := Options{Store: st, BatchSize: 64}
+	followUntil(t, opt, path, 400, func() {
+		time.Sleep(80 * time.Millisecond)
+		writeLines(t, path, 100, 150) // tail before the rename, maybe unread
+		if err := os.Rename(path, path+".1"); err != nil {
+			t.Fatal(err)
+		}
+		writeLines(t, path, 150, 250)
+		time.Sleep(80 * time.Millisecond)
+		writeLines(t, path, 250, 300) // tail before the truncation, maybe unread
+		data, _ := os.ReadFile(path)
+		os.WriteFile(path+".2", data, 0o644) // copytruncate: copy, then truncate
+		os.Truncate(path, 0)
+		writeLines(t, path, 300, 400)
+	})
+	if n := st.Counts().Total; n != 400 {
+		t.Errorf("%d events after two rotations, want 400", n)
+	}
+}
+
+// A writer appending 5,000 lines a second for 10 seconds: every line once.
+func TestFollowKeepsUpWithAWriter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10 s writer")
+	}
+	st := newStore(t)
+	path := filepath.Join(t.TempDir(), "ledger.jsonl")
+	writeLines(t, path, 0, 1)
+	const rate, secs = 5000, 10
+	opt := Options{Store: st}
+	followUntil(t, opt, path, rate*secs+1, func() {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		start := time.Now()
+		for i := 1; i <= rate*secs; i++ {
+			fmt.Fprintln(f, ledgerLine(i+1000000))
+			if i%(rate/10) == 0 { // 10 bursts a second
+				time.Sleep(time.Until(start.Add(time.Duration(i) * time.Second / rate)))
+			}
+		}
+	})
+	if n := st.Counts().Total; n != rate*secs+1 {
+		t.Errorf("%d events, want %d", n, rate*secs+1)
+	}
+}
