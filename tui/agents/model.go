@@ -76,28 +76,16 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m.agents, m.unattributed, m.loaded = msg.agents, msg.unattributed, true
 		m.clamp()
 	case tea.MouseMsg:
-		switch msg.Button {
-		case tea.MouseButtonWheelUp:
-			m.cur -= 3
-		case tea.MouseButtonWheelDown:
-			m.cur += 3
-		}
+		m.cur, _ = m.com.Keys.MoveCursor(msg, m.cur, len(m.agents), m.rowsVisible())
 		m.clamp()
 	case tea.KeyMsg:
 		k := m.com.Keys
+		if cur, moved := k.MoveCursor(msg, m.cur, len(m.agents), m.rowsVisible()); moved {
+			m.cur = cur
+			m.clamp()
+			return m, nil
+		}
 		switch {
-		case key.Matches(msg, k.Down):
-			m.cur++
-		case key.Matches(msg, k.Up):
-			m.cur--
-		case key.Matches(msg, k.PageDown):
-			m.cur += m.rowsVisible() - 1
-		case key.Matches(msg, k.PageUp):
-			m.cur -= m.rowsVisible() - 1
-		case key.Matches(msg, k.Top):
-			m.cur = 0
-		case key.Matches(msg, k.Bottom):
-			m.cur = len(m.agents) - 1
 		case key.Matches(msg, k.Open):
 			if m.cur >= 0 && m.cur < len(m.agents) {
 				a := m.agents[m.cur].Agent
@@ -114,15 +102,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 func (m *Model) rowsVisible() int { return max(m.com.Height-1, 1) }
 
 func (m *Model) clamp() {
-	m.cur = min(max(m.cur, 0), max(len(m.agents)-1, 0))
-	v := m.rowsVisible()
-	if m.cur < m.top {
-		m.top = m.cur
-	}
-	if m.cur >= m.top+v {
-		m.top = m.cur - v + 1
-	}
-	m.top = max(min(m.top, len(m.agents)-v), 0)
+	m.cur, m.top = common.Scroll(m.cur, m.top, len(m.agents), m.rowsVisible())
 }
 
 // column of the agents table; width 0 takes the rest.

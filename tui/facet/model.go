@@ -80,19 +80,12 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		k := m.com.Keys
+		if cur, moved := k.MoveCursor(msg, m.cur, m.count(), m.listHeight()); moved {
+			m.cur = cur
+			m.clamp()
+			return m, nil
+		}
 		switch {
-		case key.Matches(msg, k.Down):
-			m.cur++
-		case key.Matches(msg, k.Up):
-			m.cur--
-		case key.Matches(msg, k.PageDown):
-			m.cur += m.listHeight() - 1
-		case key.Matches(msg, k.PageUp):
-			m.cur -= m.listHeight() - 1
-		case key.Matches(msg, k.Top):
-			m.cur = 0
-		case key.Matches(msg, k.Bottom):
-			m.cur = m.count() - 1
 		case key.Matches(msg, k.Back):
 			if m.field != "" {
 				i := indexOf(m.fields, m.field)
@@ -138,16 +131,7 @@ func (m *Model) count() int {
 func (m *Model) listHeight() int { return max(m.com.Height-2, 1) }
 
 func (m *Model) clamp() {
-	n := m.count()
-	m.cur = min(max(m.cur, 0), max(n-1, 0))
-	h := m.listHeight()
-	if m.cur < m.top {
-		m.top = m.cur
-	}
-	if m.cur >= m.top+h {
-		m.top = m.cur - h + 1
-	}
-	m.top = max(min(m.top, n-h), 0)
+	m.cur, m.top = common.Scroll(m.cur, m.top, m.count(), m.listHeight())
 }
 
 func indexOf(l []string, s string) int {

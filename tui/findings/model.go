@@ -120,28 +120,16 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m.findings, m.loaded = msg.findings, true
 		m.clamp()
 	case tea.MouseMsg:
-		switch msg.Button {
-		case tea.MouseButtonWheelUp:
-			m.cur -= 3
-		case tea.MouseButtonWheelDown:
-			m.cur += 3
-		}
+		m.cur, _ = m.com.Keys.MoveCursor(msg, m.cur, len(m.findings), m.rowsVisible())
 		m.clamp()
 	case tea.KeyMsg:
 		k := m.com.Keys
+		if cur, moved := k.MoveCursor(msg, m.cur, len(m.findings), m.rowsVisible()); moved {
+			m.cur = cur
+			m.clamp()
+			return m, nil
+		}
 		switch {
-		case key.Matches(msg, k.Down):
-			m.cur++
-		case key.Matches(msg, k.Up):
-			m.cur--
-		case key.Matches(msg, k.PageDown):
-			m.cur += m.rowsVisible() - 1
-		case key.Matches(msg, k.PageUp):
-			m.cur -= m.rowsVisible() - 1
-		case key.Matches(msg, k.Top):
-			m.cur = 0
-		case key.Matches(msg, k.Bottom):
-			m.cur = len(m.findings) - 1
 		case key.Matches(msg, k.Open):
 			return m, m.open()
 		}
@@ -171,15 +159,7 @@ func (m Model) open() tea.Cmd {
 func (m *Model) rowsVisible() int { return max(m.com.Height-2, 1) }
 
 func (m *Model) clamp() {
-	m.cur = min(max(m.cur, 0), max(len(m.findings)-1, 0))
-	v := m.rowsVisible()
-	if m.cur < m.top {
-		m.top = m.cur
-	}
-	if m.cur >= m.top+v {
-		m.top = m.cur - v + 1
-	}
-	m.top = max(min(m.top, len(m.findings)-v), 0)
+	m.cur, m.top = common.Scroll(m.cur, m.top, len(m.findings), m.rowsVisible())
 }
 
 // Label is a severity as the pane shows it: a word, so that it reads
