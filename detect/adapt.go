@@ -213,15 +213,7 @@ func (a *adaptation) done() []Finding {
 	var out []Finding
 	for _, agent := range sortedKeys(a.agents) {
 		found := a.agents[agent].found
-		times := make([]time.Time, len(found))
-		for i, f := range found {
-			times[i] = f.t
-		}
-		for _, ep := range episodes(times, a.r.Correlation.Window) {
-			run := found[ep[0]:ep[1]]
-			if !a.r.Correlation.Condition.Holds(float64(len(run))) {
-				continue
-			}
+		for _, run := range runs(a.r, found, func(x adapted) time.Time { return x.t }) {
 			var hits []hit
 			var descs []string
 			denials := map[string]bool{}

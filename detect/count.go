@@ -140,3 +140,19 @@ func episodes(times []time.Time, gap time.Duration) [][2]int {
 	}
 	return out
 }
+
+// runs splits items, in time order, into episodes whose gaps stay within
+// the rule's window and keeps those whose size meets its condition.
+func runs[T any](r *Rule, items []T, at func(T) time.Time) [][]T {
+	times := make([]time.Time, len(items))
+	for i, it := range items {
+		times[i] = at(it)
+	}
+	var out [][]T
+	for _, ep := range episodes(times, r.Correlation.Window) {
+		if run := items[ep[0]:ep[1]]; r.Correlation.Condition.Holds(float64(len(run))) {
+			out = append(out, run)
+		}
+	}
+	return out
+}

@@ -119,15 +119,7 @@ func (c *credMisuse) done() []Finding {
 	for _, k := range sortedKeys(c.uses) {
 		u := c.uses[k]
 		sort.SliceStable(u.hits, func(i, j int) bool { return u.hits[i].t.Before(u.hits[j].t) })
-		times := make([]time.Time, len(u.hits))
-		for i, h := range u.hits {
-			times[i] = h.t
-		}
-		for _, ep := range episodes(times, c.r.Correlation.Window) {
-			hits := u.hits[ep[0]:ep[1]]
-			if !c.r.Correlation.Condition.Holds(float64(len(hits))) {
-				continue
-			}
+		for _, hits := range runs(c.r, u.hits, func(x hit) time.Time { return x.t }) {
 			out = append(out, c.r.newFinding(u.agent, hits, map[string]string{
 				"credential": u.cred, "owner": u.owner, "sources": listValues(u.sources, 4),
 				"detail": strconv.Itoa(len(hits)) + " events with " + u.cred + " of " + u.owner,

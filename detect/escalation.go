@@ -178,15 +178,7 @@ func (x *escalation) done() []Finding {
 	var out []Finding
 	for _, agent := range sortedKeys(x.agents) {
 		found := x.agents[agent].found
-		times := make([]time.Time, len(found))
-		for i, f := range found {
-			times[i] = f.t
-		}
-		for _, ep := range episodes(times, x.r.Correlation.Window) {
-			run := found[ep[0]:ep[1]]
-			if !x.r.Correlation.Condition.Holds(float64(len(run))) {
-				continue
-			}
+		for _, run := range runs(x.r, found, func(x adapted) time.Time { return x.t }) {
 			var hits []hit
 			var descs, tools []string
 			for _, f := range run {
