@@ -23,7 +23,7 @@ type attributor struct {
 }
 
 func (w *Workspace) newAttributor(ctx context.Context) (*attributor, error) {
-	id, err := w.identity(ctx)
+	id, err := SessionIdentity(ctx, w.Store)
 	if err != nil {
 		return nil, err
 	}
@@ -44,31 +44,6 @@ func (a *attributor) prepare(ev *evidence.Event) {
 	detect.Apply(ev, a.id.Attribute(ev))
 }
 
-// identity builds the identity map from the session records in the store.
-func (w *Workspace) identity(ctx context.Context) (*detect.Identity, error) {
-	return SessionIdentity(ctx, w.Store)
-}
-
-// each calls fn on every event matching q from since on, in time order.
-func (w *Workspace) each(ctx context.Context, q string, since time.Time, fn func(evidence.Event) error) error {
-	req := evidence.PageRequest{Query: q, Since: since, Limit: 2000}
-	for {
-		p, err := w.Store.Page(ctx, req)
-		if err != nil {
-			return err
-		}
-		for _, ev := range p.Events {
-			if err := fn(ev); err != nil {
-				return err
-			}
-		}
-		if !p.More || len(p.Events) == 0 {
-			return nil
-		}
-		req.After = p.Last
-	}
-}
-
 // AttributionResult says what a re-attribution changed.
 type AttributionResult struct {
 	Checked, Changed int
@@ -83,7 +58,7 @@ func (w *Workspace) Attribute(ctx context.Context, since time.Time) (Attribution
 	if !w.write {
 		return res, fmt.Errorf("incident opened read-only")
 	}
-	id, err := w.identity(ctx)
+	id, err := SessionIdentity(ctx, w.Store)
 	if err != nil {
 		return res, err
 	}
@@ -97,7 +72,7 @@ func (w *Workspace) Attribute(ctx context.Context, since time.Time) (Attribution
 		batch = batch[:0]
 		return err
 	}
-	err = w.each(ctx, "source:proxy source:sensor", since, func(ev evidence.Event) error {
+	err = StoreSource{Store: w.Store, Since: since}.Each(ctx, "source:proxy source:sensor", func(ev evidence.Event) error {
 		res.Checked++
 		if detect.Apply(&ev, id.Attribute(&ev)) {
 			batch = append(batch, ev)

@@ -3,6 +3,7 @@ package incident
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
@@ -73,11 +74,13 @@ type StoreSource struct {
 	Store evidence.Store
 	// PageSize is how many events a page holds (0: 2000).
 	PageSize int
+	// Since skips events before it (zero: none).
+	Since time.Time
 }
 
 // Each calls fn with every event matching query, oldest first.
 func (s StoreSource) Each(ctx context.Context, query string, fn func(evidence.Event) error) error {
-	req := evidence.PageRequest{Query: query, Limit: s.PageSize}
+	req := evidence.PageRequest{Query: query, Since: s.Since, Limit: s.PageSize}
 	if req.Limit <= 0 {
 		req.Limit = sourcePage
 	}
