@@ -176,7 +176,7 @@ func TestBackgroundIngest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	run := ws.StartIngest(context.Background(), []string{incidenttest.ConsoleFixture()}, incident.IngestOptions{})
+	run := ws.StartIngest(context.Background(), []string{incidenttest.ConsoleFixture()}, incident.IngestOptions{}, false)
 	var last incident.IngestUpdate
 	for {
 		u, ok := run.Next(context.Background())
@@ -243,5 +243,54 @@ func TestRelatedUnattributed(t *testing.T) {
 	}
 	if len(groups) == 0 || groups[0].Why != "same src_ip 10.0.3.7 ±30s" {
 		t.Fatalf("groups %+v", groups)
+	}
+}
+
+// TestBackgroundIngestFollows: a console opened on files keeps reading the
+// lines appended to them after the first pass.
+func TestBackgroundIngestFollows(t *testing.T) {
+	line := func(i int) string {
+		return fmt.Sprintf(`{"v":1,"ts":"2026-07-21T10:00:%02dZ","type":"summary","agent":"agent-7","text":"step %d"}`+"\n", i, i)
+	}
+	path := filepath.Join(t.TempDir(), "ledger.jsonl")
+	if err := os.WriteFile(path, []byte(line(0)+line(1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := incident.Create(filepath.Join(t.TempDir(), "w"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	run := ws.StartIngest(ctx, []string{path}, incident.IngestOptions{}, true)
+	waitFor := func(what string, ok func(incident.IngestUpdate) bool) incident.IngestUpdate {
+		t.Helper()
+		for {
+			u, more := run.Next(ctx)
+			if ok(u) {
+				return u
+			}
+			if !more || u.Done {
+				t.Fatalf("ingest ended before %s: %+v", what, u)
+			}
+		}
+	}
+	u := waitFor("the first pass", func(u incident.IngestUpdate) bool { return u.Following })
+	if u.Added != 2 || u.Done {
+		t.Fatalf("after the first pass: %+v", u)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(line(2) + line(3) + line(4))
+	f.Close()
+	waitFor("the appended lines", func(u incident.IngestUpdate) bool { return u.Added == 5 })
+	if n := ws.Store.Counts().Total; n != 5 {
+		t.Errorf("indexed %d events, want 5", n)
+	}
+	if u := run.Stop(); !u.Done || u.Err != nil || u.Added != 5 {
+		t.Errorf("after stop: %+v", u)
 	}
 }

@@ -27,15 +27,26 @@ type IngestRun struct {
 // IngestUpdate is a snapshot of a background ingest.
 type IngestUpdate struct {
 	Progress ingest.Progress
+	// Following is set once the first pass has read every input and the
+	// run keeps watching them for appended lines (and rotation).
+	Following bool
+	// Rounds counts finished passes over the inputs; Added is the number of
+	// new events over all of them.
+	Rounds int
+	Added  int64
 	// Done is set once, on the last update, with the results and the error.
 	Done    bool
 	Results []ingest.FileResult
 	Err     error
 }
 
-// StartIngest runs Ingest in a goroutine. Progress is coalesced: a reader
-// that falls behind sees the latest snapshot, never a queue.
-func (w *Workspace) StartIngest(ctx context.Context, inputs []string, opt IngestOptions) *IngestRun {
+// followInterval is how often a following console looks for new lines.
+const followInterval = time.Second
+
+// StartIngest runs Ingest in a goroutine, or with follow, keeps following
+// the inputs after the first pass until ctx ends. Progress is coalesced: a
+// reader that falls behind sees the latest snapshot, never a queue.
+func (w *Workspace) StartIngest(ctx context.Context, inputs []string, opt IngestOptions, follow bool) *IngestRun {
 	ctx, cancel := context.WithCancel(ctx)
 	r := &IngestRun{cancel: cancel, notify: make(chan struct{}, 1), done: make(chan struct{})}
 	opt.Progress = func(p ingest.Progress) {
@@ -46,7 +57,14 @@ func (w *Workspace) StartIngest(ctx context.Context, inputs []string, opt Ingest
 	}
 	go func() {
 		defer close(r.done)
-		res, err := w.Ingest(ctx, inputs, opt)
+		var res []ingest.FileResult
+		var err error
+		if follow {
+			err = w.Follow(ctx, inputs, opt, followInterval, r.round)
+			res = r.Latest().Results
+		} else {
+			res, err = w.Ingest(ctx, inputs, opt)
+		}
 		r.mu.Lock()
 		r.latest.Done, r.latest.Results, r.latest.Err = true, res, err
 		r.latest.Progress.Done = true
@@ -54,6 +72,19 @@ func (w *Workspace) StartIngest(ctx context.Context, inputs []string, opt Ingest
 		r.poke()
 	}()
 	return r
+}
+
+// round records one finished pass of a following ingest.
+func (r *IngestRun) round(res []ingest.FileResult) {
+	r.mu.Lock()
+	r.latest.Following = true
+	r.latest.Rounds++
+	for _, f := range res {
+		r.latest.Added += int64(f.New)
+	}
+	r.latest.Results = res
+	r.mu.Unlock()
+	r.poke()
 }
 
 func (r *IngestRun) poke() {

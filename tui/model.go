@@ -212,6 +212,17 @@ func ingestLine(u incident.IngestUpdate) string {
 		}
 		return s
 	}
+	if u.Following {
+		files := len(u.Results)
+		s := fmt.Sprintf("following %d file", files)
+		if files != 1 {
+			s += "s"
+		}
+		if u.Added > 0 {
+			s += fmt.Sprintf(" · %s new events", common.Count(u.Added))
+		}
+		return s
+	}
 	s := "ingesting"
 	if p.Total > 0 {
 		s += fmt.Sprintf(" %d%%", p.Bytes*100/p.Total)

@@ -96,7 +96,7 @@ func TestBackgroundIngest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	run := ws.StartIngest(context.Background(), []string{incidenttest.ConsoleFixture()}, incident.IngestOptions{})
+	run := ws.StartIngest(context.Background(), []string{incidenttest.ConsoleFixture()}, incident.IngestOptions{}, false)
 	defer run.Stop()
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)

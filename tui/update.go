@@ -90,8 +90,17 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		cmd := m.timeline.SetCounts(msg.c, msg.refresh, msg.live)
 		return m, cmd
 	case ingestMsg:
+		prev := m.progress
 		m.progress = msg.u
 		cmds := []tea.Cmd{countsCmd(m.com, m.opt.Store, true, !msg.u.Done)}
+		if grew := msg.u.Following && msg.u.Added > prev.Added; grew || msg.u.Following && !prev.Following {
+			// A pass over followed files ended: agents and findings
+			// change with new evidence, as they do when an ingest ends.
+			cmds = append(cmds, m.agents.Load())
+			if m.findings.Loaded() || m.focus == paneFindings {
+				cmds = append(cmds, m.findings.Load())
+			}
+		}
 		if msg.u.Done {
 			m.ingesting = false
 			cmds = append(cmds, m.agents.Load())

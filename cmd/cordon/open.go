@@ -19,12 +19,13 @@ import (
 	"github.com/muesli/termenv"
 )
 
-const openArgs = "DIR | FILE|DIR... [--incident DIR] [--format F] [--debug LOG]"
+const openArgs = "DIR | FILE|DIR... [--incident DIR] [--format F] [--no-follow] [--debug LOG]"
 
 func cmdOpen(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "open", openArgs)
 	dir := fs.String("incident", "", "incident workspace `DIR` (default: a new one under $XDG_STATE_HOME/cordon/incidents)")
 	format := fs.String("format", "", "read every input as `FORMAT` instead of sniffing (see cordon formats)")
+	noFollow := fs.Bool("no-follow", false, "stop reading the evidence files once they are ingested (default: keep following appended lines)")
 	debug := fs.String("debug", "", "write a debug log to `FILE`")
 	inputs, err := parse(fs, args)
 	if err != nil {
@@ -72,7 +73,7 @@ func cmdOpen(ctx context.Context, e *env, args []string) error {
 	defer cancel()
 	var run *incident.IngestRun
 	if len(inputs) > 0 {
-		run = ws.StartIngest(cctx, inputs, incident.IngestOptions{Format: *format})
+		run = ws.StartIngest(cctx, inputs, incident.IngestOptions{Format: *format}, !*noFollow)
 	}
 	marks, marksErr := ws.Marks()
 	m := tui.New(tui.Options{
