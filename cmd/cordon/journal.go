@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
+)
+
+const (
+	journalArgs = "[verify] --incident DIR [--json] [--type T[,T...]]"
+	noteArgs    = "--incident DIR [--event ID] [--step ID] TEXT...|-"
+)
+
+// maxNote bounds a note read from stdin.
+const maxNote = 1 << 20
+
+// cmdJournal lists the case journal, or verifies its hash chain. Neither
+// opens the index, so both work while an ingest holds the workspace.
+func cmdJournal(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "journal", journalArgs)
+	dir := fs.String("incident", "", "incident workspace `DIR`")
+	asJSON := fs.Bool("json", false, "entries as JSON lines, as stored (verify: the verification as JSON)")
+	types := fs.String("type", "", "only entries of these `TYPES` (comma-separated: note,step_done,...)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if *dir == "" {
+		fs.Usage()
+		return fmt.Errorf("%w: journal needs --incident DIR", errUsage)
+	}
+	verify := len(pos) == 1 && pos[0] == "verify"
+	if len(pos) > 0 && !verify {
+		fs.Usage()
+		return fmt.Errorf("%w: journal: unexpected %q (the only subcommand is verify)", errUsage, evidence.Printable(pos[0]))
+	}
+	j, err := incident.OpenJournal(*dir)
+	if err != nil {
+		return err
+	}
+	if verify {
+		return verifyJournal(e, j, *asJSON)
+	}
+	entries, torn, err := j.Read()
+	if err != nil {
+		return err
+	}
+	keep := map[string]bool{}
+	for _, t := range strings.Split(*types, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			keep[t] = true
+		}
+	}
+	shown := 0
+	for _, en := range entries {
+		if len(keep) > 0 && !keep[string(en.Type)] {
+			continue
+		}
+		shown++
+		if *asJSON {
+			e.stdout.Write(append(safeJSONLine(en.Line()), '\n'))
+			continue
+		}
+		writeEntry(e.stdout, en)
+	}
+	if torn != nil {
+		fmt.Fprintf(e.stderr, "journal: %s; the next entry sets it aside in journal.torn\n", torn)
+	}
+	if !*asJSON && shown == 0 {
+		fmt.Fprintln(e.stderr, "no journal entries")
+	}
+	return nil
+}
+
+func verifyJournal(e *env, j *incident.Journal, asJSON bool) error {
+	v, err := j.Verify()
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if err := json.NewEncoder(e.stdout).Encode(v); err != nil {
+			return err
+		}
+		return v.Err()
+	}
+	if v.OK() {
+		fmt.Fprintf(e.stdout, "journal ok: %d entries, head %s\n", v.Entries, shortHash(v.Hash))
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "journal broken: %s\n", evidence.Printable(v.Problem.String()))
+	if v.Entries > 0 {
+		fmt.Fprintf(e.stdout, "the first %d entries verify (up to entry %d, hash %s)\n", v.Entries, v.Seq, shortHash(v.Hash))
+	}
+	return v.Err()
+}
+
+// cmdNote journals a note. It does not open the index.
+func cmdNote(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "note", noteArgs)
+	dir := fs.String("incident", "", "incident workspace `DIR`")
+	event := fs.String("event", "", "the note is about event `ID`")
+	step := fs.String("step", "", "the note is about playbook step `ID`")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if *dir == "" {
+		fs.Usage()
+		return fmt.Errorf("%w: note needs --incident DIR", errUsage)
+	}
+	text := strings.Join(pos, " ")
+	if text == "-" {
+		b, err := io.ReadAll(io.LimitReader(e.stdin, maxNote+1))
+		if err != nil {
+			return fmt.Errorf("read note: %w", err)
+		}
+		if len(b) > maxNote {
+			return fmt.Errorf("%w: a note is at most %d bytes", errUsage, maxNote)
+		}
+		text = strings.TrimRight(string(b), "\n")
+	}
+	if strings.TrimSpace(text) == "" {
+		fs.Usage()
+		return fmt.Errorf("%w: note needs TEXT (or - to read it from stdin)", errUsage)
+	}
+	if !incident.IsWorkspace(*dir) {
+		return fmt.Errorf("%w: %s is not an incident workspace (create one with cordon ingest --incident %s FILE...)", incident.ErrNoIncident, *dir, *dir)
+	}
+	j, err := incident.OpenJournal(*dir)
+	if err != nil {
+		return err
+	}
+	en, err := j.Append(ctx, incident.Entry{
+		Type: incident.EntryNote, Actor: incident.CurrentActor(incident.ViaCLI),
+		Step: *step, Event: *event, Text: text,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "journal entry %d\n", en.Seq)
+	return nil
+}
+
+// writeEntry prints one entry on a line: seq, time, actor, type, what it
+// concerns, then its text or a short form of its payload. Every field can
+// carry hostile text (a note quoting a log line), so all of it is made
+// printable.
+func writeEntry(w io.Writer, en incident.Entry) {
+	p := evidence.Printable
+	actor := p(en.Actor.Name) + " (" + p(en.Actor.Via) + ")"
+	var about string
+	if en.Step != "" {
+		about += "  step " + p(en.Step)
+	}
+	if en.Event != "" {
+		about += "  event " + p(en.Event)
+	}
+	text := p(en.Text)
+	if text == "" && len(en.Payload) > 0 {
+		text = p(clipPayload(string(en.Payload), 120))
+	}
+	fmt.Fprintf(w, "%4d  %s  %s  %s%s  %s\n", en.Seq, en.Time.UTC().Format("2006-01-02T15:04:05Z"), actor, p(string(en.Type)), about, text)
+}
+
+// clipPayload shortens s to n runes.
+func clipPayload(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+func shortHash(hash string) string {
+	if hash == "" {
+		return "none"
+	}
+	return hash[:min(12, len(hash))]
+}
+
+// safeJSONLine returns a stored line fit for a terminal. Go's encoder
+// leaves DEL and C1 controls raw inside strings; they become \u escapes,
+// which decode to the same JSON, and invalid UTF-8 becomes U+FFFD.
+func safeJSONLine(line []byte) []byte {
+	if evidence.Printable(string(line)) == string(line) {
+		return line
+	}
+	var b strings.Builder
+	for _, r := range string(line) {
+		switch {
+		case r == 0x7f || r >= 0x80 && r < 0xa0:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return []byte(b.String())
+}

@@ -1,0 +1,40 @@
+package incident
+
+import (
+	"os"
+	"os/user"
+	"strconv"
+)
+
+// Ways a responder reaches a workspace, recorded as Actor.Via.
+const (
+	ViaCLI     = "cli"
+	ViaConsole = "console"
+	ViaSSH     = "ssh"
+)
+
+// Actor is who did what the journal records: a person (or the account they
+// act through), how they came in, and for SSH the key they proved.
+type Actor struct {
+	Name    string `json:"name"`
+	Via     string `json:"via"`
+	Key     string `json:"key,omitempty"`
+	Comment string `json:"comment,omitempty"`
+}
+
+// CurrentActor is the OS user running this process, arriving via via. It
+// falls back to $USER, then to the numeric uid, so an entry always names
+// someone even in a container without a passwd entry.
+func CurrentActor(via string) Actor {
+	return Actor{Name: currentUser(), Via: via}
+}
+
+func currentUser() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	if name := os.Getenv("USER"); name != "" {
+		return name
+	}
+	return "uid " + strconv.Itoa(os.Getuid())
+}

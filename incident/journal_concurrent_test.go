@@ -1,0 +1,130 @@
+package incident
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"testing"
+)
+
+// checkComplete asserts the journal verifies and holds each text once.
+func checkComplete(t *testing.T, j *Journal, texts map[string]bool) {
+	t.Helper()
+	es, torn, err := j.Read()
+	if err != nil || torn != nil {
+		t.Fatalf("Read: %v, torn %v", err, torn)
+	}
+	if len(es) != len(texts) {
+		t.Errorf("%d entries, want %d", len(es), len(texts))
+	}
+	seen := map[string]bool{}
+	for i, e := range es {
+		if e.Seq != int64(i+1) {
+			t.Fatalf("line %d holds seq %d", i+1, e.Seq)
+		}
+		if seen[e.Text] || !texts[e.Text] {
+			t.Errorf("entry %d text %q duplicated or unexpected", e.Seq, e.Text)
+		}
+		seen[e.Text] = true
+	}
+	if v, err := j.Verify(); err != nil || !v.OK() || v.Entries != len(texts) {
+		t.Errorf("Verify: %+v %v", v.Problem, err)
+	}
+}
+
+func TestJournalConcurrentGoroutines(t *testing.T) {
+	dir := t.TempDir()
+	// Two Journal values on one directory: goroutines of one value share
+	// its mutex, the two values contend on the flock.
+	var js [2]*Journal
+	for i := range js {
+		var err error
+		if js[i], err = OpenJournal(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const writers, each = 8, 50
+	texts := map[string]bool{}
+	var wg sync.WaitGroup
+	errs := make(chan error, writers*each)
+	for w := 0; w < writers; w++ {
+		for i := 0; i < each; i++ {
+			texts[fmt.Sprintf("w%d-%d", w, i)] = true
+		}
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				_, err := js[w%2].Append(context.Background(), Entry{Type: EntryNote, Actor: testActor, Text: fmt.Sprintf("w%d-%d", w, i)})
+				if err != nil {
+					errs <- err
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	checkComplete(t, js[0], texts)
+}
+
+// TestJournalHelperProcess appends for TestJournalConcurrentProcesses when
+// run as a child; otherwise it does nothing.
+func TestJournalHelperProcess(t *testing.T) {
+	dir := os.Getenv("CORDON_JOURNAL_HELPER_DIR")
+	if dir == "" {
+		return
+	}
+	n, _ := strconv.Atoi(os.Getenv("CORDON_JOURNAL_HELPER_N"))
+	name := os.Getenv("CORDON_JOURNAL_HELPER_NAME")
+	j, err := OpenJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		if _, err := j.Append(context.Background(), Entry{Type: EntryNote, Actor: Actor{Name: name, Via: ViaCLI}, Text: fmt.Sprintf("%s-%d", name, i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestJournalConcurrentProcesses(t *testing.T) {
+	dir := t.TempDir()
+	const each = 100
+	texts := map[string]bool{}
+	var cmds []*exec.Cmd
+	for _, name := range []string{"p1", "p2"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestJournalHelperProcess$")
+		cmd.Env = append(os.Environ(), "CORDON_JOURNAL_HELPER_DIR="+dir,
+			"CORDON_JOURNAL_HELPER_N="+strconv.Itoa(each), "CORDON_JOURNAL_HELPER_NAME="+name)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+		for i := 0; i < each; i++ {
+			texts[fmt.Sprintf("%s-%d", name, i)] = true
+		}
+	}
+	// This process writes too, while the children run.
+	j, err := OpenJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < each; i++ {
+		if _, err := j.Append(context.Background(), Entry{Type: EntryNote, Actor: testActor, Text: fmt.Sprintf("p0-%d", i)}); err != nil {
+			t.Fatal(err)
+		}
+		texts[fmt.Sprintf("p0-%d", i)] = true
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("helper process: %v", err)
+		}
+	}
+	checkComplete(t, j, texts)
+}
