@@ -58,3 +58,13 @@ func hex6(r rune) string {
 	const digits = "0123456789ABCDEF"
 	return string([]byte{digits[r>>20&0xf], digits[r>>16&0xf], digits[r>>12&0xf], digits[r>>8&0xf], digits[r>>4&0xf], digits[r&0xf]})
 }
+
+// PrintableLines is Printable for text of several lines (command output, a
+// note): each line is made safe and the line breaks are kept.
+func PrintableLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = Printable(l)
+	}
+	return strings.Join(lines, "\n")
+}

@@ -38,6 +38,11 @@ type Workspace struct {
 	marksOnce sync.Once
 	marks     *Marks
 	marksErr  error
+
+	journal    *Journal
+	configOnce sync.Once
+	config     *Config
+	configErr  error
 }
 
 // Create opens dir for writing, creating it if needed. One writer at a time:
@@ -58,6 +63,20 @@ func Open(dir string) (*Workspace, error) {
 	return open(dir, false)
 }
 
+// OpenCase opens a workspace's journal and configuration without its
+// index, and without any lock: steps and notes can be recorded while an
+// ingest holds the index. Its Store is nil.
+func OpenCase(dir string) (*Workspace, error) {
+	if !IsWorkspace(dir) {
+		return nil, fmt.Errorf("%w: %s has no %s", ErrNoIncident, dir, indexDir)
+	}
+	j, err := OpenJournal(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Workspace{Dir: dir, journal: j}, nil
+}
+
 func open(dir string, write bool) (*Workspace, error) {
 	l, err := acquire(dir, write)
 	if err != nil {
@@ -72,6 +91,10 @@ func open(dir string, write bool) (*Workspace, error) {
 		return nil, err
 	}
 	w := &Workspace{Dir: dir, Store: st, write: write, lock: l}
+	if w.journal, err = OpenJournal(dir); err != nil {
+		w.Close()
+		return nil, err
+	}
 	if write {
 		w.rejects, err = openRejectLog(filepath.Join(dir, rejectsFile))
 		if err != nil {

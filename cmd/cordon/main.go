@@ -30,6 +30,7 @@ const (
 	exitLocked       = 4
 	exitIncompatible = 5
 	exitNotFound     = 6
+	exitTampered     = 7
 )
 
 // errUsage marks a command-line mistake.
@@ -57,6 +58,14 @@ func commands() []command {
 		{"findings", findingsArgs, "what the detectors found, per agent: severity, span, explanation, evidence ids", cmdFindings},
 		{"agents", "--incident DIR [--json]", "each agent: model, run, sessions with sandbox, IP, container and interval, events, denials; attribution coverage", cmdAgents},
 		{"attribute", "--incident DIR", "attribute every proxy and sensor event to an agent again (ingest does this itself)", cmdAttribute},
+		{"subject", "--incident DIR [AGENT...]", "name the agents the incident is about (default: the agent of the most severe finding) and show what the playbook fills in", cmdSubject},
+		{"steps", "--incident DIR [--json]", "the playbook: each step's status, who set it and its last evidence check", cmdSteps},
+		{"step", stepArgs, "record a playbook step started, done or skipped in the journal", cmdStep},
+		{"check", "--incident DIR [--json] [STEP_ID...]", "run the evidence checks (every step's, or those named) and journal the results", cmdCheck},
+		{"action", "--incident DIR [--dry-run] [--confirm AGENT] STEP_ID ACTION", "run a step's configured command after typed confirmation; journal command, exit code and output", cmdAction},
+		{"journal", journalArgs, "the case journal, oldest first; verify checks its hash chain and names the first edited, missing or torn entry", cmdJournal},
+		{"note", noteArgs, "add a note to the case journal (works while an ingest holds the workspace)", cmdNote},
+		{"playbook", playbookArgs, "lint playbook files (file:line:col per problem), or show the phases and steps of the built-in or a given playbook", cmdPlaybook},
 		{"formats", "", "list the input formats cordon reads", cmdFormats},
 		{"bench", "[--events N] [--dir DIR] [--keep] [--queries N] [--json]", "generate a realistic incident, ingest it end to end and time the queries", cmdBench},
 		{"help", "", "this help", nil},
@@ -95,6 +104,8 @@ func exitCode(stderr io.Writer, err error) int {
 		return exitUsage
 	case errors.Is(err, ingest.ErrUnreadable), errors.Is(err, ingest.ErrUnknownFormat):
 		return exitUnreadable
+	case errors.Is(err, incident.ErrTampered):
+		return exitTampered
 	case errors.Is(err, incident.ErrLocked):
 		return exitLocked
 	case errors.Is(err, evidence.ErrIncompatible):
@@ -128,6 +139,7 @@ Exit codes:
   4  incident workspace locked by another process
   5  index built by another cordon version (rebuild it)
   6  no such incident or event
+  7  the case journal does not verify (edited, deleted, reordered or torn entries)
 `)
 }
 

@@ -76,7 +76,7 @@ func TestConsoleInTmux(t *testing.T) {
 			return true
 		}
 	}
-	waitScreen("the timeline", has("TIMELINE", "74 events", "session_start", "ingest done"))
+	waitScreen("the timeline", has("TIMELINE", "74 events", "session_start", "following 4 files"))
 	tmux("send-keys", "-t", "cordon", "/")
 	tmux("send-keys", "-t", "cordon", "-l", "curl")
 	waitScreen("the search bar", has("/curl"))

@@ -1,0 +1,137 @@
+package incident
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/playbook"
+)
+
+// Case is what the playbook's templates are filled from: the agents the
+// incident is about, what their sessions bound them to, and the times the
+// responders recorded.
+type Case struct {
+	// Subject are the agents under investigation, in the order named.
+	Subject []string
+	// SubjectFrom says where Subject came from: "journal" (a responder named
+	// them), "findings" (the agent of the most severe finding) or "" (none).
+	SubjectFrom string
+	// Sessions are the subject's session_start records, oldest first.
+	Sessions []evidence.Event
+	// Containers are the container ids attribution tied to the subject,
+	// as the sensors wrote them (often the full form of the ledger's).
+	Containers []string
+	// First and Last are the subject's first and last events.
+	First, Last time.Time
+	// ContainedAt is when the subject was stopped, as recorded by the step
+	// that sets it (zero: not yet).
+	ContainedAt time.Time
+}
+
+// Vars are the playbook's template variables for the case: each may hold
+// several values (an agent with two sessions has two IPs), none when the
+// evidence has none.
+func (c Case) Vars() playbook.Vars {
+	v := playbook.Vars{}
+	add := func(name, value string) {
+		if value != "" && !slices.Contains(v[name], value) {
+			v[name] = append(v[name], value)
+		}
+	}
+	for _, a := range c.Subject {
+		add(playbook.VarAgent, a)
+	}
+	for _, s := range c.Sessions {
+		add(playbook.VarSession, s.Session)
+		add(playbook.VarRun, s.Run)
+		add(playbook.VarModel, s.Model)
+		add(playbook.VarSandbox, s.Sandbox)
+		add(playbook.VarIP, s.SrcIP)
+		add(playbook.VarContainer, s.Container)
+		add(playbook.VarPod, s.Pod)
+		for _, cr := range s.Credential {
+			add(playbook.VarCredential, cr)
+		}
+	}
+	for _, id := range c.Containers {
+		add(playbook.VarContainer, id)
+	}
+	if !c.First.IsZero() {
+		v.SetTime(playbook.VarSince, c.First)
+		v.SetTime(playbook.VarUntil, c.Last)
+	}
+	if !c.ContainedAt.IsZero() {
+		v.SetTime(playbook.VarContainedAt, c.ContainedAt)
+	}
+	return v
+}
+
+// maxSubjectSessions bounds the session records read for the subject.
+const maxSubjectSessions = 1000
+
+// LoadCase fills a case for the subject agents from the store.
+func LoadCase(ctx context.Context, st evidence.Store, subject []string, containedAt time.Time) (Case, error) {
+	c := Case{Subject: subject, ContainedAt: containedAt}
+	for _, a := range subject {
+		hits, err := st.Search(ctx, evidence.Request{Query: Must("agent", a) + " " + Must("kind", evidence.KindSessionStart), Limit: maxSubjectSessions})
+		if err != nil {
+			return c, fmt.Errorf("sessions of %s: %w", a, err)
+		}
+		c.Sessions = append(c.Sessions, hits.Events...)
+		// Ledgers often name a container by its short id; the sensors
+		// write the full one. Attribution matched them: take those too.
+		full, err := st.Facet(ctx, Must("agent", a)+" "+Must("attributed_via", "container"), time.Time{}, time.Time{}, "container", maxSubjectSessions)
+		if err != nil {
+			return c, fmt.Errorf("containers of %s: %w", a, err)
+		}
+		for _, f := range full {
+			c.Containers = append(c.Containers, f.Value)
+		}
+		for _, sort := range []string{evidence.SortTime, evidence.SortTimeDesc} {
+			h, err := st.Search(ctx, evidence.Request{Query: Term("agent", a), Sort: sort, Limit: 1})
+			if err != nil {
+				return c, fmt.Errorf("events of %s: %w", a, err)
+			}
+			if len(h.Events) == 0 {
+				continue
+			}
+			t := h.Events[0].Time
+			if c.First.IsZero() || t.Before(c.First) {
+				c.First = t
+			}
+			if t.After(c.Last) {
+				c.Last = t
+			}
+		}
+	}
+	sort.SliceStable(c.Sessions, func(i, j int) bool { return c.Sessions[i].Time.Before(c.Sessions[j].Time) })
+	return c, nil
+}
+
+// DefaultSubject is the agent of the most severe finding (earliest first on
+// a tie), or none: what a responder investigates until they name another.
+func DefaultSubject(findings []detect.Finding) []string {
+	best := -1
+	for i, f := range findings {
+		if f.Agent == "" {
+			continue
+		}
+		if best < 0 {
+			best = i
+			continue
+		}
+		r, rb := detect.SeverityRank(f.Severity), detect.SeverityRank(findings[best].Severity)
+		if r > rb || r == rb && f.Start.Before(findings[best].Start) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	return []string{findings[best].Agent}
+}

@@ -1,0 +1,258 @@
+package incident
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/playbook"
+)
+
+// ErrNoStep: the playbook has no step of that id.
+var ErrNoStep = errors.New("no such step")
+
+// Journal returns the workspace's case journal.
+func (w *Workspace) Journal() *Journal { return w.journal }
+
+// Config returns the workspace's cordon.yaml, read once.
+func (w *Workspace) Config() (*Config, error) {
+	w.configOnce.Do(func() { w.config, w.configErr = LoadConfig(w.Dir) })
+	return w.config, w.configErr
+}
+
+// Playbook returns the playbook the workspace follows.
+func (w *Workspace) Playbook() (*playbook.Playbook, error) {
+	c, err := w.Config()
+	if err != nil {
+		return nil, err
+	}
+	return c.LoadPlaybook()
+}
+
+// State folds the journal into the case state.
+func (w *Workspace) State() (CaseState, error) {
+	entries, err := w.Journal().Entries()
+	if err != nil {
+		return CaseState{}, err
+	}
+	return FoldJournal(entries), nil
+}
+
+// Case fills the case from the journal and the evidence: the subject a
+// responder named, or else the agent of the most severe finding.
+func (w *Workspace) Case(ctx context.Context, s CaseState) (Case, error) {
+	subject, from := s.Subject, "journal"
+	if len(subject) == 0 {
+		c, err := w.Config()
+		if err != nil {
+			return Case{}, err
+		}
+		rules, err := c.LoadRules()
+		if err != nil {
+			return Case{}, err
+		}
+		fs, err := Findings(ctx, w.Store, FindingsOptions{Rules: rules})
+		if err != nil {
+			return Case{}, err
+		}
+		subject, from = DefaultSubject(fs), "findings"
+	}
+	if len(subject) == 0 {
+		from = ""
+	}
+	cs, err := LoadCase(ctx, w.Store, subject, s.Times[playbook.VarContainedAt])
+	cs.SubjectFrom = from
+	return cs, err
+}
+
+// SetSubject names the agents under investigation.
+func (w *Workspace) SetSubject(ctx context.Context, actor Actor, agents []string) (Entry, error) {
+	for _, a := range agents {
+		if a == "" {
+			return Entry{}, errors.New("an empty agent name")
+		}
+		h, err := w.Store.Search(ctx, evidence.Request{Query: Term("agent", a), Limit: 1})
+		if err != nil {
+			return Entry{}, err
+		}
+		if h.Total == 0 {
+			return Entry{}, fmt.Errorf("%w: no events of agent %s (see cordon agents)", evidence.ErrNotFound, evidence.Printable(a))
+		}
+	}
+	return w.appendJSON(ctx, Entry{Actor: actor, Type: EntrySubjectSet, Text: strings.Join(agents, ", ")}, subjectPayload{Agents: agents})
+}
+
+// SetStep records a step started, done or skipped. A step done that sets a
+// time variable records at (zero: now) as its value.
+func (w *Workspace) SetStep(ctx context.Context, actor Actor, id string, status StepStatus, at time.Time, text string) (Entry, error) {
+	pb, err := w.Playbook()
+	if err != nil {
+		return Entry{}, err
+	}
+	ref, ok := pb.Step(id)
+	if !ok {
+		return Entry{}, fmt.Errorf("%w: %q (see cordon playbook show)", ErrNoStep, id)
+	}
+	types := map[StepStatus]EntryType{StepStarted: EntryStepStarted, StepDone: EntryStepDone, StepSkipped: EntryStepSkipped}
+	typ, ok := types[status]
+	if !ok {
+		return Entry{}, fmt.Errorf("step status %q: want started, done or skipped", status)
+	}
+	var p stepPayload
+	if status == StepDone && ref.Step.Sets != "" {
+		if at.IsZero() {
+			at = time.Now()
+		}
+		p = stepPayload{Sets: ref.Step.Sets, At: at.UTC()}
+	}
+	return w.appendJSON(ctx, Entry{Actor: actor, Type: typ, Step: id, Text: text}, p)
+}
+
+// SetChecklist ticks (or unticks) item i of a step's checklist.
+func (w *Workspace) SetChecklist(ctx context.Context, actor Actor, id string, item int, done bool) (Entry, error) {
+	pb, err := w.Playbook()
+	if err != nil {
+		return Entry{}, err
+	}
+	ref, ok := pb.Step(id)
+	if !ok {
+		return Entry{}, fmt.Errorf("%w: %q", ErrNoStep, id)
+	}
+	if item < 0 || item >= len(ref.Step.Checklist) {
+		return Entry{}, fmt.Errorf("step %s has %d checklist items, not %d", id, len(ref.Step.Checklist), item+1)
+	}
+	return w.appendJSON(ctx, Entry{Actor: actor, Type: EntryChecklist, Step: id, Text: ref.Step.Checklist[item]},
+		checklistPayload{Item: item, Done: done, Text: ref.Step.Checklist[item]})
+}
+
+// Check runs the evidence checks of the given steps (none: every step that
+// has one) and journals each result.
+func (w *Workspace) Check(ctx context.Context, actor Actor, ids ...string) ([]CheckResult, error) {
+	pb, err := w.Playbook()
+	if err != nil {
+		return nil, err
+	}
+	s, err := w.State()
+	if err != nil {
+		return nil, err
+	}
+	cs, err := w.Case(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	var steps []*playbook.Step
+	if len(ids) == 0 {
+		for _, r := range pb.Steps() {
+			if r.Step.Check != nil {
+				steps = append(steps, r.Step)
+			}
+		}
+	}
+	for _, id := range ids {
+		r, ok := pb.Step(id)
+		if !ok {
+			return nil, fmt.Errorf("%w: %q", ErrNoStep, id)
+		}
+		steps = append(steps, r.Step)
+	}
+	vars := cs.Vars()
+	var out []CheckResult
+	for _, st := range steps {
+		res, err := RunCheck(ctx, w.Store, st, vars, time.Now())
+		if err != nil {
+			return out, err
+		}
+		out = append(out, res)
+		if _, err := w.appendJSON(ctx, Entry{Actor: actor, Type: EntryCheckResult, Step: st.ID, Text: res.Summary()}, res); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// PlanAction fills a step's action for the case, for the responder to read
+// before confirming.
+func (w *Workspace) PlanAction(ctx context.Context, stepID, name string) (ActionPlan, error) {
+	pb, err := w.Playbook()
+	if err != nil {
+		return ActionPlan{}, err
+	}
+	ref, ok := pb.Step(stepID)
+	if !ok {
+		return ActionPlan{}, fmt.Errorf("%w: %q", ErrNoStep, stepID)
+	}
+	if !slices.Contains(ref.Step.Actions, name) {
+		return ActionPlan{}, fmt.Errorf("%w: step %s has no action %s (it has: %s)", ErrNoAction, stepID, name, strings.Join(ref.Step.Actions, ", "))
+	}
+	c, err := w.Config()
+	if err != nil {
+		return ActionPlan{}, err
+	}
+	s, err := w.State()
+	if err != nil {
+		return ActionPlan{}, err
+	}
+	cs, err := w.Case(ctx, s)
+	if err != nil {
+		return ActionPlan{}, err
+	}
+	return c.PlanAction(name, cs)
+}
+
+// actionPayload is what the journal keeps of an action.
+type actionPayload struct {
+	Action string      `json:"action"`
+	DryRun bool        `json:"dry_run,omitempty"`
+	Runs   []ActionRun `json:"runs"`
+	Error  string      `json:"error,omitempty"`
+}
+
+// RunAction executes a planned action after the typed confirmation and
+// journals the commands, exit codes and output, failed runs included. A
+// confirmation that does not match runs and journals nothing.
+func (w *Workspace) RunAction(ctx context.Context, actor Actor, stepID string, p ActionPlan, confirm string, dryRun bool) ([]ActionRun, error) {
+	runs, err := p.Execute(ctx, confirm, dryRun)
+	if errors.Is(err, ErrNotConfirmed) {
+		return nil, err
+	}
+	payload := actionPayload{Action: p.Name, DryRun: dryRun, Runs: runs}
+	text := p.Title
+	if dryRun {
+		text += " (dry run)"
+	}
+	if err != nil {
+		payload.Error = err.Error()
+		text += ": " + err.Error()
+	}
+	if _, jerr := w.appendJSON(ctx, Entry{Actor: actor, Type: EntryActionRun, Step: stepID, Text: text}, payload); jerr != nil {
+		return runs, errors.Join(err, jerr)
+	}
+	return runs, err
+}
+
+// Note journals a note on an event, a step, or the case.
+func (w *Workspace) Note(ctx context.Context, actor Actor, step, event, text string) (Entry, error) {
+	if strings.TrimSpace(text) == "" {
+		return Entry{}, errors.New("an empty note")
+	}
+	return w.Journal().Append(ctx, Entry{Actor: actor, Type: EntryNote, Step: step, Event: event, Text: text})
+}
+
+// appendJSON journals e with payload p (nil or zero: none).
+func (w *Workspace) appendJSON(ctx context.Context, e Entry, p any) (Entry, error) {
+	if p != nil {
+		b, err := json.Marshal(p)
+		if err != nil {
+			return Entry{}, err
+		}
+		if string(b) != "{}" {
+			e.Payload = b
+		}
+	}
+	return w.journal.Append(ctx, e)
+}

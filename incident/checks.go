@@ -1,0 +1,184 @@
+package incident
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/playbook"
+)
+
+// CheckStatus is the answer of an evidence check.
+type CheckStatus string
+
+// The answers a check gives. A check that finds nothing where nothing could
+// have been seen says NoEvidence, never Verified.
+const (
+	CheckVerified    CheckStatus = "verified"
+	CheckNotVerified CheckStatus = "not verified"
+	CheckNoEvidence  CheckStatus = "no evidence available"
+	CheckNotRun      CheckStatus = "not run"
+)
+
+// CheckResult is what a step's evidence check found.
+type CheckResult struct {
+	Step   string      `json:"step"`
+	Title  string      `json:"title"`
+	Status CheckStatus `json:"status"`
+	// Detail is the one line a responder reads: "37 events since 14:21:03"
+	// or why the check could not run.
+	Detail string `json:"detail"`
+	// After is the start of the window counted (zero: the whole incident).
+	After time.Time `json:"after,omitzero"`
+	// Matched counts the events the check's queries found in the window;
+	// Capped says the count stopped at maxCheckEvents per query.
+	Matched int  `json:"matched"`
+	Capped  bool `json:"capped,omitempty"`
+	// Coverage counts the events in the window that could have shown it.
+	Coverage int `json:"coverage"`
+	// First is the earliest matching event; Events up to maxCheckSample ids.
+	First   time.Time `json:"first,omitzero"`
+	Events  []string  `json:"events,omitempty"`
+	Queries []string  `json:"queries,omitempty"`
+	// Missing are variables with no value here: the queries naming them
+	// were left out.
+	Missing []string  `json:"missing,omitempty"`
+	Checked time.Time `json:"checked"`
+}
+
+// Bounds of a check: ids kept per query to count the union exactly, and ids
+// shown as evidence.
+const (
+	maxCheckEvents = 1000
+	maxCheckSample = 20
+)
+
+// RunCheck evaluates a step's evidence check for the case's variables.
+func RunCheck(ctx context.Context, st evidence.Store, step *playbook.Step, vars playbook.Vars, now time.Time) (CheckResult, error) {
+	res := CheckResult{Step: step.ID, Status: CheckNotRun, Checked: now.UTC()}
+	c := step.Check
+	if c == nil {
+		res.Detail = "this step has no evidence check"
+		return res, nil
+	}
+	res.Title, _ = playbook.ExpandText(c.Title, vars)
+	if c.After != "" {
+		t, ok := vars.Time(c.After)
+		if !ok {
+			res.Detail = fmt.Sprintf("needs %s: %s", c.After, neededFor(c.After))
+			return res, nil
+		}
+		res.After = t
+	}
+	rendered, err := c.Render(vars)
+	if err != nil {
+		var me *playbook.MissingVarError
+		if errors.As(err, &me) {
+			res.Detail = fmt.Sprintf("needs %s: the subject's sessions name none", strings.Join(me.Names, ", "))
+			return res, nil
+		}
+		return res, err
+	}
+	queries := rendered.Queries
+	res.Missing = rendered.Missing
+	res.Queries = queries
+	seen := map[string]bool{}
+	for _, q := range queries {
+		hits, err := st.Search(ctx, evidence.Request{Query: q, Since: res.After, Sort: evidence.SortTime, Limit: maxCheckEvents})
+		if err != nil {
+			return res, fmt.Errorf("check %s: %q: %w", step.ID, q, err)
+		}
+		if hits.Total > uint64(len(hits.Events)) {
+			res.Capped = true
+		}
+		for _, ev := range hits.Events {
+			if seen[ev.ID] {
+				continue
+			}
+			seen[ev.ID] = true
+			if res.First.IsZero() || ev.Time.Before(res.First) {
+				res.First = ev.Time
+			}
+			if len(res.Events) < maxCheckSample {
+				res.Events = append(res.Events, ev.ID)
+			}
+		}
+	}
+	res.Matched = len(seen)
+	if res.Coverage, err = coverage(ctx, st, rendered.Coverage, res.After); err != nil {
+		return res, fmt.Errorf("check %s: %w", step.ID, err)
+	}
+	res.Status, res.Detail = judge(c, res)
+	if len(res.Missing) > 0 {
+		res.Detail += fmt.Sprintf("; not checked by %s: unknown for this case", strings.Join(res.Missing, ", "))
+	}
+	return res, nil
+}
+
+// coverage counts the events in the window that could have shown what the
+// check looks for; with no coverage queries every event counts.
+func coverage(ctx context.Context, st evidence.Store, qs []string, after time.Time) (int, error) {
+	if len(qs) == 0 {
+		qs = []string{""}
+	}
+	n := 0
+	for _, q := range qs {
+		h, err := st.Search(ctx, evidence.Request{Query: q, Since: after, Limit: 1})
+		if err != nil {
+			return 0, fmt.Errorf("coverage %q: %w", q, err)
+		}
+		n += int(h.Total)
+	}
+	return n, nil
+}
+
+// judge turns counts into the answer and its line.
+func judge(c *playbook.Check, r CheckResult) (CheckStatus, string) {
+	window := "in the incident"
+	if !r.After.IsZero() {
+		window = "since " + stamp(r.After)
+	}
+	count := fmt.Sprintf("%d", r.Matched)
+	if r.Capped {
+		count += "+"
+	}
+	switch {
+	case c.Expect == playbook.ExpectNone && r.Matched > 0:
+		return CheckNotVerified, fmt.Sprintf("%s events %s, first at %s", count, window, stamp(r.First))
+	case c.Expect == playbook.ExpectSome && r.Matched > 0:
+		return CheckVerified, fmt.Sprintf("%s events %s", count, window)
+	case r.Coverage == 0:
+		return CheckNoEvidence, fmt.Sprintf("no events that could show it %s", window)
+	case c.Expect == playbook.ExpectNone:
+		return CheckVerified, fmt.Sprintf("no matching events %s (%d events that could show it)", window, r.Coverage)
+	}
+	return CheckNotVerified, fmt.Sprintf("no matching events %s", window)
+}
+
+// Summary is the status with its detail, as the console and report print it:
+// "not verified (37 events since 14:21:03, first at 14:22:10)".
+func (r CheckResult) Summary() string {
+	if r.Detail == "" {
+		return string(r.Status)
+	}
+	return fmt.Sprintf("%s (%s)", r.Status, r.Detail)
+}
+
+// neededFor says how a time variable gets its value.
+func neededFor(name string) string {
+	switch name {
+	case playbook.VarContainedAt:
+		return "mark the step that stops the agent done (it records the containment time)"
+	case playbook.VarSince, playbook.VarUntil:
+		return "name the agent under investigation"
+	}
+	return "no value yet"
+}
+
+// stamp writes a time the way check lines show it.
+func stamp(t time.Time) string {
+	return t.UTC().Format("2006-01-02 15:04:05Z")
+}

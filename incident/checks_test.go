@@ -1,0 +1,146 @@
+package incident_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/incident/incidenttest"
+	"github.com/cordon-ir/cordon/playbook"
+)
+
+// pakKill is when the on-call engineer killed agent-21's session in the
+// persistence-after-kill sample (its README); crond and a watcher keep
+// acting from the sandbox until about 15:05.
+var pakKill = time.Date(2026, 9, 2, 14, 21, 3, 0, time.UTC)
+
+func TestRunCheckBeforeAndAfterContainment(t *testing.T) {
+	ws := incidenttest.New(t, "../sample-incidents/persistence-after-kill")
+	ctx := context.Background()
+	step := &playbook.Step{ID: "contain.processes", Check: &playbook.Check{
+		Title:    "No process of {{agent}} after containment",
+		Expect:   playbook.ExpectNone,
+		After:    playbook.VarContainedAt,
+		Queries:  []string{"+agent:{{agent}} +source:sensor"},
+		Coverage: []string{"source:sensor"},
+	}}
+	run := func(containedAt time.Time) incident.CheckResult {
+		t.Helper()
+		cs, err := incident.LoadCase(ctx, ws.Store, []string{"agent-21"}, containedAt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := incident.RunCheck(ctx, ws.Store, step, cs.Vars(), time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+
+	r := run(time.Time{})
+	if r.Status != incident.CheckNotRun || !strings.Contains(r.Detail, "needs contained_at") {
+		t.Errorf("without a containment time: %+v", r)
+	}
+
+	r = run(pakKill)
+	if r.Status != incident.CheckNotVerified || r.Matched == 0 || r.First.Before(pakKill) || len(r.Events) == 0 {
+		t.Errorf("at the kill, the watcher and crond keep going: %+v", r)
+	}
+	if r.Title != "No process of agent-21 after containment" {
+		t.Errorf("title %q", r.Title)
+	}
+	if !strings.Contains(r.Summary(), "events since 2026-09-02 14:21:03Z") {
+		t.Errorf("summary %q", r.Summary())
+	}
+
+	// Once the responder removed them, other sandboxes still report: the
+	// sensor was watching, and saw nothing more of agent-21.
+	r = run(time.Date(2026, 9, 2, 15, 10, 0, 0, time.UTC))
+	if r.Status != incident.CheckVerified || r.Matched != 0 || r.Coverage == 0 {
+		t.Errorf("after the cleanup: %+v", r)
+	}
+
+	// After the last sensor event nothing could have been seen: that is no
+	// evidence, not a pass.
+	r = run(time.Date(2026, 9, 3, 0, 0, 0, 0, time.UTC))
+	if r.Status != incident.CheckNoEvidence {
+		t.Errorf("after the evidence ends: %+v", r)
+	}
+
+	// A check on a key the subject's sessions never had cannot run.
+	step.Check.Queries = []string{"pod:{{pod}} +agent:nobody"}
+	cs, _ := incident.LoadCase(ctx, ws.Store, []string{"no-such-agent"}, pakKill)
+	r, err := incident.RunCheck(ctx, ws.Store, step, cs.Vars(), time.Now())
+	if err != nil || r.Status != incident.CheckNotRun || !strings.Contains(r.Detail, "needs pod") {
+		t.Errorf("unknown key: %+v %v", r, err)
+	}
+}
+
+// TestKillSwitchLayers walks the built-in playbook's Contain phase on the
+// persistence-after-kill sample through the journal: naming the subject,
+// recording the stop, running the checks. At the kill the agent's loop is
+// stopped but crond, the watcher and its credentials are not; once the
+// responder removed them every layer verifies.
+func TestKillSwitchLayers(t *testing.T) {
+	ws := incidenttest.New(t, "../sample-incidents/persistence-after-kill")
+	ctx := context.Background()
+	who := incident.Actor{Name: "oncall", Via: incident.ViaCLI}
+	if _, err := ws.SetSubject(ctx, who, []string{"agent-21"}); err != nil {
+		t.Fatal(err)
+	}
+	layers := []string{"contain.queued-jobs", "contain.tool-calls", "contain.credentials", "contain.processes", "contain.external", "contain.schedules", "contain.state"}
+	check := func(at time.Time) map[string]incident.CheckResult {
+		t.Helper()
+		if _, err := ws.SetStep(ctx, who, "contain.stop", incident.StepDone, at, "session killed"); err != nil {
+			t.Fatal(err)
+		}
+		results, err := ws.Check(ctx, who, layers...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]incident.CheckResult{}
+		for _, r := range results {
+			out[r.Step] = r
+		}
+		return out
+	}
+
+	atKill := check(pakKill)
+	for _, id := range []string{"contain.queued-jobs", "contain.tool-calls"} {
+		if r := atKill[id]; r.Status != incident.CheckVerified {
+			t.Errorf("at the kill %s: %s, want verified (the agent loop stopped)", id, r.Summary())
+		}
+	}
+	for _, id := range []string{"contain.credentials", "contain.processes", "contain.external", "contain.schedules", "contain.state"} {
+		if r := atKill[id]; r.Status != incident.CheckNotVerified || r.First.Before(pakKill) {
+			t.Errorf("at the kill %s: %s, want not verified", id, r.Summary())
+		}
+	}
+
+	cleaned := check(time.Date(2026, 9, 2, 15, 8, 42, 0, time.UTC))
+	for _, id := range layers {
+		if r := cleaned[id]; r.Status != incident.CheckVerified {
+			t.Errorf("after the cleanup %s: %s, want verified", id, r.Summary())
+		}
+	}
+
+	// The journal holds it all, and the state folds back from it.
+	s, err := ws.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Times["contained_at"]; !got.Equal(time.Date(2026, 9, 2, 15, 8, 42, 0, time.UTC)) {
+		t.Errorf("contained_at from the journal: %v", got)
+	}
+	if st := s.Step("contain.processes"); st.Check == nil || st.Check.Status != incident.CheckVerified {
+		t.Errorf("last journaled check of contain.processes: %+v", st.Check)
+	}
+	if st := s.Step("contain.stop"); st.Status != incident.StepDone || st.By.Name != "oncall" {
+		t.Errorf("contain.stop state: %+v", st)
+	}
+	if v, err := ws.Journal().Verify(); err != nil || !v.OK() || v.Entries != 1+2*(1+len(layers)) {
+		t.Errorf("journal: %+v %v", v, err)
+	}
+}

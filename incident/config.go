@@ -1,0 +1,178 @@
+package incident
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"time"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/playbook"
+	"gopkg.in/yaml.v3"
+)
+
+// configFile is the workspace's settings, beside the index.
+const configFile = "cordon.yaml"
+
+// ErrConfig: cordon.yaml does not parse or says something impossible.
+var ErrConfig = errors.New("bad configuration")
+
+// Config is what a workspace's cordon.yaml sets. Every field is optional;
+// API keys are never read from it (they come from the environment only).
+type Config struct {
+	// Playbook is a playbook file, or a folder of them, used instead of the
+	// built-in one; relative paths are relative to the workspace.
+	Playbook string `yaml:"playbook"`
+	// Rules is a detection rule file or folder added to the built-in rules.
+	Rules string `yaml:"rules"`
+	// Actions are the command templates playbook steps may run, by name.
+	Actions map[string]ActionConfig `yaml:"actions"`
+	// Assistant is the LLM endpoint of the defender-mode assistant.
+	Assistant AssistantConfig `yaml:"assistant"`
+
+	dir string
+}
+
+// ActionConfig is a command a step can run after typed confirmation.
+type ActionConfig struct {
+	Title string `yaml:"title"`
+	// Run is the command line: words split on spaces, '…' and "…" group,
+	// no shell. {{variables}} fill in within a word; a variable with several
+	// values runs the command once per value.
+	Run string `yaml:"run"`
+	// Timeout bounds one run (default 60s).
+	Timeout string `yaml:"timeout"`
+}
+
+// AssistantConfig points the assistant at an OpenAI-compatible endpoint.
+type AssistantConfig struct {
+	BaseURL      string `yaml:"base_url"`
+	Model        string `yaml:"model"`
+	BudgetTokens int    `yaml:"budget_tokens"`
+	JSONSchema   *bool  `yaml:"json_schema"`
+	Timeout      string `yaml:"timeout"`
+}
+
+// defaultActionTimeout bounds an action whose config names none.
+const defaultActionTimeout = 60 * time.Second
+
+// actionName is how actions are named in cordon.yaml and playbooks.
+var actionName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
+// LoadConfig reads DIR/cordon.yaml; a workspace without one gets the
+// defaults.
+func LoadConfig(dir string) (*Config, error) {
+	c := &Config{dir: dir}
+	path := filepath.Join(dir, configFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) { // io.EOF: an empty file
+		return nil, fmt.Errorf("%w: %s: %v", ErrConfig, path, err)
+	}
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrConfig, path, err)
+	}
+	return c, nil
+}
+
+// Validate checks what YAML decoding cannot: names, templates, durations.
+func (c *Config) Validate() error {
+	names := make([]string, 0, len(c.Actions))
+	for n := range c.Actions {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		a := c.Actions[n]
+		if !actionName.MatchString(n) {
+			return fmt.Errorf("action %q: names are lowercase letters, digits and dashes", n)
+		}
+		argv, err := splitWords(a.Run)
+		if err != nil {
+			return fmt.Errorf("action %s: run: %v", n, err)
+		}
+		if len(argv) == 0 {
+			return fmt.Errorf("action %s: run is empty", n)
+		}
+		for _, w := range argv {
+			for _, v := range playbook.Names(w) {
+				if !playbook.IsVariable(v) {
+					return fmt.Errorf("action %s: unknown variable {{%s}}", n, v)
+				}
+			}
+		}
+		if _, err := a.timeout(); err != nil {
+			return fmt.Errorf("action %s: %v", n, err)
+		}
+	}
+	if c.Assistant.Timeout != "" {
+		if _, err := time.ParseDuration(c.Assistant.Timeout); err != nil {
+			return fmt.Errorf("assistant: timeout: %v", err)
+		}
+	}
+	if c.Assistant.BudgetTokens < 0 {
+		return fmt.Errorf("assistant: budget_tokens must be positive")
+	}
+	return nil
+}
+
+func (a ActionConfig) timeout() (time.Duration, error) {
+	if a.Timeout == "" {
+		return defaultActionTimeout, nil
+	}
+	d, err := time.ParseDuration(a.Timeout)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("timeout %q is not a duration such as 30s", a.Timeout)
+	}
+	return d, nil
+}
+
+// Path resolves a path of the config against the workspace.
+func (c *Config) Path(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(c.dir, p)
+}
+
+// LoadPlaybook returns the playbook the workspace uses: the configured one,
+// or the built-in agent-containment playbook.
+func (c *Config) LoadPlaybook() (*playbook.Playbook, error) {
+	if c.Playbook == "" {
+		return playbook.Builtin(), nil
+	}
+	return playbook.Load(c.Path(c.Playbook))
+}
+
+// LoadRules returns the detection rules: the built-in set plus the rules
+// configured, which must not reuse a built-in id.
+func (c *Config) LoadRules() ([]detect.Rule, error) {
+	rules, err := detect.Builtin()
+	if err != nil {
+		return nil, fmt.Errorf("built-in rules: %w", err)
+	}
+	if c.Rules == "" {
+		return rules, nil
+	}
+	more, err := detect.Load(c.Path(c.Rules))
+	if err != nil {
+		return nil, err
+	}
+	rules = append(rules, more...)
+	if err := detect.Unique(rules); err != nil {
+		return nil, err
+	}
+	return rules, nil
+}

@@ -1,0 +1,120 @@
+package incident
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// StepStatus is where a playbook step stands.
+type StepStatus string
+
+// The statuses a step moves through; the zero value is "not started".
+const (
+	StepOpen    StepStatus = ""
+	StepStarted StepStatus = "started"
+	StepDone    StepStatus = "done"
+	StepSkipped StepStatus = "skipped"
+)
+
+// StepState is what the journal says about one step.
+type StepState struct {
+	Status StepStatus
+	By     Actor
+	At     time.Time // when the status was recorded
+	Text   string    // the reason given with it, if any
+	// Checked holds the checklist items ticked, by index.
+	Checked map[int]bool
+	// Check is the last evidence check journaled for the step.
+	Check *CheckResult
+	// Notes counts the notes written on the step.
+	Notes int
+}
+
+// CaseState is the case as the journal records it: the agents under
+// investigation, each step's status, and the times steps set.
+type CaseState struct {
+	Subject   []string
+	SubjectBy Actor
+	Steps     map[string]*StepState
+	// Times are the time variables steps set when marked done
+	// (contained_at), as the responder recorded them.
+	Times map[string]time.Time
+	// Notes counts every note; Entries every journal entry.
+	Notes, Entries int
+}
+
+// Payloads of the entries the case state folds.
+type (
+	stepPayload struct {
+		// Sets and At: the time variable the step sets and its value.
+		Sets string    `json:"sets,omitempty"`
+		At   time.Time `json:"at,omitzero"`
+	}
+	checklistPayload struct {
+		Item int    `json:"item"`
+		Done bool   `json:"done"`
+		Text string `json:"text,omitempty"`
+	}
+	subjectPayload struct {
+		Agents []string `json:"agents"`
+	}
+)
+
+// FoldJournal replays journal entries, oldest first, into the case state.
+// The latest entry about a step wins: a step marked done can be started
+// again, and its time variable then stays as last recorded.
+func FoldJournal(entries []Entry) CaseState {
+	s := CaseState{Steps: map[string]*StepState{}, Times: map[string]time.Time{}, Entries: len(entries)}
+	step := func(id string) *StepState {
+		st := s.Steps[id]
+		if st == nil {
+			st = &StepState{Checked: map[int]bool{}}
+			s.Steps[id] = st
+		}
+		return st
+	}
+	for _, e := range entries {
+		switch e.Type {
+		case EntryStepStarted, EntryStepDone, EntryStepSkipped:
+			st := step(e.Step)
+			st.Status = map[EntryType]StepStatus{EntryStepStarted: StepStarted, EntryStepDone: StepDone, EntryStepSkipped: StepSkipped}[e.Type]
+			st.By, st.At, st.Text = e.Actor, e.Time, e.Text
+			var p stepPayload
+			if json.Unmarshal(e.Payload, &p) == nil && p.Sets != "" && !p.At.IsZero() && e.Type == EntryStepDone {
+				s.Times[p.Sets] = p.At
+			}
+		case EntryChecklist:
+			var p checklistPayload
+			if json.Unmarshal(e.Payload, &p) == nil {
+				step(e.Step).Checked[p.Item] = p.Done
+			}
+		case EntryCheckResult:
+			var r CheckResult
+			if json.Unmarshal(e.Payload, &r) == nil && e.Step != "" {
+				step(e.Step).Check = &r
+			}
+		case EntrySubjectSet:
+			var p subjectPayload
+			if json.Unmarshal(e.Payload, &p) == nil {
+				s.Subject, s.SubjectBy = p.Agents, e.Actor
+			}
+		case EntryNote:
+			s.Notes++
+			if e.Step != "" {
+				step(e.Step).Notes++
+			}
+		}
+	}
+	return s
+}
+
+// Step returns the state of a step (a zero state for one never touched).
+func (s CaseState) Step(id string) StepState {
+	if st := s.Steps[id]; st != nil {
+		return *st
+	}
+	return StepState{}
+}
+
+// EntryChecklist records a checklist item ticked or unticked.
+const EntryChecklist EntryType = "checklist_item"
