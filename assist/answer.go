@@ -1,0 +1,211 @@
+package assist
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// Claim is one statement of an answer and the events it rests on.
+type Claim struct {
+	Text     string   `json:"text"`
+	EventIDs []string `json:"event_ids"`
+	Phase    string   `json:"phase,omitempty"`
+	// Verified: the claim cites at least one id and every id it cites is
+	// in the packet. Set by Verify.
+	Verified bool `json:"verified"`
+	// Unknown lists cited ids the packet does not hold.
+	Unknown []string `json:"unknown_ids,omitempty"`
+}
+
+// Answer is the assistant's reply in the schema every task asks for.
+type Answer struct {
+	Claims []Claim `json:"claims"`
+	Notes  string  `json:"notes,omitempty"`
+	// Structured is false when the reply was not JSON and became one
+	// uncited claim.
+	Structured bool `json:"structured"`
+	// Offline: built by rules, without a model.
+	Offline bool `json:"offline,omitempty"`
+}
+
+// Uncited counts the claims that are not verified.
+func (a Answer) Uncited() int {
+	n := 0
+	for _, c := range a.Claims {
+		if !c.Verified {
+			n++
+		}
+	}
+	return n
+}
+
+// ParseAnswer reads a model's reply tolerantly: it strips code fences,
+// takes the first JSON object, and falls back to the whole text as one
+// uncited claim. Every string is made printable: the reply may echo
+// escape sequences planted in the evidence.
+func ParseAnswer(text string) Answer {
+	var raw struct {
+		Claims []struct {
+			Text     string   `json:"text"`
+			EventIDs []string `json:"event_ids"`
+			Phase    string   `json:"phase"`
+		} `json:"claims"`
+		Notes string `json:"notes"`
+	}
+	obj, ok := firstObject(text)
+	if !ok {
+		// Models sometimes put raw line breaks or escape bytes inside JSON
+		// strings; escaped, the object decodes.
+		obj, ok = firstObject(escapeControls(text))
+	}
+	if ok && json.Unmarshal([]byte(obj), &raw) == nil && (raw.Claims != nil || raw.Notes != "") {
+		a := Answer{Notes: evidence.Printable(strings.TrimSpace(raw.Notes)), Structured: true}
+		for _, c := range raw.Claims {
+			cl := Claim{Text: evidence.Printable(strings.TrimSpace(c.Text)), Phase: phase(c.Phase)}
+			for _, id := range c.EventIDs {
+				if id = strings.TrimSpace(id); id != "" {
+					cl.EventIDs = append(cl.EventIDs, evidence.Printable(id))
+				}
+			}
+			if cl.Text != "" || len(cl.EventIDs) > 0 {
+				a.Claims = append(a.Claims, cl)
+			}
+		}
+		return a
+	}
+	t := strings.TrimSpace(stripFences(text))
+	if t == "" {
+		return Answer{}
+	}
+	return Answer{Claims: []Claim{{Text: evidence.Printable(t)}}}
+}
+
+// Verify marks each claim verified when it cites at least one id and
+// every cited id is in the packet, and lists the unknown ids per claim.
+func Verify(a Answer, p Packet) Answer {
+	out := a
+	out.Claims = make([]Claim, len(a.Claims))
+	for i, c := range a.Claims {
+		c.Unknown = nil
+		for _, id := range c.EventIDs {
+			if !p.Has(id) {
+				c.Unknown = append(c.Unknown, id)
+			}
+		}
+		c.Verified = len(c.EventIDs) > 0 && len(c.Unknown) == 0
+		out.Claims[i] = c
+	}
+	return out
+}
+
+// phase keeps a playbook phase and drops anything else.
+func phase(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	for _, p := range detect.Phases() {
+		if s == p {
+			return s
+		}
+	}
+	return ""
+}
+
+func stripFences(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "```") {
+		if nl := strings.IndexByte(s, '\n'); nl >= 0 {
+			s = s[nl+1:]
+		} else {
+			s = strings.TrimPrefix(s, "```")
+		}
+		s = strings.TrimSuffix(strings.TrimSpace(s), "```")
+	}
+	return s
+}
+
+// firstObject finds the first balanced JSON object in s, minding strings
+// and escapes, and whether it decodes.
+func firstObject(s string) (string, bool) {
+	s = stripFences(s)
+	for start := strings.IndexByte(s, '{'); start >= 0; {
+		depth, inStr, esc := 0, false, false
+		for i := start; i < len(s); i++ {
+			c := s[i]
+			switch {
+			case esc:
+				esc = false
+			case inStr && c == '\\':
+				esc = true
+			case c == '"':
+				inStr = !inStr
+			case inStr:
+			case c == '{':
+				depth++
+			case c == '}':
+				depth--
+				if depth == 0 {
+					if obj := s[start : i+1]; json.Valid([]byte(obj)) {
+						return obj, true
+					}
+					i = len(s)
+				}
+			}
+		}
+		next := strings.IndexByte(s[start+1:], '{')
+		if next < 0 {
+			break
+		}
+		start += 1 + next
+	}
+	return "", false
+}
+
+// Text renders a as plain text, one claim a line with its phase, ids and
+// verdict, then the notes.
+func (a Answer) Text() string {
+	var b strings.Builder
+	for _, c := range a.Claims {
+		mark := "ok"
+		switch {
+		case len(c.EventIDs) == 0:
+			mark = "UNCITED"
+		case !c.Verified:
+			mark = "UNKNOWN " + strings.Join(c.Unknown, ",")
+		}
+		ph := c.Phase
+		if ph == "" {
+			ph = "-"
+		}
+		b.WriteString("[" + ph + "] " + c.Text + "  {" + strings.Join(c.EventIDs, ",") + "} " + mark + "\n")
+	}
+	if a.Notes != "" {
+		b.WriteString("notes: " + a.Notes + "\n")
+	}
+	return b.String()
+}
+
+// escapeControls escapes the control bytes that sit inside JSON strings,
+// which JSON forbids raw.
+func escapeControls(s string) string {
+	var b strings.Builder
+	inStr, esc := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case esc:
+			esc = false
+		case inStr && c == '\\':
+			esc = true
+		case c == '"':
+			inStr = !inStr
+		case inStr && c < 0x20:
+			fmt.Fprintf(&b, "\\u%04x", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}

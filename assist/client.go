@@ -1,0 +1,242 @@
+package assist
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// Client sends evidence packets to one OpenAI-compatible endpoint. It
+// offers the model no tools and keeps the API key out of every error and
+// result. It is safe for concurrent use.
+type Client struct {
+	cfg   Config
+	http  Doer
+	sleep func(context.Context, time.Duration) error
+	now   func() time.Time
+}
+
+// Option adjusts a Client.
+type Option func(*Client)
+
+// Doer sends an HTTP request; *http.Client is one.
+type Doer interface {
+	Do(*http.Request) (*http.Response, error)
+}
+
+// WithHTTPClient sends requests through h (tests, proxies).
+func WithHTTPClient(h Doer) Option { return func(c *Client) { c.http = h } }
+
+// WithSleep replaces the wait between retries (tests).
+func WithSleep(f func(context.Context, time.Duration) error) Option {
+	return func(c *Client) { c.sleep = f }
+}
+
+// NewClient validates cfg and returns a client for it.
+func NewClient(cfg Config, opts ...Option) (*Client, error) {
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultConfig().Timeout
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	c := &Client{cfg: cfg, http: &http.Client{}, sleep: sleepCtx, now: time.Now}
+	for _, o := range opts {
+		o(c)
+	}
+	return c, nil
+}
+
+// Config returns the client's configuration.
+func (c *Client) Config() Config { return c.cfg }
+
+// Result is one exchange, as the journal records it. It never holds the
+// API key.
+type Result struct {
+	Task     Task   `json:"task"`
+	Model    string `json:"model"`
+	Endpoint string `json:"endpoint,omitempty"` // host only
+	// EventIDs are the ids of the events the packet sent.
+	EventIDs   []string `json:"event_ids"`
+	Sent       int      `json:"sent"`
+	Total      int      `json:"total"`
+	Redactions int      `json:"redactions"`
+	Injections []Flag   `json:"injections,omitempty"`
+	// PromptDigest is the sha256 of the exact messages sent.
+	PromptDigest string `json:"prompt_digest,omitempty"`
+	// Raw is the reply as received: make it printable before showing it.
+	Raw      string        `json:"raw,omitempty"`
+	Answer   Answer        `json:"answer"`
+	Duration time.Duration `json:"duration"`
+	Offline  bool          `json:"offline,omitempty"`
+	// JSONSchema: the request that answered asked for json_schema output.
+	JSONSchema bool `json:"json_schema"`
+	Attempts   int  `json:"attempts,omitempty"`
+}
+
+// Run asks the model to do task over packet p and waits for the whole
+// reply. The scope gate runs first; a refused request sends nothing.
+// With an offline configuration, summarize and timeline are answered by
+// Offline and the other tasks fail with ErrNeedsEndpoint.
+func (c *Client) Run(ctx context.Context, task Task, question string, p Packet) (Result, error) {
+	return c.exchange(ctx, task, question, p, nil)
+}
+
+// Stream is Run with the reply streamed: onChunk receives each piece of
+// text, made printable, as it arrives. Cancelling ctx stops the stream and
+// Stream returns ctx's error.
+func (c *Client) Stream(ctx context.Context, task Task, question string, p Packet, onChunk func(string)) (Result, error) {
+	if onChunk == nil {
+		onChunk = func(string) {}
+	}
+	return c.exchange(ctx, task, question, p, onChunk)
+}
+
+func (c *Client) exchange(ctx context.Context, task Task, question string, p Packet, onChunk func(string)) (Result, error) {
+	if err := Gate(task, question); err != nil {
+		return Result{}, err
+	}
+	if task == TaskAsk && strings.TrimSpace(question) == "" {
+		return Result{}, ErrNoQuestion
+	}
+	if c.cfg.Offline {
+		return Offline(task, p, p.Findings)
+	}
+	start := c.now()
+	msgs, redactions, err := Messages(task, question, p)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{
+		Task: task, Model: c.cfg.Model, Endpoint: c.cfg.Host(), EventIDs: p.EventIDs(),
+		Sent: p.Sent, Total: p.Total, Redactions: redactions, Injections: p.Injections,
+		PromptDigest: Digest(msgs), JSONSchema: c.cfg.JSONSchema,
+	}
+	retries := 0
+	for {
+		res.Attempts++
+		text, ae := c.attempt(ctx, msgs, res.JSONSchema, onChunk)
+		if ae == nil {
+			res.Raw = text
+			res.Answer = Verify(ParseAnswer(text), p)
+			res.Duration = c.now().Sub(start)
+			return res, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		switch {
+		case errors.Is(ae.err, context.DeadlineExceeded):
+			return res, &callError{ErrTimeout, fmt.Sprintf("no answer from host %s within %s: raise the timeout or try a smaller packet", c.cfg.Host(), c.cfg.Timeout)}
+		case res.JSONSchema && ae.schemaRejected():
+			// Once, and not counted as a retry: the endpoint works, it only
+			// lacks structured output; the prompt still asks for JSON.
+			res.JSONSchema = false
+			continue
+		case ae.retryable() && retries < c.cfg.MaxRetries:
+			if err := c.sleep(ctx, backoff(retries, ae.retryAfter, c.now())); err != nil {
+				return res, err
+			}
+			retries++
+			continue
+		}
+		return res, c.explain(ae)
+	}
+}
+
+// answerSchema is the JSON schema every task's reply follows.
+var answerSchema = json.RawMessage(`{"type":"object","properties":{"claims":{"type":"array","items":{"type":"object","properties":{"text":{"type":"string"},"event_ids":{"type":"array","items":{"type":"string"}},"phase":{"type":"string","enum":["detect","triage","attribute","contain","eradicate","recover","review"]}},"required":["text","event_ids"],"additionalProperties":false}},"notes":{"type":"string"}},"required":["claims"],"additionalProperties":false}`)
+
+// request builds the chat request: messages, model, limits and, when
+// asked, the answer schema. No tools and no functions, ever.
+func (c *Client) request(msgs []Message, schema, stream bool) openai.ChatCompletionRequest {
+	req := openai.ChatCompletionRequest{Model: c.cfg.Model, Stream: stream}
+	if reasoningModel(c.cfg.Model) {
+		// go-openai refuses max_tokens for these before sending anything.
+		req.MaxCompletionTokens = c.cfg.MaxTokens
+	} else {
+		req.MaxTokens = c.cfg.MaxTokens
+	}
+	for _, m := range msgs {
+		req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
+	}
+	if schema {
+		req.ResponseFormat = &openai.ChatCompletionResponseFormat{
+			Type:       openai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: "cordon_answer", Schema: answerSchema},
+		}
+	}
+	return req
+}
+
+// attempt sends one request and returns the reply text.
+func (c *Client) attempt(ctx context.Context, msgs []Message, schema bool, onChunk func(string)) (string, *attemptError) {
+	rec := &recorder{doer: c.http}
+	oc := openai.DefaultConfig(c.cfg.APIKey)
+	oc.BaseURL = strings.TrimRight(c.cfg.BaseURL, "/")
+	oc.HTTPClient = rec
+	api := openai.NewClientWithConfig(oc)
+	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	fail := func(err error) (string, *attemptError) {
+		if actx.Err() != nil {
+			err = actx.Err()
+		}
+		return "", c.newAttemptError(err, rec)
+	}
+	if onChunk == nil {
+		resp, err := api.CreateChatCompletion(actx, c.request(msgs, schema, false))
+		if err != nil {
+			return fail(err)
+		}
+		if len(resp.Choices) == 0 {
+			return fail(errors.New("the reply has no choices"))
+		}
+		return resp.Choices[0].Message.Content, nil
+	}
+	stream, err := api.CreateChatCompletionStream(actx, c.request(msgs, schema, true))
+	if err != nil {
+		return fail(err)
+	}
+	defer stream.Close()
+	var b strings.Builder
+	for {
+		chunk, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return b.String(), nil
+		}
+		if err != nil {
+			return fail(err)
+		}
+		for _, ch := range chunk.Choices {
+			if ch.Delta.Content != "" {
+				b.WriteString(ch.Delta.Content)
+				onChunk(printableLines(ch.Delta.Content))
+			}
+		}
+	}
+}
+
+// printableLines is evidence.Printable line by line: a streamed reply
+// keeps its line breaks but nothing else that moves the cursor.
+func printableLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = evidence.Printable(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// reasoningModel: OpenAI's o-series and gpt-5 take max_completion_tokens.
+func reasoningModel(m string) bool {
+	return len(m) > 1 && m[0] == 'o' && m[1] >= '1' && m[1] <= '9' || strings.HasPrefix(m, "gpt-5")
+}

@@ -1,0 +1,188 @@
+package assist
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// clean makes one field of evidence safe to send: redacted first (so that
+// nothing later can cut a secret in half), then one printable line with
+// delimiter lookalikes defused.
+func clean(s string, r *Redactor) string {
+	return neutralize(evidence.Printable(r.Redact(s)))
+}
+
+// renderEvent builds the compact line the model reads:
+//
+//	id time agent kind decision | target | message
+//
+// capped at limit bytes. A line that reads like instructions to an AI is
+// marked just before its message.
+func renderEvent(ev evidence.Event, r *Redactor, limit int, inFinding bool) PacketEvent {
+	pe := PacketEvent{
+		ID: ev.ID, Time: ev.Time.UTC(), Agent: clean(ev.Agent, r), Kind: clean(ev.Kind, r),
+		Decision: clean(ev.Decision, r), Status: clean(ev.Status, r), Target: clean(ev.Target(), r),
+		Message: clean(ev.Message, r), InFinding: inFinding,
+	}
+	target := orDash(pe.Target)
+	if ev.URL != "" && !strings.Contains(ev.Message, ev.URL) {
+		pe.URL = clean(ev.URL, r)
+		target += " " + pe.URL
+	}
+	head := strings.Join([]string{pe.ID, pe.Time.Format("2006-01-02T15:04:05.000Z"), orDash(pe.Agent), orDash(pe.Kind), orDash(pe.Decision)}, " ")
+	body := target + " | " + pe.Message
+	if inFinding {
+		head += " *"
+	}
+	if ex, ok := instructionLike(body); ok {
+		pe.Flagged, pe.excerpt = true, ex
+		head += " " + injectionMark
+	}
+	pe.Line = capBytes(head+" | "+body, limit)
+	return pe
+}
+
+// renderFinding is a finding as the packet lists it: which events (by id)
+// it rests on, so that claims about it can cite them.
+func renderFinding(f detect.Finding, r *Redactor, limit int) string {
+	ids := f.Events
+	more := ""
+	if len(ids) > 12 {
+		more = fmt.Sprintf(" (+%d more)", len(ids)-12)
+		ids = ids[:12]
+	}
+	s := fmt.Sprintf("finding %s %s agent=%s severity=%s phase=%s %s..%s events=%s%s | %s",
+		clean(f.ID, r), clean(f.Detector, r), orDash(clean(f.Agent, r)), clean(f.Severity, r), clean(f.Phase, r),
+		f.Start.UTC().Format(time.TimeOnly), f.End.UTC().Format(time.TimeOnly),
+		clean(strings.Join(ids, ","), r), more, clean(f.Title+": "+f.Explanation, r))
+	return capBytes(s, limit)
+}
+
+// choose picks the events to send within left tokens: all of them when
+// they fit; otherwise the findings' events first (evenly thinned if even
+// they do not fit), then the others evenly by time. It returns indexes in
+// time order.
+func choose(evs []evidence.Event, costs []int, inFinding map[string]bool, left int) []int {
+	sum := 0
+	for _, c := range costs {
+		sum += c
+	}
+	if sum <= left {
+		all := make([]int, len(evs))
+		for i := range all {
+			all[i] = i
+		}
+		return all
+	}
+	var first, rest []int
+	for i, ev := range evs {
+		if inFinding[ev.ID] {
+			first = append(first, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	var keep []int
+	for _, group := range [][]int{first, rest} {
+		for _, i := range spread(evs, group) {
+			if costs[i] > left {
+				continue
+			}
+			left -= costs[i]
+			keep = append(keep, i)
+		}
+	}
+	sort.Ints(keep)
+	return keep
+}
+
+// spread orders group (indexes into evs, in time order) so that any
+// prefix of the result is spread evenly over the group's time span: the
+// first, the last, then the events nearest successive midpoints.
+func spread(evs []evidence.Event, group []int) []int {
+	if len(group) <= 2 {
+		return group
+	}
+	out := []int{group[0], group[len(group)-1]}
+	taken := map[int]bool{0: true, len(group) - 1: true}
+	type span struct{ a, b int } // positions in group, both taken
+	queue := []span{{0, len(group) - 1}}
+	for len(queue) > 0 && len(out) < len(group) {
+		var next []span
+		for _, s := range queue {
+			if s.b-s.a < 2 {
+				continue
+			}
+			mid := nearestTime(evs, group, s.a, s.b)
+			if !taken[mid] {
+				taken[mid] = true
+				out = append(out, group[mid])
+			}
+			next = append(next, span{s.a, mid}, span{mid, s.b})
+		}
+		queue = next
+	}
+	return out
+}
+
+// nearestTime is the position strictly between a and b whose event is
+// nearest the midpoint in time of group[a] and group[b].
+func nearestTime(evs []evidence.Event, group []int, a, b int) int {
+	ta, tb := evs[group[a]].Time, evs[group[b]].Time
+	mid := ta.Add(tb.Sub(ta) / 2)
+	i := a + 1 + sort.Search(b-a-1, func(k int) bool { return !evs[group[a+1+k]].Time.Before(mid) })
+	if i >= b {
+		i = b - 1
+	}
+	if i > a+1 && mid.Sub(evs[group[i-1]].Time) < evs[group[i]].Time.Sub(mid) {
+		i--
+	}
+	return i
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// capBytes cuts s to at most n bytes on a rune boundary, marking the cut.
+func capBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const mark = " …[cut]"
+	cut := n - len(mark)
+	for cut > 0 && cut < len(s) && s[cut]&0xc0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + mark
+}
+
+// evidenceText is the evidence block: the packet's account of itself,
+// the findings, then one line per event.
+func (p Packet) evidenceText() string {
+	var b strings.Builder
+	b.WriteString("# " + p.SentLine() + "\n")
+	if len(p.Missing) > 0 {
+		b.WriteString("# requested ids not in the index: " + strconv.Itoa(len(p.Missing)) + "\n")
+	}
+	if len(p.Injections) > 0 {
+		b.WriteString("# " + strconv.Itoa(len(p.Injections)) + " lines are marked " + injectionMark + "\n")
+	}
+	b.WriteString("# line format: id time agent kind decision [* = evidence of a finding] | target | message\n")
+	for _, l := range p.FindingLines {
+		b.WriteString(l + "\n")
+	}
+	for _, e := range p.Events {
+		b.WriteString(e.Line + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,186 @@
+package assist
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// Selection says which evidence a packet holds: the union of the events
+// matching Query (within Since/Until), the events listed in IDs, and the
+// events of Findings. An empty selection is the whole incident.
+type Selection struct {
+	Query    string
+	IDs      []string
+	Since    time.Time // inclusive; zero = unbounded (applies to Query)
+	Until    time.Time // exclusive; zero = unbounded
+	Findings []detect.Finding
+}
+
+// Budget bounds a packet.
+type Budget struct {
+	// Tokens is the evidence's size in approximate tokens (bytes/4);
+	// 0 means DefaultTokens.
+	Tokens int
+	// LineBytes caps one event line; 0 means DefaultLineBytes.
+	LineBytes int
+	// ReadLimit caps the events read from the store before sampling; 0
+	// means DefaultReadLimit. Past it, reads are spread over the time span.
+	ReadLimit int
+}
+
+// Budget defaults.
+const (
+	DefaultTokens    = 6000
+	DefaultLineBytes = 320
+	DefaultReadLimit = 10000
+)
+
+func (b Budget) withDefaults() Budget {
+	if b.Tokens <= 0 {
+		b.Tokens = DefaultTokens
+	}
+	if b.LineBytes <= 0 {
+		b.LineBytes = DefaultLineBytes
+	}
+	if b.LineBytes < 80 {
+		b.LineBytes = 80
+	}
+	if b.ReadLimit <= 0 {
+		b.ReadLimit = DefaultReadLimit
+	}
+	return b
+}
+
+// PacketEvent is one event as the packet carries it: redacted, printable,
+// capped.
+type PacketEvent struct {
+	ID       string    `json:"id"`
+	Time     time.Time `json:"time"`
+	Agent    string    `json:"agent,omitempty"`
+	Kind     string    `json:"kind"`
+	Decision string    `json:"decision,omitempty"`
+	Status   string    `json:"status,omitempty"`
+	Target   string    `json:"target,omitempty"`
+	URL      string    `json:"url,omitempty"`
+	Message  string    `json:"message,omitempty"`
+	// InFinding: the event is evidence of one of the packet's findings.
+	InFinding bool `json:"in_finding,omitempty"`
+	// Flagged: the line reads like instructions to an AI.
+	Flagged bool `json:"flagged,omitempty"`
+	// Line is exactly what the model reads for this event.
+	Line string `json:"line"`
+
+	excerpt string // the instruction-like text, when Flagged
+}
+
+// Packet is the evidence the assistant may send: every event line
+// redacted and budgeted, with an account of what was left out.
+type Packet struct {
+	// Events are the events sent, in time order.
+	Events []PacketEvent `json:"events"`
+	// Findings are the findings of the selection; FindingLines render them.
+	Findings     []detect.Finding `json:"findings,omitempty"`
+	FindingLines []string         `json:"finding_lines,omitempty"`
+	// Total is how many events the selection holds; Sent how many of them
+	// the packet carries. Sampled says a budget or read limit left some out.
+	Total   int  `json:"total"`
+	Sent    int  `json:"sent"`
+	Sampled bool `json:"sampled"`
+	// Missing lists requested ids the store does not hold.
+	Missing []string `json:"missing,omitempty"`
+	// Redactions is how many secrets were replaced by placeholders.
+	Redactions int `json:"redactions"`
+	// Injections are the lines that read like instructions to an AI.
+	Injections []Flag `json:"injections,omitempty"`
+	// Tokens is the approximate size of the evidence text.
+	Tokens int `json:"tokens"`
+
+	redactor *Redactor
+	ids      map[string]bool
+}
+
+// Has reports whether the packet carries event id. A packet decoded from
+// JSON has no index and is searched instead.
+func (p Packet) Has(id string) bool {
+	if p.ids != nil {
+		return p.ids[id]
+	}
+	for _, e := range p.Events {
+		if e.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// EventIDs lists the ids of the events sent, in time order.
+func (p Packet) EventIDs() []string {
+	out := make([]string, len(p.Events))
+	for i, e := range p.Events {
+		out[i] = e.ID
+	}
+	return out
+}
+
+// SentLine is the packet's account of itself, never left out: the model
+// and the responder both learn that they see a subset.
+func (p Packet) SentLine() string {
+	s := fmt.Sprintf("sent %d of %d events", p.Sent, p.Total)
+	if p.Sampled {
+		s += " (over budget: all finding events first, the rest sampled evenly by time)"
+	}
+	return s
+}
+
+// BuildPacket reads the selected events from st in time order and builds
+// the packet: one redacted line per event, capped, within the budget.
+// Over budget it keeps the events of findings first, then samples the
+// rest evenly by time, and says so.
+func BuildPacket(ctx context.Context, st evidence.Store, sel Selection, budget Budget) (Packet, error) {
+	budget = budget.withDefaults()
+	evs, total, missing, err := readSelection(ctx, st, sel, budget.ReadLimit)
+	if err != nil {
+		return Packet{}, err
+	}
+	inFinding := map[string]bool{}
+	for _, f := range sel.Findings {
+		for _, id := range f.Events {
+			inFinding[id] = true
+		}
+	}
+	// Measure with a scratch redactor: lines are redacted before they are
+	// capped, so that a cap never cuts a secret in half and leaks the rest.
+	var scratch Redactor
+	costs := make([]int, len(evs))
+	for i, ev := range evs {
+		costs[i] = len(renderEvent(ev, &scratch, budget.LineBytes, inFinding[ev.ID]).Line)/4 + 1
+	}
+	p := Packet{Findings: sel.Findings, Total: total, Missing: missing, redactor: &Redactor{}, ids: map[string]bool{}}
+	for _, f := range sel.Findings {
+		p.FindingLines = append(p.FindingLines, renderFinding(f, p.redactor, budget.LineBytes*2))
+	}
+	left := budget.Tokens
+	for _, l := range p.FindingLines {
+		left -= len(l)/4 + 1
+	}
+	keep := choose(evs, costs, inFinding, left)
+	p.Sampled = len(keep) < total
+	tokens := budget.Tokens - left
+	for _, i := range keep {
+		pe := renderEvent(evs[i], p.redactor, budget.LineBytes, inFinding[evs[i].ID])
+		if pe.Flagged {
+			p.Injections = append(p.Injections, Flag{EventID: pe.ID, Excerpt: pe.excerpt})
+		}
+		tokens += len(pe.Line)/4 + 1
+		p.Events = append(p.Events, pe)
+		p.ids[pe.ID] = true
+	}
+	p.Sent = len(p.Events)
+	p.Redactions = p.redactor.Count()
+	p.Tokens = tokens
+	return p, nil
+}

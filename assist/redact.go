@@ -1,0 +1,236 @@
+package assist
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Redactor replaces secrets with stable placeholders: within one packet
+// the same secret is always [SECRET-n], so the model can still see that
+// two events used the same credential. Its zero value is ready to use; it
+// is not safe for concurrent use.
+type Redactor struct {
+	ids   map[string]int
+	count int
+}
+
+// Redact returns text with every secret replaced, using r's placeholders
+// (a nil r redacts with a fresh Redactor). This is the one place secrets
+// are found; it runs before anything is logged or sent to a model.
+func Redact(text string, r *Redactor) string {
+	if r == nil {
+		r = &Redactor{}
+	}
+	return r.Redact(text)
+}
+
+// Count is how many redactions r made, repeats included.
+func (r *Redactor) Count() int { return r.count }
+
+// Secrets is how many distinct secrets r has seen.
+func (r *Redactor) Secrets() int { return len(r.ids) }
+
+// Clone returns an independent copy, so that redacting more text (a
+// question) keeps a packet's placeholders without changing the packet.
+func (r *Redactor) Clone() *Redactor {
+	if r == nil {
+		return &Redactor{}
+	}
+	c := &Redactor{count: r.count, ids: make(map[string]int, len(r.ids))}
+	for k, v := range r.ids {
+		c.ids[k] = v
+	}
+	return c
+}
+
+func (r *Redactor) placeholder(secret string) string {
+	if r.ids == nil {
+		r.ids = map[string]int{}
+	}
+	n, ok := r.ids[secret]
+	if !ok {
+		n = len(r.ids) + 1
+		r.ids[secret] = n
+	}
+	r.count++
+	return "[SECRET-" + strconv.Itoa(n) + "]"
+}
+
+// A pattern finds secrets; group is the submatch that is the secret (0:
+// the whole match), the rest of the match is kept for context.
+type pattern struct {
+	name  string
+	re    *regexp.Regexp
+	group int
+	// hints: the lower-cased text must hold one of them for the pattern to
+	// match at all. Checking them first makes redaction several times
+	// faster on evidence lines, most of which hold no secret.
+	hints []string
+}
+
+// assignKey names a setting whose value is a secret; a prefix such as
+// DB_ or aws_ is allowed. "credential" is left out on purpose: credential
+// ids tie events to agents and are evidence.
+const assignKey = `(?i)([A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|secret[_-]?key|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|client[_-]?secret|private[_-]?key))`
+
+var assignHints = []string{"pass", "secret", "token", "key"}
+
+// patterns, most specific first: a value the specific ones replaced is a
+// placeholder by the time the generic assignments see it.
+var patterns = []pattern{
+	{"pem", regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----|[A-Za-z0-9+/=\s\\]*)`), 0, []string{"private key"}},
+	{"auth-header", regexp.MustCompile(`(?i)\b(?:authorization|proxy-authorization)["']?\s*[:=]\s*["']?(?:bearer|basic|token|digest)\s+([A-Za-z0-9._~+/=-]+)`), 1, []string{"authorization"}},
+	{"bearer", regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{8,}=*)`), 1, []string{"bearer"}},
+	{"url-password", regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'<>]+:([^\s@/"'<>]+)@`), 1, []string{"://"}},
+	{"jwt", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`), 0, []string{"eyj"}},
+	{"aws-key-id", regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b`), 0, []string{"akia", "asia", "agpa", "aida", "aroa", "anpa", "anva", "aipa"}},
+	{"aws-secret", regexp.MustCompile(`(?i)aws_?secret(?:_?access)?_?key\\?["']?\s*[:=]\s*\\?["']?([A-Za-z0-9/+=]{40})`), 1, []string{"aws"}},
+	{"github", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`), 0, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
+	{"gitlab", regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`), 0, []string{"glpat-"}},
+	{"slack-token", regexp.MustCompile(`\bxox[abpr]-[A-Za-z0-9-]{10,}`), 0, []string{"xox"}},
+	{"slack-webhook", regexp.MustCompile(`hooks\.slack\.com/services/([A-Za-z0-9_/]+)`), 1, []string{"hooks.slack.com"}},
+	{"openai", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{20,}`), 0, []string{"sk-"}},
+	{"assign-dquote", regexp.MustCompile(assignKey + `\\?["']?\s*[:=]\s*\\?"([^"\\]+)`), 2, assignHints},
+	{"assign-squote", regexp.MustCompile(assignKey + `["]?\s*[:=]\s*'([^']+)`), 2, assignHints},
+	{"assign", regexp.MustCompile(assignKey + `\\?["']?\s*[:=]\s*([^\s"'\\&,;}\])<>]+)`), 2, assignHints},
+}
+
+// Redact returns text with every secret replaced by its placeholder.
+func (r *Redactor) Redact(text string) string {
+	lower := strings.ToLower(text)
+	for _, p := range patterns {
+		if !hinted(lower, p.hints) || !p.re.MatchString(text) {
+			continue
+		}
+		text = r.replace(text, p)
+	}
+	if !entropyContext.MatchString(text) {
+		return text
+	}
+	return r.redactEntropy(text)
+}
+
+func hinted(lower string, hints []string) bool {
+	for _, h := range hints {
+		if strings.Contains(lower, h) {
+			return true
+		}
+	}
+	return len(hints) == 0
+}
+
+func (r *Redactor) replace(text string, p pattern) string {
+	locs := p.re.FindAllStringSubmatchIndex(text, -1)
+	var b strings.Builder
+	last := 0
+	for _, loc := range locs {
+		s, e := loc[2*p.group], loc[2*p.group+1]
+		if s < 0 || s < last {
+			continue
+		}
+		secret := text[s:e]
+		if p.group > 0 && !plausibleValue(secret) {
+			continue
+		}
+		b.WriteString(text[last:s])
+		b.WriteString(r.placeholder(secret))
+		last = e
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+// plausibleValue rejects assignment values that are not secrets: another
+// placeholder, an empty marker, a number, a boolean.
+func plausibleValue(v string) bool {
+	if strings.HasPrefix(v, "[SECRET-") || len(v) < 3 {
+		return false
+	}
+	switch strings.ToLower(v) {
+	case "true", "false", "null", "none", "nil", "***", "<redacted>", "redacted", "[redacted]":
+		return false
+	}
+	return strings.Trim(v, "0123456789") != "" && strings.Trim(v, "*x") != ""
+}
+
+// High-entropy strings count as secrets only near a word that says so:
+// evidence is full of random-looking ids that are not.
+var (
+	entropyToken   = regexp.MustCompile(`[A-Za-z0-9+/=_-]{20,}`)
+	entropyContext = regexp.MustCompile(`(?i)(key|secret|token|passw|bearer|auth|signature|session[_-]?id|cookie|private)`)
+	hexOrUUID      = regexp.MustCompile(`^(?:[0-9a-fA-F]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$`)
+)
+
+// entropyThreshold is in bits per character; random base64 of 20+
+// characters scores above it, words and repeated characters below.
+const (
+	entropyThreshold = 3.5
+	entropyWindow    = 32 // bytes before a token searched for a context word
+)
+
+func (r *Redactor) redactEntropy(text string) string {
+	locs := entropyToken.FindAllStringIndex(text, -1)
+	if locs == nil {
+		return text
+	}
+	var b strings.Builder
+	last := 0
+	for _, loc := range locs {
+		s, e := loc[0], loc[1]
+		tok := text[s:e]
+		// Hex strings are digests, container and event ids; UUIDs are ids.
+		// They are evidence the packet needs intact.
+		if hexOrUUID.MatchString(tok) || !mixedClasses(tok) || shannon(tok) < entropyThreshold {
+			continue
+		}
+		if !entropyContext.MatchString(text[max(0, s-entropyWindow):s]) {
+			continue
+		}
+		b.WriteString(text[last:s])
+		b.WriteString(r.placeholder(tok))
+		last = e
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+// mixedClasses: at least two of lower case, upper case and digits, which
+// words, paths and host names rarely have together.
+func mixedClasses(s string) bool {
+	var lower, upper, digit int
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'a' && c <= 'z':
+			lower = 1
+		case c >= 'A' && c <= 'Z':
+			upper = 1
+		case c >= '0' && c <= '9':
+			digit = 1
+		}
+	}
+	return lower+upper+digit >= 2
+}
+
+// shannon is the entropy of s in bits per byte.
+func shannon(s string) float64 {
+	var freq [256]int
+	for i := 0; i < len(s); i++ {
+		freq[s[i]]++
+	}
+	h, n := 0.0, float64(len(s))
+	for _, c := range freq {
+		if c > 0 {
+			p := float64(c) / n
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}
