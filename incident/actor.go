@@ -1,6 +1,7 @@
 package incident
 
 import (
+	"errors"
 	"os"
 	"os/user"
 	"strconv"
@@ -13,6 +14,9 @@ const (
 	ViaSSH     = "ssh"
 )
 
+// ErrReadOnly: an observer tried to change the case.
+var ErrReadOnly = errors.New("read-only: observers cannot change the case")
+
 // Actor is who did what the journal records: a person (or the account they
 // act through), how they came in, and for SSH the key they proved.
 type Actor struct {
@@ -20,6 +24,10 @@ type Actor struct {
 	Via     string `json:"via"`
 	Key     string `json:"key,omitempty"`
 	Comment string `json:"comment,omitempty"`
+	// Observer may read the case but not change it: the journal refuses
+	// every entry from an observer, so nothing they do can alter the case
+	// whatever the console shows them.
+	Observer bool `json:"-"`
 }
 
 // CurrentActor is the OS user running this process, arriving via via. It

@@ -1,6 +1,7 @@
 package incident_test
 
 import (
+	"errors"
 	"context"
 	"fmt"
 	"os"
@@ -104,11 +105,12 @@ func TestMarksToggleAndPersist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	who := incident.Actor{Name: "oncall", Via: incident.ViaConsole}
 	t0 := time.Date(2026, 7, 21, 10, 0, 0, 0, time.UTC)
 	a := evidence.Event{ID: "b", Time: t0.Add(time.Minute), Kind: "tool_call", Agent: "agent-7", Message: "curl"}
 	b := evidence.Event{ID: "a", Time: t0, Kind: "proc_exec"}
 	for _, ev := range []evidence.Event{a, b} {
-		if on, err := m.Toggle(ev); err != nil || !on {
+		if on, err := m.Toggle(context.Background(), who, ev); err != nil || !on {
 			t.Fatalf("toggle %s: %v %v", ev.ID, on, err)
 		}
 	}
@@ -126,14 +128,27 @@ func TestMarksToggleAndPersist(t *testing.T) {
 	if k, ok := again.Next(evidence.Cursor{Time: t0.Add(time.Hour)}); !ok || k.ID != "a" {
 		t.Errorf("next wraps to the first: %+v", k)
 	}
-	if on, err := again.Toggle(a); err != nil || on {
+	if on, err := again.Toggle(context.Background(), incident.Actor{Name: "guest", Via: incident.ViaSSH, Observer: true}, b); !errors.Is(err, incident.ErrReadOnly) || on {
+		t.Fatalf("an observer toggled a mark: %v %v", on, err)
+	}
+	if on, err := again.Toggle(context.Background(), who, a); err != nil || on {
 		t.Fatalf("untoggle: %v %v", on, err)
 	}
 	if l := again.List(); len(l) != 1 || l[0].ID != "a" {
 		t.Errorf("after untoggle: %+v", l)
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Errorf("atomic write left files behind: %v", entries)
+	if left, _ := filepath.Glob(filepath.Join(dir, "marks.json?*")); len(left) != 0 {
+		t.Errorf("atomic write left files behind: %v", left)
+	}
+	j, _ := incident.OpenJournal(dir)
+	entries, err := j.Entries()
+	if err != nil || len(entries) != 3 {
+		t.Fatalf("journal: %d entries, %v", len(entries), err)
+	}
+	for i, want := range []incident.EntryType{incident.EntryMark, incident.EntryMark, incident.EntryUnmark} {
+		if entries[i].Type != want || entries[i].Actor.Name != "oncall" {
+			t.Errorf("journal entry %d: %s by %s, want %s by oncall", i+1, entries[i].Type, entries[i].Actor.Name, want)
+		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "marks.json")); err != nil {
 		t.Error(err)

@@ -31,6 +31,9 @@ func (j *Journal) Append(ctx context.Context, e Entry) (Entry, error) {
 	if e.Actor.Name == "" || e.Actor.Via == "" {
 		return Entry{}, errors.New("journal entry needs an actor with a name and a via")
 	}
+	if e.Actor.Observer {
+		return Entry{}, fmt.Errorf("%w (%s via %s)", ErrReadOnly, e.Actor.Name, e.Actor.Via)
+	}
 	if err := ctx.Err(); err != nil {
 		return Entry{}, err
 	}

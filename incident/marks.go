@@ -1,6 +1,7 @@
 package incident
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,8 +29,9 @@ type Mark struct {
 // written to marks.json (atomically) on every change. It is safe for
 // concurrent use: the console toggles marks from background commands.
 type Marks struct {
-	path string
-	now  func() time.Time
+	path    string
+	now     func() time.Time
+	journal *Journal
 
 	mu   sync.Mutex
 	list []Mark
@@ -37,7 +39,11 @@ type Marks struct {
 
 // OpenMarks reads DIR/marks.json (absent: no marks yet).
 func OpenMarks(dir string) (*Marks, error) {
-	m := &Marks{path: filepath.Join(dir, marksFile), now: time.Now}
+	j, err := OpenJournal(dir)
+	if err != nil {
+		return nil, err
+	}
+	m := &Marks{path: filepath.Join(dir, marksFile), now: time.Now, journal: j}
 	b, err := os.ReadFile(m.path)
 	if errors.Is(err, os.ErrNotExist) {
 		return m, nil
@@ -65,9 +71,12 @@ func (m *Marks) List() []Mark {
 	return append([]Mark(nil), m.list...)
 }
 
-// Toggle marks ev, or unmarks it if it was marked, and saves. It reports
-// whether ev is marked afterwards.
-func (m *Marks) Toggle(ev evidence.Event) (bool, error) {
+// Toggle marks ev, or unmarks it if it was marked, saves, and journals it
+// under actor. It reports whether ev is marked afterwards.
+func (m *Marks) Toggle(ctx context.Context, actor Actor, ev evidence.Event) (bool, error) {
+	if actor.Observer {
+		return false, ErrReadOnly
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	next := make([]Mark, 0, len(m.list)+1)
@@ -86,6 +95,13 @@ func (m *Marks) Toggle(ev evidence.Event) (bool, error) {
 	b, err := json.MarshalIndent(next, "", "  ")
 	if err != nil {
 		return !marked, err
+	}
+	typ := EntryMark
+	if !marked {
+		typ = EntryUnmark
+	}
+	if _, err := m.journal.Append(ctx, Entry{Actor: actor, Type: typ, Event: ev.ID, Text: summary(ev)}); err != nil {
+		return !marked, fmt.Errorf("journal the mark: %w", err)
 	}
 	if err := writeAtomic(m.path, append(b, '\n')); err != nil {
 		return !marked, fmt.Errorf("save marks: %w", err)

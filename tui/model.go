@@ -34,6 +34,12 @@ type Options struct {
 	Dark     bool
 	Logger   *slog.Logger
 	Ctx      context.Context
+	// Actor is who the journal records for what is done in this console
+	// (default: the OS user, via the console).
+	Actor incident.Actor
+	// ReadOnly is an observer's console: it searches and reads, and keys
+	// that would change the case say why they are disabled.
+	ReadOnly bool
 }
 
 // pane identifies a pane that can have focus.
@@ -89,6 +95,10 @@ func New(opt Options) Model {
 	if opt.Renderer == nil {
 		opt.Renderer = lipgloss.DefaultRenderer()
 	}
+	if opt.Actor.Name == "" {
+		opt.Actor = incident.CurrentActor(incident.ViaConsole)
+	}
+	opt.Actor.Observer = opt.Actor.Observer || opt.ReadOnly
 	com := common.New(opt.Ctx, common.DefaultStyles(opt.Renderer, opt.Dark), common.DefaultKeyMap(), opt.Logger)
 	h := help.New()
 	st := com.Styles
@@ -191,9 +201,9 @@ func countsCmd(com common.Common, st evidence.Store, refresh, live bool) tea.Cmd
 	return com.Cmd(func() tea.Msg { return countsMsg{c: st.Counts(), refresh: refresh, live: live} })
 }
 
-func toggleMarkCmd(com common.Common, marks *incident.Marks, ev evidence.Event) tea.Cmd {
+func toggleMarkCmd(com common.Common, marks *incident.Marks, actor incident.Actor, ev evidence.Event) tea.Cmd {
 	return com.Cmd(func() tea.Msg {
-		on, err := marks.Toggle(ev)
+		on, err := marks.Toggle(com.Ctx, actor, ev)
 		return markedMsg{marks: marks.List(), on: on, err: err}
 	})
 }

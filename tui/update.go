@@ -68,7 +68,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			m.err = fmt.Errorf("marks are off: %w", orUnknown(m.opt.MarksErr))
 			return m, nil
 		}
-		return m, toggleMarkCmd(m.com, m.opt.Marks, msg.Event)
+		return m, toggleMarkCmd(m.com, m.opt.Marks, m.opt.Actor, msg.Event)
 	case markedMsg:
 		if msg.err != nil {
 			m.err = msg.err
