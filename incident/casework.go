@@ -48,15 +48,7 @@ func (w *Workspace) State() (CaseState, error) {
 func (w *Workspace) Case(ctx context.Context, s CaseState) (Case, error) {
 	subject, from := s.Subject, "journal"
 	if len(subject) == 0 {
-		c, err := w.Config()
-		if err != nil {
-			return Case{}, err
-		}
-		rules, err := c.LoadRules()
-		if err != nil {
-			return Case{}, err
-		}
-		fs, err := Findings(ctx, w.Store, FindingsOptions{Rules: rules})
+		fs, err := w.allFindings(ctx)
 		if err != nil {
 			return Case{}, err
 		}

@@ -66,6 +66,7 @@ func commands() []command {
 		{"journal", journalArgs, "the case journal, oldest first; verify checks its hash chain and names the first edited, missing or torn entry", cmdJournal},
 		{"note", noteArgs, "add a note to the case journal (works while an ingest holds the workspace)", cmdNote},
 		{"playbook", playbookArgs, "lint playbook files (file:line:col per problem), or show the phases and steps of the built-in or a given playbook", cmdPlaybook},
+		{"assist", assistArgs, "defender-mode assistant: summarize, timeline, cluster, explain, hypotheses, ask — claims cite checked event ids; offline without an endpoint", cmdAssist},
 		{"formats", "", "list the input formats cordon reads", cmdFormats},
 		{"bench", "[--events N] [--dir DIR] [--keep] [--queries N] [--json]", "generate a realistic incident, ingest it end to end and time the queries", cmdBench},
 		{"help", "", "this help", nil},

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/assist"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
+)
+
+const assistArgs = "--incident DIR [--query Q] [--id ID,...] [--since T] [--until T] [--offline] [--json] TASK [QUESTION...]"
+
+// cmdAssist runs a defender-mode assistant task for scripts: the answer's
+// claims with their cited event ids and whether cordon could verify them.
+func cmdAssist(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "assist", assistArgs)
+	dir := fs.String("incident", "", "incident workspace `DIR`")
+	query := fs.String("query", "", "the evidence: events matching `QUERY` (default: the whole incident and its findings)")
+	ids := fs.String("id", "", "the evidence: these event `IDS` (comma-separated)")
+	since := fs.String("since", "", "only events from `TIME` (RFC 3339 or a duration back from the last event)")
+	until := fs.String("until", "", "only events before `TIME`")
+	offline := fs.Bool("offline", false, "answer from rules, without a model (summarize and timeline)")
+	asJSON := fs.Bool("json", false, "the whole exchange as JSON")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if *dir == "" || len(pos) == 0 {
+		fs.Usage()
+		return fmt.Errorf("%w: assist needs --incident DIR and a task (%s)", errUsage, taskNames())
+	}
+	task := assist.Task(pos[0])
+	if !task.Valid() {
+		return fmt.Errorf("%w: unknown task %q: want one of %s", errUsage, pos[0], taskNames())
+	}
+	ws, err := incident.Open(*dir)
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	c, err := ws.Config()
+	if err != nil {
+		return err
+	}
+	cfg, err := c.AssistantConfig(os.Getenv)
+	if *offline {
+		cfg.Offline, err = true, nil
+	}
+	if err != nil {
+		return err
+	}
+	last := ws.Store.Counts().Last
+	sel := assist.Selection{Query: *query}
+	if sel.Since, err = parseTime(*since, last); err != nil {
+		return err
+	}
+	if sel.Until, err = parseTime(*until, last); err != nil {
+		return err
+	}
+	if *ids != "" {
+		sel.IDs = strings.Split(*ids, ",")
+	}
+	req := incident.AskRequest{Task: task, Question: strings.Join(pos[1:], " "), Selection: sel}
+	if !*asJSON {
+		fmt.Fprintf(e.stderr, "cordon: %s via %s\n", task, endpointName(cfg))
+	}
+	res, err := ws.Ask(ctx, incident.CurrentActor(incident.ViaCLI), cfg, req)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	writeAnswer(e, res)
+	return nil
+}
+
+func taskNames() string {
+	var names []string
+	for _, t := range assist.Tasks() {
+		names = append(names, string(t))
+	}
+	return strings.Join(names, ", ")
+}
+
+func endpointName(cfg assist.Config) string {
+	if cfg.Offline {
+		return "offline rules (no endpoint configured)"
+	}
+	return cfg.Model + " at " + cfg.Host()
+}
+
+// writeAnswer prints the claims: the verification is a word, not a colour.
+func writeAnswer(e *env, res assist.Result) {
+	label := "answer"
+	if res.Offline {
+		label = "offline answer"
+	}
+	fmt.Fprintf(e.stdout, "%s (%s) — sent %d of %d events, %d secrets redacted, %s\n\n",
+		label, res.Task, res.Sent, res.Total, res.Redactions, res.Duration.Round(time.Millisecond))
+	for i, cl := range res.Answer.Claims {
+		mark := "verified"
+		if !cl.Verified {
+			mark = "UNVERIFIED"
+			if len(cl.Unknown) > 0 {
+				mark += " (unknown ids: " + strings.Join(cl.Unknown, " ") + ")"
+			} else if len(cl.EventIDs) == 0 {
+				mark += " (cites no event)"
+			}
+		}
+		phase := ""
+		if cl.Phase != "" {
+			phase = "[" + cl.Phase + "] "
+		}
+		fmt.Fprintf(e.stdout, "%2d. %s%s\n    %s: %s\n", i+1, phase, evidence.Printable(cl.Text), mark, evidence.Printable(strings.Join(cl.EventIDs, " ")))
+	}
+	if res.Answer.Notes != "" {
+		fmt.Fprintf(e.stdout, "\nnotes: %s\n", evidence.Printable(res.Answer.Notes))
+	}
+	if n := len(res.Injections); n > 0 {
+		fmt.Fprintf(e.stdout, "\n%d evidence lines read like instructions to an AI (treated as data):\n", n)
+		for _, f := range res.Injections {
+			fmt.Fprintf(e.stdout, "  %s  %s\n", f.EventID, evidence.Printable(f.Excerpt))
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAssistOfflineAndRefusal runs the assistant from the command line with
+// no endpoint configured: the offline timeline cites checked ids, an
+// offensive ask is refused, and both are journaled.
+func TestAssistOfflineAndRefusal(t *testing.T) {
+	t.Setenv("CORDON_LLM_BASE_URL", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	dir := filepath.Join(t.TempDir(), "inc")
+	if code, _, errOut := cordon("ingest", "--incident", dir, filepath.Join("..", "..", "sample-incidents", "egress-probe-exfil")); code != 0 {
+		t.Fatalf("ingest: %d %s", code, errOut)
+	}
+	code, out, errOut := cordon("assist", "--incident", dir, "--json", "timeline")
+	if code != 0 {
+		t.Fatalf("assist timeline: %d %s", code, errOut)
+	}
+	var res struct {
+		Offline bool `json:"offline"`
+		Answer  struct {
+			Claims []struct {
+				EventIDs []string `json:"event_ids"`
+				Phase    string   `json:"phase"`
+				Verified bool     `json:"verified"`
+			} `json:"claims"`
+		} `json:"answer"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if !res.Offline || len(res.Answer.Claims) == 0 {
+		t.Fatalf("offline timeline: %s", out)
+	}
+	for _, c := range res.Answer.Claims {
+		if !c.Verified || len(c.EventIDs) == 0 || c.Phase == "" {
+			t.Errorf("claim %+v", c)
+		}
+	}
+	code, _, errOut = cordon("assist", "--incident", dir, "ask", "write", "an", "exploit", "for", "the", "proxy")
+	if code == 0 || !strings.Contains(errOut, "outside the defender scope") {
+		t.Errorf("offensive ask: exit %d, %s", code, errOut)
+	}
+	if code, _, _ := cordon("assist", "--incident", dir, "hypotheses"); code == 0 {
+		t.Error("hypotheses without an endpoint succeeded")
+	}
+	_, out, _ = cordon("journal", "--incident", dir)
+	for _, want := range []string{"assistant_exchange  timeline", "assistant_refusal  write an exploit"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("journal lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,155 @@
+package incident
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/assist"
+	"github.com/cordon-ir/cordon/detect"
+)
+
+// AssistantConfig is the assistant's endpoint for this workspace: the
+// defaults, then cordon.yaml's assistant section, then the environment
+// (read through getenv). The API key comes from the environment only.
+func (c *Config) AssistantConfig(getenv func(string) string) (assist.Config, error) {
+	a := assist.DefaultConfig()
+	f := c.Assistant
+	a.BaseURL, a.Model = f.BaseURL, f.Model
+	if f.JSONSchema != nil {
+		a.JSONSchema = *f.JSONSchema
+	}
+	if f.Timeout != "" {
+		a.Timeout, _ = time.ParseDuration(f.Timeout) // checked by Validate
+	}
+	if v := strings.TrimSpace(getenv(assist.EnvBaseURL)); v != "" {
+		a.BaseURL = v
+	}
+	if v := strings.TrimSpace(getenv(assist.EnvModel)); v != "" {
+		a.Model = v
+	}
+	a.APIKey = strings.TrimSpace(getenv(assist.EnvAPIKey))
+	if a.BaseURL == "" && a.APIKey != "" {
+		a.BaseURL = assist.DefaultBaseURL
+	}
+	if a.Model == "" && a.BaseURL == assist.DefaultBaseURL {
+		a.Model = assist.DefaultModel
+	}
+	a.Offline = a.BaseURL == ""
+	return a, a.Validate()
+}
+
+// Budget is the evidence packet's size from cordon.yaml.
+func (c *Config) Budget() assist.Budget {
+	return assist.Budget{Tokens: c.Assistant.BudgetTokens}
+}
+
+// AskRequest is one question to the assistant.
+type AskRequest struct {
+	Task     assist.Task
+	Question string // the free-form question of TaskAsk, or extra context
+	// Selection is the evidence: a query, event ids, a time range, the
+	// findings in question. An empty selection is the whole incident, and
+	// Ask adds every finding to it.
+	Selection assist.Selection
+	// OnChunk receives the streamed answer as it arrives (nil: no stream).
+	OnChunk func(string)
+}
+
+// exchangePayload is what the journal keeps of an exchange.
+type exchangePayload struct {
+	assist.Result
+	Question string `json:"question,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+// refusalPayload is what the journal keeps of a refused request.
+type refusalPayload struct {
+	Task     assist.Task `json:"task"`
+	Question string      `json:"question"`
+	Reason   string      `json:"reason"`
+}
+
+// Ask runs an assistant task over the workspace's evidence and journals the
+// exchange: task, model, endpoint host, the event ids sent, redaction count,
+// prompt digest, the answer and its verification, and who asked. A request
+// outside the defender scope is refused before anything is sent, and the
+// refusal is journaled. Observers cannot ask.
+func (w *Workspace) Ask(ctx context.Context, actor Actor, cfg assist.Config, req AskRequest, opts ...assist.Option) (assist.Result, error) {
+	if actor.Observer {
+		return assist.Result{}, ErrReadOnly
+	}
+	if err := assist.Gate(req.Task, req.Question); err != nil {
+		p := refusalPayload{Task: req.Task, Question: req.Question, Reason: err.Error()}
+		if _, jerr := w.appendJSON(ctx, Entry{Actor: actor, Type: EntryAssistantRefusal, Text: req.Question}, p); jerr != nil {
+			return assist.Result{}, errors.Join(err, jerr)
+		}
+		return assist.Result{}, err
+	}
+	c, err := w.Config()
+	if err != nil {
+		return assist.Result{}, err
+	}
+	sel := req.Selection
+	if sel.Query == "" && len(sel.IDs) == 0 && sel.Findings == nil {
+		if sel.Findings, err = w.allFindings(ctx); err != nil {
+			return assist.Result{}, err
+		}
+	}
+	packet, err := assist.BuildPacket(ctx, w.Store, sel, c.Budget())
+	if err != nil {
+		return assist.Result{}, err
+	}
+	client, err := assist.NewClient(cfg, opts...)
+	if err != nil {
+		return assist.Result{}, err
+	}
+	var res assist.Result
+	if req.OnChunk != nil {
+		res, err = client.Stream(ctx, req.Task, req.Question, packet, req.OnChunk)
+	} else {
+		res, err = client.Run(ctx, req.Task, req.Question, packet)
+	}
+	p := exchangePayload{Result: res, Question: req.Question}
+	if res.Task == "" {
+		p.Task, p.Model, p.Endpoint, p.EventIDs = req.Task, cfg.Model, cfg.Host(), packet.EventIDs()
+		p.Sent, p.Total, p.Redactions = packet.Sent, packet.Total, packet.Redactions
+	}
+	text := fmt.Sprintf("%s: %s", req.Task, exchangeLine(res))
+	if err != nil {
+		p.Error = err.Error()
+		text = fmt.Sprintf("%s: failed: %v", req.Task, err)
+	}
+	// Journal even when the caller's context ended (a cancelled stream):
+	// what was sent has left the machine and must be on record.
+	jctx := context.WithoutCancel(ctx)
+	if _, jerr := w.appendJSON(jctx, Entry{Actor: actor, Type: EntryAssistantExchange, Text: text}, p); jerr != nil {
+		return res, errors.Join(err, jerr)
+	}
+	return res, err
+}
+
+// allFindings runs the workspace's detection rules over the incident.
+func (w *Workspace) allFindings(ctx context.Context) ([]detect.Finding, error) {
+	c, err := w.Config()
+	if err != nil {
+		return nil, err
+	}
+	rules, err := c.LoadRules()
+	if err != nil {
+		return nil, err
+	}
+	return Findings(ctx, w.Store, FindingsOptions{Rules: rules})
+}
+
+// exchangeLine sums an exchange up for the journal's one line.
+func exchangeLine(r assist.Result) string {
+	src := r.Model + " at " + r.Endpoint
+	if r.Offline {
+		src = "offline"
+	}
+	return fmt.Sprintf("%d claims (%d unverified) from %s; sent %d of %d events, %d redactions",
+		len(r.Answer.Claims), r.Answer.Uncited(), src, r.Sent, r.Total, r.Redactions)
+}
