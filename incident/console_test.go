@@ -1,8 +1,8 @@
 package incident_test
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
