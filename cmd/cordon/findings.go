@@ -20,7 +20,7 @@ func cmdFindings(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "one finding per line as JSON")
 	agent := fs.String("agent", "", "only the findings about agent `A`")
 	minSev := fs.String("min-severity", "", "only findings of severity `S` or above (info, low, medium, high, critical)")
-	rulesPath := fs.String("rules", "", "rules from `FILE|DIR` (YAML, docs/rules.md) instead of the built-in ones")
+	rulesPath := fs.String("rules", "", "rules from `FILE|DIR` (YAML, docs/rules.md) instead of the built-in ones and those cordon.yaml adds")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -44,6 +44,16 @@ func cmdFindings(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer ws.Close()
+	if opt.Rules == nil {
+		// The built-in rules plus the rules cordon.yaml adds.
+		c, err := ws.Config()
+		if err != nil {
+			return err
+		}
+		if opt.Rules, err = c.LoadRules(); err != nil {
+			return err
+		}
+	}
 	found, err := incident.Findings(ctx, ws.Store, opt)
 	if err != nil {
 		return err
