@@ -12,6 +12,7 @@ const (
 	ViaCLI     = "cli"
 	ViaConsole = "console"
 	ViaSSH     = "ssh"
+	ViaDrill   = "drill" // the scenario itself: injects of a tabletop drill
 )
 
 // ErrReadOnly: an observer tried to change the case.

@@ -98,7 +98,7 @@ func (w *Workspace) SetStep(ctx context.Context, actor Actor, id string, status 
 	var p stepPayload
 	if status == StepDone && ref.Step.Sets != "" {
 		if at.IsZero() {
-			at = time.Now()
+			at = w.journal.Now()
 		}
 		p = stepPayload{Sets: ref.Step.Sets, At: at.UTC()}
 	}

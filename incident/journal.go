@@ -47,6 +47,10 @@ const (
 	EntryAttributionOverride EntryType = "attribution_override"
 	EntrySubjectSet          EntryType = "subject_set"
 	EntryJournalRepaired     EntryType = "journal_repaired"
+	EntryChecklist           EntryType = "checklist_item"
+	EntryDrillStarted        EntryType = "drill_started"
+	EntryDrillInject         EntryType = "drill_inject"
+	EntryDrillAnswer         EntryType = "drill_answer"
 )
 
 // Entry is one line of the journal. The field order is the key order on
@@ -171,6 +175,13 @@ func (j *Journal) SetClock(now func() time.Time) {
 	j.mu.Lock()
 	j.now = now
 	j.mu.Unlock()
+}
+
+// Now is the journal's clock: wall time, or scenario time in a drill.
+func (j *Journal) Now() time.Time {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.now()
 }
 
 // Path is the journal file.

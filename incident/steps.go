@@ -115,6 +115,3 @@ func (s CaseState) Step(id string) StepState {
 	}
 	return StepState{}
 }
-
-// EntryChecklist records a checklist item ticked or unticked.
-const EntryChecklist EntryType = "checklist_item"

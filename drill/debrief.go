@@ -1,0 +1,262 @@
+package drill
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/incident"
+)
+
+// Debrief scores a drill from its journal and its workspace: the answers,
+// how fast the team detected, attributed and contained, the playbook steps
+// and the findings.
+type Debrief struct {
+	Scenario  string           `json:"scenario"`
+	Title     string           `json:"title,omitempty"`
+	Start     time.Time        `json:"start"`
+	End       time.Time        `json:"end"`
+	Questions []QuestionResult `json:"questions"`
+	Score     Score            `json:"score"`
+	Onset     time.Time        `json:"onset"`
+	Detect    *Milestone       `json:"time_to_detect,omitempty"`
+	Attribute *Milestone       `json:"time_to_attribute,omitempty"`
+	Contain   *Milestone       `json:"time_to_contain,omitempty"`
+	Steps     StepsResult      `json:"steps"`
+	Findings  []FindingResult  `json:"findings"`
+	Journal   []JournalLine    `json:"journal"`
+}
+
+// QuestionResult is one question, the team's last answer and its verdict.
+type QuestionResult struct {
+	ID       string    `json:"id"`
+	Text     string    `json:"text"`
+	Kind     string    `json:"kind"`
+	Expected []string  `json:"expected,omitempty"`
+	Given    string    `json:"given,omitempty"`
+	By       string    `json:"by,omitempty"`
+	At       time.Time `json:"at,omitzero"`
+	Verdict  string    `json:"verdict"`
+	Why      string    `json:"why,omitempty"`
+	Evidence []string  `json:"evidence,omitempty"`
+}
+
+// Score counts verdicts.
+type Score struct {
+	Right      int `json:"right"`
+	Wrong      int `json:"wrong"`
+	Unanswered int `json:"unanswered"`
+	ToJudge    int `json:"to_judge"`
+	Total      int `json:"total"`
+}
+
+// Milestone is when the team reached a point, in scenario time, and how
+// long after the onset of the incident.
+type Milestone struct {
+	At    time.Time     `json:"at"`
+	After time.Duration `json:"after"`
+	How   string        `json:"how"`
+}
+
+// StepsResult is the playbook as the team worked it.
+type StepsResult struct {
+	Done    []string `json:"done"`
+	Skipped []string `json:"skipped"`
+	// Missed are expected steps neither done nor skipped.
+	Missed []string `json:"missed"`
+}
+
+// FindingResult is an expected finding and whether the detectors raised
+// it on the evidence the drill released.
+type FindingResult struct {
+	ExpectedFinding
+	Surfaced bool      `json:"surfaced"`
+	Start    time.Time `json:"start,omitzero"`
+}
+
+// JournalLine is a journal entry as the debrief quotes it.
+type JournalLine struct {
+	Seq   int64     `json:"seq"`
+	Time  time.Time `json:"time"`
+	Actor string    `json:"actor"`
+	Type  string    `json:"type"`
+	Text  string    `json:"text"`
+}
+
+// ReadState reads a drill workspace's drill.json.
+func ReadState(dir string) (State, error) {
+	var st State
+	b, err := os.ReadFile(filepath.Join(dir, stateFile))
+	if err != nil {
+		return st, fmt.Errorf("%s is not a drill workspace: %w", dir, err)
+	}
+	return st, json.Unmarshal(b, &st)
+}
+
+// DebriefDir opens a drill workspace read-only and debriefs it.
+func DebriefDir(ctx context.Context, dir string) (*Debrief, error) {
+	st, err := ReadState(dir)
+	if err != nil {
+		return nil, err
+	}
+	s, err := Load(st.Script)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := incident.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer ws.Close()
+	return BuildDebrief(ctx, ws, s, st)
+}
+
+// BuildDebrief scores the drill st of script s run in ws.
+func BuildDebrief(ctx context.Context, ws *incident.Workspace, s *Script, st State) (*Debrief, error) {
+	entries, err := ws.Journal().Entries()
+	if err != nil {
+		return nil, err
+	}
+	rules, err := workspaceRules(ws)
+	if err != nil {
+		return nil, err
+	}
+	found, err := incident.Findings(ctx, ws.Store, incident.FindingsOptions{Rules: rules})
+	if err != nil {
+		return nil, err
+	}
+	d := &Debrief{Scenario: s.Scenario, Title: s.Title, Start: st.Start, End: st.End, Onset: st.Start}
+	d.questions(s, entries, st.Start)
+	d.findings(s, found)
+	d.milestones(s, entries, incident.FoldJournal(entries))
+	d.steps(s, incident.FoldJournal(entries))
+	for _, e := range entries {
+		d.Journal = append(d.Journal, JournalLine{Seq: e.Seq, Time: e.Time, Actor: e.Actor.Name, Type: string(e.Type), Text: e.Text})
+	}
+	return d, nil
+}
+
+func workspaceRules(ws *incident.Workspace) ([]detect.Rule, error) {
+	c, err := ws.Config()
+	if err != nil {
+		return nil, err
+	}
+	return c.LoadRules()
+}
+
+// questions scores the last answer to each question.
+func (d *Debrief) questions(s *Script, entries []incident.Entry, day time.Time) {
+	last := map[string]incident.Entry{}
+	given := map[string]string{}
+	for _, e := range entries {
+		var p answerPayload
+		if e.Type == incident.EntryDrillAnswer && json.Unmarshal(e.Payload, &p) == nil {
+			last[p.Question], given[p.Question] = e, p.Answer
+		}
+	}
+	for _, q := range s.Quest {
+		r := QuestionResult{ID: q.ID, Text: q.Text, Kind: q.Kind, Expected: q.Answer, Given: given[q.ID], Evidence: q.Evidence}
+		if e, ok := last[q.ID]; ok {
+			r.By, r.At = e.Actor.Name, e.Time
+		}
+		r.Verdict, r.Why = Check(q, r.Given, day)
+		switch r.Verdict {
+		case Right:
+			d.Score.Right++
+		case Wrong:
+			d.Score.Wrong++
+		case Unanswered:
+			d.Score.Unanswered++
+		default:
+			d.Score.ToJudge++
+		}
+		d.Score.Total++
+		d.Questions = append(d.Questions, r)
+	}
+}
+
+// findings marks which expected findings the detectors raised, and dates
+// the onset: the start of the earliest of them.
+func (d *Debrief) findings(s *Script, found []detect.Finding) {
+	for _, want := range s.Expect.Findings {
+		r := FindingResult{ExpectedFinding: want}
+		for _, f := range found {
+			if f.Agent == want.Agent && f.Detector == want.Detector {
+				r.Surfaced, r.Start = true, f.Start
+				if f.Start.After(d.Start) && (d.Onset.Equal(d.Start) || f.Start.Before(d.Onset)) {
+					d.Onset = f.Start
+				}
+				break
+			}
+		}
+		d.Findings = append(d.Findings, r)
+	}
+}
+
+// milestones finds when the team detected, attributed and contained.
+func (d *Debrief) milestones(s *Script, entries []incident.Entry, cs incident.CaseState) {
+	culprits := map[string]bool{}
+	for _, f := range s.Expect.Findings {
+		culprits[strings.ToLower(f.Agent)] = true
+	}
+	mark := func(m **Milestone, at time.Time, how string) {
+		if *m == nil || at.Before((*m).At) {
+			*m = &Milestone{At: at, After: at.Sub(d.Onset), How: how}
+		}
+	}
+	for _, e := range entries {
+		switch e.Type {
+		case incident.EntrySubjectSet:
+			mark(&d.Detect, e.Time, "named a subject: "+e.Text)
+			for _, a := range strings.Split(e.Text, ", ") {
+				if culprits[strings.ToLower(a)] {
+					mark(&d.Attribute, e.Time, "named "+a+" as the subject")
+				}
+			}
+		case incident.EntryStepDone:
+			if strings.HasPrefix(e.Step, "detect.") {
+				mark(&d.Detect, e.Time, "step "+e.Step+" done")
+			}
+		}
+	}
+	for _, q := range d.Questions {
+		if q.Kind == KindAgent && q.Verdict == Right {
+			mark(&d.Attribute, q.At, "answered "+q.ID+" right")
+			mark(&d.Detect, q.At, "answered "+q.ID+" right")
+		}
+	}
+	if t, ok := cs.Times["contained_at"]; ok {
+		how := "containment recorded"
+		if st := cs.Step("contain.stop"); st.Status == incident.StepDone {
+			how = fmt.Sprintf("contain.stop done by %s at %s", st.By.Name, st.At.UTC().Format("15:04:05"))
+		}
+		d.Contain = &Milestone{At: t, After: t.Sub(d.Onset), How: how}
+	}
+}
+
+// steps lists the playbook steps done and skipped, and the expected ones
+// missed.
+func (d *Debrief) steps(s *Script, cs incident.CaseState) {
+	d.Steps = StepsResult{Done: []string{}, Skipped: []string{}, Missed: []string{}}
+	for id, st := range cs.Steps {
+		switch st.Status {
+		case incident.StepDone:
+			d.Steps.Done = append(d.Steps.Done, id)
+		case incident.StepSkipped:
+			d.Steps.Skipped = append(d.Steps.Skipped, id)
+		}
+	}
+	slices.Sort(d.Steps.Done)
+	slices.Sort(d.Steps.Skipped)
+	for _, id := range s.Expect.Steps {
+		if !slices.Contains(d.Steps.Done, id) && !slices.Contains(d.Steps.Skipped, id) {
+			d.Steps.Missed = append(d.Steps.Missed, id)
+		}
+	}
+}

@@ -1,0 +1,174 @@
+package drill
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cordon-ir/cordon/incident"
+)
+
+// stateFile records, in the drill's workspace, which script it runs.
+const stateFile = "drill.json"
+
+// scenarioActor is who the journal names for what the scenario does.
+var scenarioActor = incident.Actor{Name: "scenario", Via: incident.ViaDrill}
+
+// State is what a drill workspace says about its drill.
+type State struct {
+	Script   string    `json:"script"` // absolute path of the drill script
+	Scenario string    `json:"scenario"`
+	Start    time.Time `json:"start"`
+	End      time.Time `json:"end"`
+}
+
+// Drill is a tabletop exercise running over its own workspace: evidence
+// reaches the index only as scenario time passes it.
+type Drill struct {
+	Script *Script
+	WS     *incident.Workspace
+	Clock  *Clock
+	State  State
+
+	replay *Replay
+
+	mu      sync.Mutex
+	injects []Inject // in order of time
+	at      []time.Time
+	fired   int
+}
+
+// ErrDrillExists: the output folder already holds a drill.
+var ErrDrillExists = errors.New("drill already run here")
+
+// Start prepares a drill in dir (a new folder): the workspace, the staged
+// evidence, the clock (paused at the scenario's start) and a journal that
+// stamps entries in scenario time. wall is the real clock (nil: time.Now).
+func Start(ctx context.Context, s *Script, dir string, wall func() time.Time) (*Drill, error) {
+	if _, err := os.Stat(filepath.Join(dir, stateFile)); err == nil {
+		return nil, fmt.Errorf("%w: %s (debrief it with cordon drill debrief %s, or choose another --out)", ErrDrillExists, dir, dir)
+	}
+	ws, err := incident.Create(dir)
+	if err != nil {
+		return nil, err
+	}
+	d, err := start(ctx, s, ws, wall)
+	if err != nil {
+		ws.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+func start(ctx context.Context, s *Script, ws *incident.Workspace, wall func() time.Time) (*Drill, error) {
+	r, err := NewReplay(s, filepath.Join(ws.Dir, "evidence"))
+	if err != nil {
+		return nil, err
+	}
+	begin := s.Start.Resolve(r.First())
+	if begin.IsZero() {
+		begin = r.First()
+	}
+	end := s.End.Resolve(begin)
+	if end.IsZero() {
+		end = r.Last()
+	}
+	if !end.After(begin) {
+		return nil, fmt.Errorf("%w: the scenario ends (%s) before it starts (%s)", ErrScript, end.Format(time.RFC3339), begin.Format(time.RFC3339))
+	}
+	abs, _ := filepath.Abs(filepath.Join(s.Dir, "drill.yaml"))
+	d := &Drill{
+		Script: s, WS: ws, replay: r,
+		Clock: NewClock(begin, end, s.Speed, wall),
+		State: State{Script: abs, Scenario: s.Scenario, Start: begin, End: end},
+	}
+	d.injects = append([]Inject(nil), s.Inject...)
+	sort.SliceStable(d.injects, func(i, j int) bool { return d.injects[i].At.Resolve(begin).Before(d.injects[j].At.Resolve(begin)) })
+	for _, in := range d.injects {
+		d.at = append(d.at, in.At.Resolve(begin))
+	}
+	ws.Journal().SetClock(d.Clock.Now)
+	b, _ := json.MarshalIndent(d.State, "", "  ")
+	if err := os.WriteFile(filepath.Join(ws.Dir, stateFile), append(b, '\n'), 0o644); err != nil {
+		return nil, err
+	}
+	text := fmt.Sprintf("drill %s starts at %s, speed ×%g", s.Scenario, begin.Format(time.RFC3339), d.Clock.Speed())
+	if _, err := ws.Journal().Append(ctx, incident.Entry{Actor: scenarioActor, Type: incident.EntryDrillStarted, Text: text}); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Close releases the workspace.
+func (d *Drill) Close() error { return d.WS.Close() }
+
+// Advance releases the evidence scenario time has reached, ingests it, and
+// fires the injects now due (journaled). It returns those injects.
+func (d *Drill) Advance(ctx context.Context) ([]Inject, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	now := d.Clock.Now()
+	n, err := d.replay.Release(now)
+	if err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		if _, err := d.WS.Ingest(ctx, d.replay.Files(), incident.IngestOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	var fired []Inject
+	for d.fired < len(d.injects) && !d.at[d.fired].After(now) {
+		in := d.injects[d.fired]
+		d.fired++
+		fired = append(fired, in)
+		text := in.Text
+		if text == "" {
+			text = "evidence released: " + strings.Join(in.Evidence, ", ")
+		}
+		if _, err := d.WS.Journal().Append(ctx, incident.Entry{Actor: scenarioActor, Type: incident.EntryDrillInject, Text: text}); err != nil {
+			return fired, err
+		}
+	}
+	return fired, nil
+}
+
+// NextInject is the next inject to fire and when (ok false: none left).
+func (d *Drill) NextInject() (Inject, time.Time, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.fired >= len(d.injects) {
+		return Inject{}, time.Time{}, false
+	}
+	return d.injects[d.fired], d.at[d.fired], true
+}
+
+// Withheld counts the records simulated gaps kept from the team.
+func (d *Drill) Withheld() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.replay.Withheld
+}
+
+// answerPayload is a team's answer as the journal keeps it.
+type answerPayload struct {
+	Question string `json:"question"`
+	Answer   string `json:"answer"`
+}
+
+// Answer journals the team's answer to a question, at the scenario time.
+// The last answer to a question is the one scored.
+func (d *Drill) Answer(ctx context.Context, actor incident.Actor, question, answer string) (incident.Entry, error) {
+	if _, ok := d.Script.Question(question); !ok {
+		return incident.Entry{}, fmt.Errorf("no question %q in this drill", question)
+	}
+	b, _ := json.Marshal(answerPayload{Question: question, Answer: answer})
+	return d.WS.Journal().Append(ctx, incident.Entry{Actor: actor, Type: incident.EntryDrillAnswer, Text: question + ": " + answer, Payload: b})
+}

@@ -1,0 +1,206 @@
+package drill_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cordon-ir/cordon/drill"
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+const pak = "../sample-incidents/persistence-after-kill"
+
+func at(hms string) time.Time {
+	t, _ := time.Parse(time.RFC3339, "2026-09-02T"+hms+"Z")
+	return t
+}
+
+// TestNothingFromTheFuture: at any scenario time the index holds exactly
+// the records that have happened, minus those a gap withheld.
+func TestNothingFromTheFuture(t *testing.T) {
+	s, err := drill.Load(pak)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	d, err := drill.Start(ctx, s, filepath.Join(t.TempDir(), "w"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	st := d.WS.Store
+	count := func(q string, since, until time.Time) uint64 {
+		h, err := st.Search(ctx, evidence.Request{Query: q, Since: since, Until: until, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h.Total
+	}
+
+	d.Clock.Jump(at("14:10:00"))
+	fired, err := d.Advance(ctx)
+	if err != nil || len(fired) != 0 {
+		t.Fatalf("advance to 14:10: %v, fired %d", err, len(fired))
+	}
+	if n := count("", at("14:10:00").Add(time.Second), time.Time{}); n != 0 {
+		t.Errorf("%d events after 14:10 are already searchable", n)
+	}
+	before := count("", time.Time{}, time.Time{})
+	if before == 0 || count("agent:agent-21 +kind:file_write", time.Time{}, time.Time{}) == 0 {
+		t.Fatalf("by 14:10 the agent's writes should be in: %d events", before)
+	}
+	if _, when, ok := d.NextInject(); !ok || !when.Equal(at("14:21:03")) {
+		t.Errorf("next inject at %v", when)
+	}
+
+	d.Clock.Jump(at("14:40:00"))
+	fired, err = d.Advance(ctx)
+	if err != nil || len(fired) != 2 || !strings.Contains(fired[0].Text, "killed agent-21") {
+		t.Fatalf("advance to 14:40: %v, fired %+v", err, fired)
+	}
+	if n := count("source:sensor +format:falco", at("14:31:00"), at("14:35:00")); n != 0 {
+		t.Errorf("the Falco gap let %d events through", n)
+	}
+	if d.Withheld() == 0 {
+		t.Error("the gap withheld nothing: the sample has Falco alerts then (the cron runs)")
+	}
+	if n := count("source:sensor +format:tetragon", at("14:31:00"), at("14:35:00")); n == 0 {
+		t.Error("the gap hid Tetragon too; it names only falco.jsonl")
+	}
+	entries, _ := d.WS.Journal().Entries()
+	if last := entries[len(entries)-1]; last.Type != "drill_inject" || !last.Time.Equal(at("14:40:00")) {
+		t.Errorf("inject journaled at %v (%s), want scenario time 14:40:00", last.Time, last.Type)
+	}
+}
+
+// TestHeadlessScores runs the sample's drill with a team that gets it right
+// and one that gets it wrong.
+func TestHeadlessScores(t *testing.T) {
+	s, err := drill.Load(pak)
+	if err != nil {
+		t.Fatal(err)
+	}
+	right := `team: blue
+subject: {agents: [agent-21], at: "14:06:00"}
+answers:
+  which-agent: {answer: agent-21, at: "14:05:00"}
+  first-persistence: {answer: "14:00:30", at: "14:25:00"}
+  revoke: {answer: "tok-data-305, wh-305, px-s305", at: "14:45:00"}
+  posting-to: {answer: "hooks.slack.com:443", at: "14:50:00"}
+  egress-stopped: {answer: "2026-09-02T15:05:06Z", at: "15:10:00"}
+  why-not-stopped: {answer: "cron and a nohup watcher outlive the agent loop", at: "15:11:00"}
+steps:
+  - {step: detect.signal, status: done, at: "14:04:00"}
+  - {step: contain.stop, status: done, at: "15:06:00", contained_at: "15:05:31"}
+`
+	wrong := `team: red
+answers:
+  which-agent: {answer: agent-17, at: "14:30:00"}
+  revoke: {answer: "px-s305", at: "14:45:00"}
+  posting-to: {answer: data.acme-eval.net, at: "14:50:00"}
+  egress-stopped: {answer: "14:21:03", at: "14:50:00"}
+`
+	for _, c := range []struct {
+		name, answers          string
+		right, wrong, unanswer int
+		contained, attributed  bool
+	}{
+		{"right", right, 5, 0, 0, true, true},
+		{"wrong", wrong, 0, 4, 2, false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "answers.yaml")
+			os.WriteFile(path, []byte(c.answers), 0o644)
+			a, err := drill.LoadAnswers(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			deb, err := drill.RunHeadless(context.Background(), s, a, filepath.Join(dir, "out"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if deb.Score.Right != c.right || deb.Score.Wrong != c.wrong || deb.Score.Unanswered != c.unanswer || deb.Score.ToJudge != 6-c.right-c.wrong-c.unanswer {
+				t.Errorf("score %+v", deb.Score)
+				for _, q := range deb.Questions {
+					t.Logf("%s: %q %s %s", q.ID, q.Given, q.Verdict, q.Why)
+				}
+			}
+			if (deb.Contain != nil) != c.contained || (deb.Attribute != nil) != c.attributed {
+				t.Errorf("milestones: contain %+v attribute %+v", deb.Contain, deb.Attribute)
+			}
+			if c.contained {
+				if !deb.Contain.At.Equal(at("15:05:31")) || !deb.Onset.Truncate(time.Second).Equal(at("13:30:11")) || deb.Attribute.At != at("14:05:00") {
+					t.Errorf("contained %v, onset %v, attributed %v", deb.Contain.At, deb.Onset, deb.Attribute.At)
+				}
+				if len(deb.Steps.Missed) != 5 {
+					t.Errorf("missed steps %v", deb.Steps.Missed)
+				}
+			}
+			for _, f := range deb.Findings {
+				if !f.Surfaced {
+					t.Errorf("expected finding %s not surfaced on the released evidence", f.Detector)
+				}
+			}
+			md, err := os.ReadFile(filepath.Join(dir, "out", "debrief.md"))
+			if err != nil || !strings.Contains(string(md), "# Debrief: The watchdog that outlived its agent") {
+				t.Errorf("debrief.md: %v\n%s", err, md)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "out", "debrief.json")); err != nil {
+				t.Error(err)
+			}
+			// The same debrief comes back from the workspace later.
+			again, err := drill.DebriefDir(context.Background(), filepath.Join(dir, "out", "workspace"))
+			if err != nil || again.Score != deb.Score {
+				t.Errorf("debrief from the workspace: %+v %v", again, err)
+			}
+		})
+	}
+}
+
+func TestCheckAnswers(t *testing.T) {
+	day := at("00:00:00")
+	for _, c := range []struct {
+		q     drill.Question
+		given string
+		want  string
+	}{
+		{drill.Question{Kind: drill.KindAgent, Answer: []string{"agent-21"}}, " Agent-21 ", drill.Right},
+		{drill.Question{Kind: drill.KindAgent, Answer: []string{"agent-21"}}, "agent-21, agent-17", drill.Wrong},
+		{drill.Question{Kind: drill.KindHost, Answer: []string{"hooks.slack.com"}}, "HOOKS.slack.com.:443", drill.Right},
+		{drill.Question{Kind: drill.KindCredential, Answer: []string{"a", "b"}}, "b;a", drill.Right},
+		{drill.Question{Kind: drill.KindCredential, Answer: []string{"a", "b"}}, "a", drill.Wrong},
+		{drill.Question{Kind: drill.KindCredential, Answer: []string{"a"}}, "a c", drill.Wrong},
+		{drill.Question{Kind: drill.KindTime, Answer: []string{"2026-09-02T14:00:05Z"}, Tolerance: "2m"}, "14:01:30", drill.Right},
+		{drill.Question{Kind: drill.KindTime, Answer: []string{"2026-09-02T14:00:05Z"}}, "14:01:30", drill.Wrong},
+		{drill.Question{Kind: drill.KindTime, Answer: []string{"2026-09-02T14:00:05Z"}}, "soon", drill.Wrong},
+		{drill.Question{Kind: drill.KindEvent, Answer: []string{"abc"}}, "", drill.Unanswered},
+		{drill.Question{Kind: drill.KindText}, "because", drill.ToJudge},
+	} {
+		if got, why := drill.Check(c.q, c.given, day); got != c.want {
+			t.Errorf("%s %q: %s (%s), want %s", c.q.Kind, c.given, got, why, c.want)
+		}
+	}
+}
+
+func TestParseScriptErrors(t *testing.T) {
+	for _, c := range []struct{ yaml, want string }{
+		{"title: x\n", "scenario"},
+		{"scenario: x\n", "evidence"},
+		{"scenario: x\nevidence: [a]\nquestions:\n  - {id: Q1, text: t, kind: agent, answer: [a]}\n", "lowercase"},
+		{"scenario: x\nevidence: [a]\nquestions:\n  - {id: q, text: t, kind: colour, answer: [a]}\n", "kind"},
+		{"scenario: x\nevidence: [a]\nquestions:\n  - {id: q, text: t, kind: time, answer: [noon]}\n", "RFC 3339"},
+		{"scenario: x\nevidence: [a]\ninjects:\n  - {at: \"10:00\"}\n", "time"},
+		{"scenario: x\nevidence: [a]\ninjects:\n  - {at: \"+5m\"}\n", "says nothing"},
+		{"scenario: x\nevidence: [a]\nspeeed: 3\n", "speeed"},
+	} {
+		_, err := drill.Parse([]byte(c.yaml))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error about %s", c.yaml, err, c.want)
+		}
+	}
+}
