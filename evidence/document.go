@@ -131,6 +131,7 @@ func (b docBuilder) build(ev *Event) (*document.Document, error) {
 	if len(raw) > maxAllRaw {
 		raw = raw[:maxAllRaw]
 	}
+	raw = rawText(raw)
 	text(allField, strings.Join([]string{ev.Message, ev.Cmdline, ev.URL, ev.Path, ev.DstHost, raw}, " \n "))
 
 	for _, n := range []struct {

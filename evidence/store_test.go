@@ -35,7 +35,7 @@ func fixture() []Event {
 	evs = append(evs, Event{
 		ID: "sensor-1", Time: t0.Add(90 * time.Second), Source: SourceSensor, Format: "falco", Kind: KindProcExec,
 		Container: "3f2a9c1d7e88", Cmdline: "nohup /tmp/.x/beacon --interval 60 &", Pid: 4242,
-		Message: "Terminal shell in container", Raw: `{"rule":"Terminal shell in container","exfil":"yes"}`,
+		Message: "Terminal shell in container", Raw: `{"rule":"Terminal shell in container","note":"exfil staging"}`,
 	})
 	return evs
 }
