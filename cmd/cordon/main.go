@@ -67,6 +67,8 @@ func commands() []command {
 		{"note", noteArgs, "add a note to the case journal (works while an ingest holds the workspace)", cmdNote},
 		{"playbook", playbookArgs, "lint playbook files (file:line:col per problem), or show the phases and steps of the built-in or a given playbook", cmdPlaybook},
 		{"assist", assistArgs, "defender-mode assistant: summarize, timeline, cluster, explain, hypotheses, ask — claims cite checked event ids; offline without an endpoint", cmdAssist},
+		{"report", reportArgs, "the incident report: the four questions answered from evidence, attribution, findings, kill switch, journal (md, json or html)", cmdReport},
+		{"export", exportArgs, "export events (all, or those matching QUERY) as Timesketch JSONL, oldest first", cmdExport},
 		{"drill", drillArgs, "tabletop drill: replay a sample incident in scenario time with injects and questions, then debrief the team", cmdDrill},
 		{"formats", "", "list the input formats cordon reads", cmdFormats},
 		{"bench", "[--events N] [--dir DIR] [--keep] [--queries N] [--json]", "generate a realistic incident, ingest it end to end and time the queries", cmdBench},

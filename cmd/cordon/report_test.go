@@ -1,0 +1,84 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestReportCommand(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pak")
+	if code, _, errOut := cordon("ingest", "--incident", dir, filepath.Join("..", "..", "sample-incidents", "persistence-after-kill")); code != 0 {
+		t.Fatalf("ingest: %d %s", code, errOut)
+	}
+	code, out, errOut := cordon("report", "--incident", dir)
+	if code != 0 || !strings.HasPrefix(out, "# Incident report: pak\n") {
+		t.Fatalf("md: %d %s\n%.300s", code, errOut, out)
+	}
+	for _, want := range []string{"## Summary", "## The four questions", "### agent-21", "#### Why the controls allowed it", "## Attribution", "## Findings", "## Kill switch", "## Open items", "## Journal verification"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("md lacks %q", want)
+		}
+	}
+
+	code, out, errOut = cordon("report", "--incident", dir, "--format", "json")
+	var r struct {
+		Incident string
+		Summary  struct{ Events int64 }
+		Layers   []struct{ Status string }
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || r.Incident != "pak" || r.Summary.Events != 1289 || len(r.Layers) != 7 {
+		t.Errorf("json: %d %s %+v", code, errOut, r)
+	}
+
+	file := filepath.Join(t.TempDir(), "report.html")
+	if code, out, errOut := cordon("report", "--incident", dir, "--format", "html", "-o", file); code != 0 || out != "" {
+		t.Fatalf("html: %d %s %s", code, out, errOut)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil || !strings.HasPrefix(string(b), "<!DOCTYPE html>") || !strings.Contains(string(b), "agent-21") {
+		t.Errorf("html file: %v %.200s", err, b)
+	}
+
+	if code, _, errOut := cordon("report", "--incident", dir, "--format", "pdf"); code != exitUsage || !strings.Contains(errOut, "pdf") {
+		t.Errorf("bad format: %d %s", code, errOut)
+	}
+	if code, _, _ := cordon("report", "--incident", filepath.Join(t.TempDir(), "none")); code != exitNotFound {
+		t.Errorf("no workspace: %d", code)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "journal.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("the report wrote a journal: %v", err)
+	}
+}
+
+func TestExportCommand(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pak")
+	if code, _, errOut := cordon("ingest", "--incident", dir, filepath.Join("..", "..", "sample-incidents", "persistence-after-kill")); code != 0 {
+		t.Fatalf("ingest: %d %s", code, errOut)
+	}
+	code, out, errOut := cordon("export", "--incident", dir, "--format", "timesketch")
+	if code != 0 || strings.Count(out, "\n") != 1289 || !strings.Contains(errOut, "1289 events exported") {
+		t.Fatalf("export: %d %d lines %s", code, strings.Count(out, "\n"), errOut)
+	}
+	first := out[:strings.IndexByte(out, '\n')]
+	var m map[string]any
+	if err := json.Unmarshal([]byte(first), &m); err != nil || m["message"] == nil || m["datetime"] == nil || m["timestamp_desc"] == nil {
+		t.Errorf("first line %v: %s", err, first)
+	}
+
+	file := filepath.Join(t.TempDir(), "agent-21.jsonl")
+	if code, _, errOut := cordon("export", "--incident", dir, "--format", "timesketch", "-o", file, "+agent:agent-21", "+kind:proc_exec"); code != 0 {
+		t.Fatalf("export query: %d %s", code, errOut)
+	}
+	b, _ := os.ReadFile(file)
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if !strings.Contains(l, `"agent":"agent-21"`) || !strings.Contains(l, `"timestamp_desc":"Process Executed"`) {
+			t.Fatalf("line outside the query: %s", l)
+		}
+	}
+	if code, _, errOut := cordon("export", "--incident", dir, "--format", "csv"); code != exitUsage || !strings.Contains(errOut, "timesketch") {
+		t.Errorf("bad format: %d %s", code, errOut)
+	}
+}

@@ -1,0 +1,91 @@
+package incident_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/incident/incidenttest"
+)
+
+func TestReportExportTimesketch(t *testing.T) {
+	ws := incidenttest.New(t, "../sample-incidents/persistence-after-kill")
+	ctx := context.Background()
+	var out bytes.Buffer
+	n, err := incident.ExportTimesketch(ctx, ws.Store, "", &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := ws.Store.Counts().Total
+	if int64(n) != total {
+		t.Errorf("exported %d of %d events", n, total)
+	}
+	lines, last, descs := 0, time.Time{}, map[string]bool{}
+	sc := bufio.NewScanner(&out)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		lines++
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("line %d: %v", lines, err)
+		}
+		for _, k := range []string{"message", "datetime", "timestamp_desc", "timestamp", "id", "source", "format", "kind"} {
+			if v, ok := m[k]; !ok || v == "" {
+				t.Fatalf("line %d has no %s: %s", lines, k, sc.Text())
+			}
+		}
+		if _, ok := m["raw"]; ok {
+			t.Fatalf("line %d carries the raw record", lines)
+		}
+		dt := m["datetime"].(string)
+		tm, err := time.Parse(time.RFC3339Nano, dt)
+		if err != nil || !strings.HasSuffix(dt, "Z") || len(dt) != len("2006-01-02T15:04:05.000000Z") {
+			t.Fatalf("line %d datetime %q: %v", lines, dt, err)
+		}
+		if tm.Before(last) {
+			t.Fatalf("line %d at %s is before the line above (%s)", lines, tm, last)
+		}
+		if us := int64(m["timestamp"].(float64)); us != tm.UnixMicro() {
+			t.Fatalf("line %d timestamp %d, datetime %s", lines, us, dt)
+		}
+		last = tm
+		descs[m["timestamp_desc"].(string)] = true
+	}
+	if lines != n {
+		t.Errorf("%d lines, %d reported", lines, n)
+	}
+	for _, d := range []string{"Request Sent", "Process Executed", "Session Started", "Tool Called"} {
+		if !descs[d] {
+			t.Errorf("no %q among %v", d, descs)
+		}
+	}
+
+	out.Reset()
+	n, err = incident.ExportTimesketch(ctx, ws.Store, "agent:agent-21", &out)
+	if err != nil || int64(n) != ws.Store.Counts().Fields["agent"]["agent-21"] || strings.Count(out.String(), "\n") != n {
+		t.Errorf("agent-21: %d lines, %v", n, err)
+	}
+}
+
+func TestReportExportMessage(t *testing.T) {
+	ws := incidenttest.New(t, incidenttest.WriteFile(t, "ledger.jsonl", []byte(hostileLedger)))
+	var out bytes.Buffer
+	if _, err := incident.ExportTimesketch(context.Background(), ws.Store, "kind:policy_decision", &out); err != nil {
+		t.Fatal(err)
+	}
+	var l incident.TimesketchLine
+	if err := json.Unmarshal(out.Bytes(), &l); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(l.Message, "agent-x policy_decision deny 169.254.169.254: deny by egress.block-metadata") || strings.Contains(l.Message, "\x1b") {
+		t.Errorf("message %q", l.Message)
+	}
+	if l.TimestampDesc != "Policy Decided" || l.Datetime != "2026-07-21T10:00:05.100000Z" || l.Decision != "deny" || l.Policy != "egress.block-metadata" {
+		t.Errorf("line %+v", l)
+	}
+}

@@ -1,0 +1,197 @@
+package incident
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/cordon-ir/cordon/assist"
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// AgentReport answers the four questions about one subject agent.
+type AgentReport struct {
+	Agent string `json:"agent"`
+	// Sessions are the ids of the agent's session_start events: the
+	// evidence for Knew and Could.
+	Sessions []string      `json:"sessions"`
+	Knew     AgentKnew     `json:"knew"`
+	Could    AgentCould    `json:"could"`
+	Did      AgentTimeline `json:"did"`
+	Why      []FindingWhy  `json:"why"`
+}
+
+// AgentKnew is what the agent knew: its objectives, model, run, the
+// context packets it was given and the credentials it was issued.
+type AgentKnew struct {
+	Objectives   []string        `json:"objectives"`
+	Models       []string        `json:"models"`
+	Runs         []string        `json:"runs"`
+	Prompts      []PromptRef     `json:"prompts"`
+	PromptsTotal int             `json:"prompts_total"`
+	Credentials  []CredentialRef `json:"credentials"`
+}
+
+// PromptRef is one ledger prompt record: the digest of the context packet.
+type PromptRef struct {
+	Event  string    `json:"event"`
+	Time   time.Time `json:"time"`
+	Digest string    `json:"digest"`
+	Tokens int       `json:"tokens,omitempty"`
+}
+
+// CredentialRef is a credential a session_start issued.
+type CredentialRef struct {
+	ID      string `json:"id"`
+	Kind    string `json:"kind,omitempty"`
+	Scope   string `json:"scope,omitempty"`
+	Session string `json:"session,omitempty"`
+	Event   string `json:"event"`
+}
+
+// AgentCould is what the agent could do, as its sessions granted it;
+// credential scopes are in AgentKnew.Credentials.
+type AgentCould struct {
+	Tools  []string `json:"tools"`
+	Egress []string `json:"egress"`
+}
+
+// AgentTimeline is what the agent did: the offline, phase-mapped timeline
+// of its events, each line citing event ids.
+type AgentTimeline struct {
+	Lines []TimelineLine `json:"lines"`
+	Note  string         `json:"note"`
+}
+
+// TimelineLine is one moment of the timeline.
+type TimelineLine struct {
+	Phase  string   `json:"phase"`
+	Text   string   `json:"text"`
+	Events []string `json:"events"`
+}
+
+// Bounds of an agent's section.
+const (
+	maxReportPrompts = 50
+	// timelineTokens is the packet budget of the report's timeline: larger
+	// than an assistant packet's, as nothing leaves the machine.
+	timelineTokens = 60000
+)
+
+func agentReport(ctx context.Context, st evidence.Store, agent string, findings []detect.Finding) (AgentReport, error) {
+	ar := AgentReport{Agent: agent, Sessions: []string{}}
+	k, c := &ar.Knew, &ar.Could
+	k.Objectives, k.Models, k.Runs, k.Prompts, k.Credentials = []string{}, []string{}, []string{}, []PromptRef{}, []CredentialRef{}
+	c.Tools, c.Egress = []string{}, []string{}
+	sessions, err := st.Search(ctx, evidence.Request{Query: Must("agent", agent) + " " + Must("kind", evidence.KindSessionStart), Sort: evidence.SortTime, Limit: maxSubjectSessions})
+	if err != nil {
+		return ar, fmt.Errorf("sessions of %s: %w", agent, err)
+	}
+	for _, s := range sessions.Events {
+		ar.Sessions = append(ar.Sessions, s.ID)
+		k.Objectives = addUnique(k.Objectives, s.Objective)
+		k.Models = addUnique(k.Models, s.Model)
+		k.Runs = addUnique(k.Runs, s.Run)
+		for _, t := range s.ToolsAllowed {
+			c.Tools = addUnique(c.Tools, t)
+		}
+		for _, h := range s.EgressAllowlist {
+			c.Egress = addUnique(c.Egress, h)
+		}
+		k.Credentials = append(k.Credentials, credentials(s)...)
+	}
+	prompts, err := st.Search(ctx, evidence.Request{Query: Must("agent", agent) + " " + Must("kind", evidence.KindPrompt), Sort: evidence.SortTime, Limit: maxReportPrompts})
+	if err != nil {
+		return ar, fmt.Errorf("prompts of %s: %w", agent, err)
+	}
+	k.PromptsTotal = int(prompts.Total)
+	for _, p := range prompts.Events {
+		k.Prompts = append(k.Prompts, promptRef(p))
+	}
+	if ar.Did, err = timeline(ctx, st, agent, findings); err != nil {
+		return ar, err
+	}
+	ar.Why = []FindingWhy{}
+	for _, f := range findings {
+		w, err := explainFinding(ctx, st, f, sessions.Events)
+		if err != nil {
+			return ar, err
+		}
+		ar.Why = append(ar.Why, w)
+	}
+	return ar, nil
+}
+
+func addUnique(l []string, v string) []string {
+	if v == "" || slices.Contains(l, v) {
+		return l
+	}
+	return append(l, v)
+}
+
+// credentials reads the credentials a session_start issued, with their
+// kind and scope from the ledger record when it has them.
+func credentials(s evidence.Event) []CredentialRef {
+	var rec struct {
+		Credentials []struct {
+			ID    string `json:"id"`
+			Kind  string `json:"kind"`
+			Scope string `json:"scope"`
+		} `json:"credentials"`
+	}
+	var out []CredentialRef
+	if json.Unmarshal([]byte(s.Raw), &rec) == nil && len(rec.Credentials) > 0 {
+		for _, c := range rec.Credentials {
+			out = append(out, CredentialRef{ID: c.ID, Kind: c.Kind, Scope: c.Scope, Session: s.Session, Event: s.ID})
+		}
+		return out
+	}
+	for _, id := range s.Credential {
+		out = append(out, CredentialRef{ID: id, Session: s.Session, Event: s.ID})
+	}
+	return out
+}
+
+// promptRef reads the digest and size of a prompt record.
+func promptRef(ev evidence.Event) PromptRef {
+	var rec struct {
+		Digest string      `json:"packet_digest"`
+		Tokens json.Number `json:"tokens"`
+	}
+	p := PromptRef{Event: ev.ID, Time: ev.Time.UTC()}
+	if json.Unmarshal([]byte(ev.Raw), &rec) == nil {
+		p.Digest = rec.Digest
+		if n, err := rec.Tokens.Int64(); err == nil {
+			p.Tokens = int(n)
+		}
+	}
+	if p.Digest == "" {
+		p.Digest = ev.Message
+	}
+	return p
+}
+
+// timeline builds the agent's phase-mapped timeline with the assistant's
+// offline rules, so the report and the console tell the same story.
+func timeline(ctx context.Context, st evidence.Store, agent string, findings []detect.Finding) (AgentTimeline, error) {
+	p, err := assist.BuildPacket(ctx, st, assist.Selection{Query: Must("agent", agent), Findings: findings}, assist.Budget{Tokens: timelineTokens})
+	if err != nil {
+		return AgentTimeline{}, fmt.Errorf("timeline of %s: %w", agent, err)
+	}
+	res, err := assist.Offline(assist.TaskTimeline, p, findings)
+	if err != nil {
+		return AgentTimeline{}, fmt.Errorf("timeline of %s: %w", agent, err)
+	}
+	tl := AgentTimeline{Lines: []TimelineLine{}, Note: res.Answer.Notes}
+	for _, c := range res.Answer.Claims {
+		ids := c.EventIDs
+		if ids == nil {
+			ids = []string{}
+		}
+		tl.Lines = append(tl.Lines, TimelineLine{Phase: c.Phase, Text: c.Text, Events: ids})
+	}
+	return tl, nil
+}

@@ -1,0 +1,229 @@
+package incident
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/playbook"
+)
+
+// ReportAttribution is the attribution table: every session the ledger
+// recorded, and how the other events were tied to agents.
+type ReportAttribution struct {
+	Sessions []SessionRow `json:"sessions"`
+	// Via counts events by how their agent was set (attributed_via).
+	Via          []evidence.Count `json:"via"`
+	Unattributed int64            `json:"unattributed"`
+	Ambiguous    int64            `json:"ambiguous"`
+}
+
+// SessionRow is one session: the agent and what it was bound to, when.
+type SessionRow struct {
+	Agent       string    `json:"agent"`
+	Session     string    `json:"session"`
+	Run         string    `json:"run,omitempty"`
+	Sandbox     string    `json:"sandbox,omitempty"`
+	IP          string    `json:"ip,omitempty"`
+	Container   string    `json:"container,omitempty"`
+	Credentials []string  `json:"credentials"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end,omitzero"`
+	EndStatus   string    `json:"end_status,omitempty"`
+	StartEvent  string    `json:"start_event"`
+	EndEvent    string    `json:"end_event,omitempty"`
+}
+
+// LayerStatus is one kill-switch layer: the last journaled check of its
+// step, or (Source "report") a check run for the report and not journaled.
+type LayerStatus struct {
+	Layer     playbook.Layer `json:"layer"`
+	Title     string         `json:"title"`
+	Step      string         `json:"step"`
+	StepTitle string         `json:"step_title"`
+	Status    CheckStatus    `json:"status"`
+	Summary   string         `json:"summary"`
+	Source    string         `json:"source"`
+	By        string         `json:"by,omitempty"`
+	At        time.Time      `json:"at"`
+	Events    []string       `json:"events"`
+}
+
+// ReportEntry is a journal entry as the report lists it.
+type ReportEntry struct {
+	Seq     int64     `json:"seq"`
+	Time    time.Time `json:"time"`
+	Actor   Actor     `json:"actor"`
+	Type    EntryType `json:"type"`
+	Step    string    `json:"step,omitempty"`
+	Event   string    `json:"event,omitempty"`
+	Text    string    `json:"text,omitempty"`
+	Details []string  `json:"details,omitempty"`
+}
+
+// OpenItem is something the case has not closed. Kind is "step", "layer",
+// "finding" or "check".
+type OpenItem struct {
+	Kind string `json:"kind"`
+	Ref  string `json:"ref"`
+	Text string `json:"text"`
+}
+
+// attribution reads every session record in time order.
+func attribution(ctx context.Context, st evidence.Store) (ReportAttribution, error) {
+	c := st.Counts()
+	a := ReportAttribution{Sessions: []SessionRow{}, Via: sortedCounts(c.Fields["attributed_via"]),
+		Unattributed: Unattributed(c), Ambiguous: c.Fields["attributed_via"][detect.ViaAmbiguous]}
+	open := map[string]int{}
+	err := StoreSource{Store: st}.Each(ctx, "kind:session_start kind:session_end", func(ev evidence.Event) error {
+		key := ev.Agent + "\x00" + ev.Session
+		if ev.Kind == evidence.KindSessionStart {
+			open[key] = len(a.Sessions)
+			a.Sessions = append(a.Sessions, SessionRow{Agent: ev.Agent, Session: ev.Session, Run: ev.Run, Sandbox: ev.Sandbox,
+				IP: ev.SrcIP, Container: ev.Container, Credentials: append([]string{}, ev.Credential...), Start: ev.Time.UTC(), StartEvent: ev.ID})
+			return nil
+		}
+		if i, ok := open[key]; ok {
+			a.Sessions[i].End, a.Sessions[i].EndStatus, a.Sessions[i].EndEvent = ev.Time.UTC(), ev.Status, ev.ID
+			delete(open, key)
+		}
+		return nil
+	})
+	if err != nil {
+		return a, fmt.Errorf("sessions: %w", err)
+	}
+	sort.SliceStable(a.Sessions, func(i, j int) bool { return a.Sessions[i].Agent < a.Sessions[j].Agent })
+	return a, nil
+}
+
+// layerStatus takes each layer step's last journaled check, or runs the
+// check without journaling it.
+func layerStatus(ctx context.Context, st evidence.Store, pb *playbook.Playbook, cs Case, entries []Entry, now time.Time) ([]LayerStatus, error) {
+	last := lastChecks(entries)
+	out := []LayerStatus{}
+	for _, ref := range pb.LayerSteps() {
+		s := ref.Step
+		l := LayerStatus{Layer: s.Layer, Title: s.Layer.Title(), Step: s.ID, StepTitle: s.Title, Events: []string{}}
+		if e, ok := last[s.ID]; ok {
+			var r CheckResult
+			if err := json.Unmarshal(e.Payload, &r); err == nil {
+				l.Status, l.Summary, l.Source, l.By, l.At = r.Status, r.Summary(), "journal", e.Actor.Name, e.Time.UTC()
+				l.Events = capList(r.Events, maxReportIDs)
+				out = append(out, l)
+				continue
+			}
+		}
+		r, err := RunCheck(ctx, st, s, cs.Vars(), now)
+		if err != nil {
+			return out, err
+		}
+		l.Status, l.Summary, l.Source, l.At = r.Status, r.Summary(), "report", now.UTC()
+		l.Events = capList(r.Events, maxReportIDs)
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// lastChecks is the last check_result entry of each step.
+func lastChecks(entries []Entry) map[string]Entry {
+	m := map[string]Entry{}
+	for _, e := range entries {
+		if e.Type == EntryCheckResult && e.Step != "" {
+			m[e.Step] = e
+		}
+	}
+	return m
+}
+
+// activity lists the journal's entries other than check results.
+func activity(entries []Entry) ([]ReportEntry, int) {
+	out := []ReportEntry{}
+	checks := 0
+	for _, e := range entries {
+		if e.Type == EntryCheckResult {
+			checks++
+			continue
+		}
+		re := ReportEntry{Seq: e.Seq, Time: e.Time.UTC(), Actor: e.Actor, Type: e.Type, Step: e.Step, Event: e.Event, Text: e.Text}
+		if e.Type == EntryActionRun {
+			re.Details = actionDetails(e.Payload)
+		}
+		out = append(out, re)
+	}
+	return out, checks
+}
+
+// actionDetails are an action's commands with their exit codes.
+func actionDetails(payload json.RawMessage) []string {
+	var p actionPayload
+	if json.Unmarshal(payload, &p) != nil {
+		return nil
+	}
+	var out []string
+	for _, r := range p.Runs {
+		s := CommandLine(r.Argv)
+		switch {
+		case r.DryRun:
+			s += " (dry run, not run)"
+		default:
+			s += fmt.Sprintf(" → exit %d", r.ExitCode)
+		}
+		if r.Err != "" {
+			s += ": " + r.Err
+		}
+		out = append(out, s)
+	}
+	if p.Error != "" {
+		out = append(out, "error: "+p.Error)
+	}
+	return out
+}
+
+// openItems lists what the case has not closed.
+func openItems(pb *playbook.Playbook, s CaseState, entries []Entry, layers []LayerStatus, findings []detect.Finding, cs Case) []OpenItem {
+	out := []OpenItem{}
+	for _, ref := range pb.Steps() {
+		st := s.Step(ref.Step.ID)
+		switch st.Status {
+		case StepDone, StepSkipped:
+			continue
+		case StepStarted:
+			out = append(out, OpenItem{"step", ref.Step.ID, fmt.Sprintf("%s: started by %s at %s, not done", ref.Step.Title, st.By.Name, stamp(st.At))})
+		default:
+			out = append(out, OpenItem{"step", ref.Step.ID, ref.Step.Title + ": not started"})
+		}
+	}
+	for _, l := range layers {
+		if l.Status != CheckVerified {
+			out = append(out, OpenItem{"layer", l.Step, fmt.Sprintf("%s: %s", l.Title, l.Summary)})
+		}
+	}
+	for _, f := range findings {
+		if detect.SeverityRank(f.Severity) >= detect.SeverityRank(detect.SeverityHigh) && !contained(f.Agent, cs, layers) {
+			who := f.Agent
+			if who == "" {
+				who = "(no agent)"
+			}
+			out = append(out, OpenItem{"finding", f.ID, fmt.Sprintf("%s %s of %s (%s–%s) and %s is not contained", strings.ToUpper(f.Severity), f.Detector, who, stamp(f.Start), stamp(f.End), who)})
+		}
+	}
+	checked := lastChecks(entries)
+	for _, ref := range pb.Steps() {
+		if ref.Step.Check == nil {
+			continue
+		}
+		if _, ok := checked[ref.Step.ID]; !ok {
+			text := ref.Step.Title + ": its evidence check was never journaled"
+			if ref.Step.Layer != "" {
+				text += " (run for this report only)"
+			}
+			out = append(out, OpenItem{"check", ref.Step.ID, text})
+		}
+	}
+	return out
+}

@@ -1,0 +1,250 @@
+package incident
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// mdEscaper keeps evidence text literal in Markdown: no emphasis, code
+// span, link, inline HTML or table cell break can come from a log line.
+var mdEscaper = strings.NewReplacer(`\`, `\\`, "`", "\\`", "*", `\*`, "<", `\<`, ">", `\>`, "[", `\[`, "]", `\]`, "|", `\|`)
+
+// md makes evidence text safe for a terminal (evidence.Printable) and
+// literal in Markdown.
+func md(s string) string { return mdEscaper.Replace(evidence.Printable(s)) }
+
+// mdIDs lists event ids as code, with the count when some are left out.
+func mdIDs(ids []string, total int) string {
+	if len(ids) == 0 {
+		return "—"
+	}
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = "`" + strings.ReplaceAll(evidence.Printable(id), "`", "'") + "`"
+	}
+	s := strings.Join(parts, " ")
+	if total > len(ids) {
+		s += fmt.Sprintf(" (%d of %d)", len(ids), total)
+	}
+	return s
+}
+
+// mdList joins evidence values, escaped; "—" for none.
+func mdList(l []string) string {
+	if len(l) == 0 {
+		return "—"
+	}
+	out := make([]string, len(l))
+	for i, s := range l {
+		out[i] = md(s)
+	}
+	return strings.Join(out, ", ")
+}
+
+// reportTime writes a time the way the report shows it; "—" for none.
+func reportTime(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return stamp(t)
+}
+
+// SubjectLine says who the subject is and how it was chosen.
+func (r Report) SubjectLine() string {
+	s := r.Summary
+	switch s.SubjectFrom {
+	case "journal":
+		return fmt.Sprintf("%s (named by %s in the journal)", strings.Join(s.Subject, ", "), s.SubjectBy)
+	case "findings":
+		return strings.Join(s.Subject, ", ") + " (the agent of the most severe finding; no responder named one)"
+	}
+	return "none (no responder named one and no finding names an agent)"
+}
+
+// countsLine writes counts as "a 3, b 2".
+func countsLine(cs []evidence.Count) string {
+	var parts []string
+	for _, c := range cs {
+		parts = append(parts, fmt.Sprintf("%s %d", c.Value, c.Count))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// WriteMarkdown renders the report as Markdown.
+func (r Report) WriteMarkdown(out io.Writer) error {
+	w := bufio.NewWriter(out)
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	s := r.Summary
+	p("# Incident report: %s\n\nGenerated %s by cordon.\n\n## Summary\n\n", md(r.Incident), reportTime(r.Generated))
+	p("- **Time span:** %s – %s\n", reportTime(s.First), reportTime(s.Last))
+	p("- **Events:** %d (%s)\n", s.Events, md(countsLine(s.BySource)))
+	p("- **Subject:** %s\n", md(r.SubjectLine()))
+	p("- **Findings:** %d", s.Findings)
+	if len(s.BySeverity) > 0 {
+		p(" (%s)", countsLine(s.BySeverity))
+	}
+	p("\n- **Containment:** %s", md(s.Containment))
+	if !s.ContainedAt.IsZero() {
+		p("; contained at %s", reportTime(s.ContainedAt))
+	}
+	p("\n- **Journal:** %s\n\n## The four questions\n", md(s.JournalLine))
+	if len(r.Agents) == 0 {
+		p("\nNo subject agent: name one with `cordon subject`.\n")
+	}
+	for _, a := range r.Agents {
+		writeAgentMarkdown(p, a)
+	}
+	writeTablesMarkdown(p, r)
+	return w.Flush()
+}
+
+func writeAgentMarkdown(p func(string, ...any), a AgentReport) {
+	k := a.Knew
+	p("\n### %s\n\nSession records: %s\n\n#### What it knew\n\n", md(a.Agent), mdIDs(a.Sessions, len(a.Sessions)))
+	p("- Objective: %s\n- Model: %s\n- Run: %s\n", mdList(k.Objectives), mdList(k.Models), mdList(k.Runs))
+	p("- Context packets: %d prompt records", k.PromptsTotal)
+	if k.PromptsTotal > len(k.Prompts) {
+		p(", the first %d listed", len(k.Prompts))
+	}
+	p("\n")
+	for _, pr := range k.Prompts {
+		p("  - %s `%s` %s", reportTime(pr.Time), pr.Event, md(pr.Digest))
+		if pr.Tokens > 0 {
+			p(" (%d tokens)", pr.Tokens)
+		}
+		p("\n")
+	}
+	p("- Credentials issued:")
+	if len(k.Credentials) == 0 {
+		p(" none recorded")
+	}
+	p("\n")
+	for _, c := range k.Credentials {
+		p("  - %s", md(c.ID))
+		if c.Kind != "" {
+			p(" (%s)", md(c.Kind))
+		}
+		p(", session %s — `%s`\n", md(c.Session), c.Event)
+	}
+	p("\n#### What it could do\n\n- Tools allowed: %s\n- Egress allowlist: %s\n- Credential scopes:", mdList(a.Could.Tools), mdList(a.Could.Egress))
+	scoped := 0
+	for _, c := range k.Credentials {
+		if c.Scope != "" {
+			if scoped == 0 {
+				p("\n")
+			}
+			scoped++
+			p("  - %s: %s\n", md(c.ID), md(c.Scope))
+		}
+	}
+	if scoped == 0 {
+		p(" none recorded\n")
+	}
+	p("\n#### What it did\n\n%s\n\n", md(a.Did.Note))
+	for _, l := range a.Did.Lines {
+		p("- %s", md(l.Text))
+		if l.Phase != "" {
+			p(" _(%s)_", md(l.Phase))
+		}
+		p(" — %s\n", mdIDs(l.Events, len(l.Events)))
+	}
+	p("\n#### Why the controls allowed it\n")
+	if len(a.Why) == 0 {
+		p("\nNo finding about %s.\n", md(a.Agent))
+	}
+	for _, why := range a.Why {
+		p("\n**%s %s** (finding `%s`, %d events read)\n\n", strings.ToUpper(md(why.Severity)), md(why.Detector), md(why.Finding), why.Read)
+		if len(why.Lines) == 0 {
+			p("- no allow decision or gap found on its events\n")
+		}
+		for _, l := range why.Lines {
+			p("- %s: %s (%s) — %s\n", l.Kind, md(l.Text), eventsCount(l.Count), mdIDs(l.Events, l.Count))
+		}
+	}
+}
+
+func writeTablesMarkdown(p func(string, ...any), r Report) {
+	at := r.Attribution
+	p("\n## Attribution\n\n| agent | session | run | sandbox | IP | container | credentials | interval | evidence |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, s := range at.Sessions {
+		end := reportTime(s.End)
+		if s.EndStatus != "" {
+			end += " " + md(s.EndStatus)
+		}
+		p("| %s | %s | %s | %s | %s | %s | %s | %s – %s | %s |\n", md(s.Agent), md(s.Session), md(s.Run), md(s.Sandbox), md(s.IP), md(s.Container),
+			mdList(s.Credentials), reportTime(s.Start), end, mdIDs(append([]string{s.StartEvent}, nonEmpty(s.EndEvent)...), 0))
+	}
+	p("\nAttributed via: %s. Unattributed events: %d. Ambiguous: %d.\n", md(countsLine(at.Via)), at.Unattributed, at.Ambiguous)
+
+	p("\n## Findings\n\n")
+	if len(r.Findings) == 0 {
+		p("No findings.\n")
+	} else {
+		p("| severity | detector | agent | span | explanation | evidence |\n|---|---|---|---|---|---|\n")
+	}
+	for _, f := range r.Findings {
+		p("| %s | %s | %s | %s – %s | %s | %s |\n", strings.ToUpper(md(f.Severity)), md(f.Detector), md(f.Agent), reportTime(f.Start), reportTime(f.End), md(f.Explanation), mdIDs(f.Events, f.EventCount))
+	}
+
+	p("\n## Kill switch\n\n| layer | step | status | checked by | at | evidence |\n|---|---|---|---|---|---|\n")
+	for _, l := range r.Layers {
+		by := md(l.By)
+		if l.Source == "report" {
+			by = "this report (not journaled)"
+		}
+		p("| %s | %s | %s | %s | %s | %s |\n", md(l.Title), md(l.Step), md(l.Summary), by, reportTime(l.At), mdIDs(l.Events, 0))
+	}
+
+	p("\n## Human interventions and assistant exchanges\n\n")
+	if len(r.Activity) == 0 {
+		p("The journal records none.\n")
+	}
+	for _, e := range r.Activity {
+		p("- #%d %s %s (%s) **%s**", e.Seq, reportTime(e.Time), md(e.Actor.Name), md(e.Actor.Via), md(string(e.Type)))
+		if e.Step != "" {
+			p(" step %s", md(e.Step))
+		}
+		if e.Event != "" {
+			p(" event `%s`", md(e.Event))
+		}
+		if e.Text != "" {
+			p(": %s", md(e.Text))
+		}
+		p("\n")
+		for _, d := range e.Details {
+			p("  - %s\n", md(d))
+		}
+	}
+	if r.ChecksJournaled > 0 {
+		p("\n%d evidence check results are in the journal; the last of each layer is under Kill switch.\n", r.ChecksJournaled)
+	}
+
+	p("\n## Open items\n\n")
+	if len(r.Open) == 0 {
+		p("None.\n")
+	}
+	for _, o := range r.Open {
+		p("- [%s] %s: %s\n", o.Kind, md(o.Ref), md(o.Text))
+	}
+	p("\n## Journal verification\n\n%s\n", md(r.Journal.Line()))
+}
+
+// eventsCount writes "1 event", "3 events".
+func eventsCount(n int) string {
+	if n == 1 {
+		return "1 event"
+	}
+	return fmt.Sprintf("%d events", n)
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
