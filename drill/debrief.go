@@ -226,7 +226,9 @@ func (d *Debrief) milestones(s *Script, entries []incident.Entry, cs incident.Ca
 		}
 	}
 	for _, q := range d.Questions {
-		if q.Kind == KindAgent && q.Verdict == Right {
+		// Only naming an expected culprit attributes: a right answer about
+		// a benign agent (whose lines these are) is not an attribution.
+		if q.Kind == KindAgent && q.Verdict == Right && culprits[normalize(KindAgent, q.Given)] {
 			mark(&d.Attribute, q.At, "answered "+q.ID+" right")
 			mark(&d.Detect, q.At, "answered "+q.ID+" right")
 		}

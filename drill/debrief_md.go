@@ -59,6 +59,9 @@ func (d *Debrief) WriteMarkdown(w io.Writer) error {
 	}
 
 	p("\n## Findings\n\n")
+	if len(d.Findings) == 0 {
+		p("- none expected\n")
+	}
 	for _, f := range d.Findings {
 		state := "missed by the detectors on the released evidence"
 		if f.Surfaced {

@@ -41,6 +41,7 @@ type staged struct {
 	next    int       // first record not yet released (or withheld)
 	from    time.Time // held back until then (injected evidence)
 	gaps    []window
+	open    bool // released from at least once: its staging copy exists
 }
 
 // record is a byte range of a file and when it happened.
@@ -105,11 +106,14 @@ func matches(rel, pattern string) bool {
 func (r *Replay) First() time.Time { return r.first }
 func (r *Replay) Last() time.Time  { return r.last }
 
-// Files are the staging copies to ingest.
+// Files are the staging copies to ingest: those released from so far (a
+// held-back file has no copy before its inject).
 func (r *Replay) Files() []string {
 	out := make([]string, 0, len(r.files))
 	for _, st := range r.files {
-		out = append(out, st.out)
+		if st.open {
+			out = append(out, st.out)
+		}
 	}
 	return out
 }
@@ -122,6 +126,7 @@ func (r *Replay) Release(now time.Time) (int, error) {
 		if !st.from.IsZero() && now.Before(st.from) {
 			continue
 		}
+		st.open = true
 		var buf bytes.Buffer
 		for st.next < len(st.records) && !st.records[st.next].at.After(now) {
 			rec := st.records[st.next]

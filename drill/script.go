@@ -191,6 +191,14 @@ func (s *Script) validate() error {
 	case s.Speed < 0:
 		return errors.New("speed: must be positive")
 	}
+	named := map[string]bool{}
+	for _, f := range s.allEvidence() {
+		k := filepath.ToSlash(filepath.Clean(f))
+		if named[k] {
+			return fmt.Errorf("evidence %s: named twice (a held-back file is listed only under its inject)", f)
+		}
+		named[k] = true
+	}
 	for i, in := range s.Inject {
 		if in.At.IsZero() {
 			return fmt.Errorf("injects[%d]: at is required", i)
