@@ -34,12 +34,16 @@ func newConsole(t testing.TB, ws *incident.Workspace, w, h int, profile termenv.
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	m := tui.New(tui.Options{Name: "fixture-incident", Store: ws.Store, Marks: marks, Renderer: r, Dark: true, Ctx: ctx})
+	m := tui.New(tui.Options{Name: "fixture-incident", Store: ws.Store, Marks: marks, Renderer: r, Dark: true, Ctx: ctx,
+		Workspace: ws, JournalPoll: -1, Actor: testActor})
 	c := &console{t: t, m: m}
 	c.send(tea.WindowSizeMsg{Width: w, Height: h})
 	c.run(m.Init())
 	return c
 }
+
+// testActor is who the journal records for a test console.
+var testActor = incident.Actor{Name: "alice", Via: incident.ViaConsole}
 
 // send delivers a message and runs what it starts.
 func (c *console) send(msg tea.Msg) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/exp/golden"
 
@@ -55,6 +56,9 @@ func TestGoldenViews(t *testing.T) {
 			{"findings", []string{"tab", "tab"}},
 			{"facet", []string{"f", "j", "j", "enter"}},
 			{"help", []string{"?"}},
+			{"playbook", []string{"tab", "tab", "tab"}},
+			{"playbook-step", []string{"tab", "tab", "tab", "j", "enter"}},
+			{"journal", []string{"tab", "tab", "tab", "tab"}},
 		} {
 			t.Run(fmt.Sprintf("%s-%dx%d", view.name, w, h), func(t *testing.T) {
 				c := newConsole(t, ws, w, h, termenv.Ascii)
@@ -64,5 +68,31 @@ func TestGoldenViews(t *testing.T) {
 				requireGolden(t, s)
 			})
 		}
+	}
+}
+
+// TestGoldenCasework: the Playbook and Journal panes after some work, on a
+// journal whose clock is fixed so that the entries' times are stable.
+func TestGoldenCasework(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		w, h := size[0], size[1]
+		ws := incidenttest.New(t)
+		ws.Journal().SetClock(func() time.Time { return time.Date(2026, 7, 21, 10, 30, 0, 0, time.UTC) })
+		c := newConsole(t, ws, w, h, termenv.Ascii)
+		c.toPlaybook("detect.evidence")
+		c.keys("s", "enter", "j", "space", "n")
+		c.typeText("sensor gap 10:05-10:07 on node-3 \x1b]0;owned\x07")
+		c.keys("enter")
+		t.Run(fmt.Sprintf("playbook-%dx%d", w, h), func(t *testing.T) {
+			s := c.screen()
+			checkSize(t, s, w, h)
+			requireGolden(t, s)
+		})
+		c.keys("esc", "tab")
+		t.Run(fmt.Sprintf("journal-%dx%d", w, h), func(t *testing.T) {
+			s := c.screen()
+			checkSize(t, s, w, h)
+			requireGolden(t, s)
+		})
 	}
 }

@@ -1,11 +1,14 @@
 package tui_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
 	"github.com/muesli/termenv"
 )
@@ -81,4 +84,57 @@ func TestHostileEvidenceIsInert(t *testing.T) {
 	c.keys("esc", "esc", "/")
 	c.typeText("\x1b]0;typed\x07")
 	inert(t, "search bar", c.m.View())
+}
+
+// TestHostileNoteIsInert: a note quotes hostile evidence (or a paste of
+// it); the input, the journal pane and the step detail render it inert.
+func TestHostileNoteIsInert(t *testing.T) {
+	ws := incidenttest.New(t)
+	c := newConsole(t, ws, 120, 40, termenv.TrueColor)
+	hostile := "saw \x1b]0;owned\x07 and \x1b[2J\x1b[H and \u202egpj.exe and \x9b31m and \x1b]52;c;ZXZpbA==\x07"
+	c.keys("a")
+	c.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(hostile), Paste: true})
+	inert(t, "note input", c.m.View())
+	c.keys("enter")
+	es, err := ws.Journal().Entries()
+	if err != nil || len(es) != 1 {
+		t.Fatalf("journal: %v %d", err, len(es))
+	}
+	c.toPlaybook("detect.signal")
+	c.keys("n")
+	c.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(hostile), Paste: true})
+	c.keys("enter")
+	c.keys("enter")
+	inert(t, "step detail", c.m.View())
+	c.keys("esc", "tab")
+	v := c.m.View()
+	inert(t, "journal pane", v)
+	if !strings.Contains(ansi.Strip(v), `\u{202e}gpj.exe`) {
+		t.Errorf("the escape is not shown as text:\n%s", ansi.Strip(v))
+	}
+}
+
+// TestHostileCaseVariablesAreInert: the playbook fills its templates with
+// values from the evidence (the subject agent, its sessions), which the
+// agent under investigation wrote.
+func TestHostileCaseVariablesAreInert(t *testing.T) {
+	ws := incidenttest.New(t, incidenttest.WriteFile(t, "hostile.jsonl", hostileLedger()))
+	if _, err := ws.SetSubject(context.Background(), incident.Actor{Name: "alice", Via: incident.ViaCLI}, []string{"evil\x1b[31m\x1b]0;owned\x07"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		c := newConsole(t, ws, size[0], size[1], termenv.TrueColor)
+		c.toPlaybook("triage.grant")
+		inert(t, "playbook", c.m.View())
+		if !strings.Contains(ansi.Strip(c.m.View()), `subject evil\x1b[31m`) {
+			t.Errorf("the subject is not shown as text:\n%s", ansi.Strip(c.m.View()))
+		}
+		c.keys("enter")
+		for i := range 8 {
+			inert(t, fmt.Sprintf("step detail %d", i), c.m.View())
+			c.keys("j")
+		}
+		c.keys("enter") // a saved query with the hostile agent in it
+		inert(t, "timeline after a saved query", c.m.View())
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/charmbracelet/bubbles/help"
 	tea "github.com/charmbracelet/bubbletea"
@@ -15,7 +16,10 @@ import (
 	"github.com/cordon-ir/cordon/tui/detail"
 	"github.com/cordon-ir/cordon/tui/facet"
 	"github.com/cordon-ir/cordon/tui/findings"
+	"github.com/cordon-ir/cordon/tui/journal"
+	"github.com/cordon-ir/cordon/tui/prompt"
 	"github.com/cordon-ir/cordon/tui/search"
+	"github.com/cordon-ir/cordon/tui/steps"
 	"github.com/cordon-ir/cordon/tui/timeline"
 )
 
@@ -40,6 +44,14 @@ type Options struct {
 	// ReadOnly is an observer's console: it searches and reads, and keys
 	// that would change the case say why they are disabled.
 	ReadOnly bool
+	// Workspace is the case the Playbook and Journal panes work on and
+	// notes go to (an *incident.Workspace); nil leaves those panes empty
+	// and says why.
+	Workspace common.Casework
+	// JournalPoll is how often the Journal pane looks for entries other
+	// processes wrote (0: every second; negative: only after this
+	// console's own writes).
+	JournalPoll time.Duration
 }
 
 // pane identifies a pane that can have focus.
@@ -49,8 +61,17 @@ const (
 	paneTimeline pane = iota
 	paneAgents
 	paneFindings
+	paneSteps
+	paneJournal
 	paneDetail
 )
+
+// tabOrder is the order tab cycles through (the event pane joins once an
+// event is open). A new pane is added here, in String, in Model, New,
+// resize, toAll, toFocused and body.
+func tabOrder() []pane {
+	return []pane{paneTimeline, paneAgents, paneFindings, paneSteps, paneJournal}
+}
 
 func (p pane) String() string {
 	switch p {
@@ -58,6 +79,10 @@ func (p pane) String() string {
 		return "agents"
 	case paneFindings:
 		return "findings"
+	case paneSteps:
+		return "playbook"
+	case paneJournal:
+		return "journal"
 	case paneDetail:
 		return "event"
 	}
@@ -76,6 +101,9 @@ type Model struct {
 	findings findings.Model
 	search   search.Model
 	facet    facet.Model
+	steps    steps.Model
+	journal  journal.Model
+	prompt   prompt.Model
 
 	focus    pane
 	back     pane // where esc from the event pane returns
@@ -99,6 +127,13 @@ func New(opt Options) Model {
 		opt.Actor = incident.CurrentActor(incident.ViaConsole)
 	}
 	opt.Actor.Observer = opt.Actor.Observer || opt.ReadOnly
+	if ws, ok := opt.Workspace.(*incident.Workspace); ok && ws == nil {
+		opt.Workspace = nil // a typed nil would pass the nil checks
+	}
+	var jr *incident.Journal
+	if opt.Workspace != nil {
+		jr = opt.Workspace.Journal()
+	}
 	com := common.New(opt.Ctx, common.DefaultStyles(opt.Renderer, opt.Dark), common.DefaultKeyMap(), opt.Logger)
 	h := help.New()
 	st := com.Styles
@@ -116,6 +151,9 @@ func New(opt Options) Model {
 		findings:  findings.New(com, opt.Store),
 		search:    search.New(com),
 		facet:     facet.New(com, opt.Store),
+		steps:     steps.New(com, opt.Workspace, opt.Actor, opt.Actor.Observer),
+		journal:   journal.New(com, jr, opt.JournalPoll),
+		prompt:    prompt.New(com),
 		ingesting: opt.Ingest != nil,
 	}
 	if opt.Marks != nil {
@@ -126,10 +164,10 @@ func New(opt Options) Model {
 	return m
 }
 
-// Init loads the first page, the counts and the agents, and starts
-// following the ingest.
+// Init loads the first page, the counts and the agents, starts following
+// the ingest and the journal (whose first read loads the playbook).
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.timeline.Init(), countsCmd(m.com, m.opt.Store, false, false), m.agents.Load()}
+	cmds := []tea.Cmd{m.timeline.Init(), countsCmd(m.com, m.opt.Store, false, false), m.agents.Load(), m.journal.Init()}
 	if m.opt.Ingest != nil {
 		cmds = append(cmds, ingestCmd(m.com, m.opt.Ingest))
 	}
@@ -154,6 +192,15 @@ func (m Model) Agents() agents.Model { return m.agents }
 // Findings returns the findings pane (for tests).
 func (m Model) Findings() findings.Model { return m.findings }
 
+// Steps returns the Playbook pane (for tests).
+func (m Model) Steps() steps.Model { return m.steps }
+
+// Journal returns the Journal pane (for tests).
+func (m Model) Journal() journal.Model { return m.journal }
+
+// Prompt returns the one-line input (for tests).
+func (m Model) Prompt() prompt.Model { return m.prompt }
+
 // Status returns the status line's text and error (for tests).
 func (m Model) Status() (string, error) { return m.status, m.err }
 
@@ -166,7 +213,10 @@ func (m *Model) resize(w, h int) tea.Cmd {
 	m.agents.SetSize(w, body)
 	m.findings.SetSize(w, body)
 	m.facet.SetSize(w, body)
+	m.steps.SetSize(w, body)
+	m.journal.SetSize(w, body)
 	m.search.SetSize(w)
+	m.prompt.SetSize(w)
 	m.help.Width = w
 	return cmd
 }
@@ -187,6 +237,27 @@ type markedMsg struct {
 	marks []incident.Mark
 	on    bool
 	err   error
+}
+
+func noteCmd(com common.Common, ws common.Casework, actor incident.Actor, step, event, text string) tea.Cmd {
+	return com.Cmd(func() tea.Msg {
+		e, err := ws.Note(com.Ctx, actor, step, event, text)
+		if err != nil {
+			return common.WrittenMsg{Err: fmt.Errorf("note: %w", err)}
+		}
+		return common.WrittenMsg{Text: fmt.Sprintf("journal #%d: note added", e.Seq)}
+	})
+}
+
+// eventCmd fetches an event by id to open it.
+func eventCmd(com common.Common, st evidence.Store, id string) tea.Cmd {
+	return com.Cmd(func() tea.Msg {
+		ev, err := st.Get(com.Ctx, id)
+		if err != nil {
+			return common.ErrMsg{Err: fmt.Errorf("event %s: %w", evidence.Printable(id), err)}
+		}
+		return common.OpenEventMsg{Event: ev}
+	})
 }
 
 func ingestCmd(com common.Common, run *incident.IngestRun) tea.Cmd {

@@ -118,15 +118,70 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		m.focus = paneTimeline
 		cmd := m.timeline.SetSearch(msg.Query)
 		return m, cmd
+	case common.SearchMsg:
+		m.focus = paneTimeline
+		cmd := m.timeline.SetSearch(msg.Query)
+		return m, cmd
 	case search.CancelMsg:
 		return m, nil
+	case common.ShowEventMsg:
+		return m, eventCmd(m.com, m.opt.Store, msg.ID)
+	case common.AnswerMsg:
+		if msg.Cancelled {
+			m.status = "cancelled: nothing was written"
+		}
+		if msg.Ask.Kind == common.AskNote && !msg.Cancelled {
+			if msg.Value == "" {
+				m.status = "no note: it was empty"
+				return m, nil
+			}
+			return m, noteCmd(m.com, m.opt.Workspace, m.opt.Actor, msg.Ask.Step, msg.Ask.Event, msg.Value)
+		}
+	case common.WrittenMsg:
+		if msg.Err != nil {
+			m.err, m.status = msg.Err, ""
+		} else {
+			m.status = msg.Text
+		}
+		cmd := m.journal.Poll()
+		return m, cmd
+	case common.JournalChangedMsg:
+		cmd := m.steps.Load()
+		return m, cmd
 	}
 	return m.toAll(msg)
 }
 
+// askNote opens the note input for the event under the cursor.
+func (m Model) askNote() (Model, tea.Cmd) {
+	switch {
+	case m.opt.Actor.Observer:
+		m.status = common.ReadOnlyText()
+		return m, nil
+	case m.opt.Workspace == nil:
+		m.err = errors.New("notes need an incident workspace (cordon open DIR)")
+		return m, nil
+	}
+	ev, ok := m.timeline.Selected()
+	if m.focus == paneDetail {
+		ev, ok = m.detail.Event(), m.detail.Has()
+	}
+	if !ok {
+		m.status = "no event selected to note"
+		return m, nil
+	}
+	cmd := m.prompt.Open(common.Ask{Kind: common.AskNote, Event: ev.ID, Prompt: "note on event " + ev.ID + ": "})
+	return m, cmd
+}
+
 // toAll hands a reply to every pane; each acts only on its own messages.
 func (m Model) toAll(msg tea.Msg) (Model, tea.Cmd) {
-	var cmds [6]tea.Cmd
+	var cmds [9]tea.Cmd
+	m.steps, cmds[6] = m.steps.Update(msg)
+	if a, ok := m.steps.TakeAsk(); ok { // an action's plan arrived: confirm it
+		cmds[8] = m.prompt.Open(a)
+	}
+	m.journal, cmds[7] = m.journal.Update(msg)
 	m.findings, cmds[5] = m.findings.Update(msg)
 	m.timeline, cmds[0] = m.timeline.Update(msg)
 	m.detail, cmds[1] = m.detail.Update(msg)
@@ -146,6 +201,13 @@ func (m Model) toFocused(msg tea.Msg) (Model, tea.Cmd) {
 		m.findings, cmd = m.findings.Update(msg)
 	case paneDetail:
 		m.detail, cmd = m.detail.Update(msg)
+	case paneSteps:
+		m.steps, cmd = m.steps.Update(msg)
+		if a, ok := m.steps.TakeAsk(); ok {
+			cmd = tea.Batch(cmd, m.prompt.Open(a))
+		}
+	case paneJournal:
+		m.journal, cmd = m.journal.Update(msg)
 	default:
 		m.timeline, cmd = m.timeline.Update(msg)
 	}
@@ -162,7 +224,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m, cmd2 := m.handleKey(msg)
 		return m, tea.Batch(cmd, cmd2)
 	}
-	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.search.IsOpen() {
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.search.IsOpen() && !m.prompt.IsOpen() {
 		// Bubble Tea reads keys that arrive together (a slow SSH link,
 		// tmux send-keys) as one message "jjj"; outside an input each is
 		// its own key press.
@@ -180,6 +242,12 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	if m.search.IsOpen() {
 		var cmd tea.Cmd
 		m.search, cmd = m.search.Update(msg)
+		return m, cmd
+	}
+	if m.prompt.IsOpen() {
+		m.status = ""
+		var cmd tea.Cmd
+		m.prompt, cmd = m.prompt.Update(msg)
 		return m, cmd
 	}
 	m.status = ""
@@ -223,7 +291,9 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.Facet):
 		m.facet.Open(m.timeline.Query())
 		return m, nil
-	case key.Matches(msg, k.Time):
+	case key.Matches(msg, k.Note) && (m.focus == paneTimeline || m.focus == paneDetail):
+		return m.askNote()
+	case key.Matches(msg, k.Time) && m.focus != paneJournal: // t filters the journal by type
 		m.clock.Relative = !m.clock.Relative
 		m.timeline.SetRelative(m.clock.Relative)
 		m.detail.SetClock(m.clock)
@@ -236,7 +306,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 
 // cycle moves focus to the next pane (the event pane only once one is open).
 func (m *Model) cycle(d int) tea.Cmd {
-	order := []pane{paneTimeline, paneAgents, paneFindings}
+	order := tabOrder()
 	if m.detail.Has() {
 		order = append(order, paneDetail)
 	}
@@ -252,6 +322,8 @@ func (m *Model) cycle(d int) tea.Cmd {
 		return m.agents.Load()
 	case m.focus == paneFindings && !m.findings.Loaded():
 		return m.findings.Load()
+	case m.focus == paneSteps && !m.steps.Loaded():
+		return m.steps.Load()
 	}
 	return nil
 }

@@ -41,6 +41,10 @@ func (m Model) body() string {
 		return m.findings.View()
 	case paneDetail:
 		return m.detail.View()
+	case paneSteps:
+		return m.steps.View()
+	case paneJournal:
+		return m.journal.View()
 	}
 	return m.timeline.View()
 }
@@ -117,13 +121,19 @@ func (m Model) statusLine() string {
 	switch {
 	case m.search.IsOpen():
 		return m.search.View()
+	case m.prompt.IsOpen():
+		return m.prompt.View()
 	case m.err != nil:
 		return st.StatusError.Render(common.Fit("error: "+m.err.Error()+"  (esc dismisses)", w))
 	case m.status != "":
 		return st.Status.Render(common.Fit(m.status, w))
 	}
 	m.help.Width = w
-	return m.help.ShortHelpView(m.com.Keys.ShortHelpFor(m.focus.String()))
+	name := m.focus.String()
+	if m.focus == paneSteps && m.steps.InDetail() {
+		name = "playbook-step"
+	}
+	return m.help.ShortHelpView(m.com.Keys.ShortHelpFor(name))
 }
 
 // helpView is the full key help, generated from the key map, and the query
@@ -140,7 +150,9 @@ func (m Model) helpView() string {
 		"dst_host:*.example.com         wildcards on exact fields",
 		"bytes_out:>1000000             numeric ranges on bytes_out / bytes_in",
 		"esc clears the search, then the filter; ? or esc closes this help",
-		"tab: timeline → agents → findings (enter filters to a finding's evidence)",
+		"tab: timeline → agents → findings → playbook → journal",
+		"playbook: enter step, s start, d done, x skip, c/C check, space tick, n note",
+		"journal: t by type, enter opens its event; a: note on the selected event",
 	} {
 		lines = append(lines, "  "+st.HelpDesc.Render(l))
 	}

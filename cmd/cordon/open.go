@@ -79,6 +79,7 @@ func cmdOpen(ctx context.Context, e *env, args []string) error {
 	m := tui.New(tui.Options{
 		Name: filepath.Base(ws.Dir), Store: ws.Store, Marks: marks, MarksErr: marksErr,
 		Ingest: run, Renderer: renderer(e.stdout), Dark: darkBackground(), Logger: log, Ctx: cctx,
+		Workspace: ws,
 	})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(cctx),
 		tea.WithOutput(e.stdout))

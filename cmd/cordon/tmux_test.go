@@ -14,10 +14,17 @@ import (
 	"github.com/cordon-ir/cordon/incident/incidenttest"
 )
 
-// TestConsoleInTmux is the smoke test of the real binary in a real terminal:
-// build cordon, run `cordon open` on the console fixture in an 80×24 tmux,
-// search, and read the screen back.
-func TestConsoleInTmux(t *testing.T) {
+// tmuxConsole is cordon open running in an 80×24 tmux on the console
+// fixture, with the helpers to type and read the screen.
+type tmuxConsole struct {
+	t      *testing.T
+	ws     string
+	tmux   func(args ...string) (string, error)
+	screen func() string
+}
+
+func startTmuxConsole(t *testing.T) *tmuxConsole {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed (CI installs it; apt-get install tmux to run this test)")
 	}
@@ -34,7 +41,7 @@ func TestConsoleInTmux(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	socket := fmt.Sprintf("cordon-test-%d", os.Getpid())
+	socket := fmt.Sprintf("cordon-test-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))
 	tmux := func(args ...string) (string, error) {
 		out, err := exec.Command("tmux", append([]string{"-L", socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
 		return string(out), err
@@ -52,42 +59,73 @@ func TestConsoleInTmux(t *testing.T) {
 		out, _ := tmux("capture-pane", "-p", "-t", "cordon")
 		return out
 	}
-	waitScreen := func(what string, cond func(string) bool) string {
-		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			s := screen()
-			if cond(s) {
-				return s
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %s; the screen shows:\n%s", what, s)
-			}
-			time.Sleep(50 * time.Millisecond) // polling a real terminal
+	return &tmuxConsole{t: t, ws: ws, tmux: tmux, screen: screen}
+}
+
+// wait polls the screen until every part shows.
+func (c *tmuxConsole) wait(what string, parts ...string) string {
+	c.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s := c.screen()
+		ok := true
+		for _, p := range parts {
+			ok = ok && strings.Contains(s, p)
 		}
-	}
-	has := func(parts ...string) func(string) bool {
-		return func(s string) bool {
-			for _, p := range parts {
-				if !strings.Contains(s, p) {
-					return false
-				}
-			}
-			return true
+		if ok {
+			return s
 		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("timed out waiting for %s; the screen shows:\n%s", what, s)
+		}
+		time.Sleep(50 * time.Millisecond) // polling a real terminal
 	}
-	waitScreen("the timeline", has("TIMELINE", "74 events", "session_start", "following 4 files"))
-	tmux("send-keys", "-t", "cordon", "/")
-	tmux("send-keys", "-t", "cordon", "-l", "curl")
-	waitScreen("the search bar", has("/curl"))
-	tmux("send-keys", "-t", "cordon", "Enter")
-	s := waitScreen("the results", has("2 hits · search: curl", "curl -s http://169.254"))
+}
+
+func (c *tmuxConsole) send(keys ...string) {
+	c.tmux(append([]string{"send-keys", "-t", "cordon"}, keys...)...)
+}
+
+// TestConsoleInTmux is the smoke test of the real binary in a real terminal:
+// build cordon, run `cordon open` on the console fixture in an 80×24 tmux,
+// search, and read the screen back.
+func TestConsoleInTmux(t *testing.T) {
+	c := startTmuxConsole(t)
+	c.wait("the timeline", "TIMELINE", "74 events", "session_start", "following 4 files")
+	c.send("/")
+	c.send("-l", "curl")
+	c.wait("the search bar", "/curl")
+	c.send("Enter")
+	s := c.wait("the results", "2 hits · search: curl", "curl -s http://169.254")
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(lines) > 24 {
 		t.Errorf("%d lines on a 24-line terminal", len(lines))
 	}
-	tmux("send-keys", "-t", "cordon", "q")
-	waitScreen("cordon to exit", has("reopen with: cordon open "+ws))
+	c.send("q")
+	c.wait("cordon to exit", "reopen with: cordon open "+c.ws)
+}
+
+// TestPlaybookInTmux marks a step done in the Playbook pane and finds it in
+// the Journal pane, and a note typed with q in it does not quit.
+func TestPlaybookInTmux(t *testing.T) {
+	c := startTmuxConsole(t)
+	c.wait("the timeline", "TIMELINE", "74 events")
+	c.send("Tab", "Tab", "Tab")
+	c.wait("the playbook", "PLAYBOOK", "Detect 0/2", "[ ] Confirm that an agent crossed")
+	c.send("d")
+	c.wait("the step done", "[x] Confirm that an agent crossed", "Detect 1/2", "detect.signal done")
+	c.send("n")
+	c.wait("the note input", "note on detect.signal:")
+	c.send("-l", "quiet q here")
+	c.send("Enter")
+	c.wait("the note saved", "note added")
+	c.send("Tab")
+	s := c.wait("the journal", "JOURNAL", "chain ok, 2 entries", "step_done", "detect.signal", "quiet q here")
+	if lines := strings.Split(strings.TrimRight(s, "\n"), "\n"); len(lines) > 24 {
+		t.Errorf("%d lines on a 24-line terminal", len(lines))
+	}
+	c.send("q")
+	c.wait("cordon to exit", "reopen with: cordon open "+c.ws)
 }
 
 func TestNoColor(t *testing.T) {

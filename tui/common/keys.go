@@ -11,6 +11,10 @@ type KeyMap struct {
 	Mark, NextMark, Time                    key.Binding
 	Help, Quit, ForceQuit                   key.Binding
 	HistoryUp, HistoryDown, Submit          key.Binding
+
+	// Case work: the Playbook pane, notes, the Journal pane.
+	Start, Done, Skip, Check, CheckAll, Toggle key.Binding
+	Note, StepNote, TypeFilter                 key.Binding
 }
 
 // DefaultKeyMap returns a fresh key map (one per console).
@@ -43,16 +47,27 @@ func DefaultKeyMap() *KeyMap {
 		HistoryUp:   b("↑", "older query", "up"),
 		HistoryDown: b("↓", "newer query", "down"),
 		Submit:      b("enter", "run", "enter"),
+
+		Start:      b("s", "start step", "s"),
+		Done:       b("d", "step done", "d"),
+		Skip:       b("x", "skip step", "x"),
+		Check:      b("c", "run step's check", "c"),
+		CheckAll:   b("C", "run all checks", "C"),
+		Toggle:     b("space", "tick checklist item", " "),
+		Note:       b("a", "add note", "a"),
+		StepNote:   b("n", "note on step", "n", "a"),
+		TypeFilter: b("t", "journal: by type", "t"),
 	}
 }
 
 // ShortHelp is the one-line help of the status bar.
 func (k *KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Search, k.Open, k.Facet, k.NextPane, k.Mark, k.Help, k.Quit}
+	return []key.Binding{k.Search, k.Open, k.Facet, k.NextPane, k.Mark, k.Note, k.Help, k.Quit}
 }
 
 // ShortHelpFor is the status bar's help for a pane ("timeline", "event",
-// "agents", "findings"): the same bindings, described for what they do there.
+// "agents", "findings", "playbook", "playbook-step", "journal"): the same
+// bindings, described for what they do there.
 func (k *KeyMap) ShortHelpFor(pane string) []key.Binding {
 	as := func(b key.Binding, desc string) key.Binding {
 		b.SetHelp(b.Help().Key, desc)
@@ -60,11 +75,19 @@ func (k *KeyMap) ShortHelpFor(pane string) []key.Binding {
 	}
 	switch pane {
 	case "event":
-		return []key.Binding{as(k.NextMatch, "next related"), as(k.Open, "open related"), k.Back, k.Mark, k.NextPane, k.Help, k.Quit}
+		return []key.Binding{as(k.NextMatch, "next related"), as(k.Open, "open related"), k.Back, k.Mark, k.Note, k.NextPane, k.Help, k.Quit}
 	case "agents":
 		return []key.Binding{as(k.Open, "filter timeline to agent"), k.NextPane, k.Search, k.Help, k.Quit}
 	case "findings":
 		return []key.Binding{as(k.Open, "filter timeline to evidence"), k.NextPane, k.Search, k.Help, k.Quit}
+	case "playbook":
+		return []key.Binding{as(k.Open, "open"), as(k.Start, "start"), as(k.Done, "done"), as(k.Skip, "skip"), as(k.Check, "check"),
+			as(k.Toggle, "tick"), as(k.StepNote, "note"), k.Help}
+	case "playbook-step":
+		return []key.Binding{as(k.Open, "run"), as(k.Toggle, "tick"), as(k.Back, "list"), as(k.Start, "start"), as(k.Done, "done"),
+			as(k.Skip, "skip"), as(k.Check, "check"), as(k.StepNote, "note")}
+	case "journal":
+		return []key.Binding{as(k.Open, "open event"), k.TypeFilter, k.NextPane, k.Search, k.Help, k.Quit}
 	}
 	return k.ShortHelp()
 }
@@ -74,7 +97,8 @@ func (k *KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Search, k.NextMatch, k.PrevMatch, k.Facet, k.Open, k.Back},
-		{k.NextPane, k.PrevPane, k.Mark, k.NextMark, k.Time, k.Help, k.Quit},
+		{k.NextPane, k.PrevPane, k.Mark, k.NextMark, k.Note, k.Time, k.Help, k.Quit},
+		{k.Start, k.Done, k.Skip, k.Check, k.CheckAll, k.Toggle, k.StepNote, k.TypeFilter},
 	}
 }
 

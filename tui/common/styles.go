@@ -44,6 +44,8 @@ type Styles struct {
 	SparkBar, SparkDeny, SparkCursor lipgloss.Style
 
 	Section, Label, Value, Link, LinkSelected lipgloss.Style
+	// Code and Strong render Markdown code spans and emphasis in guidance.
+	Code, Strong lipgloss.Style
 
 	Status, StatusError lipgloss.Style
 	Prompt, Input       lipgloss.Style
@@ -91,6 +93,8 @@ func DefaultStyles(r *lipgloss.Renderer, dark bool) *Styles {
 		Value:        s().Foreground(p.Fg),
 		Link:         s().Foreground(p.Info),
 		LinkSelected: s().Bold(true).Reverse(true),
+		Code:         s().Foreground(p.Info),
+		Strong:       s().Bold(true),
 
 		Status:      s().Foreground(p.Dim),
 		StatusError: s().Bold(true).Foreground(p.Deny),

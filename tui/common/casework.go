@@ -1,0 +1,95 @@
+package common
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/playbook"
+)
+
+// Casework is what the console asks of an incident workspace to work the
+// case: read the playbook and the journal, and write to it through the
+// incident use cases. *incident.Workspace implements it; tests may fake it.
+type Casework interface {
+	Journal() *incident.Journal
+	Playbook() (*playbook.Playbook, error)
+	State() (incident.CaseState, error)
+	Case(ctx context.Context, s incident.CaseState) (incident.Case, error)
+	SetStep(ctx context.Context, actor incident.Actor, id string, status incident.StepStatus, at time.Time, text string) (incident.Entry, error)
+	SetChecklist(ctx context.Context, actor incident.Actor, id string, item int, done bool) (incident.Entry, error)
+	Check(ctx context.Context, actor incident.Actor, ids ...string) ([]incident.CheckResult, error)
+	Note(ctx context.Context, actor incident.Actor, step, event, text string) (incident.Entry, error)
+	PlanAction(ctx context.Context, stepID, name string) (incident.ActionPlan, error)
+	RunAction(ctx context.Context, actor incident.Actor, stepID string, p incident.ActionPlan, confirm string, dryRun bool) ([]incident.ActionRun, error)
+}
+
+// Ask is a one-line question the root asks at the bottom of the screen on a
+// pane's behalf (the pane hands it over synchronously, so that keys typed
+// right after land in the input); the answer comes back to every pane as
+// AnswerMsg.
+type Ask struct {
+	// Kind says what the answer is for: AskNote, AskDoneAt, AskSkip.
+	Kind  string
+	Step  string // the step it concerns, if any
+	Event string // the event it concerns, if any
+	// Prompt is shown before the input; Value is the input's initial text.
+	Prompt, Value, Placeholder string
+}
+
+// The kinds of question.
+const (
+	AskNote    = "note"
+	AskDoneAt  = "done-at"
+	AskSkip    = "skip"
+	AskConfirm = "confirm" // the agent id typed back before an action runs
+)
+
+// AnswerMsg is what the responder typed (enter) for an Ask, or that they
+// cancelled it (esc).
+type AnswerMsg struct {
+	Ask       Ask
+	Value     string
+	Cancelled bool
+}
+
+// WrittenMsg reports a write to the case journal: Text for the status line,
+// or Err. The root then polls the journal, so every pane sees the entry.
+type WrittenMsg struct {
+	Text string
+	Err  error
+}
+
+// JournalChangedMsg says the journal grew (this console, another one or
+// the command line wrote to it): panes that fold it reload.
+type JournalChangedMsg struct{}
+
+// SearchMsg asks the root to run a query in the timeline, as if the
+// responder had typed it in the search bar.
+type SearchMsg struct{ Query string }
+
+// ShowEventMsg asks the root to open the event of that id.
+type ShowEventMsg struct{ ID string }
+
+// ReadOnlyText is what a key that would change the case says in an
+// observer's console.
+func ReadOnlyText() string { return incident.ErrReadOnly.Error() }
+
+// IDQuery is a timeline filter for events by id: one required regexp
+// clause when every id is hex (as evidence.MakeID writes them), so that a
+// search added later narrows it, else escaped optional terms.
+func IDQuery(ids []string) string {
+	plain := true
+	for _, id := range ids {
+		plain = plain && id != "" && strings.Trim(id, "0123456789abcdefABCDEF_-") == ""
+	}
+	if plain && len(ids) > 0 {
+		return "+id:/(" + strings.Join(ids, "|") + ")/"
+	}
+	terms := make([]string, len(ids))
+	for i, id := range ids {
+		terms[i] = incident.Term("id", id)
+	}
+	return strings.Join(terms, " ")
+}

@@ -1,0 +1,301 @@
+package steps
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/playbook"
+	"github.com/cordon-ir/cordon/tui/common"
+)
+
+// loadedMsg carries the playbook, the case state folded from the journal
+// and the case's template variables.
+type loadedMsg struct {
+	seq     int
+	pb      *playbook.Playbook
+	state   incident.CaseState
+	vars    playbook.Vars
+	varsKey string
+	err     error
+	caseErr error
+}
+
+// Model is the Playbook pane.
+type Model struct {
+	com      common.Common
+	ws       common.Casework
+	actor    incident.Actor
+	readOnly bool
+
+	pb      *playbook.Playbook
+	refs    []playbook.StepRef
+	state   incident.CaseState
+	vars    playbook.Vars
+	varsKey string
+	loaded  bool
+	seq     int
+	err     error // the playbook could not be read
+	caseErr error // the case variables could not be filled
+
+	cur, top int // the selected step, the first list row shown
+	inDetail bool
+	doc      []line // the selected step, rendered for the detail width
+	dcur     int    // the selected line of doc (an actionable one when any)
+	dtop     int
+
+	// plan is the action waiting for its typed confirmation, shown above
+	// the step; planSeq drops a plan that arrives after another enter.
+	plan     *incident.ActionPlan
+	planStep string
+	planSeq  int
+
+	// asking is a question for the root to open at once: the keys typed
+	// right after d, x or n must land in the input, not in the list.
+	asking *common.Ask
+}
+
+// TakeAsk returns the question a key just raised, once.
+func (m *Model) TakeAsk() (common.Ask, bool) {
+	if m.asking == nil {
+		return common.Ask{}, false
+	}
+	a := *m.asking
+	m.asking = nil
+	return a, true
+}
+
+// New returns the pane; ws nil shows why there is no playbook. An observer
+// (readOnly) reads everything and is told why the keys that write do
+// nothing.
+func New(com common.Common, ws common.Casework, actor incident.Actor, readOnly bool) Model {
+	return Model{com: com, ws: ws, actor: actor, readOnly: readOnly}
+}
+
+// SetSize sets the pane's size.
+func (m *Model) SetSize(w, h int) {
+	m.com = m.com.SetSize(w, h)
+	m.rebuild()
+}
+
+// Loaded reports whether the playbook has been read once.
+func (m Model) Loaded() bool { return m.loaded }
+
+// Selected is the id of the selected step ("" when none).
+func (m Model) Selected() string {
+	if m.cur < 0 || m.cur >= len(m.refs) {
+		return ""
+	}
+	return m.refs[m.cur].Step.ID
+}
+
+// State is the case state the pane shows (for tests).
+func (m Model) State() incident.CaseState { return m.state }
+
+// InDetail reports whether the keys move within the selected step.
+func (m Model) InDetail() bool { return m.inDetail }
+
+// Load reads the playbook and folds the journal again (on focus, and
+// whenever the journal grows). The case variables are recomputed only when
+// what they depend on (the subject and the recorded times) changed: with
+// no subject named they come from running the detectors.
+func (m *Model) Load() tea.Cmd {
+	if m.ws == nil {
+		return nil
+	}
+	m.seq++
+	ws, ctx, seq := m.ws, m.com.Ctx, m.seq
+	prevKey, prevVars := m.varsKey, m.vars
+	return m.com.Cmd(func() tea.Msg {
+		pb, err := ws.Playbook()
+		if err != nil {
+			return loadedMsg{seq: seq, err: err}
+		}
+		s, err := ws.State()
+		if err != nil {
+			return loadedMsg{seq: seq, pb: pb, err: err}
+		}
+		key := varsKey(s)
+		if key == prevKey && prevVars != nil {
+			return loadedMsg{seq: seq, pb: pb, state: s, vars: prevVars, varsKey: key}
+		}
+		cs, cerr := ws.Case(ctx, s)
+		var vars playbook.Vars
+		if cerr == nil {
+			vars = cs.Vars()
+		}
+		return loadedMsg{seq: seq, pb: pb, state: s, vars: vars, varsKey: key, caseErr: cerr}
+	})
+}
+
+// varsKey is what the case variables depend on in the journal.
+func varsKey(s incident.CaseState) string {
+	var b strings.Builder
+	b.WriteString(strings.Join(s.Subject, "\x00"))
+	names := make([]string, 0, len(s.Times))
+	for n := range s.Times {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		fmt.Fprintf(&b, "\x01%s=%s", n, s.Times[n].Format(time.RFC3339Nano))
+	}
+	return b.String()
+}
+
+// Update handles the pane's replies and, with focus, its keys.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case loadedMsg:
+		if msg.seq != m.seq {
+			return m, nil
+		}
+		m.loaded = true
+		m.err, m.caseErr = msg.err, msg.caseErr
+		if msg.pb != nil {
+			sel := m.Selected()
+			m.pb, m.refs = msg.pb, msg.pb.Steps()
+			if i := m.indexOf(sel); i >= 0 {
+				m.cur = i
+			}
+		}
+		if msg.err == nil {
+			m.state, m.vars, m.varsKey = msg.state, msg.vars, msg.varsKey
+		}
+		m.rebuild()
+		return m, nil
+	case common.AnswerMsg:
+		cmd := m.answer(msg)
+		return m, cmd
+	case planMsg:
+		if msg.seq != m.planSeq {
+			return m, nil
+		}
+		if msg.err != nil {
+			return m, common.Send(common.ErrMsg{Err: msg.err})
+		}
+		m.plan, m.planStep = &msg.plan, msg.step
+		m.asking = &common.Ask{Kind: common.AskConfirm, Step: msg.step,
+			Prompt: fmt.Sprintf("type %s to run %s (esc cancels): ", msg.plan.Confirm, msg.plan.Name)}
+		m.rebuild()
+		m.dtop = 0 // the commands first
+		return m, nil
+	case tea.KeyMsg:
+		return m.handleKey(msg)
+	case tea.MouseMsg:
+		if m.inDetail {
+			m.scrollDoc(msg)
+			return m, nil
+		}
+		if cur, moved := m.com.Keys.MoveCursor(msg, m.cur, len(m.refs), m.listRows()); moved {
+			m.selectStep(cur)
+		}
+	}
+	return m, nil
+}
+
+func (m Model) indexOf(id string) int {
+	for i, r := range m.refs {
+		if r.Step.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// step is the selected step and its state.
+func (m Model) step() (playbook.StepRef, incident.StepState, bool) {
+	if m.cur < 0 || m.cur >= len(m.refs) {
+		return playbook.StepRef{}, incident.StepState{}, false
+	}
+	r := m.refs[m.cur]
+	return r, m.state.Step(r.Step.ID), true
+}
+
+func (m *Model) selectStep(i int) {
+	if i == m.cur {
+		return
+	}
+	m.cur = i
+	m.dcur, m.dtop = 0, 0
+	m.rebuild()
+}
+
+// rebuild renders the selected step for the detail's width and keeps the
+// cursors inside what is there.
+func (m *Model) rebuild() {
+	m.cur = min(max(m.cur, 0), max(len(m.refs)-1, 0))
+	var was line
+	if m.dcur >= 0 && m.dcur < len(m.doc) {
+		was = m.doc[m.dcur]
+	}
+	m.doc = nil
+	if r, st, ok := m.step(); ok {
+		_, dw := m.widths()
+		m.doc = m.document(r, st, dw)
+	}
+	m.scrollList()
+	// a new note or check result adds lines above: stay on the same item
+	for i, l := range m.doc {
+		if l.kind != kText && l.kind == was.kind && l.item == was.item && l.query == was.query && l.action == was.action && l.missing == was.missing {
+			m.dtop += i - m.dcur
+			m.dcur = i
+			break
+		}
+	}
+	if !m.actionable(m.dcur) {
+		m.dcur = m.nextActionable(-1, 1)
+	}
+	m.clampDoc()
+}
+
+// answer acts on the reply to a question this pane asked.
+func (m *Model) answer(msg common.AnswerMsg) tea.Cmd {
+	a := msg.Ask
+	if a.Kind == common.AskConfirm {
+		plan := m.plan
+		m.plan = nil
+		m.rebuild()
+		switch {
+		case msg.Cancelled || plan == nil:
+			return nil
+		case msg.Value != plan.Confirm:
+			return common.Send(common.StatusMsg{Text: fmt.Sprintf("not confirmed, nothing ran: type %s exactly to run %s", plan.Confirm, plan.Name)})
+		}
+		return m.runAction(a.Step, *plan, msg.Value)
+	}
+	if msg.Cancelled {
+		return nil
+	}
+	switch a.Kind {
+	case common.AskDoneAt:
+		at, err := parseTime(msg.Value, m.ws.Journal().Now())
+		if err != nil {
+			return common.Send(common.ErrMsg{Err: err})
+		}
+		return m.setStep(a.Step, incident.StepDone, at, "")
+	case common.AskSkip:
+		if msg.Value == "" {
+			return common.Send(common.StatusMsg{Text: "not skipped: a skip needs a reason (x asks again)"})
+		}
+		return m.setStep(a.Step, incident.StepSkipped, time.Time{}, msg.Value)
+	}
+	return nil
+}
+
+// parseTime reads the time a responder typed: RFC 3339, or empty for now.
+func parseTime(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return now, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("time %q: want RFC 3339, like %s (the step is not marked done)", s, now.UTC().Format(time.RFC3339))
+}
