@@ -50,6 +50,7 @@ type env struct {
 func commands() []command {
 	return []command{
 		{"open", openArgs, "the console: open a workspace, or ingest evidence in the background and open it at once", cmdOpen},
+		{"serve", serveArgs, "serve the console over SSH: public keys only, observers read-only, no shell or forwarding", cmdServe},
 		{"ingest", "--incident DIR [--format F] [--follow] FILE|DIR|- ...", "read evidence into an incident workspace (resumes, never duplicates; --follow keeps reading)", cmdIngest},
 		{"search", "--incident DIR [--json] [--since T] [--until T] [--limit N] [--sort time|-time|score] QUERY", "search the evidence (Bleve query-string syntax)", cmdSearch},
 		{"stats", "--incident DIR [--by FIELD] [--json]", "counts per value and the time span", cmdStats},

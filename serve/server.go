@@ -1,0 +1,265 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/ssh"
+	"github.com/charmbracelet/wish"
+	bm "github.com/charmbracelet/wish/bubbletea"
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/muesli/termenv"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// HostKeyFile is the host key's name inside the workspace when no path is
+// given: the key travels with the incident it serves.
+const HostKeyFile = "ssh_host_ed25519_key"
+
+// Options configure a server.
+type Options struct {
+	// Dir is the incident workspace, opened once (read-only for the index)
+	// and shared by every session.
+	Dir string
+	// HostKey is the private host key file (default Dir/HostKeyFile),
+	// created on first start.
+	HostKey string
+	// AuthorizedKeys lists the responders' public keys (OpenSSH format).
+	AuthorizedKeys string
+	// Observers lists keys that get a read-only console (optional).
+	Observers string
+	// Exec runs the commands a client may send instead of a shell; nil
+	// refuses every command.
+	Exec ExecFunc
+	// Commands are the commands Exec may run (default DefaultCommands).
+	Commands []Command
+	// Log is the server's own log: refused keys, sessions, shutdown.
+	Log *slog.Logger
+	// ConsoleLog is the consoles' debug log (default: discarded).
+	ConsoleLog *slog.Logger
+	// Grace is how long shutdown waits for sessions to end (default 5s).
+	Grace time.Duration
+	// Handshake bounds the time from connecting to opening a session
+	// (default 30s): a client that stalls, or never gets in, does not
+	// hold a connection for ever.
+	Handshake time.Duration
+}
+
+// Server serves one incident's console over SSH.
+type Server struct {
+	opt      Options
+	name     string
+	ws       *incident.Workspace
+	marks    *incident.Marks
+	marksErr error
+	keys     *keyring
+	signer   gossh.Signer
+	created  bool
+	ssh      *ssh.Server
+
+	mu       sync.Mutex
+	closing  bool
+	programs map[ssh.Session]*tea.Program
+	handlers sync.WaitGroup
+}
+
+// New opens the workspace, loads (or creates) the host key and reads the
+// key files. Close it, or Serve, which closes it on return.
+func New(opt Options) (*Server, error) {
+	if opt.Log == nil {
+		opt.Log = slog.New(slog.DiscardHandler)
+	}
+	if opt.ConsoleLog == nil {
+		opt.ConsoleLog = slog.New(slog.DiscardHandler)
+	}
+	if opt.Grace <= 0 {
+		opt.Grace = 5 * time.Second
+	}
+	if opt.Handshake <= 0 {
+		opt.Handshake = 30 * time.Second
+	}
+	if opt.Commands == nil {
+		opt.Commands = DefaultCommands()
+	}
+	if opt.HostKey == "" {
+		opt.HostKey = filepath.Join(opt.Dir, HostKeyFile)
+	}
+	if opt.AuthorizedKeys == "" {
+		return nil, errors.New("no authorized keys file")
+	}
+	keys, err := newKeyring(opt.AuthorizedKeys, opt.Observers, opt.Log)
+	if err != nil {
+		return nil, err
+	}
+	signer, created, err := loadHostKey(opt.HostKey)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := incident.Open(opt.Dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		opt: opt, name: filepath.Base(ws.Dir), ws: ws, keys: keys, signer: signer, created: created,
+		programs: map[ssh.Session]*tea.Program{},
+	}
+	s.marks, s.marksErr = ws.Marks()
+	if s.ssh, err = s.newSSH(); err != nil {
+		ws.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Fingerprint is the host key's SHA256 fingerprint, as ssh shows it on
+// first connection.
+func (s *Server) Fingerprint() string { return gossh.FingerprintSHA256(s.signer.PublicKey()) }
+
+// HostKeyCreated reports whether New generated the host key.
+func (s *Server) HostKeyCreated() bool { return s.created }
+
+// HostKeyPath is the host key file in use.
+func (s *Server) HostKeyPath() string { return s.opt.HostKey }
+
+func (s *Server) newSSH() (*ssh.Server, error) {
+	srv, err := wish.NewServer(
+		// First, so that wish never makes a key of its own in the
+		// working directory.
+		func(srv *ssh.Server) error { srv.AddHostKey(s.signer); return nil },
+		wish.WithPublicKeyAuth(s.authorize),
+		wish.WithMiddleware(
+			func(ssh.Handler) ssh.Handler { return s.forget },
+			// Ascii as the floor: a client's terminal is never sent more
+			// colours than it says it has.
+			bm.MiddlewareWithProgramHandler(s.program, termenv.Ascii),
+			s.gate,
+		),
+	)
+	if err != nil {
+		return nil, err
+	}
+	// Nothing but sessions: no port forwarding either way, no subsystems
+	// (sftp), no global requests. Agent and X11 requests are refused by
+	// sessionChannel.
+	srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.sessionChannel, "default": s.refuseChannel}
+	srv.RequestHandlers = map[string]ssh.RequestHandler{"default": s.refuseRequest}
+	srv.SubsystemHandlers = map[string]ssh.SubsystemHandler{}
+	srv.LocalPortForwardingCallback = nil
+	srv.ReversePortForwardingCallback = nil
+	srv.PasswordHandler = nil
+	srv.KeyboardInteractiveHandler = nil
+	srv.ServerConfigCallback = func(ssh.Context) *gossh.ServerConfig {
+		return &gossh.ServerConfig{MaxAuthTries: 6}
+	}
+	srv.ConnCallback = func(ctx ssh.Context, c net.Conn) net.Conn {
+		hc := newHandshakeConn(c, s.opt.Handshake)
+		ctx.SetValue(handshakeKey{}, hc)
+		return hc
+	}
+	srv.ConnectionFailedCallback = func(c net.Conn, err error) {
+		s.opt.Log.Info("connection failed", "remote", c.RemoteAddr().String(), "err", err)
+	}
+	return srv, nil
+}
+
+// authorize is the only way in: a public key listed in a key file. An
+// unknown key is logged (who tried, from where, which key) and refused.
+func (s *Server) authorize(ctx ssh.Context, key ssh.PublicKey) bool {
+	role, _ := s.keys.role(key)
+	if role == RoleNone {
+		s.opt.Log.Warn("refused unknown key", "user", ctx.User(), "remote", ctx.RemoteAddr().String(),
+			"key", gossh.FingerprintSHA256(key), "type", key.Type())
+		return false
+	}
+	return true
+}
+
+// refuseChannel turns down every channel but a session: direct-tcpip
+// (ssh -L, ssh -W), forwarded streams, anything else.
+func (s *Server) refuseChannel(_ *ssh.Server, _ *gossh.ServerConn, nc gossh.NewChannel, ctx ssh.Context) {
+	s.opt.Log.Info("refused channel", "type", nc.ChannelType(), "user", ctx.User(), "remote", ctx.RemoteAddr().String())
+	_ = nc.Reject(gossh.Prohibited, "this server serves only the incident console: no forwarding")
+}
+
+// refuseRequest turns down every global request: reverse forwarding
+// (ssh -R) above all; keepalives are answered "no", which clients accept.
+func (s *Server) refuseRequest(ctx ssh.Context, _ *ssh.Server, req *gossh.Request) (bool, []byte) {
+	if strings.Contains(req.Type, "forward") {
+		s.opt.Log.Info("refused request", "request", req.Type, "user", ctx.User(), "remote", ctx.RemoteAddr().String())
+	}
+	return false, nil
+}
+
+// Serve accepts connections on ln until ctx ends, then shuts down: it stops
+// accepting, asks every console to quit, gives sessions Grace to end, closes
+// what is left and then the workspace.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	served := make(chan error, 1)
+	go func() { served <- s.ssh.Serve(ln) }()
+	var err error
+	select {
+	case err = <-served:
+	case <-ctx.Done():
+	}
+	s.shutdown()
+	if errors.Is(err, ssh.ErrServerClosed) {
+		err = nil
+	}
+	if cerr := s.ws.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Close closes a server that was never served.
+func (s *Server) Close() error {
+	s.ssh.Close()
+	return s.ws.Close()
+}
+
+func (s *Server) shutdown() {
+	s.mu.Lock()
+	s.closing = true
+	programs := make([]*tea.Program, 0, len(s.programs))
+	for _, p := range s.programs {
+		programs = append(programs, p)
+	}
+	s.mu.Unlock()
+	s.opt.Log.Info("shutting down", "consoles", len(programs))
+	for _, p := range programs {
+		p.Quit()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.opt.Grace)
+	defer cancel()
+	if err := s.ssh.Shutdown(ctx); err != nil {
+		s.opt.Log.Warn("sessions still open after the grace period; closing them", "grace", s.opt.Grace)
+		s.ssh.Close()
+	}
+	// Handlers finish quickly once their connections are gone; the
+	// workspace is closed only after them.
+	done := make(chan struct{})
+	go func() { s.handlers.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(s.opt.Grace):
+		s.opt.Log.Warn("session handlers still running at close")
+	}
+}
+
+// begin registers a session handler; false once shutting down.
+func (s *Server) begin() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return false
+	}
+	s.handlers.Add(1)
+	return true
+}

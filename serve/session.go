@@ -1,0 +1,254 @@
+package serve
+
+import (
+	"fmt"
+	"io"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/ssh"
+	bm "github.com/charmbracelet/wish/bubbletea"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/tui"
+	"github.com/muesli/termenv"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// actorKey holds a session's incident.Actor in its context.
+type actorKey struct{}
+
+// ActorFrom returns the actor the server set for a session's context: the
+// SSH user, the fingerprint and comment of the key it proved, and whether
+// it is an observer.
+func ActorFrom(ctx interface{ Value(any) any }) (incident.Actor, bool) {
+	a, ok := ctx.Value(actorKey{}).(incident.Actor)
+	return a, ok
+}
+
+// identify names the person behind a session from the key the connection
+// authenticated with, looked up again now: a key revoked since the
+// handshake gets no session.
+func (s *Server) identify(sess ssh.Session) (incident.Actor, bool) {
+	key := sess.PublicKey()
+	if key == nil {
+		return incident.Actor{}, false
+	}
+	role, comment := s.keys.role(key)
+	if role == RoleNone {
+		return incident.Actor{}, false
+	}
+	name := evidence.Printable(sess.User())
+	if r := []rune(name); len(r) > 64 {
+		name = string(r[:64])
+	}
+	return incident.Actor{
+		Name: name, Via: incident.ViaSSH, Key: gossh.FingerprintSHA256(key),
+		Comment: evidence.Printable(comment), Observer: role == RoleObserver,
+	}, true
+}
+
+// gate runs first for every session: it names the actor, runs an allowed
+// command, refuses a session without a terminal, and hands the rest to the
+// console.
+func (s *Server) gate(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		if !s.begin() {
+			fmt.Fprint(sess.Stderr(), "cordon: the server is shutting down\r\n")
+			sess.Exit(1)
+			return
+		}
+		defer s.handlers.Done()
+		defer func() {
+			// One session's failure must not take the others down.
+			if r := recover(); r != nil {
+				s.opt.Log.Error("session panicked", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				fmt.Fprint(sess.Stderr(), "\r\ncordon: internal error; the session ends (details in the server log)\r\n")
+				sess.Exit(1)
+			}
+		}()
+		who, ok := s.identify(sess)
+		if !ok {
+			fmt.Fprint(sess.Stderr(), "cordon: this key is no longer authorized\r\n")
+			sess.Exit(1)
+			return
+		}
+		sess.Context().SetValue(actorKey{}, who)
+		log := s.opt.Log.With("user", who.Name, "key", who.Key, "role", roleOf(who), "remote", sess.RemoteAddr().String())
+		_, _, hasPty := sess.Pty()
+		if strings.TrimSpace(sess.RawCommand()) != "" {
+			log.Info("command", "command", sess.RawCommand())
+			sess.Exit(s.runCommand(sess))
+			return
+		}
+		if !hasPty {
+			log.Info("refused session without a terminal")
+			fmt.Fprint(sess.Stderr(), noTerminal(s.opt.Commands))
+			sess.Exit(1)
+			return
+		}
+		log.Info("console opened")
+		next(sess)
+		log.Info("console closed")
+	}
+}
+
+func noTerminal(commands []Command) string {
+	return "cordon: this server only serves the incident console, which needs a terminal.\n" +
+		"Connect with a terminal (ssh -t HOST), or run one of the read-only commands\n" +
+		"(ssh HOST COMMAND):\n" + usageList(commands) +
+		"There is no shell here, and no port, agent or X11 forwarding.\n"
+}
+
+func roleOf(a incident.Actor) string {
+	if a.Observer {
+		return RoleObserver.String()
+	}
+	return RoleResponder.String()
+}
+
+// runCommand runs a command line from the list, or refuses it; it returns
+// the exit status.
+func (s *Server) runCommand(sess ssh.Session) int {
+	// With a terminal, the session itself ends lines as a terminal expects.
+	var stdout, stderr io.Writer = sess, sess.Stderr()
+	args, err := checkCommand(s.opt.Commands, sess.Command())
+	if err != nil {
+		fmt.Fprintf(stderr, "cordon: %v\n", err)
+		return 126
+	}
+	if s.opt.Exec == nil {
+		fmt.Fprintf(stderr, "cordon: %s is not available on this server\n", args[0])
+		return 126
+	}
+	return s.opt.Exec(sess.Context(), args, stdout, stderr)
+}
+
+// program builds the console of one session: its own model, styled for the
+// client's terminal by a renderer made from the session.
+func (s *Server) program(sess ssh.Session) *tea.Program {
+	who, ok := ActorFrom(sess.Context())
+	if !ok {
+		return nil
+	}
+	r := bm.MakeRenderer(sess)
+	if noColor(sess.Environ()) {
+		r.SetColorProfile(termenv.Ascii)
+	}
+	m := tui.New(tui.Options{
+		Name: s.name, Store: s.ws.Store, Marks: s.marks, MarksErr: s.marksErr,
+		Renderer: r, Dark: r.HasDarkBackground(),
+		Logger: s.opt.ConsoleLog.With("user", who.Name, "key", who.Key),
+		Ctx:    sess.Context(), Actor: who, ReadOnly: who.Observer,
+		Workspace: s.ws,
+	})
+	opts := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion()}, bm.MakeOptions(sess)...)
+	p := tea.NewProgram(console{m}, opts...)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return nil
+	}
+	s.programs[sess] = p
+	return p
+}
+
+// console is the console as a session runs it: a client that reports no
+// terminal size (ssh -tt from a script asks for 0×0) gets a classic 80×24
+// rather than a blank screen, and every key carries its own runes.
+type console struct{ tui.Model }
+
+func (c console) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch m := msg.(type) {
+	case tea.WindowSizeMsg:
+		if m.Width <= 0 || m.Height <= 0 {
+			msg = tea.WindowSizeMsg{Width: 80, Height: 24}
+		}
+	case tea.KeyMsg:
+		// Bubble Tea hands out one package-level rune slice for the space
+		// key, and text inputs sanitize runes in place: two consoles in
+		// one process typing a space would write the same memory.
+		m.Runes = slices.Clone(m.Runes)
+		msg = m
+	}
+	m, cmd := c.Model.Update(msg)
+	if tm, ok := m.(tui.Model); ok {
+		return console{tm}, cmd
+	}
+	return m, cmd
+}
+
+// forget ends the chain after a console: it is no longer one to quit at
+// shutdown.
+func (s *Server) forget(sess ssh.Session) {
+	s.mu.Lock()
+	_, had := s.programs[sess]
+	delete(s.programs, sess)
+	closing := s.closing
+	s.mu.Unlock()
+	if had && closing {
+		fmt.Fprint(sess, "\r\ncordon: the server is shutting down\r\n")
+	}
+}
+
+// noColor honours NO_COLOR sent by the client (any non-empty value).
+func noColor(env []string) bool {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "NO_COLOR=") && len(kv) > len("NO_COLOR=") {
+			return true
+		}
+	}
+	return false
+}
+
+// sessionChannel is the default session handler behind a filter that
+// refuses agent and X11 forwarding and subsystems (sftp) before they reach
+// it.
+func (s *Server) sessionChannel(srv *ssh.Server, conn *gossh.ServerConn, nc gossh.NewChannel, ctx ssh.Context) {
+	opened(ctx)
+	ssh.DefaultSessionHandler(srv, conn, filteredChannel{NewChannel: nc, s: s, ctx: ctx}, ctx)
+}
+
+type filteredChannel struct {
+	gossh.NewChannel
+	s   *Server
+	ctx ssh.Context
+}
+
+// refused names a session request that could reach beyond the console,
+// or returns "".
+func refused(request string) string {
+	switch request {
+	case "auth-agent-req@openssh.com":
+		return "agent forwarding"
+	case "x11-req":
+		return "X11 forwarding"
+	case "subsystem":
+		return "subsystem"
+	}
+	return ""
+}
+
+func (c filteredChannel) Accept() (gossh.Channel, <-chan *gossh.Request, error) {
+	ch, reqs, err := c.NewChannel.Accept()
+	if err != nil {
+		return ch, reqs, err
+	}
+	out := make(chan *gossh.Request)
+	go func() {
+		defer close(out)
+		for r := range reqs {
+			if what := refused(r.Type); what != "" {
+				c.s.opt.Log.Info("refused request", "request", what, "user", c.ctx.User(), "remote", c.ctx.RemoteAddr().String())
+				if r.WantReply {
+					_ = r.Reply(false, nil)
+				}
+				continue
+			}
+			out <- r
+		}
+	}()
+	return ch, out, nil
+}
