@@ -34,6 +34,24 @@ const (
 // Must returns Term prefixed with "+": the clause a filter adds.
 func Must(field, value string) string { return "+" + Term(field, value) }
 
+// IDQuery finds exactly the events with these ids: one regular expression
+// on the id field when every id is plain (hex digits, dash, underscore),
+// else one optional clause per id.
+func IDQuery(ids []string) string {
+	plain := len(ids) > 0
+	for _, id := range ids {
+		plain = plain && id != "" && strings.Trim(id, "0123456789abcdefABCDEF_-") == ""
+	}
+	if plain {
+		return "+id:/(" + strings.Join(ids, "|") + ")/"
+	}
+	terms := make([]string, len(ids))
+	for i, id := range ids {
+		terms[i] = Term("id", id)
+	}
+	return strings.Join(terms, " ")
+}
+
 // Combine intersects a filter (required clauses only, as Must builds them)
 // with a search typed by a person. Bleve's query strings have no grouping,
 // so the intersection is exact when the search has a required clause or a

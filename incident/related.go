@@ -27,7 +27,8 @@ type Related struct {
 }
 
 // RelatedEvents finds the events linked to ev: the same tool call (call_id:
-// call, decision, result, effects), the same process (exec_id, and its
+// call, decision, result), what a tool call did on the host and the network
+// or the tool call an effect came from (ToolEffects), the same process (exec_id, and its
 // children), the same agent within ±30 s (for an event no agent is
 // attributed to yet: the same source IP or container within ±30 s), and the
 // nearest events of the same session. The event itself is left out; empty
@@ -57,6 +58,11 @@ func RelatedEvents(ctx context.Context, st evidence.Store, ev evidence.Event) ([
 		if err := add("same call_id "+ev.CallID, Must("call_id", ev.CallID), time.Time{}, time.Time{}); err != nil {
 			return out, err
 		}
+	}
+	if r, err := crossLayer(ctx, st, ev); err != nil {
+		return out, err
+	} else if len(r.Events) > 0 {
+		out = append(out, r)
 	}
 	if ev.ExecID != "" {
 		q := Term("exec_id", ev.ExecID) + " " + Term("parent_exec_id", ev.ExecID)
@@ -127,4 +133,34 @@ func containsID(evs []evidence.Event, id string) bool {
 		}
 	}
 	return false
+}
+
+// crossLayer links a ledger tool call to its effects in the sensor and
+// proxy logs, or an effect back to its tool call.
+func crossLayer(ctx context.Context, st evidence.Store, ev evidence.Event) (Related, error) {
+	if ev.Source == evidence.SourceLedger {
+		if ev.Kind != evidence.KindToolCall {
+			return Related{}, nil
+		}
+		effects, err := ToolEffects(ctx, st, ev)
+		if err != nil || len(effects) == 0 {
+			return Related{}, err
+		}
+		ids := make([]string, len(effects))
+		for i, e := range effects {
+			ids[i] = e.ID
+		}
+		r := Related{Why: "what the tool call did (sensor, proxy)", Query: IDQuery(ids), Total: uint64(len(effects))}
+		r.Events = effects[:min(len(effects), relatedLimit)]
+		return r, nil
+	}
+	call, ok, err := ToolCause(ctx, st, ev)
+	if err != nil || !ok {
+		return Related{}, err
+	}
+	why := "the tool call it came from"
+	if call.CallID != "" {
+		why += " (" + call.CallID + ")"
+	}
+	return Related{Why: why, Query: Term("id", call.ID), Events: []evidence.Event{call}, Total: 1}, nil
 }
