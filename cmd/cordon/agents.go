@@ -57,19 +57,19 @@ func cmdAgents(ctx context.Context, e *env, args []string) error {
 		}
 		reports = append(reports, agentReport{AgentSummary: s, Bindings: bs})
 	}
-	cov, err := coverage(ctx, ws)
+	cov, err := incident.Coverage(ctx, ws.Store)
 	if err != nil {
 		return err
 	}
 	unattributed := incident.Unattributed(ws.Store.Counts())
 	if *asJSON {
 		if cov == nil {
-			cov = []sourceCoverage{}
+			cov = []incident.SourceCoverage{}
 		}
 		return json.NewEncoder(e.stdout).Encode(struct {
 			Agents       []agentReport    `json:"agents"`
 			Unattributed int64            `json:"unattributed"`
-			Coverage     []sourceCoverage `json:"coverage"`
+			Coverage     []incident.SourceCoverage `json:"coverage"`
 		}{reports, unattributed, cov})
 	}
 	if len(reports) == 0 {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 )
 
@@ -32,51 +31,15 @@ func cmdAttribute(ctx context.Context, e *env, args []string) error {
 	return printCoverage(ctx, e, ws)
 }
 
-// sourceCoverage is how many of a source's events have an agent.
-type sourceCoverage struct {
-	Source       string `json:"source"`
-	Total        int64  `json:"total"`
-	Attributed   int64  `json:"attributed"`
-	Ambiguous    int64  `json:"ambiguous"`
-	Unattributed int64  `json:"unattributed"`
-}
-
-// coverage counts, per attributed source, how many events have an agent.
-func coverage(ctx context.Context, ws *incident.Workspace) ([]sourceCoverage, error) {
-	c := ws.Store.Counts()
-	var out []sourceCoverage
-	for _, src := range []string{evidence.SourceProxy, evidence.SourceSensor} {
-		total := c.Fields["source"][src]
-		if total == 0 {
-			continue
-		}
-		via, err := ws.Store.Facet(ctx, "source:"+src, time.Time{}, time.Time{}, "attributed_via", 20)
-		if err != nil {
-			return nil, err
-		}
-		sc := sourceCoverage{Source: src, Total: total}
-		for _, v := range via {
-			if v.Value == "ambiguous" {
-				sc.Ambiguous += v.Count
-			} else {
-				sc.Attributed += v.Count
-			}
-		}
-		sc.Unattributed = total - sc.Attributed - sc.Ambiguous
-		out = append(out, sc)
-	}
-	return out, nil
-}
-
 // printCoverage prints, per source, how many events have an agent.
 func printCoverage(ctx context.Context, e *env, ws *incident.Workspace) error {
-	cov, err := coverage(ctx, ws)
+	cov, err := incident.Coverage(ctx, ws.Store)
 	if err != nil {
 		return err
 	}
 	for _, c := range cov {
-		fmt.Fprintf(e.stdout, "%-7s attributed %d of %d (%.1f%%), ambiguous %d, unattributed %d\n",
-			c.Source, c.Attributed, c.Total, 100*float64(c.Attributed)/float64(c.Total), c.Ambiguous, c.Unattributed)
+		fmt.Fprintf(e.stdout, "%-7s attributed %d of %d attributable (%.1f%%), ambiguous %d, unattributed %d; %d of %d events carry no key\n",
+			c.Source, c.Attributed, c.Attributable, c.Percent(), c.Ambiguous, c.Unattributed, c.Total-c.Attributable, c.Total)
 	}
 	return nil
 }
