@@ -11,6 +11,8 @@ import (
 const (
 	TargetEventsPerSec = 20_000
 	TargetPeakRSS      = 1 << 30
+	// TargetFindingsSeconds bounds the detectors over a million events.
+	TargetFindingsSeconds = 10
 )
 
 // WriteTable prints a result for people.
@@ -24,6 +26,8 @@ func WriteTable(w io.Writer, r *Result) error {
 	fmt.Fprintf(tw, "index\t%.1f MB, %.0f bytes/event\n", float64(r.IndexBytes)/1e6, r.BytesPerEvent)
 	fmt.Fprintf(tw, "peak RSS\t%.0f MB (during ingest, sampled: heap %.0f MB, mapped index %.0f MB)\t%s\n", float64(r.PeakRSS)/(1<<20),
 		float64(r.PeakAnon)/(1<<20), float64(r.PeakFile)/(1<<20), verdict(r.PeakRSS < TargetPeakRSS, "< 1 GiB"))
+	fmt.Fprintf(tw, "findings\t%d findings in %.1f s (built-in detectors, whole incident)\t%s\n", r.Findings, r.FindingsSeconds,
+		verdict(r.FindingsSeconds <= TargetFindingsSeconds, "<= 10 s"))
 	if r.Dir != "" {
 		fmt.Fprintf(tw, "kept\t%s\n", r.Dir)
 	}

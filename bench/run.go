@@ -44,8 +44,12 @@ type Result struct {
 	PeakAnon      int64        `json:"peak_rss_anon_bytes"` // sampled: heap and stacks
 	PeakFile      int64        `json:"peak_rss_file_bytes"` // sampled: mapped index segments
 	Queries       []QueryStats `json:"queries"`
-	Machine       Machine      `json:"machine"`
-	Dir           string       `json:"dir,omitempty"` // kept scratch directory
+	// FindingsSeconds is how long the built-in detectors took over the
+	// whole incident; Findings how many they raised.
+	FindingsSeconds float64 `json:"findings_seconds"`
+	Findings        int     `json:"findings"`
+	Machine         Machine `json:"machine"`
+	Dir             string  `json:"dir,omitempty"` // kept scratch directory
 }
 
 // Machine describes where the figures were taken.
@@ -128,6 +132,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	say("running the detectors")
+	if err := timeFindings(ctx, ws, res); err != nil {
+		return nil, err
+	}
 	res.PeakRSS = peakRSS()
 	res.Machine.LoadAfter = loadAvg()
 	return res, nil
@@ -174,10 +182,25 @@ func queriesOnly(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	res.Queries, err = timeQueries(ctx, ws.Store, cfg.Queries)
+	if err == nil {
+		err = timeFindings(ctx, ws, res)
+	}
 	if perr := stop(); perr != nil && err == nil {
 		err = perr
 	}
 	res.PeakRSS = peakRSS()
 	res.Machine.LoadAfter = loadAvg()
 	return res, err
+}
+
+// timeFindings runs the built-in detectors over the whole incident, as
+// cordon findings and the console's Findings pane do.
+func timeFindings(ctx context.Context, ws *incident.Workspace, res *Result) error {
+	began := time.Now()
+	fs, err := incident.Findings(ctx, ws.Store, incident.FindingsOptions{})
+	if err != nil {
+		return fmt.Errorf("findings: %w", err)
+	}
+	res.FindingsSeconds, res.Findings = time.Since(began).Seconds(), len(fs)
+	return nil
 }

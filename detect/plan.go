@@ -21,6 +21,7 @@ type plan struct {
 // Source was not asked (see relax); nil when it was asked the whole query.
 type consumer struct {
 	filter *Matcher
+	full   *Matcher // the whole query, for a scan of every event
 	add    func(*evidence.Event)
 }
 
@@ -69,7 +70,7 @@ func (p *plan) add(q string, m *Matcher, fn func(*evidence.Event)) {
 	if _, ok := p.reads[q]; !ok {
 		p.order = append(p.order, q)
 	}
-	p.reads[q] = append(p.reads[q], consumer{filter: filter, add: fn})
+	p.reads[q] = append(p.reads[q], consumer{filter: filter, full: m, add: fn})
 }
 
 func (p *plan) run(ctx context.Context, src Source, env *env) error {
@@ -77,21 +78,42 @@ func (p *plan) run(ctx context.Context, src Source, env *env) error {
 	// correlators read it and copy what they keep, so reading a million
 	// events does not allocate a million.
 	buf := new(evidence.Event)
-	for _, q := range p.order {
-		cs := p.reads[q]
-		err := src.Each(ctx, q, func(ev evidence.Event) error {
+	read := func(q string, cs []consumer, scan bool) error {
+		return src.Each(ctx, q, func(ev evidence.Event) error {
 			*buf = ev
 			if p.attribute && buf.AttributedVia == "" && Attributable(buf) {
 				Apply(buf, env.id.Attribute(buf))
 			}
 			for _, c := range cs {
-				if c.filter == nil || c.filter.Match(buf) {
+				m := c.filter
+				if scan {
+					m = c.full
+				}
+				if m == nil || m.Match(buf) {
 					c.add(buf)
 				}
 			}
 			return nil
 		})
-		if err != nil {
+	}
+	scan, err := p.scanAll(ctx, src)
+	if err != nil {
+		return err
+	}
+	if scan {
+		var all []consumer
+		for _, q := range p.order {
+			all = append(all, p.reads[q]...)
+		}
+		if err := read("", all, true); err != nil {
+			return err
+		}
+	}
+	for _, q := range p.order {
+		if scan {
+			break
+		}
+		if err := read(q, p.reads[q], false); err != nil {
 			return err
 		}
 		if err := ctx.Err(); err != nil {
@@ -111,4 +133,38 @@ func (p *plan) run(ctx context.Context, src Source, env *env) error {
 		u.evs = nil
 	}
 	return nil
+}
+
+// Counter is a Source that can count a query's events without reading
+// them.
+type Counter interface {
+	Count(ctx context.Context, query string) (int64, error)
+}
+
+// scanOver is how many times the incident's size the separate reads may
+// add up to before one scan of every event, matched in memory, is cheaper:
+// reading and decoding an event costs far more than matching it.
+const scanOver = 1.25
+
+// scanAll decides whether to read every event once instead of each query
+// on its own: when the queries overlap so much that they would read more
+// than scanOver times the incident.
+func (p *plan) scanAll(ctx context.Context, src Source) (bool, error) {
+	c, ok := src.(Counter)
+	if !ok || len(p.order) < 2 {
+		return false, nil
+	}
+	all, err := c.Count(ctx, "")
+	if err != nil || all == 0 {
+		return false, err
+	}
+	var sum int64
+	for _, q := range p.order {
+		n, err := c.Count(ctx, q)
+		if err != nil {
+			return false, err
+		}
+		sum += n
+	}
+	return float64(sum) > scanOver*float64(all), nil
 }

@@ -126,15 +126,11 @@ func (s *bleveStore) Get(ctx context.Context, id string) (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
-	src, ok := srcs[id]
+	st, ok := srcs[id]
 	if !ok {
 		return Event{}, fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
-	var ev Event
-	if err := json.Unmarshal(src, &ev); err != nil {
-		return Event{}, fmt.Errorf("event %s: stored source unreadable: %w", id, err)
-	}
-	return ev, nil
+	return st.event(id)
 }
 
 // Search runs a query. Time-ordered results come from windows planned

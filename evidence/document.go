@@ -11,9 +11,12 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 )
 
-// sourceField stores the whole event (including raw and origin) as JSON; it
-// is stored, never indexed.
-const sourceField = "_source"
+// sourceField stores the event (with origin, without raw) as JSON and
+// rawField the raw record as it is; both are stored, never indexed.
+const (
+	sourceField = "_source"
+	rawField    = "_raw"
+)
 
 // maxAllRaw bounds how much raw text feeds the catch-all field: hostile
 // records can be megabytes, and a bare word rarely needs more than the start.
@@ -41,11 +44,16 @@ const (
 
 func (b docBuilder) build(ev *Event) (*document.Document, error) {
 	doc := document.NewDocument(ev.ID)
-	src, err := json.Marshal(ev)
+	fields := *ev
+	fields.Raw = ""
+	src, err := json.Marshal(&fields)
 	if err != nil {
 		return nil, err
 	}
 	doc.AddField(&field{name: sourceField, value: src, opts: index.StoreField})
+	if ev.Raw != "" {
+		doc.AddField(&field{name: rawField, value: []byte(ev.Raw), opts: index.StoreField})
+	}
 	doc.AddField(keywords(sortField, sortOpts, sortKey(ev.Time, ev.ID)))
 	doc.AddField(keywords(bucketField, kwOpts, timeBuckets(ev.Time)...))
 

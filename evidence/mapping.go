@@ -10,7 +10,7 @@ import (
 
 // MappingVersion changes whenever the index layout changes; an index of
 // another version is rebuilt, not misread.
-const MappingVersion = 2
+const MappingVersion = 3
 
 // textAnalyzer splits on word boundaries and lowercases, without stop words
 // or stemming: responders search for exact tokens like "nohup" or "curl".
@@ -114,6 +114,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	src.IncludeInAll = false
 	src.DocValues = false
 	doc.AddFieldMappingsAt(sourceField, src)
+	doc.AddFieldMappingsAt(rawField, src)
 	im.DefaultMapping = doc
 	return im, im.Validate()
 }

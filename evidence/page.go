@@ -3,6 +3,7 @@ package evidence
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -101,6 +102,16 @@ func (s *bleveStore) window(ctx context.Context, base query.Query, qs string, fr
 	q, err := s.within(ctx, base, qs, from, to)
 	if err != nil {
 		return nil, false, err
+	}
+	key := ""
+	if after.ID != "" {
+		key = sortKey(after.Time, after.ID)
+	}
+	if evs, more, ok, err := s.collectTimeOrder(ctx, q, key, back, limit); ok || err != nil {
+		if back {
+			slices.Reverse(evs)
+		}
+		return evs, more, err
 	}
 	req := bleve.NewSearchRequestOptions(q, limit+1, 0, false)
 	req.Score = bleve.ScoreNone

@@ -2,7 +2,6 @@ package evidence
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -35,13 +34,13 @@ func (s *bleveStore) Replace(ctx context.Context, events []Event) (int, error) {
 	s.mu.RUnlock()
 	n := 0
 	for i := range events {
-		raw, ok := olds[events[i].ID]
+		st, ok := olds[events[i].ID]
 		if !ok {
 			continue
 		}
-		var old Event
-		if err := json.Unmarshal(raw, &old); err != nil {
-			return 0, fmt.Errorf("event %s: stored source unreadable: %w", events[i].ID, err)
+		old, err := st.event(events[i].ID)
+		if err != nil {
+			return 0, err
 		}
 		doc, err := s.build.build(&events[i])
 		if err != nil {

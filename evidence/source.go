@@ -22,27 +22,46 @@ func (s *bleveStore) events(hits search.DocumentMatchCollection) ([]Event, error
 	}
 	evs := make([]Event, 0, len(ids))
 	for _, id := range ids {
-		src, ok := srcs[id]
+		st, ok := srcs[id]
 		if !ok {
 			return nil, fmt.Errorf("event %s: stored source missing", id)
 		}
-		var ev Event
-		if err := json.Unmarshal(src, &ev); err != nil {
-			return nil, fmt.Errorf("event %s: stored source unreadable: %w", id, err)
+		ev, err := st.event(id)
+		if err != nil {
+			return nil, err
 		}
 		evs = append(evs, ev)
 	}
 	return evs, nil
 }
 
-// sources returns the stored _source of each id found. Bleve's own way,
+// stored is what the index keeps of an event: its fields as JSON, and the
+// raw record beside them (kept apart so that reading an event never has
+// to scan and unquote a record of kilobytes inside the JSON).
+type stored struct {
+	src, raw []byte
+}
+
+// event decodes a stored event.
+func (st stored) event(id string) (Event, error) {
+	var ev Event
+	if err := json.Unmarshal(st.src, &ev); err != nil {
+		return Event{}, fmt.Errorf("event %s: stored source unreadable: %w", id, err)
+	}
+	if st.raw != nil {
+		ev.Raw = string(st.raw)
+	}
+	return ev, nil
+}
+
+// sources returns what is stored of each id found. Bleve's own way,
 // one Document(id) per hit, looks the id up in every segment, about 40 µs
 // a hit on a million events; here one pass resolves all ids and each
 // document is read from its segment directly. Every source is filed under
 // the _id stored beside it, so a surprise in how the snapshot numbers
 // documents can only leave an id to the slow path, never mix events up.
-func (s *bleveStore) sources(ids []string) (map[string][]byte, error) {
-	out := make(map[string][]byte, len(ids))
+func (s *bleveStore) sources(ids []string) (map[string]stored, error) {
+	out := make(map[string]stored, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
@@ -60,17 +79,24 @@ func (s *bleveStore) sources(ids []string) (map[string][]byte, error) {
 		if doc == nil {
 			continue
 		}
+		var st stored
 		doc.VisitFields(func(f index.Field) {
-			if f.Name() == sourceField {
-				out[id] = f.Value()
+			switch f.Name() {
+			case sourceField:
+				st.src = f.Value()
+			case rawField:
+				st.raw = f.Value()
 			}
 		})
+		if st.src != nil {
+			out[id] = st
+		}
 	}
 	return out, nil
 }
 
 // readSources is the fast path of sources, on a scorch snapshot.
-func (s *bleveStore) readSources(ids []string, out map[string][]byte) error {
+func (s *bleveStore) readSources(ids []string, out map[string]stored) error {
 	adv, err := s.idx.Advanced()
 	if err != nil {
 		return nil
@@ -112,21 +138,23 @@ func (s *bleveStore) readSources(ids []string, out map[string][]byte) error {
 			continue
 		}
 		var id string
-		var src []byte
+		var st stored
 		err = segs[i].VisitDocument(num-offsets[i], func(name string, _ byte, val []byte, _ []uint64) bool {
 			switch name {
 			case "_id":
 				id = string(val)
 			case sourceField:
-				src = append([]byte(nil), val...)
+				st.src = append([]byte(nil), val...)
+			case rawField:
+				st.raw = append([]byte(nil), val...)
 			}
 			return true
 		})
 		if err != nil {
 			return fmt.Errorf("read event: %w", err)
 		}
-		if id != "" && src != nil {
-			out[id] = src
+		if id != "" && st.src != nil {
+			out[id] = st
 		}
 	}
 }

@@ -78,25 +78,55 @@ type StoreSource struct {
 	Since time.Time
 }
 
-// Each calls fn with every event matching query, oldest first.
+// Each calls fn with every event matching query, oldest first. The next
+// page is read while fn works through the current one: reading and
+// decoding events and the detectors' matching then use both cores.
 func (s StoreSource) Each(ctx context.Context, query string, fn func(evidence.Event) error) error {
 	req := evidence.PageRequest{Query: query, Since: s.Since, Limit: s.PageSize}
 	if req.Limit <= 0 {
 		req.Limit = sourcePage
 	}
-	for {
-		page, err := s.Store.Page(ctx, req)
-		if err != nil {
-			return err
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		page *evidence.Page
+		err  error
+	}
+	pages := make(chan result, 1)
+	go func() {
+		defer close(pages)
+		for {
+			page, err := s.Store.Page(ctx, req)
+			select {
+			case pages <- result{page, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil || !page.More || len(page.Events) == 0 {
+				return
+			}
+			req.After = page.Last
 		}
-		for _, ev := range page.Events {
+	}()
+	for r := range pages {
+		if r.err != nil {
+			return r.err
+		}
+		for _, ev := range r.page.Events {
 			if err := fn(ev); err != nil {
 				return err
 			}
 		}
-		if !page.More || len(page.Events) == 0 {
-			return nil
-		}
-		req.After = page.Last
 	}
+	return ctx.Err()
+}
+
+// Count counts the events matching query (a detect.Counter: the detectors
+// read every event once when their queries would read more).
+func (s StoreSource) Count(ctx context.Context, query string) (int64, error) {
+	h, err := s.Store.Search(ctx, evidence.Request{Query: query, Since: s.Since, Limit: 1})
+	if err != nil {
+		return 0, err
+	}
+	return int64(h.Total), nil
 }
