@@ -22,8 +22,11 @@ func TestRunSmall(t *testing.T) {
 	if res.EventsPerSec <= 0 || res.IndexBytes <= 0 || res.PeakRSS <= 0 {
 		t.Errorf("missing figures: %+v", res)
 	}
-	if len(res.Queries) != 6 {
-		t.Fatalf("%d query kinds timed, want 6", len(res.Queries))
+	if len(res.Queries) != 11 {
+		t.Fatalf("%d query kinds timed, want 6 queries, the console's open and 4 keys", len(res.Queries))
+	}
+	if res.FindingsSeconds <= 0 || res.Findings == 0 {
+		t.Errorf("detectors: %d findings in %.3f s", res.Findings, res.FindingsSeconds)
 	}
 	for _, q := range res.Queries {
 		rare := q.Name == "agent+decision+1h" // may match nothing in 2,000 events
@@ -44,7 +47,7 @@ func TestRunSmall(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := WriteTable(&b, res); err != nil || !bytes.Contains(b.Bytes(), []byte("timeline page")) {
+	if err := WriteTable(&b, res); err != nil || !bytes.Contains(b.Bytes(), []byte("timeline page")) || !bytes.Contains(b.Bytes(), []byte("key j (frame)")) {
 		t.Errorf("table: %v\n%s", err, b.String())
 	}
 }

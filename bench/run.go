@@ -136,6 +136,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := timeFindings(ctx, ws, res); err != nil {
 		return nil, err
 	}
+	say("timing the console")
+	frames, err := timeConsole(ctx, ws, cfg.Queries)
+	if err != nil {
+		return nil, err
+	}
+	res.Queries = append(res.Queries, frames...)
 	res.PeakRSS = peakRSS()
 	res.Machine.LoadAfter = loadAvg()
 	return res, nil
@@ -184,6 +190,11 @@ func queriesOnly(ctx context.Context, cfg Config) (*Result, error) {
 	res.Queries, err = timeQueries(ctx, ws.Store, cfg.Queries)
 	if err == nil {
 		err = timeFindings(ctx, ws, res)
+	}
+	if err == nil {
+		var frames []QueryStats
+		frames, err = timeConsole(ctx, ws, cfg.Queries)
+		res.Queries = append(res.Queries, frames...)
 	}
 	if perr := stop(); perr != nil && err == nil {
 		err = perr

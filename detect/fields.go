@@ -146,7 +146,7 @@ func lookupField(name string) (field, bool) {
 			if len(raw) > maxAllRaw {
 				raw = raw[:maxAllRaw]
 			}
-			return [6]string{e.Message, e.Cmdline, e.URL, e.Path, e.DstHost, raw}
+			return [6]string{e.Message, e.Cmdline, e.URL, e.Path, e.DstHost, evidence.RawText(raw)}
 		})
 	}
 	return field{}, false

@@ -139,7 +139,7 @@ func (b docBuilder) build(ev *Event) (*document.Document, error) {
 	if len(raw) > maxAllRaw {
 		raw = raw[:maxAllRaw]
 	}
-	raw = rawText(raw)
+	raw = RawText(raw)
 	text(allField, strings.Join([]string{ev.Message, ev.Cmdline, ev.URL, ev.Path, ev.DstHost, raw}, " \n "))
 
 	for _, n := range []struct {

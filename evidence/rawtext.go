@@ -1,13 +1,13 @@
 package evidence
 
-// rawText is the part of a raw record that bare words search. For a JSON
+// RawText is the part of a raw record that bare words search. For a JSON
 // record that is its values: the keys are the format's own vocabulary,
 // present in every record of the format, so a bare word matching one
 // would find them all, and indexing them cost a third of the terms of a
 // Tetragon record. true, false and null go too. Values stay as written
 // (escapes included), strings and numbers alike. Anything that is not a
 // JSON object or array is kept whole.
-func rawText(raw string) string {
+func RawText(raw string) string {
 	i := 0
 	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\r' || raw[i] == '\n') {
 		i++

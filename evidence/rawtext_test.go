@@ -11,8 +11,8 @@ func TestRawText(t *testing.T) {
 		{`1627833600.123    250 10.0.3.7 TCP_DENIED/403 "exfil"`, `1627833600.123    250 10.0.3.7 TCP_DENIED/403 "exfil"`},
 		{`{"\u00e9t\u00e9":"value","x":"a\\"}`, `value a\\ `},
 	} {
-		if got := rawText(c.in); got != c.want {
-			t.Errorf("rawText(%s) = %q, want %q", c.in, got, c.want)
+		if got := RawText(c.in); got != c.want {
+			t.Errorf("RawText(%s) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }
