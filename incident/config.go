@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/cordon-ir/cordon/detect"
@@ -28,6 +29,9 @@ type Config struct {
 	// Playbook is a playbook file, or a folder of them, used instead of the
 	// built-in one; relative paths are relative to the workspace.
 	Playbook string `yaml:"playbook"`
+	// PlaybookID picks one playbook from a folder (or the built-in
+	// agent-containment) when the folder holds several.
+	PlaybookID string `yaml:"playbook_id"`
 	// Rules is a detection rule file or folder added to the built-in rules.
 	Rules string `yaml:"rules"`
 	// Actions are the command templates playbook steps may run, by name.
@@ -147,13 +151,42 @@ func (c *Config) Path(p string) string {
 	return filepath.Join(c.dir, p)
 }
 
-// LoadPlaybook returns the playbook the workspace uses: the configured one,
-// or the built-in agent-containment playbook.
+// LoadPlaybook returns the playbook the workspace follows: the configured
+// file, the one of a configured folder (PlaybookID picks among several,
+// the built-in one included), or the built-in agent-containment playbook.
 func (c *Config) LoadPlaybook() (*playbook.Playbook, error) {
+	builtin := playbook.Builtin()
 	if c.Playbook == "" {
-		return playbook.Builtin(), nil
+		if c.PlaybookID != "" && c.PlaybookID != builtin.ID {
+			return nil, fmt.Errorf("%w: playbook_id %q: no playbook folder is configured (the built-in one is %s)", ErrConfig, c.PlaybookID, builtin.ID)
+		}
+		return builtin, nil
 	}
-	return playbook.Load(c.Path(c.Playbook))
+	path := c.Path(c.Playbook)
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: playbook: %v", ErrConfig, err)
+	}
+	if !info.IsDir() {
+		return playbook.Load(path)
+	}
+	pbs, err := playbook.LoadDir(path)
+	if err != nil {
+		return nil, err
+	}
+	if c.PlaybookID == "" && len(pbs) == 1 {
+		return pbs[0], nil
+	}
+	ids := []string{builtin.ID}
+	for _, pb := range append(pbs, builtin) {
+		if pb.ID == c.PlaybookID {
+			return pb, nil
+		}
+		if pb != builtin {
+			ids = append(ids, pb.ID)
+		}
+	}
+	return nil, fmt.Errorf("%w: %s holds %d playbooks: set playbook_id to one of %s", ErrConfig, path, len(pbs), strings.Join(ids, ", "))
 }
 
 // LoadRules returns the detection rules: the built-in set plus the rules
