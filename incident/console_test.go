@@ -309,3 +309,35 @@ func TestBackgroundIngestFollows(t *testing.T) {
 		t.Errorf("after stop: %+v", u)
 	}
 }
+
+// TestIngestWatchesEachSeeEveryChange: several consoles (one per SSH
+// session) follow one ingest; each reader gets the updates, the last one
+// included, not just whichever reader woke first.
+func TestIngestWatchesEachSeeEveryChange(t *testing.T) {
+	ws, err := incident.Create(filepath.Join(t.TempDir(), "w"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	run := ws.StartIngest(context.Background(), []string{incidenttest.ConsoleFixture()}, incident.IngestOptions{}, false)
+	watches := []*incident.IngestWatch{run.Watch(), run.Watch(), run.Watch()}
+	done := make(chan incident.IngestUpdate, len(watches))
+	for _, w := range watches {
+		go func(w *incident.IngestWatch) {
+			var last incident.IngestUpdate
+			for {
+				u, ok := w.Next(context.Background())
+				if !ok {
+					done <- last
+					return
+				}
+				last = u
+			}
+		}(w)
+	}
+	for range watches {
+		if u := <-done; !u.Done || u.Err != nil || len(u.Results) != 4 {
+			t.Errorf("a reader's last update: %+v", u)
+		}
+	}
+}

@@ -17,11 +17,13 @@ import (
 // large incident instead of waiting for the last file.
 type IngestRun struct {
 	cancel context.CancelFunc
-	notify chan struct{} // one pending "something changed"
 	done   chan struct{} // closed when the run ended
+	own    *IngestWatch  // the watch Next uses
 
-	mu     sync.Mutex
-	latest IngestUpdate
+	mu      sync.Mutex
+	latest  IngestUpdate
+	version uint64        // counts changes
+	changed chan struct{} // closed (and replaced) at each change
 }
 
 // IngestUpdate is a snapshot of a background ingest.
@@ -48,7 +50,8 @@ const followInterval = time.Second
 // reader that falls behind sees the latest snapshot, never a queue.
 func (w *Workspace) StartIngest(ctx context.Context, inputs []string, opt IngestOptions, follow bool) *IngestRun {
 	ctx, cancel := context.WithCancel(ctx)
-	r := &IngestRun{cancel: cancel, notify: make(chan struct{}, 1), done: make(chan struct{})}
+	r := &IngestRun{cancel: cancel, done: make(chan struct{}), changed: make(chan struct{})}
+	r.own = r.Watch()
 	opt.Progress = func(p ingest.Progress) {
 		r.mu.Lock()
 		r.latest.Progress = p
@@ -88,28 +91,53 @@ func (r *IngestRun) round(res []ingest.FileResult) {
 }
 
 func (r *IngestRun) poke() {
-	select {
-	case r.notify <- struct{}{}:
-	default:
-	}
+	r.mu.Lock()
+	r.version++
+	close(r.changed)
+	r.changed = make(chan struct{})
+	r.mu.Unlock()
 }
 
 // Next waits for the next change and returns the latest snapshot. After the
-// final update it returns that update again at once, with ok false.
-func (r *IngestRun) Next(ctx context.Context) (u IngestUpdate, ok bool) {
-	select {
-	case <-r.notify:
-	case <-r.done:
-		select {
-		case <-r.notify:
-		default:
-			u = r.Latest()
-			return u, false
+// final update it returns that update again at once, with ok false. It
+// serves one reader; each further reader (a console per SSH session) takes
+// its own Watch.
+func (r *IngestRun) Next(ctx context.Context) (u IngestUpdate, ok bool) { return r.own.Next(ctx) }
+
+// IngestWatch is one reader's view of an ingest: it sees every change
+// after the last one it was given, coalesced, however many readers there
+// are.
+type IngestWatch struct {
+	r    *IngestRun
+	seen uint64
+}
+
+// Watch starts a reader that has seen nothing yet.
+func (r *IngestRun) Watch() *IngestWatch { return &IngestWatch{r: r} }
+
+// Next is IngestRun.Next for this reader.
+func (w *IngestWatch) Next(ctx context.Context) (u IngestUpdate, ok bool) {
+	for {
+		w.r.mu.Lock()
+		version, changed := w.r.version, w.r.changed
+		w.r.mu.Unlock()
+		if version > w.seen {
+			w.seen = version
+			return w.r.Latest(), true
 		}
-	case <-ctx.Done():
-		return r.Latest(), false
+		select {
+		case <-changed:
+		case <-w.r.done:
+			w.r.mu.Lock()
+			more := w.r.version > w.seen
+			w.r.mu.Unlock()
+			if !more {
+				return w.r.Latest(), false
+			}
+		case <-ctx.Done():
+			return w.r.Latest(), false
+		}
 	}
-	return r.Latest(), true
 }
 
 // Latest returns the current snapshot without waiting.
