@@ -39,10 +39,15 @@ type Drill struct {
 
 	replay *Replay
 
-	mu      sync.Mutex
-	injects []Inject // in order of time
+	mu      sync.Mutex // one Advance at a time
+	injects []Inject   // in order of time
 	at      []time.Time
-	fired   int
+
+	// smu guards what a console reads while an Advance ingests: the
+	// injects fired and the records released (and ingested) so far.
+	smu      sync.Mutex
+	fired    int
+	released int
 }
 
 // ErrDrillExists: the output folder already holds a drill.
@@ -124,10 +129,17 @@ func (d *Drill) Advance(ctx context.Context) ([]Inject, error) {
 			return nil, err
 		}
 	}
+	d.smu.Lock()
+	d.released += n // counted once searchable, so a console refreshing on it finds them
+	next := d.fired
+	d.smu.Unlock()
 	var fired []Inject
-	for d.fired < len(d.injects) && !d.at[d.fired].After(now) {
-		in := d.injects[d.fired]
-		d.fired++
+	for next < len(d.injects) && !d.at[next].After(now) {
+		in := d.injects[next]
+		next++
+		d.smu.Lock()
+		d.fired = next
+		d.smu.Unlock()
 		fired = append(fired, in)
 		text := in.Text
 		if text == "" {
@@ -142,12 +154,28 @@ func (d *Drill) Advance(ctx context.Context) ([]Inject, error) {
 
 // NextInject is the next inject to fire and when (ok false: none left).
 func (d *Drill) NextInject() (Inject, time.Time, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.smu.Lock()
+	defer d.smu.Unlock()
 	if d.fired >= len(d.injects) {
 		return Inject{}, time.Time{}, false
 	}
 	return d.injects[d.fired], d.at[d.fired], true
+}
+
+// Fired are the injects fired so far, in order: every console sharing
+// the drill shows the last one, whichever console's Advance fired it.
+func (d *Drill) Fired() []Inject {
+	d.smu.Lock()
+	defer d.smu.Unlock()
+	return append([]Inject(nil), d.injects[:d.fired]...)
+}
+
+// Released counts the records released to the team so far: it grows only,
+// so a console compares it to what it last saw to know the index grew.
+func (d *Drill) Released() int {
+	d.smu.Lock()
+	defer d.smu.Unlock()
+	return d.released
 }
 
 // Withheld counts the records simulated gaps kept from the team.

@@ -88,17 +88,7 @@ func (w *Workspace) Ask(ctx context.Context, actor Actor, cfg assist.Config, req
 		}
 		return assist.Result{}, err
 	}
-	c, err := w.Config()
-	if err != nil {
-		return assist.Result{}, err
-	}
-	sel := req.Selection
-	if sel.Query == "" && len(sel.IDs) == 0 && sel.Findings == nil {
-		if sel.Findings, err = w.allFindings(ctx); err != nil {
-			return assist.Result{}, err
-		}
-	}
-	packet, err := assist.BuildPacket(ctx, w.Store, sel, c.Budget())
+	packet, err := w.AskPacket(ctx, req.Selection)
 	if err != nil {
 		return assist.Result{}, err
 	}
@@ -129,6 +119,23 @@ func (w *Workspace) Ask(ctx context.Context, actor Actor, cfg assist.Config, req
 		return res, errors.Join(err, jerr)
 	}
 	return res, err
+}
+
+// AskPacket builds the evidence packet Ask sends for sel, so that a caller
+// can say what will leave the machine (how many events, tokens and
+// redactions) before asking. An empty selection is the whole incident with
+// every finding.
+func (w *Workspace) AskPacket(ctx context.Context, sel assist.Selection) (assist.Packet, error) {
+	c, err := w.Config()
+	if err != nil {
+		return assist.Packet{}, err
+	}
+	if sel.Query == "" && len(sel.IDs) == 0 && sel.Findings == nil {
+		if sel.Findings, err = w.allFindings(ctx); err != nil {
+			return assist.Packet{}, err
+		}
+	}
+	return assist.BuildPacket(ctx, w.Store, sel, c.Budget())
 }
 
 // allFindings runs the workspace's detection rules over the incident.

@@ -50,7 +50,7 @@ func TestServeObserverCannotWrite(t *testing.T) {
 	// The note key says so too, and opens no input.
 	term.Type("\x1b")
 	before := strings.Count(term.Screen(), "read-only")
-	term.Type("a")
+	term.Type("i")
 	deadline := time.Now().Add(wait)
 	for strings.Count(term.Screen(), "read-only") == before && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
@@ -124,7 +124,7 @@ func TestServeTwentyConsoles(t *testing.T) {
 	// And every console notes its event, all at once, through the note key.
 	for i, term := range terms {
 		go func() {
-			term.Type("a")
+			term.Type("i")
 			if term.Wait("note on event", wait) {
 				term.Type(fmt.Sprintf("seen by user-%d\r", i))
 			}
@@ -191,7 +191,7 @@ func TestServeSharedJournal(t *testing.T) {
 	b.WaitFor("74 hits", wait)
 	b.Type("\t\t\t\t")
 	b.WaitFor("JOURNAL", wait)
-	a.Type("a")
+	a.Type("i")
 	a.WaitFor("note on event", wait)
 	a.Type("agent-7 still holds a credential\r")
 	a.WaitFor("note added", wait)

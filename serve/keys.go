@@ -20,6 +20,7 @@ const (
 	RoleNone Role = iota
 	RoleObserver
 	RoleResponder
+	RoleFacilitator // runs a drill's clock
 )
 
 func (r Role) String() string {
@@ -28,6 +29,8 @@ func (r Role) String() string {
 		return "observer"
 	case RoleResponder:
 		return "responder"
+	case RoleFacilitator:
+		return "facilitator"
 	}
 	return "refused"
 }
@@ -133,10 +136,10 @@ func parseAuthorizedKeys(b []byte) (map[string]keyEntry, []int) {
 
 // keyring decides who gets in and with what role.
 type keyring struct {
-	responders, observers *keyFile
+	responders, observers, facilitators *keyFile
 }
 
-func newKeyring(authorized, observers string, log *slog.Logger) (*keyring, error) {
+func newKeyring(authorized, observers, facilitators string, log *slog.Logger) (*keyring, error) {
 	r := &keyring{}
 	var err error
 	if r.responders, err = newKeyFile(authorized, log); err != nil {
@@ -147,14 +150,24 @@ func newKeyring(authorized, observers string, log *slog.Logger) (*keyring, error
 			return nil, fmt.Errorf("observer keys: %w", err)
 		}
 	}
+	if facilitators != "" {
+		if r.facilitators, err = newKeyFile(facilitators, log); err != nil {
+			return nil, fmt.Errorf("facilitator keys: %w", err)
+		}
+	}
 	return r, nil
 }
 
 // role is what key may do. A key listed as an observer stays read-only
-// even when it is also in authorized_keys: the narrower grant wins.
+// even when it is also in authorized_keys: the narrower grant wins. In a
+// drill, a facilitator's key runs the clock; the authorized keys are the
+// participants'.
 func (r *keyring) role(key gossh.PublicKey) (Role, string) {
 	if e, ok := r.observers.lookup(key); ok {
 		return RoleObserver, e.comment
+	}
+	if e, ok := r.facilitators.lookup(key); ok {
+		return RoleFacilitator, e.comment
 	}
 	if e, ok := r.responders.lookup(key); ok {
 		return RoleResponder, e.comment

@@ -14,6 +14,9 @@ import (
 	"github.com/charmbracelet/ssh"
 	"github.com/charmbracelet/wish"
 	bm "github.com/charmbracelet/wish/bubbletea"
+	"github.com/cordon-ir/cordon/assist"
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/drill"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/muesli/termenv"
 	gossh "golang.org/x/crypto/ssh"
@@ -42,6 +45,9 @@ type Options struct {
 	Commands []Command
 	// Log is the server's own log: refused keys, sessions, shutdown.
 	Log *slog.Logger
+	// Getenv reads the assistant's endpoint and key (os.Getenv in the
+	// binary; nil: none, the assistant answers offline).
+	Getenv func(string) string
 	// ConsoleLog is the consoles' debug log (default: discarded).
 	ConsoleLog *slog.Logger
 	// Grace is how long shutdown waits for sessions to end (default 5s).
@@ -50,19 +56,30 @@ type Options struct {
 	// (default 30s): a client that stalls, or never gets in, does not
 	// hold a connection for ever.
 	Handshake time.Duration
+	// Drill, when set, is served instead of Dir: its workspace (which the
+	// caller opened, writable, and closes), its clock and its questions.
+	// AuthorizedKeys are then the participants'; Facilitators lists the
+	// keys that run the clock. Every action in a drill is a dry run.
+	Drill        *drill.Drill
+	Facilitators string
+	// DrillDebrief is where a facilitator's E writes the debrief.
+	DrillDebrief string
 }
 
 // Server serves one incident's console over SSH.
 type Server struct {
-	opt      Options
-	name     string
-	ws       *incident.Workspace
-	marks    *incident.Marks
-	marksErr error
-	keys     *keyring
-	signer   gossh.Signer
-	created  bool
-	ssh      *ssh.Server
+	opt       Options
+	name      string
+	ws        *incident.Workspace
+	marks     *incident.Marks
+	marksErr  error
+	rules     []detect.Rule
+	assist    assist.Config
+	assistErr error
+	keys      *keyring
+	signer    gossh.Signer
+	created   bool
+	ssh       *ssh.Server
 
 	mu       sync.Mutex
 	closing  bool
@@ -88,13 +105,18 @@ func New(opt Options) (*Server, error) {
 	if opt.Commands == nil {
 		opt.Commands = DefaultCommands()
 	}
+	if opt.Drill != nil {
+		opt.Dir = opt.Drill.WS.Dir
+	} else if opt.Facilitators != "" {
+		return nil, errors.New("facilitator keys are for a drill")
+	}
 	if opt.HostKey == "" {
 		opt.HostKey = filepath.Join(opt.Dir, HostKeyFile)
 	}
 	if opt.AuthorizedKeys == "" {
 		return nil, errors.New("no authorized keys file")
 	}
-	keys, err := newKeyring(opt.AuthorizedKeys, opt.Observers, opt.Log)
+	keys, err := newKeyring(opt.AuthorizedKeys, opt.Observers, opt.Facilitators, opt.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +124,7 @@ func New(opt Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws, err := incident.Open(opt.Dir)
+	ws, err := openWorkspace(opt)
 	if err != nil {
 		return nil, err
 	}
@@ -111,11 +133,41 @@ func New(opt Options) (*Server, error) {
 		programs: map[ssh.Session]*tea.Program{},
 	}
 	s.marks, s.marksErr = ws.Marks()
+	cfg, err := ws.Config()
+	if err == nil {
+		s.rules, err = cfg.LoadRules()
+	}
+	if err != nil {
+		s.closeWorkspace()
+		return nil, err
+	}
+	getenv := opt.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	s.assist, s.assistErr = cfg.AssistantConfig(getenv)
 	if s.ssh, err = s.newSSH(); err != nil {
-		ws.Close()
+		s.closeWorkspace()
 		return nil, err
 	}
 	return s, nil
+}
+
+// openWorkspace opens the served incident read-only, or takes the drill's.
+func openWorkspace(opt Options) (*incident.Workspace, error) {
+	if opt.Drill != nil {
+		return opt.Drill.WS, nil
+	}
+	return incident.Open(opt.Dir)
+}
+
+// closeWorkspace closes what New opened: a drill's workspace is its
+// caller's to close.
+func (s *Server) closeWorkspace() error {
+	if s.opt.Drill != nil {
+		return nil
+	}
+	return s.ws.Close()
 }
 
 // Fingerprint is the host key's SHA256 fingerprint, as ssh shows it on
@@ -212,7 +264,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if errors.Is(err, ssh.ErrServerClosed) {
 		err = nil
 	}
-	if cerr := s.ws.Close(); err == nil {
+	if cerr := s.closeWorkspace(); err == nil {
 		err = cerr
 	}
 	return err
@@ -221,7 +273,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // Close closes a server that was never served.
 func (s *Server) Close() error {
 	s.ssh.Close()
-	return s.ws.Close()
+	return s.closeWorkspace()
 }
 
 func (s *Server) shutdown() {

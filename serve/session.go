@@ -76,7 +76,11 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 			return
 		}
 		sess.Context().SetValue(actorKey{}, who)
-		log := s.opt.Log.With("user", who.Name, "key", who.Key, "role", roleOf(who), "remote", sess.RemoteAddr().String())
+		role := roleOf(who)
+		if s.facilitator(sess) {
+			role = RoleFacilitator.String()
+		}
+		log := s.opt.Log.With("user", who.Name, "key", who.Key, "role", role, "remote", sess.RemoteAddr().String())
 		_, _, hasPty := sess.Pty()
 		if strings.TrimSpace(sess.RawCommand()) != "" {
 			log.Info("command", "command", sess.RawCommand())
@@ -100,6 +104,15 @@ func noTerminal(commands []Command) string {
 		"Connect with a terminal (ssh -t HOST), or run one of the read-only commands\n" +
 		"(ssh HOST COMMAND):\n" + usageList(commands) +
 		"There is no shell here, and no port, agent or X11 forwarding.\n"
+}
+
+// facilitator reports whether a session's key runs the drill's clock.
+func (s *Server) facilitator(sess ssh.Session) bool {
+	if s.opt.Drill == nil || sess.PublicKey() == nil {
+		return false
+	}
+	role, _ := s.keys.role(sess.PublicKey())
+	return role == RoleFacilitator
 }
 
 func roleOf(a incident.Actor) string {
@@ -142,7 +155,8 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		Renderer: r, Dark: r.HasDarkBackground(),
 		Logger: s.opt.ConsoleLog.With("user", who.Name, "key", who.Key),
 		Ctx:    sess.Context(), Actor: who, ReadOnly: who.Observer,
-		Workspace: s.ws,
+		Workspace: s.ws, Rules: s.rules, Assist: s.assist, AssistErr: s.assistErr,
+		Drill: s.opt.Drill, DrillFacilitator: s.facilitator(sess), DrillDebrief: s.opt.DrillDebrief,
 	})
 	opts := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion()}, bm.MakeOptions(sess)...)
 	p := tea.NewProgram(console{m}, opts...)

@@ -222,9 +222,9 @@ func TestNotesOnEventAndStep(t *testing.T) {
 	c := newConsole(t, ws, 80, 24, termenv.Ascii)
 	c.keys("j", "j")
 	ev, _ := c.m.Timeline().Selected()
-	c.keys("a")
+	c.keys("i")
 	if !c.m.Prompt().IsOpen() || c.m.Prompt().Ask().Event != ev.ID {
-		t.Fatalf("a on the timeline asks %+v", c.m.Prompt().Ask())
+		t.Fatalf("i on the timeline asks %+v", c.m.Prompt().Ask())
 	}
 	c.typeText("quick look: q and tab stay here")
 	if c.quit || c.m.Focus() != "timeline" {
@@ -236,12 +236,12 @@ func TestNotesOnEventAndStep(t *testing.T) {
 		t.Fatalf("journal %+v", es)
 	}
 	// esc cancels without writing
-	c.keys("a", "x", "esc")
+	c.keys("i", "x", "esc")
 	if c.m.Prompt().IsOpen() || len(entries(t, ws)) != 1 {
 		t.Error("esc did not cancel the note")
 	}
 	// on the event pane
-	c.keys("enter", "a")
+	c.keys("enter", "i")
 	c.typeText("second")
 	c.keys("enter")
 	if es := entries(t, ws); len(es) != 2 || es[1].Event != ev.ID {
@@ -318,9 +318,13 @@ func TestReadOnlyConsoleRefusesCaseKeys(t *testing.T) {
 	c := &console{t: t, m: m}
 	c.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	c.run(m.Init())
-	c.keys("a")
+	c.keys("i")
 	if text, _ := c.m.Status(); text != incident.ErrReadOnly.Error() || c.m.Prompt().IsOpen() {
-		t.Errorf("a in an observer's timeline: %q", text)
+		t.Errorf("i in an observer's timeline: %q", text)
+	}
+	c.keys("a")
+	if text, _ := c.m.Status(); text != "read-only: observers cannot call the assistant" || c.m.Focus() != "timeline" {
+		t.Errorf("a in an observer's timeline: %q, focus %s", text, c.m.Focus())
 	}
 	c.toPlaybook("contain.stop")
 	for _, k := range []string{"s", "d", "x", "c", "C", "n", "enter", "space"} {

@@ -92,7 +92,7 @@ func TestHostileNoteIsInert(t *testing.T) {
 	ws := incidenttest.New(t)
 	c := newConsole(t, ws, 120, 40, termenv.TrueColor)
 	hostile := "saw \x1b]0;owned\x07 and \x1b[2J\x1b[H and \u202egpj.exe and \x9b31m and \x1b]52;c;ZXZpbA==\x07"
-	c.keys("a")
+	c.keys("i")
 	c.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(hostile), Paste: true})
 	inert(t, "note input", c.m.View())
 	c.keys("enter")

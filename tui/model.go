@@ -9,11 +9,16 @@ import (
 	"github.com/charmbracelet/bubbles/help"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	llm "github.com/cordon-ir/cordon/assist"
+	"github.com/cordon-ir/cordon/detect"
+	dr "github.com/cordon-ir/cordon/drill"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/tui/agents"
+	"github.com/cordon-ir/cordon/tui/assist"
 	"github.com/cordon-ir/cordon/tui/common"
 	"github.com/cordon-ir/cordon/tui/detail"
+	tuidrill "github.com/cordon-ir/cordon/tui/drill"
 	"github.com/cordon-ir/cordon/tui/facet"
 	"github.com/cordon-ir/cordon/tui/findings"
 	"github.com/cordon-ir/cordon/tui/journal"
@@ -38,6 +43,9 @@ type Options struct {
 	Dark     bool
 	Logger   *slog.Logger
 	Ctx      context.Context
+	// Rules are the detection rules the Findings pane runs (nil: the
+	// built-in ones; cordon.yaml may add more).
+	Rules []detect.Rule
 	// Actor is who the journal records for what is done in this console
 	// (default: the OS user, via the console).
 	Actor incident.Actor
@@ -48,10 +56,27 @@ type Options struct {
 	// notes go to (an *incident.Workspace); nil leaves those panes empty
 	// and says why.
 	Workspace common.Casework
+	// Assist is the assistant's endpoint (offline when none is set);
+	// AssistErr says what is wrong with its configuration, and the
+	// Assistant pane shows it and answers offline only.
+	Assist    llm.Config
+	AssistErr error
 	// JournalPoll is how often the Journal pane looks for entries other
 	// processes wrote (0: every second; negative: only after this
 	// console's own writes).
 	JournalPoll time.Duration
+	// Drill is a tabletop drill to run over Workspace (its workspace):
+	// the header shows its clock, a Questions pane joins the tabs, the
+	// facilitator's keys run the clock, and every action is a dry run.
+	Drill *dr.Drill
+	// DrillFacilitator runs the drill's clock; a participant is told the
+	// clock keys are the facilitator's.
+	DrillFacilitator bool
+	// DrillDebrief is where E writes the debrief (default: the folder
+	// holding the drill's workspace).
+	DrillDebrief string
+	// DrillEvery is the drill's tick (0: a second; negative: none, tests).
+	DrillEvery time.Duration
 }
 
 // pane identifies a pane that can have focus.
@@ -64,6 +89,8 @@ const (
 	paneSteps
 	paneJournal
 	paneDetail
+	paneAssist
+	paneQuestions // a drill's briefing and questions
 )
 
 // tabOrder is the order tab cycles through (the event pane joins once an
@@ -85,6 +112,10 @@ func (p pane) String() string {
 		return "journal"
 	case paneDetail:
 		return "event"
+	case paneAssist:
+		return "assistant"
+	case paneQuestions:
+		return "questions"
 	}
 	return "timeline"
 }
@@ -103,7 +134,9 @@ type Model struct {
 	facet    facet.Model
 	steps    steps.Model
 	journal  journal.Model
+	assist   assist.Model
 	prompt   prompt.Model
+	drill    tuidrill.Model
 
 	focus    pane
 	back     pane // where esc from the event pane returns
@@ -113,9 +146,14 @@ type Model struct {
 	clock     common.Clock
 	progress  incident.IngestUpdate
 	ingesting bool
+	// watch is this console's reader of opt.Ingest: consoles of several
+	// SSH sessions follow one ingest.
+	watch *incident.IngestWatch
 
 	err    error
 	status string
+
+	drillRows int // the drill bar's height at the last resize
 }
 
 // New builds a console. Nothing touches the store until Init's commands run.
@@ -148,13 +186,20 @@ func New(opt Options) Model {
 		timeline:  timeline.New(com, opt.Store),
 		detail:    detail.New(com, opt.Store),
 		agents:    agents.New(com, opt.Store),
-		findings:  findings.New(com, opt.Store),
+		findings:  findings.New(com, opt.Store, opt.Rules),
 		search:    search.New(com),
 		facet:     facet.New(com, opt.Store),
 		steps:     steps.New(com, opt.Workspace, opt.Actor, opt.Actor.Observer),
 		journal:   journal.New(com, jr, opt.JournalPoll),
 		prompt:    prompt.New(com),
 		ingesting: opt.Ingest != nil,
+	}
+	m.assist = assist.New(com, opt.Workspace, opt.Actor, opt.Assist, opt.AssistErr)
+	m.drill = tuidrill.New(com, tuidrill.Config{Drill: opt.Drill, Facilitator: opt.DrillFacilitator, ReadOnly: opt.Actor.Observer,
+		Actor: opt.Actor, DebriefDir: opt.DrillDebrief, Every: opt.DrillEvery})
+	m.steps.SetDryRun(opt.Drill != nil) // a drill rehearses the kill switch, never pulls it
+	if opt.Ingest != nil {
+		m.watch = opt.Ingest.Watch()
 	}
 	if opt.Marks != nil {
 		list := opt.Marks.List()
@@ -168,9 +213,10 @@ func New(opt Options) Model {
 // the ingest and the journal (whose first read loads the playbook).
 func (m Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.timeline.Init(), countsCmd(m.com, m.opt.Store, false, false), m.agents.Load(), m.journal.Init()}
-	if m.opt.Ingest != nil {
-		cmds = append(cmds, ingestCmd(m.com, m.opt.Ingest))
+	if m.watch != nil {
+		cmds = append(cmds, ingestCmd(m.com, m.watch))
 	}
+	cmds = append(cmds, m.drill.Init())
 	return tea.Batch(cmds...)
 }
 
@@ -198,6 +244,12 @@ func (m Model) Steps() steps.Model { return m.steps }
 // Journal returns the Journal pane (for tests).
 func (m Model) Journal() journal.Model { return m.journal }
 
+// Drill returns the drill's bar and Questions pane (for tests).
+func (m Model) Drill() tuidrill.Model { return m.drill }
+
+// Assistant returns the Assistant pane (for tests).
+func (m Model) Assistant() assist.Model { return m.assist }
+
 // Prompt returns the one-line input (for tests).
 func (m Model) Prompt() prompt.Model { return m.prompt }
 
@@ -207,7 +259,9 @@ func (m Model) Status() (string, error) { return m.status, m.err }
 // resize lays the panes out: two header lines, the body, one status line.
 func (m *Model) resize(w, h int) tea.Cmd {
 	m.com = m.com.SetSize(w, h)
-	body := max(h-3, 1)
+	body := max(h-3-m.drill.Rows(w), 1)
+	m.drillRows = m.drill.Rows(w)
+	m.drill.SetSize(w, body)
 	cmd := m.timeline.SetSize(w, body)
 	m.detail.SetSize(w, body)
 	m.agents.SetSize(w, body)
@@ -215,6 +269,7 @@ func (m *Model) resize(w, h int) tea.Cmd {
 	m.facet.SetSize(w, body)
 	m.steps.SetSize(w, body)
 	m.journal.SetSize(w, body)
+	m.assist.SetSize(w, body)
 	m.search.SetSize(w)
 	m.prompt.SetSize(w)
 	m.help.Width = w
@@ -260,10 +315,10 @@ func eventCmd(com common.Common, st evidence.Store, id string) tea.Cmd {
 	})
 }
 
-func ingestCmd(com common.Common, run *incident.IngestRun) tea.Cmd {
+func ingestCmd(com common.Common, w *incident.IngestWatch) tea.Cmd {
 	ctx := com.Ctx
 	return com.Cmd(func() tea.Msg {
-		u, _ := run.Next(ctx)
+		u, _ := w.Next(ctx)
 		return ingestMsg{u: u}
 	})
 }

@@ -10,21 +10,26 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/cordon-ir/cordon/tui/common"
 	"github.com/cordon-ir/cordon/tui/detail"
+	tuidrill "github.com/cordon-ir/cordon/tui/drill"
 	"github.com/cordon-ir/cordon/tui/search"
 )
 
 // Update routes: replies go to every pane (each keeps only its own), keys
 // to the search bar or picker when open, else to the global bindings, else
 // to the focused pane. A panic becomes an error on the status line.
-func (m Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
+func (m Model) Update(msg tea.Msg) (out tea.Model, cmd tea.Cmd) {
 	defer func() {
 		if r := recover(); r != nil {
 			m.com.Logger.Error("update panicked", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			m.err = fmt.Errorf("internal error: %v (the console keeps going; details in the --debug log)", r)
-			cmd = nil
+			out, cmd = m, nil
 		}
 	}()
 	m, cmd = m.update(msg)
+	if r := m.drill.Rows(m.com.Width); r != m.drillRows && m.com.Width > 0 {
+		// an inject's text came or went: the body gives up or takes back rows
+		cmd = tea.Batch(cmd, m.resize(m.com.Width, m.com.Height))
+	}
 	return m, cmd
 }
 
@@ -111,7 +116,14 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 				m.err = fmt.Errorf("ingest: %w", msg.u.Err)
 			}
 		} else {
-			cmds = append(cmds, ingestCmd(m.com, m.opt.Ingest))
+			cmds = append(cmds, ingestCmd(m.com, m.watch))
+		}
+		return m, tea.Batch(cmds...)
+	case tuidrill.GrewMsg:
+		// the drill released evidence: refresh as after a followed pass
+		cmds := []tea.Cmd{countsCmd(m.com, m.opt.Store, true, true), m.agents.Load()}
+		if m.findings.Loaded() || m.focus == paneFindings {
+			cmds = append(cmds, m.findings.Load())
 		}
 		return m, tea.Batch(cmds...)
 	case search.SubmitMsg:
@@ -146,6 +158,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		cmd := m.journal.Poll()
 		return m, cmd
 	case common.JournalChangedMsg:
+		m.drill.SetJournal(m.journal.Entries())
 		cmd := m.steps.Load()
 		return m, cmd
 	}
@@ -188,7 +201,10 @@ func (m Model) toAll(msg tea.Msg) (Model, tea.Cmd) {
 	m.agents, cmds[2] = m.agents.Update(msg)
 	m.facet, cmds[3] = m.facet.Update(msg)
 	m.search, cmds[4] = m.search.Update(msg)
-	return m, tea.Batch(cmds[:]...)
+	var drillCmd tea.Cmd
+	m.drill, drillCmd = m.drill.Update(msg)
+	assistCmd := m.toAssist(msg)
+	return m, tea.Batch(append(cmds[:], drillCmd, assistCmd)...)
 }
 
 // toFocused hands a key or mouse event to the focused pane only.
@@ -208,6 +224,13 @@ func (m Model) toFocused(msg tea.Msg) (Model, tea.Cmd) {
 		}
 	case paneJournal:
 		m.journal, cmd = m.journal.Update(msg)
+	case paneAssist:
+		cmd = m.toAssist(msg)
+	case paneQuestions:
+		m.drill, cmd = m.drill.Update(msg)
+		if a, ok := m.drill.TakeAsk(); ok {
+			cmd = tea.Batch(cmd, m.prompt.Open(a))
+		}
 	default:
 		m.timeline, cmd = m.timeline.Update(msg)
 	}
@@ -272,6 +295,13 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.focus = m.back
 		return m, nil
 	}
+	if d, cmd, ok := m.drill.Control(msg); ok { // the drill's clock keys, whatever the focus
+		m.drill = d
+		if a, ok := m.drill.TakeAsk(); ok {
+			cmd = tea.Batch(cmd, m.prompt.Open(a))
+		}
+		return m, cmd
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m, tea.Quit
@@ -293,6 +323,8 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m, nil
 	case key.Matches(msg, k.Note) && (m.focus == paneTimeline || m.focus == paneDetail):
 		return m.askNote()
+	case key.Matches(msg, k.Assist) && m.focus != paneAssist:
+		return m.openAssistant()
 	case key.Matches(msg, k.Time) && m.focus != paneJournal: // t filters the journal by type
 		m.clock.Relative = !m.clock.Relative
 		m.timeline.SetRelative(m.clock.Relative)
@@ -307,6 +339,12 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 // cycle moves focus to the next pane (the event pane only once one is open).
 func (m *Model) cycle(d int) tea.Cmd {
 	order := tabOrder()
+	if m.drill.On() {
+		order = append(order, paneQuestions)
+	}
+	if m.assist.Active() {
+		order = append(order, paneAssist)
+	}
 	if m.detail.Has() {
 		order = append(order, paneDetail)
 	}

@@ -24,6 +24,9 @@ func (m Model) View() (out string) {
 	}
 	body := m.body()
 	lines := []string{m.headerTop(), m.headerFilter(), body, m.statusLine()}
+	if bar := m.drill.Bar(w); len(bar) > 0 { // a drill's clock and last inject under the header
+		lines = append(append(lines[:2:2], bar...), body, m.statusLine())
+	}
 	return strings.Join(lines, "\n")
 }
 
@@ -45,6 +48,10 @@ func (m Model) body() string {
 		return m.steps.View()
 	case paneJournal:
 		return m.journal.View()
+	case paneAssist:
+		return m.assist.View()
+	case paneQuestions:
+		return m.drill.View()
 	}
 	return m.timeline.View()
 }
@@ -129,9 +136,15 @@ func (m Model) statusLine() string {
 		return st.Status.Render(common.Fit(m.status, w))
 	}
 	m.help.Width = w
+	if m.focus == paneQuestions {
+		return m.help.ShortHelpView(m.drill.ShortHelp())
+	}
 	name := m.focus.String()
 	if m.focus == paneSteps && m.steps.InDetail() {
 		name = "playbook-step"
+	}
+	if m.focus == paneAssist {
+		name = m.assist.HelpName()
 	}
 	return m.help.ShortHelpView(m.com.Keys.ShortHelpFor(name))
 }
@@ -140,9 +153,12 @@ func (m Model) statusLine() string {
 // syntax a responder needs first.
 func (m Model) helpView() string {
 	st := m.com.Styles
-	w, h := m.com.Width, max(m.com.Height-3, 1)
+	w, h := m.com.Width, max(m.com.Height-3-m.drillRows, 1)
 	lines := []string{st.Section.Render("KEYS"), ""}
 	lines = append(lines, strings.Split(m.help.FullHelpView(m.com.Keys.FullHelp()), "\n")...)
+	for _, l := range m.drill.HelpLines() {
+		lines = append(lines, "  "+st.HelpDesc.Render(l))
+	}
 	lines = append(lines, "", st.Section.Render("QUERIES (Bleve query-string syntax)"), "")
 	for _, l := range []string{
 		"agent:agent-7 +decision:deny   exact field values; + must match, - must not",
@@ -152,7 +168,8 @@ func (m Model) helpView() string {
 		"esc clears the search, then the filter; ? or esc closes this help",
 		"tab: timeline → agents → findings → playbook → journal",
 		"playbook: enter step, s start, d done, x skip, c/C check, space tick, n note",
-		"journal: t by type, enter opens its event; a: note on the selected event",
+		"journal: t by type, enter opens its event; i: note on the selected event",
+		"a: the assistant on the selection (a search, a finding, an event); it asks before sending evidence",
 	} {
 		lines = append(lines, "  "+st.HelpDesc.Render(l))
 	}

@@ -67,8 +67,8 @@ func cmdAgents(ctx context.Context, e *env, args []string) error {
 			cov = []incident.SourceCoverage{}
 		}
 		return json.NewEncoder(e.stdout).Encode(struct {
-			Agents       []agentReport    `json:"agents"`
-			Unattributed int64            `json:"unattributed"`
+			Agents       []agentReport             `json:"agents"`
+			Unattributed int64                     `json:"unattributed"`
 			Coverage     []incident.SourceCoverage `json:"coverage"`
 		}{reports, unattributed, cov})
 	}

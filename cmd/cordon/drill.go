@@ -3,15 +3,19 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/cordon-ir/cordon/drill"
+	"github.com/cordon-ir/cordon/tui"
 )
 
-const drillArgs = "SCENARIO --headless --answers FILE [--out DIR] | debrief DIR [--json]"
+const drillArgs = "SCENARIO [--out DIR] [--speed N] [--role facilitator|participant] | SCENARIO --headless --answers FILE [--out DIR] | debrief DIR [--json]"
 
 // cmdDrill runs a tabletop drill over a sample incident, or debriefs one.
 func cmdDrill(ctx context.Context, e *env, args []string) error {
@@ -23,6 +27,8 @@ func cmdDrill(ctx context.Context, e *env, args []string) error {
 	answers := fs.String("answers", "", "the team's answers, subject and steps, each at a scenario time (YAML or JSON; docs/drills.md)")
 	out := fs.String("out", "", "write the workspace and the debrief under `DIR` (default: a new folder under $XDG_STATE_HOME/cordon/drills)")
 	speed := fs.String("speed", "", "scenario seconds per second, 1 to 600, or max (default: the script's)")
+	role := fs.String("role", "facilitator", "in the console: `ROLE` facilitator (runs the clock) or participant (answers only)")
+	debug := fs.String("debug", "", "console: write a debug log to `FILE`")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -36,7 +42,11 @@ func cmdDrill(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	switch *speed {
-	case "", "max":
+	case "":
+	case "max":
+		if !*headless {
+			s.Speed = drill.MaxSpeed
+		}
 	default:
 		v, err := strconv.ParseFloat(*speed, 64)
 		if err != nil || v < 1 || v > drill.MaxSpeed {
@@ -48,7 +58,13 @@ func cmdDrill(ctx context.Context, e *env, args []string) error {
 		*out = filepath.Join(stateHome(), "cordon", "drills", s.Scenario+"-"+nowStamp())
 	}
 	if !*headless {
-		return fmt.Errorf("%w: the drill console is not available yet: run it with --headless --answers FILE", errUsage)
+		if *answers != "" {
+			return fmt.Errorf("%w: --answers is for --headless: in the console the team types its answers", errUsage)
+		}
+		if *role != "facilitator" && *role != "participant" {
+			return fmt.Errorf("%w: --role %q: want facilitator or participant", errUsage, *role)
+		}
+		return drillConsole(ctx, e, s, *out, *role == "facilitator", *debug)
 	}
 	if *answers == "" {
 		return fmt.Errorf("%w: a headless drill needs --answers FILE", errUsage)
@@ -88,6 +104,51 @@ func cmdDrillDebrief(ctx context.Context, e *env, args []string) error {
 		return enc.Encode(deb)
 	}
 	return deb.WriteMarkdown(e.stdout)
+}
+
+// drillConsole runs the drill in the console over a new workspace in
+// out/workspace; the debrief goes to out.
+func drillConsole(ctx context.Context, e *env, s *drill.Script, out string, facilitator bool, debug string) error {
+	if !isTerminal(e.stdout) {
+		return fmt.Errorf("%w: the drill console needs a terminal; without one, run it with --headless --answers FILE", errUsage)
+	}
+	log, closeLog, err := debugLog(debug)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	d, err := drill.Start(ctx, s, filepath.Join(out, "workspace"), nil)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	fmt.Fprintf(e.stderr, "cordon: drill %s in %s\n", s.Scenario, out)
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	marks, marksErr := d.WS.Marks()
+	m := tui.New(tui.Options{
+		Name: "drill " + s.Scenario, Store: d.WS.Store, Marks: marks, MarksErr: marksErr,
+		Renderer: renderer(e.stdout), Dark: darkBackground(), Logger: log, Ctx: cctx,
+		Workspace: d.WS, Drill: d, DrillFacilitator: facilitator, DrillDebrief: out,
+	})
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(cctx),
+		tea.WithOutput(e.stdout))
+	final, runErr := p.Run()
+	cancel()
+	ws := filepath.Join(out, "workspace")
+	fmt.Fprintf(e.stdout, "drill %s stopped at %s (scenario time)\n", s.Scenario, d.Clock.Now().UTC().Format(time.RFC3339))
+	fmt.Fprintf(e.stdout, "workspace: %s\n", ws)
+	if _, err := os.Stat(filepath.Join(out, "debrief.md")); err == nil {
+		fmt.Fprintf(e.stdout, "debrief: %s and debrief.json\n", filepath.Join(out, "debrief.md"))
+	}
+	fmt.Fprintf(e.stdout, "debrief it (again) with: cordon drill debrief %s\n", ws)
+	if runErr != nil && !errors.Is(runErr, tea.ErrProgramKilled) {
+		return fmt.Errorf("console: %w", runErr)
+	}
+	if fm, ok := final.(tui.Model); ok && fm.Err() != nil {
+		return fmt.Errorf("console: %w", fm.Err())
+	}
+	return nil
 }
 
 func nowStamp() string { return time.Now().UTC().Format("20060102-150405") }

@@ -162,3 +162,41 @@ func TestDrillEvidenceNamedTwice(t *testing.T) {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
 }
+
+// TestDrillConsoleUsage: the console needs a terminal, a known role, and
+// takes no answers file.
+func TestDrillConsoleUsage(t *testing.T) {
+	scenario := filepath.Join("..", "..", "sample-incidents", "persistence-after-kill")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--out", filepath.Join(t.TempDir(), "a")}, "needs a terminal"},
+		{[]string{"--role", "boss"}, `--role "boss"`},
+		{[]string{"--answers", "x.yaml"}, "--answers is for --headless"},
+	} {
+		code, _, stderr := cordon(append([]string{"drill", scenario}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q", c.args, code, stderr)
+		}
+	}
+}
+
+// TestServeDrillUsage: a served drill needs the facilitators' keys, and
+// facilitators need a drill.
+func TestServeDrillUsage(t *testing.T) {
+	scenario := filepath.Join("..", "..", "sample-incidents", "persistence-after-kill")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--drill", scenario}, "--drill needs --facilitators"},
+		{[]string{"--incident", t.TempDir(), "--facilitators", "f"}, "are for --drill"},
+		{[]string{"--incident", t.TempDir(), "--drill", scenario}, "--incident DIR or --drill SCENARIO"},
+	} {
+		code, _, stderr := cordon(append([]string{"serve"}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q", c.args, code, stderr)
+		}
+	}
+}

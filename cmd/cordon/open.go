@@ -13,6 +13,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/cordon-ir/cordon/assist"
+	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/ingest"
 	"github.com/cordon-ir/cordon/tui"
@@ -76,10 +78,15 @@ func cmdOpen(ctx context.Context, e *env, args []string) error {
 		run = ws.StartIngest(cctx, inputs, incident.IngestOptions{Format: *format}, !*noFollow)
 	}
 	marks, marksErr := ws.Marks()
+	acfg, acfgErr := assistConfig(ws)
+	rules, err := workspaceRules(ws)
+	if err != nil {
+		return err
+	}
 	m := tui.New(tui.Options{
 		Name: filepath.Base(ws.Dir), Store: ws.Store, Marks: marks, MarksErr: marksErr,
 		Ingest: run, Renderer: renderer(e.stdout), Dark: darkBackground(), Logger: log, Ctx: cctx,
-		Workspace: ws,
+		Workspace: ws, Assist: acfg, AssistErr: acfgErr, Rules: rules,
 	})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(cctx),
 		tea.WithOutput(e.stdout))
@@ -100,6 +107,27 @@ func cmdOpen(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("console: %w", fm.Err())
 	}
 	return nil
+}
+
+// workspaceRules are the detection rules: the built-in ones and those the
+// workspace's cordon.yaml adds.
+func workspaceRules(ws *incident.Workspace) ([]detect.Rule, error) {
+	c, err := ws.Config()
+	if err != nil {
+		return nil, err
+	}
+	return c.LoadRules()
+}
+
+// assistConfig is the console assistant's endpoint: the workspace's
+// cordon.yaml, then the environment. A configuration that cannot work is
+// shown in the Assistant pane rather than refusing to open the console.
+func assistConfig(ws *incident.Workspace) (assist.Config, error) {
+	c, err := ws.Config()
+	if err != nil {
+		return assist.DefaultConfig(), err
+	}
+	return c.AssistantConfig(os.Getenv)
 }
 
 // renderer styles for the terminal on w; NO_COLOR (any value) turns every

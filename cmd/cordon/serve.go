@@ -10,10 +10,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cordon-ir/cordon/drill"
 	"github.com/cordon-ir/cordon/serve"
 )
 
-const serveArgs = "--incident DIR [--listen 127.0.0.1:2222] [--host-key PATH] [--authorized-keys PATH] [--observers PATH] [--debug LOG]"
+const serveArgs = "--incident DIR | --drill SCENARIO [--out DIR] [--facilitators PATH] [--listen 127.0.0.1:2222] [--host-key PATH] [--authorized-keys PATH] [--observers PATH] [--debug LOG]"
 
 // cmdServe serves the console of one incident over SSH until SIGTERM or
 // SIGINT, then shuts down gracefully.
@@ -25,13 +26,40 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	authorized := fs.String("authorized-keys", "", "responders' public keys, OpenSSH format (default ~/.ssh/authorized_keys); re-read when it changes")
 	observers := fs.String("observers", "", "observers' public keys (same format): they get a read-only console")
 	debug := fs.String("debug", "", "write the consoles' debug log to `FILE`")
+	scenario := fs.String("drill", "", "serve a tabletop drill of `SCENARIO` instead of an incident: --authorized-keys are the participants")
+	facilitators := fs.String("facilitators", "", "with --drill: the keys of those who run the drill's clock (same format)")
+	out := fs.String("out", "", "with --drill: the drill's new folder `DIR` (workspace and debrief; default under $XDG_STATE_HOME/cordon/drills)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
-	if *dir == "" || len(pos) > 0 {
+	if (*dir == "") == (*scenario == "") || len(pos) > 0 {
 		fs.Usage()
-		return fmt.Errorf("%w: serve needs --incident DIR and no other arguments", errUsage)
+		return fmt.Errorf("%w: serve needs --incident DIR or --drill SCENARIO, and no other arguments", errUsage)
+	}
+	if *scenario == "" && (*facilitators != "" || *out != "") {
+		return fmt.Errorf("%w: --facilitators and --out are for --drill", errUsage)
+	}
+	if *scenario != "" && *facilitators == "" {
+		return fmt.Errorf("%w: --drill needs --facilitators PATH: the keys that run the drill's clock", errUsage)
+	}
+	var d *drill.Drill
+	if *scenario != "" {
+		s, err := drill.Load(*scenario)
+		if err != nil {
+			return err
+		}
+		if *out == "" {
+			*out = filepath.Join(stateHome(), "cordon", "drills", s.Scenario+"-"+nowStamp())
+		}
+		if d, err = drill.Start(ctx, s, filepath.Join(*out, "workspace"), nil); err != nil {
+			return err
+		}
+		defer func() {
+			d.Close()
+			fmt.Fprintf(e.stderr, "cordon: drill workspace %s; debrief it with: cordon drill debrief %s\n", d.WS.Dir, d.WS.Dir)
+		}()
+		*dir = d.WS.Dir
 	}
 	abs, err := filepath.Abs(*dir)
 	if err != nil {
@@ -49,10 +77,17 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer closeLog()
-	srv, err := serve.New(serve.Options{
+	opt := serve.Options{
 		Dir: abs, HostKey: *hostKey, AuthorizedKeys: *authorized, Observers: *observers,
 		Exec: serveExec(abs), Log: slog.New(slog.NewTextHandler(e.stderr, nil)), ConsoleLog: clog,
-	})
+		Getenv: os.Getenv,
+	}
+	if d != nil {
+		// the drill's workspace is open for writing here: a command would
+		// find it locked, so a drill serves the console only
+		opt.Exec, opt.Drill, opt.Facilitators, opt.DrillDebrief = nil, d, *facilitators, *out
+	}
+	srv, err := serve.New(opt)
 	if err != nil {
 		return err
 	}

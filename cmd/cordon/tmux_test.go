@@ -135,3 +135,30 @@ func TestNoColor(t *testing.T) {
 		t.Errorf("NO_COLOR still styles: %q", got)
 	}
 }
+
+// TestAssistantInTmux opens the assistant on a finding with no endpoint
+// configured: summarize answers offline at once, and enter on a claim
+// filters the timeline to the events it cites.
+func TestAssistantInTmux(t *testing.T) {
+	for _, v := range []string{"CORDON_LLM_BASE_URL", "CORDON_LLM_MODEL", "OPENAI_API_KEY"} {
+		t.Setenv(v, "") // the tmux server, and so cordon, inherit these
+	}
+	c := startTmuxConsole(t)
+	c.wait("the timeline", "TIMELINE", "74 events")
+	c.send("Tab", "Tab")
+	c.wait("the findings", "FINDINGS", "boundary-probing")
+	c.send("a")
+	c.wait("the task picker", "ASSISTANT", "on: finding", "offline (no endpoint configured)", "▸ summarize")
+	c.send("Enter")
+	s := c.wait("the offline answer", "offline answer (no endpoint configured)", "verified · cites", "the exchange is in the journal")
+	if strings.Contains(s, "UNVERIFIED") {
+		t.Errorf("an offline claim is unverified:\n%s", s)
+	}
+	if lines := strings.Split(strings.TrimRight(s, "\n"), "\n"); len(lines) > 24 {
+		t.Errorf("%d lines on a 24-line terminal", len(lines))
+	}
+	c.send("Enter")
+	c.wait("the claim's events", "TIMELINE", "timeline filtered to the", "claim 1 cites")
+	c.send("q")
+	c.wait("cordon to exit", "reopen with: cordon open "+c.ws)
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/playbook"
 )
@@ -23,6 +24,11 @@ type Casework interface {
 	Note(ctx context.Context, actor incident.Actor, step, event, text string) (incident.Entry, error)
 	PlanAction(ctx context.Context, stepID, name string) (incident.ActionPlan, error)
 	RunAction(ctx context.Context, actor incident.Actor, stepID string, p incident.ActionPlan, confirm string, dryRun bool) ([]incident.ActionRun, error)
+	// AskPacket is the evidence Ask would send for a selection (to say
+	// what leaves the machine before it does); Ask runs an assistant task
+	// and journals the exchange.
+	AskPacket(ctx context.Context, sel assist.Selection) (assist.Packet, error)
+	Ask(ctx context.Context, actor incident.Actor, cfg assist.Config, req incident.AskRequest, opts ...assist.Option) (assist.Result, error)
 }
 
 // Ask is a one-line question the root asks at the bottom of the screen on a
@@ -30,7 +36,8 @@ type Casework interface {
 // right after land in the input); the answer comes back to every pane as
 // AnswerMsg.
 type Ask struct {
-	// Kind says what the answer is for: AskNote, AskDoneAt, AskSkip.
+	// Kind says what the answer is for: AskNote, AskDoneAt, AskSkip,
+	// AskConfirm, AskQuestion.
 	Kind  string
 	Step  string // the step it concerns, if any
 	Event string // the event it concerns, if any
@@ -44,6 +51,8 @@ const (
 	AskDoneAt  = "done-at"
 	AskSkip    = "skip"
 	AskConfirm = "confirm" // the agent id typed back before an action runs
+	// AskQuestion is the free-form question of the assistant's ask task.
+	AskQuestion = "assistant-question"
 )
 
 // AnswerMsg is what the responder typed (enter) for an Ask, or that they

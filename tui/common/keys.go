@@ -15,6 +15,13 @@ type KeyMap struct {
 	// Case work: the Playbook pane, notes, the Journal pane.
 	Start, Done, Skip, Check, CheckAll, Toggle key.Binding
 	Note, StepNote, TypeFilter                 key.Binding
+
+	// A tabletop drill: the facilitator's clock keys and the inject line.
+	DrillPause, DrillFaster, DrillSlower, DrillJump, DrillEnd, DrillDismiss key.Binding
+
+	// The Assistant pane: a opens it on the selection; y/n answer its
+	// question before evidence is sent.
+	Assist, Yes, No key.Binding
 }
 
 // DefaultKeyMap returns a fresh key map (one per console).
@@ -54,19 +61,32 @@ func DefaultKeyMap() *KeyMap {
 		Check:      b("c", "run step's check", "c"),
 		CheckAll:   b("C", "run all checks", "C"),
 		Toggle:     b("space", "tick checklist item", " "),
-		Note:       b("a", "add note", "a"),
-		StepNote:   b("n", "note on step", "n", "a"),
+		Note:       b("i", "insert note", "i"),
+		StepNote:   b("n", "note on step", "n", "i"),
 		TypeFilter: b("t", "journal: by type", "t"),
+
+		DrillPause:   b("p", "drill: pause/resume", "p"),
+		DrillFaster:  b("+", "drill: faster", "+", "="),
+		DrillSlower:  b("-", "drill: slower", "-"),
+		DrillJump:    b("J", "drill: jump to next inject", "J"),
+		DrillEnd:     b("E", "drill: end and debrief", "E"),
+		DrillDismiss: b("D", "drill: dismiss inject", "D"),
+
+		Assist: b("a", "assistant", "a"),
+		Yes:    b("y", "send", "y"),
+		No:     b("n", "don't send", "n"),
 	}
 }
 
 // ShortHelp is the one-line help of the status bar.
 func (k *KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Search, k.Open, k.Facet, k.NextPane, k.Mark, k.Note, k.Help, k.Quit}
+	return []key.Binding{k.Search, k.Open, k.Facet, k.NextPane, k.Mark, k.Note, k.Assist, k.Help, k.Quit}
 }
 
 // ShortHelpFor is the status bar's help for a pane ("timeline", "event",
-// "agents", "findings", "playbook", "playbook-step", "journal"): the same
+// "agents", "findings", "playbook", "playbook-step", "journal", and the
+// assistant's "assistant", "assistant-confirm", "assistant-running",
+// "assistant-answer"): the same
 // bindings, described for what they do there.
 func (k *KeyMap) ShortHelpFor(pane string) []key.Binding {
 	as := func(b key.Binding, desc string) key.Binding {
@@ -75,11 +95,11 @@ func (k *KeyMap) ShortHelpFor(pane string) []key.Binding {
 	}
 	switch pane {
 	case "event":
-		return []key.Binding{as(k.NextMatch, "next related"), as(k.Open, "open related"), k.Back, k.Mark, k.Note, k.NextPane, k.Help, k.Quit}
+		return []key.Binding{as(k.NextMatch, "next related"), as(k.Open, "open related"), k.Back, k.Mark, k.Note, as(k.Assist, "assistant on event"), k.NextPane, k.Help, k.Quit}
 	case "agents":
 		return []key.Binding{as(k.Open, "filter timeline to agent"), k.NextPane, k.Search, k.Help, k.Quit}
 	case "findings":
-		return []key.Binding{as(k.Open, "filter timeline to evidence"), k.NextPane, k.Search, k.Help, k.Quit}
+		return []key.Binding{as(k.Open, "filter timeline to evidence"), as(k.Assist, "assistant on finding"), k.NextPane, k.Search, k.Help, k.Quit}
 	case "playbook":
 		return []key.Binding{as(k.Open, "open"), as(k.Start, "start"), as(k.Done, "done"), as(k.Skip, "skip"), as(k.Check, "check"),
 			as(k.Toggle, "tick"), as(k.StepNote, "note"), k.Help}
@@ -88,6 +108,14 @@ func (k *KeyMap) ShortHelpFor(pane string) []key.Binding {
 			as(k.Skip, "skip"), as(k.Check, "check"), as(k.StepNote, "note")}
 	case "journal":
 		return []key.Binding{as(k.Open, "open event"), k.TypeFilter, k.NextPane, k.Search, k.Help, k.Quit}
+	case "assistant":
+		return []key.Binding{as(k.Open, "run task"), as(k.Down, "next task"), as(k.Up, "previous task"), k.NextPane, k.Help, k.Quit}
+	case "assistant-confirm":
+		return []key.Binding{k.Yes, k.No, as(k.Back, "don't send")}
+	case "assistant-running":
+		return []key.Binding{as(k.Back, "cancel the request")}
+	case "assistant-answer":
+		return []key.Binding{as(k.Open, "show cited events"), as(k.Down, "next claim"), as(k.Up, "previous claim"), as(k.Back, "tasks"), k.NextPane, k.Help}
 	}
 	return k.ShortHelp()
 }
@@ -97,7 +125,7 @@ func (k *KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Search, k.NextMatch, k.PrevMatch, k.Facet, k.Open, k.Back},
-		{k.NextPane, k.PrevPane, k.Mark, k.NextMark, k.Note, k.Time, k.Help, k.Quit},
+		{k.NextPane, k.PrevPane, k.Mark, k.NextMark, k.Note, k.Assist, k.Time, k.Help, k.Quit},
 		{k.Start, k.Done, k.Skip, k.Check, k.CheckAll, k.Toggle, k.StepNote, k.TypeFilter},
 	}
 }

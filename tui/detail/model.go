@@ -70,6 +70,10 @@ func (m Model) CanGoBack() bool { return len(m.stack) > 0 }
 // Event returns the open event.
 func (m Model) Event() evidence.Event { return m.ev }
 
+// Related returns the groups of events linked to the open event, as far
+// as they have been found.
+func (m Model) Related() []incident.Related { return m.related }
+
 // SetClock sets how times are shown.
 func (m *Model) SetClock(c common.Clock) {
 	if c != m.clock {

@@ -29,6 +29,7 @@ type findingsMsg struct {
 type Model struct {
 	com   common.Common
 	store evidence.Store
+	rules []detect.Rule // nil: the built-in ones
 
 	findings []detect.Finding
 	loaded   bool
@@ -38,9 +39,10 @@ type Model struct {
 	clock    common.Clock
 }
 
-// New returns the pane; Load fills it.
-func New(com common.Common, store evidence.Store) Model {
-	return Model{com: com, store: store}
+// New returns the pane; Load fills it by running rules (nil: the built-in
+// ones).
+func New(com common.Common, store evidence.Store, rules []detect.Rule) Model {
+	return Model{com: com, store: store, rules: rules}
 }
 
 // SetSize sets the pane's size.
@@ -55,6 +57,14 @@ func (m *Model) SetClock(c common.Clock) { m.clock = c }
 // Findings returns the rows (for tests).
 func (m Model) Findings() []detect.Finding { return m.findings }
 
+// Selected returns the finding under the cursor.
+func (m Model) Selected() (detect.Finding, bool) {
+	if m.cur < 0 || m.cur >= len(m.findings) {
+		return detect.Finding{}, false
+	}
+	return m.findings[m.cur], true
+}
+
 // Loaded reports whether the detectors have run once.
 func (m Model) Loaded() bool { return m.loaded }
 
@@ -63,9 +73,9 @@ func (m Model) Loaded() bool { return m.loaded }
 func (m *Model) Load() tea.Cmd {
 	m.seq++
 	m.loading = true
-	ctx, st, seq := m.com.Ctx, m.store, m.seq
+	ctx, st, seq, rules := m.com.Ctx, m.store, m.seq, m.rules
 	return m.com.Cmd(func() tea.Msg {
-		fs, err := incident.Findings(ctx, st, incident.FindingsOptions{})
+		fs, err := incident.Findings(ctx, st, incident.FindingsOptions{Rules: rules})
 		Sort(fs)
 		return findingsMsg{seq: seq, findings: fs, err: err}
 	})

@@ -380,7 +380,7 @@ func (m Model) View() string {
 		out = append(out, style.Render(common.Fit(title, w)))
 		out = append(out, st.ColHeader.Render(common.PadRight("  "+m.row("SEQ", "TIME", "ACTOR", "TYPE", "STEP/EVENT · TEXT", w-2), w)))
 		if m.loaded && len(m.shown) == 0 {
-			msg := "  the journal is empty: s, d, x, c in the Playbook pane and a (note) write to it"
+			msg := "  the journal is empty: s, d, x, c in the Playbook pane, i (note) and a (assistant) write to it"
 			if m.typ != "" {
 				msg = "  no entry of this type"
 			}

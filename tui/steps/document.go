@@ -158,7 +158,11 @@ func (m Model) document(r playbook.StepRef, ss incident.StepState, w int) []line
 		for _, argv := range p.Commands {
 			text(st.Deny.Render(common.Fit("  $ "+incident.CommandLine(argv), w)))
 		}
-		text(st.Dim.Render(common.Fit("  type "+p.Confirm+" below to run; the journal keeps the output", w)))
+		how := "  type " + p.Confirm + " below to run; the journal keeps the output"
+		if m.dryRun {
+			how = "  drill: a dry run, nothing runs; type " + p.Confirm + " below to record it in the journal"
+		}
+		text(st.Dim.Render(common.Fit(how, w)))
 	}
 	if ss.Notes > 0 {
 		notes := fmt.Sprintf("%d notes", ss.Notes)

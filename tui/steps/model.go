@@ -30,6 +30,9 @@ type Model struct {
 	ws       common.Casework
 	actor    incident.Actor
 	readOnly bool
+	// dryRun simulates every action (a drill): the journal records what
+	// would have run, nothing runs.
+	dryRun bool
 
 	pb      *playbook.Playbook
 	refs    []playbook.StepRef
@@ -74,6 +77,10 @@ func (m *Model) TakeAsk() (common.Ask, bool) {
 func New(com common.Common, ws common.Casework, actor incident.Actor, readOnly bool) Model {
 	return Model{com: com, ws: ws, actor: actor, readOnly: readOnly}
 }
+
+// SetDryRun makes every confirmed action a dry run: in a tabletop drill
+// the kill switch is rehearsed, never pulled.
+func (m *Model) SetDryRun(on bool) { m.dryRun = on }
 
 // SetSize sets the pane's size.
 func (m *Model) SetSize(w, h int) {
@@ -180,6 +187,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m.plan, m.planStep = &msg.plan, msg.step
 		m.asking = &common.Ask{Kind: common.AskConfirm, Step: msg.step,
 			Prompt: fmt.Sprintf("type %s to run %s (esc cancels): ", msg.plan.Confirm, msg.plan.Name)}
+		if m.dryRun {
+			m.asking.Prompt = fmt.Sprintf("drill: type %s to dry-run %s, nothing runs (esc cancels): ", msg.plan.Confirm, msg.plan.Name)
+		}
 		m.rebuild()
 		m.dtop = 0 // the commands first
 		return m, nil

@@ -158,11 +158,14 @@ func (m *Model) planAction(stepID, name string) tea.Cmd {
 // runAction runs a confirmed plan; the journal keeps the commands, exit
 // codes and output, failed runs included.
 func (m Model) runAction(stepID string, p incident.ActionPlan, confirm string) tea.Cmd {
-	ws, actor := m.ws, m.actor
+	ws, actor, dry := m.ws, m.actor, m.dryRun
 	return m.write("action "+p.Name, func(ctx context.Context) (string, error) {
-		runs, err := ws.RunAction(ctx, actor, stepID, p, confirm, false)
+		runs, err := ws.RunAction(ctx, actor, stepID, p, confirm, dry)
 		if err != nil {
 			return "", err
+		}
+		if dry {
+			return evidence.Printable(fmt.Sprintf("drill: %s dry run, %d command(s) recorded in the journal, none ran", p.Name, len(runs))), nil
 		}
 		codes := make([]string, len(runs))
 		for i, r := range runs {

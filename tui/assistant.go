@@ -1,0 +1,50 @@
+package tui
+
+import (
+	"errors"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/cordon-ir/cordon/tui/assist"
+)
+
+// openAssistant opens the Assistant pane on the focused pane's selection:
+// the finding under the cursor, the open event and its related events,
+// the timeline's search and filter, or else the whole incident.
+func (m Model) openAssistant() (Model, tea.Cmd) {
+	switch {
+	case m.opt.Actor.Observer:
+		m.status = "read-only: observers cannot call the assistant"
+		return m, nil
+	case m.opt.Workspace == nil:
+		m.err = errors.New("the assistant needs an incident workspace (cordon open DIR)")
+		return m, nil
+	}
+	sel := assist.Whole()
+	switch m.focus {
+	case paneTimeline:
+		n, known := m.timeline.Hits()
+		sel = assist.FromQuery(m.timeline.Query(), n, known)
+	case paneFindings:
+		if f, ok := m.findings.Selected(); ok {
+			sel = assist.FromFinding(f)
+		}
+	case paneDetail:
+		if m.detail.Has() {
+			sel = assist.FromEvent(m.detail.Event(), m.detail.Related())
+		}
+	}
+	m.focus = paneAssist
+	cmd := m.assist.Open(sel)
+	return m, cmd
+}
+
+// toAssist hands a message to the Assistant pane and opens the question it
+// raises at once, so that keys typed right after land in the input.
+func (m *Model) toAssist(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	m.assist, cmd = m.assist.Update(msg)
+	if a, ok := m.assist.TakeAsk(); ok {
+		cmd = tea.Batch(cmd, m.prompt.Open(a))
+	}
+	return cmd
+}
