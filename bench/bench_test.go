@@ -19,7 +19,7 @@ func TestRunSmall(t *testing.T) {
 	if res.Events != int64(res.Records-res.Rejects) || res.Events < 1900 {
 		t.Errorf("%d records, %d rejected, %d events indexed", res.Records, res.Rejects, res.Events)
 	}
-	if res.EventsPerSec <= 0 || res.IndexBytes <= 0 || res.PeakRSS <= 0 {
+	if res.EventsPerSec <= 0 || res.IndexBytes <= 0 || res.PeakRSS <= 0 || res.PeakRSSRun < res.PeakRSS {
 		t.Errorf("missing figures: %+v", res)
 	}
 	if len(res.Queries) != 11 {
