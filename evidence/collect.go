@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -75,27 +76,29 @@ func readByNumber(snap *scorch.IndexSnapshot, hits search.DocumentMatchCollectio
 			return nil, fmt.Errorf("event %s: document %d is in no segment", h.ID, num)
 		}
 		var id string
-		var st stored
+		var ev Event
+		var found bool
+		var derr error
 		err := segs[i].VisitDocument(num-offsets[i], func(name string, _ byte, val []byte, _ []uint64) bool {
+			// val is only valid during the visit: decode (and copy) here
 			switch name {
 			case "_id":
 				id = string(val)
-			case sourceField: // val is only valid during the visit
-				st.src = append(st.src[:0], val...)
+			case sourceField:
+				found, derr = true, json.Unmarshal(val, &ev)
 			case rawField:
-				st.raw = append(st.raw[:0], val...)
+				ev.Raw = string(val)
 			}
 			return true
 		})
 		if err != nil {
 			return nil, fmt.Errorf("read event: %w", err)
 		}
-		if st.src == nil {
+		if !found {
 			return nil, fmt.Errorf("event %s: stored source missing", id)
 		}
-		ev, err := st.event(id)
-		if err != nil {
-			return nil, err
+		if derr != nil {
+			return nil, fmt.Errorf("event %s: stored source unreadable: %w", id, derr)
 		}
 		evs = append(evs, ev)
 	}
