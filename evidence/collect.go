@@ -56,6 +56,11 @@ func (s *bleveStore) collectTimeOrder(ctx context.Context, q query.Query, after 
 	return evs, more, true, err
 }
 
+// parallelRead is the page size from which readByNumber decodes on two
+// goroutines: decoding is most of reading a page, and the detectors' scan
+// leaves part of the second core idle.
+const parallelRead = 512
+
 // readByNumber reads the stored events of hits, in hit order, from the
 // snapshot the hits came from.
 func readByNumber(snap *scorch.IndexSnapshot, hits search.DocumentMatchCollection) ([]Event, error) {
@@ -68,39 +73,53 @@ func readByNumber(snap *scorch.IndexSnapshot, hits search.DocumentMatchCollectio
 		offsets[i] = next
 		next += seg.Segment().Count()
 	}
-	evs := make([]Event, 0, len(hits))
-	for _, h := range hits {
+	evs := make([]Event, len(hits))
+	if len(hits) < parallelRead {
+		return evs, readRange(segs, offsets, hits, evs)
+	}
+	half := len(hits) / 2
+	errc := make(chan error, 1)
+	go func() { errc <- readRange(segs, offsets, hits[half:], evs[half:]) }()
+	err := readRange(segs, offsets, hits[:half], evs[:half])
+	if err2 := <-errc; err == nil {
+		err = err2
+	}
+	return evs, err
+}
+
+// readRange decodes the events of hits into evs (the same length).
+func readRange(segs []*scorch.SegmentSnapshot, offsets []uint64, hits search.DocumentMatchCollection, evs []Event) error {
+	for k, h := range hits {
 		num := index.IndexInternalID(h.IndexInternalID).Value()
 		i := sort.Search(len(offsets), func(i int) bool { return offsets[i] > num }) - 1
 		if i < 0 {
-			return nil, fmt.Errorf("event %s: document %d is in no segment", h.ID, num)
+			return fmt.Errorf("event %s: document %d is in no segment", h.ID, num)
 		}
 		var id string
-		var ev Event
 		var found bool
 		var derr error
+		ev := &evs[k]
 		err := segs[i].VisitDocument(num-offsets[i], func(name string, _ byte, val []byte, _ []uint64) bool {
 			// val is only valid during the visit: decode (and copy) here
 			switch name {
 			case "_id":
 				id = string(val)
 			case sourceField:
-				found, derr = true, json.Unmarshal(val, &ev)
+				found, derr = true, json.Unmarshal(val, ev)
 			case rawField:
 				ev.Raw = string(val)
 			}
 			return true
 		})
 		if err != nil {
-			return nil, fmt.Errorf("read event: %w", err)
+			return fmt.Errorf("read event: %w", err)
 		}
 		if !found {
-			return nil, fmt.Errorf("event %s: stored source missing", id)
+			return fmt.Errorf("event %s: stored source missing", id)
 		}
 		if derr != nil {
-			return nil, fmt.Errorf("event %s: stored source unreadable: %w", id, derr)
+			return fmt.Errorf("event %s: stored source unreadable: %w", id, derr)
 		}
-		evs = append(evs, ev)
 	}
-	return evs, nil
+	return nil
 }

@@ -150,8 +150,11 @@ func activity(entries []Entry) ([]ReportEntry, int) {
 			continue
 		}
 		re := ReportEntry{Seq: e.Seq, Time: e.Time.UTC(), Actor: e.Actor, Type: e.Type, Step: e.Step, Event: e.Event, Text: e.Text}
-		if e.Type == EntryActionRun {
+		switch e.Type {
+		case EntryActionRun:
 			re.Details = actionDetails(e.Payload)
+		case EntryAssistantExchange:
+			re.Details = exchangeDetails(e.Payload)
 		}
 		out = append(out, re)
 	}
@@ -177,6 +180,38 @@ func actionDetails(payload json.RawMessage) []string {
 			s += ": " + r.Err
 		}
 		out = append(out, s)
+	}
+	if p.Error != "" {
+		out = append(out, "error: "+p.Error)
+	}
+	return out
+}
+
+// exchangeDetails are an assistant answer's claims, each marked verified or
+// UNVERIFIED (with the ids it cites that the packet did not hold): a
+// report never passes off a model's uncited claim as a finding.
+func exchangeDetails(payload json.RawMessage) []string {
+	var p exchangePayload
+	if json.Unmarshal(payload, &p) != nil {
+		return nil
+	}
+	var out []string
+	if p.Question != "" {
+		out = append(out, "asked: "+p.Question)
+	}
+	for _, c := range p.Answer.Claims {
+		mark := "verified"
+		switch {
+		case len(c.Unknown) > 0:
+			mark = "UNVERIFIED (unknown ids: " + strings.Join(c.Unknown, " ") + ")"
+		case !c.Verified:
+			mark = "UNVERIFIED (cites no event)"
+		}
+		line := mark + ": " + c.Text
+		if len(c.EventIDs) > 0 {
+			line += " [" + strings.Join(c.EventIDs, " ") + "]"
+		}
+		out = append(out, line)
 	}
 	if p.Error != "" {
 		out = append(out, "error: "+p.Error)
