@@ -2,6 +2,7 @@ package incident
 
 import (
 	"strings"
+	"time"
 )
 
 // Term returns a query-string clause matching field exactly equal to value,
@@ -30,6 +31,13 @@ const (
 	escapeAlways = " \t:^~\"\\"
 	escapeFirst  = "+-=<>!/"
 )
+
+// Within returns the required clauses of a closed time range, in the
+// query-string syntax the timeline and the rules share.
+func Within(since, until time.Time) string {
+	f := func(t time.Time) string { return `"` + t.UTC().Format(time.RFC3339Nano) + `"` }
+	return "+time:>=" + f(since) + " +time:<=" + f(until)
+}
 
 // Must returns Term prefixed with "+": the clause a filter adds.
 func Must(field, value string) string { return "+" + Term(field, value) }

@@ -19,7 +19,8 @@ const relatedLimit = 25
 type Related struct {
 	// Why names the link: "same call_id c-12".
 	Why string
-	// Query finds the whole group in the timeline.
+	// Query finds the whole group in the timeline (a group of a time
+	// window carries the window as time clauses).
 	Query  string
 	Events []evidence.Event
 	// Total is the size of the group (Events may be a part of it).
@@ -46,7 +47,10 @@ func RelatedEvents(ctx context.Context, st evidence.Store, ev evidence.Event) ([
 				r.Events = append(r.Events, h)
 			}
 		}
-		if hits.Total > 0 && containsID(hits.Events, ev.ID) {
+		// every query here is built from ev's own fields (its call, its
+		// process, its agent in a window around it), so ev is among the
+		// hits even when it sorts past the first page
+		if hits.Total > 0 {
 			r.Total--
 		}
 		if len(r.Events) > 0 {
@@ -72,7 +76,8 @@ func RelatedEvents(ctx context.Context, st evidence.Store, ev evidence.Event) ([
 	}
 	if ev.Agent != "" {
 		since, until := ev.Time.Add(-RelatedWindow), ev.Time.Add(RelatedWindow+time.Nanosecond)
-		if err := add("same agent "+ev.Agent+" ±30s", Must("agent", ev.Agent), since, until); err != nil {
+		q := Must("agent", ev.Agent) + " " + Within(since, ev.Time.Add(RelatedWindow))
+		if err := add("same agent "+ev.Agent+" ±30s", q, since, until); err != nil {
 			return out, err
 		}
 	}
@@ -84,7 +89,8 @@ func RelatedEvents(ctx context.Context, st evidence.Store, ev evidence.Event) ([
 			if k.value == "" {
 				continue
 			}
-			if err := add("same "+k.field+" "+k.value+" ±30s", Must(k.field, k.value), since, until); err != nil {
+			q := Must(k.field, k.value) + " " + Within(since, ev.Time.Add(RelatedWindow))
+			if err := add("same "+k.field+" "+k.value+" ±30s", q, since, until); err != nil {
 				return out, err
 			}
 		}

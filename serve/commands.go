@@ -6,14 +6,18 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/cordon-ir/cordon/incident"
 )
 
-// ExecFunc runs one cordon subcommand (args[0] is its name) against the
-// served incident and returns its exit code. The server calls it only with
-// a command of Allowed, with the flags that entry permits and the free
-// words after a "--", so no flag a client sends can point the command at
-// another workspace or file.
-type ExecFunc func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+// ExecFunc runs one cordon subcommand (args[0] is its name) against ws,
+// the workspace the server holds open, and returns its exit code. It must
+// not open the index again: while the server follows evidence it holds the
+// index for writing, which no second opener may take. The server calls it
+// only with a command of Allowed, with the flags that entry permits and
+// the free words after a "--", so no flag a client sends can point the
+// command at another workspace or file.
+type ExecFunc func(ctx context.Context, ws *incident.Workspace, args []string, stdout, stderr io.Writer) int
 
 // Command is one subcommand a client may run as `ssh HOST NAME ...`.
 type Command struct {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/serve"
 	"github.com/cordon-ir/cordon/serve/servetest"
 	gossh "golang.org/x/crypto/ssh"
@@ -73,7 +74,7 @@ func TestServeNoWayOut(t *testing.T) {
 	ran := false
 	s := start(t, dir, serve.Options{
 		AuthorizedKeys: keysFile(t, "authorized_keys", alice),
-		Exec: func(context.Context, []string, io.Writer, io.Writer) int {
+		Exec: func(context.Context, *incident.Workspace, []string, io.Writer, io.Writer) int {
 			ran = true
 			return 0
 		},
@@ -166,7 +167,7 @@ func TestServeCommands(t *testing.T) {
 	var got [][]string
 	s := start(t, dir, serve.Options{
 		AuthorizedKeys: keysFile(t, "authorized_keys", alice),
-		Exec: func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+		Exec: func(ctx context.Context, _ *incident.Workspace, args []string, stdout, stderr io.Writer) int {
 			mu.Lock()
 			got = append(got, args)
 			mu.Unlock()
@@ -340,7 +341,7 @@ func TestServeSurvivesAPanickingSession(t *testing.T) {
 	alice := servetest.NewKey(t, "alice@oncall")
 	s := start(t, dir, serve.Options{
 		AuthorizedKeys: keysFile(t, "authorized_keys", alice),
-		Exec: func(_ context.Context, args []string, stdout, _ io.Writer) int {
+		Exec: func(_ context.Context, _ *incident.Workspace, args []string, stdout, _ io.Writer) int {
 			if args[0] == "report" {
 				panic("report broke")
 			}

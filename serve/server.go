@@ -28,8 +28,8 @@ const HostKeyFile = "ssh_host_ed25519_key"
 
 // Options configure a server.
 type Options struct {
-	// Dir is the incident workspace, opened once (read-only for the index)
-	// and shared by every session.
+	// Dir is the incident workspace, opened once and shared by every
+	// session: read-only, unless there are Inputs to follow.
 	Dir string
 	// HostKey is the private host key file (default Dir/HostKeyFile),
 	// created on first start.
@@ -56,6 +56,20 @@ type Options struct {
 	// (default 30s): a client that stalls, or never gets in, does not
 	// hold a connection for ever.
 	Handshake time.Duration
+	// Inputs, when set, are evidence files or folders to follow: the
+	// server opens Dir for writing (creating it if needed), ingests them
+	// in the background and keeps reading appended lines and rotated
+	// files, and every console shows what arrives. Format is the format of
+	// every input ("" sniffs each file).
+	Inputs []string
+	Format string
+	// IdleTimeout ends a console that has had no input for that long,
+	// telling its user why; 0 keeps idle consoles open.
+	IdleTimeout time.Duration
+	// MaxSessions bounds the sessions open at once, consoles, observers'
+	// consoles and commands alike; the one past it is told the server is
+	// full and closed. 0 sets no bound.
+	MaxSessions int
 	// Drill, when set, is served instead of Dir: its workspace (which the
 	// caller opened, writable, and closes), its clock and its questions.
 	// AuthorizedKeys are then the participants'; Facilitators lists the
@@ -80,10 +94,14 @@ type Server struct {
 	signer    gossh.Signer
 	created   bool
 	ssh       *ssh.Server
+	// ingest follows Options.Inputs; nil when serving a finished index.
+	ingest     *incident.IngestRun
+	stopIngest context.CancelFunc
 
 	mu       sync.Mutex
 	closing  bool
-	programs map[ssh.Session]*tea.Program
+	sessions int // open now, counted against MaxSessions
+	consoles map[ssh.Session]*live
 	handlers sync.WaitGroup
 }
 
@@ -107,8 +125,14 @@ func New(opt Options) (*Server, error) {
 	}
 	if opt.Drill != nil {
 		opt.Dir = opt.Drill.WS.Dir
+		if len(opt.Inputs) > 0 {
+			return nil, errors.New("a drill releases its own evidence: no inputs to follow")
+		}
 	} else if opt.Facilitators != "" {
 		return nil, errors.New("facilitator keys are for a drill")
+	}
+	if opt.IdleTimeout < 0 || opt.MaxSessions < 0 {
+		return nil, errors.New("negative idle timeout or session bound")
 	}
 	if opt.HostKey == "" {
 		opt.HostKey = filepath.Join(opt.Dir, HostKeyFile)
@@ -120,17 +144,21 @@ func New(opt Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	signer, created, err := loadHostKey(opt.HostKey)
-	if err != nil {
-		return nil, err
-	}
+	// The workspace first: a mistyped DIR makes no host key there.
 	ws, err := openWorkspace(opt)
 	if err != nil {
 		return nil, err
 	}
+	signer, created, err := loadHostKey(opt.HostKey)
+	if err != nil {
+		if opt.Drill == nil {
+			ws.Close()
+		}
+		return nil, err
+	}
 	s := &Server{
 		opt: opt, name: filepath.Base(ws.Dir), ws: ws, keys: keys, signer: signer, created: created,
-		programs: map[ssh.Session]*tea.Program{},
+		consoles: map[ssh.Session]*live{},
 	}
 	s.marks, s.marksErr = ws.Marks()
 	cfg, err := ws.Config()
@@ -150,25 +178,70 @@ func New(opt Options) (*Server, error) {
 		s.closeWorkspace()
 		return nil, err
 	}
+	if len(opt.Inputs) > 0 {
+		ctx, cancel := context.WithCancel(context.Background())
+		s.stopIngest = cancel
+		s.ingest = ws.StartIngest(ctx, opt.Inputs, incident.IngestOptions{Format: opt.Format}, true)
+		go s.logIngest(ctx)
+	}
 	return s, nil
 }
 
-// openWorkspace opens the served incident read-only, or takes the drill's.
+// openWorkspace opens the served incident read-only, or for writing when
+// there is evidence to follow, or takes the drill's.
 func openWorkspace(opt Options) (*incident.Workspace, error) {
-	if opt.Drill != nil {
+	switch {
+	case opt.Drill != nil:
 		return opt.Drill.WS, nil
+	case len(opt.Inputs) > 0:
+		return incident.Create(opt.Dir)
 	}
 	return incident.Open(opt.Dir)
 }
 
-// closeWorkspace closes what New opened: a drill's workspace is its
-// caller's to close.
+// closeWorkspace stops the ingest and closes what New opened: a drill's
+// workspace is its caller's to close.
 func (s *Server) closeWorkspace() error {
+	if s.ingest != nil {
+		s.stopIngest()
+		u := s.ingest.Wait()
+		s.opt.Log.Info("ingest stopped", "new_events", u.Added, "files", len(u.Results))
+	}
 	if s.opt.Drill != nil {
 		return nil
 	}
 	return s.ws.Close()
 }
+
+// logIngest writes to the server's log when the ingest starts following
+// its inputs, when a file fails, and when it ends on its own.
+func (s *Server) logIngest(ctx context.Context) {
+	w := s.ingest.Watch()
+	following := false
+	failed := map[string]bool{}
+	for {
+		u, ok := w.Next(ctx)
+		for _, f := range u.Results {
+			if f.Err != nil && !failed[f.Path] {
+				failed[f.Path] = true
+				s.opt.Log.Warn("ingest: file skipped", "path", f.Path, "err", f.Err)
+			}
+		}
+		if u.Following && !following {
+			following = true
+			s.opt.Log.Info("ingest following", "files", len(u.Results), "new_events", u.Added)
+		}
+		if !ok {
+			if u.Done && u.Err != nil && ctx.Err() == nil {
+				s.opt.Log.Error("ingest ended; the consoles show what was indexed", "err", u.Err)
+			}
+			return
+		}
+	}
+}
+
+// Ingest is the run following Options.Inputs, or nil.
+func (s *Server) Ingest() *incident.IngestRun { return s.ingest }
 
 // Fingerprint is the host key's SHA256 fingerprint, as ssh shows it on
 // first connection.
@@ -279,9 +352,9 @@ func (s *Server) Close() error {
 func (s *Server) shutdown() {
 	s.mu.Lock()
 	s.closing = true
-	programs := make([]*tea.Program, 0, len(s.programs))
-	for _, p := range s.programs {
-		programs = append(programs, p)
+	programs := make([]*tea.Program, 0, len(s.consoles))
+	for _, c := range s.consoles {
+		programs = append(programs, c.p)
 	}
 	s.mu.Unlock()
 	s.opt.Log.Info("shutting down", "consoles", len(programs))
@@ -303,6 +376,24 @@ func (s *Server) shutdown() {
 	case <-time.After(s.opt.Grace):
 		s.opt.Log.Warn("session handlers still running at close")
 	}
+}
+
+// admit counts a session in, or reports that MaxSessions are open.
+func (s *Server) admit() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.opt.MaxSessions > 0 && s.sessions >= s.opt.MaxSessions {
+		return false
+	}
+	s.sessions++
+	return true
+}
+
+// leave counts a session out.
+func (s *Server) leave() {
+	s.mu.Lock()
+	s.sessions--
+	s.mu.Unlock()
 }
 
 // begin registers a session handler; false once shutting down.

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -81,6 +82,13 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 			role = RoleFacilitator.String()
 		}
 		log := s.opt.Log.With("user", who.Name, "key", who.Key, "role", role, "remote", sess.RemoteAddr().String())
+		if !s.admit() {
+			log.Warn("refused session: the server is full", "max_sessions", s.opt.MaxSessions)
+			fmt.Fprintf(sess.Stderr(), "cordon: the server is full (%d sessions); try again later\r\n", s.opt.MaxSessions)
+			sess.Exit(1)
+			return
+		}
+		defer s.leave()
 		_, _, hasPty := sess.Pty()
 		if strings.TrimSpace(sess.RawCommand()) != "" {
 			log.Info("command", "command", sess.RawCommand())
@@ -136,7 +144,7 @@ func (s *Server) runCommand(sess ssh.Session) int {
 		fmt.Fprintf(stderr, "cordon: %s is not available on this server\n", args[0])
 		return 126
 	}
-	return s.opt.Exec(sess.Context(), args, stdout, stderr)
+	return s.opt.Exec(sess.Context(), s.ws, args, stdout, stderr)
 }
 
 // program builds the console of one session: its own model, styled for the
@@ -151,21 +159,31 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		r.SetColorProfile(termenv.Ascii)
 	}
 	m := tui.New(tui.Options{
-		Name: s.name, Store: s.ws.Store, Marks: s.marks, MarksErr: s.marksErr,
+		Name: s.name, Store: s.ws.Store, Marks: s.marks, MarksErr: s.marksErr, Ingest: s.ingest,
 		Renderer: r, Dark: r.HasDarkBackground(),
 		Logger: s.opt.ConsoleLog.With("user", who.Name, "key", who.Key),
 		Ctx:    sess.Context(), Actor: who, ReadOnly: who.Observer,
 		Workspace: s.ws, Rules: s.rules, Assist: s.assist, AssistErr: s.assistErr,
 		Drill: s.opt.Drill, DrillFacilitator: s.facilitator(sess), DrillDebrief: s.opt.DrillDebrief,
 	})
+	in := newActivity(sess)
 	opts := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion()}, bm.MakeOptions(sess)...)
+	// The server allocates no pty of its own (no ssh.AllocatePty), so the
+	// console reads the session itself: through in, which notes each key.
+	opts = append(opts, tea.WithInput(in))
 	p := tea.NewProgram(console{m}, opts...)
+	ctx, stop := context.WithCancel(sess.Context())
+	c := &live{p: p, stop: stop}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
+		stop()
 		return nil
 	}
-	s.programs[sess] = p
+	s.consoles[sess] = c
+	if d := s.opt.IdleTimeout; d > 0 {
+		go s.watchIdle(ctx, sess, c, in, d)
+	}
 	return p
 }
 
@@ -195,14 +213,21 @@ func (c console) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // forget ends the chain after a console: it is no longer one to quit at
-// shutdown.
+// shutdown, and if the server ended it, its user is told why.
 func (s *Server) forget(sess ssh.Session) {
 	s.mu.Lock()
-	_, had := s.programs[sess]
-	delete(s.programs, sess)
+	c, had := s.consoles[sess]
+	delete(s.consoles, sess)
 	closing := s.closing
 	s.mu.Unlock()
-	if had && closing {
+	if !had {
+		return
+	}
+	c.stop()
+	switch why := c.why(); {
+	case why != "":
+		fmt.Fprintf(sess, "\r\ncordon: %s\r\n", why)
+	case closing:
 		fmt.Fprint(sess, "\r\ncordon: the server is shutting down\r\n")
 	}
 }

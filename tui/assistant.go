@@ -23,7 +23,7 @@ func (m Model) openAssistant() (Model, tea.Cmd) {
 	switch m.focus {
 	case paneTimeline:
 		n, known := m.timeline.Hits()
-		sel = assist.FromQuery(m.timeline.Query(), n, known)
+		sel = assist.FromQuery(m.timeline.Query(), m.timeline.QueryText(), n, known)
 	case paneFindings:
 		if f, ok := m.findings.Selected(); ok {
 			sel = assist.FromFinding(f)

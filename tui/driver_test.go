@@ -26,6 +26,12 @@ type console struct {
 // newConsole opens a console on ws at w×h with the given colour profile.
 func newConsole(t testing.TB, ws *incident.Workspace, w, h int, profile termenv.Profile) *console {
 	t.Helper()
+	return newConsoleOn(t, ws, w, h, profile, true)
+}
+
+// newConsoleOn opens a console for a dark or a light background.
+func newConsoleOn(t testing.TB, ws *incident.Workspace, w, h int, profile termenv.Profile, dark bool) *console {
+	t.Helper()
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(profile)
 	marks, err := ws.Marks()
@@ -34,7 +40,7 @@ func newConsole(t testing.TB, ws *incident.Workspace, w, h int, profile termenv.
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	m := tui.New(tui.Options{Name: "fixture-incident", Store: ws.Store, Marks: marks, Renderer: r, Dark: true, Ctx: ctx,
+	m := tui.New(tui.Options{Name: "fixture-incident", Store: ws.Store, Marks: marks, Renderer: r, Dark: dark, Ctx: ctx,
 		Workspace: ws, JournalPoll: -1, Actor: testActor})
 	c := &console{t: t, m: m}
 	c.send(tea.WindowSizeMsg{Width: w, Height: h})

@@ -59,6 +59,10 @@ func TestGoldenViews(t *testing.T) {
 			{"playbook", []string{"tab", "tab", "tab"}},
 			{"playbook-step", []string{"tab", "tab", "tab", "j", "enter"}},
 			{"journal", []string{"tab", "tab", "tab", "tab"}},
+			// a finding's evidence: the header names the finding, not its ids
+			{"finding-evidence", []string{"tab", "tab", "enter"}},
+			// the first related group of the first curl event, in the timeline
+			{"related-group", []string{"/", "c", "u", "r", "l", "enter", "enter", "n", "enter"}},
 		} {
 			t.Run(fmt.Sprintf("%s-%dx%d", view.name, w, h), func(t *testing.T) {
 				c := newConsole(t, ws, w, h, termenv.Ascii)
@@ -68,6 +72,29 @@ func TestGoldenViews(t *testing.T) {
 				requireGolden(t, s)
 			})
 		}
+	}
+}
+
+// TestGoldenWide: the timeline and event panes on a wide, tall terminal
+// (200x60), where every column shows.
+func TestGoldenWide(t *testing.T) {
+	ws := incidenttest.New(t)
+	for _, view := range []struct {
+		name string
+		keys []string
+	}{
+		{"timeline", nil},
+		{"timeline-denied", []string{"/", "+", "d", "e", "c", "i", "s", "i", "o", "n", ":", "d", "e", "n", "y", "enter"}},
+		{"detail", []string{"/", "c", "u", "r", "l", "enter", "enter"}},
+		{"detail-related", []string{"/", "c", "u", "r", "l", "enter", "enter", "n", "n"}},
+	} {
+		t.Run(view.name+"-200x60", func(t *testing.T) {
+			c := newConsole(t, ws, 200, 60, termenv.Ascii)
+			c.keys(view.keys...)
+			s := c.screen()
+			checkSize(t, s, 200, 60)
+			requireGolden(t, s)
+		})
 	}
 }
 

@@ -141,6 +141,7 @@ type Model struct {
 	focus    pane
 	back     pane // where esc from the event pane returns
 	showHelp bool
+	helpTop  int // the first help line shown
 
 	counts    evidence.Counts
 	clock     common.Clock
@@ -154,6 +155,47 @@ type Model struct {
 	status string
 
 	drillRows int // the drill bar's height at the last resize
+
+	// history keeps the search bar's queries in the workspace, nil without one.
+	history *incident.History
+	// ret is where esc in the timeline goes back to after a related group
+	// of the event pane was opened there; nil otherwise.
+	ret *relatedReturn
+}
+
+// relatedReturn is what esc in the timeline returns to after a related
+// group was shown there: the event it was opened from, the pane that event
+// had been opened from, and what the timeline showed before.
+type relatedReturn struct {
+	query string // the group's query: the return holds while it is the search
+	ev    evidence.Event
+	back  pane
+	place timeline.Place
+}
+
+// historyHolder is a workspace that keeps a search history
+// (*incident.Workspace does).
+type historyHolder interface{ History() *incident.History }
+
+// historyMsg is the workspace's search history after a load or an append.
+type historyMsg struct {
+	list  []string
+	added bool // after an append: list holds every console's queries
+	err   error
+}
+
+func loadHistoryCmd(com common.Common, h *incident.History) tea.Cmd {
+	return com.Cmd(func() tea.Msg {
+		list, err := h.Load()
+		return historyMsg{list: list, err: err}
+	})
+}
+
+func addHistoryCmd(com common.Common, h *incident.History, q string) tea.Cmd {
+	return com.Cmd(func() tea.Msg {
+		list, err := h.Add(q)
+		return historyMsg{list: list, added: true, err: err}
+	})
 }
 
 // New builds a console. Nothing touches the store until Init's commands run.
@@ -201,6 +243,9 @@ func New(opt Options) Model {
 	if opt.Ingest != nil {
 		m.watch = opt.Ingest.Watch()
 	}
+	if hh, ok := opt.Workspace.(historyHolder); ok {
+		m.history = hh.History()
+	}
 	if opt.Marks != nil {
 		list := opt.Marks.List()
 		m.timeline.SetMarks(list)
@@ -217,6 +262,9 @@ func (m Model) Init() tea.Cmd {
 		cmds = append(cmds, ingestCmd(m.com, m.watch))
 	}
 	cmds = append(cmds, m.drill.Init())
+	if m.history != nil {
+		cmds = append(cmds, loadHistoryCmd(m.com, m.history))
+	}
 	return tea.Batch(cmds...)
 }
 
@@ -249,6 +297,9 @@ func (m Model) Drill() tuidrill.Model { return m.drill }
 
 // Assistant returns the Assistant pane (for tests).
 func (m Model) Assistant() assist.Model { return m.assist }
+
+// SearchHistory returns the search bar's history, oldest first (for tests).
+func (m Model) SearchHistory() []string { return m.search.History() }
 
 // Prompt returns the one-line input (for tests).
 func (m Model) Prompt() prompt.Model { return m.prompt }

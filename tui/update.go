@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -41,6 +42,22 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case tea.KeyMsg:
 		return m.handleKey(msg)
 	case tea.MouseMsg:
+		// the wheel scrolls what is on screen: the field picker over the
+		// pane, nothing under the help
+		switch {
+		case m.showHelp:
+			switch msg.Button {
+			case tea.MouseButtonWheelDown:
+				m.scrollHelp(3)
+			case tea.MouseButtonWheelUp:
+				m.scrollHelp(-3)
+			}
+			return m, nil
+		case m.facet.IsOpen():
+			var cmd tea.Cmd
+			m.facet, cmd = m.facet.Update(msg)
+			return m, cmd
+		}
 		return m.toFocused(msg)
 	case common.ErrMsg:
 		if msg.Err != nil {
@@ -60,10 +77,26 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case detail.BackMsg:
 		m.focus = m.back
 		return m, nil
+	case detail.GroupMsg:
+		ret := &relatedReturn{query: msg.Query, ev: msg.Event, back: m.back, place: m.timeline.Place()}
+		if m.ret != nil && m.timeline.Search() == m.ret.query {
+			// a group of an event opened from a group: esc goes back
+			// to this event, the timeline as it was before the first
+			ret.place = m.ret.place
+		}
+		m.ret = ret
+		m.focus = paneTimeline
+		m.status = "the related group in the timeline: esc goes back to the event"
+		if m.timeline.Filter() != "" {
+			m.status = "the related group in the timeline (filter set aside): esc goes back to the event and the filter"
+		}
+		cmd := m.timeline.ShowRelated(msg.Query, msg.Label, msg.Event)
+		return m, cmd
 	case common.FilterMsg:
 		m.focus = paneTimeline
+		m.ret = nil
 		if msg.Replace {
-			cmd := m.timeline.SetFilter(msg.Set)
+			cmd := m.timeline.SetFilter(msg.Set, msg.Label)
 			return m, cmd
 		}
 		cmd := m.timeline.AddFilter(msg.Add)
@@ -128,10 +161,30 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, tea.Batch(cmds...)
 	case search.SubmitMsg:
 		m.focus = paneTimeline
+		m.ret = nil
 		cmd := m.timeline.SetSearch(msg.Query)
+		if m.history != nil && msg.Query != "" {
+			cmd = tea.Batch(cmd, addHistoryCmd(m.com, m.history, msg.Query))
+		}
 		return m, cmd
+	case historyMsg:
+		if msg.err != nil {
+			// not case state: say so, and keep searching
+			m.status = "search history: " + msg.err.Error()
+		}
+		switch {
+		case msg.err != nil && msg.list == nil:
+		case msg.added:
+			// the file holds this console's queries and other consoles'
+			m.search.SetHistory(msg.list)
+		default:
+			// loaded at open: what was run before it arrived is newer
+			m.search.SetHistory(append(slices.Clip(msg.list), m.search.History()...))
+		}
+		return m, nil
 	case common.SearchMsg:
 		m.focus = paneTimeline
+		m.ret = nil
 		cmd := m.timeline.SetSearch(msg.Query)
 		return m, cmd
 	case search.CancelMsg:
@@ -239,9 +292,9 @@ func (m Model) toFocused(msg tea.Msg) (Model, tea.Cmd) {
 
 func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := m.com.Keys
-	if msg.Alt && msg.Type == tea.KeyRunes && !msg.Paste {
+	if msg.Alt && !msg.Paste && escThen(msg.Type) {
 		// No binding uses alt: this is esc and a key that arrived in one
-		// read (esc then j, typed quickly or over a slow link).
+		// read (esc then j, esc then tab, typed quickly or over a slow link).
 		m, cmd := m.handleKey(tea.KeyMsg{Type: tea.KeyEsc})
 		msg.Alt = false
 		m, cmd2 := m.handleKey(msg)
@@ -275,8 +328,21 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	}
 	m.status = ""
 	if m.showHelp {
-		if key.Matches(msg, k.Help, k.Back, k.Quit) {
-			m.showHelp = false
+		switch {
+		case key.Matches(msg, k.Help, k.Back, k.Quit):
+			m.showHelp, m.helpTop = false, 0
+		case key.Matches(msg, k.Down):
+			m.scrollHelp(1)
+		case key.Matches(msg, k.Up):
+			m.scrollHelp(-1)
+		case key.Matches(msg, k.PageDown):
+			m.scrollHelp(m.helpRows() - 1)
+		case key.Matches(msg, k.PageUp):
+			m.scrollHelp(-(m.helpRows() - 1))
+		case key.Matches(msg, k.Top):
+			m.helpTop = 0
+		case key.Matches(msg, k.Bottom):
+			m.scrollHelp(len(m.helpLines()))
 		}
 		return m, nil
 	}
@@ -288,6 +354,18 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	if m.err != nil && key.Matches(msg, k.Back) {
 		m.err = nil
 		return m, nil
+	}
+	if m.focus == paneTimeline && key.Matches(msg, k.Back) && m.ret != nil && m.timeline.Search() == m.ret.query {
+		// back from a related group to its event, the timeline as it was
+		r := m.ret
+		m.ret = nil
+		cmds := []tea.Cmd{m.timeline.Restore(r.place)}
+		if m.detail.Event().ID != r.ev.ID {
+			cmds = append(cmds, m.detail.Open(r.ev))
+		}
+		m.focus, m.back = paneDetail, r.back
+		m.status = "back to the event; the timeline shows what it did before"
+		return m, tea.Batch(cmds...)
 	}
 	if m.focus == paneDetail && key.Matches(msg, k.Back) && !m.detail.CanGoBack() {
 		// leave the event pane here, not by a message, so that a key typed
@@ -334,6 +412,17 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m, nil
 	}
 	return m.toFocused(msg)
+}
+
+// escThen reports a key that, with alt, is esc and that key read together:
+// a rune, tab, enter or an arrow up or down. Alt+backspace and alt+arrows
+// left and right stay what the inputs make of them (word moves).
+func escThen(t tea.KeyType) bool {
+	switch t {
+	case tea.KeyRunes, tea.KeyTab, tea.KeyShiftTab, tea.KeyEnter, tea.KeyUp, tea.KeyDown:
+		return true
+	}
+	return false
 }
 
 // cycle moves focus to the next pane (the event pane only once one is open).

@@ -86,6 +86,17 @@ func TestEscThenKeyInOneRead(t *testing.T) {
 	}
 }
 
+// TestEscThenTabInOneRead: esc closing the search bar and tab arrive
+// together (tmux send-keys, a slow link): the bar closes and tab moves on.
+func TestEscThenTabInOneRead(t *testing.T) {
+	c := newConsole(t, incidenttest.New(t), 80, 24, termenv.Ascii)
+	c.keys("/")
+	c.send(tea.KeyMsg{Type: tea.KeyTab, Alt: true})
+	if s := c.screen(); c.m.Focus() != "agents" || strings.Contains(s, "\n/") {
+		t.Errorf("esc+tab: focus %s:\n%s", c.m.Focus(), s)
+	}
+}
+
 func TestSearchReplacesTimeline(t *testing.T) {
 	c := newConsole(t, incidenttest.New(t), 80, 24, termenv.Ascii)
 	c.keys("/")
@@ -280,5 +291,28 @@ func TestMouseWheelScrolls(t *testing.T) {
 	c.send(tea.MouseMsg{Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
 	if ev, _ := c.m.Timeline().Selected(); ev.ID == c.m.Timeline().Rows()[0].ID {
 		t.Error("wheel did not move")
+	}
+}
+
+// TestHelpScrollsOnSmallTerminal: at 80x24 the help does not fit; j and G
+// bring its last lines (the panes' keys) on screen, and nothing is cut
+// with "…" in the key columns.
+func TestHelpScrollsOnSmallTerminal(t *testing.T) {
+	c := newConsole(t, incidenttest.New(t), 80, 24, termenv.Ascii)
+	c.keys("?")
+	s := c.screen()
+	if !strings.Contains(s, "more lines: j/↓ scrolls") || !strings.Contains(s, "+agent:agent-7 +decision:deny") {
+		t.Fatalf("first help screen:\n%s", s)
+	}
+	c.keys("G")
+	s = c.screen()
+	for _, want := range []string{"journal: by type", "event: enter opens a related event", "PANES"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("help's end lacks %q:\n%s", want, s)
+		}
+	}
+	c.keys("esc", "?")
+	if !strings.Contains(c.screen(), "KEYS") {
+		t.Errorf("help reopens scrolled:\n%s", c.screen())
 	}
 }

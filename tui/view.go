@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/cordon-ir/cordon/tui/common"
 )
 
@@ -103,10 +104,10 @@ func (m Model) headerFilter() string {
 	} else if m.timeline.Loading() {
 		parts = append(parts, "searching…")
 	}
-	if f := m.timeline.Filter(); f != "" {
+	if f := m.timeline.FilterText(); f != "" {
 		parts = append(parts, "filter: "+f)
 	}
-	if s := m.timeline.Search(); s != "" {
+	if s := m.timeline.SearchText(); s != "" {
 		parts = append(parts, "search: "+s)
 	}
 	if m.timeline.Anded() {
@@ -116,6 +117,11 @@ func (m Model) headerFilter() string {
 		parts = append(parts, "all events")
 	}
 	left := " " + strings.Join(parts, " · ")
+	if over := len([]rune(left)) + len([]rune(right)); over > w && right != "" {
+		// the query matters more than the ingest's details: keep its
+		// first part ("following 5 files", "ingesting 40%")
+		right, _, _ = strings.Cut(right, " · ")
+	}
 	rw := min(len([]rune(right)), max(w-len([]rune(left))-1, w/2))
 	lw := max(w-rw, 0)
 	return st.Filter.Render(common.PadRight(common.Fit(left, lw), lw)) + st.Progress.Render(common.Fit(right, rw))
@@ -149,35 +155,93 @@ func (m Model) statusLine() string {
 	return m.help.ShortHelpView(m.com.Keys.ShortHelpFor(name))
 }
 
-// helpView is the full key help, generated from the key map, and the query
-// syntax a responder needs first.
+// helpView is the visible part of the help; j/k, pgup/pgdn and the wheel
+// scroll it when the terminal is too short for all of it.
 func (m Model) helpView() string {
 	st := m.com.Styles
-	w, h := m.com.Width, max(m.com.Height-3-m.drillRows, 1)
-	lines := []string{st.Section.Render("KEYS"), ""}
-	lines = append(lines, strings.Split(m.help.FullHelpView(m.com.Keys.FullHelp()), "\n")...)
-	for _, l := range m.drill.HelpLines() {
-		lines = append(lines, "  "+st.HelpDesc.Render(l))
+	w, h := m.com.Width, m.helpRows()
+	lines := m.helpLines()
+	top := min(m.helpTop, max(len(lines)-h, 0))
+	end := min(top+h, len(lines))
+	shown := append([]string(nil), lines[top:end]...)
+	if end < len(lines) && len(shown) > 0 {
+		shown[len(shown)-1] = st.Dim.Render(common.Fit(fmt.Sprintf("  … %d more lines: j/↓ scrolls, ? or esc closes", len(lines)-end), w))
 	}
+	for i := range shown {
+		shown[i] = common.PadRight(shown[i], w)
+	}
+	for len(shown) < h {
+		shown = append(shown, "")
+	}
+	return strings.Join(shown, "\n")
+}
+
+// helpRows is the height of the help screen.
+func (m Model) helpRows() int { return max(m.com.Height-3-m.drillRows, 1) }
+
+// scrollHelp moves the help by d lines, within its length.
+func (m *Model) scrollHelp(d int) {
+	m.helpTop = min(max(m.helpTop+d, 0), max(len(m.helpLines())-m.helpRows(), 0))
+}
+
+// helpBlocks lays the key map's groups side by side as far as the width
+// allows and the rest in blocks below, rather than cutting a group off.
+func (m Model) helpBlocks() [][]string {
+	groups := m.com.Keys.FullHelp()
+	h := m.help
+	h.Width = 0 // measured whole: the help model would cut a column with "…"
+	var out [][]string
+	for len(groups) > 0 {
+		n := 1
+		for n < len(groups) && lipgloss.Width(h.FullHelpView(groups[:n+1])) <= m.com.Width {
+			n++
+		}
+		var block []string
+		for _, l := range strings.Split(h.FullHelpView(groups[:n]), "\n") {
+			block = append(block, common.Fit(l, m.com.Width))
+		}
+		out = append(out, block)
+		groups = groups[n:]
+	}
+	return out
+}
+
+// helpLines is the full key help, generated from the key map, with the
+// query syntax a responder needs first right after the first keys.
+func (m Model) helpLines() []string {
+	st := m.com.Styles
+	text := func(ls ...string) []string {
+		out := make([]string, len(ls))
+		for i, l := range ls {
+			out[i] = "  " + st.HelpDesc.Render(common.Fit(l, m.com.Width-2))
+		}
+		return out
+	}
+	blocks := m.helpBlocks()
+	lines := []string{st.Section.Render("KEYS"), ""}
+	lines = append(lines, blocks[0]...)
 	lines = append(lines, "", st.Section.Render("QUERIES (Bleve query-string syntax)"), "")
-	for _, l := range []string{
-		"agent:agent-7 +decision:deny   exact field values; + must match, - must not",
-		"nohup   curl                   a bare word searches message, command line, URL, path, raw",
+	lines = append(lines, text(
+		"+agent:agent-7 +decision:deny  exact field values; + must match, - must not",
+		"nohup   curl                   bare words: message, cmdline, URL, path, raw",
+		"agent:agent-7 nohup            without +, either may match (+ on both: both)",
 		"dst_host:*.example.com         wildcards on exact fields",
 		"bytes_out:>1000000             numeric ranges on bytes_out / bytes_in",
 		"esc clears the search, then the filter; ? or esc closes this help",
+	)...)
+	lines = append(lines, "", st.Section.Render("PANES"), "")
+	lines = append(lines, text(
 		"tab: timeline → agents → findings → playbook → journal",
+		"event: enter opens a related event, or a group in the timeline from its header",
 		"playbook: enter step, s start, d done, x skip, c/C check, space tick, n note",
 		"journal: t by type, enter opens its event; i: note on the selected event",
 		"a: the assistant on the selection (a search, a finding, an event); it asks before sending evidence",
-	} {
-		lines = append(lines, "  "+st.HelpDesc.Render(l))
+	)...)
+	for _, b := range blocks[1:] {
+		lines = append(append(lines, ""), b...)
 	}
-	for i := range lines {
-		lines[i] = common.PadRight(lines[i], w)
+	if dl := m.drill.HelpLines(); len(dl) > 0 {
+		lines = append(append(lines, ""), text(dl...)...)
 	}
-	for len(lines) < h {
-		lines = append(lines, "")
-	}
-	return strings.Join(lines[:h], "\n")
+	return lines
 }

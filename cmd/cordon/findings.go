@@ -39,11 +39,11 @@ func cmdFindings(ctx context.Context, e *env, args []string) error {
 		}
 		opt.Rules = rules
 	}
-	ws, err := incident.Open(*dir)
+	ws, done, err := e.openIncident(*dir)
 	if err != nil {
 		return err
 	}
-	defer ws.Close()
+	defer done()
 	if opt.Rules == nil {
 		// The built-in rules plus the rules cordon.yaml adds.
 		c, err := ws.Config()

@@ -45,6 +45,9 @@ type command struct {
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// ws is a workspace this process already holds (cordon serve): the
+	// commands it runs read it instead of opening the index again.
+	ws *incident.Workspace
 }
 
 func commands() []command {
@@ -129,7 +132,7 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprint(w, `
 Queries (Bleve query-string syntax):
-  agent:agent-7 +decision:deny      field terms are exact; + must match, - must not
+  +agent:agent-7 +decision:deny     field terms are exact; + must match (without it a clause only ranks), - must not
   dst_host:*.example.com            wildcards on keyword fields
   kind:proc_exec cmdline:curl       tokens inside command lines, URLs, paths
   nohup                             a bare word searches message, command line, URL, path and raw text

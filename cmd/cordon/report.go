@@ -35,11 +35,11 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	default:
 		return fmt.Errorf("%w: --format %q: want md, json or html", errUsage, *format)
 	}
-	ws, err := incident.Open(*dir)
+	ws, done, err := e.openIncident(*dir)
 	if err != nil {
 		return err
 	}
-	defer ws.Close()
+	defer done()
 	r, err := incident.BuildReport(ctx, ws)
 	if err != nil {
 		return err

@@ -28,11 +28,11 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("%w: search needs --incident DIR", errUsage)
 	}
-	ws, err := incident.Open(*dir)
+	ws, done, err := e.openIncident(*dir)
 	if err != nil {
 		return err
 	}
-	defer ws.Close()
+	defer done()
 	req := evidence.Request{Query: strings.Join(pos, " "), Limit: *limit, Sort: *order}
 	_, last := ws.Span()
 	if req.Since, err = parseTime(*since, last); err != nil {

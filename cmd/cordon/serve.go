@@ -9,12 +9,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/cordon-ir/cordon/drill"
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/ingest"
 	"github.com/cordon-ir/cordon/serve"
 )
 
-const serveArgs = "--incident DIR | --drill SCENARIO [--out DIR] [--facilitators PATH] [--listen 127.0.0.1:2222] [--host-key PATH] [--authorized-keys PATH] [--observers PATH] [--debug LOG]"
+const serveArgs = "--incident DIR [--format F] [FILE|DIR ...] | --drill SCENARIO [--out DIR] [--facilitators PATH] [--listen 127.0.0.1:2222] [--host-key PATH] [--authorized-keys PATH] [--observers PATH] [--idle-timeout 30m] [--max-sessions 32] [--debug LOG]"
 
 // cmdServe serves the console of one incident over SSH until SIGTERM or
 // SIGINT, then shuts down gracefully.
@@ -29,16 +32,38 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	scenario := fs.String("drill", "", "serve a tabletop drill of `SCENARIO` instead of an incident: --authorized-keys are the participants")
 	facilitators := fs.String("facilitators", "", "with --drill: the keys of those who run the drill's clock (same format)")
 	out := fs.String("out", "", "with --drill: the drill's new folder `DIR` (workspace and debrief; default under $XDG_STATE_HOME/cordon/drills)")
-	pos, err := parse(fs, args)
+	format := fs.String("format", "", "with evidence to follow: read every input as `FORMAT` instead of sniffing (see cordon formats)")
+	idle := fs.Duration("idle-timeout", 30*time.Minute, "close a console after `D` without input (0: never)")
+	maxSessions := fs.Int("max-sessions", 32, "at most `N` sessions at once, observers' included (0: no limit)")
+	inputs, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
-	if (*dir == "") == (*scenario == "") || len(pos) > 0 {
+	if (*dir == "") == (*scenario == "") || (*scenario != "" && len(inputs) > 0) {
 		fs.Usage()
-		return fmt.Errorf("%w: serve needs --incident DIR or --drill SCENARIO, and no other arguments", errUsage)
+		return fmt.Errorf("%w: serve needs --incident DIR or --drill SCENARIO (files to follow go with --incident only)", errUsage)
 	}
 	if *scenario == "" && (*facilitators != "" || *out != "") {
 		return fmt.Errorf("%w: --facilitators and --out are for --drill", errUsage)
+	}
+	if *format != "" && len(inputs) == 0 {
+		return fmt.Errorf("%w: --format is for the evidence files to follow: name them after --incident DIR", errUsage)
+	}
+	if *format != "" {
+		if _, err := ingest.ByFormat(*format); err != nil {
+			return fmt.Errorf("%w: %w", errUsage, err)
+		}
+	}
+	if *idle < 0 || *maxSessions < 0 {
+		return fmt.Errorf("%w: --idle-timeout and --max-sessions cannot be negative (0 turns them off)", errUsage)
+	}
+	for _, in := range inputs {
+		if in == "-" {
+			return fmt.Errorf("%w: the server follows files, not stdin; pipe it with cordon ingest --incident DIR - first", errUsage)
+		}
+		if _, err := os.Stat(in); err != nil {
+			return fmt.Errorf("%w: %v", ingest.ErrUnreadable, err)
+		}
 	}
 	if *scenario != "" && *facilitators == "" {
 		return fmt.Errorf("%w: --drill needs --facilitators PATH: the keys that run the drill's clock", errUsage)
@@ -79,12 +104,13 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	defer closeLog()
 	opt := serve.Options{
 		Dir: abs, HostKey: *hostKey, AuthorizedKeys: *authorized, Observers: *observers,
+		Inputs: inputs, Format: *format, IdleTimeout: *idle, MaxSessions: *maxSessions,
 		Exec: serveExec(abs), Log: slog.New(slog.NewTextHandler(e.stderr, nil)), ConsoleLog: clog,
 		Getenv: os.Getenv,
 	}
 	if d != nil {
-		// the drill's workspace is open for writing here: a command would
-		// find it locked, so a drill serves the console only
+		// a drill serves the console only: findings or a search from
+		// outside it would hand the team answers ahead of the scenario
 		opt.Exec, opt.Drill, opt.Facilitators, opt.DrillDebrief = nil, d, *facilitators, *out
 	}
 	srv, err := serve.New(opt)
@@ -103,14 +129,19 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "cordon: generated host key %s\n", srv.HostKeyPath())
 	}
 	fmt.Fprintf(e.stderr, "cordon: serving %s on %s\ncordon: host key fingerprint %s\n", abs, ln.Addr(), srv.Fingerprint())
+	if len(inputs) > 0 {
+		fmt.Fprintf(e.stderr, "cordon: following %s\n", strings.Join(inputs, " "))
+	}
 	return srv.Serve(ctx, ln)
 }
 
 // serveExec runs a command the server allowed as `cordon NAME --incident DIR
-// ARGS...`, through the same subcommands and exit codes as the command line.
+// ARGS...`, through the same subcommands and exit codes as the command line,
+// on the workspace the server holds: while it follows evidence it holds the
+// index for writing, and a second open would find it locked.
 func serveExec(dir string) serve.ExecFunc {
-	return func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-		e := &env{stdin: strings.NewReader(""), stdout: stdout, stderr: stderr}
+	return func(ctx context.Context, ws *incident.Workspace, args []string, stdout, stderr io.Writer) int {
+		e := &env{stdin: strings.NewReader(""), stdout: stdout, stderr: stderr, ws: ws}
 		for _, c := range commands() {
 			if c.name == args[0] && c.run != nil {
 				full := append([]string{"--incident", dir}, args[1:]...)
@@ -120,6 +151,18 @@ func serveExec(dir string) serve.ExecFunc {
 		fmt.Fprintf(stderr, "cordon: %s is not available on this server (this cordon has no such command)\n", args[0])
 		return exitNotFound
 	}
+}
+
+// openIncident opens dir read-only, or takes the workspace a server
+// already holds (e.ws); done releases what it opened.
+func (e *env) openIncident(dir string) (ws *incident.Workspace, done func(), err error) {
+	if e.ws != nil {
+		return e.ws, func() {}, nil
+	}
+	if ws, err = incident.Open(dir); err != nil {
+		return nil, nil, err
+	}
+	return ws, func() { ws.Close() }, nil
 }
 
 func loopback(a net.Addr) bool {

@@ -59,10 +59,17 @@ func startServe(t *testing.T, extra ...string) *served {
 	key := servetest.NewKey(t, "alice@oncall")
 	auth := filepath.Join(t.TempDir(), "authorized_keys")
 	servetest.WriteKeys(t, auth, key)
+	return launchServe(t, dir, key, append([]string{"--authorized-keys", auth}, extra...)...)
+}
+
+// launchServe runs `cordon serve --incident DIR --listen 127.0.0.1:0 ARGS`
+// in-process until the test ends; key is the one run uses.
+func launchServe(t *testing.T, dir string, key servetest.Key, extra ...string) *served {
+	t.Helper()
 	s := &served{dir: dir, stderr: &lockedBuffer{}, key: key}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	args := append([]string{"--incident", dir, "--listen", "127.0.0.1:0", "--authorized-keys", auth}, extra...)
+	args := append([]string{"--incident", dir, "--listen", "127.0.0.1:0"}, extra...)
 	go func() {
 		done <- cmdServe(ctx, &env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: s.stderr}, args)
 	}()
@@ -255,4 +262,33 @@ func tailString(s string, n int) string {
 		return s[len(s)-n:]
 	}
 	return s
+}
+
+// TestServeFollowUsage: what serve refuses about evidence to follow and
+// the session limits, before it opens anything.
+func TestServeFollowUsage(t *testing.T) {
+	input := filepath.Join(t.TempDir(), "ledger.jsonl")
+	if err := os.WriteFile(input, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "incident")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--incident", dir, "--format", "cordon-ledger"}, "--format is for the evidence files to follow"},
+		{[]string{"--incident", dir, "--format", "nope", input}, "unknown format"},
+		{[]string{"--incident", dir, "-"}, "follows files, not stdin"},
+		{[]string{"--incident", dir, filepath.Join(dir, "missing.log")}, "missing.log"},
+		{[]string{"--incident", dir, "--idle-timeout", "-1m", input}, "cannot be negative"},
+		{[]string{"--incident", dir, "--max-sessions", "-1", input}, "cannot be negative"},
+	} {
+		code, _, stderr := cordon(append([]string{"serve"}, c.args...)...)
+		if code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q", c.args, code, stderr)
+		}
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("a refused serve created %s: %v", dir, err)
+	}
 }

@@ -149,9 +149,29 @@ func Attach(t testing.TB, sess *gossh.Session) (*Terminal, error) {
 	if err != nil {
 		return nil, err
 	}
+	errOut, err := sess.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
 	term := &Terminal{t: t, Sess: sess, in: in}
 	go term.read(out)
+	// What the server says on stderr shows on the terminal too, as ssh
+	// shows it.
+	go term.readStderr(errOut)
 	return term, nil
+}
+
+func (term *Terminal) readStderr(r io.Reader) {
+	buf := make([]byte, 4096)
+	for {
+		n, err := r.Read(buf)
+		term.mu.Lock()
+		term.out.Write(buf[:n])
+		term.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
 }
 
 // NewTerminal follows a process's terminal output on out and types on in:

@@ -23,12 +23,17 @@ func Whole() Selection {
 }
 
 // FromQuery is the timeline's query (filter and search) with its hit
-// count when known; an empty query is the whole incident.
-func FromQuery(q string, hits uint64, known bool) Selection {
+// count when known; an empty query is the whole incident. name is the
+// query as the header shows it (a finding's evidence by its name, not its
+// ids).
+func FromQuery(q, name string, hits uint64, known bool) Selection {
 	if q == "" {
 		return Whole()
 	}
 	label := "the timeline's query " + q
+	if name != "" && name != q {
+		label = "the timeline: " + name
+	}
 	if known {
 		label = fmt.Sprintf("%s (%s events)", label, common.Count(int64(hits)))
 	}

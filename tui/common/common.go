@@ -70,10 +70,21 @@ type OpenEventMsg struct{ Event evidence.Event }
 
 // FilterMsg asks the root to change the timeline's filter: Add appends a
 // required clause, or Set replaces the whole filter when Replace is true.
+// Label, with Set, is what the header shows instead of the query ("finding
+// boundary-probing · agent-7 · 35 events"): an id regexp reads as nothing.
 type FilterMsg struct {
 	Add     string
 	Set     string
 	Replace bool
+	Label   string
+}
+
+// EventsLabel is "N event(s)", for labels of filters by id.
+func EventsLabel(n int) string {
+	if n == 1 {
+		return "1 event"
+	}
+	return fmt.Sprintf("%d events", n)
 }
 
 // ToggleMarkMsg asks the root to mark or unmark an event.

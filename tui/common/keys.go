@@ -83,19 +83,31 @@ func (k *KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Search, k.Open, k.Facet, k.NextPane, k.Mark, k.Note, k.Assist, k.Help, k.Quit}
 }
 
-// ShortHelpFor is the status bar's help for a pane ("timeline", "event",
+// ShortHelpFor is the status bar's help for a pane, "? help" first where it
+// applies, so that a narrow terminal cuts the other keys rather than the
+// one that lists them all ("timeline", "event",
 // "agents", "findings", "playbook", "playbook-step", "journal", and the
 // assistant's "assistant", "assistant-confirm", "assistant-running",
 // "assistant-answer"): the same
 // bindings, described for what they do there.
 func (k *KeyMap) ShortHelpFor(pane string) []key.Binding {
+	bs := k.shortHelpFor(pane)
+	for i, b := range bs {
+		if i > 0 && b.Help() == k.Help.Help() {
+			return append(append([]key.Binding{b}, bs[:i]...), bs[i+1:]...)
+		}
+	}
+	return bs
+}
+
+func (k *KeyMap) shortHelpFor(pane string) []key.Binding {
 	as := func(b key.Binding, desc string) key.Binding {
 		b.SetHelp(b.Help().Key, desc)
 		return b
 	}
 	switch pane {
 	case "event":
-		return []key.Binding{as(k.NextMatch, "next related"), as(k.Open, "open related"), k.Back, k.Mark, k.Note, as(k.Assist, "assistant on event"), k.NextPane, k.Help, k.Quit}
+		return []key.Binding{as(k.NextMatch, "next related"), as(k.Open, "open event/group"), k.Back, k.Mark, k.Note, as(k.Assist, "assistant on event"), k.NextPane, k.Help, k.Quit}
 	case "agents":
 		return []key.Binding{as(k.Open, "filter timeline to agent"), k.NextPane, k.Search, k.Help, k.Quit}
 	case "findings":

@@ -25,7 +25,7 @@ func DarkPalette() Palette {
 func LightPalette() Palette {
 	return Palette{
 		Fg: "235", Dim: "242", Faint: "248", Accent: "25", Selected: "254",
-		Deny: "160", Allow: "28", Error: "130", Warn: "136", Info: "25",
+		Deny: "160", Allow: "28", Error: "130", Warn: "94", Info: "25",
 		Mark: "90",
 	}
 }

@@ -23,6 +23,7 @@ const (
 	field
 	link
 	note
+	group // a related group's header: enter shows the group in the timeline
 )
 
 // line is one line of the document: safe text, already cut to the width.
@@ -31,7 +32,11 @@ type line struct {
 	label string // field name, for field lines
 	text  string
 	ev    evidence.Event // for links
+	rel   int            // for group headers: index into the related groups
 }
+
+// groupHint follows a group's header under the cursor.
+const groupHint = "  · enter: all in the timeline"
 
 // maxRawLines bounds the pretty-printed raw record; the CLI shows all.
 const maxRawLines = 4000
@@ -68,12 +73,12 @@ func build(ev evidence.Event, attr string, rel []incident.Related, relState stri
 	if relState != "" {
 		add(note, "  "+common.Fit(relState, w-2))
 	}
-	for _, g := range rel {
+	for i, g := range rel {
 		head := fmt.Sprintf("%s  (%d)", g.Why, g.Total)
 		if uint64(len(g.Events)) < g.Total {
 			head = fmt.Sprintf("%s  (%d of %d)", g.Why, len(g.Events), g.Total)
 		}
-		add(note, "  "+common.Fit(head, w-2))
+		out = append(out, line{role: group, text: "  " + common.Fit(head, w-2), rel: i})
 		for _, e := range g.Events {
 			out = append(out, line{role: link, text: relatedRow(e, clock, w-4), ev: e})
 		}
@@ -149,7 +154,11 @@ func relatedRow(e evidence.Event, clock common.Clock, w int) string {
 	case evidence.DecisionError:
 		verdict = "ERR "
 	}
-	s := clock.Format(e.Time) + " " + common.Pad(e.Agent, 9) + " " + common.Pad(e.Kind, 13) + " " + verdict
+	kindW := 13
+	if w >= 100 { // wide enough for "policy_decision" whole
+		kindW = 15
+	}
+	s := clock.Format(e.Time) + " " + common.Pad(e.Agent, 9) + " " + common.Pad(e.Kind, kindW) + " " + verdict
 	return s + common.Fit(e.Message, max(w-ansi.StringWidth(s), 4))
 }
 
@@ -224,6 +233,11 @@ func (m Model) render(l line, selected bool, w int) string {
 		return st.Link.Render(s)
 	case note:
 		return st.Dim.Render(cursorGlyph(selected) + l.text)
+	case group:
+		if selected {
+			return st.LinkSelected.Render(common.PadRight(common.Fit(cursorGlyph(true)+l.text+groupHint, w), w))
+		}
+		return st.Label.Render(cursorGlyph(false) + l.text)
 	}
 	if selected {
 		return st.RowSelected.Render(common.PadRight(cursorGlyph(true)+l.text, w))

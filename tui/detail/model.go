@@ -1,6 +1,9 @@
 package detail
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/cordon-ir/cordon/evidence"
@@ -11,6 +14,13 @@ import (
 // BackMsg says the pane has nothing left to go back to: the root returns to
 // the pane the event was opened from.
 type BackMsg struct{}
+
+// GroupMsg asks the root to show a related group in the timeline: its
+// query as the search, Label in the header, the cursor at Event's moment.
+type GroupMsg struct {
+	Query, Label string
+	Event        evidence.Event
+}
 
 // relatedMsg carries the events linked to the shown one.
 type relatedMsg struct {
@@ -180,12 +190,17 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.PrevMatch):
 		m.nextLink(-1)
 	case key.Matches(msg, k.Open):
-		if l, ok := m.line(); ok && l.role == link {
+		l, ok := m.line()
+		switch {
+		case ok && l.role == link:
 			m.stack = append(m.stack, m.ev)
 			cmd := m.show(l.ev)
 			return m, cmd
+		case ok && l.role == group && l.rel < len(m.related):
+			g := m.related[l.rel]
+			return m, common.Send(GroupMsg{Query: g.Query, Label: GroupLabel(m.ev, g), Event: m.ev})
 		}
-		return m, common.Send(common.StatusMsg{Text: "enter opens a related event: move to one with j/k (n/N jump between them)"})
+		return m, common.Send(common.StatusMsg{Text: "enter opens a related event, or a group's header shows the group in the timeline: n/N jump to them"})
 	case key.Matches(msg, k.Mark):
 		ev := m.ev
 		if l, ok := m.line(); ok && l.role == link {
@@ -211,10 +226,21 @@ func (m *Model) line() (line, bool) {
 	return m.lines[m.cur], true
 }
 
-// nextLink moves the cursor to the next (or previous) related event.
+// GroupLabel names a related group in the timeline's header: the link
+// first, which a narrow header must keep, then the event it is related to
+// ("same agent agent-7 ±30s · of tool_call 10:04:12"); the header's hit
+// count says how many. The timeline shows the whole group, so a session's
+// "(nearest)" is dropped.
+func GroupLabel(ev evidence.Event, g incident.Related) string {
+	why := strings.TrimSuffix(g.Why, " (nearest)")
+	return fmt.Sprintf("%s · of %s %s", why, ev.Kind, ev.Time.UTC().Format("15:04:05"))
+}
+
+// nextLink moves the cursor to the next (or previous) related event or
+// group header.
 func (m *Model) nextLink(d int) {
 	for i := m.cur + d; i >= 0 && i < len(m.lines); i += d {
-		if m.lines[i].role == link {
+		if r := m.lines[i].role; r == link || r == group {
 			m.moveTo(i)
 			return
 		}

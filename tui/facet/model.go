@@ -75,6 +75,12 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			m.loading, m.values, m.err = false, msg.values, msg.err
 		}
 		return m, nil
+	case tea.MouseMsg:
+		if m.open {
+			m.cur, _ = m.com.Keys.MoveCursor(msg, m.cur, m.count(), m.listHeight())
+			m.clamp()
+		}
+		return m, nil
 	case tea.KeyMsg:
 		if !m.open {
 			return m, nil

@@ -162,8 +162,22 @@ func (m Model) open() tea.Cmd {
 		text = fmt.Sprintf("timeline filtered to the first %d of %d events of %s (esc clears)", MaxFilterIDs, len(f.Events), common.Fit(f.Detector, 30))
 	}
 	return tea.Batch(
-		common.Send(common.FilterMsg{Set: Query(f), Replace: true}),
+		common.Send(common.FilterMsg{Set: Query(f), Replace: true, Label: FilterLabel(f)}),
 		common.Send(common.StatusMsg{Text: text}))
+}
+
+// FilterLabel names a finding's evidence filter in the header: "finding
+// boundary-probing · agent-7 · 35 events".
+func FilterLabel(f detect.Finding) string {
+	agent := f.Agent
+	if agent == "" {
+		agent = "no agent"
+	}
+	n := common.EventsLabel(len(f.Events))
+	if len(f.Events) > MaxFilterIDs {
+		n = fmt.Sprintf("first %d of %s", MaxFilterIDs, n)
+	}
+	return fmt.Sprintf("finding %s · %s · %s", f.Detector, agent, n)
 }
 
 func (m *Model) rowsVisible() int { return max(m.com.Height-2, 1) }

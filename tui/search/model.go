@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/tui/common"
 )
 
@@ -15,9 +16,6 @@ type SubmitMsg struct{ Query string }
 
 // CancelMsg says the bar was closed without running anything.
 type CancelMsg struct{}
-
-// maxHistory bounds the history kept per console.
-const maxHistory = 100
 
 // Model is the search bar.
 type Model struct {
@@ -39,7 +37,7 @@ func New(com common.Common) Model {
 	in.PlaceholderStyle = st.Dim
 	in.Cursor.Style = st.Prompt.Reverse(true)
 	in.Cursor.TextStyle = st.Input
-	in.Placeholder = "agent:agent-7 +decision:deny   nohup   dst_host:*.example.com"
+	in.Placeholder = "+agent:agent-7 +decision:deny   nohup   dst_host:*.example.com"
 	in.CharLimit = 4096
 	in.Cursor.SetMode(cursor.CursorStatic)
 	return Model{com: com, input: in}
@@ -59,6 +57,16 @@ func (m Model) Value() string { return m.input.Value() }
 
 // History returns the queries run so far, oldest first.
 func (m Model) History() []string { return m.history }
+
+// SetHistory replaces the history with the workspace's (loaded at open,
+// merged with other consoles' after each search). While the bar is open
+// the position is kept at the draft.
+func (m *Model) SetHistory(list []string) {
+	m.history = incident.MergeHistory(list)
+	if m.open {
+		m.hpos = len(m.history)
+	}
+}
 
 // Open focuses the bar with the current search to edit.
 func (m *Model) Open(current string) tea.Cmd {
@@ -118,14 +126,10 @@ func (m *Model) browse(d int) {
 	m.input.CursorEnd()
 }
 
+// remember makes q the newest query, once: the workspace's history is
+// merged in when its write returns.
 func (m *Model) remember(q string) {
-	if q == "" || (len(m.history) > 0 && m.history[len(m.history)-1] == q) {
-		return
-	}
-	m.history = append(m.history, q)
-	if len(m.history) > maxHistory {
-		m.history = m.history[len(m.history)-maxHistory:]
-	}
+	m.history = incident.MergeHistory(append(m.history, q))
 }
 
 // View renders the bar.

@@ -33,7 +33,10 @@ type anchorMsg struct {
 }
 
 // prevQuery is the query a failed new one falls back to.
-type prevQuery struct{ filter, search string }
+type prevQuery struct {
+	filter, search string
+	labels         labels
+}
 
 // extendMsg adds a page before or after the window.
 type extendMsg struct {

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -17,6 +18,7 @@ type Model struct {
 
 	filter, search, lastSearch string
 	query                      string
+	labels                     labels
 	anded                      bool
 	gen                        int // bumps on every new window; older replies are dropped
 
@@ -141,10 +143,64 @@ func (m *Model) SetSearch(q string) tea.Cmd {
 	return m.setQuery(m.filter, q, true)
 }
 
-// SetFilter replaces the filter (an agent, facet values).
-func (m *Model) SetFilter(f string) tea.Cmd {
-	return m.setQuery(f, m.search, true)
+// ShowRelated shows a related group of the event pane: its query as the
+// search, named by label in the header, with the filter set aside (the
+// group is about the event, not about what the timeline was narrowed to)
+// and the cursor at the event's moment. Place taken before and Restore
+// bring the timeline back.
+func (m *Model) ShowRelated(q, label string, at evidence.Event) tea.Cmd {
+	m.lastSearch = q
+	next := labels{search: labelled{query: q, label: label}}
+	return m.switchQuery("", q, next, atCursor, cursorOf(at), "")
 }
+
+// Place is what the timeline shows: its query, labels and the event under
+// the cursor.
+type Place struct {
+	filter, search string
+	labels         labels
+	at             evidence.Event
+	ok             bool
+}
+
+// Place returns what the timeline shows now, for Restore.
+func (m Model) Place() Place {
+	ev, ok := m.Selected()
+	return Place{filter: m.filter, search: m.search, labels: m.labels, at: ev, ok: ok}
+}
+
+// Restore shows a Place again, the cursor on the event it was on.
+func (m *Model) Restore(p Place) tea.Cmd {
+	if !p.ok {
+		return m.switchQuery(p.filter, p.search, p.labels, atStart, evidence.Cursor{}, "")
+	}
+	return m.switchQuery(p.filter, p.search, p.labels, atCursor, cursorOf(p.at), "")
+}
+
+// SetFilter replaces the filter (an agent, facet values); label, when not
+// empty, is what the header shows for it instead of the query (a finding's
+// evidence: "finding boundary-probing · agent-7 · 35 events").
+func (m *Model) SetFilter(f, label string) tea.Cmd {
+	next := m.labels
+	next.filter = labelled{query: f, label: label}
+	w, at := atStart, evidence.Cursor{}
+	if ev, ok := m.Selected(); ok && m.search == "" {
+		w, at = atCursor, cursorOf(ev)
+	}
+	return m.switchQuery(f, m.search, next, w, at, "")
+}
+
+// FilterText is the filter as the header shows it: its label, with any
+// clause added since, or the query itself.
+func (m Model) FilterText() string { return m.labels.filter.text(m.filter) }
+
+// QueryText is the whole query as the header shows it.
+func (m Model) QueryText() string {
+	return strings.TrimSpace(m.FilterText() + " " + m.SearchText())
+}
+
+// SearchText is the search as the header shows it.
+func (m Model) SearchText() string { return m.labels.search.text(m.search) }
 
 // AddFilter adds a required clause to the filter.
 func (m *Model) AddFilter(clause string) tea.Cmd {
@@ -182,15 +238,23 @@ func (m *Model) JumpTo(ev evidence.Event) tea.Cmd {
 // setQuery switches to a new query, anchored at the event under the cursor
 // so that narrowing or widening keeps the responder's place in time.
 func (m *Model) setQuery(filter, search string, keepPlace bool) tea.Cmd {
-	prev := prevQuery{filter: m.filter, search: m.search}
-	m.filter, m.search = filter, search
-	m.query, m.anded = incident.Combine(filter, search)
-	m.gen++
-	m.loading, m.loadingBefore, m.loadingAfter = true, false, false
-	m.hitsKnown = false
 	w, at := atStart, evidence.Cursor{}
 	if ev, ok := m.Selected(); ok && keepPlace && search == "" {
 		w, at = atCursor, cursorOf(ev)
 	}
-	return tea.Batch(anchorCmd(m, w, at, -1, "", &prev), hitsCmd(m))
+	return m.switchQuery(filter, search, m.labels, w, at, "")
+}
+
+// switchQuery shows a new query from w (at: the event to put the cursor
+// on, want: its id, "" when any nearby will do), labelled by next as far as
+// its labels still apply.
+func (m *Model) switchQuery(filter, search string, next labels, w where, at evidence.Cursor, want string) tea.Cmd {
+	prev := prevQuery{filter: m.filter, search: m.search, labels: m.labels}
+	m.filter, m.search = filter, search
+	m.labels = next.keep(filter, search)
+	m.query, m.anded = incident.Combine(filter, search)
+	m.gen++
+	m.loading, m.loadingBefore, m.loadingAfter = true, false, false
+	m.hitsKnown = false
+	return tea.Batch(anchorCmd(m, w, at, -1, want, &prev), hitsCmd(m))
 }

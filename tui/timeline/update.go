@@ -159,7 +159,7 @@ func (m Model) applyAnchor(msg anchorMsg) (Model, tea.Cmd) {
 			cmds = append(cmds, common.Send(common.ErrMsg{Err: err}))
 		}
 		if msg.prev != nil {
-			m.filter, m.search = msg.prev.filter, msg.prev.search
+			m.filter, m.search, m.labels = msg.prev.filter, msg.prev.search, msg.prev.labels
 			m.query, m.anded = incident.Combine(m.filter, m.search)
 			m.gen++
 			cmds = append(cmds, hitsCmd(&m))

@@ -92,7 +92,7 @@ func (m Model) emptyText() string {
 	case m.loading:
 		return "  loading…"
 	case m.query != "":
-		return "  no events match " + m.query + "  (esc clears the search, then the filter)"
+		return "  no events match " + m.QueryText() + "  (esc clears the search, then the filter)"
 	}
 	return "  no events yet"
 }
