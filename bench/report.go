@@ -28,7 +28,7 @@ func WriteTable(w io.Writer, r *Result) error {
 		fmt.Fprintf(tw, "peak RSS\t%.0f MB (during ingest, sampled: heap %.0f MB, mapped index %.0f MB)\t%s\n", float64(r.PeakRSS)/(1<<20),
 			float64(r.PeakAnon)/(1<<20), float64(r.PeakFile)/(1<<20), verdict(r.PeakRSS < TargetPeakRSS, "< 1 GiB"))
 	}
-	fmt.Fprintf(tw, "peak RSS, run\t%.0f MB (ingest, queries, detectors, console: mapped index pages count)\n", float64(r.PeakRSSRun)/(1<<20))
+	fmt.Fprintf(tw, "peak RSS, run\t%.0f MB (the whole run; the mapped index pages the detectors read count)\n", float64(r.PeakRSSRun)/(1<<20))
 	fmt.Fprintf(tw, "findings\t%d findings in %.1f s (built-in detectors, whole incident)\t%s\n", r.Findings, r.FindingsSeconds,
 		verdict(r.FindingsSeconds <= TargetFindingsSeconds, "<= 10 s"))
 	if r.Dir != "" {
