@@ -46,3 +46,12 @@ func TestClauses(t *testing.T) {
 		t.Errorf("AddClause duplicated: %s", f)
 	}
 }
+
+func TestIDQuery(t *testing.T) {
+	if q := IDQuery([]string{"ab12", "cd34"}); q != "+id:/(ab12|cd34)/" {
+		t.Errorf("hex ids: %s", q)
+	}
+	if q := IDQuery([]string{"a b"}); q != `id:a\ b` {
+		t.Errorf("odd id: %s", q)
+	}
+}

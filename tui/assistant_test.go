@@ -225,7 +225,7 @@ func TestAssistantStreamsFromEndpoint(t *testing.T) {
 	}
 
 	c.keys("enter")
-	if c.m.Focus() != "timeline" || c.m.Timeline().Filter() != common.IDQuery([]string{id}) {
+	if c.m.Focus() != "timeline" || c.m.Timeline().Filter() != incident.IDQuery([]string{id}) {
 		t.Errorf("enter on claim 1: focus %s filter %q", c.m.Focus(), c.m.Timeline().Filter())
 	}
 	if rows := c.m.Timeline().Rows(); len(rows) != 1 || rows[0].ID != id {

@@ -216,7 +216,7 @@ func TestStreamThenClaims(t *testing.T) {
 			filter = f
 		}
 	}
-	if !filter.Replace || filter.Set != common.IDQuery([]string{"a1", "b2"}) {
+	if !filter.Replace || filter.Set != incident.IDQuery([]string{"a1", "b2"}) {
 		t.Errorf("enter on claim 1: %+v", filter)
 	}
 	// a claim citing nothing says so

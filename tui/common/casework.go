@@ -2,7 +2,6 @@ package common
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/cordon-ir/cordon/assist"
@@ -84,21 +83,3 @@ type ShowEventMsg struct{ ID string }
 // ReadOnlyText is what a key that would change the case says in an
 // observer's console.
 func ReadOnlyText() string { return incident.ErrReadOnly.Error() }
-
-// IDQuery is a timeline filter for events by id: one required regexp
-// clause when every id is hex (as evidence.MakeID writes them), so that a
-// search added later narrows it, else escaped optional terms.
-func IDQuery(ids []string) string {
-	plain := true
-	for _, id := range ids {
-		plain = plain && id != "" && strings.Trim(id, "0123456789abcdefABCDEF_-") == ""
-	}
-	if plain && len(ids) > 0 {
-		return "+id:/(" + strings.Join(ids, "|") + ")/"
-	}
-	terms := make([]string, len(ids))
-	for i, id := range ids {
-		terms[i] = incident.Term("id", id)
-	}
-	return strings.Join(terms, " ")
-}

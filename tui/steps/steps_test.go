@@ -75,7 +75,7 @@ func TestLabels(t *testing.T) {
 	}
 }
 
-func TestParseTimeAndIDQuery(t *testing.T) {
+func TestParseTime(t *testing.T) {
 	now := time.Date(2026, 7, 21, 10, 0, 0, 0, time.UTC)
 	if got, err := parseTime("", now); err != nil || !got.Equal(now) {
 		t.Errorf("empty: %v %v", got, err)
@@ -85,11 +85,5 @@ func TestParseTimeAndIDQuery(t *testing.T) {
 	}
 	if _, err := parseTime("10 past", now); err == nil || !strings.Contains(err.Error(), "RFC 3339") {
 		t.Errorf("bad time: %v", err)
-	}
-	if q := common.IDQuery([]string{"ab12", "cd34"}); q != "+id:/(ab12|cd34)/" {
-		t.Errorf("hex ids: %s", q)
-	}
-	if q := common.IDQuery([]string{"a b"}); q != `id:a\ b` {
-		t.Errorf("odd id: %s", q)
 	}
 }
