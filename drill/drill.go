@@ -145,7 +145,8 @@ func (d *Drill) Advance(ctx context.Context) ([]Inject, error) {
 		if text == "" {
 			text = "evidence released: " + strings.Join(in.Evidence, ", ")
 		}
-		if _, err := d.WS.Journal().Append(ctx, incident.Entry{Actor: scenarioActor, Type: incident.EntryDrillInject, Text: text}); err != nil {
+		// stamped when it was due, not when the clock was next read
+		if _, err := d.WS.Journal().AppendAt(ctx, incident.Entry{Actor: scenarioActor, Type: incident.EntryDrillInject, Text: text}, d.at[next-1]); err != nil {
 			return fired, err
 		}
 	}

@@ -25,6 +25,17 @@ import (
 // does not match journal.head (entries deleted from the end, the last entry
 // replaced), it refuses with ErrTampered rather than write over the traces.
 func (j *Journal) Append(ctx context.Context, e Entry) (Entry, error) {
+	return j.append(ctx, e, time.Time{})
+}
+
+// AppendAt is Append for something that happened at a known time rather
+// than now: a drill's inject, due at its scenario time, which the clock
+// may have run past by the time the console notices.
+func (j *Journal) AppendAt(ctx context.Context, e Entry, at time.Time) (Entry, error) {
+	return j.append(ctx, e, at)
+}
+
+func (j *Journal) append(ctx context.Context, e Entry, at time.Time) (Entry, error) {
 	if e.Type == "" {
 		return Entry{}, errors.New("journal entry needs a type")
 	}
@@ -67,7 +78,7 @@ func (j *Journal) Append(ctx context.Context, e Entry) (Entry, error) {
 			return Entry{}, err
 		}
 	}
-	return j.write(f, &t, e)
+	return j.write(f, &t, e, at)
 }
 
 // lock takes the exclusive journal lock, waiting for other writers: each
@@ -241,18 +252,21 @@ func (j *Journal) repair(f *os.File, t tail, actor Actor) (tail, error) {
 		Actor:   actor,
 		Text:    fmt.Sprintf("a torn last line (%d bytes at offset %d, an incomplete write) was set aside in %s", rec.Bytes, rec.Offset, journalTornFile),
 		Payload: payload,
-	})
+	}, time.Time{})
 	return t, err
 }
 
 // write appends e after t.last, fsyncs, moves the head and advances t.
-func (j *Journal) write(f *os.File, t *tail, e Entry) (Entry, error) {
+func (j *Journal) write(f *os.File, t *tail, e Entry, at time.Time) (Entry, error) {
 	e.Seq = t.last.Seq + 1
 	e.Prev = Genesis
 	if e.Seq > 1 {
 		e.Prev = t.last.Hash
 	}
-	e.Time = j.now().UTC()
+	if at.IsZero() {
+		at = j.now()
+	}
+	e.Time = at.UTC()
 	line, _, err := encodeEntry(e)
 	if err != nil {
 		return Entry{}, err
