@@ -3,9 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -14,41 +12,14 @@ import (
 // the drill's folder is c.ws.
 func startTmuxDrill(t *testing.T, sample string, args ...string) *tmuxConsole {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed (CI installs it; apt-get install tmux to run this test)")
-	}
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "cordon")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	scenario, err := filepath.Abs(filepath.Join("..", "..", "sample-incidents", sample))
 	if err != nil {
 		t.Fatal(err)
 	}
-	socket := fmt.Sprintf("cordon-test-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))
-	tmux := func(args ...string) (string, error) {
-		out, err := exec.Command("tmux", append([]string{"-L", socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
-		return string(out), err
-	}
-	t.Cleanup(func() { tmux("kill-server") })
-	out := filepath.Join(dir, "drill")
-	cmd := fmt.Sprintf("env XDG_STATE_HOME=%s TERM=xterm-256color %s drill %s --out %s %s", dir, bin, scenario, out, strings.Join(args, " "))
-	if out, err := tmux("new-session", "-d", "-s", "cordon", "-x", "80", "-y", "24", cmd); err != nil {
-		t.Fatalf("tmux new-session: %v\n%s", err, out)
-	}
-	if out, err := tmux("set-option", "-t", "cordon", "remain-on-exit", "on"); err != nil {
-		t.Fatalf("tmux set-option: %v\n%s", err, out)
-	}
-	screen := func() string {
-		out, _ := tmux("capture-pane", "-p", "-t", "cordon")
-		return out
-	}
-	return &tmuxConsole{t: t, ws: out, tmux: tmux, screen: screen}
+	return startTmux(t, func(dir, bin string) (string, string) {
+		out := filepath.Join(dir, "drill")
+		return fmt.Sprintf("env XDG_STATE_HOME=%s TERM=xterm-256color %s drill %s --out %s %s", dir, bin, scenario, out, strings.Join(args, " ")), out
+	})
 }
 
 // TestDrillConsoleInTmux: a facilitator starts the clock, jumps to the

@@ -25,6 +25,21 @@ type tmuxConsole struct {
 
 func startTmuxConsole(t *testing.T) *tmuxConsole {
 	t.Helper()
+	fixture, err := filepath.Abs(incidenttest.ConsoleFixture())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startTmux(t, func(dir, bin string) (string, string) {
+		ws := filepath.Join(dir, "incident")
+		return fmt.Sprintf("env XDG_STATE_HOME=%s TERM=xterm-256color %s open --incident %s %s", dir, bin, ws, fixture), ws
+	})
+}
+
+// startTmux builds cordon and runs, in an 80×24 tmux, the command line
+// that command makes from a scratch folder and the binary; ws is the
+// workspace that command line works in.
+func startTmux(t *testing.T, command func(dir, bin string) (line, ws string)) *tmuxConsole {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed (CI installs it; apt-get install tmux to run this test)")
 	}
@@ -37,19 +52,14 @@ func startTmuxConsole(t *testing.T) *tmuxConsole {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	fixture, err := filepath.Abs(incidenttest.ConsoleFixture())
-	if err != nil {
-		t.Fatal(err)
-	}
 	socket := fmt.Sprintf("cordon-test-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))
 	tmux := func(args ...string) (string, error) {
 		out, err := exec.Command("tmux", append([]string{"-L", socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
 		return string(out), err
 	}
 	t.Cleanup(func() { tmux("kill-server") })
-	ws := filepath.Join(dir, "incident")
-	cmd := fmt.Sprintf("env XDG_STATE_HOME=%s TERM=xterm-256color %s open --incident %s %s", dir, bin, ws, fixture)
-	if out, err := tmux("new-session", "-d", "-s", "cordon", "-x", "80", "-y", "24", cmd); err != nil {
+	line, ws := command(dir, bin)
+	if out, err := tmux("new-session", "-d", "-s", "cordon", "-x", "80", "-y", "24", line); err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
 	if out, err := tmux("set-option", "-t", "cordon", "remain-on-exit", "on"); err != nil {
