@@ -3,6 +3,7 @@ package tui_test
 import (
 	"context"
 	"fmt"
+	llm "github.com/cordon-ir/cordon/assist"
 	"io"
 	"os"
 	"path/filepath"
@@ -31,6 +32,12 @@ type drillConsole struct {
 
 func newDrillConsole(t *testing.T, facilitator bool, w, h int, setup ...func(wsDir string)) *drillConsole {
 	t.Helper()
+	return newDrillConsoleWith(t, facilitator, w, h, nil, setup...)
+}
+
+// newDrillConsoleWith is newDrillConsole with options changed by opts.
+func newDrillConsoleWith(t *testing.T, facilitator bool, w, h int, opts func(*tui.Options), setup ...func(wsDir string)) *drillConsole {
+	t.Helper()
 	s, err := drill.Load(filepath.Join("..", "sample-incidents", "persistence-after-kill"))
 	if err != nil {
 		t.Fatal(err)
@@ -53,9 +60,13 @@ func newDrillConsole(t *testing.T, facilitator bool, w, h int, setup ...func(wsD
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := tui.New(tui.Options{Name: "drill " + s.Scenario, Store: d.WS.Store, Marks: marks, Renderer: r, Dark: true, Ctx: ctx,
+	o := tui.Options{Name: "drill " + s.Scenario, Store: d.WS.Store, Marks: marks, Renderer: r, Dark: true, Ctx: ctx,
 		Workspace: d.WS, JournalPoll: -1, Actor: testActor,
-		Drill: d, DrillFacilitator: facilitator, DrillDebrief: out, DrillEvery: -1})
+		Drill: d, DrillFacilitator: facilitator, DrillDebrief: out, DrillEvery: -1}
+	if opts != nil {
+		opts(&o)
+	}
+	m := tui.New(o)
 	c := &console{t: t, m: m}
 	c.send(tea.WindowSizeMsg{Width: w, Height: h})
 	c.run(m.Init())
@@ -346,5 +357,20 @@ func TestGoldenDrill(t *testing.T) {
 			checkSize(t, s, w, h)
 			requireGolden(t, s)
 		})
+	}
+}
+
+// TestDrillAssistantIsOffline: even with an endpoint configured, a drill's
+// assistant answers by rules, so that the drill replays identically and no
+// scenario evidence leaves the machine.
+func TestDrillAssistantIsOffline(t *testing.T) {
+	c := newDrillConsoleWith(t, true, 120, 40, func(o *tui.Options) {
+		o.Assist = llm.Config{BaseURL: "http://127.0.0.1:9/v1", Model: "m", APIKey: "sk-x", Timeout: time.Second}
+	})
+	c.keys("p")
+	c.pass(20 * time.Minute)
+	c.keys("a", "enter")
+	if s := c.flatScreen(); !strings.Contains(s, "offline answer (no endpoint configured)") {
+		t.Errorf("the drill's assistant asked a model:\n%s", c.screen())
 	}
 }

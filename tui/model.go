@@ -236,6 +236,11 @@ func New(opt Options) Model {
 		prompt:    prompt.New(com),
 		ingesting: opt.Ingest != nil,
 	}
+	if opt.Drill != nil {
+		// A drill replays identically: its assistant answers by rules, and
+		// nothing of the scenario leaves the machine.
+		opt.Assist, opt.AssistErr = llm.DefaultConfig(), nil
+	}
 	m.assist = assist.New(com, opt.Workspace, opt.Actor, opt.Assist, opt.AssistErr)
 	m.drill = tuidrill.New(com, tuidrill.Config{Drill: opt.Drill, Facilitator: opt.DrillFacilitator, ReadOnly: opt.Actor.Observer,
 		Actor: opt.Actor, DebriefDir: opt.DrillDebrief, Every: opt.DrillEvery})
