@@ -73,6 +73,25 @@ func Start(ctx context.Context, s *Script, dir string, wall func() time.Time) (*
 }
 
 func start(ctx context.Context, s *Script, ws *incident.Workspace, wall func() time.Time) (*Drill, error) {
+	d, err := prepare(s, ws, wall)
+	if err != nil {
+		return nil, err
+	}
+	b, _ := json.MarshalIndent(d.State, "", "  ")
+	if err := os.WriteFile(filepath.Join(ws.Dir, stateFile), append(b, '\n'), 0o644); err != nil {
+		return nil, err
+	}
+	text := fmt.Sprintf("drill %s starts at %s, speed ×%g", s.Scenario, d.State.Start.Format(time.RFC3339), d.Clock.Speed())
+	if _, err := ws.Journal().Append(ctx, incident.Entry{Actor: scenarioActor, Type: incident.EntryDrillStarted, Text: text}); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// prepare builds the drill of script s over ws: the replay plan, the
+// clock (paused at the start) and the injects in time order; the journal
+// stamps entries in scenario time from here on.
+func prepare(s *Script, ws *incident.Workspace, wall func() time.Time) (*Drill, error) {
 	r, err := NewReplay(s, filepath.Join(ws.Dir, "evidence"))
 	if err != nil {
 		return nil, err
@@ -100,15 +119,63 @@ func start(ctx context.Context, s *Script, ws *incident.Workspace, wall func() t
 		d.at = append(d.at, in.At.Resolve(begin))
 	}
 	ws.Journal().SetClock(d.Clock.Now)
-	b, _ := json.MarshalIndent(d.State, "", "  ")
-	if err := os.WriteFile(filepath.Join(ws.Dir, stateFile), append(b, '\n'), 0o644); err != nil {
+	return d, nil
+}
+
+// Resume reopens a drill a console quit, where it stopped: the evidence
+// already staged stays released (and indexed, resumed from its
+// checkpoints), the injects already journaled stay fired, and the clock
+// stands paused at the scenario time of the journal's last entry.
+func Resume(ctx context.Context, dir string, wall func() time.Time) (*Drill, error) {
+	st, err := ReadState(dir)
+	if err != nil {
 		return nil, err
 	}
-	text := fmt.Sprintf("drill %s starts at %s, speed ×%g", s.Scenario, begin.Format(time.RFC3339), d.Clock.Speed())
-	if _, err := ws.Journal().Append(ctx, incident.Entry{Actor: scenarioActor, Type: incident.EntryDrillStarted, Text: text}); err != nil {
+	s, err := Load(st.Script)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := incident.Create(dir)
+	if err != nil {
+		return nil, err
+	}
+	d, err := prepare(s, ws, wall)
+	if err == nil {
+		err = d.resume(ctx)
+	}
+	if err != nil {
+		ws.Close()
 		return nil, err
 	}
 	return d, nil
+}
+
+func (d *Drill) resume(ctx context.Context) error {
+	entries, err := d.WS.Journal().Entries()
+	if err != nil {
+		return err
+	}
+	at := d.State.Start
+	fired := 0
+	for _, e := range entries {
+		// entries are in scenario time; one past the end was stamped by
+		// a wall clock and says nothing of where the drill stood
+		if e.Time.After(at) && !e.Time.After(d.State.End) {
+			at = e.Time
+		}
+		if e.Type == incident.EntryDrillInject {
+			fired++
+		}
+	}
+	released, err := d.replay.skipStaged()
+	if err != nil {
+		return err
+	}
+	d.fired, d.released = min(fired, len(d.injects)), released
+	d.Clock.Jump(at)
+	text := fmt.Sprintf("drill %s resumed at %s", d.Script.Scenario, at.Format(time.RFC3339))
+	_, err = d.WS.Journal().Append(ctx, incident.Entry{Actor: scenarioActor, Type: incident.EntryDrillStarted, Text: text})
+	return err
 }
 
 // Close releases the workspace.

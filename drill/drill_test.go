@@ -2,6 +2,8 @@ package drill_test
 
 import (
 	"context"
+	"errors"
+	"github.com/cordon-ir/cordon/incident"
 	"os"
 	"path/filepath"
 	"strings"
@@ -202,5 +204,56 @@ func TestParseScriptErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want an error about %s", c.yaml, err, c.want)
 		}
+	}
+}
+
+// TestResume: a drill whose console was quit carries on where it stood:
+// nothing released twice, injects already fired stay fired, the clock at
+// the last journaled moment, the rest of the evidence still to come.
+func TestResume(t *testing.T) {
+	s, err := drill.Load(pak)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "w")
+	d, err := drill.Start(ctx, s, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Clock.Jump(at("14:25:00"))
+	if _, err := d.Advance(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Answer(ctx, incident.Actor{Name: "team", Via: incident.ViaDrill}, "which-agent", "agent-21"); err != nil {
+		t.Fatal(err)
+	}
+	before := d.WS.Store.Counts().Total
+	d.Close()
+
+	if _, err := drill.Start(ctx, s, dir, nil); !errors.Is(err, drill.ErrDrillExists) {
+		t.Fatalf("starting again over it: %v", err)
+	}
+	r, err := drill.Resume(ctx, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if now := r.Clock.Now(); !now.Equal(at("14:25:00")) || !r.Clock.Paused() {
+		t.Errorf("resumed at %v (paused %v), want 14:25:00 paused", now, r.Clock.Paused())
+	}
+	if in, when, ok := r.NextInject(); !ok || !when.Equal(at("14:35:00")) {
+		t.Errorf("next inject %v at %v, want the 14:35 one (14:21 already fired)", in.Text, when)
+	}
+	fired, err := r.Advance(ctx)
+	if err != nil || len(fired) != 0 || r.WS.Store.Counts().Total != before {
+		t.Errorf("advancing in place: fired %d, %d events (was %d), %v", len(fired), r.WS.Store.Counts().Total, before, err)
+	}
+	r.Clock.Jump(at("15:30:00"))
+	if _, err := r.Advance(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := r.WS.Store.Counts().Total; n <= before {
+		t.Errorf("the rest of the evidence did not come: %d events", n)
 	}
 }

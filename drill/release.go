@@ -149,6 +149,26 @@ func (r *Replay) Release(now time.Time) (int, error) {
 	return n, nil
 }
 
+// skipStaged marks as released what an earlier run already wrote to the
+// staging copies (a drill resumed), and says how many records that is.
+func (r *Replay) skipStaged() (int, error) {
+	n := 0
+	for _, st := range r.files {
+		info, err := os.Stat(st.out)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return n, err
+		}
+		for st.next < len(st.records) && st.records[st.next].end <= info.Size() {
+			st.next++
+			n++
+		}
+	}
+	return n, nil
+}
+
 // Next is the time of the next record to release after now (zero: none).
 func (r *Replay) Next(now time.Time) time.Time {
 	var next time.Time

@@ -60,7 +60,12 @@ func OpenMarks(dir string) (*Marks, error) {
 
 // Marks returns the workspace's marks, opening them on first use.
 func (w *Workspace) Marks() (*Marks, error) {
-	w.marksOnce.Do(func() { w.marks, w.marksErr = OpenMarks(w.Dir) })
+	w.marksOnce.Do(func() {
+		w.marks, w.marksErr = OpenMarks(w.Dir)
+		if w.marksErr == nil {
+			w.marks.journal = w.journal // one clock: a drill's is scenario time
+		}
+	})
 	return w.marks, w.marksErr
 }
 

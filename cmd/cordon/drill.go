@@ -117,12 +117,19 @@ func drillConsole(ctx context.Context, e *env, s *drill.Script, out string, faci
 		return err
 	}
 	defer closeLog()
-	d, err := drill.Start(ctx, s, filepath.Join(out, "workspace"), nil)
+	wsDir := filepath.Join(out, "workspace")
+	d, err := drill.Start(ctx, s, wsDir, nil)
+	if errors.Is(err, drill.ErrDrillExists) {
+		// the same --out again: carry on where the console was quit
+		if st, serr := drill.ReadState(wsDir); serr == nil && st.Scenario == s.Scenario {
+			d, err = drill.Resume(ctx, wsDir, nil)
+		}
+	}
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	fmt.Fprintf(e.stderr, "cordon: drill %s in %s\n", s.Scenario, out)
+	fmt.Fprintf(e.stderr, "cordon: drill %s in %s, at %s\n", s.Scenario, out, d.Clock.Now().UTC().Format("15:04:05"))
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	marks, marksErr := d.WS.Marks()
