@@ -186,14 +186,13 @@ func (d *Debrief) questions(s *Script, entries []incident.Entry, day time.Time) 
 func (d *Debrief) findings(s *Script, found []detect.Finding) {
 	for _, want := range s.Expect.Findings {
 		r := FindingResult{ExpectedFinding: want}
-		for _, f := range found {
-			if f.Agent == want.Agent && f.Detector == want.Detector {
+		for _, f := range found { // every match: severity sorts them, not time
+			if f.Agent == want.Agent && f.Detector == want.Detector && (!r.Surfaced || f.Start.Before(r.Start)) {
 				r.Surfaced, r.Start = true, f.Start
-				if f.Start.After(d.Start) && (d.Onset.Equal(d.Start) || f.Start.Before(d.Onset)) {
-					d.Onset = f.Start
-				}
-				break
 			}
+		}
+		if r.Surfaced && r.Start.After(d.Start) && (d.Onset.Equal(d.Start) || r.Start.Before(d.Onset)) {
+			d.Onset = r.Start
 		}
 		d.Findings = append(d.Findings, r)
 	}

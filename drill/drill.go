@@ -48,6 +48,12 @@ type Drill struct {
 	smu      sync.Mutex
 	fired    int
 	released int
+	withheld int
+
+	// pending: records were released to the staging copies but their
+	// ingest has not succeeded yet (it failed, or a resumed drill has not
+	// run one): the next Advance ingests even if it releases nothing.
+	pending bool
 }
 
 // ErrDrillExists: the output folder already holds a drill.
@@ -167,11 +173,15 @@ func (d *Drill) resume(ctx context.Context) error {
 			fired++
 		}
 	}
-	released, err := d.replay.skipStaged()
+	released, staged, err := d.replay.skipStaged()
 	if err != nil {
 		return err
 	}
-	d.fired, d.released = min(fired, len(d.injects)), released
+	if staged.After(at) {
+		at = staged // the team has seen the evidence up to there
+	}
+	d.fired, d.released, d.withheld = min(fired, len(d.injects)), released, d.replay.Withheld
+	d.pending = released > 0 // a quit may have cut the last ingest short
 	d.Clock.Jump(at)
 	text := fmt.Sprintf("drill %s resumed at %s", d.Script.Scenario, at.Format(time.RFC3339))
 	_, err = d.WS.Journal().Append(ctx, incident.Entry{Actor: scenarioActor, Type: incident.EntryDrillStarted, Text: text})
@@ -191,13 +201,16 @@ func (d *Drill) Advance(ctx context.Context) ([]Inject, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n > 0 {
+	if n > 0 || d.pending {
+		d.pending = true
 		if _, err := d.WS.Ingest(ctx, d.replay.Files(), incident.IngestOptions{}); err != nil {
 			return nil, err
 		}
+		d.pending = false
 	}
 	d.smu.Lock()
 	d.released += n // counted once searchable, so a console refreshing on it finds them
+	d.withheld = d.replay.Withheld
 	next := d.fired
 	d.smu.Unlock()
 	var fired []Inject
@@ -248,9 +261,9 @@ func (d *Drill) Released() int {
 
 // Withheld counts the records simulated gaps kept from the team.
 func (d *Drill) Withheld() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.replay.Withheld
+	d.smu.Lock()
+	defer d.smu.Unlock()
+	return d.withheld
 }
 
 // answerPayload is a team's answer as the journal keeps it.

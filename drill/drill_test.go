@@ -222,10 +222,12 @@ func TestResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.Clock.Jump(at("14:25:00"))
-	if _, err := d.Advance(ctx); err != nil {
+	if _, err := d.Answer(ctx, incident.Actor{Name: "team", Via: incident.ViaDrill}, "which-agent", "agent-21"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Answer(ctx, incident.Actor{Name: "team", Via: incident.ViaDrill}, "which-agent", "agent-21"); err != nil {
+	// the evidence runs on past the last journal entry: the team saw it
+	d.Clock.Jump(at("14:30:00"))
+	if _, err := d.Advance(ctx); err != nil {
 		t.Fatal(err)
 	}
 	before := d.WS.Store.Counts().Total
@@ -239,8 +241,11 @@ func TestResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if now := r.Clock.Now(); !now.Equal(at("14:25:00")) || !r.Clock.Paused() {
-		t.Errorf("resumed at %v (paused %v), want 14:25:00 paused", now, r.Clock.Paused())
+	if now := r.Clock.Now(); now.Before(at("14:29:30")) || now.After(at("14:30:00")) || !r.Clock.Paused() {
+		t.Errorf("resumed at %v (paused %v), want the last evidence released before 14:30, paused", now, r.Clock.Paused())
+	}
+	if last := r.WS.Store.Counts().Last; last.After(r.Clock.Now()) {
+		t.Errorf("resumed behind evidence already seen: %v after %v", last, r.Clock.Now())
 	}
 	if in, when, ok := r.NextInject(); !ok || !when.Equal(at("14:35:00")) {
 		t.Errorf("next inject %v at %v, want the 14:35 one (14:21 already fired)", in.Text, when)
@@ -255,5 +260,66 @@ func TestResume(t *testing.T) {
 	}
 	if n := r.WS.Store.Counts().Total; n <= before {
 		t.Errorf("the rest of the evidence did not come: %d events", n)
+	}
+}
+
+// TestRecordReleasedWhenItsLastEventHappened: an OTLP export line holds
+// several spans; the line reaches the index only once its last span has
+// happened, never with its first.
+func TestRecordReleasedWhenItsLastEventHappened(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("../ingest/testdata/otlp/genai-agent.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "spans.jsonl"), data, 0o644)
+	os.WriteFile(filepath.Join(dir, "drill.yaml"), []byte("scenario: spans\nevidence: [spans.jsonl]\n"), 0o644)
+	s, err := drill.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	d, err := drill.Start(ctx, s, filepath.Join(t.TempDir(), "w"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, step := range []time.Duration{0, 2 * time.Second, time.Minute, time.Hour} {
+		d.Clock.Jump(d.State.Start.Add(step))
+		if _, err := d.Advance(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if last, now := d.WS.Store.Counts().Last, d.Clock.Now(); last.After(now) {
+			t.Fatalf("at %s the index already holds an event of %s", now.Format(time.StampMilli), last.Format(time.StampMilli))
+		}
+	}
+	if d.WS.Store.Counts().Total == 0 {
+		t.Error("nothing was released by the end")
+	}
+}
+
+// TestFailedIngestIsRetried: records released while the ingest failed
+// (a console quit mid-advance) are ingested by the next Advance.
+func TestFailedIngestIsRetried(t *testing.T) {
+	s, err := drill.Load(pak)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := drill.Start(context.Background(), s, filepath.Join(t.TempDir(), "w"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	d.Clock.Jump(at("14:33:00"))
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := d.Advance(cancelled); err == nil {
+		t.Fatal("an ingest with a cancelled context succeeded")
+	}
+	if _, err := d.Advance(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := d.WS.Store.Counts().Total; n == 0 {
+		t.Error("the records released during the failed ingest never reached the index")
 	}
 }

@@ -68,7 +68,7 @@ func NewReplay(s *Script, stageDir string) (*Replay, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(st.records) > 0 {
+		if len(st.records) > 0 && !st.records[0].at.IsZero() { // zero: nothing in it has a time
 			if r.first.IsZero() || st.records[0].at.Before(r.first) {
 				r.first = st.records[0].at
 			}
@@ -150,23 +150,31 @@ func (r *Replay) Release(now time.Time) (int, error) {
 }
 
 // skipStaged marks as released what an earlier run already wrote to the
-// staging copies (a drill resumed), and says how many records that is.
-func (r *Replay) skipStaged() (int, error) {
-	n := 0
+// staging copies (a drill resumed): it says how many records that is and
+// when the last of them happened. Records a gap blanked count as withheld.
+func (r *Replay) skipStaged() (n int, latest time.Time, err error) {
 	for _, st := range r.files {
 		info, err := os.Stat(st.out)
 		if os.IsNotExist(err) {
 			continue
 		}
 		if err != nil {
-			return n, err
+			return n, latest, err
 		}
 		for st.next < len(st.records) && st.records[st.next].end <= info.Size() {
+			rec := st.records[st.next]
 			st.next++
-			n++
+			if st.inGap(rec.at) {
+				r.Withheld++
+			} else {
+				n++
+			}
+			if rec.at.After(latest) {
+				latest = rec.at
+			}
 		}
 	}
-	return n, nil
+	return n, latest, nil
 }
 
 // Next is the time of the next record to release after now (zero: none).
@@ -239,15 +247,18 @@ func plan(path, rel, stageDir string) (*staged, error) {
 	col := &collector{}
 	var prev int64
 	var last time.Time
+	// A record is released once its last event has happened (and never
+	// before the record ahead of it): a line holding several spans must
+	// not show the later ones early.
 	commit := func(pos ingest.Position) error {
-		at := col.earliest
-		if at.IsZero() || at.Before(last) {
-			at = last // released with, or after, what comes before it
+		at := col.latest
+		if at.Before(last) {
+			at = last
 		}
 		if pos.Offset > prev {
 			st.records = append(st.records, record{at: at, start: prev, end: pos.Offset})
 		}
-		prev, last, col.earliest = pos.Offset, at, time.Time{}
+		prev, last, col.latest = pos.Offset, at, time.Time{}
 		return nil
 	}
 	end, err := ingest.Stream(bytes.NewReader(data), rel, p, ingest.Position{}, col, commit)
@@ -255,8 +266,13 @@ func plan(path, rel, stageDir string) (*staged, error) {
 		return nil, fmt.Errorf("%s: %w", rel, err)
 	}
 	if end.Offset > prev || int64(len(data)) > prev {
-		// A document read whole, or a tail: released with the last record.
-		st.records = append(st.records, record{at: last, start: prev, end: int64(len(data))})
+		// A document read whole, or a tail: released once all of it has
+		// happened.
+		at := col.latest
+		if at.Before(last) {
+			at = last
+		}
+		st.records = append(st.records, record{at: at, start: prev, end: int64(len(data))})
 	}
 	if len(st.records) > 0 && st.records[0].at.IsZero() {
 		// Records before the first timed one go with it.
@@ -272,12 +288,12 @@ func plan(path, rel, stageDir string) (*staged, error) {
 	return st, nil
 }
 
-// collector keeps the earliest event time of the current record.
-type collector struct{ earliest time.Time }
+// collector keeps the latest event time of the current record.
+type collector struct{ latest time.Time }
 
 func (c *collector) Event(ev evidence.Event) error {
-	if !ev.Time.IsZero() && (c.earliest.IsZero() || ev.Time.Before(c.earliest)) {
-		c.earliest = ev.Time
+	if ev.Time.After(c.latest) {
+		c.latest = ev.Time
 	}
 	return nil
 }

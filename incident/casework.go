@@ -155,7 +155,7 @@ func (w *Workspace) Check(ctx context.Context, actor Actor, ids ...string) ([]Ch
 	vars := cs.Vars()
 	var out []CheckResult
 	for _, st := range steps {
-		res, err := RunCheck(ctx, w.Store, st, vars, time.Now())
+		res, err := RunCheck(ctx, w.Store, st, vars, w.journal.Now())
 		if err != nil {
 			return out, err
 		}

@@ -108,7 +108,11 @@ func RunCheck(ctx context.Context, st evidence.Store, step *playbook.Step, vars 
 		}
 	}
 	res.Matched = len(seen)
-	if res.Coverage, err = coverage(ctx, st, rendered.Coverage, res.After); err != nil {
+	if len(c.Coverage) > 0 && len(rendered.Coverage) == 0 {
+		// every coverage query names a key this case does not have:
+		// nothing could have shown it, which is not "every event could"
+		res.Coverage = 0
+	} else if res.Coverage, err = coverage(ctx, st, rendered.Coverage, res.After); err != nil {
 		return res, fmt.Errorf("check %s: %w", step.ID, err)
 	}
 	res.Status, res.Detail = judge(c, res)

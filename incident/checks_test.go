@@ -144,3 +144,27 @@ func TestKillSwitchLayers(t *testing.T) {
 		t.Errorf("journal: %+v %v", v, err)
 	}
 }
+
+// TestCoverageWithUnknownKeyIsNoEvidence: when every coverage query names a
+// key the case lacks, nothing could have shown the answer: "no evidence",
+// never "verified".
+func TestCoverageWithUnknownKeyIsNoEvidence(t *testing.T) {
+	ws := incidenttest.New(t, "../sample-incidents/persistence-after-kill")
+	ctx := context.Background()
+	cs, err := incident.LoadCase(ctx, ws.Store, []string{"agent-21"}, pakKill)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs.Vars()["pod"]) != 0 {
+		t.Skip("the sample's sessions now name a pod; pick another missing key")
+	}
+	step := &playbook.Step{ID: "x", Check: &playbook.Check{
+		Expect: playbook.ExpectNone, After: playbook.VarContainedAt,
+		Queries:  []string{"+agent:{{agent}} +kind:nosuchkind"},
+		Coverage: []string{"+pod:{{pod}} +source:sensor"},
+	}}
+	r, err := incident.RunCheck(ctx, ws.Store, step, cs.Vars(), time.Now())
+	if err != nil || r.Status != incident.CheckNoEvidence {
+		t.Errorf("%+v %v", r, err)
+	}
+}

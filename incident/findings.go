@@ -87,13 +87,17 @@ func (s StoreSource) Each(ctx context.Context, query string, fn func(evidence.Ev
 		req.Limit = sourcePage
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	type result struct {
 		page *evidence.Page
 		err  error
 	}
 	pages := make(chan result, 1)
+	done := make(chan struct{})
+	// On any return, stop the reader and wait for it: a caller may close
+	// the store right after.
+	defer func() { cancel(); <-done }()
 	go func() {
+		defer close(done)
 		defer close(pages)
 		for {
 			page, err := s.Store.Page(ctx, req)
