@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"regexp"
 	"strings"
 	"time"
 
@@ -78,6 +79,9 @@ func (c *Config) PlanAction(name string, cs Case) (ActionPlan, error) {
 			}
 		}
 		argvs = next
+		if len(argvs) > maxActionCommands {
+			return ActionPlan{}, fmt.Errorf("action %s: its variables make more than %d commands; narrow the subject or split the template", name, maxActionCommands)
+		}
 	}
 	timeout, _ := a.timeout()
 	title := a.Title
@@ -95,6 +99,11 @@ func expandWord(w string, vars playbook.Vars) ([]string, error) {
 	for _, n := range playbook.Names(w) {
 		if len(vars[n]) == 0 {
 			return nil, fmt.Errorf("{{%s}} has no value for this case", n)
+		}
+		for _, v := range vars[n] {
+			if !safeValue.MatchString(v) || strings.Contains(v, "..") {
+				return nil, fmt.Errorf("{{%s}} is %q, which the evidence (written by the agent) supplied and which could act as an option or a path outside its place; run the command by hand after checking it", n, evidence.Printable(v))
+			}
 		}
 		var next []playbook.Vars
 		for _, c := range combos {
@@ -116,6 +125,17 @@ func expandWord(w string, vars playbook.Vars) ([]string, error) {
 	}
 	return out, nil
 }
+
+// safeValue is what a variable may hold to fill a command: identifiers,
+// addresses and ids. The values come from records the agent under
+// investigation wrote: one starting with "-" would become an option of the
+// command (kubectl delete pod --all), a ".." a path elsewhere.
+var safeValue = regexp.MustCompile(`^[A-Za-z0-9_@:+=,~][A-Za-z0-9._@:+=,~/-]*$`)
+
+// maxActionCommands bounds the commands one confirmation runs: values
+// multiply (every session's IP times every credential), and each command
+// should be one a responder has read.
+const maxActionCommands = 64
 
 // ActionRun is one command of an action as it ran (or would have).
 type ActionRun struct {

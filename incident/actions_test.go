@@ -3,6 +3,7 @@ package incident
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -34,24 +35,23 @@ func TestSplitWords(t *testing.T) {
 	}
 }
 
-// TestPlanActionKeepsHostileValuesWhole: values come from the ledger the
-// agent wrote; each stays one argument, and a value naming another variable
-// stays text.
-func TestPlanActionKeepsHostileValuesWhole(t *testing.T) {
+// TestPlanActionFansOutWholeValues: a variable with several values runs the
+// command once per value, each value one argument; a value that could be
+// shell syntax or name another variable is refused, not passed on.
+func TestPlanActionFansOutWholeValues(t *testing.T) {
 	c := &Config{Actions: map[string]ActionConfig{
 		"revoke": {Run: "revoke-cred --session {{session}} {{credential}}"},
 	}}
 	cs := Case{Subject: []string{"agent-7"}, Sessions: []evidence.Event{
-		{Session: "s-1; rm -rf /", Credential: []string{"px-1", "{{session}}", "$(curl evil)"}},
+		{Session: "s-1", Credential: []string{"px-1", "tok-91"}},
 	}}
 	p, err := c.PlanAction("revoke", cs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := [][]string{
-		{"revoke-cred", "--session", "s-1; rm -rf /", "px-1"},
-		{"revoke-cred", "--session", "s-1; rm -rf /", "{{session}}"},
-		{"revoke-cred", "--session", "s-1; rm -rf /", "$(curl evil)"},
+		{"revoke-cred", "--session", "s-1", "px-1"},
+		{"revoke-cred", "--session", "s-1", "tok-91"},
 	}
 	if !reflect.DeepEqual(p.Commands, want) {
 		t.Errorf("commands %q, want %q", p.Commands, want)
@@ -59,8 +59,14 @@ func TestPlanActionKeepsHostileValuesWhole(t *testing.T) {
 	if p.Confirm != "agent-7" || p.Timeout != defaultActionTimeout {
 		t.Errorf("plan %+v", p)
 	}
-	if got := CommandLine(want[0]); got != `revoke-cred --session 's-1; rm -rf /' px-1` {
+	if got := CommandLine([]string{"revoke-cred", "--reason", "s-1; rm -rf /"}); got != `revoke-cred --reason 's-1; rm -rf /'` {
 		t.Errorf("CommandLine = %s", got)
+	}
+	for _, hostile := range []string{"s-1; rm -rf /", "{{session}}", "$(curl evil)", "a b"} {
+		bad := Case{Subject: []string{"agent-7"}, Sessions: []evidence.Event{{Session: "s-1", Credential: []string{hostile}}}}
+		if _, err := c.PlanAction("revoke", bad); err == nil {
+			t.Errorf("credential %q planned", hostile)
+		}
 	}
 	if _, err := c.PlanAction("missing", cs); !errors.Is(err, ErrNoAction) {
 		t.Errorf("unknown action: %v", err)
@@ -126,5 +132,40 @@ func TestExecuteAction(t *testing.T) {
 	runs, err = hostile.Execute(context.Background(), "a", false)
 	if err != nil || strings.ContainsRune(runs[0].Output, 0x1b) || !strings.Contains(runs[0].Output, "owned") {
 		t.Errorf("terminal escapes in output kept raw: %q %v", runs[0].Output, err)
+	}
+}
+
+// TestPlanActionRefusesOptionsAndPaths: a value the agent wrote that would
+// become an option (kubectl delete pod --all) or a path elsewhere is
+// refused, as is an action that would multiply into too many commands.
+func TestPlanActionRefusesOptionsAndPaths(t *testing.T) {
+	c := &Config{Actions: map[string]ActionConfig{
+		"delete": {Run: "kubectl delete pod --namespace agent-evals {{sandbox}}"},
+		"many":   {Run: "revoke {{credential}} {{ip}}"},
+	}}
+	for _, bad := range []string{"--all", "-A", "../../etc", "sb/../x", ".hidden"} {
+		cs := Case{Subject: []string{"agent-7"}, Sessions: []evidence.Event{{Sandbox: bad}}}
+		if _, err := c.PlanAction("delete", cs); err == nil {
+			t.Errorf("sandbox %q planned", bad)
+		}
+	}
+	cs := Case{Subject: []string{"agent-7"}, Sessions: []evidence.Event{{Sandbox: "sb-42"}}}
+	if p, err := c.PlanAction("delete", cs); err != nil || p.Commands[0][5] != "sb-42" {
+		t.Errorf("a plain sandbox id: %+v %v", p, err)
+	}
+	var sessions []evidence.Event
+	for i := 0; i < 10; i++ {
+		sessions = append(sessions, evidence.Event{SrcIP: fmt.Sprintf("10.0.0.%d", i), Credential: []string{fmt.Sprintf("px-%d", i)}})
+	}
+	if _, err := c.PlanAction("many", Case{Subject: []string{"agent-7"}, Sessions: sessions}); err == nil || !strings.Contains(err.Error(), "more than 64 commands") {
+		t.Errorf("100 commands planned: %v", err)
+	}
+}
+
+func TestObserverCannotRunActions(t *testing.T) {
+	w := &Workspace{}
+	p := ActionPlan{Name: "x", Confirm: "a", Timeout: time.Second, Commands: [][]string{{"true"}}}
+	if _, err := w.RunAction(context.Background(), Actor{Name: "o", Via: ViaSSH, Observer: true}, "s", p, "a", false); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("an observer ran an action: %v", err)
 	}
 }

@@ -208,6 +208,9 @@ type actionPayload struct {
 // journals the commands, exit codes and output, failed runs included. A
 // confirmation that does not match runs and journals nothing.
 func (w *Workspace) RunAction(ctx context.Context, actor Actor, stepID string, p ActionPlan, confirm string, dryRun bool) ([]ActionRun, error) {
+	if actor.Observer {
+		return nil, ErrReadOnly
+	}
 	runs, err := p.Execute(ctx, confirm, dryRun)
 	if errors.Is(err, ErrNotConfirmed) {
 		return nil, err

@@ -62,6 +62,9 @@ func newKeyFile(path string, log *slog.Logger) (*keyFile, error) {
 	return k, nil
 }
 
+// unreadable reports whether the file cannot be read now.
+func (k *keyFile) unreadable() bool { return k.reload() != nil }
+
 // lookup reports whether key is in the file, and its comment.
 func (k *keyFile) lookup(key gossh.PublicKey) (keyEntry, bool) {
 	if k == nil {
@@ -104,16 +107,17 @@ func (k *keyFile) reload() error {
 	}
 	keys, bad := parseAuthorizedKeys(b)
 	for _, line := range bad {
-		k.log.Warn("authorized keys: line skipped, not a public key", "path", k.path, "line", line)
+		k.log.Warn("authorized keys: line skipped, not a public key or restricted by options", "path", k.path, "line", line)
 	}
 	k.keys, k.size, k.mtime = keys, fi.Size(), fi.ModTime()
 	return nil
 }
 
-// parseAuthorizedKeys reads the OpenSSH authorized_keys format. Options
-// before the key (from=, command=, ...) are accepted and ignored: this
-// server runs nothing but the console, whatever a line asks for. It returns
-// the numbers of the lines that are not keys.
+// parseAuthorizedKeys reads the OpenSSH authorized_keys format. A line with
+// options before the key (from=, expiry-time=, command=, restrict,
+// cert-authority, ...) is skipped: those restrict the key, and this server
+// cannot honour them, so granting it a console would widen what the line
+// allows. It returns the numbers of the lines it skipped.
 func parseAuthorizedKeys(b []byte) (map[string]keyEntry, []int) {
 	keys := map[string]keyEntry{}
 	var bad []int
@@ -124,8 +128,8 @@ func parseAuthorizedKeys(b []byte) (map[string]keyEntry, []int) {
 		if len(line) == 0 || line[0] == '#' {
 			continue
 		}
-		key, comment, _, _, err := gossh.ParseAuthorizedKey(line)
-		if err != nil {
+		key, comment, options, _, err := gossh.ParseAuthorizedKey(line)
+		if err != nil || len(options) > 0 {
 			bad = append(bad, n)
 			continue
 		}
@@ -165,6 +169,11 @@ func newKeyring(authorized, observers, facilitators string, log *slog.Logger) (*
 func (r *keyring) role(key gossh.PublicKey) (Role, string) {
 	if e, ok := r.observers.lookup(key); ok {
 		return RoleObserver, e.comment
+	}
+	if r.observers != nil && r.observers.unreadable() {
+		// fail closed: a key this file may list must not get more than
+		// it would, so nobody gets in until the file reads again
+		return RoleNone, ""
 	}
 	if e, ok := r.facilitators.lookup(key); ok {
 		return RoleFacilitator, e.comment

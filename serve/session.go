@@ -89,6 +89,7 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 			return
 		}
 		defer s.leave()
+		opened(sess.Context())
 		_, _, hasPty := sess.Pty()
 		if strings.TrimSpace(sess.RawCommand()) != "" {
 			log.Info("command", "command", sess.RawCommand())
@@ -187,6 +188,12 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	return p
 }
 
+// The largest terminal a session is drawn for.
+const (
+	maxWidth  = 1000
+	maxHeight = 500
+)
+
 // console is the console as a session runs it: a client that reports no
 // terminal size (ssh -tt from a script asks for 0×0) gets a classic 80×24
 // rather than a blank screen, and every key carries its own runes.
@@ -197,6 +204,11 @@ func (c console) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		if m.Width <= 0 || m.Height <= 0 {
 			msg = tea.WindowSizeMsg{Width: 80, Height: 24}
+		}
+		// The client chooses the size: a window of 2³² cells would be
+		// drawn in full and exhaust the server, for everyone.
+		if m.Width > maxWidth || m.Height > maxHeight {
+			msg = tea.WindowSizeMsg{Width: min(max(m.Width, 1), maxWidth), Height: min(max(m.Height, 1), maxHeight)}
 		}
 	case tea.KeyMsg:
 		// Bubble Tea hands out one package-level rune slice for the space
@@ -246,7 +258,9 @@ func noColor(env []string) bool {
 // refuses agent and X11 forwarding and subsystems (sftp) before they reach
 // it.
 func (s *Server) sessionChannel(srv *ssh.Server, conn *gossh.ServerConn, nc gossh.NewChannel, ctx ssh.Context) {
-	opened(ctx)
+	// The handshake deadline stays until the session is admitted (gate):
+	// a channel that never asks for a shell or a command must not hold a
+	// connection outside the session limit.
 	ssh.DefaultSessionHandler(srv, conn, filteredChannel{NewChannel: nc, s: s, ctx: ctx}, ctx)
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -210,5 +211,21 @@ func TestRebuildAfterMappingChange(t *testing.T) {
 	}
 	if n := eventCount(t, dir); n != 500 {
 		t.Errorf("after rebuild: %d events", n)
+	}
+}
+
+// TestDoubleDashEndsFlags: after "--" nothing is a flag, even past the
+// first positional argument (a remote `search -- x -limit=9` must not set
+// the limit, and a query may start with a dash).
+func TestDoubleDashEndsFlags(t *testing.T) {
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	limit := fs.Int("limit", 10, "")
+	pos, err := parse(fs, []string{"--", "x", "-limit=99", "-kind:dns"})
+	if err != nil || *limit != 10 || strings.Join(pos, " ") != "x -limit=99 -kind:dns" {
+		t.Errorf("pos %q limit %d err %v", pos, *limit, err)
+	}
+	pos, err = parse(fs, []string{"a", "-limit", "3", "b"})
+	if err != nil || *limit != 3 || strings.Join(pos, " ") != "a b" {
+		t.Errorf("interleaved: pos %q limit %d err %v", pos, *limit, err)
 	}
 }

@@ -172,14 +172,17 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 			}
 			return nil, fmt.Errorf("%w: %v", errUsage, err)
 		}
-		args = fs.Args()
-		if len(args) == 0 {
+		rest := fs.Args()
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			// flag.Parse consumed a "--": everything after it is
+			// positional (a query such as -kind:dns, or flags smuggled
+			// in by a remote command line)
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
 			return pos, nil
 		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
+		pos = append(pos, rest[0])
+		args = rest[1:]
 	}
 }
