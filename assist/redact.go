@@ -92,6 +92,13 @@ var patterns = []pattern{
 	{"slack-token", regexp.MustCompile(`\bxox[abpr]-[A-Za-z0-9-]{10,}`), 0, []string{"xox"}},
 	{"slack-webhook", regexp.MustCompile(`hooks\.slack\.com/services/([A-Za-z0-9_/]+)`), 1, []string{"hooks.slack.com"}},
 	{"openai", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{20,}`), 0, []string{"sk-"}},
+	{"stripe", regexp.MustCompile(`\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}`), 0, []string{"k_live_", "k_test_"}},
+	{"docker-pat", regexp.MustCompile(`\bdckr_pat_[A-Za-z0-9_-]{16,}`), 0, []string{"dckr_pat_"}},
+	// command-line forms: --password hunter2, -p secret after the tools
+	// that take one, curl -u user:pass
+	{"flag-secret", regexp.MustCompile(`(?i)(?:^|\s)--?[A-Za-z0-9_.-]*(?:password|passwd|token|secret|api[_-]?key)\s+([^\s"'-][^\s"']*)`), 1, assignHints},
+	{"flag-p", regexp.MustCompile(`\b(?:sshpass|mysql|mysqladmin|mysqldump|docker\s+login|podman\s+login|redis-cli|mongo|mongosh)\b[^\n]*?\s-[pa]\s*([^\s"'-][^\s"']*)`), 1, []string{"sshpass", "mysql", "login", "redis-cli", "mongo"}},
+	{"flag-user", regexp.MustCompile(`(?:^|\s)(?:-u|--user)\s+[^\s:]+:([^\s"']+)`), 1, []string{"-u", "--user"}},
 	{"assign-dquote", regexp.MustCompile(assignKey + `\\?["']?\s*[:=]\s*\\?"([^"\\]+)`), 2, assignHints},
 	{"assign-squote", regexp.MustCompile(assignKey + `["]?\s*[:=]\s*'([^']+)`), 2, assignHints},
 	{"assign", regexp.MustCompile(assignKey + `\\?["']?\s*[:=]\s*([^\s"'\\&,;}\])<>]+)`), 2, assignHints},

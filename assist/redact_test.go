@@ -38,6 +38,13 @@ var secretCases = []struct {
 	{"api_key query", "GET https://api.example.com/v1/data?api_key=k3y-v4lu3&page=2", "k3y-v4lu3", "page=2"},
 	{"password flag", "mysql -u root --password=hunter22 db", "hunter22", "mysql -u root"},
 	{"entropy in context", "x-session-key: Zm9vYmFyQmF6UXV4MTIzNDU2Nzg5MGFiY2Rl", "Zm9vYmFyQmF6UXV4MTIzNDU2Nzg5MGFiY2Rl", "x-session-key"},
+	{"password flag spaced", "mysql --password hunter2secret db", "hunter2secret", "mysql"},
+	{"sshpass -p", "sshpass -p Tr0ub4dor3 ssh ops@10.0.0.5", "Tr0ub4dor3", "ssh ops@10.0.0.5"},
+	{"redis-cli -a", "redis-cli -h cache -a Hunter2Hunter2 ping", "Hunter2Hunter2", "ping"},
+	{"docker login -p", "docker login -u bot -p s3cretPassw0rd registry.example.com", "s3cretPassw0rd", "registry.example.com"},
+	{"curl -u", "curl -u admin:Sup3rS3cret! https://x.example.com", "Sup3rS3cret!", "https://x.example.com"},
+	{"stripe", "charge with sk_live_51HxAbCdEfGhIjKlMnOp", "sk_live_51HxAbCdEfGhIjKlMnOp", "charge with"},
+	{"docker pat", "echo dckr_pat_abcdefghijKLMNOPqrst | docker login", "dckr_pat_abcdefghijKLMNOPqrst", "docker login"},
 }
 
 func TestRedactSecrets(t *testing.T) {
@@ -70,6 +77,8 @@ func TestRedactKeepsEvidence(t *testing.T) {
 		{"container id near secret word", "secret store in container 4f66ad9a0b2e3c1d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d"},
 		{"short container id", "container 3f2a9c1d7e88 exec"},
 		{"host names", "CONNECT pastebin.example.com:443 denied by policy egress-allowlist"},
+		{"port flags", "psql -h db -p 5432 -U app; mysql -P 3306 -h db; ssh -p 2222 ops@host"},
+		{"token flag with no value", "gh auth login --with-token < /dev/stdin"},
 		{"path", "open /home/agent/.aws/credentials"},
 		{"credential id", "credential cred-agent7-aws-readonly issued"},
 		{"task word", "task-abcdefghijklmnopqrstuvwxyz0123 queued"},
