@@ -13,7 +13,9 @@ import (
 
 // AssistantConfig is the assistant's endpoint for this workspace: the
 // defaults, then cordon.yaml's assistant section, then the environment
-// (read through getenv). The API key comes from the environment only.
+// (read through getenv). The API key comes from the environment only, and
+// is sent only to an endpoint the environment names (or OpenAI's): never
+// to one a workspace's cordon.yaml names.
 func (c *Config) AssistantConfig(getenv func(string) string) (assist.Config, error) {
 	a := assist.DefaultConfig()
 	f := c.Assistant
@@ -31,6 +33,12 @@ func (c *Config) AssistantConfig(getenv func(string) string) (assist.Config, err
 		a.Model = v
 	}
 	a.APIKey = strings.TrimSpace(getenv(assist.EnvAPIKey))
+	// The key is the responder's; the workspace (and its cordon.yaml) may
+	// have come from anyone. A key goes only to an endpoint the
+	// environment names, or to the default one.
+	if a.APIKey != "" && a.BaseURL != "" && strings.TrimSpace(getenv(assist.EnvBaseURL)) == "" && a.BaseURL != assist.DefaultBaseURL {
+		a.APIKey = ""
+	}
 	if a.BaseURL == "" && a.APIKey != "" {
 		a.BaseURL = assist.DefaultBaseURL
 	}

@@ -188,6 +188,18 @@ func TestAssistantConfigLayers(t *testing.T) {
 	if cfg.Model != "qwen" || cfg.BaseURL != "http://127.0.0.1:8080/v1" {
 		t.Errorf("the environment wins: %+v", cfg)
 	}
+	key := func(k string) string {
+		return map[string]string{assist.EnvAPIKey: "sk-responders-own"}[k]
+	}
+	if cfg, _ = c.AssistantConfig(key); cfg.APIKey != "" || cfg.BaseURL != "http://127.0.0.1:8080/v1" {
+		t.Errorf("the responder's key would go to the endpoint the workspace names: %+v", cfg)
+	}
+	both := func(k string) string {
+		return map[string]string{assist.EnvAPIKey: "sk-responders-own", assist.EnvBaseURL: "https://llm.internal/v1"}[k]
+	}
+	if cfg, _ = c.AssistantConfig(both); cfg.APIKey != "sk-responders-own" || cfg.BaseURL != "https://llm.internal/v1" {
+		t.Errorf("an endpoint the environment names gets the key: %+v", cfg)
+	}
 	os.WriteFile(filepath.Join(dir, "cordon.yaml"), []byte("assistant:\n  api_key: sk-nope\n"), 0o644)
 	if _, err := incident.LoadConfig(dir); !errors.Is(err, incident.ErrConfig) || !strings.Contains(err.Error(), "api_key") {
 		t.Errorf("a key in the file must be refused: %v", err)
