@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -66,7 +65,7 @@ func cmdAgents(ctx context.Context, e *env, args []string) error {
 		if cov == nil {
 			cov = []incident.SourceCoverage{}
 		}
-		return json.NewEncoder(e.stdout).Encode(struct {
+		return jsonEncoder(e.stdout).Encode(struct {
 			Agents       []agentReport             `json:"agents"`
 			Unattributed int64                     `json:"unattributed"`
 			Coverage     []incident.SourceCoverage `json:"coverage"`

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -74,7 +73,7 @@ func cmdAssist(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
+		enc := jsonEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}

@@ -229,3 +229,20 @@ func TestDoubleDashEndsFlags(t *testing.T) {
 		t.Errorf("interleaved: pos %q limit %d err %v", pos, *limit, err)
 	}
 }
+
+// TestJSONOutputIsTerminalSafe: Go's JSON encoder leaves C1 controls and
+// bidi overrides raw; every --json output escapes them.
+func TestJSONOutputIsTerminalSafe(t *testing.T) {
+	var b strings.Builder
+	if err := jsonEncoder(&b).Encode(map[string]string{"m": "a\u009b2J\u009d0;pwned\u009c \u202egnp.exe"}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.ContainsAny(out, "\u009b\u009d\u009c\u202e") || !strings.Contains(out, `\u009b2J`) || !strings.Contains(out, `\u202e`) {
+		t.Errorf("JSON output %q", out)
+	}
+	var back map[string]string
+	if err := json.Unmarshal([]byte(out), &back); err != nil || back["m"] != "a\u009b2J\u009d0;pwned\u009c \u202egnp.exe" {
+		t.Errorf("does not decode to the same value: %v %q", err, back["m"])
+	}
+}

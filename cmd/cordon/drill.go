@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -99,7 +98,7 @@ func cmdDrillDebrief(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
+		enc := jsonEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(deb)
 	}

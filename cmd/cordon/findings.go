@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -59,7 +58,7 @@ func cmdFindings(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
+		enc := jsonEncoder(e.stdout)
 		for _, f := range found {
 			if f.Events == nil {
 				f.Events = []string{}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/cordon-ir/cordon/evidence"
@@ -84,7 +85,7 @@ func verifyJournal(e *env, j *incident.Journal, asJSON bool) error {
 		return err
 	}
 	if asJSON {
-		if err := json.NewEncoder(e.stdout).Encode(v); err != nil {
+		if err := jsonEncoder(e.stdout).Encode(v); err != nil {
 			return err
 		}
 		return v.Err()
@@ -183,9 +184,10 @@ func shortHash(hash string) string {
 	return hash[:min(12, len(hash))]
 }
 
-// safeJSONLine returns a stored line fit for a terminal. Go's encoder
-// leaves DEL and C1 controls raw inside strings; they become \u escapes,
-// which decode to the same JSON, and invalid UTF-8 becomes U+FFFD.
+// safeJSONLine returns a JSON line fit for a terminal. Go's encoder leaves
+// DEL, C1 controls and format characters (bidi overrides) raw inside
+// strings; they become \u escapes, which decode to the same JSON, and
+// invalid UTF-8 becomes U+FFFD.
 func safeJSONLine(line []byte) []byte {
 	if evidence.Printable(string(line)) == string(line) {
 		return line
@@ -193,11 +195,25 @@ func safeJSONLine(line []byte) []byte {
 	var b strings.Builder
 	for _, r := range string(line) {
 		switch {
-		case r == 0x7f || r >= 0x80 && r < 0xa0:
+		case r == 0x7f || r >= 0x80 && r < 0xa0 || unicode.Is(unicode.Cf, r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteRune(r)
 		}
 	}
 	return []byte(b.String())
+}
+
+// jsonEncoder writes JSON to w through safeJSONLine: every --json output
+// carries evidence, and a pipe into a terminal must not run its escapes.
+func jsonEncoder(w io.Writer) *json.Encoder { return json.NewEncoder(safeJSON{w}) }
+
+type safeJSON struct{ w io.Writer }
+
+// Write writes one encoded value (json.Encoder writes each in one call).
+func (s safeJSON) Write(p []byte) (int, error) {
+	if _, err := s.w.Write(safeJSONLine(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -47,7 +46,7 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	return writeOut(e, *outPath, func(w io.Writer) error {
 		switch *format {
 		case "json":
-			enc := json.NewEncoder(w)
+			enc := jsonEncoder(w)
 			enc.SetIndent("", "  ")
 			return enc.Encode(r)
 		case "html":

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -46,7 +45,7 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
+		enc := jsonEncoder(e.stdout)
 		for _, ev := range hits.Events {
 			if err := enc.Encode(ev); err != nil {
 				return err
@@ -109,7 +108,7 @@ func cmdStats(_ context.Context, e *env, args []string) error {
 	}
 	rejects, _ := ws.Rejects()
 	if *asJSON {
-		return json.NewEncoder(e.stdout).Encode(map[string]any{
+		return jsonEncoder(e.stdout).Encode(map[string]any{
 			"events": c.Total, "first": c.First, "last": c.Last, "rejects": len(rejects), "by": out,
 		})
 	}
@@ -172,7 +171,7 @@ func cmdShow(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *asJSON {
-		return json.NewEncoder(e.stdout).Encode(ev)
+		return jsonEncoder(e.stdout).Encode(ev)
 	}
 	writeEvent(e.stdout, ev)
 	return nil
@@ -198,7 +197,7 @@ func cmdRejects(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	enc := json.NewEncoder(e.stdout)
+	enc := jsonEncoder(e.stdout)
 	for _, r := range rs {
 		if *asJSON {
 			if err := enc.Encode(r); err != nil {

@@ -93,7 +93,7 @@ func cmdSteps(ctx context.Context, e *env, args []string) error {
 			Status: status, By: st.By.Name, At: st.At, Check: st.Check})
 	}
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
+		enc := jsonEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{"playbook": pb.ID, "subject": s.Subject, "times": s.Times, "steps": out})
 	}
@@ -137,7 +137,7 @@ func cmdCheck(ctx context.Context, e *env, args []string) error {
 	for _, r := range results {
 		if *asJSON {
 			b, _ := json.Marshal(r)
-			fmt.Fprintln(e.stdout, string(b))
+			fmt.Fprintln(e.stdout, string(safeJSONLine(b)))
 			continue
 		}
 		fmt.Fprintf(e.stdout, "%-28s %s\n", r.Step, evidence.Printable(r.Summary()))
