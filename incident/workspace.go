@@ -58,6 +58,15 @@ func Create(dir string) (*Workspace, error) {
 // Open fails at once with ErrLocked: Bleve's index allows one process.
 func Open(dir string) (*Workspace, error) {
 	if _, err := os.Stat(filepath.Join(dir, indexDir)); err != nil {
+		// A writer creating the workspace holds the lock before the index
+		// exists: that is "in use", not "no workspace".
+		if _, err := os.Stat(filepath.Join(dir, "lock")); err == nil {
+			l, err := acquire(dir, false)
+			if err != nil {
+				return nil, err
+			}
+			l.release(dir, false)
+		}
 		return nil, fmt.Errorf("%w: %s has no %s (create one with cordon ingest --incident %s FILE...)", ErrNoIncident, dir, indexDir, dir)
 	}
 	return open(dir, false)
