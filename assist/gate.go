@@ -35,7 +35,11 @@ var (
 	askFor     = regexp.MustCompile(`\b(how (do|can|could|would|should|might|to) (i|we|you|one|someone|an attacker)?|how to|help (me|us)|teach (me|us)|show (me|us) how|give (me|us)|i want|i need|we need|we want|let'?s|can you|could you|would you|please|steps to|ways? to|instructions (for|to)|guide (to|for)|tutorial)\b`)
 	imperative = regexp.MustCompile(`^(now |then |just |also )?(write|create|generate|build|craft|make|develop|produce|code|compose|design|obfuscate|evade|bypass|circumvent|disable|escalate|elevate|exfiltrate|steal|smuggle|leak|dump|harvest|tunnel|weaponi[sz]e|get|gain|sneak|hide)\b`)
 	// Defensive purpose: with it, a request about an act is about stopping it.
-	defend = regexp.MustCompile(`\b(detect\w*|block\w*|prevent\w*|stop\w*|contain(ment)?|containing|mitigat\w*|harden\w*|remediat\w*|defend\w*|protect\w*|investigat\w*|explain\w*|attribut\w*|yara|sigma|rules?|signatures?|alert\w*|indicators?|iocs?|patch\w*|fix\w*|revok\w*|rotat\w*|monitor for|audit for|hunt for|kill)\b`)
+	// Building an attack artifact is defence only when what is built is a
+	// detection ("write a yara rule for the payload"), not when the purpose
+	// named is ("write an exploit so we can investigate").
+	defendArtifact = regexp.MustCompile(`\b(yara|sigma|rules?|signatures?|detections?|detectors?|alerts?|indicators?|iocs?|queries|query|filters?|blocklists?|denylists?)\b`)
+	defend         = regexp.MustCompile(`\b(detect\w*|block\w*|prevent\w*|stop\w*|contain(ment)?|containing|mitigat\w*|harden\w*|remediat\w*|defend\w*|protect\w*|investigat\w*|explain\w*|attribut\w*|yara|sigma|rules?|signatures?|alert\w*|indicators?|iocs?|patch\w*|fix\w*|revok\w*|rotat\w*|monitor for|audit for|hunt for|kill)\b`)
 )
 
 // Gate refuses a request outside defence before anything is sent: asks to
@@ -73,6 +77,12 @@ func offensive(question string) bool {
 			continue
 		}
 		rest := actUnseen.ReplaceAllString(actEvade.ReplaceAllString(s, " "), " ")
+		if actBuild.MatchString(s) {
+			if defendArtifact.MatchString(rest) {
+				continue
+			}
+			return true
+		}
 		if defend.MatchString(rest) {
 			continue
 		}
