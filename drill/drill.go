@@ -125,6 +125,7 @@ func prepare(s *Script, ws *incident.Workspace, wall func() time.Time) (*Drill, 
 		d.at = append(d.at, in.At.Resolve(begin))
 	}
 	ws.Journal().SetClock(d.Clock.Now)
+	ws.Rehearse()
 	return d, nil
 }
 

@@ -323,3 +323,26 @@ func TestFailedIngestIsRetried(t *testing.T) {
 		t.Error("the records released during the failed ingest never reached the index")
 	}
 }
+
+// TestDrillActionsAreDryRuns: in a drill the workspace itself turns every
+// action into a dry run, whatever the caller asks.
+func TestDrillActionsAreDryRuns(t *testing.T) {
+	s, err := drill.Load(pak)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := drill.Start(context.Background(), s, filepath.Join(t.TempDir(), "w"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	marker := filepath.Join(t.TempDir(), "ran")
+	p := incident.ActionPlan{Name: "touch", Confirm: "agent-21", Timeout: 5 * time.Second, Commands: [][]string{{"touch", marker}}}
+	runs, err := d.WS.RunAction(context.Background(), incident.Actor{Name: "team", Via: incident.ViaDrill}, "contain.stop", p, "agent-21", false)
+	if err != nil || len(runs) != 1 || !runs[0].DryRun {
+		t.Fatalf("runs %+v, %v", runs, err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("a drill ran a command")
+	}
+}

@@ -211,6 +211,7 @@ func (w *Workspace) RunAction(ctx context.Context, actor Actor, stepID string, p
 	if actor.Observer {
 		return nil, ErrReadOnly
 	}
+	dryRun = dryRun || w.rehearsal
 	runs, err := p.Execute(ctx, confirm, dryRun)
 	if errors.Is(err, ErrNotConfirmed) {
 		return nil, err

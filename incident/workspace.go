@@ -40,6 +40,7 @@ type Workspace struct {
 	marksErr  error
 
 	journal    *Journal
+	rehearsal  bool // a drill: actions are dry runs, whoever asks
 	configOnce sync.Once
 	config     *Config
 	configErr  error
@@ -71,6 +72,10 @@ func Open(dir string) (*Workspace, error) {
 	}
 	return open(dir, false)
 }
+
+// Rehearse makes every action on the workspace a dry run: a drill
+// rehearses the kill switch and never pulls it, whatever a console asks.
+func (w *Workspace) Rehearse() { w.rehearsal = true }
 
 // OpenCase opens a workspace's journal and configuration without its
 // index, and without any lock: steps and notes can be recorded while an
