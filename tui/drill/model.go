@@ -217,7 +217,22 @@ func (m Model) tick() tea.Cmd {
 		return nil
 	}
 	seq := m.seq
-	return tea.Tick(m.cfg.Every, func(time.Time) tea.Msg { return tickMsg{seq: seq} })
+	return tea.Tick(nextTick(m.cfg.Drill, m.cfg.Every), func(time.Time) tea.Msg { return tickMsg{seq: seq} })
+}
+
+// nextTick is how long the loop waits: every, or less when an inject falls
+// due sooner — at ×600 a second of wall time is ten scenario minutes, and
+// an inject must not arrive that late.
+func nextTick(d *dr.Drill, every time.Duration) time.Duration {
+	if d.Clock.Paused() {
+		return every
+	}
+	_, at, ok := d.NextInject()
+	if !ok {
+		return every
+	}
+	until := time.Duration(float64(at.Sub(d.Clock.Now())) / d.Clock.Speed())
+	return max(min(until, every), 10*time.Millisecond)
 }
 
 // Update handles the drill's replies, the answers to its questions and,
