@@ -138,3 +138,26 @@ func TestHostileCaseVariablesAreInert(t *testing.T) {
 		inert(t, "timeline after a saved query", c.m.View())
 	}
 }
+
+// TestHelpInColour: the help is styled text of our own; with colours on it
+// must reach the terminal as styling, not as escaped "\x1b[…" text (the
+// evidence sanitizer must not run over it).
+func TestHelpInColour(t *testing.T) {
+	c := newConsole(t, incidenttest.New(t), 80, 24, termenv.ANSI256)
+	c.keys("?")
+	v := c.m.View()
+	if strings.Contains(v, `\x1b`) {
+		t.Errorf("the help shows escaped styling:\n%s", v)
+	}
+	if s := c.screen(); !strings.Contains(s, "KEYS") || !strings.Contains(s, "quit") {
+		t.Errorf("help at 80x24:\n%s", s)
+	}
+	c.keys("?")
+	// every pane, in colour: no styling escaped into text
+	for _, k := range []string{"enter", "esc", "tab", "tab", "tab", "tab", "tab"} {
+		c.keys(k)
+		if v := c.m.View(); strings.Contains(v, `\x1b`) {
+			t.Errorf("after %s the %s pane shows escaped styling:\n%s", k, c.m.Focus(), c.screen())
+		}
+	}
+}

@@ -198,7 +198,8 @@ func (m Model) helpBlocks() [][]string {
 		}
 		var block []string
 		for _, l := range strings.Split(h.FullHelpView(groups[:n]), "\n") {
-			block = append(block, common.Fit(l, m.com.Width))
+			// our own styled text, not evidence: cut it, do not escape it
+			block = append(block, common.PadRight(l, m.com.Width))
 		}
 		out = append(out, block)
 		groups = groups[n:]
