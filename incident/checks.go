@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -95,7 +96,7 @@ func RunCheck(ctx context.Context, st evidence.Store, step *playbook.Step, vars 
 			res.Capped = true
 		}
 		for _, ev := range hits.Events {
-			if seen[ev.ID] {
+			if seen[ev.ID] || reused(ev, vars) {
 				continue
 			}
 			seen[ev.ID] = true
@@ -120,6 +121,20 @@ func RunCheck(ctx context.Context, st evidence.Store, step *playbook.Step, vars 
 		res.Detail += fmt.Sprintf("; not checked by %s: unknown for this case", strings.Join(res.Missing, ", "))
 	}
 	return res, nil
+}
+
+// reused reports an event another agent owns through a key the subject
+// had before: its IP, container or pod went to another sandbox after the
+// subject's session (attribution says so, by the interval in force). That
+// is not the subject's capability still alive. An event tied to another
+// agent by a credential still counts: the subject's credential, used by
+// someone else, is live.
+func reused(ev evidence.Event, vars playbook.Vars) bool {
+	switch ev.AttributedVia {
+	case "src_ip", "container", "pod":
+		return ev.Agent != "" && !slices.Contains(vars[playbook.VarAgent], ev.Agent)
+	}
+	return false
 }
 
 // coverage counts the events in the window that could have shown what the

@@ -168,3 +168,34 @@ func TestCoverageWithUnknownKeyIsNoEvidence(t *testing.T) {
 		t.Errorf("%+v %v", r, err)
 	}
 }
+
+// TestCheckIgnoresKeysReusedByOthers: in egress-probe-exfil agent-7's IP
+// 10.0.3.7 goes to agent-3's next sandbox at 11:05:12; that traffic is
+// agent-3's and must not keep agent-7's external-sessions layer open.
+func TestCheckIgnoresKeysReusedByOthers(t *testing.T) {
+	ws := incidenttest.New(t, "../sample-incidents/egress-probe-exfil")
+	ctx := context.Background()
+	kill := time.Date(2026, 7, 21, 10, 47, 21, 2_000_000, time.UTC)
+	cs, err := incident.LoadCase(ctx, ws.Store, []string{"agent-7"}, kill.Add(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := &playbook.Step{ID: "contain.external", Check: &playbook.Check{
+		Expect: playbook.ExpectNone, After: playbook.VarContainedAt,
+		Queries:  []string{"+source:proxy +src_ip:{{ip}}", "+kind:net_connect +src_ip:{{ip}}"},
+		Coverage: []string{"+source:proxy"},
+	}}
+	r, err := incident.RunCheck(ctx, ws.Store, step, cs.Vars(), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range r.Events {
+		ev, _ := ws.Store.Get(ctx, id)
+		if ev.Agent != "" && ev.Agent != "agent-7" {
+			t.Errorf("counted %s's event %s (%s via %s)", ev.Agent, id, ev.Time.Format(time.TimeOnly), ev.AttributedVia)
+		}
+	}
+	if r.Status != incident.CheckVerified {
+		t.Errorf("external sessions after the kill: %s", r.Summary())
+	}
+}
