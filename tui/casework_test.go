@@ -109,6 +109,27 @@ func TestPlaybookStartDoneSkip(t *testing.T) {
 	}
 }
 
+// TestDoneDefaultsToTheStopTheCheckFound: once the stop step's check has
+// found the session's end, d offers that time, not the wall clock: an
+// incident worked the next morning must not be "contained" hours late.
+func TestDoneDefaultsToTheStopTheCheckFound(t *testing.T) {
+	ws := incidenttest.New(t, "../sample-incidents/persistence-after-kill")
+	c := newConsole(t, ws, 120, 40, termenv.Ascii)
+	c.toPlaybook("contain.stop")
+	c.keys("c")
+	st := c.m.Steps().State().Step("contain.stop")
+	if st.Check == nil || st.Check.Status != incident.CheckVerified {
+		t.Fatalf("the stop step's check: %+v", st.Check)
+	}
+	c.keys("d")
+	if p := c.m.Prompt(); !p.IsOpen() || p.Value() != st.Check.First.UTC().Format(time.RFC3339Nano) {
+		t.Errorf("d offers %q, want the check's %s", p.Value(), st.Check.First)
+	}
+	if s := c.screen(); !strings.Contains(s, "as its check found") {
+		t.Errorf("the prompt does not say where the time comes from:\n%s", s)
+	}
+}
+
 func TestPlaybookDoneAsksForContainedAt(t *testing.T) {
 	ws := incidenttest.New(t)
 	c := newConsole(t, ws, 80, 24, termenv.Ascii)
@@ -121,7 +142,7 @@ func TestPlaybookDoneAsksForContainedAt(t *testing.T) {
 	if _, err := time.Parse(time.RFC3339, p.Value()); err != nil {
 		t.Errorf("the default %q is not RFC 3339: %v", p.Value(), err)
 	}
-	if s := c.screen(); !strings.Contains(s, "contained_at (RFC 3339)") {
+	if s := c.screen(); !strings.Contains(s, "contained_at (RFC 3339, now)") {
 		t.Errorf("the input does not say what it asks:\n%s", s)
 	}
 	c.send(tea.KeyMsg{Type: tea.KeyCtrlU})

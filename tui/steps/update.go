@@ -32,10 +32,17 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m, m.setStep(id, incident.StepStarted, time.Time{}, "")
 	case key.Matches(msg, k.Done):
 		if s := r.Step.Sets; s != "" {
+			// The time the evidence shows (the stop the step's own check
+			// found) rather than now: an incident is often worked after
+			// the fact, and every later check counts from this time.
+			at, from := m.ws.Journal().Now(), "now"
+			if c := st.Check; c != nil && c.Status == incident.CheckVerified && !c.First.IsZero() {
+				at, from = c.First, "as its check found"
+			}
 			m.asking = &common.Ask{
 				Kind: common.AskDoneAt, Step: id,
-				Prompt: fmt.Sprintf("%s done — %s (RFC 3339): ", id, s),
-				Value:  m.ws.Journal().Now().UTC().Format(time.RFC3339),
+				Prompt: fmt.Sprintf("%s done — %s (RFC 3339, %s): ", id, s, from),
+				Value:  at.UTC().Format(time.RFC3339Nano),
 			}
 			return m, nil
 		}
