@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -187,6 +188,47 @@ func actionDetails(payload json.RawMessage) []string {
 	return out
 }
 
+// uncontained is one open item per agent with findings of severity high or
+// above whose containment the evidence does not show, saying why: it is
+// not the case's subject, no containment time is recorded, or layers are
+// still open.
+func uncontained(findings []detect.Finding, cs Case, layers []LayerStatus) []OpenItem {
+	var agents []string
+	serious := map[string][]string{}
+	for _, f := range findings {
+		if detect.SeverityRank(f.Severity) < detect.SeverityRank(detect.SeverityHigh) || contained(f.Agent, cs, layers) {
+			continue
+		}
+		who := f.Agent
+		if who == "" {
+			who = "(no agent)"
+		}
+		if serious[who] == nil {
+			agents = append(agents, who)
+		}
+		serious[who] = append(serious[who], f.Detector)
+	}
+	var open []string
+	for _, l := range layers {
+		if l.Status != CheckVerified {
+			open = append(open, l.Title)
+		}
+	}
+	var out []OpenItem
+	for _, who := range agents {
+		why := "containment is not verified: " + fmt.Sprintf("%d of %d kill-switch layers open (%s)", len(open), len(layers), strings.Join(open, ", "))
+		switch {
+		case !slices.Contains(cs.Subject, who):
+			why = "it is not the case's subject (cordon subject names it)"
+		case cs.ContainedAt.IsZero():
+			why = "no containment time is recorded (mark the step that stops it done)"
+		}
+		out = append(out, OpenItem{"agent", who, fmt.Sprintf("%d finding(s) of severity high or above (%s); %s",
+			len(serious[who]), strings.Join(serious[who], ", "), why)})
+	}
+	return out
+}
+
 // exchangeDetails are an assistant answer's claims, each marked verified or
 // UNVERIFIED (with the ids it cites that the packet did not hold): a
 // report never passes off a model's uncited claim as a finding.
@@ -238,15 +280,7 @@ func openItems(pb *playbook.Playbook, s CaseState, entries []Entry, layers []Lay
 			out = append(out, OpenItem{"layer", l.Step, fmt.Sprintf("%s: %s", l.Title, l.Summary)})
 		}
 	}
-	for _, f := range findings {
-		if detect.SeverityRank(f.Severity) >= detect.SeverityRank(detect.SeverityHigh) && !contained(f.Agent, cs, layers) {
-			who := f.Agent
-			if who == "" {
-				who = "(no agent)"
-			}
-			out = append(out, OpenItem{"finding", f.ID, fmt.Sprintf("%s %s of %s (%s–%s) and %s is not contained", strings.ToUpper(f.Severity), f.Detector, who, stamp(f.Start), stamp(f.End), who)})
-		}
-	}
+	out = append(out, uncontained(findings, cs, layers)...)
 	checked := lastChecks(entries)
 	for _, ref := range pb.Steps() {
 		if ref.Step.Check == nil {

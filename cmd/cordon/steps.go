@@ -97,9 +97,13 @@ func cmdSteps(ctx context.Context, e *env, args []string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{"playbook": pb.ID, "subject": s.Subject, "times": s.Times, "steps": out})
 	}
-	fmt.Fprintf(e.stdout, "%s — subject: %s\n", pb.Title, orDash(evidence.Printable(strings.Join(s.Subject, ", "))))
+	subject := evidence.Printable(strings.Join(s.Subject, ", "))
+	if subject == "" {
+		subject = "none named yet (until one is, checks and the report take the agent of the most severe finding; see cordon subject)"
+	}
+	fmt.Fprintf(e.stdout, "%s — subject: %s\n", pb.Title, subject)
 	for name, t := range s.Times {
-		fmt.Fprintf(e.stdout, "%s: %s\n", name, stamp(t))
+		fmt.Fprintf(e.stdout, "%s: %s\n", name, t.UTC().Format(time.RFC3339Nano))
 	}
 	phase := ""
 	for _, o := range out {
