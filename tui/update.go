@@ -130,8 +130,11 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case ingestMsg:
 		prev := m.progress
 		m.progress = msg.u
-		cmds := []tea.Cmd{countsCmd(m.com, m.opt.Store, true, !msg.u.Done)}
-		if grew := msg.u.Following && msg.u.Added > prev.Added; grew || msg.u.Following && !prev.Following {
+		// A pass that ended (the ingest, or a round of following) settles
+		// the counts: the sparkline's denied marks are redrawn in full.
+		roundEnded := msg.u.Following && (msg.u.Added > prev.Added || !prev.Following)
+		cmds := []tea.Cmd{countsCmd(m.com, m.opt.Store, true, !msg.u.Done && !roundEnded)}
+		if roundEnded {
 			// A pass over followed files ended: agents and findings
 			// change with new evidence, as they do when an ingest ends.
 			cmds = append(cmds, m.agents.Load())

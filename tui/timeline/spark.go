@@ -16,6 +16,7 @@ type sparkline struct {
 	b       incident.Buckets
 	density []int64
 	denied  []int64 // nil until loaded
+	deny    int64   // the incident's denials when denied was loaded
 	updates int     // counts updates since the denied series was loaded
 }
 
@@ -33,21 +34,24 @@ func (m *Model) resetSpark() tea.Cmd {
 	resized := len(m.spark.density) != n
 	same := b == m.spark.b
 	m.spark.b, m.spark.density = b, d
+	deny := m.counts.Fields["decision"][evidence.DecisionDeny]
 	switch {
 	case resized:
 		m.spark.denied = nil
-	case same && m.spark.denied != nil:
+	case same && m.spark.denied != nil && deny == m.spark.deny:
 		return nil
-	case m.spark.denied != nil:
+	case m.spark.denied != nil && m.spark.deny > 0:
 		// During an ingest the span grows a little at a time: keep the old
 		// series for a few updates rather than a facet round per batch.
+		// (A series loaded before the first denial is replaced at once.)
 		if m.spark.updates++; m.spark.updates < 8 {
 			return nil
 		}
 	}
 	m.spark.updates = 0
+	m.spark.deny = deny
 	m.sparkSeq++
-	if m.counts.Fields["decision"][evidence.DecisionDeny] == 0 || n == 0 {
+	if deny == 0 || n == 0 {
 		m.spark.denied = make([]int64, n)
 		return nil
 	}
