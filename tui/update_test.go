@@ -50,7 +50,7 @@ func TestMoveAndOpenEvent(t *testing.T) {
 	if c.m.Focus() != "event" || c.m.Detail().Event().ID != ev.ID {
 		t.Fatalf("focus %s, detail shows %s", c.m.Focus(), c.m.Detail().Event().ID)
 	}
-	if s := c.screen(); !strings.Contains(s, "policy          bash.default-allow") {
+	if s := c.screen(); !strings.Contains(s, "policy           bash.default-allow") {
 		t.Errorf("detail lacks the policy field:\n%s", s)
 	}
 	c.keys("esc")

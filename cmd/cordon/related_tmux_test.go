@@ -24,7 +24,7 @@ func TestRelatedGroupInTmux(t *testing.T) {
 	c.send("Enter")
 	c.wait("agent-7's denials", "search: +agent:agent-7 +decision:deny", "DENY")
 	c.send("Enter")
-	c.wait("the event", "EVENT", "decision        DENY")
+	c.wait("the event", "EVENT", "decision         DENY")
 	c.send("n")
 	c.wait("a group's header", "enter: all in the timeline")
 	c.send("Enter")

@@ -45,7 +45,7 @@ const maxRawLines = 4000
 const wrapLines = 4
 
 // labelWidth is the width of the field-name column.
-const labelWidth = 16
+const labelWidth = 17 // the longest field name (egress_allowlist) and a space
 
 // build lays out the document for an event at width w.
 // attr is the attribution path ("" when none applies).
