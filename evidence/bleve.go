@@ -68,6 +68,14 @@ func Open(dir string, opt Options) (Store, error) {
 			return nil, err
 		}
 		s.idx = idx
+		// With unsafe_batch, the mapping bleve stores at creation reaches
+		// the disk with a later snapshot: a workspace created and closed
+		// before any batch would reopen without one. An empty batch whose
+		// persistence Close waits for carries it down.
+		if err := s.commit(idx.NewBatch(), Counts{}, true); err != nil {
+			idx.Close()
+			return nil, fmt.Errorf("create index %s: %w", dir, err)
+		}
 		return s, nil
 	}
 	v, err := os.ReadFile(vpath)

@@ -254,3 +254,24 @@ func TestReopenKeepsCounts(t *testing.T) {
 		t.Errorf("reopened search: %v %v", hits, err)
 	}
 }
+
+// TestCreateCloseReopen: a store created and closed before any event is
+// indexed reopens (its mapping used to reach the disk only with a later
+// batch: "error parsing mapping JSON" now and then).
+func TestCreateCloseReopen(t *testing.T) {
+	for i := 0; i < 20; i++ {
+		dir := filepath.Join(t.TempDir(), "idx")
+		st, err := Open(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+		again, err := Open(dir, Options{})
+		if err != nil {
+			t.Fatalf("round %d: reopen: %v", i, err)
+		}
+		again.Close()
+	}
+}
