@@ -3,6 +3,7 @@ package tui
 import (
 	"errors"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/cordon-ir/cordon/tui/assist"
 )
@@ -33,7 +34,7 @@ func (m Model) openAssistant() (Model, tea.Cmd) {
 			sel = assist.FromEvent(m.detail.Event(), m.detail.Related())
 		}
 	}
-	m.focus = paneAssist
+	m.assistFrom, m.focus = m.focus, paneAssist
 	cmd := m.assist.Open(sel)
 	return m, cmd
 }
@@ -41,6 +42,11 @@ func (m Model) openAssistant() (Model, tea.Cmd) {
 // toAssist hands a message to the Assistant pane and opens the question it
 // raises at once, so that keys typed right after land in the input.
 func (m *Model) toAssist(msg tea.Msg) tea.Cmd {
+	if k, ok := msg.(tea.KeyMsg); ok && key.Matches(k, m.com.Keys.Back) && m.assist.Picking() {
+		// esc at the task picker goes back where the assistant was asked
+		m.focus = m.assistFrom
+		return nil
+	}
 	var cmd tea.Cmd
 	m.assist, cmd = m.assist.Update(msg)
 	if a, ok := m.assist.TakeAsk(); ok {

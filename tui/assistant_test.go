@@ -438,3 +438,14 @@ func TestGoldenAssistant(t *testing.T) {
 		}
 	}
 }
+
+// TestAssistantEscGoesBack: esc at the task picker returns to the pane the
+// assistant was opened from (it used to keep the console in the pane).
+func TestAssistantEscGoesBack(t *testing.T) {
+	c := newConsole(t, incidenttest.New(t), 80, 24, termenv.Ascii)
+	c.toFindingsAssistant()
+	c.keys("esc")
+	if c.m.Focus() != "findings" {
+		t.Errorf("esc from the task picker leaves focus on %s, want findings", c.m.Focus())
+	}
+}

@@ -138,10 +138,13 @@ type Model struct {
 	prompt   prompt.Model
 	drill    tuidrill.Model
 
-	focus    pane
-	back     pane // where esc from the event pane returns
-	showHelp bool
-	helpTop  int // the first help line shown
+	focus pane
+	// assistFrom is the pane the assistant was opened from: esc at its
+	// task picker goes back there.
+	assistFrom pane
+	back       pane // where esc from the event pane returns
+	showHelp   bool
+	helpTop    int // the first help line shown
 
 	counts    evidence.Counts
 	clock     common.Clock

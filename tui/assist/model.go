@@ -261,6 +261,9 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	return m, nil
 }
 
+// Picking reports the task picker: esc there leaves the pane.
+func (m Model) Picking() bool { return m.state == statePick }
+
 // choose runs the task under the cursor, after its question for ask.
 func (m Model) choose() (Model, tea.Cmd) {
 	t := m.Task()
