@@ -164,15 +164,19 @@ func judge(c *playbook.Check, r CheckResult) (CheckStatus, string) {
 	if r.Capped {
 		count += "+"
 	}
+	events := "events"
+	if r.Matched == 1 && !r.Capped {
+		events = "event"
+	}
 	switch {
 	case c.Expect == playbook.ExpectNone && r.Matched > 0:
-		return CheckNotVerified, fmt.Sprintf("%s events %s, first at %s", count, window, stamp(r.First))
+		return CheckNotVerified, fmt.Sprintf("%s %s %s, first at %s", count, events, window, stamp(r.First))
 	case c.Expect == playbook.ExpectSome && r.Matched > 0:
-		return CheckVerified, fmt.Sprintf("%s events %s", count, window)
+		return CheckVerified, fmt.Sprintf("%s %s %s", count, events, window)
 	case r.Coverage == 0:
 		return CheckNoEvidence, fmt.Sprintf("no events that could show it %s", window)
 	case c.Expect == playbook.ExpectNone:
-		return CheckVerified, fmt.Sprintf("no matching events %s (%d events that could show it)", window, r.Coverage)
+		return CheckVerified, fmt.Sprintf("no matching events %s; %d that could show it", window, r.Coverage)
 	}
 	return CheckNotVerified, fmt.Sprintf("no matching events %s", window)
 }

@@ -100,7 +100,11 @@ func (m Model) headerFilter() string {
 	// the hit count first: it must survive a narrow terminal
 	var parts []string
 	if n, ok := m.timeline.Hits(); ok {
-		parts = append(parts, common.Count(int64(n))+" hits")
+		hits := " hits"
+		if n == 1 {
+			hits = " hit"
+		}
+		parts = append(parts, common.Count(int64(n))+hits)
 	} else if m.timeline.Loading() {
 		parts = append(parts, "searching…")
 	}
