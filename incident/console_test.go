@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -208,13 +209,18 @@ func TestBackgroundIngest(t *testing.T) {
 	}
 }
 
-func TestNewDir(t *testing.T) {
-	now := time.Date(2026, 7, 21, 10, 4, 5, 0, time.UTC)
-	got := incident.NewDir("/state", []string{"/evidence/egress probe;exfil/"}, now)
-	if want := "/state/cordon/incidents/egress-probe-exfil-20260721-100405"; got != want {
-		t.Errorf("NewDir = %q, want %q", got, want)
+func TestDirFor(t *testing.T) {
+	got := incident.DirFor("/state", []string{"/evidence/egress probe;exfil/"})
+	if !strings.HasPrefix(got, "/state/cordon/incidents/egress-probe-exfil-") || len(filepath.Base(got)) != len("egress-probe-exfil-")+8 {
+		t.Errorf("DirFor = %q", got)
 	}
-	if got := incident.NewDir("/s", []string{"-"}, now); got != "/s/cordon/incidents/incident-20260721-100405" {
+	if again := incident.DirFor("/state", []string{"/evidence/egress probe;exfil"}); again != got {
+		t.Errorf("the same input names another workspace: %q, %q", again, got)
+	}
+	if other := incident.DirFor("/state", []string{"/other/egress probe;exfil"}); other == got {
+		t.Errorf("other inputs of the same name share a workspace: %q", other)
+	}
+	if got := incident.DirFor("/s", []string{"-"}); !strings.HasPrefix(got, "/s/cordon/incidents/incident-") {
 		t.Errorf("stdin: %q", got)
 	}
 }

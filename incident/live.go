@@ -2,6 +2,7 @@ package incident
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -163,10 +164,13 @@ func (r *IngestRun) Wait() IngestUpdate {
 	return r.Latest()
 }
 
-// NewDir names a fresh workspace for inputs under stateDir:
-// STATE/cordon/incidents/<name>-<timestamp>, the name taken from the first
-// input. stateDir is $XDG_STATE_HOME, or ~/.local/state.
-func NewDir(stateDir string, inputs []string, now time.Time) string {
+// DirFor names the workspace for inputs under stateDir:
+// STATE/cordon/incidents/<name>-<hash>, the name taken from the first
+// input and the hash from all of them (absolute paths). The same inputs
+// name the same workspace: opening them again returns to the case (its
+// journal, marks and steps) and ingests only what is new. stateDir is
+// $XDG_STATE_HOME, or ~/.local/state.
+func DirFor(stateDir string, inputs []string) string {
 	name := "incident"
 	if len(inputs) > 0 && inputs[0] != "-" {
 		base := filepath.Base(filepath.Clean(inputs[0]))
@@ -178,7 +182,14 @@ func NewDir(stateDir string, inputs []string, now time.Time) string {
 	if len(name) > 48 {
 		name = name[:48]
 	}
-	return filepath.Join(stateDir, "cordon", "incidents", fmt.Sprintf("%s-%s", name, now.UTC().Format("20060102-150405")))
+	h := sha256.New()
+	for _, in := range inputs {
+		if abs, err := filepath.Abs(in); err == nil {
+			in = abs
+		}
+		fmt.Fprintf(h, "%s\x00", filepath.Clean(in))
+	}
+	return filepath.Join(stateDir, "cordon", "incidents", fmt.Sprintf("%s-%x", name, h.Sum(nil)[:4]))
 }
 
 // safeName keeps letters, digits, dot, dash and underscore, and turns each

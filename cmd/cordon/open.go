@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -56,7 +55,7 @@ func cmdOpen(ctx context.Context, e *env, args []string) error {
 		ws, err = incident.Open(*dir)
 	} else {
 		if *dir == "" {
-			*dir = incident.NewDir(stateHome(), inputs, time.Now())
+			*dir = incident.DirFor(stateHome(), inputs)
 		}
 		ws, err = incident.Create(*dir)
 	}
