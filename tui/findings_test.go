@@ -67,3 +67,22 @@ func TestFindingsLabelReadsWithoutColour(t *testing.T) {
 		}
 	}
 }
+
+// TestEscFromFindingEvidenceGoesBack: esc that clears a finding's evidence
+// from the timeline returns to the Findings pane, as esc from a related
+// group returns to its event.
+func TestEscFromFindingEvidenceGoesBack(t *testing.T) {
+	c := newConsole(t, incidenttest.New(t), 80, 24, termenv.Ascii)
+	c.keys("tab", "tab")
+	if c.m.Focus() != "findings" || len(c.m.Findings().Findings()) == 0 {
+		t.Fatalf("focus %s", c.m.Focus())
+	}
+	c.keys("enter")
+	if c.m.Focus() != "timeline" || c.m.Timeline().Filter() == "" {
+		t.Fatalf("enter on a finding: focus %s, filter %q", c.m.Focus(), c.m.Timeline().Filter())
+	}
+	c.keys("esc")
+	if c.m.Focus() != "findings" || c.m.Timeline().Filter() != "" {
+		t.Errorf("esc: focus %s, filter %q; want back on findings with no filter", c.m.Focus(), c.m.Timeline().Filter())
+	}
+}

@@ -142,9 +142,13 @@ type Model struct {
 	// assistFrom is the pane the assistant was opened from: esc at its
 	// task picker goes back there.
 	assistFrom pane
-	back       pane // where esc from the event pane returns
-	showHelp   bool
-	helpTop    int // the first help line shown
+	// filterFrom is the pane whose evidence the timeline's filter shows
+	// (filterQuery): esc clearing that filter returns there.
+	filterFrom  pane
+	filterQuery string
+	back        pane // where esc from the event pane returns
+	showHelp    bool
+	helpTop     int // the first help line shown
 
 	counts    evidence.Counts
 	clock     common.Clock

@@ -93,9 +93,16 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		cmd := m.timeline.ShowRelated(msg.Query, msg.Label, msg.Event)
 		return m, cmd
 	case common.FilterMsg:
+		from := m.focus
 		m.focus = paneTimeline
 		m.ret = nil
 		if msg.Replace {
+			// evidence shown for another pane (a finding, a check, a
+			// claim): esc that clears it goes back there
+			m.filterFrom = paneTimeline
+			if from != paneTimeline {
+				m.filterFrom, m.filterQuery = from, msg.Set
+			}
 			cmd := m.timeline.SetFilter(msg.Set, msg.Label)
 			return m, cmd
 		}
@@ -369,6 +376,15 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.focus, m.back = paneDetail, r.back
 		m.status = "back to the event; the timeline shows what it did before"
 		return m, tea.Batch(cmds...)
+	}
+	if m.focus == paneTimeline && key.Matches(msg, k.Back) && m.filterFrom != paneTimeline &&
+		m.timeline.Search() == "" && m.timeline.Filter() == m.filterQuery {
+		// esc clears the evidence filter and goes back where it came from
+		from := m.filterFrom
+		m.filterFrom = paneTimeline
+		cmd := m.timeline.SetFilter("", "")
+		m.focus = from
+		return m, cmd
 	}
 	if m.focus == paneDetail && key.Matches(msg, k.Back) && !m.detail.CanGoBack() {
 		// leave the event pane here, not by a message, so that a key typed
