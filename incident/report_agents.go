@@ -33,6 +33,18 @@ type AgentKnew struct {
 	Prompts      []PromptRef     `json:"prompts"`
 	PromptsTotal int             `json:"prompts_total"`
 	Credentials  []CredentialRef `json:"credentials"`
+	// Secrets are what it read that it was not handed: credential files,
+	// secret stores, environment dumps, metadata endpoints (cred_access
+	// events from the ledger and the sensors), one line per thing read.
+	Secrets []SecretRead `json:"secrets"`
+}
+
+// SecretRead is one credential-bearing thing the agent read.
+type SecretRead struct {
+	What   string    `json:"what"`
+	First  time.Time `json:"first"`
+	Count  int       `json:"count"`
+	Events []string  `json:"events"`
 }
 
 // PromptRef is one ledger prompt record: the digest of the context packet.
@@ -111,6 +123,9 @@ func agentReport(ctx context.Context, st evidence.Store, agent string, findings 
 	for _, p := range prompts.Events {
 		k.Prompts = append(k.Prompts, promptRef(p))
 	}
+	if k.Secrets, err = secretsRead(ctx, st, agent); err != nil {
+		return ar, err
+	}
 	if ar.Did, err = timeline(ctx, st, agent, findings); err != nil {
 		return ar, err
 	}
@@ -123,6 +138,42 @@ func agentReport(ctx context.Context, st evidence.Store, agent string, findings 
 		ar.Why = append(ar.Why, w)
 	}
 	return ar, nil
+}
+
+// maxSecretEvents bounds the cred_access events read for one agent.
+const maxSecretEvents = 1000
+
+// secretsRead groups the agent's credential accesses by what was read.
+func secretsRead(ctx context.Context, st evidence.Store, agent string) ([]SecretRead, error) {
+	hits, err := st.Search(ctx, evidence.Request{Query: Must("agent", agent) + " " + Must("kind", evidence.KindCredAccess), Sort: evidence.SortTime, Limit: maxSecretEvents})
+	if err != nil {
+		return nil, fmt.Errorf("credential accesses of %s: %w", agent, err)
+	}
+	out := []SecretRead{}
+	at := map[string]int{}
+	for _, ev := range hits.Events {
+		what := ev.Path
+		if what == "" {
+			what = ev.Cmdline
+		}
+		if what == "" {
+			what = ev.Message
+		}
+		if r := []rune(what); len(r) > 120 {
+			what = string(r[:119]) + "…"
+		}
+		i, ok := at[what]
+		if !ok {
+			i = len(out)
+			at[what] = i
+			out = append(out, SecretRead{What: what, First: ev.Time})
+		}
+		out[i].Count++
+		if len(out[i].Events) < 3 {
+			out[i].Events = append(out[i].Events, ev.ID)
+		}
+	}
+	return out, nil
 }
 
 func addUnique(l []string, v string) []string {

@@ -64,6 +64,8 @@ th{background:#f2f2f2}code{font:12px ui-monospace,monospace;background:#f5f5f5;p
 <h4>What it knew</h4>
 {{with .Knew}}<ul>
 <li>Objective: {{list .Objectives}}</li><li>Model: {{list .Models}}</li><li>Run: {{list .Runs}}</li>
+<li>Secrets it read:{{if not .Secrets}} none recorded{{end}}
+<ul>{{range .Secrets}}<li>{{p .What}} — first at {{t .First}}, {{.Count}} time(s) {{template "ids" .Events}}</li>{{end}}</ul></li>
 <li>Context packets: {{.PromptsTotal}} prompt records{{if gt .PromptsTotal (len .Prompts)}}, the first {{len .Prompts}} listed{{end}}
 <ul>{{range .Prompts}}<li>{{t .Time}} <code>{{p .Event}}</code> {{p .Digest}}{{if .Tokens}} ({{.Tokens}} tokens){{end}}</li>{{end}}</ul></li>
 <li>Credentials issued:{{if not .Credentials}} none recorded{{end}}

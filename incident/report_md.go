@@ -103,16 +103,28 @@ func (r Report) WriteMarkdown(out io.Writer) error {
 	return w.Flush()
 }
 
+// mdPrompts is how many prompt digests the Markdown report lists.
+const mdPrompts = 5
+
 func writeAgentMarkdown(p func(string, ...any), a AgentReport) {
 	k := a.Knew
 	p("\n### %s\n\nSession records: %s\n\n#### What it knew\n\n", md(a.Agent), mdIDs(a.Sessions, len(a.Sessions)))
 	p("- Objective: %s\n- Model: %s\n- Run: %s\n", mdList(k.Objectives), mdList(k.Models), mdList(k.Runs))
-	p("- Context packets: %d prompt records", k.PromptsTotal)
-	if k.PromptsTotal > len(k.Prompts) {
-		p(", the first %d listed", len(k.Prompts))
+	p("- Secrets it read (credential files, secret stores, environment, metadata):")
+	if len(k.Secrets) == 0 {
+		p(" none recorded")
 	}
 	p("\n")
-	for _, pr := range k.Prompts {
+	for _, sr := range k.Secrets {
+		p("  - %s — first at %s, %d time(s) %s\n", md(sr.What), reportTime(sr.First), sr.Count, mdIDs(sr.Events, sr.Count))
+	}
+	shown := k.Prompts[:min(len(k.Prompts), mdPrompts)]
+	p("- Context packets: %d prompt records", k.PromptsTotal)
+	if k.PromptsTotal > len(shown) {
+		p(", the first %d listed (all in the JSON report)", len(shown))
+	}
+	p("\n")
+	for _, pr := range shown {
 		p("  - %s `%s` %s", reportTime(pr.Time), pr.Event, md(pr.Digest))
 		if pr.Tokens > 0 {
 			p(" (%d tokens)", pr.Tokens)
