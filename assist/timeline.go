@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
@@ -34,6 +35,13 @@ func offlinePhase(e PacketEvent, findingPhase map[string]string) string {
 	return ""
 }
 
+// How far back a run may be joined: among the last runLookback runs, with
+// its last event at most runGap before.
+const (
+	runLookback = 4
+	runGap      = time.Minute
+)
+
 // offlineTimeline lists the notable moments in time order: runs of
 // similar events (same agent, kind, decision and phase) become one claim,
 // and each finding adds a claim at its start.
@@ -58,14 +66,21 @@ func offlineTimeline(p Packet, findings []detect.Finding, r *Redactor) Answer {
 			routine++
 			continue
 		}
-		if n := len(runs); n > 0 {
-			last := runs[n-1].evs[len(runs[n-1].evs)-1]
-			if runs[n-1].phase == ph && last.Agent == e.Agent && last.Kind == e.Kind && last.Decision == e.Decision && !e.Flagged && !last.Flagged {
-				runs[n-1].evs = append(runs[n-1].evs, e)
-				continue
+		// Join a recent run of the same agent, kind, decision and phase:
+		// a loop interleaves its exec, connect and request events, and
+		// each kind is one moment, not one line per host.
+		joined := false
+		for i := len(runs) - 1; i >= max(0, len(runs)-runLookback) && !joined; i-- {
+			last := runs[i].evs[len(runs[i].evs)-1]
+			if runs[i].phase == ph && last.Agent == e.Agent && last.Kind == e.Kind && last.Decision == e.Decision &&
+				!e.Flagged && !last.Flagged && e.Time.Sub(last.Time) <= runGap {
+				runs[i].evs = append(runs[i].evs, e)
+				joined = true
 			}
 		}
-		runs = append(runs, run{evs: []PacketEvent{e}, phase: ph})
+		if !joined {
+			runs = append(runs, run{evs: []PacketEvent{e}, phase: ph})
+		}
 	}
 	findings = append([]detect.Finding(nil), findings...)
 	sort.SliceStable(findings, func(i, j int) bool { return findings[i].Start.Before(findings[j].Start) })
