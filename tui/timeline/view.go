@@ -91,8 +91,11 @@ func (m Model) emptyText() string {
 	switch {
 	case m.loading:
 		return "  loading…"
+	case m.query != "" && m.filter != "" && m.search != "":
+		// the hint first: the query text can be long, the screen narrow
+		return "  no events: the search only looks within the filter (esc clears the search, esc again the filter) — " + m.QueryText()
 	case m.query != "":
-		return "  no events match " + m.QueryText() + "  (esc clears the search, then the filter)"
+		return "  no events match (esc clears it) — " + m.QueryText()
 	}
 	return "  no events yet"
 }
