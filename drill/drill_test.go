@@ -301,15 +301,7 @@ func TestRecordReleasedWhenItsLastEventHappened(t *testing.T) {
 // TestFailedIngestIsRetried: records released while the ingest failed
 // (a console quit mid-advance) are ingested by the next Advance.
 func TestFailedIngestIsRetried(t *testing.T) {
-	s, err := drill.Load(pak)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := drill.Start(context.Background(), s, filepath.Join(t.TempDir(), "w"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d := startPak(t)
 	d.Clock.Jump(at("14:33:00"))
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -327,15 +319,7 @@ func TestFailedIngestIsRetried(t *testing.T) {
 // TestDrillActionsAreDryRuns: in a drill the workspace itself turns every
 // action into a dry run, whatever the caller asks.
 func TestDrillActionsAreDryRuns(t *testing.T) {
-	s, err := drill.Load(pak)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := drill.Start(context.Background(), s, filepath.Join(t.TempDir(), "w"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d := startPak(t)
 	marker := filepath.Join(t.TempDir(), "ran")
 	p := incident.ActionPlan{Name: "touch", Confirm: "agent-21", Timeout: 5 * time.Second, Commands: [][]string{{"touch", marker}}}
 	runs, err := d.WS.RunAction(context.Background(), incident.Actor{Name: "team", Via: incident.ViaDrill}, "contain.stop", p, "agent-21", false)
@@ -345,4 +329,20 @@ func TestDrillActionsAreDryRuns(t *testing.T) {
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("a drill ran a command")
 	}
+}
+
+// startPak starts the persistence-after-kill drill in a temporary folder;
+// it is closed at cleanup.
+func startPak(t *testing.T) *drill.Drill {
+	t.Helper()
+	s, err := drill.Load(pak)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := drill.Start(context.Background(), s, filepath.Join(t.TempDir(), "w"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
 }
