@@ -195,7 +195,12 @@ func (r *Redactor) redactEntropy(text string) string {
 		if hexOrUUID.MatchString(tok) || !mixedClasses(tok) || shannon(tok) < entropyThreshold {
 			continue
 		}
-		if !entropyContext.MatchString(text[max(0, s-entropyWindow):s]) {
+		// A token right after one just redacted is part of the same secret
+		// (the dotted parts of a token, a key and its value): were it
+		// left, its neighbour's placeholder ("SECRET") would be context
+		// enough for a second pass, and redaction would not be stable.
+		chained := last > 0 && s-last <= entropyWindow
+		if !chained && !entropyContext.MatchString(text[max(0, s-entropyWindow):s]) {
 			continue
 		}
 		b.WriteString(text[last:s])
