@@ -123,11 +123,7 @@ func BuildDebrief(ctx context.Context, ws *incident.Workspace, s *Script, st Sta
 	if err != nil {
 		return nil, err
 	}
-	rules, err := workspaceRules(ws)
-	if err != nil {
-		return nil, err
-	}
-	found, err := incident.Findings(ctx, ws.Store, incident.FindingsOptions{Rules: rules})
+	found, err := ws.Findings(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -142,13 +138,6 @@ func BuildDebrief(ctx context.Context, ws *incident.Workspace, s *Script, st Sta
 	return d, nil
 }
 
-func workspaceRules(ws *incident.Workspace) ([]detect.Rule, error) {
-	c, err := ws.Config()
-	if err != nil {
-		return nil, err
-	}
-	return c.LoadRules()
-}
 
 // questions scores the last answer to each question.
 func (d *Debrief) questions(s *Script, entries []incident.Entry, day time.Time) {

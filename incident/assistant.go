@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/cordon-ir/cordon/assist"
-	"github.com/cordon-ir/cordon/detect"
 )
 
 // AssistantConfig is the assistant's endpoint for this workspace: the
@@ -139,24 +138,11 @@ func (w *Workspace) AskPacket(ctx context.Context, sel assist.Selection) (assist
 		return assist.Packet{}, err
 	}
 	if sel.Query == "" && len(sel.IDs) == 0 && sel.Findings == nil {
-		if sel.Findings, err = w.allFindings(ctx); err != nil {
+		if sel.Findings, err = w.Findings(ctx); err != nil {
 			return assist.Packet{}, err
 		}
 	}
 	return assist.BuildPacket(ctx, w.Store, sel, c.Budget())
-}
-
-// allFindings runs the workspace's detection rules over the incident.
-func (w *Workspace) allFindings(ctx context.Context) ([]detect.Finding, error) {
-	c, err := w.Config()
-	if err != nil {
-		return nil, err
-	}
-	rules, err := c.LoadRules()
-	if err != nil {
-		return nil, err
-	}
-	return Findings(ctx, w.Store, FindingsOptions{Rules: rules})
 }
 
 // exchangeLine sums an exchange up for the journal's one line.

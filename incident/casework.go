@@ -48,7 +48,7 @@ func (w *Workspace) State() (CaseState, error) {
 func (w *Workspace) Case(ctx context.Context, s CaseState) (Case, error) {
 	subject, from := s.Subject, "journal"
 	if len(subject) == 0 {
-		fs, err := w.allFindings(ctx)
+		fs, err := w.Findings(ctx)
 		if err != nil {
 			return Case{}, err
 		}

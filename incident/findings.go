@@ -3,6 +3,8 @@ package incident
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/cordon-ir/cordon/detect"
@@ -133,4 +135,54 @@ func (s StoreSource) Count(ctx context.Context, query string) (int64, error) {
 		return 0, err
 	}
 	return int64(h.Total), nil
+}
+
+// Findings runs the workspace's detection rules (the built-in ones and
+// those cordon.yaml adds) over the incident. The result is kept until the
+// evidence changes: the subject of a case, each check, the report and the
+// assistant all start from it, and on a million events a run takes
+// seconds.
+func (w *Workspace) Findings(ctx context.Context) ([]detect.Finding, error) {
+	key := evidenceKey(w.Store.Counts())
+	w.findingsMu.Lock()
+	defer w.findingsMu.Unlock()
+	if w.findings != nil && w.findingsKey == key {
+		return w.findings, nil
+	}
+	c, err := w.Config()
+	if err != nil {
+		return nil, err
+	}
+	rules, err := c.LoadRules()
+	if err != nil {
+		return nil, err
+	}
+	fs, err := Findings(ctx, w.Store, FindingsOptions{Rules: rules})
+	if err != nil {
+		return nil, err
+	}
+	if fs == nil {
+		fs = []detect.Finding{}
+	}
+	w.findings, w.findingsKey = fs, key
+	return fs, nil
+}
+
+// evidenceKey changes whenever the evidence does: an ingest adds events, a
+// re-attribution moves them between agents.
+func evidenceKey(c evidence.Counts) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %d", c.Total, c.Last.UnixNano())
+	for _, f := range []string{"agent", "attributed_via"} {
+		vals := c.Fields[f]
+		keys := make([]string, 0, len(vals))
+		for v := range vals {
+			keys = append(keys, v)
+		}
+		sort.Strings(keys)
+		for _, v := range keys {
+			fmt.Fprintf(&b, " %s=%s:%d", f, v, vals[v])
+		}
+	}
+	return b.String()
 }

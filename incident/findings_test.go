@@ -113,3 +113,26 @@ func TestFindingsFromStoreMatchMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkspaceFindingsKeptUntilTheEvidenceChanges: the detectors run once
+// for a case's subject, each check and the report, and again after an
+// ingest adds events.
+func TestWorkspaceFindingsKeptUntilTheEvidenceChanges(t *testing.T) {
+	ws := incidenttest.New(t, "../sample-incidents/egress-probe-exfil/ledger.jsonl")
+	ctx := context.Background()
+	a, err := ws.Findings(ctx)
+	if err != nil || len(a) == 0 {
+		t.Fatalf("findings %d, %v", len(a), err)
+	}
+	b, _ := ws.Findings(ctx)
+	if &a[0] != &b[0] {
+		t.Error("the detectors ran again on unchanged evidence")
+	}
+	if _, err := ws.Ingest(ctx, []string{"../sample-incidents/egress-probe-exfil/proxy"}, incident.IngestOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := ws.Findings(ctx)
+	if len(c) > 0 && &c[0] == &a[0] {
+		t.Error("findings kept after an ingest changed the evidence")
+	}
+}

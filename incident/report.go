@@ -10,7 +10,6 @@ import (
 
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
-	"github.com/cordon-ir/cordon/playbook"
 )
 
 // Report is the incident report: the four questions answered from the
@@ -115,11 +114,7 @@ func BuildReport(ctx context.Context, ws *Workspace, opts ...ReportOption) (Repo
 	if err != nil {
 		return r, err
 	}
-	rules, err := c.LoadRules()
-	if err != nil {
-		return r, err
-	}
-	findings, err := Findings(ctx, ws.Store, FindingsOptions{Rules: rules})
+	findings, err := ws.Findings(ctx)
 	if err != nil {
 		return r, err
 	}
@@ -128,18 +123,11 @@ func BuildReport(ctx context.Context, ws *Workspace, opts ...ReportOption) (Repo
 		return r, fmt.Errorf("read journal: %w", err)
 	}
 	state := FoldJournal(entries)
-	subject, from := state.Subject, "journal"
-	if len(subject) == 0 {
-		subject, from = DefaultSubject(findings), "findings"
-	}
-	if len(subject) == 0 {
-		from = ""
-	}
-	cs, err := LoadCase(ctx, ws.Store, subject, state.Times[playbook.VarContainedAt])
+	cs, err := ws.Case(ctx, state)
 	if err != nil {
 		return r, err
 	}
-	cs.SubjectFrom = from
+	subject := cs.Subject
 
 	r.Summary = summarize(ws.Store.Counts(), cs, state, findings)
 	for _, a := range subject {

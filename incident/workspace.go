@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/ingest"
 )
@@ -39,11 +40,14 @@ type Workspace struct {
 	marks     *Marks
 	marksErr  error
 
-	journal    *Journal
-	rehearsal  bool // a drill: actions are dry runs, whoever asks
-	configOnce sync.Once
-	config     *Config
-	configErr  error
+	journal     *Journal
+	findingsMu  sync.Mutex
+	findings    []detect.Finding // of the evidence findingsKey names
+	findingsKey string
+	rehearsal   bool // a drill: actions are dry runs, whoever asks
+	configOnce  sync.Once
+	config      *Config
+	configErr   error
 }
 
 // Create opens dir for writing, creating it if needed. One writer at a time:
