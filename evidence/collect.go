@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/search"
@@ -21,20 +20,12 @@ import (
 // time the detectors take to read a million events. ok is false when the
 // index is not a scorch snapshot; the caller then takes the general path.
 func (s *bleveStore) collectTimeOrder(ctx context.Context, q query.Query, after string, back bool, limit int) (evs []Event, more, ok bool, err error) {
-	adv, err := s.idx.Advanced()
-	if err != nil {
-		return nil, false, false, nil
+	snap, isSnap, err := s.snapshot()
+	if err != nil || !isSnap {
+		return nil, false, false, err
 	}
-	r, err := adv.Reader()
-	if err != nil {
-		return nil, false, false, fmt.Errorf("open reader: %w", err)
-	}
-	defer r.Close()
-	snap, isSnap := r.(*scorch.IndexSnapshot)
-	if !isSnap {
-		return nil, false, false, nil
-	}
-	searcher, err := q.Searcher(ctx, r, s.im, search.SearcherOptions{Score: "none"})
+	defer snap.Close()
+	searcher, err := q.Searcher(ctx, snap, s.im, search.SearcherOptions{Score: "none"})
 	if err != nil {
 		return nil, false, true, fmt.Errorf("timeline page: %w", err)
 	}
@@ -44,7 +35,7 @@ func (s *bleveStore) collectTimeOrder(ctx context.Context, q query.Query, after 
 	if after != "" {
 		coll = collector.NewTopNCollectorAfter(limit+1, order, []string{after})
 	}
-	if err := coll.Collect(ctx, searcher, r); err != nil {
+	if err := coll.Collect(ctx, searcher, snap); err != nil {
 		return nil, false, true, fmt.Errorf("timeline page: %w", err)
 	}
 	hits := coll.Results()
@@ -64,23 +55,15 @@ const parallelRead = 512
 // readByNumber reads the stored events of hits, in hit order, from the
 // snapshot the hits came from.
 func readByNumber(snap *scorch.IndexSnapshot, hits search.DocumentMatchCollection) ([]Event, error) {
-	segs := snap.Segments()
-	// A snapshot numbers documents segment after segment, deleted ones
-	// included.
-	offsets := make([]uint64, len(segs))
-	var next uint64
-	for i, seg := range segs {
-		offsets[i] = next
-		next += seg.Segment().Count()
-	}
+	t := newDocTable(snap)
 	evs := make([]Event, len(hits))
 	if len(hits) < parallelRead {
-		return evs, readRange(segs, offsets, hits, evs)
+		return evs, t.readRange(hits, evs)
 	}
 	half := len(hits) / 2
 	errc := make(chan error, 1)
-	go func() { errc <- readRange(segs, offsets, hits[half:], evs[half:]) }()
-	err := readRange(segs, offsets, hits[:half], evs[:half])
+	go func() { errc <- t.readRange(hits[half:], evs[half:]) }()
+	err := t.readRange(hits[:half], evs[:half])
 	if err2 := <-errc; err == nil {
 		err = err2
 	}
@@ -88,18 +71,14 @@ func readByNumber(snap *scorch.IndexSnapshot, hits search.DocumentMatchCollectio
 }
 
 // readRange decodes the events of hits into evs (the same length).
-func readRange(segs []*scorch.SegmentSnapshot, offsets []uint64, hits search.DocumentMatchCollection, evs []Event) error {
+func (t docTable) readRange(hits search.DocumentMatchCollection, evs []Event) error {
 	for k, h := range hits {
 		num := index.IndexInternalID(h.IndexInternalID).Value()
-		i := sort.Search(len(offsets), func(i int) bool { return offsets[i] > num }) - 1
-		if i < 0 {
-			return fmt.Errorf("event %s: document %d is in no segment", h.ID, num)
-		}
 		var id string
 		var found bool
 		var derr error
 		ev := &evs[k]
-		err := segs[i].VisitDocument(num-offsets[i], func(name string, _ byte, val []byte, _ []uint64) bool {
+		inSeg, err := t.visit(num, func(name string, val []byte) {
 			// val is only valid during the visit: decode (and copy) here
 			switch name {
 			case "_id":
@@ -109,15 +88,15 @@ func readRange(segs []*scorch.SegmentSnapshot, offsets []uint64, hits search.Doc
 			case rawField:
 				ev.Raw = string(val)
 			}
-			return true
 		})
-		if err != nil {
-			return fmt.Errorf("read event: %w", err)
-		}
-		if !found {
+		switch {
+		case err != nil:
+			return err
+		case !inSeg:
+			return fmt.Errorf("event %s: document %d is in no segment", h.ID, num)
+		case !found:
 			return fmt.Errorf("event %s: stored source missing", id)
-		}
-		if derr != nil {
+		case derr != nil:
 			return fmt.Errorf("event %s: stored source unreadable: %w", id, derr)
 		}
 	}

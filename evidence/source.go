@@ -3,9 +3,7 @@ package evidence
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 
-	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/search"
 	index "github.com/blevesearch/bleve_index_api"
 )
@@ -97,29 +95,13 @@ func (s *bleveStore) sources(ids []string) (map[string]stored, error) {
 
 // readSources is the fast path of sources, on a scorch snapshot.
 func (s *bleveStore) readSources(ids []string, out map[string]stored) error {
-	adv, err := s.idx.Advanced()
-	if err != nil {
-		return nil
+	snap, ok, err := s.snapshot()
+	if err != nil || !ok {
+		return err
 	}
-	r, err := adv.Reader()
-	if err != nil {
-		return fmt.Errorf("open reader: %w", err)
-	}
-	defer r.Close()
-	snap, ok := r.(*scorch.IndexSnapshot)
-	if !ok {
-		return nil
-	}
-	segs := snap.Segments()
-	// A snapshot numbers documents segment after segment, deleted ones
-	// included.
-	offsets := make([]uint64, len(segs))
-	var next uint64
-	for i, seg := range segs {
-		offsets[i] = next
-		next += seg.Segment().Count()
-	}
-	dr, err := r.DocIDReaderOnly(ids)
+	defer snap.Close()
+	t := newDocTable(snap)
+	dr, err := snap.DocIDReaderOnly(ids)
 	if err != nil {
 		return fmt.Errorf("resolve ids: %w", err)
 	}
@@ -132,14 +114,9 @@ func (s *bleveStore) readSources(ids []string, out map[string]stored) error {
 		if iid == nil {
 			return nil
 		}
-		num := iid.Value()
-		i := sort.Search(len(offsets), func(i int) bool { return offsets[i] > num }) - 1
-		if i < 0 {
-			continue
-		}
 		var id string
 		var st stored
-		err = segs[i].VisitDocument(num-offsets[i], func(name string, _ byte, val []byte, _ []uint64) bool {
+		_, err = t.visit(iid.Value(), func(name string, val []byte) {
 			switch name {
 			case "_id":
 				id = string(val)
@@ -148,10 +125,9 @@ func (s *bleveStore) readSources(ids []string, out map[string]stored) error {
 			case rawField:
 				st.raw = append([]byte(nil), val...)
 			}
-			return true
 		})
 		if err != nil {
-			return fmt.Errorf("read event: %w", err)
+			return err
 		}
 		if id != "" && st.src != nil {
 			out[id] = st
