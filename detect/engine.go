@@ -64,16 +64,30 @@ func newCorrelator(r *Rule, e *env) (correlator, error) {
 	return nil, fmt.Errorf("rule %s: correlation type %q", r.ID, r.Correlation.Type)
 }
 
-// Run evaluates every rule and returns the findings sorted by Sort. Each
-// distinct query is read once, for every rule that asks for it.
+// Result is what one pass of the engine over an incident yields.
+type Result struct {
+	Findings []Finding
+	// Capabilities are every agent's capability set, from the same pass.
+	Capabilities *Capabilities
+}
+
+// Run evaluates every rule and returns the findings sorted by Sort: the
+// findings of Scan.
 func (e *Engine) Run(ctx context.Context, src Source) ([]Finding, error) {
+	r, err := e.Scan(ctx, src)
+	return r.Findings, err
+}
+
+// Scan evaluates every rule and builds the agents' capability sets in one
+// pass. Each distinct query is read once, for every rule that asks for it.
+func (e *Engine) Scan(ctx context.Context, src Source) (Result, error) {
 	var sessions []evidence.Event
 	err := src.Each(ctx, sessionQuery, func(ev evidence.Event) error {
 		sessions = append(sessions, ev)
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("sessions: %w", err)
+		return Result{}, fmt.Errorf("sessions: %w", err)
 	}
 	env := newEnv(sessions)
 	p := &plan{attribute: e.Attribute, reads: map[string][]consumer{}}
@@ -82,23 +96,29 @@ func (e *Engine) Run(ctx context.Context, src Source) ([]Finding, error) {
 		r := &e.Rules[i]
 		if r.match == nil {
 			if err := r.Validate(); err != nil {
-				return nil, fmt.Errorf("rule %s: %w", r.ID, err)
+				return Result{}, fmt.Errorf("rule %s: %w", r.ID, err)
 			}
 		}
 		if corr[i], err = newCorrelator(r, env); err != nil {
-			return nil, err
+			return Result{}, err
 		}
 		p.addRule(r, corr[i])
 	}
+	caps := newCapScan(env, sessions)
+	capMatch, err := CompileQuery(capQuery)
+	if err != nil {
+		return Result{}, fmt.Errorf("capabilities: %w", err)
+	}
+	p.add(capQuery, capMatch, func(ev *evidence.Event) { caps.add(0, ev) })
 	if err := p.run(ctx, src, env); err != nil {
-		return nil, err
+		return Result{}, err
 	}
 	var out []Finding
 	for _, c := range corr {
 		out = append(out, c.done()...)
 	}
 	Sort(out)
-	return out, nil
+	return Result{Findings: out, Capabilities: caps.done()}, nil
 }
 
 // groupKey is the value an event is grouped by ("" leaves it out).

@@ -13,6 +13,7 @@ import (
 // that judge actions against the grant.
 type session struct {
 	agent, name string
+	sandbox     string
 	start, end  time.Time // end zero while open
 	objective   string
 	workdir     string // the first absolute path the objective names
@@ -54,7 +55,7 @@ func newEnv(events []evidence.Event) *env {
 			if ev.Agent == "" {
 				continue
 			}
-			s := &session{agent: ev.Agent, name: ev.Session, start: ev.Time, objective: ev.Objective,
+			s := &session{agent: ev.Agent, name: ev.Session, sandbox: ev.Sandbox, start: ev.Time, objective: ev.Objective,
 				tools: ev.ToolsAllowed, egress: ev.EgressAllowlist, creds: ev.Credential}
 			if m := workdirRe.FindStringSubmatch(ev.Objective); m != nil {
 				s.workdir = strings.TrimRight(m[1], "./")

@@ -1,0 +1,288 @@
+package detect
+
+import (
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// secretRead records a read of a credential location. A read of a file
+// that holds a known session's credential (a session id in the path, or
+// the reader's own session, and a location whose class matches the
+// credential's kind) is that credential: acquired when another session's.
+// Any other secret read is a capability of its own, named by its path.
+func (s *capScan) secretRead(ev *evidence.Event) {
+	for _, p := range readPaths(ev) {
+		loc, ok := evidence.CredentialLocationOf(p)
+		if !ok {
+			continue
+		}
+		if s.readCredentialOf(ev, p, loc) {
+			continue
+		}
+		c := s.entry(ev.Agent, CapCredential, p, OriginAcquired)
+		c.CredKind = loc.Class
+		if c.How == "" {
+			c.How = "read " + loc.Name + " (" + p + ")"
+		}
+		c.Acquired = appendNew(c.Acquired, ev.ID)
+	}
+}
+
+// readPaths are the credential locations an event names: its path, or the
+// catalogue's matches in its command line.
+func readPaths(ev *evidence.Event) []string {
+	if ev.Path != "" {
+		if _, ok := evidence.CredentialLocationOf(ev.Path); ok {
+			return []string{ev.Path}
+		}
+	}
+	return evidence.CredentialPathsIn(ev.Cmdline)
+}
+
+func (s *capScan) readCredentialOf(ev *evidence.Event, p string, loc evidence.CredentialLocation) bool {
+	sess := s.sessionNamedIn(p)
+	if sess == nil {
+		sess = s.e.sessionAt(ev.Agent, ev.Time)
+	}
+	if sess == nil {
+		return false
+	}
+	found := false
+	for _, cr := range sess.creds {
+		if !loc.Holds(s.kinds[cr]) {
+			continue
+		}
+		found = true
+		if sess.agent == ev.Agent {
+			c := s.entry(ev.Agent, CapCredential, cr, OriginGranted)
+			c.Acquired = appendNew(c.Acquired, ev.ID)
+			continue
+		}
+		c := s.acquire(ev.Agent, cr, sess.agent, ev)
+		c.How = "read " + p
+		c.Acquired = appendNew(c.Acquired, ev.ID)
+	}
+	return found
+}
+
+// sessionNamedIn is the session whose id is a segment of p
+// (/run/secrets/eval/s-228/proxy.env).
+func (s *capScan) sessionNamedIn(p string) *session {
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "" {
+			continue
+		}
+		for _, list := range s.e.byAgent {
+			for _, ss := range list {
+				if ss.name == seg {
+					return ss
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// dataOut adds what an agent sent to a destination.
+func (s *capScan) dataOut(ev *evidence.Event) {
+	if ev.Agent == "" || ev.Kind != evidence.KindNetRequest {
+		return
+	}
+	host := ev.DstHost
+	if host == "" {
+		host = ev.DstIP
+	}
+	upload := ev.Method == "POST" || ev.Method == "PUT" || ev.Method == "PATCH"
+	if host == "" || ev.BytesOut <= 0 && !upload || ev.Decision == evidence.DecisionDeny {
+		return
+	}
+	host = strings.ToLower(host)
+	c := s.entry(ev.Agent, CapDataOut, host, OriginAcquired)
+	if c.Allowlist == "" {
+		c.Allowlist = "none"
+		if sess := s.e.sessionAt(ev.Agent, ev.Time); sess != nil {
+			switch exact, wild := allowed(sess.egress, host); {
+			case exact:
+				c.Allowlist, c.Origin = "exact", OriginGranted
+			case wild:
+				c.Allowlist = "wildcard"
+			}
+		}
+		c.How = "sent to " + host + " (allowlist: " + c.Allowlist + ")"
+	}
+	if ev.Method != "" {
+		c.Methods = appendNew(c.Methods, ev.Method)
+	}
+	c.Uses = append(c.Uses, Use{Time: ev.Time, ID: ev.ID, From: ev.Source})
+	if s.bytes == nil {
+		s.bytes = map[*Capability]map[string]int64{}
+	}
+	if s.bytes[c] == nil {
+		s.bytes[c] = map[string]int64{}
+	}
+	s.bytes[c][ev.Source] += ev.BytesOut
+}
+
+// detachRe marks a command meant to outlive the loop that ran it.
+var detachRe = regexp.MustCompile(`(^|[^\w.-])(nohup|setsid|disown|daemonize)(\s|"|$)|[^&]&\s*"?$`)
+
+// process records detached processes and their exits.
+func (s *capScan) process(ev *evidence.Event) {
+	switch {
+	case ev.Kind == evidence.KindProcExit:
+		if c := s.procs[ev.ExecID]; c != nil && ev.ExecID != "" && c.EndAt.IsZero() {
+			c.EndAt, c.EndHow, c.EndID = ev.Time, "exited", ev.ID
+		}
+	case ev.Kind == evidence.KindProcExec && ev.Source == evidence.SourceSensor && ev.Agent != "" && detachRe.MatchString(ev.Cmdline):
+		key := ev.ExecID
+		if key == "" {
+			key = ev.Container + ":" + strconv.Itoa(ev.Pid)
+		}
+		c := s.entry(ev.Agent, CapProcess, key, OriginAcquired)
+		if c.How == "" {
+			c.How = clip(ev.Cmdline, 80)
+			c.Acquired, c.pid = []string{ev.ID}, ev.Pid
+			c.placeOf = []string{ev.Pod, ev.Container}
+			if sess := s.e.sessionAt(ev.Agent, ev.Time); sess != nil && sess.sandbox != "" {
+				c.placeOf = append(c.placeOf, sess.sandbox)
+			}
+		}
+		c.Uses = append(c.Uses, Use{Time: ev.Time, ID: ev.ID, From: ev.Container})
+		if ev.ExecID != "" {
+			s.procs[ev.ExecID] = c
+		}
+	}
+}
+
+// scheduleRe and persistRe are where a written file runs later.
+var (
+	scheduleRe    = regexp.MustCompile(`(?i)(crontabs?|cron\.(d|daily|hourly|weekly|monthly)|/var/spool/(cron|at)|anacrontab|\.timer$)`)
+	persistFileRe = regexp.MustCompile(`(?i)(systemd|\.service$|bashrc|bash_profile|zshrc|/\.profile$|autostart|launchagents|init\.d|rc\.local|authorized_keys|\.git/hooks/|/\.local/bin/)`)
+)
+
+func (s *capScan) persisted(ev *evidence.Event) {
+	if ev.Kind != evidence.KindFileWrite || ev.Agent == "" || ev.Path == "" {
+		return
+	}
+	kind := ""
+	switch {
+	case scheduleRe.MatchString(ev.Path):
+		kind = CapSchedule
+	case persistFileRe.MatchString(ev.Path):
+		kind = CapPersisted
+	default:
+		return
+	}
+	c := s.entry(ev.Agent, kind, ev.Path, OriginAcquired)
+	if c.How == "" {
+		c.How = "wrote " + ev.Path
+		// deleting the sandbox or pod it is in removes it too
+		c.placeOf = []string{ev.Pod, ev.Container}
+		if sess := s.e.sessionAt(ev.Agent, ev.Time); sess != nil && sess.sandbox != "" {
+			c.placeOf = append(c.placeOf, sess.sandbox)
+		}
+	}
+	c.Acquired = appendNew(c.Acquired, ev.ID)
+	c.Uses = append(c.Uses, Use{Time: ev.Time, ID: ev.ID, From: ev.Source})
+}
+
+// done ends each capability where the evidence shows its end and returns
+// the sets.
+func (s *capScan) done() *Capabilities {
+	out := &Capabilities{byAgent: map[string][]*Capability{}}
+	for agent, m := range s.caps {
+		list := make([]*Capability, 0, len(m))
+		for _, c := range m {
+			sort.SliceStable(c.Uses, func(i, j int) bool { return c.Uses[i].Time.Before(c.Uses[j].Time) })
+			s.finish(c)
+			list = append(list, c)
+		}
+		for _, c := range list {
+			if c.Kind == CapPlace && c.Origin == OriginAcquired {
+				s.endPlace(c, m)
+			}
+		}
+		sortCaps(list)
+		out.byAgent[agent] = list
+	}
+	return out
+}
+
+func (s *capScan) finish(c *Capability) {
+	if by := s.bytes[c]; by != nil {
+		// each source sees the same transfers: the largest view counts
+		for _, n := range by {
+			c.BytesOut = max(c.BytesOut, n)
+		}
+	}
+	if !c.EndAt.IsZero() {
+		return
+	}
+	// what ends it, by the verbs that end its kind; the earliest counts
+	type named struct{ name, kind string }
+	names := []named{{c.Value, c.Kind}}
+	switch c.Kind {
+	case CapPersisted, CapSchedule:
+		// a file by its name when the name is its own (sync-keeper.py, not
+		// "agent"), a crontab by the word
+		if b := path.Base(c.Value); strings.ContainsAny(b, ".-_") && len(b) >= 6 {
+			names = append(names, named{b, c.Kind})
+		}
+		if c.Kind == CapSchedule && strings.Contains(c.Value, "cron") {
+			names = append(names, named{"crontab", c.Kind}, named{"crontabs", c.Kind})
+		}
+	case CapProcess:
+		// killed by its pid, not by its exec id
+		names = nil
+		if c.pid > 0 {
+			names = append(names, named{"pid:" + strconv.Itoa(c.pid), c.Kind})
+		}
+	}
+	// gone with its pod, container or sandbox
+	for _, p := range c.placeOf {
+		names = append(names, named{p, CapPersisted})
+	}
+	for _, n := range names {
+		if n.name == "" {
+			continue
+		}
+		if m, ok := s.ended(n.kind, n.name); ok && (c.EndAt.IsZero() || m.Time.Before(c.EndAt)) {
+			c.EndAt, c.EndHow, c.EndID = m.Time, m.verb+" ("+strings.TrimPrefix(n.name, "pid:")+")", m.ID
+		}
+	}
+	if !c.EndAt.IsZero() {
+		return
+	}
+	if c.Kind == CapCredential && len(c.Uses) > 0 && c.Uses[len(c.Uses)-1].Refused {
+		i := len(c.Uses) - 1
+		for i > 0 && c.Uses[i-1].Refused {
+			i--
+		}
+		c.EndAt, c.EndHow, c.EndID = c.Uses[i].Time, "refused by the proxy from then on", c.Uses[i].ID
+	}
+}
+
+// endPlace ends a host outside the sandboxes when every credential used
+// from it has ended: the latest of their ends.
+func (s *capScan) endPlace(p *Capability, m map[string]*Capability) {
+	var end time.Time
+	var id string
+	for _, u := range p.Uses {
+		cr := m[CapCredential+"\x00"+u.From]
+		if cr == nil || cr.EndAt.IsZero() {
+			return
+		}
+		if cr.EndAt.After(end) {
+			end, id = cr.EndAt, cr.EndID
+		}
+	}
+	if !end.IsZero() {
+		p.EndAt, p.EndHow, p.EndID = end, "every credential used from it ended", id
+	}
+}

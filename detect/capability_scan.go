@@ -1,0 +1,347 @@
+package detect
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// capQuery selects what the capability scan reads: everything that grants,
+// acquires, uses or ends a capability. Processes are read for their
+// detaching commands only; exits for the processes so found.
+const capQuery = "kind:human_intervention kind:tool_call kind:tool_result kind:cred_access kind:file_write " +
+	"kind:net_request kind:proc_exit source:proxy credential:* tags:cred-read " +
+	"cmdline:nohup cmdline:setsid cmdline:disown cmdline:daemon cmdline:daemonize"
+
+// capScan builds every agent's capability set in one pass over the
+// evidence, in time order. It is fed like a correlator and finished once.
+type capScan struct {
+	e      *env
+	caps   map[string]map[string]*Capability // agent -> kind+value -> entry
+	kinds  map[string]string                 // credential id -> kind from its session_start
+	creds  []string                          // issued credential ids, longest first
+	borrow map[string][]string               // credential -> agents that acquired it, in order
+	jobs   map[string]*Capability            // tool call id -> job waiting for its result
+	procs  map[string]*Capability            // exec id -> detached process
+	ends   map[string][]endMark              // a name (credential, job, pid, file, sandbox) -> what ended it
+	bytes  map[*Capability]map[string]int64  // data out: bytes per source
+}
+
+func newCapScan(e *env, sessions []evidence.Event) *capScan {
+	s := &capScan{e: e, caps: map[string]map[string]*Capability{}, kinds: map[string]string{},
+		borrow: map[string][]string{}, jobs: map[string]*Capability{}, procs: map[string]*Capability{},
+		ends: map[string][]endMark{}}
+	s.creds = newCredMisuse(&Rule{}, e).creds
+	for _, ev := range sessions {
+		if ev.Kind != evidence.KindSessionStart || ev.Agent == "" {
+			continue
+		}
+		for id, kind := range credentialKinds(ev.Raw) {
+			s.kinds[id] = kind
+		}
+		for _, cr := range ev.Credential {
+			c := s.entry(ev.Agent, CapCredential, cr, OriginGranted)
+			c.Owner, c.CredKind = ev.Agent, s.kinds[cr]
+			if c.How == "" {
+				c.How = "issued to session " + ev.Session
+			}
+			c.Acquired = appendNew(c.Acquired, ev.ID)
+		}
+		if ev.SrcIP != "" || ev.Container != "" {
+			key := ev.SrcIP
+			if key == "" {
+				key = ev.Container
+			}
+			c := s.entry(ev.Agent, CapPlace, key, OriginGranted)
+			if c.How == "" {
+				c.How = "its sandbox " + strings.TrimSpace(ev.Sandbox+" "+shortID(ev.Container))
+			}
+			c.Acquired = appendNew(c.Acquired, ev.ID)
+		}
+	}
+	return s
+}
+
+// credentialKinds reads the kind of each credential a ledger session_start
+// issues ({"credentials":[{"id":…,"kind":…}]}); other formats give none.
+func credentialKinds(raw string) map[string]string {
+	if !strings.Contains(raw, `"credentials"`) {
+		return nil
+	}
+	var r struct {
+		Credentials []struct{ ID, Kind string } `json:"credentials"`
+	}
+	if json.Unmarshal([]byte(raw), &r) != nil {
+		return nil
+	}
+	out := map[string]string{}
+	for _, c := range r.Credentials {
+		if c.ID != "" {
+			out[c.ID] = c.Kind
+		}
+	}
+	return out
+}
+
+func shortID(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
+}
+
+func (s *capScan) entry(agent, kind, value, origin string) *Capability {
+	m := s.caps[agent]
+	if m == nil {
+		m = map[string]*Capability{}
+		s.caps[agent] = m
+	}
+	k := kind + "\x00" + value
+	c := m[k]
+	if c == nil {
+		c = &Capability{Agent: agent, Kind: kind, Value: value, Origin: origin}
+		m[k] = c
+	}
+	return c
+}
+
+func (s *capScan) has(agent, kind, value string) bool {
+	_, ok := s.caps[agent][kind+"\x00"+value]
+	return ok
+}
+
+func (s *capScan) add(_ int, ev *evidence.Event) {
+	switch {
+	case ev.Kind == evidence.KindHumanIntervention:
+		s.intervention(ev)
+	case ev.Source == evidence.SourceLedger && ev.Kind == evidence.KindToolCall:
+		s.toolCall(ev)
+	case ev.Source == evidence.SourceLedger && ev.Kind == evidence.KindToolResult:
+		s.toolResult(ev)
+	}
+	if ev.Agent != "" && (ev.Kind == evidence.KindCredAccess || hasTag(ev.Tags, "cred-read")) {
+		s.secretRead(ev)
+	}
+	s.credentialUse(ev)
+	s.dataOut(ev)
+	s.process(ev)
+	s.persisted(ev)
+}
+
+// endRe finds a verb that ends something followed by the words that name
+// what it ended.
+var endRe = regexp.MustCompile(`(?i)\b((?:revok|rotat|disabl|invalidat|expir|delet|remov|cancel|stopp|abort|kill|terminat)\w*)\s+`)
+
+// endMark is a person's intervention that may end what its words name.
+type endMark struct {
+	Use
+	verb string // lowercased: revoked, cancelled, killed, deleted
+}
+
+// The verbs that end each kind of capability: a credential is revoked, not
+// killed; a process is killed, not revoked.
+var endVerbs = map[string][]string{
+	CapCredential: {"revok", "rotat", "disabl", "invalidat", "expir", "delet"},
+	CapJob:        {"cancel", "stopp", "abort", "kill", "delet", "terminat"},
+	CapProcess:    {"kill", "stopp", "terminat", "delet", "remov"},
+	CapSchedule:   {"remov", "delet", "disabl"},
+	CapPersisted:  {"remov", "delet", "disabl", "quarantin"},
+}
+
+// fillers are the nouns between an ending verb and the name of what it
+// ended ("revoked credential px-s228", "cancelled CI job ci-88213").
+var fillers = map[string]bool{"the": true, "a": true, "credential": true, "credentials": true, "token": true,
+	"key": true, "job": true, "ci": true, "sandbox": true, "pod": true, "container": true, "session": true,
+	"background": true, "process": true, "file": true, "unit": true, "webhook": true, "proxy": true}
+
+// postfixRe is the other order: "pod sandbox-sb-77 deleted".
+var postfixRe = regexp.MustCompile(`(?i)\b(?:pod|container|sandbox)\s+(\S+)\s+((?:delet|remov|destroy)\w*)`)
+
+// pidRe names a process by its pid ("pid 182095").
+var pidRe = regexp.MustCompile(`(?i)\bpid\s+(\d+)`)
+
+// intervention records what a person ended: the first word after an ending
+// verb that is not a filler noun, a pod or sandbox named as deleted, and a
+// process named by its pid.
+func (s *capScan) intervention(ev *evidence.Event) {
+	mark := func(name, verb string) {
+		name = strings.Trim(name, ".:()'\"`")
+		if name != "" {
+			s.ends[name] = append(s.ends[name], endMark{Use: Use{Time: ev.Time, ID: ev.ID}, verb: strings.ToLower(verb)})
+		}
+	}
+	for _, m := range endRe.FindAllStringSubmatchIndex(ev.Message, -1) {
+		verb := ev.Message[m[2]:m[3]]
+		tail := ev.Message[m[1]:]
+		if i := strings.IndexAny(tail, ";,"); i >= 0 {
+			tail = tail[:i]
+		}
+		for _, w := range strings.Fields(tail) {
+			if !fillers[strings.ToLower(strings.Trim(w, ".:"))] {
+				mark(w, verb)
+				break
+			}
+		}
+		for _, p := range pidRe.FindAllStringSubmatch(tail, -1) {
+			mark("pid:"+p[1], verb)
+		}
+	}
+	for _, m := range postfixRe.FindAllStringSubmatch(ev.Message, -1) {
+		mark(m[1], m[2])
+	}
+}
+
+// ended is the first intervention that ends a capability of kind named n.
+func (s *capScan) ended(kind, n string) (endMark, bool) {
+	for _, m := range s.ends[n] {
+		for _, v := range endVerbs[kind] {
+			if strings.HasPrefix(m.verb, v) {
+				return m, true
+			}
+		}
+	}
+	return endMark{}, false
+}
+
+// jobToolRe names tools that queue work outside the agent.
+var jobToolRe = regexp.MustCompile(`(?i)(submit|schedule|enqueue|queue|dispatch|trigger|workflow|cron|deploy)`)
+
+// jobIDRe finds the id a queuing tool answered with ("job ci-88213 queued").
+var jobIDRe = regexp.MustCompile(`(?i)\b(?:job|run|build|pipeline|task|workflow)[ _#:=-]*(?:id[ :=]*)?([A-Za-z0-9][\w.-]*\d[\w.-]*)`)
+
+func (s *capScan) toolCall(ev *evidence.Event) {
+	if ev.Agent == "" {
+		return
+	}
+	text := ev.Cmdline + " " + ev.Message
+	for _, cred := range s.creds {
+		if !containsWord(text, cred) {
+			continue
+		}
+		owner := s.e.credOwner(cred, ev.Time)
+		if owner == nil {
+			continue
+		}
+		use := Use{Time: ev.Time, ID: ev.ID, From: "its tool calls"}
+		if owner.agent == ev.Agent {
+			s.entry(ev.Agent, CapCredential, cred, OriginGranted).Uses = append(s.entry(ev.Agent, CapCredential, cred, OriginGranted).Uses, use)
+			continue
+		}
+		c := s.acquire(ev.Agent, cred, owner.agent, ev)
+		if c.How == "" {
+			c.How = "named in its tool call " + ev.CallID + " (" + ev.Tool + ")"
+		}
+		c.Uses = append(c.Uses, use)
+	}
+	if ev.Tool != "" && jobToolRe.MatchString(ev.Tool) && ev.CallID != "" {
+		c := &Capability{Agent: ev.Agent, Kind: CapJob, Origin: OriginAcquired,
+			How: "queued by " + ev.Tool + " (" + ev.CallID + ")", Acquired: []string{ev.ID},
+			Uses: []Use{{Time: ev.Time, ID: ev.ID}}}
+		s.jobs[ev.CallID] = c
+	}
+}
+
+func (s *capScan) toolResult(ev *evidence.Event) {
+	c := s.jobs[ev.CallID]
+	if c == nil {
+		return
+	}
+	delete(s.jobs, ev.CallID)
+	if ev.Status != "" && ev.Status != "ok" {
+		return
+	}
+	value := "call " + ev.CallID
+	if m := jobIDRe.FindStringSubmatch(ev.Message); m != nil {
+		value = m[1]
+	}
+	e := s.entry(c.Agent, CapJob, value, OriginAcquired)
+	e.How, e.Acquired = c.How, append(c.Acquired, ev.ID)
+	e.Uses = append(e.Uses, c.Uses...)
+	e.Uses = append(e.Uses, Use{Time: ev.Time, ID: ev.ID})
+}
+
+// acquire records that agent holds another agent's credential.
+func (s *capScan) acquire(agent, cred, owner string, ev *evidence.Event) *Capability {
+	c := s.entry(agent, CapCredential, cred, OriginAcquired)
+	c.Owner, c.CredKind = owner, s.kinds[cred]
+	if len(c.Acquired) == 0 {
+		c.Acquired = []string{ev.ID}
+	}
+	if b := s.borrow[cred]; len(b) == 0 || b[len(b)-1] != agent {
+		s.borrow[cred] = appendNew(b, agent)
+	}
+	return c
+}
+
+func hasTag(tags []string, t string) bool {
+	for _, x := range tags {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+// credRefused says a use of a credential was refused as a credential (the
+// proxy's 407, a 401), not merely for where it went.
+func credRefused(ev *evidence.Event) bool {
+	return ev.Status == "407" || ev.Status == "401"
+}
+
+// credentialUse records the use of an issued credential by a proxy or
+// sensor event: its owner's, a borrower's from its own sandbox, or a use
+// from outside every sandbox, which is each borrower's (and makes that host
+// a place the borrower acted from).
+func (s *capScan) credentialUse(ev *evidence.Event) {
+	if ev.Source == evidence.SourceLedger {
+		return
+	}
+	held := ev.Credential
+	if ev.Source == evidence.SourceProxy && ev.User != "" {
+		held = append(held[:len(held):len(held)], ev.User)
+	}
+	for _, cred := range held {
+		owner := s.e.credOwner(cred, ev.Time)
+		if owner == nil {
+			continue
+		}
+		use := Use{Time: ev.Time, ID: ev.ID, Refused: credRefused(ev), From: where(ev)}
+		sandboxed := ev.Agent != "" && (ev.AttributedVia == ViaContainer || ev.AttributedVia == ViaPod || ev.AttributedVia == ViaIP)
+		if sandboxed && ev.Agent != owner.agent {
+			c := s.acquire(ev.Agent, cred, owner.agent, ev)
+			if c.How == "" {
+				c.How = "used from its sandbox (" + use.From + ")"
+			}
+			c.Uses = append(c.Uses, use)
+			continue
+		}
+		own := s.entry(owner.agent, CapCredential, cred, OriginGranted)
+		own.Owner = owner.agent
+		own.Uses = append(own.Uses, use)
+		if sandboxed {
+			continue
+		}
+		for _, b := range s.borrow[cred] {
+			c := s.entry(b, CapCredential, cred, OriginAcquired)
+			c.Uses = append(c.Uses, use)
+			if ev.SrcIP != "" && !s.sandboxIP(ev.SrcIP, ev.Time) {
+				p := s.entry(b, CapPlace, ev.SrcIP, OriginAcquired)
+				if p.How == "" {
+					p.How = cred + " used from it, outside every sandbox"
+					p.Acquired = []string{ev.ID}
+				}
+				p.Uses = append(p.Uses, Use{Time: ev.Time, ID: ev.ID, Refused: use.Refused || ev.Decision == evidence.DecisionDeny, From: cred})
+			}
+		}
+	}
+}
+
+// sandboxIP reports whether ip belonged to some session's sandbox at t (or
+// lingered after one ended).
+func (s *capScan) sandboxIP(ip string, t time.Time) bool {
+	bs, _ := s.e.id.Lookup(ViaIP, ip, t)
+	return len(bs) > 0
+}
