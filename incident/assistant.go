@@ -65,8 +65,9 @@ type AskRequest struct {
 	OnChunk func(string)
 }
 
-// exchangePayload is what the journal keeps of an exchange.
-type exchangePayload struct {
+// ExchangePayload is what the journal keeps of an exchange: the payload of
+// an EntryAssistantExchange entry.
+type ExchangePayload struct {
 	assist.Result
 	Question string `json:"question,omitempty"`
 	Error    string `json:"error,omitempty"`
@@ -109,7 +110,7 @@ func (w *Workspace) Ask(ctx context.Context, actor Actor, cfg assist.Config, req
 	} else {
 		res, err = client.Run(ctx, req.Task, req.Question, packet)
 	}
-	p := exchangePayload{Result: res, Question: req.Question}
+	p := ExchangePayload{Result: res, Question: req.Question}
 	if res.Task == "" {
 		p.Task, p.Model, p.Endpoint, p.EventIDs = req.Task, cfg.Model, cfg.Host(), packet.EventIDs()
 		p.Sent, p.Total, p.Redactions = packet.Sent, packet.Total, packet.Redactions

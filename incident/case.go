@@ -71,21 +71,21 @@ func (c Case) Vars() playbook.Vars {
 	return v
 }
 
-// maxSubjectSessions bounds the session records read for the subject.
-const maxSubjectSessions = 1000
+// MaxSubjectSessions bounds the session records read for one agent.
+const MaxSubjectSessions = 1000
 
 // LoadCase fills a case for the subject agents from the store.
 func LoadCase(ctx context.Context, st evidence.Store, subject []string, containedAt time.Time) (Case, error) {
 	c := Case{Subject: subject, ContainedAt: containedAt}
 	for _, a := range subject {
-		hits, err := st.Search(ctx, evidence.Request{Query: Must("agent", a) + " " + Must("kind", evidence.KindSessionStart), Limit: maxSubjectSessions})
+		hits, err := st.Search(ctx, evidence.Request{Query: Must("agent", a) + " " + Must("kind", evidence.KindSessionStart), Limit: MaxSubjectSessions})
 		if err != nil {
 			return c, fmt.Errorf("sessions of %s: %w", a, err)
 		}
 		c.Sessions = append(c.Sessions, hits.Events...)
 		// Ledgers often name a container by its short id; the sensors
 		// write the full one. Attribution matched them: take those too.
-		full, err := st.Facet(ctx, Must("agent", a)+" "+Must("attributed_via", "container"), time.Time{}, time.Time{}, "container", maxSubjectSessions)
+		full, err := st.Facet(ctx, Must("agent", a)+" "+Must("attributed_via", "container"), time.Time{}, time.Time{}, "container", MaxSubjectSessions)
 		if err != nil {
 			return c, fmt.Errorf("containers of %s: %w", a, err)
 		}

@@ -196,8 +196,9 @@ func (w *Workspace) PlanAction(ctx context.Context, stepID, name string) (Action
 	return c.PlanAction(name, cs)
 }
 
-// actionPayload is what the journal keeps of an action.
-type actionPayload struct {
+// ActionPayload is what the journal keeps of an action: the payload of an
+// EntryActionRun entry.
+type ActionPayload struct {
 	Action string      `json:"action"`
 	DryRun bool        `json:"dry_run,omitempty"`
 	Runs   []ActionRun `json:"runs"`
@@ -216,7 +217,7 @@ func (w *Workspace) RunAction(ctx context.Context, actor Actor, stepID string, p
 	if errors.Is(err, ErrNotConfirmed) {
 		return nil, err
 	}
-	payload := actionPayload{Action: p.Name, DryRun: dryRun, Runs: runs}
+	payload := ActionPayload{Action: p.Name, DryRun: dryRun, Runs: runs}
 	text := p.Title
 	if dryRun {
 		text += " (dry run)"

@@ -159,7 +159,7 @@ func coverage(ctx context.Context, st evidence.Store, qs []string, after time.Ti
 func judge(c *playbook.Check, r CheckResult) (CheckStatus, string) {
 	window := "in the incident"
 	if !r.After.IsZero() {
-		window = "since " + stamp(r.After)
+		window = "since " + Stamp(r.After)
 	}
 	count := fmt.Sprintf("%d", r.Matched)
 	if r.Capped {
@@ -171,7 +171,7 @@ func judge(c *playbook.Check, r CheckResult) (CheckStatus, string) {
 	}
 	switch {
 	case c.Expect == playbook.ExpectNone && r.Matched > 0:
-		return CheckNotVerified, fmt.Sprintf("%s %s %s, first at %s", count, events, window, stamp(r.First))
+		return CheckNotVerified, fmt.Sprintf("%s %s %s, first at %s", count, events, window, Stamp(r.First))
 	case c.Expect == playbook.ExpectSome && r.Matched > 0:
 		return CheckVerified, fmt.Sprintf("%s %s %s", count, events, window)
 	case r.Coverage == 0:
@@ -202,7 +202,8 @@ func neededFor(name string) string {
 	return "no value yet"
 }
 
-// stamp writes a time the way check lines show it.
-func stamp(t time.Time) string {
+// Stamp writes a time the way the case shows it: check lines, and the
+// report that quotes them.
+func Stamp(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05Z")
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/report"
 )
 
 const (
@@ -39,7 +40,7 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer done()
-	r, err := incident.BuildReport(ctx, ws)
+	r, err := report.Build(ctx, ws)
 	if err != nil {
 		return err
 	}
@@ -80,7 +81,7 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	n := 0
 	err = writeOut(e, *outPath, func(w io.Writer) error {
 		var err error
-		n, err = incident.ExportTimesketch(ctx, ws.Store, strings.Join(pos, " "), w)
+		n, err = report.Timesketch(ctx, ws.Store, strings.Join(pos, " "), w)
 		return err
 	})
 	if err != nil {

@@ -1,4 +1,4 @@
-package incident
+package report
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
 )
 
 // FindingWhy says why the controls let a finding's events happen: the
@@ -50,7 +51,7 @@ type whyGroup struct {
 // explainFinding walks the finding's events in time order.
 func explainFinding(ctx context.Context, st evidence.Store, f detect.Finding, sessions []evidence.Event) (FindingWhy, error) {
 	w := FindingWhy{Finding: f.ID, Detector: f.Detector, Severity: f.Severity, Lines: []WhyLine{}}
-	ends, err := st.Search(ctx, evidence.Request{Query: Must("agent", f.Agent) + " " + Must("kind", evidence.KindSessionEnd), Sort: evidence.SortTime, Limit: maxSubjectSessions})
+	ends, err := st.Search(ctx, evidence.Request{Query: incident.Must("agent", f.Agent) + " " + incident.Must("kind", evidence.KindSessionEnd), Sort: evidence.SortTime, Limit: incident.MaxSubjectSessions})
 	if err != nil {
 		return w, fmt.Errorf("session ends of %s: %w", f.Agent, err)
 	}
@@ -93,7 +94,7 @@ func explainFinding(ctx context.Context, st evidence.Store, f detect.Finding, se
 		case ev.Source == evidence.SourceLedger && ev.CallID != "" && ev.Kind != evidence.KindPolicyDecision:
 			ds, ok := decisions[ev.CallID]
 			if !ok {
-				h, err := st.Search(ctx, evidence.Request{Query: Must("agent", f.Agent) + " " + Must("call_id", ev.CallID) + " " + Must("kind", evidence.KindPolicyDecision), Limit: 10})
+				h, err := st.Search(ctx, evidence.Request{Query: incident.Must("agent", f.Agent) + " " + incident.Must("call_id", ev.CallID) + " " + incident.Must("kind", evidence.KindPolicyDecision), Limit: 10})
 				if err != nil {
 					return w, fmt.Errorf("decisions of %s: %w", ev.CallID, err)
 				}
@@ -119,10 +120,10 @@ func explainFinding(ctx context.Context, st evidence.Store, f detect.Finding, se
 			continue
 		}
 		if end, ok := endedBefore(ev, sessions, ends.Events); ok {
-			add("after|"+end.ID, "gap", fmt.Sprintf("activity from the sandbox after session %s ended (%s at %s): the session's end stopped neither its processes, its network nor its credentials", end.Session, orNone(end.Status), stamp(end.Time)), ev.Time, end.ID, ev.ID)
+			add("after|"+end.ID, "gap", fmt.Sprintf("activity from the sandbox after session %s ended (%s at %s): the session's end stopped neither its processes, its network nor its credentials", end.Session, orNone(end.Status), incident.Stamp(end.Time)), ev.Time, end.ID, ev.ID)
 			continue
 		}
-		h, err := st.Search(ctx, evidence.Request{Query: Must("agent", f.Agent) + " " + Must("source", evidence.SourceLedger),
+		h, err := st.Search(ctx, evidence.Request{Query: incident.Must("agent", f.Agent) + " " + incident.Must("source", evidence.SourceLedger),
 			Since: ev.Time.Add(-counterpartWithin), Until: ev.Time.Add(counterpartWithin), Limit: 1})
 		if err != nil {
 			return w, fmt.Errorf("ledger near %s: %w", ev.ID, err)

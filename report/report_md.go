@@ -1,4 +1,4 @@
-package incident
+package report
 
 import (
 	"bufio"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
 )
 
 // mdEscaper keeps evidence text literal in Markdown: no emphasis, code
@@ -51,7 +52,7 @@ func reportTime(t time.Time) string {
 	if t.IsZero() {
 		return "—"
 	}
-	return stamp(t)
+	return incident.Stamp(t)
 }
 
 // SubjectLine says who the subject is and how it was chosen.
@@ -106,7 +107,7 @@ func (r Report) WriteMarkdown(out io.Writer) error {
 // mdPrompts is how many prompt digests the Markdown report lists.
 const mdPrompts = 5
 
-func writeAgentMarkdown(p func(string, ...any), a AgentReport) {
+func writeAgentMarkdown(p func(string, ...any), a Agent) {
 	k := a.Knew
 	p("\n### %s\n\nSession records: %s\n\n#### What it knew\n\n", md(a.Agent), mdIDs(a.Sessions, len(a.Sessions)))
 	p("- Objective: %s\n- Model: %s\n- Run: %s\n", mdList(k.Objectives), mdList(k.Models), mdList(k.Runs))

@@ -1,4 +1,4 @@
-package incident_test
+package report_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
+	"github.com/cordon-ir/cordon/report"
 )
 
 // TestReportMarksUnverifiedClaims: an assistant exchange in the journal
@@ -28,7 +29,7 @@ func TestReportMarksUnverifiedClaims(t *testing.T) {
 	if _, err := ws.Journal().Append(ctx, incident.Entry{Actor: who, Type: incident.EntryAssistantExchange, Text: "explain: 3 claims (2 unverified)", Payload: payload}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := incident.BuildReport(ctx, ws)
+	r, err := report.Build(ctx, ws)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package incident
+package report
 
 import (
 	"context"
@@ -11,12 +11,13 @@ import (
 
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/playbook"
 )
 
-// ReportAttribution is the attribution table: every session the ledger
+// Attribution is the attribution table: every session the ledger
 // recorded, and how the other events were tied to agents.
-type ReportAttribution struct {
+type Attribution struct {
 	Sessions []SessionRow `json:"sessions"`
 	// Via counts events by how their agent was set (attributed_via).
 	Via          []evidence.Count `json:"via"`
@@ -43,28 +44,28 @@ type SessionRow struct {
 // LayerStatus is one kill-switch layer: the last journaled check of its
 // step, or (Source "report") a check run for the report and not journaled.
 type LayerStatus struct {
-	Layer     playbook.Layer `json:"layer"`
-	Title     string         `json:"title"`
-	Step      string         `json:"step"`
-	StepTitle string         `json:"step_title"`
-	Status    CheckStatus    `json:"status"`
-	Summary   string         `json:"summary"`
-	Source    string         `json:"source"`
-	By        string         `json:"by,omitempty"`
-	At        time.Time      `json:"at"`
-	Events    []string       `json:"events"`
+	Layer     playbook.Layer       `json:"layer"`
+	Title     string               `json:"title"`
+	Step      string               `json:"step"`
+	StepTitle string               `json:"step_title"`
+	Status    incident.CheckStatus `json:"status"`
+	Summary   string               `json:"summary"`
+	Source    string               `json:"source"`
+	By        string               `json:"by,omitempty"`
+	At        time.Time            `json:"at"`
+	Events    []string             `json:"events"`
 }
 
-// ReportEntry is a journal entry as the report lists it.
-type ReportEntry struct {
-	Seq     int64     `json:"seq"`
-	Time    time.Time `json:"time"`
-	Actor   Actor     `json:"actor"`
-	Type    EntryType `json:"type"`
-	Step    string    `json:"step,omitempty"`
-	Event   string    `json:"event,omitempty"`
-	Text    string    `json:"text,omitempty"`
-	Details []string  `json:"details,omitempty"`
+// Entry is a journal entry as the report lists it.
+type Entry struct {
+	Seq     int64              `json:"seq"`
+	Time    time.Time          `json:"time"`
+	Actor   incident.Actor     `json:"actor"`
+	Type    incident.EntryType `json:"type"`
+	Step    string             `json:"step,omitempty"`
+	Event   string             `json:"event,omitempty"`
+	Text    string             `json:"text,omitempty"`
+	Details []string           `json:"details,omitempty"`
 }
 
 // OpenItem is something the case has not closed. Kind is "step", "layer",
@@ -76,12 +77,12 @@ type OpenItem struct {
 }
 
 // attribution reads every session record in time order.
-func attribution(ctx context.Context, st evidence.Store) (ReportAttribution, error) {
+func attribution(ctx context.Context, st evidence.Store) (Attribution, error) {
 	c := st.Counts()
-	a := ReportAttribution{Sessions: []SessionRow{}, Via: sortedCounts(c.Fields["attributed_via"]),
-		Unattributed: Unattributed(c), Ambiguous: c.Fields["attributed_via"][detect.ViaAmbiguous]}
+	a := Attribution{Sessions: []SessionRow{}, Via: sortedCounts(c.Fields["attributed_via"]),
+		Unattributed: incident.Unattributed(c), Ambiguous: c.Fields["attributed_via"][detect.ViaAmbiguous]}
 	open := map[string]int{}
-	err := StoreSource{Store: st}.Each(ctx, "kind:session_start kind:session_end", func(ev evidence.Event) error {
+	err := incident.StoreSource{Store: st}.Each(ctx, "kind:session_start kind:session_end", func(ev evidence.Event) error {
 		key := ev.Agent + "\x00" + ev.Session
 		if ev.Kind == evidence.KindSessionStart {
 			open[key] = len(a.Sessions)
@@ -104,14 +105,14 @@ func attribution(ctx context.Context, st evidence.Store) (ReportAttribution, err
 
 // layerStatus takes each layer step's last journaled check, or runs the
 // check without journaling it.
-func layerStatus(ctx context.Context, st evidence.Store, pb *playbook.Playbook, cs Case, entries []Entry, now time.Time) ([]LayerStatus, error) {
+func layerStatus(ctx context.Context, st evidence.Store, pb *playbook.Playbook, cs incident.Case, entries []incident.Entry, now time.Time) ([]LayerStatus, error) {
 	last := lastChecks(entries)
 	out := []LayerStatus{}
 	for _, ref := range pb.LayerSteps() {
 		s := ref.Step
 		l := LayerStatus{Layer: s.Layer, Title: s.Layer.Title(), Step: s.ID, StepTitle: s.Title, Events: []string{}}
 		if e, ok := last[s.ID]; ok {
-			var r CheckResult
+			var r incident.CheckResult
 			if err := json.Unmarshal(e.Payload, &r); err == nil {
 				l.Status, l.Summary, l.Source, l.By, l.At = r.Status, r.Summary(), "journal", e.Actor.Name, e.Time.UTC()
 				l.Events = capList(r.Events, maxReportIDs)
@@ -119,7 +120,7 @@ func layerStatus(ctx context.Context, st evidence.Store, pb *playbook.Playbook, 
 				continue
 			}
 		}
-		r, err := RunCheck(ctx, st, s, cs.Vars(), now)
+		r, err := incident.RunCheck(ctx, st, s, cs.Vars(), now)
 		if err != nil {
 			return out, err
 		}
@@ -131,10 +132,10 @@ func layerStatus(ctx context.Context, st evidence.Store, pb *playbook.Playbook, 
 }
 
 // lastChecks is the last check_result entry of each step.
-func lastChecks(entries []Entry) map[string]Entry {
-	m := map[string]Entry{}
+func lastChecks(entries []incident.Entry) map[string]incident.Entry {
+	m := map[string]incident.Entry{}
 	for _, e := range entries {
-		if e.Type == EntryCheckResult && e.Step != "" {
+		if e.Type == incident.EntryCheckResult && e.Step != "" {
 			m[e.Step] = e
 		}
 	}
@@ -142,19 +143,19 @@ func lastChecks(entries []Entry) map[string]Entry {
 }
 
 // activity lists the journal's entries other than check results.
-func activity(entries []Entry) ([]ReportEntry, int) {
-	out := []ReportEntry{}
+func activity(entries []incident.Entry) ([]Entry, int) {
+	out := []Entry{}
 	checks := 0
 	for _, e := range entries {
-		if e.Type == EntryCheckResult {
+		if e.Type == incident.EntryCheckResult {
 			checks++
 			continue
 		}
-		re := ReportEntry{Seq: e.Seq, Time: e.Time.UTC(), Actor: e.Actor, Type: e.Type, Step: e.Step, Event: e.Event, Text: e.Text}
+		re := Entry{Seq: e.Seq, Time: e.Time.UTC(), Actor: e.Actor, Type: e.Type, Step: e.Step, Event: e.Event, Text: e.Text}
 		switch e.Type {
-		case EntryActionRun:
+		case incident.EntryActionRun:
 			re.Details = actionDetails(e.Payload)
-		case EntryAssistantExchange:
+		case incident.EntryAssistantExchange:
 			re.Details = exchangeDetails(e.Payload)
 		}
 		out = append(out, re)
@@ -164,13 +165,13 @@ func activity(entries []Entry) ([]ReportEntry, int) {
 
 // actionDetails are an action's commands with their exit codes.
 func actionDetails(payload json.RawMessage) []string {
-	var p actionPayload
+	var p incident.ActionPayload
 	if json.Unmarshal(payload, &p) != nil {
 		return nil
 	}
 	var out []string
 	for _, r := range p.Runs {
-		s := CommandLine(r.Argv)
+		s := incident.CommandLine(r.Argv)
 		switch {
 		case r.DryRun:
 			s += " (dry run, not run)"
@@ -192,7 +193,7 @@ func actionDetails(payload json.RawMessage) []string {
 // above whose containment the evidence does not show, saying why: it is
 // not the case's subject, no containment time is recorded, or layers are
 // still open.
-func uncontained(findings []detect.Finding, cs Case, layers []LayerStatus) []OpenItem {
+func uncontained(findings []detect.Finding, cs incident.Case, layers []LayerStatus) []OpenItem {
 	var agents []string
 	serious := map[string][]string{}
 	for _, f := range findings {
@@ -210,7 +211,7 @@ func uncontained(findings []detect.Finding, cs Case, layers []LayerStatus) []Ope
 	}
 	var open []string
 	for _, l := range layers {
-		if l.Status != CheckVerified {
+		if l.Status != incident.CheckVerified {
 			open = append(open, l.Title)
 		}
 	}
@@ -233,7 +234,7 @@ func uncontained(findings []detect.Finding, cs Case, layers []LayerStatus) []Ope
 // UNVERIFIED (with the ids it cites that the packet did not hold): a
 // report never passes off a model's uncited claim as a finding.
 func exchangeDetails(payload json.RawMessage) []string {
-	var p exchangePayload
+	var p incident.ExchangePayload
 	if json.Unmarshal(payload, &p) != nil {
 		return nil
 	}
@@ -262,21 +263,21 @@ func exchangeDetails(payload json.RawMessage) []string {
 }
 
 // openItems lists what the case has not closed.
-func openItems(pb *playbook.Playbook, s CaseState, entries []Entry, layers []LayerStatus, findings []detect.Finding, cs Case) []OpenItem {
+func openItems(pb *playbook.Playbook, s incident.CaseState, entries []incident.Entry, layers []LayerStatus, findings []detect.Finding, cs incident.Case) []OpenItem {
 	out := []OpenItem{}
 	for _, ref := range pb.Steps() {
 		st := s.Step(ref.Step.ID)
 		switch st.Status {
-		case StepDone, StepSkipped:
+		case incident.StepDone, incident.StepSkipped:
 			continue
-		case StepStarted:
-			out = append(out, OpenItem{"step", ref.Step.ID, fmt.Sprintf("%s: started by %s at %s, not done", ref.Step.Title, st.By.Name, stamp(st.At))})
+		case incident.StepStarted:
+			out = append(out, OpenItem{"step", ref.Step.ID, fmt.Sprintf("%s: started by %s at %s, not done", ref.Step.Title, st.By.Name, incident.Stamp(st.At))})
 		default:
 			out = append(out, OpenItem{"step", ref.Step.ID, ref.Step.Title + ": not started"})
 		}
 	}
 	for _, l := range layers {
-		if l.Status != CheckVerified {
+		if l.Status != incident.CheckVerified {
 			out = append(out, OpenItem{"layer", l.Step, fmt.Sprintf("%s: %s", l.Title, l.Summary)})
 		}
 	}

@@ -1,4 +1,4 @@
-package incident
+package report
 
 import (
 	"context"
@@ -7,26 +7,26 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
 )
 
-// AgentReport answers the four questions about one subject agent.
-type AgentReport struct {
+// Agent answers the four questions about one subject agent.
+type Agent struct {
 	Agent string `json:"agent"`
 	// Sessions are the ids of the agent's session_start events: the
 	// evidence for Knew and Could.
-	Sessions []string      `json:"sessions"`
-	Knew     AgentKnew     `json:"knew"`
-	Could    AgentCould    `json:"could"`
-	Did      AgentTimeline `json:"did"`
-	Why      []FindingWhy  `json:"why"`
+	Sessions []string     `json:"sessions"`
+	Knew     Knew         `json:"knew"`
+	Could    Could        `json:"could"`
+	Did      Timeline     `json:"did"`
+	Why      []FindingWhy `json:"why"`
 }
 
-// AgentKnew is what the agent knew: its objectives, model, run, the
+// Knew is what the agent knew: its objectives, model, run, the
 // context packets it was given and the credentials it was issued.
-type AgentKnew struct {
+type Knew struct {
 	Objectives   []string        `json:"objectives"`
 	Models       []string        `json:"models"`
 	Runs         []string        `json:"runs"`
@@ -64,16 +64,16 @@ type CredentialRef struct {
 	Event   string `json:"event"`
 }
 
-// AgentCould is what the agent could do, as its sessions granted it;
-// credential scopes are in AgentKnew.Credentials.
-type AgentCould struct {
+// Could is what the agent could do, as its sessions granted it;
+// credential scopes are in Knew.Credentials.
+type Could struct {
 	Tools  []string `json:"tools"`
 	Egress []string `json:"egress"`
 }
 
-// AgentTimeline is what the agent did: the offline, phase-mapped timeline
+// Timeline is what the agent did: the offline, phase-mapped timeline
 // of its events, each line citing event ids.
-type AgentTimeline struct {
+type Timeline struct {
 	Lines []TimelineLine `json:"lines"`
 	Note  string         `json:"note"`
 }
@@ -85,20 +85,16 @@ type TimelineLine struct {
 	Events []string `json:"events"`
 }
 
-// Bounds of an agent's section.
-const (
-	maxReportPrompts = 50
-	// timelineTokens is the packet budget of the report's timeline: larger
-	// than an assistant packet's, as nothing leaves the machine.
-	timelineTokens = 60000
-)
+// maxReportPrompts bounds the prompt records an agent's section lists.
+const maxReportPrompts = 50
 
-func agentReport(ctx context.Context, st evidence.Store, agent string, findings []detect.Finding) (AgentReport, error) {
-	ar := AgentReport{Agent: agent, Sessions: []string{}}
+func agentReport(ctx context.Context, ws *incident.Workspace, agent string, findings []detect.Finding) (Agent, error) {
+	st := ws.Store
+	ar := Agent{Agent: agent, Sessions: []string{}}
 	k, c := &ar.Knew, &ar.Could
 	k.Objectives, k.Models, k.Runs, k.Prompts, k.Credentials = []string{}, []string{}, []string{}, []PromptRef{}, []CredentialRef{}
 	c.Tools, c.Egress = []string{}, []string{}
-	sessions, err := st.Search(ctx, evidence.Request{Query: Must("agent", agent) + " " + Must("kind", evidence.KindSessionStart), Sort: evidence.SortTime, Limit: maxSubjectSessions})
+	sessions, err := st.Search(ctx, evidence.Request{Query: incident.Must("agent", agent) + " " + incident.Must("kind", evidence.KindSessionStart), Sort: evidence.SortTime, Limit: incident.MaxSubjectSessions})
 	if err != nil {
 		return ar, fmt.Errorf("sessions of %s: %w", agent, err)
 	}
@@ -115,7 +111,7 @@ func agentReport(ctx context.Context, st evidence.Store, agent string, findings 
 		}
 		k.Credentials = append(k.Credentials, credentials(s)...)
 	}
-	prompts, err := st.Search(ctx, evidence.Request{Query: Must("agent", agent) + " " + Must("kind", evidence.KindPrompt), Sort: evidence.SortTime, Limit: maxReportPrompts})
+	prompts, err := st.Search(ctx, evidence.Request{Query: incident.Must("agent", agent) + " " + incident.Must("kind", evidence.KindPrompt), Sort: evidence.SortTime, Limit: maxReportPrompts})
 	if err != nil {
 		return ar, fmt.Errorf("prompts of %s: %w", agent, err)
 	}
@@ -126,7 +122,7 @@ func agentReport(ctx context.Context, st evidence.Store, agent string, findings 
 	if k.Secrets, err = secretsRead(ctx, st, agent); err != nil {
 		return ar, err
 	}
-	if ar.Did, err = timeline(ctx, st, agent, findings); err != nil {
+	if ar.Did, err = timeline(ctx, ws, agent); err != nil {
 		return ar, err
 	}
 	ar.Why = []FindingWhy{}
@@ -145,7 +141,7 @@ const maxSecretEvents = 1000
 
 // secretsRead groups the agent's credential accesses by what was read.
 func secretsRead(ctx context.Context, st evidence.Store, agent string) ([]SecretRead, error) {
-	hits, err := st.Search(ctx, evidence.Request{Query: Must("agent", agent) + " " + Must("kind", evidence.KindCredAccess), Sort: evidence.SortTime, Limit: maxSecretEvents})
+	hits, err := st.Search(ctx, evidence.Request{Query: incident.Must("agent", agent) + " " + incident.Must("kind", evidence.KindCredAccess), Sort: evidence.SortTime, Limit: maxSecretEvents})
 	if err != nil {
 		return nil, fmt.Errorf("credential accesses of %s: %w", agent, err)
 	}
@@ -225,24 +221,16 @@ func promptRef(ev evidence.Event) PromptRef {
 	return p
 }
 
-// timeline builds the agent's phase-mapped timeline with the assistant's
-// offline rules, so the report and the console tell the same story.
-func timeline(ctx context.Context, st evidence.Store, agent string, findings []detect.Finding) (AgentTimeline, error) {
-	p, err := assist.BuildPacket(ctx, st, assist.Selection{Query: Must("agent", agent), Findings: findings}, assist.Budget{Tokens: timelineTokens})
+// timeline is the agent's timeline as the case tells it (the same the
+// console's offline timeline shows).
+func timeline(ctx context.Context, ws *incident.Workspace, agent string) (Timeline, error) {
+	at, err := ws.AgentTimeline(ctx, agent)
 	if err != nil {
-		return AgentTimeline{}, fmt.Errorf("timeline of %s: %w", agent, err)
+		return Timeline{}, err
 	}
-	res, err := assist.Offline(assist.TaskTimeline, p, findings)
-	if err != nil {
-		return AgentTimeline{}, fmt.Errorf("timeline of %s: %w", agent, err)
-	}
-	tl := AgentTimeline{Lines: []TimelineLine{}, Note: res.Answer.Notes}
-	for _, c := range res.Answer.Claims {
-		ids := c.EventIDs
-		if ids == nil {
-			ids = []string{}
-		}
-		tl.Lines = append(tl.Lines, TimelineLine{Phase: c.Phase, Text: c.Text, Events: ids})
+	tl := Timeline{Lines: []TimelineLine{}, Note: at.Note}
+	for _, m := range at.Moments {
+		tl.Lines = append(tl.Lines, TimelineLine{Phase: m.Phase, Text: m.Text, Events: m.Events})
 	}
 	return tl, nil
 }

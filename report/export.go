@@ -1,4 +1,4 @@
-package incident
+package report
 
 import (
 	"bufio"
@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
 )
 
 // TimesketchLine is one event as Timesketch imports it from JSONL: the
@@ -108,14 +109,14 @@ func TimestampDesc(kind string) string {
 	return "Event Recorded"
 }
 
-// ExportTimesketch writes every event matching query (empty: all) to w as
+// Timesketch writes every event matching query (empty: all) to w as
 // Timesketch JSONL, oldest first, paging through the store so that no more
 // than a page of events is held at once. It returns the lines written.
-func ExportTimesketch(ctx context.Context, st evidence.Store, query string, w io.Writer) (int, error) {
+func Timesketch(ctx context.Context, st evidence.Store, query string, w io.Writer) (int, error) {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(bw)
 	n := 0
-	err := StoreSource{Store: st}.Each(ctx, query, func(ev evidence.Event) error {
+	err := incident.StoreSource{Store: st}.Each(ctx, query, func(ev evidence.Event) error {
 		if err := enc.Encode(NewTimesketchLine(ev)); err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package incident
+package report
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
 )
 
 // Report is the incident report: the four questions answered from the
@@ -18,25 +19,25 @@ import (
 // as it is, and the Markdown and HTML formats render from it. Text in it
 // quotes evidence as recorded; renderers make it safe for their medium.
 type Report struct {
-	Incident  string        `json:"incident"`
-	Generated time.Time     `json:"generated"`
-	Summary   ReportSummary `json:"summary"`
+	Incident  string    `json:"incident"`
+	Generated time.Time `json:"generated"`
+	Summary   Summary   `json:"summary"`
 	// Agents answer the four questions for each subject agent.
-	Agents      []AgentReport     `json:"agents"`
-	Attribution ReportAttribution `json:"attribution"`
-	Findings    []ReportFinding   `json:"findings"`
-	Layers      []LayerStatus     `json:"layers"`
+	Agents      []Agent       `json:"agents"`
+	Attribution Attribution   `json:"attribution"`
+	Findings    []Finding     `json:"findings"`
+	Layers      []LayerStatus `json:"layers"`
 	// Activity is the journal minus the check results (Layers has those):
 	// steps, notes, actions, marks, assistant exchanges, overrides.
-	Activity []ReportEntry `json:"activity"`
+	Activity []Entry `json:"activity"`
 	// ChecksJournaled counts the check_result entries left out of Activity.
 	ChecksJournaled int          `json:"checks_journaled"`
 	Open            []OpenItem   `json:"open_items"`
 	Journal         JournalCheck `json:"journal"`
 }
 
-// ReportSummary is the report's first screen.
-type ReportSummary struct {
+// Summary is the report's first screen.
+type Summary struct {
 	First    time.Time        `json:"first"`
 	Last     time.Time        `json:"last"`
 	Events   int64            `json:"events"`
@@ -56,8 +57,8 @@ type ReportSummary struct {
 	JournalLine string `json:"journal"`
 }
 
-// ReportFinding is a finding with its evidence ids capped.
-type ReportFinding struct {
+// Finding is a finding with its evidence ids capped.
+type Finding struct {
 	ID          string    `json:"id"`
 	Detector    string    `json:"detector"`
 	Title       string    `json:"title"`
@@ -84,28 +85,28 @@ type JournalCheck struct {
 // maxReportIDs bounds the evidence ids a report line lists.
 const maxReportIDs = 10
 
-// ReportOption tunes BuildReport.
-type ReportOption func(*reportConfig)
+// Option tunes Build.
+type Option func(*options)
 
-type reportConfig struct {
+type options struct {
 	now time.Time
 }
 
-// ReportAt stamps the report as generated at t (and runs any fresh check
+// At stamps the report as generated at t (and runs any fresh check
 // as of t): what makes a report reproducible.
-func ReportAt(t time.Time) ReportOption {
-	return func(c *reportConfig) { c.now = t }
+func At(t time.Time) Option {
+	return func(c *options) { c.now = t }
 }
 
-// BuildReport gathers the report of the workspace from its evidence and its
+// Build gathers the report of the workspace from its evidence and its
 // journal. It only reads: checks never journaled are run for the report and
 // not journaled.
-func BuildReport(ctx context.Context, ws *Workspace, opts ...ReportOption) (Report, error) {
-	cfg := reportConfig{now: time.Now()}
+func Build(ctx context.Context, ws *incident.Workspace, opts ...Option) (Report, error) {
+	cfg := options{now: time.Now()}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	r := Report{Incident: filepath.Base(filepath.Clean(ws.Dir)), Generated: cfg.now.UTC(), Agents: []AgentReport{}, Findings: []ReportFinding{}}
+	r := Report{Incident: filepath.Base(filepath.Clean(ws.Dir)), Generated: cfg.now.UTC(), Agents: []Agent{}, Findings: []Finding{}}
 	c, err := ws.Config()
 	if err != nil {
 		return r, err
@@ -122,7 +123,7 @@ func BuildReport(ctx context.Context, ws *Workspace, opts ...ReportOption) (Repo
 	if err != nil {
 		return r, fmt.Errorf("read journal: %w", err)
 	}
-	state := FoldJournal(entries)
+	state := incident.FoldJournal(entries)
 	cs, err := ws.Case(ctx, state)
 	if err != nil {
 		return r, err
@@ -131,7 +132,7 @@ func BuildReport(ctx context.Context, ws *Workspace, opts ...ReportOption) (Repo
 
 	r.Summary = summarize(ws.Store.Counts(), cs, state, findings)
 	for _, a := range subject {
-		ar, err := agentReport(ctx, ws.Store, a, agentFindings(findings, a))
+		ar, err := agentReport(ctx, ws, a, agentFindings(findings, a))
 		if err != nil {
 			return r, err
 		}
@@ -158,8 +159,8 @@ func BuildReport(ctx context.Context, ws *Workspace, opts ...ReportOption) (Repo
 }
 
 // summarize fills the summary's counts and subject.
-func summarize(c evidence.Counts, cs Case, s CaseState, findings []detect.Finding) ReportSummary {
-	sum := ReportSummary{First: c.First.UTC(), Last: c.Last.UTC(), Events: c.Total, Subject: cs.Subject,
+func summarize(c evidence.Counts, cs incident.Case, s incident.CaseState, findings []detect.Finding) Summary {
+	sum := Summary{First: c.First.UTC(), Last: c.Last.UTC(), Events: c.Total, Subject: cs.Subject,
 		SubjectFrom: cs.SubjectFrom, Findings: len(findings), ContainedAt: cs.ContainedAt.UTC()}
 	if cs.SubjectFrom == "journal" {
 		sum.SubjectBy = s.SubjectBy.Name
@@ -204,8 +205,8 @@ func agentFindings(fs []detect.Finding, agent string) []detect.Finding {
 	return out
 }
 
-func reportFinding(f detect.Finding) ReportFinding {
-	return ReportFinding{ID: f.ID, Detector: f.Detector, Title: f.Title, Agent: f.Agent, Severity: f.Severity,
+func reportFinding(f detect.Finding) Finding {
+	return Finding{ID: f.ID, Detector: f.Detector, Title: f.Title, Agent: f.Agent, Severity: f.Severity,
 		Start: f.Start.UTC(), End: f.End.UTC(), Explanation: f.Explanation, Phase: f.Phase,
 		Events: capList(f.Events, maxReportIDs), EventCount: len(f.Events)}
 }
@@ -220,12 +221,12 @@ func containmentLine(layers []LayerStatus) string {
 	if len(layers) == 0 {
 		return "the playbook has no kill-switch layers"
 	}
-	n := map[CheckStatus]int{}
+	n := map[incident.CheckStatus]int{}
 	for _, l := range layers {
 		n[l.Status]++
 	}
-	s := fmt.Sprintf("%d of %d kill-switch layers verified", n[CheckVerified], len(layers))
-	for _, st := range []CheckStatus{CheckNotVerified, CheckNoEvidence, CheckNotRun} {
+	s := fmt.Sprintf("%d of %d kill-switch layers verified", n[incident.CheckVerified], len(layers))
+	for _, st := range []incident.CheckStatus{incident.CheckNotVerified, incident.CheckNoEvidence, incident.CheckNotRun} {
 		if n[st] > 0 {
 			s += fmt.Sprintf("; %d %s", n[st], st)
 		}
@@ -234,7 +235,7 @@ func containmentLine(layers []LayerStatus) string {
 }
 
 // verifyJournal checks the hash chain.
-func verifyJournal(j *Journal) (JournalCheck, error) {
+func verifyJournal(j *incident.Journal) (JournalCheck, error) {
 	v, err := j.Verify()
 	if err != nil {
 		return JournalCheck{}, fmt.Errorf("verify journal: %w", err)
@@ -259,12 +260,12 @@ func (j JournalCheck) Line() string {
 
 // contained reports whether agent counts as stopped: a subject agent whose
 // containment time is recorded and every kill-switch layer verified.
-func contained(agent string, cs Case, layers []LayerStatus) bool {
+func contained(agent string, cs incident.Case, layers []LayerStatus) bool {
 	if cs.ContainedAt.IsZero() || !slices.Contains(cs.Subject, agent) {
 		return false
 	}
 	for _, l := range layers {
-		if l.Status != CheckVerified {
+		if l.Status != incident.CheckVerified {
 			return false
 		}
 	}

@@ -1,4 +1,4 @@
-package incident_test
+package report_test
 
 import (
 	"bufio"
@@ -9,15 +9,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
+	"github.com/cordon-ir/cordon/report"
 )
 
 func TestReportExportTimesketch(t *testing.T) {
 	ws := incidenttest.New(t, "../sample-incidents/persistence-after-kill")
 	ctx := context.Background()
 	var out bytes.Buffer
-	n, err := incident.ExportTimesketch(ctx, ws.Store, "", &out)
+	n, err := report.Timesketch(ctx, ws.Store, "", &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestReportExportTimesketch(t *testing.T) {
 	}
 
 	out.Reset()
-	n, err = incident.ExportTimesketch(ctx, ws.Store, "agent:agent-21", &out)
+	n, err = report.Timesketch(ctx, ws.Store, "agent:agent-21", &out)
 	if err != nil || int64(n) != ws.Store.Counts().Fields["agent"]["agent-21"] || strings.Count(out.String(), "\n") != n {
 		t.Errorf("agent-21: %d lines, %v", n, err)
 	}
@@ -75,10 +75,10 @@ func TestReportExportTimesketch(t *testing.T) {
 func TestReportExportMessage(t *testing.T) {
 	ws := incidenttest.New(t, incidenttest.WriteFile(t, "ledger.jsonl", []byte(hostileLedger)))
 	var out bytes.Buffer
-	if _, err := incident.ExportTimesketch(context.Background(), ws.Store, "kind:policy_decision", &out); err != nil {
+	if _, err := report.Timesketch(context.Background(), ws.Store, "kind:policy_decision", &out); err != nil {
 		t.Fatal(err)
 	}
-	var l incident.TimesketchLine
+	var l report.TimesketchLine
 	if err := json.Unmarshal(out.Bytes(), &l); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package incident_test
+package report_test
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
+	"github.com/cordon-ir/cordon/report"
 )
 
 // The -update flag rewrites golden files. Registered only if no other test
@@ -32,7 +33,7 @@ func updating() bool {
 
 func goldenFile(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "report", name+".golden")
+	path := filepath.Join("testdata", name+".golden")
 	if updating() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -44,10 +45,10 @@ func goldenFile(t *testing.T, name, got string) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./incident -run %s -update)", err, t.Name())
+		t.Fatalf("%v (run go test ./report -run %s -update)", err, t.Name())
 	}
 	if got != string(want) {
-		t.Errorf("%s differs from %s (run go test ./incident -run %s -update and review the diff):\n%s", name, path, t.Name(), firstDiff(got, string(want)))
+		t.Errorf("%s differs from %s (run go test ./report -run %s -update and review the diff):\n%s", name, path, t.Name(), firstDiff(got, string(want)))
 	}
 }
 
@@ -68,6 +69,10 @@ func firstDiff(got, want string) string {
 	}
 	return ""
 }
+
+// pakKill is when the on-call engineer killed agent-21's session in the
+// persistence-after-kill sample.
+var pakKill = time.Date(2026, 9, 2, 14, 21, 3, 0, time.UTC)
 
 // reportGenerated is the fixed generation time of the golden reports.
 var reportGenerated = time.Date(2026, 9, 2, 16, 0, 0, 0, time.UTC)
@@ -114,13 +119,13 @@ func pakCase(t *testing.T) *incident.Workspace {
 
 // stable replaces what a journaled check makes vary from run to run: the
 // check's own clock goes into its entry, so the head hash changes.
-func stable(s string, r incident.Report) string {
+func stable(s string, r report.Report) string {
 	return strings.ReplaceAll(s, r.Journal.Head, "<head hash>")
 }
 
 func TestReportGolden(t *testing.T) {
 	ws := pakCase(t)
-	r, err := incident.BuildReport(context.Background(), ws, incident.ReportAt(reportGenerated))
+	r, err := report.Build(context.Background(), ws, report.At(reportGenerated))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +184,7 @@ func TestReportDoesNotWriteTheJournal(t *testing.T) {
 	ctx := context.Background()
 	// No journal at all: every layer check runs for the report only.
 	ws := incidenttest.New(t, "../sample-incidents/persistence-after-kill")
-	r, err := incident.BuildReport(ctx, ws)
+	r, err := report.Build(ctx, ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +200,7 @@ func TestReportDoesNotWriteTheJournal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := incident.BuildReport(ctx, ws); err != nil {
+	if _, err := report.Build(ctx, ws); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := os.ReadFile(ws.Journal().Path())
@@ -218,7 +223,7 @@ func TestReportEscapesHostileEvidence(t *testing.T) {
 	if _, err := ws.SetSubject(ctx, incident.Actor{Name: "oncall", Via: incident.ViaCLI}, []string{"agent-x"}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := incident.BuildReport(ctx, ws, incident.ReportAt(reportGenerated))
+	r, err := report.Build(ctx, ws, report.At(reportGenerated))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package incident
+package report
 
 import (
 	"html/template"
