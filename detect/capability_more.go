@@ -253,7 +253,10 @@ func (s *capScan) finish(c *Capability) {
 			continue
 		}
 		if m, ok := s.ended(n.kind, n.name); ok && (c.EndAt.IsZero() || m.Time.Before(c.EndAt)) {
-			c.EndAt, c.EndHow, c.EndID = m.Time, m.verb+" ("+strings.TrimPrefix(n.name, "pid:")+")", m.ID
+			c.EndAt, c.EndHow, c.EndID = m.Time, m.verb, m.ID
+			if n.name != c.Value {
+				c.EndHow += " " + strings.Replace(n.name, "pid:", "pid ", 1)
+			}
 		}
 	}
 	if !c.EndAt.IsZero() {

@@ -330,7 +330,7 @@ func (s *capScan) credentialUse(ev *evidence.Event) {
 			if ev.SrcIP != "" && !s.sandboxIP(ev.SrcIP, ev.Time) {
 				p := s.entry(b, CapPlace, ev.SrcIP, OriginAcquired)
 				if p.How == "" {
-					p.How = cred + " used from it, outside every sandbox"
+					p.How = cred + " of " + owner.agent + " used from it, outside every sandbox"
 					p.Acquired = []string{ev.ID}
 				}
 				p.Uses = append(p.Uses, Use{Time: ev.Time, ID: ev.ID, Refused: use.Refused || ev.Decision == evidence.DecisionDeny, From: cred})

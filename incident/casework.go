@@ -152,10 +152,13 @@ func (w *Workspace) Check(ctx context.Context, actor Actor, ids ...string) ([]Ch
 		}
 		steps = append(steps, r.Step)
 	}
-	vars := cs.Vars()
+	caps, err := w.Capabilities(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var out []CheckResult
 	for _, st := range steps {
-		res, err := RunCheck(ctx, w.Store, st, vars, w.journal.Now())
+		res, err := CheckStep(ctx, w.Store, st, cs, caps, w.journal.Now())
 		if err != nil {
 			return out, err
 		}

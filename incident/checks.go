@@ -49,6 +49,9 @@ type CheckResult struct {
 	// were left out.
 	Missing []string  `json:"missing,omitempty"`
 	Checked time.Time `json:"checked"`
+	// Capabilities are the subject's capabilities of the step's layer, as
+	// CheckStep judged them.
+	Capabilities []CapabilityCheck `json:"capabilities,omitempty"`
 }
 
 // Bounds of a check: ids kept per query to count the union exactly, and ids

@@ -27,22 +27,30 @@ type FindingsOptions struct {
 // Until ingest stores attribution, events are attributed in memory as the
 // detectors read them.
 func Findings(ctx context.Context, st evidence.Store, opt FindingsOptions) ([]detect.Finding, error) {
+	r, err := Scan(ctx, st, opt)
+	return r.Findings, err
+}
+
+// Scan runs the detectors over the incident's evidence: the findings, kept
+// as FindingsOptions say, and every agent's capability set.
+func Scan(ctx context.Context, st evidence.Store, opt FindingsOptions) (detect.Result, error) {
 	if opt.MinSeverity != "" && detect.SeverityRank(opt.MinSeverity) < 0 {
-		return nil, fmt.Errorf("severity %q: want info, low, medium, high or critical", opt.MinSeverity)
+		return detect.Result{}, fmt.Errorf("severity %q: want info, low, medium, high or critical", opt.MinSeverity)
 	}
 	rules := opt.Rules
 	if rules == nil {
 		var err error
 		if rules, err = detect.Builtin(); err != nil {
-			return nil, fmt.Errorf("built-in rules: %w", err)
+			return detect.Result{}, fmt.Errorf("built-in rules: %w", err)
 		}
 	}
 	eng := detect.Engine{Rules: rules, Attribute: !AttributionStored(st.Counts())}
-	all, err := eng.Run(ctx, StoreSource{Store: st})
+	res, err := eng.Scan(ctx, StoreSource{Store: st})
 	if err != nil {
-		return nil, fmt.Errorf("findings: %w", err)
+		return detect.Result{}, fmt.Errorf("findings: %w", err)
 	}
-	var out []detect.Finding
+	all := res.Findings
+	res.Findings = nil
 	for _, f := range all {
 		if opt.Agent != "" && f.Agent != opt.Agent {
 			continue
@@ -50,9 +58,9 @@ func Findings(ctx context.Context, st evidence.Store, opt FindingsOptions) ([]de
 		if opt.MinSeverity != "" && detect.SeverityRank(f.Severity) < detect.SeverityRank(opt.MinSeverity) {
 			continue
 		}
-		out = append(out, f)
+		res.Findings = append(res.Findings, f)
 	}
-	return out, nil
+	return res, nil
 }
 
 // AttributionStored reports whether ingest attributed proxy and sensor
@@ -143,29 +151,41 @@ func (s StoreSource) Count(ctx context.Context, query string) (int64, error) {
 // assistant all start from it, and on a million events a run takes
 // seconds.
 func (w *Workspace) Findings(ctx context.Context) ([]detect.Finding, error) {
+	r, err := w.scan(ctx)
+	return r.Findings, err
+}
+
+// Capabilities are the agents' capability sets, from the same run of the
+// detectors as Findings (and kept with it).
+func (w *Workspace) Capabilities(ctx context.Context) (*detect.Capabilities, error) {
+	r, err := w.scan(ctx)
+	return r.Capabilities, err
+}
+
+func (w *Workspace) scan(ctx context.Context) (detect.Result, error) {
 	key := evidenceKey(w.Store.Counts())
 	w.findingsMu.Lock()
 	defer w.findingsMu.Unlock()
-	if w.findings != nil && w.findingsKey == key {
-		return w.findings, nil
+	if w.scanned.Findings != nil && w.findingsKey == key {
+		return w.scanned, nil
 	}
 	c, err := w.Config()
 	if err != nil {
-		return nil, err
+		return detect.Result{}, err
 	}
 	rules, err := c.LoadRules()
 	if err != nil {
-		return nil, err
+		return detect.Result{}, err
 	}
-	fs, err := Findings(ctx, w.Store, FindingsOptions{Rules: rules})
+	r, err := Scan(ctx, w.Store, FindingsOptions{Rules: rules})
 	if err != nil {
-		return nil, err
+		return detect.Result{}, err
 	}
-	if fs == nil {
-		fs = []detect.Finding{}
+	if r.Findings == nil {
+		r.Findings = []detect.Finding{}
 	}
-	w.findings, w.findingsKey = fs, key
-	return fs, nil
+	w.scanned, w.findingsKey = r, key
+	return r, nil
 }
 
 // evidenceKey changes whenever the evidence does: an ingest adds events, a

@@ -42,7 +42,7 @@ type Workspace struct {
 
 	journal     *Journal
 	findingsMu  sync.Mutex
-	findings    []detect.Finding // of the evidence findingsKey names
+	scanned     detect.Result // findings and capabilities of the evidence findingsKey names
 	findingsKey string
 	rehearsal   bool // a drill: actions are dry runs, whoever asks
 	configOnce  sync.Once

@@ -1,0 +1,280 @@
+package incident
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/playbook"
+)
+
+// CapabilityCheck is what the kill switch found of one capability of the
+// subject: whether it was used or alive after its stop time.
+type CapabilityCheck struct {
+	Kind   string      `json:"kind"`
+	Value  string      `json:"value"`
+	Origin string      `json:"origin"`
+	Owner  string      `json:"owner,omitempty"`
+	Agent  string      `json:"agent"`
+	Status CheckStatus `json:"status"`
+	// Line is the one line a responder reads, naming the capability.
+	Line string `json:"line"`
+	// Stop is when it had to be dead: the later of containment and its
+	// own end.
+	Stop time.Time `json:"stop"`
+	// LiveFor is how long it stayed live after containment (its own end,
+	// or its last use, after the kill).
+	LiveFor time.Duration `json:"live_for,omitempty"`
+	Events  []string      `json:"events,omitempty"`
+}
+
+// LayerOf is the kill-switch layer that stops a kind of capability ("" for
+// none: data that left cannot be stopped, only reported).
+func LayerOf(kind string) playbook.Layer {
+	switch kind {
+	case detect.CapCredential:
+		return playbook.LayerCachedCredentials
+	case detect.CapPlace:
+		return playbook.LayerExternalSessions
+	case detect.CapJob:
+		return playbook.LayerQueuedJobs
+	case detect.CapProcess:
+		return playbook.LayerBackgroundProcesses
+	case detect.CapSchedule:
+		return playbook.LayerScheduledFollowUps
+	case detect.CapPersisted:
+		return playbook.LayerPersistedState
+	}
+	return ""
+}
+
+// UseSources are the sources that can show a use of a credential of the
+// given kind (as its session_start names it): a proxy login is seen by the
+// proxy, a cloud key only by that cloud's audit log. Formats cordon does
+// not read yet are named so that the answer says what is missing.
+func UseSources(credKind string) (query, missing string) {
+	k := strings.ToLower(credKind)
+	switch {
+	case strings.Contains(k, "proxy"):
+		return "+source:proxy", "the egress proxy's log"
+	case strings.Contains(k, "aws"):
+		return "+format:cloudtrail", "an AWS CloudTrail log"
+	case strings.Contains(k, "gcp"), strings.Contains(k, "google"):
+		return "+format:gcp-audit", "a Google Cloud audit log"
+	case strings.Contains(k, "github"):
+		return "+format:github-audit", "a GitHub audit log"
+	case strings.Contains(k, "kube"), strings.Contains(k, "k8s"), strings.Contains(k, "service-account"):
+		return "+format:k8s-audit", "a Kubernetes audit log"
+	}
+	return "", "an audit log of the service that accepts it"
+}
+
+// seenFunc reports whether events matching query were reported after t:
+// a source that could have shown a use was there to show it.
+type seenFunc func(query string, after time.Time) bool
+
+// CheckCapabilities judges every capability of the subject that layer
+// stops: not verified when one was used (not refused) after its stop time,
+// no evidence when nothing could have shown its use or its end, verified
+// otherwise.
+func CheckCapabilities(layer playbook.Layer, caps []detect.Capability, contained time.Time, seen seenFunc) []CapabilityCheck {
+	var out []CapabilityCheck
+	for i := range caps {
+		c := &caps[i]
+		if LayerOf(c.Kind) != layer || c.Kind == detect.CapPlace && c.Origin == detect.OriginGranted {
+			continue
+		}
+		out = append(out, checkCapability(c, contained, seen))
+	}
+	return out
+}
+
+func checkCapability(c *detect.Capability, contained time.Time, seen seenFunc) CapabilityCheck {
+	stop := c.StopTime(contained)
+	r := CapabilityCheck{Kind: c.Kind, Value: c.Value, Origin: c.Origin, Owner: c.Owner, Agent: c.Agent, Stop: stop}
+	name := describeCap(c)
+	if live := c.UsedAfter(stop); len(live) > 0 {
+		last := live[len(live)-1]
+		r.Status = CheckNotVerified
+		r.LiveFor = last.Time.Sub(contained)
+		from := "from " + fromList(live)
+		if c.Kind == detect.CapPlace {
+			from = "with " + fromList(live)
+		}
+		r.Line = fmt.Sprintf("%s used %s %s after %s; last %s", name, times(len(live)), from, Stamp(stop), hms(last.Time))
+		for _, u := range live {
+			if len(r.Events) < maxCheckSample {
+				r.Events = append(r.Events, u.ID)
+			}
+		}
+		return r
+	}
+	if !c.EndAt.IsZero() {
+		r.Status = CheckVerified
+		r.Events = []string{c.EndID}
+		if c.EndAt.After(contained) {
+			r.LiveFor = c.EndAt.Sub(contained)
+			r.Line = fmt.Sprintf("%s stayed live %s after the kill (%s %s)", name, r.LiveFor.Round(time.Second), c.EndHow, hms(c.EndAt))
+			if u, ok := c.LastOK(); ok && u.Time.After(contained) {
+				prep := "from"
+				if c.Kind == detect.CapPlace {
+					prep = "with"
+				}
+				r.Line += fmt.Sprintf("; last used %s %s %s", hms(u.Time), prep, u.From)
+			}
+		} else {
+			r.Line = fmt.Sprintf("%s: %s %s, before the kill", name, c.EndHow, hms(c.EndAt))
+		}
+		return r
+	}
+	switch c.Kind {
+	case detect.CapCredential:
+		if c.Owner == "" {
+			// a secret file no issued credential is known to be in
+			r.Status = CheckVerified
+			r.Line = fmt.Sprintf("%s: no use can be tied to it; rotate what it holds", name)
+			return r
+		}
+		q, missing := UseSources(c.CredKind)
+		if q == "" || !seen(q, stop) {
+			r.Status = CheckNoEvidence
+			r.Line = fmt.Sprintf("%s: no source in this incident could show its use after %s (%s would); revoke it and record the revocation", name, Stamp(stop), missing)
+			return r
+		}
+		r.Status = CheckVerified
+		r.Line = fmt.Sprintf("%s: not used after %s, and %s reported after that", name, Stamp(stop), missing)
+	case detect.CapPlace:
+		if !seen("+source:proxy", stop) {
+			r.Status = CheckNoEvidence
+			r.Line = fmt.Sprintf("%s: the proxy reported nothing after %s", name, Stamp(stop))
+			return r
+		}
+		r.Status = CheckVerified
+		r.Line = fmt.Sprintf("%s: nothing from it after %s", name, Stamp(stop))
+	case detect.CapSchedule, detect.CapPersisted:
+		r.Status = CheckNotVerified
+		r.Line = fmt.Sprintf("%s: nothing shows it removed", name)
+		r.Events = c.Acquired
+	default:
+		r.Status = CheckNoEvidence
+		r.Line = fmt.Sprintf("%s: nothing shows it ended; end it and record that in the journal", name)
+		r.Events = c.Acquired
+	}
+	return r
+}
+
+// describeCap names a capability with what makes it the agent's.
+func describeCap(c *detect.Capability) string {
+	switch {
+	case c.Kind == detect.CapCredential && c.Origin == detect.OriginAcquired && c.Owner != "":
+		return fmt.Sprintf("%s (acquired from %s's session)", c.Value, c.Owner)
+	case c.Kind == detect.CapCredential && c.Owner == "":
+		return "secret file " + c.Value
+	case c.Kind == detect.CapPlace:
+		return fmt.Sprintf("host %s (%s)", c.Value, c.How)
+	case c.Kind == detect.CapJob:
+		return fmt.Sprintf("job %s (%s)", c.Value, c.How)
+	case c.Kind == detect.CapProcess:
+		return fmt.Sprintf("process %q", c.How)
+	}
+	return c.Value
+}
+
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
+func fromList(us []detect.Use) string {
+	var list []string
+	for _, u := range us {
+		if u.From != "" && !containsStr(list, u.From) {
+			list = append(list, u.From)
+		}
+	}
+	if len(list) == 0 {
+		return "an unknown source"
+	}
+	if len(list) > 3 {
+		return strings.Join(list[:3], ", ") + fmt.Sprintf(" and %d more", len(list)-3)
+	}
+	return strings.Join(list, ", ")
+}
+
+func containsStr(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func hms(t time.Time) string { return t.UTC().Format(time.TimeOnly) }
+
+// seenIn is a seenFunc over a store.
+func seenIn(ctx context.Context, st evidence.Store) seenFunc {
+	return func(q string, after time.Time) bool {
+		h, err := st.Search(ctx, evidence.Request{Query: q, Since: after, Limit: 1})
+		return err == nil && h.Total > 0
+	}
+}
+
+// worse is the more alarming of two answers: not verified, then no
+// evidence, then verified.
+func worse(a, b CheckStatus) CheckStatus {
+	rank := map[CheckStatus]int{CheckVerified: 1, CheckNoEvidence: 2, CheckNotVerified: 3}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
+// CheckStep runs a step's evidence check for the case and, for a step that
+// closes a kill-switch layer, judges the subject's capabilities of that
+// layer, granted and acquired, against their own stop times: the layer is
+// verified only when the queries and every capability say so.
+func CheckStep(ctx context.Context, st evidence.Store, step *playbook.Step, cs Case, caps *detect.Capabilities, now time.Time) (CheckResult, error) {
+	res, err := RunCheck(ctx, st, step, cs.Vars(), now)
+	if err != nil || step.Layer == "" || cs.ContainedAt.IsZero() || res.Status == CheckNotRun {
+		return res, err
+	}
+	var all []detect.Capability
+	for _, a := range cs.Subject {
+		all = append(all, caps.For(a)...)
+	}
+	res.Capabilities = CheckCapabilities(step.Layer, all, cs.ContainedAt, seenIn(ctx, st))
+	status := res.Status
+	for _, c := range res.Capabilities {
+		status = worse(status, c.Status)
+	}
+	var lines, late, events []string
+	for _, c := range res.Capabilities {
+		switch {
+		case c.Status == status && status != CheckVerified:
+			lines = append(lines, c.Line)
+			events = append(events, c.Events...)
+		case c.Status == CheckVerified && c.LiveFor > 0:
+			late = append(late, c.Line)
+		}
+	}
+	if status != res.Status {
+		res.Detail = strings.Join(lines, "; ") + "; the session's own: " + res.Detail
+		res.Events = append(events, res.Events...)
+		if len(res.Events) > maxCheckSample {
+			res.Events = res.Events[:maxCheckSample]
+		}
+		res.Status = status
+	} else if len(lines) > 0 {
+		res.Detail += "; " + strings.Join(lines, "; ")
+	}
+	if len(late) > 0 {
+		res.Detail += "; " + strings.Join(late, "; ")
+	}
+	return res, nil
+}

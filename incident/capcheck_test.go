@@ -1,0 +1,128 @@
+package incident_test
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/incident/incidenttest"
+)
+
+// ctKill is when the on-call engineer killed agent-12 in the
+// credential-theft sample; its CI job kept using agent-9's px-s228 from
+// 10.30.8.15 until the revocation at 10:34:12.
+var ctKill = time.Date(2026, 8, 11, 10, 21, 3, 0, time.UTC)
+
+// cutSample copies a sample incident's evidence, keeping only the records
+// before cut: the incident as a responder sees it at that moment.
+func cutSample(t *testing.T, name string, cut time.Time) string {
+	t.Helper()
+	src := filepath.Join("..", "sample-incidents", name)
+	dst := t.TempDir()
+	isoRe := regexp.MustCompile(`"(?:ts|time)":"([^"]+)"`)
+	for _, rel := range []string{"ledger.jsonl", "proxy/access.log", "sensor/falco.jsonl", "sensor/tetragon.jsonl"} {
+		in, err := os.Open(filepath.Join(src, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dst, rel)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		out, err := os.Create(filepath.Join(dst, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			var at time.Time
+			if m := isoRe.FindStringSubmatch(line); m != nil {
+				at, _ = time.Parse(time.RFC3339Nano, m[1])
+			} else if f := strings.Fields(line); len(f) > 0 {
+				sec, _ := strconv.ParseFloat(f[0], 64)
+				at = time.Unix(0, int64(sec*1e9))
+			}
+			if at.IsZero() {
+				t.Fatalf("%s: no time in %q", rel, line[:min(len(line), 80)])
+			}
+			if at.Before(cut) {
+				out.WriteString(line + "\n")
+			}
+		}
+		in.Close()
+		out.Close()
+	}
+	return dst
+}
+
+func checkAfterKill(t *testing.T, dir string, steps ...string) map[string]incident.CheckResult {
+	t.Helper()
+	ws := incidenttest.New(t, dir)
+	ctx := context.Background()
+	who := incident.Actor{Name: "oncall", Via: incident.ViaCLI}
+	if _, err := ws.SetSubject(ctx, who, []string{"agent-12"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws.SetStep(ctx, who, "contain.stop", incident.StepDone, ctKill, "killed"); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := ws.Check(ctx, who, steps...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]incident.CheckResult{}
+	for _, r := range rs {
+		out[r.Step] = r
+	}
+	return out
+}
+
+// Regression: with agent-12 killed at 10:21:03 and the evidence cut at
+// 10:30, every check said verified although agent-9's px-s228, which
+// agent-12 had read and put in a CI job, was still used from the CI runner.
+func TestBorrowedCredentialKeepsLayersOpen(t *testing.T) {
+	cut := time.Date(2026, 8, 11, 10, 30, 0, 0, time.UTC)
+	rs := checkAfterKill(t, cutSample(t, "credential-theft", cut), "contain.credentials", "contain.external")
+	for _, step := range []string{"contain.credentials", "contain.external"} {
+		r := rs[step]
+		if r.Status != incident.CheckNotVerified {
+			t.Errorf("%s: %s, want not verified", step, r.Summary())
+			continue
+		}
+		for _, want := range []string{"px-s228", "10.30.8.15", "agent-9"} {
+			if !strings.Contains(r.Detail, want) {
+				t.Errorf("%s: %q does not name %s", step, r.Detail, want)
+			}
+		}
+		if len(r.Events) == 0 {
+			t.Errorf("%s: no event ids", step)
+		}
+	}
+}
+
+// On the whole evidence px-s228 was revoked at 10:34:12: the layers verify
+// as of then, and say how long the credential outlived the kill.
+func TestBorrowedCredentialVerifiesAtRevocation(t *testing.T) {
+	rs := checkAfterKill(t, "../sample-incidents/credential-theft", "contain.credentials", "contain.external", "contain.queued-jobs")
+	for _, step := range []string{"contain.credentials", "contain.external"} {
+		r := rs[step]
+		if r.Status != incident.CheckVerified {
+			t.Errorf("%s: %s, want verified", step, r.Summary())
+			continue
+		}
+		if !strings.Contains(r.Detail, "13m9s after the kill") || !strings.Contains(r.Detail, "10:34:12") {
+			t.Errorf("%s: %q does not say px-s228 stayed live 13 minutes, until 10:34:12", step, r.Detail)
+		}
+	}
+	if r := rs["contain.queued-jobs"]; r.Status != incident.CheckVerified || !strings.Contains(r.Detail, "ci-88213") {
+		t.Errorf("queued jobs: %s", r.Summary())
+	}
+}
