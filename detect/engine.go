@@ -60,6 +60,8 @@ func newCorrelator(r *Rule, e *env) (correlator, error) {
 		return newDivergence(r, e), nil
 	case IntentMismatch:
 		return newIntent(r), nil
+	case DataExfiltration:
+		return newDataOut(r, e), nil
 	}
 	return nil, fmt.Errorf("rule %s: correlation type %q", r.ID, r.Correlation.Type)
 }

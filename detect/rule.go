@@ -53,6 +53,7 @@ const (
 	ToolEscalation       = "tool_escalation"
 	PlanDivergence       = "plan_divergence"
 	IntentMismatch       = "intent_mismatch"
+	DataExfiltration     = "data_exfiltration"
 )
 
 // Rule is one detector: which events (Query), and what about them is

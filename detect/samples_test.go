@@ -37,7 +37,7 @@ func overlaps(f detect.Finding, from, to time.Time) bool {
 // extra are findings the built-in rules raise beyond truth.yaml, whose
 // detector list predates some rules (agent, detector, lowest severity).
 var extra = map[string][][3]string{
-	"egress-probe-exfil":     {{"agent-7", "credential-then-egress", "high"}},
+	"egress-probe-exfil":     {{"agent-7", "credential-then-egress", "high"}, {"agent-7", "data-exfiltration", "high"}},
 	"credential-theft":       {{"agent-12", "credential-then-egress", "high"}, {"agent-12", "destination-expansion", "medium"}},
 	"persistence-after-kill": {{"agent-21", "persistence-after-session-end", "critical"}, {"agent-21", "persistence-files", "high"}},
 }

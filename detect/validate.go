@@ -139,7 +139,7 @@ func checkShape(r *Rule) error {
 // CorrelationTypes lists every correlation type, generic ones first.
 func CorrelationTypes() []string {
 	return []string{EventCount, ValueCount, OrderedSequence, Rate,
-		CredentialMisuse, DenialAdaptation, DestinationExpansion, IntentMismatch, PlanDivergence, ToolEscalation}
+		CredentialMisuse, DataExfiltration, DenialAdaptation, DestinationExpansion, IntentMismatch, PlanDivergence, ToolEscalation}
 }
 
 // templateVars lists the variables an explain template may name for a
@@ -161,6 +161,8 @@ func templateVars(typ string) ([]string, bool) {
 		extra = []string{"credential", "owner", "sources", "detail"}
 	case DestinationExpansion:
 		extra = []string{"distinct", "values"}
+	case DataExfiltration:
+		extra = []string{"bytes", "destination", "allowlist", "methods", "seen_by"}
 	case ToolEscalation:
 		extra = []string{"tools", "detail"}
 	case PlanDivergence:
