@@ -61,6 +61,11 @@ func (id *Identity) Attribute(ev *evidence.Event) Attribution {
 	if ev.User != "" {
 		creds = append(creds, ev.User)
 	}
+	// outside every sandbox, a credential another agent was shown to hold
+	// speaks for neither alone
+	if a, ok := id.borrowedUse(creds, ev.Time); ok {
+		return a
+	}
 	for _, c := range creds {
 		// A credential speaks for its session only while the session runs:
 		// one used after its session ended is not that agent acting, it is

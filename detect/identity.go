@@ -51,6 +51,10 @@ type Identity struct {
 	// ends holds session_end times by agent+session, for sessions whose end
 	// arrives before their start (files ingested in any order).
 	ends map[string]time.Time
+	// credentials are the issued credential ids; borrowed, the agents
+	// shown to hold another session's (Learn).
+	credentials map[string]bool
+	borrowed    map[string][]borrowing
 }
 
 // NewIdentity builds the identity map from session_start and session_end
@@ -65,14 +69,17 @@ func NewIdentity(events []evidence.Event) *Identity {
 	return id
 }
 
-// Observe adds what a session_start or session_end says; other events are
-// ignored. It reports whether the map changed.
+// Observe adds what a session_start or session_end says, and what a
+// ledger tool call naming another session's credential shows (see Learn);
+// other events are ignored. It reports whether the map changed.
 func (id *Identity) Observe(ev *evidence.Event) bool {
 	switch {
 	case ev.Agent == "":
 		return false
 	case ev.Kind == evidence.KindSessionEnd:
 		return id.end(ev.Agent, ev.Session, ev.Time)
+	case ev.Kind == evidence.KindToolCall && ev.Source == evidence.SourceLedger:
+		return id.learnNamed(ev)
 	case ev.Kind != evidence.KindSessionStart:
 		return false
 	}
@@ -132,6 +139,12 @@ func (id *Identity) add(b Binding) bool {
 	id.byKey[k] = append(list, b)
 	if b.Via == ViaContainer && len(list) == 0 {
 		id.containers = append(id.containers, b.Value)
+	}
+	if b.Via == ViaCredential {
+		if id.credentials == nil {
+			id.credentials = map[string]bool{}
+		}
+		id.credentials[b.Value] = true
 	}
 	return true
 }

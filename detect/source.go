@@ -69,9 +69,21 @@ func AttributeAll(events []evidence.Event) *Identity {
 		}
 	}
 	id := NewIdentity(sessions)
-	for i := range events {
-		if Attributable(&events[i]) {
-			Apply(&events[i], id.Attribute(&events[i]))
+	// in time order, so that a credential seen changing hands decides the
+	// uses after it
+	order := make([]int, len(events))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return events[order[a]].Time.Before(events[order[b]].Time) })
+	for _, i := range order {
+		ev := &events[i]
+		switch {
+		case ev.Source == evidence.SourceLedger:
+			id.Observe(ev)
+		case Attributable(ev):
+			Apply(ev, id.Attribute(ev))
+			id.Learn(ev)
 		}
 	}
 	return id

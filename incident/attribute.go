@@ -42,6 +42,11 @@ func (a *attributor) prepare(ev *evidence.Event) {
 	}
 	a.seenOther = true
 	detect.Apply(ev, a.id.Attribute(ev))
+	if a.id.Learn(ev) && (a.since.IsZero() || ev.Time.Before(a.since)) {
+		// a credential changed hands: its later uses already stored from
+		// outside the sandboxes are attributed again
+		a.since = ev.Time
+	}
 }
 
 // AttributionResult says what a re-attribution changed.
