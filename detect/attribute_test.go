@@ -10,12 +10,13 @@ import (
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/ingest"
+	"github.com/cordon-ir/cordon/ingest/parse"
 )
 
 type sink struct{ evs []evidence.Event }
 
 func (s *sink) Event(ev evidence.Event) error { s.evs = append(s.evs, ev); return nil }
-func (s *sink) Reject(ingest.Reject) error    { return nil }
+func (s *sink) Reject(parse.Reject) error     { return nil }
 
 // loadSample parses every evidence file of a sample incident.
 func loadSample(t *testing.T, name string) []evidence.Event {

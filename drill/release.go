@@ -13,6 +13,7 @@ import (
 
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/ingest"
+	"github.com/cordon-ir/cordon/ingest/parse"
 )
 
 // maxEvidenceBytes bounds one evidence file of a drill: drills replay
@@ -298,7 +299,7 @@ func (c *collector) Event(ev evidence.Event) error {
 	return nil
 }
 
-func (c *collector) Reject(ingest.Reject) error { return nil }
+func (c *collector) Reject(parse.Reject) error { return nil }
 
 // readEvidence reads a file whole, decompressing .gz.
 func readEvidence(path string) ([]byte, error) {

@@ -8,7 +8,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/cordon-ir/cordon/ingest"
+	"github.com/cordon-ir/cordon/ingest/parse"
 )
 
 // rejectLog appends rejects to rejects.jsonl, fsynced, each at most once:
@@ -19,7 +19,7 @@ type rejectLog struct {
 	seen map[string]bool
 }
 
-func rejectKey(r ingest.Reject) string {
+func rejectKey(r parse.Reject) string {
 	return r.Format + "\x00" + r.Origin + "\x00" + strconv.FormatInt(r.Offset, 10)
 }
 
@@ -39,7 +39,7 @@ func openRejectLog(path string) (*rejectLog, error) {
 	return l, nil
 }
 
-func (l *rejectLog) Add(rs []ingest.Reject) error {
+func (l *rejectLog) Add(rs []parse.Reject) error {
 	var buf []byte
 	for _, r := range rs {
 		k := rejectKey(r)
@@ -66,7 +66,7 @@ func (l *rejectLog) Close() error { return l.f.Close() }
 
 // readRejects reads rejects.jsonl; a torn last line (a crash mid-write) is
 // ignored.
-func readRejects(path string) ([]ingest.Reject, error) {
+func readRejects(path string) ([]parse.Reject, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -75,11 +75,11 @@ func readRejects(path string) ([]ingest.Reject, error) {
 		return nil, err
 	}
 	defer f.Close()
-	var out []ingest.Reject
+	var out []parse.Reject
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 2*ingest.MaxRecord)
+	sc.Buffer(make([]byte, 64<<10), 2*parse.MaxRecord)
 	for sc.Scan() {
-		var r ingest.Reject
+		var r parse.Reject
 		if json.Unmarshal(sc.Bytes(), &r) == nil {
 			out = append(out, r)
 		}

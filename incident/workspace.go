@@ -15,6 +15,7 @@ import (
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/ingest"
+	"github.com/cordon-ir/cordon/ingest/parse"
 )
 
 // ErrNoIncident: the directory is not an incident workspace.
@@ -238,7 +239,7 @@ func writeAtomic(path string, data []byte) error {
 }
 
 // Rejects reads rejects.jsonl.
-func (w *Workspace) Rejects() ([]ingest.Reject, error) {
+func (w *Workspace) Rejects() ([]parse.Reject, error) {
 	return readRejects(filepath.Join(w.Dir, rejectsFile))
 }
 

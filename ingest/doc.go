@@ -1,4 +1,6 @@
-// Package ingest reads evidence files: one parser per format normalizing to
-// evidence.Event, format sniffing from content, per-file checkpoints kept
-// atomically with the events, and rejects that never stop a run.
+// Package ingest reads evidence files: the registry of parsers (one package
+// per format family below it, sharing the contract in ingest/parse), format
+// sniffing from content, and the driver that frames records, keeps per-file
+// checkpoints atomically with the events, and keeps rejects that never stop
+// a run.
 package ingest

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/ingest/parse"
 )
 
 // writer indexes batches on its own goroutine, one at a time and in the
@@ -32,7 +33,7 @@ type writer struct {
 type job struct {
 	events   []evidence.Event
 	prepared *evidence.Prepared
-	rejects  []Reject
+	rejects  []parse.Reject
 	state    map[string][]byte
 	landed   func(fresh int) // bookkeeping once the batch is in the store
 }

@@ -7,14 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/cordon-ir/cordon/ingest/parse"
 )
 
-// MaxRecord bounds one record. Log data is written by the agent under
-// investigation; a multi-gigabyte "line" must not take the machine down.
-const MaxRecord = 8 << 20
-
-// errTooLong marks a record cut at MaxRecord.
-var errTooLong = fmt.Errorf("record longer than %d bytes", MaxRecord)
+// errTooLong marks a record cut at parse.MaxRecord.
+var errTooLong = fmt.Errorf("record longer than %d bytes", parse.MaxRecord)
 
 // RecordReader splits a stream into records for a framing. Next returns the
 // next record, or io.EOF. A record it cannot frame comes back with a non-nil
@@ -24,7 +22,7 @@ type RecordReader struct {
 	off    int64 // offset of the next unread byte
 	line   int   // line number of the next unread byte
 	mode   jsonMode
-	framed Framing
+	framed parse.Framing
 	done   bool
 }
 
@@ -38,7 +36,7 @@ const (
 
 // NewRecordReader reads records from r, whose first byte is at offset off
 // (line numbers then count from line, 1 for a file read from its start).
-func NewRecordReader(r io.Reader, framing Framing, off int64, line int) *RecordReader {
+func NewRecordReader(r io.Reader, framing parse.Framing, off int64, line int) *RecordReader {
 	return &RecordReader{r: bufio.NewReaderSize(r, 256<<10), off: off, line: line, framed: framing}
 }
 
@@ -54,27 +52,27 @@ func (rr *RecordReader) Line() int { return rr.line }
 func (rr *RecordReader) Streaming() bool { return rr.mode == jsonStream }
 
 // Next returns the next non-empty record.
-func (rr *RecordReader) Next() (Record, error) {
+func (rr *RecordReader) Next() (parse.Record, error) {
 	if rr.done {
-		return Record{}, io.EOF
+		return parse.Record{}, io.EOF
 	}
 	switch rr.framed {
-	case Whole:
+	case parse.Whole:
 		rr.done = true
 		data, err := io.ReadAll(io.LimitReader(rr.r, 1<<34))
 		if err != nil {
-			return Record{}, err
+			return parse.Record{}, err
 		}
 		if len(bytes.TrimSpace(data)) == 0 {
-			return Record{}, io.EOF
+			return parse.Record{}, io.EOF
 		}
-		rec := Record{Data: data, Line: rr.line, Offset: rr.off}
+		rec := parse.Record{Data: data, Line: rr.line, Offset: rr.off}
 		rr.off += int64(len(data))
 		return rec, nil
-	case JSON:
+	case parse.JSON:
 		if rr.mode == jsonUnknown {
 			if err := rr.detectJSON(); err != nil {
-				return Record{}, err
+				return parse.Record{}, err
 			}
 		}
 		if rr.mode == jsonStream {
@@ -87,22 +85,22 @@ func (rr *RecordReader) Next() (Record, error) {
 // nextLine returns the next non-blank line. A final line with no newline is
 // returned too: the caller decides whether a growing file's partial line is
 // consumed.
-func (rr *RecordReader) nextLine() (Record, error) {
+func (rr *RecordReader) nextLine() (parse.Record, error) {
 	for {
 		startOff, startLine := rr.off, rr.line
 		data, n, err := rr.readLine()
 		if n == 0 && err != nil {
-			return Record{}, err
+			return parse.Record{}, err
 		}
 		rr.off += int64(n)
 		rr.line++
 		if errors.Is(err, errTooLong) {
-			return Record{Data: data, Line: startLine, Offset: startOff}, err
+			return parse.Record{Data: data, Line: startLine, Offset: startOff}, err
 		}
 		if len(bytes.TrimSpace(data)) == 0 {
 			continue
 		}
-		return Record{Data: data, Line: startLine, Offset: startOff}, nil
+		return parse.Record{Data: data, Line: startLine, Offset: startOff}, nil
 	}
 }
 
@@ -116,9 +114,9 @@ func (rr *RecordReader) readLine() ([]byte, int, error) {
 		chunk, err := rr.r.ReadSlice('\n')
 		n += len(chunk)
 		if !tooLong {
-			if len(buf)+len(chunk) > MaxRecord {
+			if len(buf)+len(chunk) > parse.MaxRecord {
 				tooLong = true
-				buf = append(buf, chunk[:MaxRecord-len(buf)]...)
+				buf = append(buf, chunk[:parse.MaxRecord-len(buf)]...)
 			} else {
 				buf = append(buf, chunk...)
 			}
@@ -152,7 +150,7 @@ func (rr *RecordReader) detectJSON() error {
 			}
 			nl = nl + 1 + next
 		}
-		if nl >= 0 || err != nil || len(peek) >= MaxRecord {
+		if nl >= 0 || err != nil || len(peek) >= parse.MaxRecord {
 			line := peek
 			if nl >= 0 {
 				line = peek[:nl]
@@ -183,7 +181,7 @@ func lastLine(b []byte) []byte {
 // brackets and commas of an enclosing array are separators, so an array of
 // records yields one record per element. Anything else outside an object is
 // junk up to the end of its line, returned as a record with an error.
-func (rr *RecordReader) nextValue() (Record, error) {
+func (rr *RecordReader) nextValue() (parse.Record, error) {
 	var (
 		buf      []byte
 		depth    int
@@ -199,13 +197,13 @@ func (rr *RecordReader) nextValue() (Record, error) {
 		c, err := rr.r.ReadByte()
 		if err != nil {
 			if started() {
-				rec := Record{Data: buf, Line: startLn, Offset: startOff}
+				rec := parse.Record{Data: buf, Line: startLn, Offset: startOff}
 				if junk {
 					return rec, fmt.Errorf("not a JSON object")
 				}
 				return rec, fmt.Errorf("truncated JSON object at end of input")
 			}
-			return Record{}, err
+			return parse.Record{}, err
 		}
 		rr.off++
 		if !started() {
@@ -224,10 +222,10 @@ func (rr *RecordReader) nextValue() (Record, error) {
 		if c == '\n' {
 			rr.line++
 			if junk {
-				return Record{Data: buf, Line: startLn, Offset: startOff}, fmt.Errorf("not a JSON object")
+				return parse.Record{Data: buf, Line: startLn, Offset: startOff}, fmt.Errorf("not a JSON object")
 			}
 		}
-		if len(buf) < MaxRecord {
+		if len(buf) < parse.MaxRecord {
 			buf = append(buf, c)
 		} else {
 			tooLong = true
@@ -255,7 +253,7 @@ func (rr *RecordReader) nextValue() (Record, error) {
 			depth--
 		}
 		if depth == 0 {
-			rec := Record{Data: buf, Line: startLn, Offset: startOff}
+			rec := parse.Record{Data: buf, Line: startLn, Offset: startOff}
 			if tooLong {
 				return rec, errTooLong
 			}

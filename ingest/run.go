@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/ingest/parse"
 )
 
 // ErrUnreadable: an input file could not be opened or read.
@@ -24,7 +25,7 @@ type Options struct {
 	Stdin     io.Reader        // read for the input "-"
 	Rejects   RejectLog        // where malformed records go
 	Progress  func(Progress)   // called about twice a second, and at the end
-	Parsers   []Parser         // default Parsers()
+	Parsers   []parse.Parser   // default Parsers()
 	Now       func() time.Time // for tests
 	Store     evidence.Store   // where events go
 	// Prepare, if set, sees every event before it is indexed, in input
@@ -34,7 +35,7 @@ type Options struct {
 
 // RejectLog keeps rejected records; Add must be durable when it returns.
 type RejectLog interface {
-	Add(rs []Reject) error
+	Add(rs []parse.Reject) error
 }
 
 // FileResult summarizes one input.
@@ -173,7 +174,7 @@ func ingestFile(ctx context.Context, path string, opt Options, pr *progress, w *
 	}
 	defer src.Close()
 	ck := src.checkpoint
-	var p Parser
+	var p parse.Parser
 	switch {
 	case opt.Format != "":
 		p, err = ByFormatIn(opt.Parsers, opt.Format)
@@ -215,7 +216,7 @@ type batcher struct {
 	pr      *progress
 	format  string
 	events  []evidence.Event
-	rejects []Reject
+	rejects []parse.Reject
 }
 
 func (b *batcher) Event(ev evidence.Event) error {
@@ -233,7 +234,7 @@ func (b *batcher) Event(ev evidence.Event) error {
 	return nil
 }
 
-func (b *batcher) Reject(r Reject) error {
+func (b *batcher) Reject(r parse.Reject) error {
 	b.rejects = append(b.rejects, r)
 	b.res.Rejects++
 	return nil
@@ -265,7 +266,7 @@ func (b *batcher) flush(pos Position, final bool) error {
 }
 
 // ByFormatIn finds a parser by format name in a list.
-func ByFormatIn(ps []Parser, name string) (Parser, error) {
+func ByFormatIn(ps []parse.Parser, name string) (parse.Parser, error) {
 	for _, p := range ps {
 		if p.Format() == name {
 			return p, nil

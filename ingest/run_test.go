@@ -11,11 +11,12 @@ import (
 	"testing"
 
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/ingest/parse"
 )
 
-type memRejects struct{ rs []Reject }
+type memRejects struct{ rs []parse.Reject }
 
-func (m *memRejects) Add(rs []Reject) error { m.rs = append(m.rs, rs...); return nil }
+func (m *memRejects) Add(rs []parse.Reject) error { m.rs = append(m.rs, rs...); return nil }
 
 func newStore(t *testing.T) evidence.Store {
 	t.Helper()
@@ -162,7 +163,7 @@ func TestHugeLineIsRejectedNotFatal(t *testing.T) {
 	st := newStore(t)
 	rej := &memRejects{}
 	path := filepath.Join(t.TempDir(), "ledger.jsonl")
-	huge := `{"v":1,"ts":"2026-07-21T10:00:00Z","type":"summary","agent":"a","text":"` + strings.Repeat("A", MaxRecord+10) + "\"}\n"
+	huge := `{"v":1,"ts":"2026-07-21T10:00:00Z","type":"summary","agent":"a","text":"` + strings.Repeat("A", parse.MaxRecord+10) + "\"}\n"
 	writeLines(t, path, 0, 2, huge)
 	writeLines(t, path, 2, 4)
 	res := ingestOnce(t, st, rej, path)

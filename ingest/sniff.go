@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/cordon-ir/cordon/ingest/parse"
 )
 
 // ErrUnknownFormat: no parser recognized the input.
@@ -18,7 +20,7 @@ const sniffWindow = 256 << 10
 // Sniff picks the parser for the input behind br from its first record,
 // without consuming it. Container formats (whole-file parsers) are tried on
 // the leading bytes, line and JSON formats on the first non-blank record.
-func Sniff(br *bufio.Reader, parsers []Parser) (Parser, error) {
+func Sniff(br *bufio.Reader, parsers []parse.Parser) (parse.Parser, error) {
 	head, err := br.Peek(sniffWindow)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, err
@@ -30,9 +32,9 @@ func Sniff(br *bufio.Reader, parsers []Parser) (Parser, error) {
 	for _, p := range parsers {
 		var rec []byte
 		switch p.Framing() {
-		case Whole:
+		case parse.Whole:
 			rec = head
-		case JSON:
+		case parse.JSON:
 			rec = firstJSON
 		default:
 			rec = firstLine
@@ -47,11 +49,11 @@ func Sniff(br *bufio.Reader, parsers []Parser) (Parser, error) {
 // firstRecords returns the first non-blank line and the first JSON record
 // (an object of JSON Lines, or the first element of pretty/array JSON).
 func firstRecords(head []byte) (line, obj []byte) {
-	rr := NewRecordReader(bytes.NewReader(head), Lines, 0, 1)
+	rr := NewRecordReader(bytes.NewReader(head), parse.Lines, 0, 1)
 	if rec, err := rr.Next(); err == nil {
 		line = rec.Data
 	}
-	rr = NewRecordReader(bytes.NewReader(head), JSON, 0, 1)
+	rr = NewRecordReader(bytes.NewReader(head), parse.JSON, 0, 1)
 	if rec, err := rr.Next(); err == nil {
 		obj = rec.Data
 	}

@@ -4,29 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"strconv"
-	"time"
 
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/ingest/parse"
 )
-
-// Reject is a record that did not parse: kept with where it came from and
-// why, never fatal.
-type Reject struct {
-	Origin string `json:"origin"` // file:line
-	Offset int64  `json:"offset"`
-	Format string `json:"format"`
-	Reason string `json:"reason"`
-	Data   string `json:"data"`
-}
-
-// Sink receives what a stream yields. Event is called once per event, in
-// input order; Reject once per malformed record.
-type Sink interface {
-	Event(ev evidence.Event) error
-	Reject(r Reject) error
-}
 
 // Position is where a stream stopped: the offset and line just past the last
 // consumed record.
@@ -43,11 +25,11 @@ type Position struct {
 // just past it (nil commit is allowed). A final line without a newline that
 // fails to parse is not consumed: a log being written may finish it later.
 // A StreamParser reads the whole input itself (see streamDocument).
-func Stream(r io.Reader, name string, p Parser, at Position, sink Sink, commit func(Position) error) (Position, error) {
+func Stream(r io.Reader, name string, p parse.Parser, at Position, sink parse.Sink, commit func(Position) error) (Position, error) {
 	if at.Line == 0 {
 		at.Line = 1
 	}
-	if sp, ok := p.(StreamParser); ok {
+	if sp, ok := p.(parse.StreamParser); ok {
 		return streamDocument(r, name, sp, at, sink, commit)
 	}
 	rr := NewRecordReader(r, p.Framing(), at.Offset, at.Line)
@@ -68,15 +50,15 @@ func Stream(r io.Reader, name string, p Parser, at Position, sink Sink, commit f
 			evs, err = safeParse(p, rec)
 		}
 		for i := 0; err == nil && i < len(evs); i++ {
-			err = normalize(&evs[i])
+			err = parse.Normalize(&evs[i])
 		}
 		switch {
-		case errors.Is(err, ErrSkip):
+		case errors.Is(err, parse.ErrSkip):
 		case err != nil:
-			if p.Framing() != Whole && isPartialTail(rr, rec) {
+			if p.Framing() != parse.Whole && isPartialTail(rr, rec) {
 				return pos, nil
 			}
-			if serr := sink.Reject(Reject{Origin: origin, Offset: rec.Offset, Format: p.Format(), Reason: err.Error(), Data: string(rec.Data)}); serr != nil {
+			if serr := sink.Reject(parse.Reject{Origin: origin, Offset: rec.Offset, Format: p.Format(), Reason: err.Error(), Data: string(rec.Data)}); serr != nil {
 				return pos, serr
 			}
 		default:
@@ -109,7 +91,7 @@ func Stream(r io.Reader, name string, p Parser, at Position, sink Sink, commit f
 
 // isPartialTail reports a last record that ended at end of input without a
 // newline: possibly a line still being written.
-func isPartialTail(rr *RecordReader, rec Record) bool {
+func isPartialTail(rr *RecordReader, rec parse.Record) bool {
 	if rr.Streaming() {
 		return false
 	}
@@ -119,33 +101,11 @@ func isPartialTail(rr *RecordReader, rec Record) bool {
 }
 
 // safeParse turns a parser panic on hostile input into a reject.
-func safeParse(p Parser, rec Record) (evs []evidence.Event, err error) {
+func safeParse(p parse.Parser, rec parse.Record) (evs []evidence.Event, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			evs, err = nil, fmt.Errorf("parser %s failed: %v", p.Format(), r)
 		}
 	}()
 	return p.Parse(rec)
-}
-
-// normalize applies what every parser's events share: addresses written one
-// way (so ::ffff:10.0.3.7 from a dual-stack proxy matches the ledger's
-// 10.0.3.7), and a time a timeline can hold.
-func normalize(ev *evidence.Event) error {
-	if y := ev.Time.Year(); y < 1970 || y > 9999 {
-		return fmt.Errorf("time %s out of range (years 1970-9999)", ev.Time.Format(time.RFC3339))
-	}
-	ev.SrcIP, ev.DstIP = canonIP(ev.SrcIP), canonIP(ev.DstIP)
-	return nil
-}
-
-// canonIP writes an IP address in its canonical form; anything else is kept.
-func canonIP(s string) string {
-	if s == "" {
-		return s
-	}
-	if ip := net.ParseIP(s); ip != nil {
-		return ip.String()
-	}
-	return s
 }

@@ -8,13 +8,14 @@ import (
 	"strconv"
 
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/ingest/parse"
 )
 
 // streamDocument runs a StreamParser over a whole input. Events go to sink as
 // the parser finds them; commit is told the bytes read so far after each one,
 // as a streaming position (so a batch can be written, but no checkpoint is
 // kept before the end). The final position covers the whole input.
-func streamDocument(r io.Reader, name string, p StreamParser, at Position, sink Sink, commit func(Position) error) (Position, error) {
+func streamDocument(r io.Reader, name string, p parse.StreamParser, at Position, sink parse.Sink, commit func(Position) error) (Position, error) {
 	if at.Offset > 0 {
 		// A document keeps a checkpoint only once read to its end, and
 		// source.resume honours it only while the file is unchanged.
@@ -22,7 +23,7 @@ func streamDocument(r io.Reader, name string, p StreamParser, at Position, sink 
 		return at, nil
 	}
 	cr := &countReader{r: r}
-	in := Input{Name: name, R: cr, Size: -1}
+	in := parse.Input{Name: name, R: cr, Size: -1}
 	var ca *countAt
 	if ra, size := randomAccess(r); ra != nil {
 		ca = &countAt{r: ra}
@@ -57,7 +58,7 @@ func streamDocument(r io.Reader, name string, p StreamParser, at Position, sink 
 
 // safeParseStream turns a parser panic on hostile input into an error that
 // ends the file, not the run.
-func safeParseStream(p StreamParser, in Input, out Sink) (err error) {
+func safeParseStream(p parse.StreamParser, in parse.Input, out parse.Sink) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("parser %s failed: %v", p.Format(), r)
@@ -68,16 +69,16 @@ func safeParseStream(p StreamParser, in Input, out Sink) (err error) {
 
 // docSink completes what a StreamParser emits, as Stream does for records.
 type docSink struct {
-	sink   Sink
-	p      StreamParser
+	sink   parse.Sink
+	p      parse.StreamParser
 	name   string
 	commit func() error
 	failed error // the sink's own error, passed back unchanged
 }
 
 func (d *docSink) Event(ev evidence.Event) error {
-	if err := normalize(&ev); err != nil {
-		return d.Reject(Reject{Origin: ev.Origin, Reason: err.Error(), Data: ev.Raw})
+	if err := parse.Normalize(&ev); err != nil {
+		return d.Reject(parse.Reject{Origin: ev.Origin, Reason: err.Error(), Data: ev.Raw})
 	}
 	if ev.Origin == "" {
 		ev.Origin = d.name
@@ -100,7 +101,7 @@ func (d *docSink) Event(ev evidence.Event) error {
 	return nil
 }
 
-func (d *docSink) Reject(r Reject) error {
+func (d *docSink) Reject(r parse.Reject) error {
 	if r.Origin == "" {
 		r.Origin = d.name + "@" + strconv.FormatInt(r.Offset, 10)
 	}
@@ -143,8 +144,8 @@ func randomAccess(r io.Reader) (io.ReaderAt, int64) {
 
 // input is what Stream reads: the buffered stream, with the file behind it
 // for a StreamParser when the file is read as stored (not gzip).
-func (s *source) input(p Parser) io.Reader {
-	if _, ok := p.(StreamParser); !ok || s.file == nil || s.gz {
+func (s *source) input(p parse.Parser) io.Reader {
+	if _, ok := p.(parse.StreamParser); !ok || s.file == nil || s.gz {
 		return s.r
 	}
 	info, err := s.file.Stat()

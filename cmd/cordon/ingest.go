@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/cordon-ir/cordon/evidence"
@@ -135,17 +134,7 @@ func termWidth(w io.Writer) int {
 
 func cmdFormats(_ context.Context, e *env, _ []string) error {
 	for _, p := range ingest.Parsers() {
-		fmt.Fprintf(e.stdout, "%-16s %-7s %s\n", p.Format(), p.Source(), strings.TrimSpace(framingName(p.Framing())))
+		fmt.Fprintf(e.stdout, "%-16s %-7s %s\n", p.Format(), p.Source(), p.Framing())
 	}
 	return nil
-}
-
-func framingName(f ingest.Framing) string {
-	switch f {
-	case ingest.JSON:
-		return "JSON (lines, pretty-printed or array)"
-	case ingest.Whole:
-		return "whole file"
-	}
-	return "text lines"
 }
