@@ -52,3 +52,40 @@ func TestAttributionMatchesGroundTruth(t *testing.T) {
 		})
 	}
 }
+
+// A borrowed credential used from outside every sandbox is ambiguous
+// between the borrower and its owner, as truth.yaml's candidates say:
+// attributing it by the credential alone blamed the victim.
+func TestBorrowedCredentialUsesAreAmbiguous(t *testing.T) {
+	for _, name := range []string{"egress-probe-exfil", "credential-theft", "persistence-after-kill", "busy-benign"} {
+		t.Run(name, func(t *testing.T) {
+			tr, err := truth.Load(filepath.Join("..", "sample-incidents", name, "truth.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			evs := loadSample(t, name)
+			detect.AttributeAll(evs)
+			prefix := filepath.Join("..", "sample-incidents", name) + string(filepath.Separator)
+			checked := 0
+			for _, ev := range evs {
+				want, ok := tr.Attribution[strings.TrimPrefix(ev.Origin, prefix)]
+				if !ok || len(want.Candidates) == 0 {
+					continue
+				}
+				checked++
+				var got []string
+				for _, tag := range ev.Tags {
+					if c, ok := strings.CutPrefix(tag, "candidate:"); ok {
+						got = append(got, c)
+					}
+				}
+				if ev.Agent != "" || ev.AttributedVia != detect.ViaAmbiguous || strings.Join(got, ",") != strings.Join(want.Candidates, ",") {
+					t.Errorf("%s: agent %q via %q candidates %v, truth candidates %v", ev.Origin, ev.Agent, ev.AttributedVia, got, want.Candidates)
+				}
+			}
+			if name == "credential-theft" && checked != 47 {
+				t.Errorf("%d records with candidates, want the 47 of the CI job", checked)
+			}
+		})
+	}
+}

@@ -116,12 +116,22 @@ func (w *world) entry(t time.Time, b who) obj {
 			}
 		}
 	}
+	owner := ""
 	if b.cred != "" {
 		if own := w.credOwner(b.cred); own != "" && own != agent {
+			owner = own
 			o = append(o, kv{"credential_owner", own})
 		}
 	}
-	return o.opt("used_by", b.usedBy).opt("note", b.note)
+	o = o.opt("used_by", b.usedBy)
+	if s == nil && b.usedBy != "" && owner != "" {
+		// from outside every sandbox, with a credential the user was seen
+		// to take: borrower and owner are both candidates, neither alone
+		cands := []string{b.usedBy, owner}
+		sort.Strings(cands)
+		o = append(o, kv{"candidates", cands})
+	}
+	return o.opt("note", b.note)
 }
 
 const truthHeader = `# Ground truth of this sample incident, written by sample-incidents/gen with
@@ -142,6 +152,9 @@ const truthHeader = `# Ground truth of this sample incident, written by sample-i
 #   credential_owner  the proxy credential in the record was issued to this
 #                     agent, not to the true agent
 #   used_by           the agent that put the credential where it was used
+#   candidates        outside every sandbox, with a credential used_by was
+#                     seen to take: the agents attribution must name as
+#                     candidates (agent "", attributed_via ambiguous)
 #   actor             the person acting in the sandbox (agent is "")
 #   sandbox_agent     whose sandbox the person acted in
 `

@@ -75,6 +75,9 @@ type Record struct {
 	CredentialOwner string `json:"credential_owner,omitempty"`
 	// UsedBy: the agent that put the credential where it was used.
 	UsedBy string `json:"used_by,omitempty"`
+	// Candidates: from outside every sandbox, with a credential UsedBy was
+	// seen to take, attribution names these agents and neither alone.
+	Candidates []string `json:"candidates,omitempty"`
 	// Actor: the person acting in SandboxAgent's sandbox.
 	Actor        string `json:"actor,omitempty"`
 	SandboxAgent string `json:"sandbox_agent,omitempty"`
