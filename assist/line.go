@@ -64,6 +64,40 @@ func renderFinding(f detect.Finding, r *Redactor, limit int) string {
 	return capBytes(s, limit)
 }
 
+// summarized reports whether a capability goes into a packet: everything
+// acquired, and the credentials of the grant; the sandbox it was given and
+// the destinations its allowlist names are the grant itself.
+func summarized(c detect.Capability) bool {
+	return c.Origin == detect.OriginAcquired || c.Kind == detect.CapCredential
+}
+
+// renderCapability is one capability as the model reads it; its values
+// (a credential id, a path) are evidence, redacted like every line.
+func renderCapability(c detect.Capability, r *Redactor, limit int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "capability %s %s %s agent=%s", clean(c.Kind, r), clean(c.Origin, r), clean(c.Value, r), orDash(clean(c.Agent, r)))
+	if c.Owner != "" && c.Owner != c.Agent {
+		fmt.Fprintf(&b, " owner=%s", clean(c.Owner, r))
+	}
+	fmt.Fprintf(&b, " uses=%d", len(c.Uses))
+	if u, ok := c.LastOK(); ok {
+		fmt.Fprintf(&b, " last_ok=%s/%s", u.Time.UTC().Format(time.TimeOnly), clean(u.ID, r))
+	}
+	if c.BytesOut > 0 {
+		fmt.Fprintf(&b, " bytes_out=%d allowlist=%s", c.BytesOut, clean(c.Allowlist, r))
+	}
+	if c.EndAt.IsZero() {
+		b.WriteString(" ended=no")
+	} else {
+		fmt.Fprintf(&b, " ended=%s/%s %s", c.EndAt.UTC().Format(time.TimeOnly), clean(c.EndID, r), clean(c.EndHow, r))
+	}
+	if len(c.Acquired) > 0 {
+		fmt.Fprintf(&b, " evidence=%s", clean(strings.Join(c.Acquired[:min(len(c.Acquired), 4)], ","), r))
+	}
+	b.WriteString(" | " + clean(c.How, r))
+	return capBytes(b.String(), limit)
+}
+
 // choose picks the events to send within left tokens: all of them when
 // they fit; otherwise the findings' events first (evenly thinned if even
 // they do not fit), then the others evenly by time. It returns indexes in
@@ -179,6 +213,9 @@ func (p Packet) evidenceText() string {
 	}
 	b.WriteString("# line format: id time agent kind decision [* = evidence of a finding] | target | message\n")
 	for _, l := range p.FindingLines {
+		b.WriteString(l + "\n")
+	}
+	for _, l := range p.CapabilityLines {
 		b.WriteString(l + "\n")
 	}
 	for _, e := range p.Events {

@@ -18,6 +18,10 @@ type Selection struct {
 	Since    time.Time // inclusive; zero = unbounded (applies to Query)
 	Until    time.Time // exclusive; zero = unbounded
 	Findings []detect.Finding
+	// Capabilities are the capability sets of the agents concerned: the
+	// packet carries a summary line of each, so that the model sees what
+	// the agent acquired and what is still live.
+	Capabilities []detect.Capability
 }
 
 // Budget bounds a packet.
@@ -85,6 +89,8 @@ type Packet struct {
 	// Findings are the findings of the selection; FindingLines render them.
 	Findings     []detect.Finding `json:"findings,omitempty"`
 	FindingLines []string         `json:"finding_lines,omitempty"`
+	// CapabilityLines summarize the selection's capabilities, redacted.
+	CapabilityLines []string `json:"capability_lines,omitempty"`
 	// Total is how many events the selection holds; Sent how many of them
 	// the packet carries. Sampled says a budget or read limit left some out.
 	Total   int  `json:"total"`
@@ -163,8 +169,13 @@ func BuildPacket(ctx context.Context, st evidence.Store, sel Selection, budget B
 	for _, f := range sel.Findings {
 		p.FindingLines = append(p.FindingLines, renderFinding(f, p.redactor, budget.LineBytes*2))
 	}
+	for _, c := range sel.Capabilities {
+		if summarized(c) {
+			p.CapabilityLines = append(p.CapabilityLines, renderCapability(c, p.redactor, budget.LineBytes))
+		}
+	}
 	left := budget.Tokens
-	for _, l := range p.FindingLines {
+	for _, l := range append(p.FindingLines, p.CapabilityLines...) {
 		left -= len(l)/4 + 1
 	}
 	keep := choose(evs, costs, inFinding, left)

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/cordon-ir/cordon/assist"
+	"github.com/cordon-ir/cordon/detect"
 )
 
 // AssistantConfig is the assistant's endpoint for this workspace: the
@@ -143,6 +145,11 @@ func (w *Workspace) AskPacket(ctx context.Context, sel assist.Selection) (assist
 			return assist.Packet{}, err
 		}
 	}
+	if sel.Capabilities == nil {
+		if sel.Capabilities, err = w.packetCapabilities(ctx, sel.Findings); err != nil {
+			return assist.Packet{}, err
+		}
+	}
 	return assist.BuildPacket(ctx, w.Store, sel, c.Budget())
 }
 
@@ -154,4 +161,28 @@ func exchangeLine(r assist.Result) string {
 	}
 	return fmt.Sprintf("%d claims (%d unverified) from %s; sent %d of %d events, %d redactions",
 		len(r.Answer.Claims), r.Answer.Uncited(), src, r.Sent, r.Total, r.Redactions)
+}
+
+// packetCapabilities are the capability sets of the case's subject and of
+// the agents the selection's findings name: what the model must see to say
+// what is still live.
+func (w *Workspace) packetCapabilities(ctx context.Context, findings []detect.Finding) ([]detect.Capability, error) {
+	caps, err := w.Capabilities(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var agents []string
+	if s, err := w.State(); err == nil {
+		agents = append(agents, s.Subject...)
+	}
+	for _, f := range findings {
+		if f.Agent != "" && !slices.Contains(agents, f.Agent) {
+			agents = append(agents, f.Agent)
+		}
+	}
+	out := []detect.Capability{}
+	for _, a := range agents {
+		out = append(out, caps.For(a)...)
+	}
+	return out, nil
 }

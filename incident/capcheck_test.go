@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
 )
@@ -124,5 +125,25 @@ func TestBorrowedCredentialVerifiesAtRevocation(t *testing.T) {
 	}
 	if r := rs["contain.queued-jobs"]; r.Status != incident.CheckVerified || !strings.Contains(r.Detail, "ci-88213") {
 		t.Errorf("queued jobs: %s", r.Summary())
+	}
+}
+
+// The assistant's packet carries the capability summary, so the model sees
+// that agent-12 holds agent-9's px-s228 and the host it was used from.
+func TestPacketCarriesCapabilities(t *testing.T) {
+	ws := incidenttest.New(t, "../sample-incidents/credential-theft")
+	p, err := ws.AskPacket(context.Background(), assist.Selection{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for _, l := range p.CapabilityLines {
+		if strings.Contains(l, "agent=agent-12") && (strings.Contains(l, "credential acquired px-s228") && strings.Contains(l, "owner=agent-9") ||
+			strings.Contains(l, "place acquired 10.30.8.15")) {
+			found = append(found, l)
+		}
+	}
+	if len(found) != 2 {
+		t.Errorf("capability lines for px-s228 and 10.30.8.15: %q of %q", found, p.CapabilityLines)
 	}
 }
