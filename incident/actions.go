@@ -34,6 +34,14 @@ type ActionPlan struct {
 	Timeout  time.Duration
 	// Confirm is what the responder must type to run it: the subject agent.
 	Confirm string
+	// Values are the variable values the commands hold, each with where it
+	// came from (Case.Provenance), in the order they first appear.
+	Values []PlanValue
+}
+
+// PlanValue is one value an action's commands hold and its provenance.
+type PlanValue struct {
+	Var, Value, From string
 }
 
 // CommandLine writes argv the way a shell would read it back, for showing.
@@ -65,7 +73,7 @@ func (c *Config) PlanAction(name string, cs Case) (ActionPlan, error) {
 	if err != nil {
 		return ActionPlan{}, fmt.Errorf("action %s: %w", name, err)
 	}
-	vars := cs.Vars()
+	vars := cs.ActionVars()
 	argvs := [][]string{nil}
 	for _, w := range words {
 		vals, err := expandWord(w, vars)
@@ -88,7 +96,26 @@ func (c *Config) PlanAction(name string, cs Case) (ActionPlan, error) {
 	if title == "" {
 		title = name
 	}
-	return ActionPlan{Name: name, Title: title, Commands: argvs, Timeout: timeout, Confirm: strings.Join(cs.Subject, ",")}, nil
+	prov := cs.Provenance()
+	var values []PlanValue
+	for _, w := range words {
+		for _, n := range playbook.Names(w) {
+			for _, v := range vars[n] {
+				if playbook.IsTimeVariable(n) {
+					continue
+				}
+				values = append(values, PlanValue{Var: n, Value: v, From: orUnknown(prov[v])})
+			}
+		}
+	}
+	return ActionPlan{Name: name, Title: title, Commands: argvs, Timeout: timeout, Confirm: strings.Join(cs.Subject, ","), Values: values}, nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "the case (subject or journal)"
+	}
+	return s
 }
 
 // expandWord fills one word of a command: one result per combination of

@@ -147,3 +147,36 @@ func TestPacketCarriesCapabilities(t *testing.T) {
 		t.Errorf("capability lines for px-s228 and 10.30.8.15: %q of %q", found, p.CapabilityLines)
 	}
 }
+
+// revoke-credentials revokes the borrowed px-s228 too, and the
+// confirmation says where each value came from.
+func TestActionRevokesAcquiredCredentials(t *testing.T) {
+	ws := incidenttest.New(t, "../sample-incidents/credential-theft")
+	ctx := context.Background()
+	s, err := ws.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := ws.Case(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &incident.Config{Actions: map[string]incident.ActionConfig{"revoke": {Run: "revoke-cred {{credential}}"}}}
+	p, err := c.PlanAction("revoke", cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, argv := range p.Commands {
+		got = append(got, argv[1])
+	}
+	if strings.Join(got, " ") != "px-s231 aws-k-231 px-s228" {
+		t.Errorf("revokes %v, want agent-12's own two and agent-9's px-s228", got)
+	}
+	for _, v := range p.Values {
+		if v.Value == "px-s228" && !strings.Contains(v.From, "acquired from agent-9") ||
+			v.Value == "px-s231" && !strings.Contains(v.From, "session_start of s-231") {
+			t.Errorf("%s from %q", v.Value, v.From)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/cordon-ir/cordon/detect"
@@ -31,6 +32,9 @@ type Case struct {
 	// ContainedAt is when the subject was stopped, as recorded by the step
 	// that sets it (zero: not yet).
 	ContainedAt time.Time
+	// Capabilities are the subject's capability sets, granted and
+	// acquired (Workspace.Case fills them).
+	Capabilities []detect.Capability
 }
 
 // Vars are the playbook's template variables for the case: each may hold
@@ -69,6 +73,47 @@ func (c Case) Vars() playbook.Vars {
 		v.SetTime(playbook.VarContainedAt, c.ContainedAt)
 	}
 	return v
+}
+
+// ActionVars are the variables an action's command is filled from: Vars,
+// and the credentials the subject acquired, so that revoking "every
+// credential" revokes a borrowed one too. Checks keep Vars: an acquired
+// credential is judged against its own stop time (CheckStep).
+func (c Case) ActionVars() playbook.Vars {
+	v := c.Vars()
+	for _, cp := range c.Capabilities {
+		if cp.Kind == detect.CapCredential && cp.Origin == detect.OriginAcquired && cp.Owner != "" && !slices.Contains(v[playbook.VarCredential], cp.Value) {
+			v[playbook.VarCredential] = append(v[playbook.VarCredential], cp.Value)
+		}
+	}
+	return v
+}
+
+// Provenance says where each value of the action variables came from: the
+// session record that granted it, or how it was acquired. The
+// confirmation shows it, so that a value the evidence put there is seen
+// as such.
+func (c Case) Provenance() map[string]string {
+	out := map[string]string{}
+	for _, s := range c.Sessions {
+		from := fmt.Sprintf("session_start of %s (%s, event %s)", s.Session, s.Agent, s.ID)
+		for _, v := range append([]string{s.Session, s.Run, s.Model, s.Sandbox, s.SrcIP, s.Container, s.Pod}, s.Credential...) {
+			if v != "" && out[v] == "" {
+				out[v] = from
+			}
+		}
+	}
+	for _, id := range c.Containers {
+		if out[id] == "" {
+			out[id] = "attribution: sensor events tied to the subject by this container"
+		}
+	}
+	for _, cp := range c.Capabilities {
+		if cp.Kind == detect.CapCredential && cp.Origin == detect.OriginAcquired && cp.Owner != "" {
+			out[cp.Value] = fmt.Sprintf("acquired from %s's session: %s (events %s)", cp.Owner, cp.How, strings.Join(cp.Acquired[:min(len(cp.Acquired), 3)], ", "))
+		}
+	}
+	return out
 }
 
 // MaxSubjectSessions bounds the session records read for one agent.

@@ -59,7 +59,17 @@ func (w *Workspace) Case(ctx context.Context, s CaseState) (Case, error) {
 	}
 	cs, err := LoadCase(ctx, w.Store, subject, s.Times[playbook.VarContainedAt])
 	cs.SubjectFrom = from
-	return cs, err
+	if err != nil || len(subject) == 0 {
+		return cs, err
+	}
+	caps, err := w.Capabilities(ctx)
+	if err != nil {
+		return cs, err
+	}
+	for _, a := range subject {
+		cs.Capabilities = append(cs.Capabilities, caps.For(a)...)
+	}
+	return cs, nil
 }
 
 // SetSubject names the agents under investigation.

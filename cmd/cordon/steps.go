@@ -218,6 +218,12 @@ func cmdAction(ctx context.Context, e *env, args []string) error {
 	for _, argv := range plan.Commands {
 		fmt.Fprintf(e.stdout, "  $ %s\n", incident.CommandLine(argv))
 	}
+	if len(plan.Values) > 0 {
+		fmt.Fprintln(e.stdout, "Values, and where they come from:")
+		for _, v := range plan.Values {
+			fmt.Fprintf(e.stdout, "  {{%s}} %s: %s\n", v.Var, evidence.Printable(v.Value), evidence.Printable(v.From))
+		}
+	}
 	if *confirm == "" {
 		fmt.Fprintf(e.stdout, "Type %s to run: ", evidence.Printable(plan.Confirm))
 		line, _ := bufio.NewReader(e.stdin).ReadString('\n')

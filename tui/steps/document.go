@@ -158,6 +158,9 @@ func (m Model) document(r playbook.StepRef, ss incident.StepState, w int) []line
 		for _, argv := range p.Commands {
 			text(st.Deny.Render(common.Fit("  $ "+incident.CommandLine(argv), w)))
 		}
+		for _, v := range p.Values {
+			text(st.Dim.Render(common.Fit("  {{"+v.Var+"}} "+v.Value+": "+v.From, w)))
+		}
 		how := "  type " + p.Confirm + " below to run; the journal keeps the output"
 		if m.dryRun {
 			how = "  drill: a dry run, nothing runs; type " + p.Confirm + " below to record it in the journal"
