@@ -140,9 +140,10 @@ func (s *capScan) process(ev *evidence.Event) {
 			c.EndAt, c.EndHow, c.EndID = ev.Time, "exited", ev.ID
 		}
 	case ev.Kind == evidence.KindProcExec && ev.Source == evidence.SourceSensor && ev.Agent != "" && detachRe.MatchString(ev.Cmdline):
-		key := ev.ExecID
-		if key == "" {
-			key = ev.Container + ":" + strconv.Itoa(ev.Pid)
+		// named as a responder finds it with ps: its pid, in its container
+		key := "pid " + strconv.Itoa(ev.Pid) + " in " + firstNonEmpty(shortID(ev.Container), ev.Pod, "an unknown container")
+		if ev.Pid == 0 {
+			key = "exec " + ev.ExecID
 		}
 		c := s.entry(ev.Agent, CapProcess, key, OriginAcquired)
 		if c.How == "" {
@@ -153,7 +154,7 @@ func (s *capScan) process(ev *evidence.Event) {
 				c.placeOf = append(c.placeOf, sess.sandbox)
 			}
 		}
-		c.Uses = append(c.Uses, Use{Time: ev.Time, ID: ev.ID, From: ev.Container})
+		c.Uses = append(c.Uses, Use{Time: ev.Time, ID: ev.ID, From: shortID(ev.Container)})
 		if ev.ExecID != "" {
 			s.procs[ev.ExecID] = c
 		}
@@ -288,4 +289,13 @@ func (s *capScan) endPlace(p *Capability, m map[string]*Capability) {
 	if !end.IsZero() {
 		p.EndAt, p.EndHow, p.EndID = end, "every credential used from it ended", id
 	}
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }

@@ -22,6 +22,9 @@ type Report struct {
 	Incident  string    `json:"incident"`
 	Generated time.Time `json:"generated"`
 	Summary   Summary   `json:"summary"`
+	// Impact leads: what left, what is exposed, who else is affected, and
+	// whether each capability is stopped.
+	Impact Impact `json:"impact"`
 	// Agents answer the four questions for each subject agent.
 	Agents      []Agent       `json:"agents"`
 	Attribution Attribution   `json:"attribution"`
@@ -55,6 +58,8 @@ type Summary struct {
 	Containment string `json:"containment"`
 	// JournalLine is the journal verification in one line.
 	JournalLine string `json:"journal"`
+	// ImpactLine is the impact in one line.
+	ImpactLine string `json:"impact"`
 }
 
 // Finding is a finding with its evidence ids capped.
@@ -144,9 +149,15 @@ func Build(ctx context.Context, ws *incident.Workspace, opts ...Option) (Report,
 	for _, f := range findings {
 		r.Findings = append(r.Findings, reportFinding(f))
 	}
-	if r.Layers, err = layerStatus(ctx, ws.Store, pb, cs, entries, cfg.now); err != nil {
+	caps, err := ws.Capabilities(ctx)
+	if err != nil {
 		return r, err
 	}
+	if r.Layers, err = layerStatus(ctx, ws.Store, pb, cs, caps, entries, cfg.now); err != nil {
+		return r, err
+	}
+	r.Impact = impact(cs, r.Layers, r.Attribution.Sessions)
+	r.Summary.ImpactLine = r.Impact.Line()
 	r.Activity, r.ChecksJournaled = activity(entries)
 	r.Open = openItems(pb, state, entries, r.Layers, findings, cs)
 	r.Journal, err = verifyJournal(ws.Journal())

@@ -41,8 +41,9 @@ type SessionRow struct {
 	EndEvent    string    `json:"end_event,omitempty"`
 }
 
-// LayerStatus is one kill-switch layer: the last journaled check of its
-// step, or (Source "report") a check run for the report and not journaled.
+// LayerStatus is one kill-switch layer, checked for the report on the
+// evidence as it is now (Source "report"); when the last journaled check of
+// its step agrees, Source is "journal" with who ran it and when.
 type LayerStatus struct {
 	Layer     playbook.Layer       `json:"layer"`
 	Title     string               `json:"title"`
@@ -54,6 +55,8 @@ type LayerStatus struct {
 	By        string               `json:"by,omitempty"`
 	At        time.Time            `json:"at"`
 	Events    []string             `json:"events"`
+	// Capabilities are the subject's capabilities of the layer, judged.
+	Capabilities []incident.CapabilityCheck `json:"capabilities,omitempty"`
 }
 
 // Entry is a journal entry as the report lists it.
@@ -103,29 +106,32 @@ func attribution(ctx context.Context, st evidence.Store) (Attribution, error) {
 	return a, nil
 }
 
-// layerStatus takes each layer step's last journaled check, or runs the
-// check without journaling it.
-func layerStatus(ctx context.Context, st evidence.Store, pb *playbook.Playbook, cs incident.Case, entries []incident.Entry, now time.Time) ([]LayerStatus, error) {
+// layerStatus runs each layer step's check, capabilities included, on the
+// evidence as it is now: the containment line and the impact section are
+// computed from the same checks. A journaled check that agrees is credited
+// to who ran it; one that no longer agrees is named in the summary.
+func layerStatus(ctx context.Context, st evidence.Store, pb *playbook.Playbook, cs incident.Case, caps *detect.Capabilities, entries []incident.Entry, now time.Time) ([]LayerStatus, error) {
 	last := lastChecks(entries)
 	out := []LayerStatus{}
 	for _, ref := range pb.LayerSteps() {
 		s := ref.Step
-		l := LayerStatus{Layer: s.Layer, Title: s.Layer.Title(), Step: s.ID, StepTitle: s.Title, Events: []string{}}
-		if e, ok := last[s.ID]; ok {
-			var r incident.CheckResult
-			if err := json.Unmarshal(e.Payload, &r); err == nil {
-				l.Status, l.Summary, l.Source, l.By, l.At = r.Status, r.Summary(), "journal", e.Actor.Name, e.Time.UTC()
-				l.Events = capList(r.Events, maxReportIDs)
-				out = append(out, l)
-				continue
-			}
-		}
-		r, err := incident.RunCheck(ctx, st, s, cs.Vars(), now)
+		r, err := incident.CheckStep(ctx, st, s, cs, caps, now)
 		if err != nil {
 			return out, err
 		}
-		l.Status, l.Summary, l.Source, l.At = r.Status, r.Summary(), "report", now.UTC()
-		l.Events = capList(r.Events, maxReportIDs)
+		l := LayerStatus{Layer: s.Layer, Title: s.Layer.Title(), Step: s.ID, StepTitle: s.Title,
+			Status: r.Status, Summary: r.Summary(), Source: "report", At: now.UTC(),
+			Events: capList(r.Events, maxReportIDs), Capabilities: r.Capabilities}
+		if e, ok := last[s.ID]; ok {
+			var j incident.CheckResult
+			if err := json.Unmarshal(e.Payload, &j); err == nil {
+				if j.Status == r.Status {
+					l.Source, l.By, l.At = "journal", e.Actor.Name, e.Time.UTC()
+				} else {
+					l.Summary += fmt.Sprintf(" — the journal's check by %s at %s said %s", e.Actor.Name, incident.Stamp(e.Time), j.Status)
+				}
+			}
+		}
 		out = append(out, l)
 	}
 	return out, nil

@@ -22,6 +22,7 @@ func (r Report) WriteHTML(w io.Writer) error {
 		"counts":  countsLine,
 		"events":  eventsCount,
 		"more":    func(shown []string, total int) int { return total - len(shown) },
+		"bytes":   bytesText,
 	}).Parse(reportHTML)
 	if err != nil {
 		return err
@@ -55,8 +56,24 @@ th{background:#f2f2f2}code{font:12px ui-monospace,monospace;background:#f5f5f5;p
 <li><b>Subject:</b> {{p subject}}</li>
 <li><b>Findings:</b> {{.Findings}}{{if .BySeverity}} ({{counts .BySeverity}}){{end}}</li>
 <li><b>Containment:</b> {{p .Containment}}{{if not .ContainedAt.IsZero}}; contained at {{t .ContainedAt}}{{end}}</li>
+<li><b>Impact:</b> {{p .ImpactLine}}</li>
 <li><b>Journal:</b> {{p .JournalLine}}</li>
 </ul>{{end}}
+{{define "caps"}}<table><tr><th>agent</th><th>capability</th><th>origin</th><th>owner</th><th>last successful use</th><th>stopped</th><th>why</th><th>evidence</th></tr>
+{{range .}}<tr><td>{{p .Agent}}</td><td>{{p .Kind}} {{p .Value}}</td><td>{{p .Origin}}</td><td>{{p .Owner}}</td><td>{{if .LastOK.IsZero}}none seen{{else}}{{t .LastOK}}{{with .LastOKFrom}} from {{p .}}{{end}}{{end}}</td><td><b>{{p .Stopped}}</b></td><td>{{p .How}}; {{p .Check}}</td><td>{{template "ids" .Events}}</td></tr>
+{{end}}</table>{{end}}
+{{with .Impact}}<h2>Impact</h2>
+<h3>What left</h3>
+{{if .DataOut}}<table><tr><th>agent</th><th>destination</th><th>sent</th><th>allowlist</th><th>how</th><th>span</th><th>evidence</th></tr>
+{{range .DataOut}}<tr><td>{{p .Agent}}</td><td>{{p .Destination}}</td><td>{{bytes .Bytes}} ({{.Bytes}} bytes)</td><td>{{p .Allowlist}}</td><td>{{list .Methods}}</td><td>{{t .First}} – {{t .Last}}</td><td>{{template "ids" .Events}}</td></tr>
+{{end}}</table><p>And {{bytes .Allowed}} to destinations the allowlist names.</p>{{else}}<p>Nothing beyond the allowlist; {{bytes .Allowed}} to destinations the allowlist names.</p>{{end}}
+<h3>Credentials exposed</h3>
+{{if .Credentials}}{{template "caps" .Credentials}}{{else}}<p>No credential recorded.</p>{{end}}
+<h3>Who else is affected</h3>
+{{if .Victims}}<ul>{{range .Victims}}<li>{{p .Agent}} (session {{list .Sessions}}): {{list .Credentials}} acquired by the subject — a victim, not a suspect</li>{{end}}</ul>{{else}}<p>No other agent's credential was acquired.</p>{{end}}
+<h3>What else it could still use</h3>
+{{if .Capabilities}}{{template "caps" .Capabilities}}{{else}}<p>Nothing beyond its credentials and its sandbox.</p>{{end}}
+{{end}}
 <h2>The four questions</h2>
 {{if not .Agents}}<p>No subject agent: name one with <code>cordon subject</code>.</p>{{end}}
 {{range .Agents}}<h3>{{p .Agent}}</h3>

@@ -93,7 +93,10 @@ func (r Report) WriteMarkdown(out io.Writer) error {
 	if !s.ContainedAt.IsZero() {
 		p("; contained at %s", reportTime(s.ContainedAt))
 	}
-	p("\n- **Journal:** %s\n\n## The four questions\n", md(s.JournalLine))
+	p("\n- **Impact:** %s", md(s.ImpactLine))
+	p("\n- **Journal:** %s\n", md(s.JournalLine))
+	writeImpactMarkdown(p, r.Impact)
+	p("\n## The four questions\n")
 	if len(r.Agents) == 0 {
 		p("\nNo subject agent: name one with `cordon subject`.\n")
 	}
@@ -178,6 +181,50 @@ func writeAgentMarkdown(p func(string, ...any), a Agent) {
 		for _, l := range why.Lines {
 			p("- %s: %s (%s) — %s\n", l.Kind, md(l.Text), eventsCount(l.Count), mdIDs(l.Events, l.Count))
 		}
+	}
+}
+
+func writeImpactMarkdown(p func(string, ...any), im Impact) {
+	p("\n## Impact\n\n### What left\n\n")
+	if len(im.DataOut) == 0 {
+		p("Nothing beyond the allowlist;")
+	} else {
+		p("| agent | destination | sent | allowlist | how | span | evidence |\n|---|---|---|---|---|---|---|\n")
+		for _, d := range im.DataOut {
+			p("| %s | %s | %s (%d bytes) | %s | %s | %s – %s | %s |\n", md(d.Agent), md(d.Destination), bytesText(d.Bytes), d.Bytes,
+				md(d.Allowlist), mdList(d.Methods), reportTime(d.First), reportTime(d.Last), mdIDs(d.Events, 0))
+		}
+		p("\nAnd")
+	}
+	p(" %s to destinations the allowlist names.\n\n### Credentials exposed\n\n", bytesText(im.Allowed))
+	writeCapTable(p, im.Credentials, "No credential recorded.")
+	p("\n### Who else is affected\n\n")
+	if len(im.Victims) == 0 {
+		p("No other agent's credential was acquired.\n")
+	}
+	for _, v := range im.Victims {
+		p("- %s (session %s): %s acquired by the subject — a victim, not a suspect\n", md(v.Agent), mdList(v.Sessions), mdList(v.Credentials))
+	}
+	p("\n### What else it could still use\n\n")
+	writeCapTable(p, im.Capabilities, "Nothing beyond its credentials and its sandbox.")
+}
+
+func writeCapTable(p func(string, ...any), lines []CapabilityLine, none string) {
+	if len(lines) == 0 {
+		p("%s\n", none)
+		return
+	}
+	p("| agent | %s | origin | owner | last successful use | stopped | why | evidence |\n|---|---|---|---|---|---|---|---|\n", "capability")
+	for _, l := range lines {
+		last := "none seen"
+		if !l.LastOK.IsZero() {
+			last = reportTime(l.LastOK)
+			if l.LastOKFrom != "" {
+				last += " from " + md(l.LastOKFrom)
+			}
+		}
+		p("| %s | %s %s | %s | %s | %s | **%s** | %s | %s |\n", md(l.Agent), md(l.Kind), md(l.Value), md(l.Origin), md(l.Owner), last,
+			md(l.Stopped), md(l.How+"; "+l.Check), mdIDs(l.Events, 0))
 	}
 }
 
