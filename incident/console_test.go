@@ -156,36 +156,6 @@ func TestMarksToggleAndPersist(t *testing.T) {
 	}
 }
 
-func TestDensity(t *testing.T) {
-	t0 := time.Date(2026, 7, 21, 10, 0, 30, 0, time.UTC)
-	c := evidence.Counts{Total: 6, First: t0, Last: t0.Add(9 * time.Minute),
-		Minutes: map[int64]int64{t0.Unix() / 60: 3, t0.Unix()/60 + 5: 2, t0.Unix()/60 + 9: 1}}
-	b, d := incident.Density(c, 3)
-	if len(d) != 3 || d[0] != 3 || d[1] != 2 || d[2] != 1 {
-		t.Errorf("density %v", d)
-	}
-	if b.Index(t0.Add(-time.Hour)) != 0 || b.Index(t0.Add(time.Hour)) != 2 {
-		t.Error("Index does not clamp")
-	}
-}
-
-func TestDeniedSeries(t *testing.T) {
-	ws := incidenttest.New(t)
-	c := ws.Store.Counts()
-	b, _ := incident.Density(c, 10)
-	s, err := incident.DeniedSeries(context.Background(), ws.Store, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sum int64
-	for _, n := range s {
-		sum += n
-	}
-	if sum != c.Fields["decision"]["deny"] {
-		t.Errorf("denied series %v sums to %d, want %d", s, sum, c.Fields["decision"]["deny"])
-	}
-}
-
 func TestBackgroundIngest(t *testing.T) {
 	ws, err := incident.Create(filepath.Join(t.TempDir(), "w"))
 	if err != nil {
@@ -222,25 +192,6 @@ func TestDirFor(t *testing.T) {
 	}
 	if got := incident.DirFor("/s", []string{"-"}); !strings.HasPrefix(got, "/s/cordon/incidents/incident-") {
 		t.Errorf("stdin: %q", got)
-	}
-}
-
-// TestTermFindsOddValues runs Term's clauses against the store: a value with
-// a space, a colon, a quote or a leading dash must match exactly itself.
-func TestTermFindsOddValues(t *testing.T) {
-	var lines []byte
-	for i, agent := range []string{`agent 7`, `a:b`, `-lead`, `q"uote`, `back\slash`, `agent-7`} {
-		lines = append(lines, fmt.Sprintf(`{"v":1,"ts":"2026-07-21T10:00:0%dZ","type":"summary","agent":%q,"text":"x"}`+"\n", i, agent)...)
-	}
-	ws := incidenttest.New(t, incidenttest.WriteFile(t, "odd.jsonl", lines))
-	for _, agent := range []string{`agent 7`, `a:b`, `-lead`, `q"uote`, `back\slash`, `agent-7`} {
-		h, err := ws.Store.Search(context.Background(), evidence.Request{Query: incident.Must("agent", agent)})
-		if err != nil {
-			t.Fatalf("%s: %v", incident.Must("agent", agent), err)
-		}
-		if h.Total != 1 || h.Events[0].Agent != agent {
-			t.Errorf("%s found %d events", incident.Must("agent", agent), h.Total)
-		}
 	}
 }
 

@@ -38,7 +38,7 @@ func Coverage(ctx context.Context, st evidence.Store) ([]SourceCoverage, error) 
 		if total == 0 {
 			continue
 		}
-		q := Must("source", src)
+		q := evidence.Must("source", src)
 		via, err := st.Facet(ctx, q, time.Time{}, time.Time{}, "attributed_via", 20)
 		if err != nil {
 			return nil, err

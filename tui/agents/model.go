@@ -90,7 +90,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			if m.cur >= 0 && m.cur < len(m.agents) {
 				a := m.agents[m.cur].Agent
 				return m, tea.Batch(
-					common.Send(common.FilterMsg{Set: incident.Must("agent", a), Replace: true}),
+					common.Send(common.FilterMsg{Set: evidence.Must("agent", a), Replace: true}),
 					common.Send(common.StatusMsg{Text: "timeline filtered to " + common.Fit(a, 40) + " (esc clears)"}))
 			}
 		}
