@@ -1,4 +1,4 @@
-package incident
+package detect
 
 import (
 	"context"
