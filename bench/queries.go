@@ -54,15 +54,19 @@ func probes(st evidence.Store, rnd *rand.Rand) []probe {
 			return int64(len(c)), err
 		}
 	}
+	term := func(i int) string { return evidence.Term("agent", agentName(i)) }
+	denied := func(i int) string {
+		return evidence.Must("agent", agentName(i)) + " " + evidence.Must("decision", evidence.DecisionDeny)
+	}
 	return []probe{
-		{"term agent", 5, func(i int) string { return "agent:" + agentName(i) },
+		{"term agent", 5, term,
 			func(ctx context.Context, i int) (int64, error) {
-				return search(ctx, evidence.Request{Query: "agent:" + agentName(i)})
+				return search(ctx, evidence.Request{Query: term(i)})
 			}},
-		{"agent+decision+1h", 5, func(i int) string { return "+agent:" + agentName(i) + " +decision:deny, 1 h window" },
+		{"agent+decision+1h", 5, func(i int) string { return denied(i) + ", 1 h window" },
 			func(ctx context.Context, i int) (int64, error) {
 				from := at()
-				return search(ctx, evidence.Request{Query: "+agent:" + agentName(i) + " +decision:deny", Since: from, Until: from.Add(time.Hour)})
+				return search(ctx, evidence.Request{Query: denied(i), Since: from, Until: from.Add(time.Hour)})
 			}},
 		{"bare word", 5, func(i int) string { return bareWords[i%len(bareWords)] },
 			func(ctx context.Context, i int) (int64, error) {

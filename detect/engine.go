@@ -10,9 +10,8 @@ import (
 
 // Source is all the engine needs of an incident's evidence: the events
 // matching a Bleve query string (empty: every event), in time order, one
-// at a time, so that a rule never holds more than its own events. The
-// incident package implements it on the evidence store; MemSource holds
-// events in memory.
+// at a time, so that a rule never holds more than its own events.
+// StoreSource reads an evidence store; MemSource holds events in memory.
 type Source interface {
 	Each(ctx context.Context, query string, fn func(evidence.Event) error) error
 }
@@ -30,6 +29,16 @@ type Engine struct {
 
 // sessionQuery selects what the engine reads before any rule.
 const sessionQuery = "kind:session_start kind:session_end"
+
+// readSessions reads the session records, oldest first.
+func readSessions(ctx context.Context, src Source) ([]evidence.Event, error) {
+	var sessions []evidence.Event
+	err := src.Each(ctx, sessionQuery, func(ev evidence.Event) error {
+		sessions = append(sessions, ev)
+		return nil
+	})
+	return sessions, err
+}
 
 // correlator turns a rule's events into findings. Events come in time
 // order per stream; an ordered sequence has one stream per step. The
@@ -83,11 +92,7 @@ func (e *Engine) Run(ctx context.Context, src Source) ([]Finding, error) {
 // Scan evaluates every rule and builds the agents' capability sets in one
 // pass. Each distinct query is read once, for every rule that asks for it.
 func (e *Engine) Scan(ctx context.Context, src Source) (Result, error) {
-	var sessions []evidence.Event
-	err := src.Each(ctx, sessionQuery, func(ev evidence.Event) error {
-		sessions = append(sessions, ev)
-		return nil
-	})
+	sessions, err := readSessions(ctx, src)
 	if err != nil {
 		return Result{}, fmt.Errorf("sessions: %w", err)
 	}

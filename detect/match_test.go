@@ -2,7 +2,6 @@ package detect_test
 
 import (
 	"context"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -41,14 +40,7 @@ func TestMatcherAgreesWithTheIndex(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			evs := loadSample(t, name)
 			detect.AttributeAll(evs)
-			st, err := evidence.Open(filepath.Join(t.TempDir(), "index"), evidence.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			if _, err := st.Index(context.Background(), evs, nil); err != nil {
-				t.Fatal(err)
-			}
+			st := indexed(t, evs)
 			for _, q := range queries {
 				m, err := detect.CompileQuery(q)
 				if err != nil {

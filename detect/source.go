@@ -105,13 +105,13 @@ func attributionField(f string) bool {
 func relax(q string) (string, bool) {
 	var must, not, should []string
 	dropped, droppedShould, hadMust := false, false, false
-	for _, c := range clauses(q) {
-		prefix, body := "", c
+	for _, c := range evidence.Clauses(q) {
+		prefix := ""
 		if c[0] == '+' || c[0] == '-' {
-			prefix, body = c[:1], c[1:]
+			prefix = c[:1]
 		}
 		hadMust = hadMust || prefix == "+"
-		dep := attributionField(clauseField(body))
+		dep := attributionField(evidence.ClauseField(c))
 		switch {
 		case dep && prefix == "":
 			dropped, droppedShould = true, true
@@ -133,50 +133,4 @@ func relax(q string) (string, bool) {
 		keep = append(keep, should...)
 	}
 	return strings.Join(keep, " "), true
-}
-
-// clauseField is the field a clause names ("" for a bare word).
-func clauseField(body string) string {
-	for i := 0; i < len(body); i++ {
-		switch body[i] {
-		case '\\':
-			i++
-		case ':':
-			return body[:i]
-		case '"', '/':
-			return ""
-		}
-	}
-	return ""
-}
-
-// clauses splits a query string into its top-level clauses, keeping
-// quoted phrases and escaped spaces inside their clause.
-func clauses(q string) []string {
-	var out []string
-	var cur strings.Builder
-	inQuote := false
-	for i := 0; i < len(q); i++ {
-		c := q[i]
-		switch {
-		case c == '\\' && i+1 < len(q):
-			cur.WriteByte(c)
-			i++
-			cur.WriteByte(q[i])
-			continue
-		case c == '"':
-			inQuote = !inQuote
-		case !inQuote && (c == ' ' || c == '\t' || c == '\n'):
-			if cur.Len() > 0 {
-				out = append(out, cur.String())
-				cur.Reset()
-			}
-			continue
-		}
-		cur.WriteByte(c)
-	}
-	if cur.Len() > 0 {
-		out = append(out, cur.String())
-	}
-	return out
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
 )
 
 // AgentTimeline is what one agent did: its events as a phase-mapped
@@ -42,7 +43,7 @@ func (w *Workspace) AgentTimeline(ctx context.Context, agent string) (AgentTimel
 			findings = append(findings, f)
 		}
 	}
-	p, err := assist.BuildPacket(ctx, w.Store, assist.Selection{Query: Must("agent", agent), Findings: findings}, assist.Budget{Tokens: timelineTokens})
+	p, err := assist.BuildPacket(ctx, w.Store, assist.Selection{Query: evidence.Must("agent", agent), Findings: findings}, assist.Budget{Tokens: timelineTokens})
 	if err != nil {
 		return AgentTimeline{}, fmt.Errorf("timeline of %s: %w", agent, err)
 	}

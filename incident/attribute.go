@@ -23,7 +23,7 @@ type attributor struct {
 }
 
 func (w *Workspace) newAttributor(ctx context.Context) (*attributor, error) {
-	id, err := SessionIdentity(ctx, w.Store)
+	id, err := detect.SessionIdentity(ctx, w.Store)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func (w *Workspace) Attribute(ctx context.Context, since time.Time) (Attribution
 	if !w.write {
 		return res, fmt.Errorf("incident opened read-only")
 	}
-	id, err := SessionIdentity(ctx, w.Store)
+	id, err := detect.SessionIdentity(ctx, w.Store)
 	if err != nil {
 		return res, err
 	}
@@ -77,7 +77,7 @@ func (w *Workspace) Attribute(ctx context.Context, since time.Time) (Attribution
 		batch = batch[:0]
 		return err
 	}
-	err = StoreSource{Store: w.Store, Since: since}.Each(ctx, "source:proxy source:sensor", func(ev evidence.Event) error {
+	err = detect.StoreSource{Store: w.Store, Since: since}.Each(ctx, "source:proxy source:sensor", func(ev evidence.Event) error {
 		res.Checked++
 		if detect.Apply(&ev, id.Attribute(&ev)) {
 			batch = append(batch, ev)

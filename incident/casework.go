@@ -78,7 +78,7 @@ func (w *Workspace) SetSubject(ctx context.Context, actor Actor, agents []string
 		if a == "" {
 			return Entry{}, errors.New("an empty agent name")
 		}
-		h, err := w.Store.Search(ctx, evidence.Request{Query: Term("agent", a), Limit: 1})
+		h, err := w.Store.Search(ctx, evidence.Request{Query: evidence.Term("agent", a), Limit: 1})
 		if err != nil {
 			return Entry{}, err
 		}

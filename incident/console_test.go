@@ -15,91 +15,6 @@ import (
 	"github.com/cordon-ir/cordon/incident/incidenttest"
 )
 
-func TestAgents(t *testing.T) {
-	ws := incidenttest.New(t)
-	agents, err := incident.Agents(context.Background(), ws.Store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(agents) != 2 {
-		t.Fatalf("want 2 agents, got %+v", agents)
-	}
-	a := agents[0]
-	if a.Agent != "agent-7" || a.Model != "acme-large-2026-06" || a.Sandbox != "sb-42" || a.IP != "10.0.3.7" || a.Run != "r-0721a" || a.Sessions != 1 {
-		t.Errorf("agent-7 identity: %+v", a)
-	}
-	if a.Events != 51 || a.Denied != 15 { // ledger records plus the proxy and sensor events attributed at ingest
-		t.Errorf("agent-7 counts: events %d denied %d, want 51 and 15", a.Events, a.Denied)
-	}
-	if want := time.Date(2026, 7, 21, 10, 0, 0, 0, time.UTC); !a.First.Equal(want) {
-		t.Errorf("agent-7 first seen %v, want %v", a.First, want)
-	}
-	if want := time.Date(2026, 7, 21, 10, 15, 0, 0, time.UTC); !a.Last.Equal(want) {
-		t.Errorf("agent-7 last seen %v, want %v", a.Last, want)
-	}
-	if b := agents[1]; b.Agent != "agent-3" || b.Denied != 0 || b.IP != "10.0.3.5" {
-		t.Errorf("agent-3: %+v", b)
-	}
-}
-
-func TestRelatedEvents(t *testing.T) {
-	ws := incidenttest.New(t)
-	ctx := context.Background()
-	hits, err := ws.Store.Search(ctx, evidence.Request{Query: `+call_id:c\-12 +kind:tool_call`})
-	if err != nil || len(hits.Events) != 1 {
-		t.Fatalf("call c-12: %v %+v", err, hits)
-	}
-	ev := hits.Events[0]
-	groups, err := incident.RelatedEvents(ctx, ws.Store, ev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	byWhy := map[string]incident.Related{}
-	for _, g := range groups {
-		byWhy[g.Why] = g
-		for _, e := range g.Events {
-			if e.ID == ev.ID {
-				t.Errorf("%s lists the event itself", g.Why)
-			}
-		}
-	}
-	call := byWhy["same call_id c-12"]
-	if len(call.Events) != 2 || call.Events[0].Kind != "policy_decision" || call.Events[1].Kind != "tool_result" {
-		t.Errorf("same call: %+v", call.Events)
-	}
-	near := byWhy["same agent agent-7 ±30s"]
-	for _, e := range near.Events {
-		if d := e.Time.Sub(ev.Time); d < -30*time.Second || d > 30*time.Second || e.Agent != "agent-7" {
-			t.Errorf("±30s group holds %s at %v", e.Agent, e.Time)
-		}
-	}
-	if len(near.Events) < 4 { // its decision and result, and the retry c-13 with its own
-		t.Errorf("±30s group: %d events", len(near.Events))
-	}
-	if s := byWhy["same session s-19 (nearest)"]; len(s.Events) == 0 || s.Total < uint64(len(s.Events)) {
-		t.Errorf("session group: %+v", s)
-	}
-}
-
-func TestRelatedExecChildren(t *testing.T) {
-	ws := incidenttest.New(t)
-	ctx := context.Background()
-	hits, err := ws.Store.Search(ctx, evidence.Request{Query: `+format:tetragon +kind:proc_exec +cmdline:pip`, Limit: 10})
-	if err != nil || len(hits.Events) == 0 {
-		t.Fatalf("pip exec: %v", err)
-	}
-	groups, err := incident.RelatedEvents(ctx, ws.Store, hits.Events[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, g := range groups {
-		if g.Query != "" && len(g.Events) > 0 && g.Why[:12] == "same exec_id" {
-			return
-		}
-	}
-	t.Errorf("no exec_id group in %+v", groups)
-}
-
 func TestMarksToggleAndPersist(t *testing.T) {
 	dir := t.TempDir()
 	m, err := incident.OpenMarks(dir)
@@ -156,36 +71,6 @@ func TestMarksToggleAndPersist(t *testing.T) {
 	}
 }
 
-func TestDensity(t *testing.T) {
-	t0 := time.Date(2026, 7, 21, 10, 0, 30, 0, time.UTC)
-	c := evidence.Counts{Total: 6, First: t0, Last: t0.Add(9 * time.Minute),
-		Minutes: map[int64]int64{t0.Unix() / 60: 3, t0.Unix()/60 + 5: 2, t0.Unix()/60 + 9: 1}}
-	b, d := incident.Density(c, 3)
-	if len(d) != 3 || d[0] != 3 || d[1] != 2 || d[2] != 1 {
-		t.Errorf("density %v", d)
-	}
-	if b.Index(t0.Add(-time.Hour)) != 0 || b.Index(t0.Add(time.Hour)) != 2 {
-		t.Error("Index does not clamp")
-	}
-}
-
-func TestDeniedSeries(t *testing.T) {
-	ws := incidenttest.New(t)
-	c := ws.Store.Counts()
-	b, _ := incident.Density(c, 10)
-	s, err := incident.DeniedSeries(context.Background(), ws.Store, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sum int64
-	for _, n := range s {
-		sum += n
-	}
-	if sum != c.Fields["decision"]["deny"] {
-		t.Errorf("denied series %v sums to %d, want %d", s, sum, c.Fields["decision"]["deny"])
-	}
-}
-
 func TestBackgroundIngest(t *testing.T) {
 	ws, err := incident.Create(filepath.Join(t.TempDir(), "w"))
 	if err != nil {
@@ -222,48 +107,6 @@ func TestDirFor(t *testing.T) {
 	}
 	if got := incident.DirFor("/s", []string{"-"}); !strings.HasPrefix(got, "/s/cordon/incidents/incident-") {
 		t.Errorf("stdin: %q", got)
-	}
-}
-
-// TestTermFindsOddValues runs Term's clauses against the store: a value with
-// a space, a colon, a quote or a leading dash must match exactly itself.
-func TestTermFindsOddValues(t *testing.T) {
-	var lines []byte
-	for i, agent := range []string{`agent 7`, `a:b`, `-lead`, `q"uote`, `back\slash`, `agent-7`} {
-		lines = append(lines, fmt.Sprintf(`{"v":1,"ts":"2026-07-21T10:00:0%dZ","type":"summary","agent":%q,"text":"x"}`+"\n", i, agent)...)
-	}
-	ws := incidenttest.New(t, incidenttest.WriteFile(t, "odd.jsonl", lines))
-	for _, agent := range []string{`agent 7`, `a:b`, `-lead`, `q"uote`, `back\slash`, `agent-7`} {
-		h, err := ws.Store.Search(context.Background(), evidence.Request{Query: incident.Must("agent", agent)})
-		if err != nil {
-			t.Fatalf("%s: %v", incident.Must("agent", agent), err)
-		}
-		if h.Total != 1 || h.Events[0].Agent != agent {
-			t.Errorf("%s found %d events", incident.Must("agent", agent), h.Total)
-		}
-	}
-}
-
-// TestRelatedUnattributed: a proxy record with no agent yet is linked to
-// what the same source IP did at that moment.
-func TestRelatedUnattributed(t *testing.T) {
-	ws := incidenttest.New(t)
-	ctx := context.Background()
-	hits, err := ws.Store.Search(ctx, evidence.Request{Query: `+format:squid +dst_host:httpbin.org`, Limit: 1})
-	if err != nil || len(hits.Events) == 0 {
-		t.Fatalf("squid deny: %v", err)
-	}
-	ev := hits.Events[0]
-	if ev.Agent != "agent-7" {
-		t.Fatalf("the fixture's squid line from 10.0.3.7 is attributed at ingest: %q", ev.Agent)
-	}
-	ev.Agent, ev.AttributedVia = "", "" // as if no session record named its IP
-	groups, err := incident.RelatedEvents(ctx, ws.Store, ev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(groups) == 0 || groups[0].Why != "same src_ip 10.0.3.7 ±30s" {
-		t.Fatalf("groups %+v", groups)
 	}
 }
 

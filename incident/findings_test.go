@@ -59,28 +59,6 @@ func TestFindingsOnAWorkspace(t *testing.T) {
 	}
 }
 
-// StoreSource reads every event once, oldest first, across pages.
-func TestStoreSourceReadsInTimeOrder(t *testing.T) {
-	ws := incidenttest.New(t, filepath.Join("..", "sample-incidents", "persistence-after-kill"))
-	var n int
-	var last string
-	err := incident.StoreSource{Store: ws.Store, PageSize: 97}.Each(context.Background(), "", func(ev evidence.Event) error {
-		key := ev.Time.Format("2006-01-02T15:04:05.000000000") + ev.ID
-		if key < last {
-			t.Fatalf("out of order: %s after %s", key, last)
-		}
-		last = key
-		n++
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if int64(n) != ws.Store.Counts().Total {
-		t.Errorf("read %d of %d events", n, ws.Store.Counts().Total)
-	}
-}
-
 // Attributing as the detectors read from the store gives the findings of
 // attributing every event first and reading from memory.
 func TestFindingsFromStoreMatchMemory(t *testing.T) {
@@ -91,7 +69,7 @@ func TestFindingsFromStoreMatchMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	var evs []evidence.Event
-	incident.StoreSource{Store: ws.Store}.Each(ctx, "", func(ev evidence.Event) error {
+	detect.StoreSource{Store: ws.Store}.Each(ctx, "", func(ev evidence.Event) error {
 		evs = append(evs, ev)
 		return nil
 	})

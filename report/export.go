@@ -8,8 +8,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
-	"github.com/cordon-ir/cordon/incident"
 )
 
 // TimesketchLine is one event as Timesketch imports it from JSONL: the
@@ -116,7 +116,7 @@ func Timesketch(ctx context.Context, st evidence.Store, query string, w io.Write
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(bw)
 	n := 0
-	err := incident.StoreSource{Store: st}.Each(ctx, query, func(ev evidence.Event) error {
+	err := detect.StoreSource{Store: st}.Each(ctx, query, func(ev evidence.Event) error {
 		if err := enc.Encode(NewTimesketchLine(ev)); err != nil {
 			return err
 		}

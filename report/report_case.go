@@ -83,9 +83,9 @@ type OpenItem struct {
 func attribution(ctx context.Context, st evidence.Store) (Attribution, error) {
 	c := st.Counts()
 	a := Attribution{Sessions: []SessionRow{}, Via: sortedCounts(c.Fields["attributed_via"]),
-		Unattributed: incident.Unattributed(c), Ambiguous: c.Fields["attributed_via"][detect.ViaAmbiguous]}
+		Unattributed: detect.Unattributed(c), Ambiguous: c.Fields["attributed_via"][detect.ViaAmbiguous]}
 	open := map[string]int{}
-	err := incident.StoreSource{Store: st}.Each(ctx, "kind:session_start kind:session_end", func(ev evidence.Event) error {
+	err := detect.StoreSource{Store: st}.Each(ctx, "kind:session_start kind:session_end", func(ev evidence.Event) error {
 		key := ev.Agent + "\x00" + ev.Session
 		if ev.Kind == evidence.KindSessionStart {
 			open[key] = len(a.Sessions)

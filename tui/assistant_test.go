@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/cordon-ir/cordon/assist"
+	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
 	"github.com/cordon-ir/cordon/tui"
@@ -225,7 +226,7 @@ func TestAssistantStreamsFromEndpoint(t *testing.T) {
 	}
 
 	c.keys("enter")
-	if c.m.Focus() != "timeline" || c.m.Timeline().Filter() != incident.IDQuery([]string{id}) {
+	if c.m.Focus() != "timeline" || c.m.Timeline().Filter() != evidence.IDQuery([]string{id}) {
 		t.Errorf("enter on claim 1: focus %s filter %q", c.m.Focus(), c.m.Timeline().Filter())
 	}
 	if rows := c.m.Timeline().Rows(); len(rows) != 1 || rows[0].ID != id {

@@ -11,6 +11,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
 	"github.com/cordon-ir/cordon/tui"
@@ -205,7 +206,7 @@ func TestPlaybookChecklistQueryAndCheck(t *testing.T) {
 	}
 	// enter on the check filters the timeline to its evidence
 	c.keys("g", "enter")
-	if c.m.Focus() != "timeline" || c.m.Timeline().Filter() != incident.IDQuery(res.Events) {
+	if c.m.Focus() != "timeline" || c.m.Timeline().Filter() != evidence.IDQuery(res.Events) {
 		t.Errorf("focus %s filter %q", c.m.Focus(), c.m.Timeline().Filter())
 	}
 	if hits, _ := c.m.Timeline().Hits(); int(hits) != len(res.Events) {
@@ -415,7 +416,7 @@ func TestJournalEnterOnCheckFiltersEvidence(t *testing.T) {
 	}
 	c := newConsole(t, ws, 80, 24, termenv.Ascii)
 	c.keys("tab", "tab", "tab", "tab", "enter")
-	if c.m.Focus() != "timeline" || c.m.Timeline().Filter() != incident.IDQuery(res[0].Events) {
+	if c.m.Focus() != "timeline" || c.m.Timeline().Filter() != evidence.IDQuery(res[0].Events) {
 		t.Errorf("enter on a check result: focus %s, filter %q", c.m.Focus(), c.m.Timeline().Filter())
 	}
 }

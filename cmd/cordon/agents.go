@@ -13,7 +13,7 @@ import (
 
 // agentReport is one agent with the key bindings of its sessions.
 type agentReport struct {
-	incident.AgentSummary
+	detect.AgentSummary
 	Bindings []detect.Binding `json:"bindings"`
 }
 
@@ -33,11 +33,11 @@ func cmdAgents(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer ws.Close()
-	sums, err := incident.Agents(ctx, ws.Store)
+	sums, err := detect.Agents(ctx, ws.Store)
 	if err != nil {
 		return err
 	}
-	id, err := incident.SessionIdentity(ctx, ws.Store)
+	id, err := detect.SessionIdentity(ctx, ws.Store)
 	if err != nil {
 		return err
 	}
@@ -56,19 +56,19 @@ func cmdAgents(ctx context.Context, e *env, args []string) error {
 		}
 		reports = append(reports, agentReport{AgentSummary: s, Bindings: bs})
 	}
-	cov, err := incident.Coverage(ctx, ws.Store)
+	cov, err := detect.AttributionCoverage(ctx, ws.Store)
 	if err != nil {
 		return err
 	}
-	unattributed := incident.Unattributed(ws.Store.Counts())
+	unattributed := detect.Unattributed(ws.Store.Counts())
 	if *asJSON {
 		if cov == nil {
-			cov = []incident.SourceCoverage{}
+			cov = []detect.SourceCoverage{}
 		}
 		return jsonEncoder(e.stdout).Encode(struct {
-			Agents       []agentReport             `json:"agents"`
-			Unattributed int64                     `json:"unattributed"`
-			Coverage     []incident.SourceCoverage `json:"coverage"`
+			Agents       []agentReport           `json:"agents"`
+			Unattributed int64                   `json:"unattributed"`
+			Coverage     []detect.SourceCoverage `json:"coverage"`
 		}{reports, unattributed, cov})
 	}
 	if len(reports) == 0 {

@@ -7,14 +7,14 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
-	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/tui/common"
 )
 
 type agentsMsg struct {
 	seq          int
-	agents       []incident.AgentSummary
+	agents       []detect.AgentSummary
 	unattributed int64
 	err          error
 }
@@ -24,7 +24,7 @@ type Model struct {
 	com   common.Common
 	store evidence.Store
 
-	agents       []incident.AgentSummary
+	agents       []detect.AgentSummary
 	unattributed int64
 	loaded       bool
 	loading      bool
@@ -48,7 +48,7 @@ func (m *Model) SetSize(w, h int) {
 func (m *Model) SetClock(c common.Clock) { m.clock = c }
 
 // Agents returns the rows (for tests).
-func (m Model) Agents() []incident.AgentSummary { return m.agents }
+func (m Model) Agents() []detect.AgentSummary { return m.agents }
 
 // Load summarizes the agents again (at open, when the pane is shown, after
 // an ingest).
@@ -57,8 +57,8 @@ func (m *Model) Load() tea.Cmd {
 	m.loading = true
 	ctx, st, seq := m.com.Ctx, m.store, m.seq
 	return m.com.Cmd(func() tea.Msg {
-		a, err := incident.Agents(ctx, st)
-		return agentsMsg{seq: seq, agents: a, unattributed: incident.Unattributed(st.Counts()), err: err}
+		a, err := detect.Agents(ctx, st)
+		return agentsMsg{seq: seq, agents: a, unattributed: detect.Unattributed(st.Counts()), err: err}
 	})
 }
 
@@ -90,7 +90,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			if m.cur >= 0 && m.cur < len(m.agents) {
 				a := m.agents[m.cur].Agent
 				return m, tea.Batch(
-					common.Send(common.FilterMsg{Set: incident.Must("agent", a), Replace: true}),
+					common.Send(common.FilterMsg{Set: evidence.Must("agent", a), Replace: true}),
 					common.Send(common.StatusMsg{Text: "timeline filtered to " + common.Fit(a, 40) + " (esc clears)"}))
 			}
 		}
@@ -110,7 +110,7 @@ type column struct {
 	title string
 	width int
 	right bool
-	value func(a incident.AgentSummary) string
+	value func(a detect.AgentSummary) string
 }
 
 func (m Model) columns() []column {
@@ -120,7 +120,7 @@ func (m Model) columns() []column {
 	if clock.Relative || clock.Days {
 		tw = clock.Width()
 	}
-	short := func(a incident.AgentSummary, first bool) string {
+	short := func(a detect.AgentSummary, first bool) string {
 		t := a.Last
 		if first {
 			t = a.First
@@ -135,19 +135,19 @@ func (m Model) columns() []column {
 		return s
 	}
 	cols := []column{
-		{"AGENT", 12, false, func(a incident.AgentSummary) string { return a.Agent }},
-		{"MODEL", 0, false, func(a incident.AgentSummary) string { return a.Model }},
+		{"AGENT", 12, false, func(a detect.AgentSummary) string { return a.Agent }},
+		{"MODEL", 0, false, func(a detect.AgentSummary) string { return a.Model }},
 	}
 	if w >= 110 {
-		cols = append(cols, column{"RUN", 10, false, func(a incident.AgentSummary) string { return a.Run }})
+		cols = append(cols, column{"RUN", 10, false, func(a detect.AgentSummary) string { return a.Run }})
 	}
 	cols = append(cols,
-		column{"SANDBOX", 8, false, func(a incident.AgentSummary) string { return a.Sandbox }},
-		column{"IP", 11, false, func(a incident.AgentSummary) string { return a.IP }},
-		column{"FIRST", tw, false, func(a incident.AgentSummary) string { return short(a, true) }},
-		column{"LAST", tw, false, func(a incident.AgentSummary) string { return short(a, false) }},
-		column{"EVENTS", 7, true, func(a incident.AgentSummary) string { return common.Count(a.Events) }},
-		column{"DENIED", 8, true, func(a incident.AgentSummary) string { return denied(a.Denied) }},
+		column{"SANDBOX", 8, false, func(a detect.AgentSummary) string { return a.Sandbox }},
+		column{"IP", 11, false, func(a detect.AgentSummary) string { return a.IP }},
+		column{"FIRST", tw, false, func(a detect.AgentSummary) string { return short(a, true) }},
+		column{"LAST", tw, false, func(a detect.AgentSummary) string { return short(a, false) }},
+		column{"EVENTS", 7, true, func(a detect.AgentSummary) string { return common.Count(a.Events) }},
+		column{"DENIED", 8, true, func(a detect.AgentSummary) string { return denied(a.Denied) }},
 	)
 	used := 2
 	for _, c := range cols {

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	llm "github.com/cordon-ir/cordon/assist"
+	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/tui/common"
 	"github.com/muesli/termenv"
@@ -216,7 +217,7 @@ func TestStreamThenClaims(t *testing.T) {
 			filter = f
 		}
 	}
-	if !filter.Replace || filter.Set != incident.IDQuery([]string{"a1", "b2"}) {
+	if !filter.Replace || filter.Set != evidence.IDQuery([]string{"a1", "b2"}) {
 		t.Errorf("enter on claim 1: %+v", filter)
 	}
 	// a claim citing nothing says so

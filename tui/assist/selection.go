@@ -6,7 +6,6 @@ import (
 	llm "github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
-	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/tui/common"
 )
 
@@ -51,7 +50,7 @@ func FromFinding(f detect.Finding) Selection {
 
 // FromEvent is an event and the events related to it (as far as the
 // event pane has found them).
-func FromEvent(ev evidence.Event, related []incident.Related) Selection {
+func FromEvent(ev evidence.Event, related []detect.Related) Selection {
 	ids := []string{ev.ID}
 	seen := map[string]bool{ev.ID: true}
 	for _, g := range related {

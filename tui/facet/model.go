@@ -8,7 +8,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/cordon-ir/cordon/evidence"
-	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/tui/common"
 )
 
@@ -121,7 +120,7 @@ func (m Model) choose() (Model, tea.Cmd) {
 	}
 	v := m.values[m.cur].Value
 	m.open = false
-	clause := incident.Must(m.field, v)
+	clause := evidence.Must(m.field, v)
 	return m, tea.Batch(
 		common.Send(common.FilterMsg{Add: clause}),
 		common.Send(common.StatusMsg{Text: "filter += " + common.Fit(clause, 60)}))

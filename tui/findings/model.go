@@ -96,24 +96,11 @@ func Sort(fs []detect.Finding) {
 }
 
 // Query is the timeline filter of a finding's evidence: its event ids, at
-// most MaxFilterIDs of them. Ids made by evidence.MakeID (hex) become one
-// required regexp clause, so that a search or a facet added later narrows
-// the evidence rather than widening it; other ids fall back to optional
-// terms.
+// most MaxFilterIDs of them, as evidence.IDQuery writes them (one required
+// clause for ids made by evidence.MakeID, so that a search or a facet added
+// later narrows the evidence rather than widening it).
 func Query(f detect.Finding) string {
-	ids := f.Events[:min(len(f.Events), MaxFilterIDs)]
-	plain := true
-	for _, id := range ids {
-		plain = plain && id != "" && strings.Trim(id, "0123456789abcdefABCDEF_-") == ""
-	}
-	if plain && len(ids) > 0 {
-		return "+id:/(" + strings.Join(ids, "|") + ")/"
-	}
-	terms := make([]string, len(ids))
-	for i, id := range ids {
-		terms[i] = incident.Term("id", id)
-	}
-	return strings.Join(terms, " ")
+	return evidence.IDQuery(f.Events[:min(len(f.Events), MaxFilterIDs)])
 }
 
 // Update handles the detectors' reply and, with focus, the pane's keys.

@@ -7,7 +7,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/cordon-ir/cordon/evidence"
-	"github.com/cordon-ir/cordon/incident"
 )
 
 // where says where a fresh window of rows is anchored.
@@ -58,7 +57,7 @@ type hitsMsg struct {
 // deniedMsg is the denied-per-bucket series for the sparkline.
 type deniedMsg struct {
 	seq     int
-	buckets incident.Buckets
+	buckets evidence.Buckets
 	series  []int64
 	err     error
 }
@@ -158,7 +157,7 @@ func hitsCmd(m *Model) tea.Cmd {
 func deniedCmd(m *Model) tea.Cmd {
 	ctx, st, seq, b := m.com.Ctx, m.store, m.sparkSeq, m.spark.b
 	return m.com.Cmd(func() tea.Msg {
-		s, err := incident.DeniedSeries(ctx, st, b)
+		s, err := evidence.DeniedSeries(ctx, st, b)
 		return deniedMsg{seq: seq, buckets: b, series: s, err: err}
 	})
 }
@@ -167,7 +166,7 @@ func deniedCmd(m *Model) tea.Cmd {
 // matches the filter and the last search.
 func matchCmd(m *Model, backward bool) tea.Cmd {
 	ctx, st, gen := m.com.Ctx, m.store, m.gen
-	q, _ := incident.Combine(m.filter, m.lastSearch)
+	q, _ := evidence.Combine(m.filter, m.lastSearch)
 	at := cursorOf(m.rows[m.cur])
 	return m.com.Cmd(func() tea.Msg {
 		p, err := st.Page(ctx, evidence.PageRequest{Query: q, After: at, Backward: backward, Limit: 1})

@@ -204,7 +204,7 @@ func (m Model) SearchText() string { return m.labels.search.text(m.search) }
 
 // AddFilter adds a required clause to the filter.
 func (m *Model) AddFilter(clause string) tea.Cmd {
-	return m.setQuery(incident.AddClause(m.filter, clause), m.search, true)
+	return m.setQuery(evidence.AddClause(m.filter, clause), m.search, true)
 }
 
 // Refresh reloads the window around the cursor, keeping it on its screen
@@ -252,7 +252,7 @@ func (m *Model) switchQuery(filter, search string, next labels, w where, at evid
 	prev := prevQuery{filter: m.filter, search: m.search, labels: m.labels}
 	m.filter, m.search = filter, search
 	m.labels = next.keep(filter, search)
-	m.query, m.anded = incident.Combine(filter, search)
+	m.query, m.anded = evidence.Combine(filter, search)
 	m.gen++
 	m.loading, m.loadingBefore, m.loadingAfter = true, false, false
 	m.hitsKnown = false

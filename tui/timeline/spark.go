@@ -6,14 +6,13 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/cordon-ir/cordon/evidence"
-	"github.com/cordon-ir/cordon/incident"
 )
 
 // sparkline is the one-line density of the whole incident over time: how
 // many events per bucket (from the per-minute counts kept at ingest), where
 // actions were denied, and where the cursor is.
 type sparkline struct {
-	b       incident.Buckets
+	b       evidence.Buckets
 	density []int64
 	denied  []int64 // nil until loaded
 	deny    int64   // the incident's denials when denied was loaded
@@ -30,7 +29,7 @@ const sparkLevels = " ▁▂▃▄▅▆▇█"
 // asks for the denied series again when it changed.
 func (m *Model) resetSpark() tea.Cmd {
 	n := max(m.com.Width-len([]rune(sparkLegend)), 0)
-	b, d := incident.Density(m.counts, n)
+	b, d := evidence.Density(m.counts, n)
 	resized := len(m.spark.density) != n
 	same := b == m.spark.b
 	m.spark.b, m.spark.density = b, d

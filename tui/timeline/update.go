@@ -160,7 +160,7 @@ func (m Model) applyAnchor(msg anchorMsg) (Model, tea.Cmd) {
 		}
 		if msg.prev != nil {
 			m.filter, m.search, m.labels = msg.prev.filter, msg.prev.search, msg.prev.labels
-			m.query, m.anded = incident.Combine(m.filter, m.search)
+			m.query, m.anded = evidence.Combine(m.filter, m.search)
 			m.gen++
 			cmds = append(cmds, hitsCmd(&m))
 		}

@@ -1,4 +1,4 @@
-package incident_test
+package detect_test
 
 import (
 	"context"
@@ -8,8 +8,6 @@ import (
 
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
-	"github.com/cordon-ir/cordon/incident"
-	"github.com/cordon-ir/cordon/incident/incidenttest"
 )
 
 func TestDescribeAttribution(t *testing.T) {
@@ -25,21 +23,21 @@ func TestDescribeAttribution(t *testing.T) {
 		{detect.Attribution{Via: detect.ViaAmbiguous, Candidates: []string{"agent-1", "agent-7"}}, "192.0.2.1, tok-1 → ambiguous: agent-1, agent-7"},
 		{detect.Attribution{}, "not attributed: no session binds 192.0.2.1, tok-1 at that time"},
 	} {
-		if got := incident.DescribeAttribution(ev, c.a); got != c.want {
+		if got := detect.DescribeAttribution(ev, c.a); got != c.want {
 			t.Errorf("got  %q\nwant %q", got, c.want)
 		}
 	}
 }
 
 func TestAttributionPathOfProxyEvent(t *testing.T) {
-	ws := incidenttest.New(t)
+	st := attributedStore(t, consoleFixture)
 	ctx := context.Background()
-	hits, err := ws.Store.Search(ctx, evidence.Request{Query: "+source:proxy +agent:agent-7", Limit: 1})
+	hits, err := st.Search(ctx, evidence.Request{Query: "+source:proxy +agent:agent-7", Limit: 1})
 	if err != nil || len(hits.Events) == 0 {
 		t.Fatalf("no proxy event of agent-7: %v", err)
 	}
 	ev := hits.Events[0]
-	got, err := incident.AttributionPath(ctx, ws.Store, ev)
+	got, err := detect.AttributionPath(ctx, st, ev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +45,7 @@ func TestAttributionPathOfProxyEvent(t *testing.T) {
 		t.Errorf("path of %s: %q", ev.ID, got)
 	}
 	ev.Source = evidence.SourceLedger
-	if got, _ := incident.AttributionPath(ctx, ws.Store, ev); got != "" {
+	if got, _ := detect.AttributionPath(ctx, st, ev); got != "" {
 		t.Errorf("a ledger record has a path: %q", got)
 	}
 }

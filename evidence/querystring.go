@@ -1,9 +1,13 @@
-package incident
+package evidence
 
 import (
 	"strings"
 	"time"
 )
+
+// Every query string cordon writes for the store is built here, so that a
+// value from the evidence is escaped the same way wherever it lands in a
+// query, and the clause syntax the parser reads is split in one place.
 
 // Term returns a query-string clause matching field exactly equal to value,
 // escaped so that spaces, colons and quotes in evidence (an agent name, a
@@ -41,6 +45,9 @@ func Within(since, until time.Time) string {
 
 // Must returns Term prefixed with "+": the clause a filter adds.
 func Must(field, value string) string { return "+" + Term(field, value) }
+
+// Not returns Term prefixed with "-": a clause that excludes the value.
+func Not(field, value string) string { return "-" + Term(field, value) }
 
 // IDQuery finds exactly the events with these ids: one regular expression
 // on the id field when every id is plain (hex digits, dash, underscore),
@@ -119,6 +126,26 @@ func Clauses(q string) []string {
 	}
 	flush()
 	return out
+}
+
+// ClauseField is the field a clause names ("" for a bare word, a phrase or
+// a regexp); a leading + or - is not part of it.
+func ClauseField(clause string) string {
+	body := clause
+	if body != "" && (body[0] == '+' || body[0] == '-') {
+		body = body[1:]
+	}
+	for i := 0; i < len(body); i++ {
+		switch body[i] {
+		case '\\':
+			i++
+		case ':':
+			return body[:i]
+		case '"', '/':
+			return ""
+		}
+	}
+	return ""
 }
 
 // AddClause appends a clause to a filter unless the filter already has it.

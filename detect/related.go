@@ -1,4 +1,4 @@
-package incident
+package detect
 
 import (
 	"context"
@@ -59,7 +59,7 @@ func RelatedEvents(ctx context.Context, st evidence.Store, ev evidence.Event) ([
 		return nil
 	}
 	if ev.CallID != "" {
-		if err := add("same call_id "+ev.CallID, Must("call_id", ev.CallID), time.Time{}, time.Time{}); err != nil {
+		if err := add("same call_id "+ev.CallID, evidence.Must("call_id", ev.CallID), time.Time{}, time.Time{}); err != nil {
 			return out, err
 		}
 	}
@@ -69,14 +69,14 @@ func RelatedEvents(ctx context.Context, st evidence.Store, ev evidence.Event) ([
 		out = append(out, r)
 	}
 	if ev.ExecID != "" {
-		q := Term("exec_id", ev.ExecID) + " " + Term("parent_exec_id", ev.ExecID)
+		q := evidence.Term("exec_id", ev.ExecID) + " " + evidence.Term("parent_exec_id", ev.ExecID)
 		if err := add("same exec_id "+ev.ExecID+" (and its children)", q, time.Time{}, time.Time{}); err != nil {
 			return out, err
 		}
 	}
 	if ev.Agent != "" {
 		since, until := ev.Time.Add(-RelatedWindow), ev.Time.Add(RelatedWindow+time.Nanosecond)
-		q := Must("agent", ev.Agent) + " " + Within(since, ev.Time.Add(RelatedWindow))
+		q := evidence.Must("agent", ev.Agent) + " " + evidence.Within(since, ev.Time.Add(RelatedWindow))
 		if err := add("same agent "+ev.Agent+" ±30s", q, since, until); err != nil {
 			return out, err
 		}
@@ -89,14 +89,14 @@ func RelatedEvents(ctx context.Context, st evidence.Store, ev evidence.Event) ([
 			if k.value == "" {
 				continue
 			}
-			q := Must(k.field, k.value) + " " + Within(since, ev.Time.Add(RelatedWindow))
+			q := evidence.Must(k.field, k.value) + " " + evidence.Within(since, ev.Time.Add(RelatedWindow))
 			if err := add("same "+k.field+" "+k.value+" ±30s", q, since, until); err != nil {
 				return out, err
 			}
 		}
 	}
 	if ev.Session != "" {
-		r, err := nearest(ctx, st, ev, "same session "+ev.Session, Must("session", ev.Session))
+		r, err := nearest(ctx, st, ev, "same session "+ev.Session, evidence.Must("session", ev.Session))
 		if err != nil {
 			return out, err
 		}
@@ -156,7 +156,7 @@ func crossLayer(ctx context.Context, st evidence.Store, ev evidence.Event) (Rela
 		for i, e := range effects {
 			ids[i] = e.ID
 		}
-		r := Related{Why: "what the tool call did (sensor, proxy)", Query: IDQuery(ids), Total: uint64(len(effects))}
+		r := Related{Why: "what the tool call did (sensor, proxy)", Query: evidence.IDQuery(ids), Total: uint64(len(effects))}
 		r.Events = effects[:min(len(effects), relatedLimit)]
 		return r, nil
 	}
@@ -168,5 +168,5 @@ func crossLayer(ctx context.Context, st evidence.Store, ev evidence.Event) (Rela
 	if call.CallID != "" {
 		why += " (" + call.CallID + ")"
 	}
-	return Related{Why: why, Query: Term("id", call.ID), Events: []evidence.Event{call}, Total: 1}, nil
+	return Related{Why: why, Query: evidence.Term("id", call.ID), Events: []evidence.Event{call}, Total: 1}, nil
 }

@@ -1,4 +1,4 @@
-package incident
+package detect
 
 import (
 	"context"
@@ -28,9 +28,9 @@ func (c SourceCoverage) Percent() float64 {
 	return 100 * float64(c.Attributed) / float64(c.Attributable)
 }
 
-// Coverage counts, for the proxy and sensor sources, the events attribution
+// AttributionCoverage counts, for the proxy and sensor sources, the events attribution
 // could concern and how many of them it tied to an agent.
-func Coverage(ctx context.Context, st evidence.Store) ([]SourceCoverage, error) {
+func AttributionCoverage(ctx context.Context, st evidence.Store) ([]SourceCoverage, error) {
 	c := st.Counts()
 	var out []SourceCoverage
 	for _, src := range []string{evidence.SourceProxy, evidence.SourceSensor} {
@@ -38,7 +38,7 @@ func Coverage(ctx context.Context, st evidence.Store) ([]SourceCoverage, error) 
 		if total == 0 {
 			continue
 		}
-		q := Must("source", src)
+		q := evidence.Must("source", src)
 		via, err := st.Facet(ctx, q, time.Time{}, time.Time{}, "attributed_via", 20)
 		if err != nil {
 			return nil, err

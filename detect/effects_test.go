@@ -1,27 +1,27 @@
-package incident_test
+package detect_test
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
-	"github.com/cordon-ir/cordon/incident"
-	"github.com/cordon-ir/cordon/incident/incidenttest"
 )
 
 // TestToolEffects follows agent-7's probing loop (tool call c-182 in the
 // egress-probe-exfil sample: curl to 13 hosts) into Tetragon and Squid, and
 // back from one of its proxy denials to the call.
 func TestToolEffects(t *testing.T) {
-	ws := incidenttest.New(t, "../sample-incidents/egress-probe-exfil")
+	st := attributedStore(t, filepath.Join("..", "sample-incidents", "egress-probe-exfil"))
 	ctx := context.Background()
-	hits, err := ws.Store.Search(ctx, evidence.Request{Query: "+call_id:c-182 +kind:tool_call"})
+	hits, err := st.Search(ctx, evidence.Request{Query: "+call_id:c-182 +kind:tool_call"})
 	if err != nil || len(hits.Events) != 1 {
 		t.Fatalf("the call: %v %d", err, len(hits.Events))
 	}
 	call := hits.Events[0]
-	effects, err := incident.ToolEffects(ctx, ws.Store, call)
+	effects, err := detect.ToolEffects(ctx, st, call)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,11 +50,11 @@ func TestToolEffects(t *testing.T) {
 			denial = e
 		}
 	}
-	cause, ok, err := incident.ToolCause(ctx, ws.Store, denial)
+	cause, ok, err := detect.ToolCause(ctx, st, denial)
 	if err != nil || !ok || cause.ID != call.ID {
 		t.Errorf("cause of the pastebin denial: %s %v %v", cause.CallID, ok, err)
 	}
-	groups, err := incident.RelatedEvents(ctx, ws.Store, denial)
+	groups, err := detect.RelatedEvents(ctx, st, denial)
 	if err != nil || len(groups) == 0 || groups[0].Why != "the tool call it came from (c-182)" {
 		t.Errorf("related groups of the denial: %+v %v", groups, err)
 	}

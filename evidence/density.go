@@ -1,11 +1,9 @@
-package incident
+package evidence
 
 import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/cordon-ir/cordon/evidence"
 )
 
 // Buckets splits [first, last] into n equal time buckets.
@@ -45,7 +43,7 @@ func (b Buckets) Start(i int) time.Time {
 // spans several buckets (a short incident on a wide terminal) is shared
 // between them by overlap, so that the line shows density, not a comb of
 // one-minute spikes; a bucket with any share counts at least 1.
-func Density(c evidence.Counts, n int) (Buckets, []int64) {
+func Density(c Counts, n int) (Buckets, []int64) {
 	b := Buckets{First: c.First, Last: c.Last, N: n}
 	out := make([]int64, max(n, 0))
 	if n <= 0 || c.Total == 0 {
@@ -88,29 +86,15 @@ func Density(c evidence.Counts, n int) (Buckets, []int64) {
 	return b, out
 }
 
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
 // DeniedSeries counts the denied actions in each bucket: one facet per
 // bucket over the index's deny postings, so its cost follows the number of
 // denials, not of events. Small enough to run whenever the width changes.
-func DeniedSeries(ctx context.Context, st evidence.Store, b Buckets) ([]int64, error) {
+func DeniedSeries(ctx context.Context, st Store, b Buckets) ([]int64, error) {
 	out := make([]int64, max(b.N, 0))
-	if st.Counts().Fields["decision"][evidence.DecisionDeny] == 0 {
+	if st.Counts().Fields["decision"][DecisionDeny] == 0 {
 		return out, nil
 	}
-	q := Must("decision", evidence.DecisionDeny)
+	q := Must("decision", DecisionDeny)
 	for i := 0; i < b.N; i++ {
 		since, until := b.Start(i), b.Start(i+1)
 		if i == b.N-1 {
@@ -124,7 +108,7 @@ func DeniedSeries(ctx context.Context, st evidence.Store, b Buckets) ([]int64, e
 			return nil, fmt.Errorf("denials over time: %w", err)
 		}
 		for _, c := range counts {
-			if c.Value == evidence.DecisionDeny {
+			if c.Value == DecisionDeny {
 				out[i] = c.Count
 			}
 		}

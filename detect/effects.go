@@ -1,4 +1,4 @@
-package incident
+package detect
 
 import (
 	"context"
@@ -35,7 +35,7 @@ func ToolEffects(ctx context.Context, st evidence.Store, call evidence.Event) ([
 	}
 	until := call.Time.Add(effectMax)
 	if call.CallID != "" {
-		res, err := st.Search(ctx, evidence.Request{Query: Must("call_id", call.CallID) + " " + Must("kind", evidence.KindToolResult), Limit: 1})
+		res, err := st.Search(ctx, evidence.Request{Query: evidence.Must("call_id", call.CallID) + " " + evidence.Must("kind", evidence.KindToolResult), Limit: 1})
 		if err != nil {
 			return nil, err
 		}
@@ -44,7 +44,7 @@ func ToolEffects(ctx context.Context, st evidence.Store, call evidence.Event) ([
 		}
 	}
 	hits, err := st.Search(ctx, evidence.Request{
-		Query: Must("agent", call.Agent) + " -" + Term("source", evidence.SourceLedger),
+		Query: evidence.Must("agent", call.Agent) + " " + evidence.Not("source", evidence.SourceLedger),
 		Since: call.Time, Until: until, Sort: evidence.SortTime, Limit: maxEffectEvents,
 	})
 	if err != nil {
@@ -56,14 +56,14 @@ func ToolEffects(ctx context.Context, st evidence.Store, call evidence.Event) ([
 		switch {
 		case ev.Source == evidence.SourceSensor && ev.ExecID != "" && (tree[ev.ExecID] || tree[ev.ParentExecID]):
 			tree[ev.ExecID] = true
-		case ev.Source == evidence.SourceSensor && ev.Kind == evidence.KindProcExec && ev.Time.Sub(call.Time) <= effectStart && runs(ev.Cmdline, cmd):
+		case ev.Source == evidence.SourceSensor && ev.Kind == evidence.KindProcExec && ev.Time.Sub(call.Time) <= effectStart && runsCommand(ev.Cmdline, cmd):
 			if ev.ExecID != "" {
 				tree[ev.ExecID] = true
 			}
 		case ev.Source == evidence.SourceSensor && ev.ExecID == "" && ev.Cmdline != "" && strings.Contains(cmd, normalizeCmd(ev.Cmdline)):
 			// a sensor without process ids (Falco): its command line is
 			// part of the call's command
-		case ev.Source == evidence.SourceProxy && names(cmd, ev):
+		case ev.Source == evidence.SourceProxy && namesDestination(cmd, ev):
 		default:
 			continue
 		}
@@ -79,7 +79,7 @@ func ToolCause(ctx context.Context, st evidence.Store, ev evidence.Event) (evide
 		return evidence.Event{}, false, nil
 	}
 	calls, err := st.Search(ctx, evidence.Request{
-		Query: Must("agent", ev.Agent) + " " + Must("kind", evidence.KindToolCall),
+		Query: evidence.Must("agent", ev.Agent) + " " + evidence.Must("kind", evidence.KindToolCall),
 		Since: ev.Time.Add(-effectMax), Until: ev.Time.Add(time.Nanosecond), Sort: evidence.SortTimeDesc, Limit: 20,
 	})
 	if err != nil {
@@ -100,10 +100,10 @@ func ToolCause(ctx context.Context, st evidence.Store, ev evidence.Event) (evide
 	return evidence.Event{}, false, nil
 }
 
-// runs reports whether a process command line runs the command: a shell
+// runsCommand reports whether a process command line runs the command: a shell
 // wrapper holding it whole (bash -lc "…"), or the same program with the
 // same first argument.
-func runs(cmdline, cmd string) bool {
+func runsCommand(cmdline, cmd string) bool {
 	c := normalizeCmd(cmdline)
 	if c == "" {
 		return false
@@ -118,8 +118,8 @@ func runs(cmdline, cmd string) bool {
 	return len(a) == 1 || len(b) == 1 || a[1] == b[1]
 }
 
-// names reports whether the command names the proxy event's destination.
-func names(cmd string, ev evidence.Event) bool {
+// namesDestination reports whether the command names the proxy event's destination.
+func namesDestination(cmd string, ev evidence.Event) bool {
 	for _, h := range []string{ev.DstHost, ev.DstIP} {
 		if len(h) > 3 && strings.Contains(cmd, strings.ToLower(h)) {
 			return true

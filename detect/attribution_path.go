@@ -1,4 +1,4 @@
-package incident
+package detect
 
 import (
 	"context"
@@ -6,22 +6,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 )
 
 // SessionIdentity builds the identity map (keys to agents over time) from
 // the session records in the store.
-func SessionIdentity(ctx context.Context, st evidence.Store) (*detect.Identity, error) {
-	var sessions []evidence.Event
-	err := StoreSource{Store: st}.Each(ctx, "kind:session_start kind:session_end", func(ev evidence.Event) error {
-		sessions = append(sessions, ev)
-		return nil
-	})
+func SessionIdentity(ctx context.Context, st evidence.Store) (*Identity, error) {
+	sessions, err := readSessions(ctx, StoreSource{Store: st})
 	if err != nil {
 		return nil, fmt.Errorf("read session records: %w", err)
 	}
-	return detect.NewIdentity(sessions), nil
+	return NewIdentity(sessions), nil
 }
 
 // AttributionPath explains, in one line, how a proxy or sensor event is tied
@@ -34,7 +29,7 @@ func AttributionPath(ctx context.Context, st evidence.Store, ev evidence.Event) 
 	if ev.Source != evidence.SourceProxy && ev.Source != evidence.SourceSensor {
 		return "", nil
 	}
-	if !detect.Attributable(&ev) {
+	if !Attributable(&ev) {
 		return "not attributed: the event carries no container, pod, source IP or credential", nil
 	}
 	id, err := SessionIdentity(ctx, st)
@@ -45,9 +40,9 @@ func AttributionPath(ctx context.Context, st evidence.Store, ev evidence.Event) 
 }
 
 // DescribeAttribution writes an attribution of ev as AttributionPath does.
-func DescribeAttribution(ev evidence.Event, a detect.Attribution) string {
+func DescribeAttribution(ev evidence.Event, a Attribution) string {
 	switch {
-	case a.Via == detect.ViaAmbiguous:
+	case a.Via == ViaAmbiguous:
 		s := keyOf(ev) + " → ambiguous: " + strings.Join(a.Candidates, ", ")
 		if a.AfterEnd {
 			s += " (sessions ended)"
