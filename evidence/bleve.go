@@ -59,24 +59,9 @@ func Open(dir string, opt Options) (Store, error) {
 		if opt.ReadOnly {
 			return nil, fmt.Errorf("open index %s: %w", dir, os.ErrNotExist)
 		}
-		idx, err := bleve.NewUsing(dir, im, scorch.Name, scorch.Name, map[string]interface{}{"unsafe_batch": true})
-		if err != nil {
-			return nil, fmt.Errorf("create index %s: %w", dir, err)
-		}
-		if err := os.WriteFile(vpath, []byte(strconv.Itoa(MappingVersion)+"\n"), 0o644); err != nil {
-			idx.Close()
+		if err := create(dir, im); err != nil {
 			return nil, err
 		}
-		s.idx = idx
-		// With unsafe_batch, the mapping bleve stores at creation reaches
-		// the disk with a later snapshot: a workspace created and closed
-		// before any batch would reopen without one. An empty batch whose
-		// persistence Close waits for carries it down.
-		if err := s.commit(idx.NewBatch(), Counts{}, true); err != nil {
-			idx.Close()
-			return nil, fmt.Errorf("create index %s: %w", dir, err)
-		}
-		return s, nil
 	}
 	v, err := os.ReadFile(vpath)
 	if got := strings.TrimSpace(string(v)); err != nil || got != strconv.Itoa(MappingVersion) {
@@ -103,6 +88,54 @@ func Open(dir string, opt Options) (Store, error) {
 		}
 	}
 	return s, nil
+}
+
+// create builds an empty index at dir. It is built beside dir and renamed
+// into place once its mapping is on disk, so that a process killed while
+// creating it leaves no index that cannot be opened: the next run finds
+// none and creates it again.
+func create(dir string, im *mapping.IndexMappingImpl) error {
+	tmp := dir + ".new"
+	for _, d := range []string{tmp, dir} {
+		if err := os.RemoveAll(d); err != nil {
+			return fmt.Errorf("create index %s: %w", dir, err)
+		}
+	}
+	idx, err := bleve.NewUsing(tmp, im, scorch.Name, scorch.Name, map[string]interface{}{"unsafe_batch": true})
+	if err != nil {
+		return fmt.Errorf("create index %s: %w", dir, err)
+	}
+	s := &bleveStore{im: im, idx: idx}
+	// With unsafe_batch, the mapping bleve stores at creation reaches the
+	// disk with a later snapshot: an empty batch whose persistence Close
+	// waits for carries it down.
+	err = s.commit(idx.NewBatch(), Counts{}, true)
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(tmp, versionFile), []byte(strconv.Itoa(MappingVersion)+"\n"), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, dir)
+	}
+	if err == nil {
+		err = syncDir(filepath.Dir(dir))
+	}
+	if err != nil {
+		return fmt.Errorf("create index %s: %w", dir, err)
+	}
+	return nil
+}
+
+// syncDir makes a rename in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 // Close waits for the last batch to be persisted, then closes the index.

@@ -278,3 +278,9 @@ func CheckStep(ctx context.Context, st evidence.Store, step *playbook.Step, cs C
 	}
 	return res, nil
 }
+
+// CheckCapability judges one capability against its stop time on the
+// evidence in st: what the console's capability view shows.
+func CheckCapability(ctx context.Context, st evidence.Store, c *detect.Capability, contained time.Time) CapabilityCheck {
+	return checkCapability(c, contained, seenIn(ctx, st))
+}

@@ -234,7 +234,7 @@ func New(opt Options) Model {
 		help:      h,
 		timeline:  timeline.New(com, opt.Store),
 		detail:    detail.New(com, opt.Store),
-		agents:    agents.New(com, opt.Store),
+		agents:    agents.New(com, opt.Store, capsOf(opt.Workspace)),
 		findings:  findings.New(com, opt.Store, opt.Rules),
 		search:    search.New(com),
 		facet:     facet.New(com, opt.Store),
@@ -430,4 +430,12 @@ func ingestLine(u incident.IngestUpdate) string {
 		s += fmt.Sprintf(" · file %d/%d", min(p.FilesDone+1, p.Files), p.Files)
 	}
 	return s + fmt.Sprintf(" · %s events · %s/s", common.Count(p.Events), common.Count(int64(rate)))
+}
+
+// capsOf is the case the Agents pane's capability view reads, or nil.
+func capsOf(cw common.Casework) agents.Capabilities {
+	if c, ok := cw.(agents.Capabilities); ok && cw != nil {
+		return c
+	}
+	return nil
 }

@@ -31,11 +31,19 @@ type Model struct {
 	seq          int
 	cur, top     int
 	clock        common.Clock
+
+	// An open profile: one agent's sessions and capabilities.
+	caps       Capabilities
+	profileFor string
+	prof       profile
+	profLoaded bool
+	pcur, ptop int
 }
 
-// New returns the pane; Load fills it.
-func New(com common.Common, store evidence.Store) Model {
-	return Model{com: com, store: store}
+// New returns the pane; Load fills it. caps is the case the capability
+// view reads (nil: the view says none is open).
+func New(com common.Common, store evidence.Store, caps Capabilities) Model {
+	return Model{com: com, store: store, caps: caps}
 }
 
 // SetSize sets the pane's size.
@@ -75,10 +83,24 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		m.agents, m.unattributed, m.loaded = msg.agents, msg.unattributed, true
 		m.clamp()
+	case profileMsg:
+		if msg.seq != m.seq || m.profileFor == "" {
+			return m, nil
+		}
+		m.prof, m.profLoaded = msg.p, true
+		if msg.err != nil {
+			return m, common.Send(common.ErrMsg{Err: fmt.Errorf("agent %s: %w", m.profileFor, msg.err)})
+		}
 	case tea.MouseMsg:
+		if m.profileFor != "" {
+			return m, nil
+		}
 		m.cur, _ = m.com.Keys.MoveCursor(msg, m.cur, len(m.agents), m.rowsVisible())
 		m.clamp()
 	case tea.KeyMsg:
+		if m.profileFor != "" {
+			return m.updateProfile(msg)
+		}
 		k := m.com.Keys
 		if cur, moved := k.MoveCursor(msg, m.cur, len(m.agents), m.rowsVisible()); moved {
 			m.cur = cur
@@ -88,10 +110,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		switch {
 		case key.Matches(msg, k.Open):
 			if m.cur >= 0 && m.cur < len(m.agents) {
-				a := m.agents[m.cur].Agent
-				return m, tea.Batch(
-					common.Send(common.FilterMsg{Set: evidence.Must("agent", a), Replace: true}),
-					common.Send(common.StatusMsg{Text: "timeline filtered to " + common.Fit(a, 40) + " (esc clears)"}))
+				m.profLoaded, m.prof = false, profile{}
+				return m, m.openProfile(m.agents[m.cur].Agent)
 			}
 		}
 		m.clamp()
@@ -173,12 +193,18 @@ func cell(s string, w int, right bool) string {
 	return strings.Repeat(" ", max(w-ansi.StringWidth(s), 0)) + s
 }
 
-// View renders the agents table.
+// Profiling reports an open profile (for the key help).
+func (m Model) Profiling() bool { return m.profileFor != "" }
+
+// View renders the agents table, or the open profile.
 func (m Model) View() string {
 	st := m.com.Styles
 	h, w := m.com.Height, m.com.Width
 	if h <= 0 || w <= 0 {
 		return ""
+	}
+	if m.profileFor != "" {
+		return m.viewProfile()
 	}
 	cols := m.columns()
 	var hdr strings.Builder
@@ -226,7 +252,7 @@ func (m Model) View() string {
 		out = append(out, "", st.Dim.Render(common.Fit(fmt.Sprintf("  %s events are not attributed to any agent yet", common.Count(m.unattributed)), w)))
 	}
 	if len(m.agents) > 0 && len(out) < h {
-		out = append(out, st.Dim.Render(common.Fit("  enter filters the timeline to the agent", w)))
+		out = append(out, st.Dim.Render(common.Fit("  enter opens the agent: its sessions and capabilities", w)))
 	}
 	for len(out) < h {
 		out = append(out, "")

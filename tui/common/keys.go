@@ -109,7 +109,7 @@ func (k *KeyMap) shortHelpFor(pane string) []key.Binding {
 	case "event":
 		return []key.Binding{as(k.NextMatch, "next related"), as(k.Open, "open event/group"), k.Back, k.Mark, k.Note, as(k.Assist, "assistant on event"), k.NextPane, k.Help, k.Quit}
 	case "agents":
-		return []key.Binding{as(k.Open, "filter timeline to agent"), k.NextPane, k.Search, k.Help, k.Quit}
+		return []key.Binding{as(k.Open, "open agent: sessions, capabilities"), k.NextPane, k.Search, k.Help, k.Quit}
 	case "findings":
 		return []key.Binding{as(k.Open, "filter timeline to evidence"), as(k.Assist, "assistant on finding"), k.NextPane, k.Search, k.Help, k.Quit}
 	case "playbook":

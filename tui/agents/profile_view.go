@@ -1,0 +1,174 @@
+package agents
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/tui/common"
+)
+
+// maxEvidenceIDs bounds the ids a capability line filters the timeline to.
+const maxEvidenceIDs = 500
+
+// row is one selectable line of a profile: what enter filters the timeline
+// to, and how it reads.
+type row struct {
+	text   string
+	filter string
+	label  string
+	live   bool // a capability still live: shown as such, not by colour alone
+}
+
+func (p profile) rows(clock common.Clock) []row {
+	out := []row{{text: "every event of " + p.agent, filter: evidence.Must("agent", p.agent), label: p.agent}}
+	for _, s := range p.sessions {
+		end := "open"
+		if !s.End.IsZero() {
+			end = clock.Format(s.End) + " " + s.Ended
+		}
+		text := fmt.Sprintf("session %-8s %-8s %-15s %s – %s", s.ID, s.Sandbox, s.IP, clock.Format(s.Start), end)
+		if s.Shared != "" {
+			text += "  ! " + s.Shared
+		}
+		out = append(out, row{text: text, filter: evidence.Must("agent", p.agent) + " " + evidence.Must("session", s.ID), label: "session " + s.ID})
+	}
+	for i := range p.caps {
+		c := &p.caps[i]
+		ch, judged := p.checks[i]
+		out = append(out, row{text: capText(c, ch, judged, clock), filter: evidence.IDQuery(capIDs(c)),
+			label: c.Kind + " " + c.Value, live: judged && ch.Status == incident.CheckNotVerified})
+	}
+	return out
+}
+
+// capText is a capability in one line: kind, origin, value, owner, and
+// whether it is stopped.
+func capText(c *detect.Capability, ch incident.CapabilityCheck, judged bool, clock common.Clock) string {
+	origin := c.Origin
+	if c.Origin == detect.OriginAcquired && c.Owner != "" && c.Owner != c.Agent {
+		origin = "acquired from " + c.Owner
+	}
+	state := ""
+	switch {
+	case c.Kind == detect.CapDataOut:
+		state = fmt.Sprintf("%s sent (allowlist: %s)", bytesText(c.BytesOut), c.Allowlist)
+	case judged && ch.Status == incident.CheckNotVerified:
+		state = "LIVE after its stop time"
+	case judged && ch.Status == incident.CheckVerified:
+		state = "stopped"
+	case judged:
+		state = "unknown: " + string(ch.Status)
+	case !c.EndAt.IsZero():
+		state = "ended " + clock.Format(c.EndAt) + " (" + c.EndHow + ")"
+	default:
+		state = "no end recorded (mark the stop step done to judge it)"
+	}
+	if c.Kind != detect.CapDataOut && !c.EndAt.IsZero() && judged {
+		state += ", " + c.EndHow + " " + clock.Format(c.EndAt)
+	}
+	last := ""
+	if u, ok := c.LastOK(); ok {
+		last = " · last used " + clock.Format(u.Time)
+		if u.From != "" {
+			last += " from " + u.From
+		}
+	}
+	return fmt.Sprintf("%-10s %-22s %s — %s%s · %s", c.Kind, origin, c.Value, state, last, c.How)
+}
+
+// capIDs are the events behind a capability: how it came, its uses and
+// its end.
+func capIDs(c *detect.Capability) []string {
+	ids := append([]string{}, c.Acquired...)
+	for _, u := range c.Uses {
+		ids = append(ids, u.ID)
+	}
+	if c.EndID != "" {
+		ids = append(ids, c.EndID)
+	}
+	if len(ids) > maxEvidenceIDs {
+		ids = ids[:maxEvidenceIDs]
+	}
+	return ids
+}
+
+func bytesText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// updateProfile handles the keys of an open profile.
+func (m Model) updateProfile(msg tea.KeyMsg) (Model, tea.Cmd) {
+	k := m.com.Keys
+	rows := m.prof.rows(m.clock)
+	if cur, moved := k.MoveCursor(msg, m.pcur, len(rows), m.rowsVisible()-1); moved {
+		m.pcur = cur
+		m.pcur, m.ptop = common.Scroll(m.pcur, m.ptop, len(rows), m.rowsVisible()-1)
+		return m, nil
+	}
+	switch {
+	case key.Matches(msg, k.Back):
+		m.profileFor = ""
+		m.prof = profile{}
+	case key.Matches(msg, k.Open):
+		if m.pcur >= 0 && m.pcur < len(rows) && rows[m.pcur].filter != "" {
+			r := rows[m.pcur]
+			return m, tea.Batch(
+				common.Send(common.FilterMsg{Set: r.filter, Replace: true}),
+				common.Send(common.StatusMsg{Text: "timeline filtered to " + common.Fit(r.label, 50) + " (esc clears)"}))
+		}
+	}
+	return m, nil
+}
+
+// viewProfile renders an open profile.
+func (m Model) viewProfile() string {
+	st := m.com.Styles
+	h, w := m.com.Height, m.com.Width
+	title := "  " + m.profileFor + " — sessions and capabilities (granted / acquired, live / stopped); enter opens the evidence, esc the list"
+	out := []string{st.ColHeader.Render(common.PadRight(common.Fit(title, w), w))}
+	if !m.profLoaded {
+		out = append(out, st.Dim.Render("  reading the agent's sessions and capabilities…"))
+	}
+	rows := m.prof.rows(m.clock)
+	if m.profLoaded && m.prof.capsErr != nil {
+		out = append(out, st.Dim.Render(common.Fit("  capabilities unavailable: "+m.prof.capsErr.Error(), w)))
+	}
+	if m.profLoaded && !m.prof.contained.IsZero() {
+		out = append(out, st.Dim.Render(common.Fit("  judged against containment at "+m.prof.contained.UTC().Format(time.DateTime)+"Z and each capability's own end", w)))
+	}
+	visible := max(h-len(out), 1)
+	end := min(m.ptop+visible, len(rows))
+	for i := m.ptop; i < end; i++ {
+		r := rows[i]
+		prefix := "  "
+		if i == m.pcur {
+			prefix = "▸ "
+		}
+		line := common.Fit(prefix+r.text, w)
+		switch {
+		case i == m.pcur:
+			line = st.RowSelected.Render(common.PadRight(line, w))
+		case r.live:
+			line = st.Deny.Render(line)
+		}
+		out = append(out, line)
+	}
+	for len(out) < h {
+		out = append(out, "")
+	}
+	return strings.Join(out[:h], "\n")
+}
