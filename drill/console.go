@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 )
 
 // speedSteps are the speeds a facilitator steps through, slowest first.
@@ -33,8 +33,8 @@ func StepSpeed(cur float64, dir int) float64 {
 
 // LatestAnswers folds the journal's drill_answer entries: the last answer
 // to each question wins, as in the debrief.
-func LatestAnswers(entries []incident.Entry) map[string]incident.Entry {
-	out := map[string]incident.Entry{}
+func LatestAnswers(entries []journal.Entry) map[string]journal.Entry {
+	out := map[string]journal.Entry{}
 	for _, e := range entries {
 		if q, _, ok := AnswerOf(e); ok {
 			out[q] = e
@@ -44,9 +44,9 @@ func LatestAnswers(entries []incident.Entry) map[string]incident.Entry {
 }
 
 // AnswerOf reads the question and answer of a drill_answer entry.
-func AnswerOf(e incident.Entry) (question, answer string, ok bool) {
+func AnswerOf(e journal.Entry) (question, answer string, ok bool) {
 	var p answerPayload
-	if e.Type != incident.EntryDrillAnswer || json.Unmarshal(e.Payload, &p) != nil || p.Question == "" {
+	if e.Type != journal.EntryDrillAnswer || json.Unmarshal(e.Payload, &p) != nil || p.Question == "" {
 		return "", "", false
 	}
 	return p.Question, p.Answer, true

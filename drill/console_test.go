@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/cordon-ir/cordon/drill"
-	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 )
 
 func TestStepSpeed(t *testing.T) {
@@ -41,7 +41,7 @@ func TestEndReleasesEverythingAndDebriefs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	team := incident.Actor{Name: "team", Via: incident.ViaConsole}
+	team := journal.Actor{Name: "team", Via: journal.ViaConsole}
 	for _, a := range []string{"agent-17", "agent-21"} {
 		if _, err := d.Answer(ctx, team, "which-agent", a); err != nil {
 			t.Fatal(err)
@@ -71,7 +71,7 @@ func TestEndReleasesEverythingAndDebriefs(t *testing.T) {
 	}
 	var stamps []string
 	for _, e := range es {
-		if e.Type == incident.EntryDrillInject {
+		if e.Type == journal.EntryDrillInject {
 			stamps = append(stamps, e.Time.UTC().Format("15:04:05"))
 		}
 	}

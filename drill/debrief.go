@@ -12,6 +12,7 @@ import (
 
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 )
 
 // Debrief scores a drill from its journal and its workspace: the answers,
@@ -138,14 +139,13 @@ func BuildDebrief(ctx context.Context, ws *incident.Workspace, s *Script, st Sta
 	return d, nil
 }
 
-
 // questions scores the last answer to each question.
-func (d *Debrief) questions(s *Script, entries []incident.Entry, day time.Time) {
-	last := map[string]incident.Entry{}
+func (d *Debrief) questions(s *Script, entries []journal.Entry, day time.Time) {
+	last := map[string]journal.Entry{}
 	given := map[string]string{}
 	for _, e := range entries {
 		var p answerPayload
-		if e.Type == incident.EntryDrillAnswer && json.Unmarshal(e.Payload, &p) == nil {
+		if e.Type == journal.EntryDrillAnswer && json.Unmarshal(e.Payload, &p) == nil {
 			last[p.Question], given[p.Question] = e, p.Answer
 		}
 	}
@@ -188,7 +188,7 @@ func (d *Debrief) findings(s *Script, found []detect.Finding) {
 }
 
 // milestones finds when the team detected, attributed and contained.
-func (d *Debrief) milestones(s *Script, entries []incident.Entry, cs incident.CaseState) {
+func (d *Debrief) milestones(s *Script, entries []journal.Entry, cs incident.CaseState) {
 	culprits := map[string]bool{}
 	for _, f := range s.Expect.Findings {
 		culprits[strings.ToLower(f.Agent)] = true
@@ -200,14 +200,14 @@ func (d *Debrief) milestones(s *Script, entries []incident.Entry, cs incident.Ca
 	}
 	for _, e := range entries {
 		switch e.Type {
-		case incident.EntrySubjectSet:
+		case journal.EntrySubjectSet:
 			mark(&d.Detect, e.Time, "named a subject: "+e.Text)
 			for _, a := range strings.Split(e.Text, ", ") {
 				if culprits[strings.ToLower(a)] {
 					mark(&d.Attribute, e.Time, "named "+a+" as the subject")
 				}
 			}
-		case incident.EntryStepDone:
+		case journal.EntryStepDone:
 			if strings.HasPrefix(e.Step, "detect.") {
 				mark(&d.Detect, e.Time, "step "+e.Step+" done")
 			}

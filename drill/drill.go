@@ -13,13 +13,14 @@ import (
 	"time"
 
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 )
 
 // stateFile records, in the drill's workspace, which script it runs.
 const stateFile = "drill.json"
 
 // scenarioActor is who the journal names for what the scenario does.
-var scenarioActor = incident.Actor{Name: "scenario", Via: incident.ViaDrill}
+var scenarioActor = journal.Actor{Name: "scenario", Via: journal.ViaDrill}
 
 // State is what a drill workspace says about its drill.
 type State struct {
@@ -88,7 +89,7 @@ func start(ctx context.Context, s *Script, ws *incident.Workspace, wall func() t
 		return nil, err
 	}
 	text := fmt.Sprintf("drill %s starts at %s, speed ×%g", s.Scenario, d.State.Start.Format(time.RFC3339), d.Clock.Speed())
-	if _, err := ws.Journal().Append(ctx, incident.Entry{Actor: scenarioActor, Type: incident.EntryDrillStarted, Text: text}); err != nil {
+	if _, err := ws.Journal().Append(ctx, journal.Entry{Actor: scenarioActor, Type: journal.EntryDrillStarted, Text: text}); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -170,7 +171,7 @@ func (d *Drill) resume(ctx context.Context) error {
 		if e.Time.After(at) && !e.Time.After(d.State.End) {
 			at = e.Time
 		}
-		if e.Type == incident.EntryDrillInject {
+		if e.Type == journal.EntryDrillInject {
 			fired++
 		}
 	}
@@ -185,7 +186,7 @@ func (d *Drill) resume(ctx context.Context) error {
 	d.pending = released > 0 // a quit may have cut the last ingest short
 	d.Clock.Jump(at)
 	text := fmt.Sprintf("drill %s resumed at %s", d.Script.Scenario, at.Format(time.RFC3339))
-	_, err = d.WS.Journal().Append(ctx, incident.Entry{Actor: scenarioActor, Type: incident.EntryDrillStarted, Text: text})
+	_, err = d.WS.Journal().Append(ctx, journal.Entry{Actor: scenarioActor, Type: journal.EntryDrillStarted, Text: text})
 	return err
 }
 
@@ -227,7 +228,7 @@ func (d *Drill) Advance(ctx context.Context) ([]Inject, error) {
 			text = "evidence released: " + strings.Join(in.Evidence, ", ")
 		}
 		// stamped when it was due, not when the clock was next read
-		if _, err := d.WS.Journal().AppendAt(ctx, incident.Entry{Actor: scenarioActor, Type: incident.EntryDrillInject, Text: text}, d.at[next-1]); err != nil {
+		if _, err := d.WS.Journal().AppendAt(ctx, journal.Entry{Actor: scenarioActor, Type: journal.EntryDrillInject, Text: text}, d.at[next-1]); err != nil {
 			return fired, err
 		}
 	}
@@ -275,10 +276,10 @@ type answerPayload struct {
 
 // Answer journals the team's answer to a question, at the scenario time.
 // The last answer to a question is the one scored.
-func (d *Drill) Answer(ctx context.Context, actor incident.Actor, question, answer string) (incident.Entry, error) {
+func (d *Drill) Answer(ctx context.Context, actor journal.Actor, question, answer string) (journal.Entry, error) {
 	if _, ok := d.Script.Question(question); !ok {
-		return incident.Entry{}, fmt.Errorf("no question %q in this drill", question)
+		return journal.Entry{}, fmt.Errorf("no question %q in this drill", question)
 	}
 	b, _ := json.Marshal(answerPayload{Question: question, Answer: answer})
-	return d.WS.Journal().Append(ctx, incident.Entry{Actor: actor, Type: incident.EntryDrillAnswer, Text: question + ": " + answer, Payload: b})
+	return d.WS.Journal().Append(ctx, journal.Entry{Actor: actor, Type: journal.EntryDrillAnswer, Text: question + ": " + answer, Payload: b})
 }

@@ -3,12 +3,14 @@ package drill_test
 import (
 	"context"
 	"errors"
-	"github.com/cordon-ir/cordon/incident"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 
 	"github.com/cordon-ir/cordon/drill"
 	"github.com/cordon-ir/cordon/evidence"
@@ -222,7 +224,7 @@ func TestResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.Clock.Jump(at("14:25:00"))
-	if _, err := d.Answer(ctx, incident.Actor{Name: "team", Via: incident.ViaDrill}, "which-agent", "agent-21"); err != nil {
+	if _, err := d.Answer(ctx, journal.Actor{Name: "team", Via: journal.ViaDrill}, "which-agent", "agent-21"); err != nil {
 		t.Fatal(err)
 	}
 	// the evidence runs on past the last journal entry: the team saw it
@@ -322,7 +324,7 @@ func TestDrillActionsAreDryRuns(t *testing.T) {
 	d := startPak(t)
 	marker := filepath.Join(t.TempDir(), "ran")
 	p := incident.ActionPlan{Name: "touch", Confirm: "agent-21", Timeout: 5 * time.Second, Commands: [][]string{{"touch", marker}}}
-	runs, err := d.WS.RunAction(context.Background(), incident.Actor{Name: "team", Via: incident.ViaDrill}, "contain.stop", p, "agent-21", false)
+	runs, err := d.WS.RunAction(context.Background(), journal.Actor{Name: "team", Via: journal.ViaDrill}, "contain.stop", p, "agent-21", false)
 	if err != nil || len(runs) != 1 || !runs[0].DryRun {
 		t.Fatalf("runs %+v, %v", runs, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 	"gopkg.in/yaml.v3"
 )
 
@@ -59,7 +60,7 @@ func LoadAnswers(path string) (*Answers, error) {
 // action is one thing the team does, at its time.
 type action struct {
 	at  time.Time
-	run func(ctx context.Context, d *Drill, who incident.Actor) error
+	run func(ctx context.Context, d *Drill, who journal.Actor) error
 }
 
 func (a *Answers) actions(s *Script, start time.Time) ([]action, error) {
@@ -69,13 +70,13 @@ func (a *Answers) actions(s *Script, start time.Time) ([]action, error) {
 			return nil, fmt.Errorf("answers: no question %q in drill %s", id, s.Scenario)
 		}
 		id, text := id, ans.Answer
-		out = append(out, action{ans.At.Resolve(start), func(ctx context.Context, d *Drill, who incident.Actor) error {
+		out = append(out, action{ans.At.Resolve(start), func(ctx context.Context, d *Drill, who journal.Actor) error {
 			_, err := d.Answer(ctx, who, id, text)
 			return err
 		}})
 	}
 	if sub := a.Subject; sub != nil {
-		out = append(out, action{sub.At.Resolve(start), func(ctx context.Context, d *Drill, who incident.Actor) error {
+		out = append(out, action{sub.At.Resolve(start), func(ctx context.Context, d *Drill, who journal.Actor) error {
 			_, err := d.WS.SetSubject(ctx, who, sub.Agents)
 			return err
 		}})
@@ -87,7 +88,7 @@ func (a *Answers) actions(s *Script, start time.Time) ([]action, error) {
 			return nil, fmt.Errorf("answers: step %s: status %q: want started, done or skipped", st.Step, st.Status)
 		}
 		st := st
-		out = append(out, action{st.At.Resolve(start), func(ctx context.Context, d *Drill, who incident.Actor) error {
+		out = append(out, action{st.At.Resolve(start), func(ctx context.Context, d *Drill, who journal.Actor) error {
 			_, err := d.WS.SetStep(ctx, who, st.Step, status, st.ContainedAt.Resolve(start), "")
 			return err
 		}})
@@ -114,7 +115,7 @@ func RunHeadless(ctx context.Context, s *Script, a *Answers, dir string) (*Debri
 	if team == "" {
 		team = "team"
 	}
-	who := incident.Actor{Name: team, Via: incident.ViaDrill}
+	who := journal.Actor{Name: team, Via: journal.ViaDrill}
 	stops := make([]time.Time, 0, len(acts)+len(d.injects)+1)
 	for _, act := range acts {
 		stops = append(stops, act.at)

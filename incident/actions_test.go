@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/journal"
 )
 
 func TestSplitWords(t *testing.T) {
@@ -165,7 +166,7 @@ func TestPlanActionRefusesOptionsAndPaths(t *testing.T) {
 func TestObserverCannotRunActions(t *testing.T) {
 	w := &Workspace{}
 	p := ActionPlan{Name: "x", Confirm: "a", Timeout: time.Second, Commands: [][]string{{"true"}}}
-	if _, err := w.RunAction(context.Background(), Actor{Name: "o", Via: ViaSSH, Observer: true}, "s", p, "a", false); !errors.Is(err, ErrReadOnly) {
+	if _, err := w.RunAction(context.Background(), journal.Actor{Name: "o", Via: journal.ViaSSH, Observer: true}, "s", p, "a", false); !errors.Is(err, journal.ErrReadOnly) {
 		t.Errorf("an observer ran an action: %v", err)
 	}
 }

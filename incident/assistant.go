@@ -10,6 +10,7 @@ import (
 
 	"github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/journal"
 )
 
 // AssistantConfig is the assistant's endpoint for this workspace: the
@@ -68,7 +69,7 @@ type AskRequest struct {
 }
 
 // ExchangePayload is what the journal keeps of an exchange: the payload of
-// an EntryAssistantExchange entry.
+// a journal.EntryAssistantExchange entry.
 type ExchangePayload struct {
 	assist.Result
 	Question string `json:"question,omitempty"`
@@ -87,13 +88,13 @@ type refusalPayload struct {
 // prompt digest, the answer and its verification, and who asked. A request
 // outside the defender scope is refused before anything is sent, and the
 // refusal is journaled. Observers cannot ask.
-func (w *Workspace) Ask(ctx context.Context, actor Actor, cfg assist.Config, req AskRequest, opts ...assist.Option) (assist.Result, error) {
+func (w *Workspace) Ask(ctx context.Context, actor journal.Actor, cfg assist.Config, req AskRequest, opts ...assist.Option) (assist.Result, error) {
 	if actor.Observer {
-		return assist.Result{}, ErrReadOnly
+		return assist.Result{}, journal.ErrReadOnly
 	}
 	if err := assist.Gate(req.Task, req.Question); err != nil {
 		p := refusalPayload{Task: req.Task, Question: req.Question, Reason: err.Error()}
-		if _, jerr := w.appendJSON(ctx, Entry{Actor: actor, Type: EntryAssistantRefusal, Text: req.Question}, p); jerr != nil {
+		if _, jerr := w.appendJSON(ctx, journal.Entry{Actor: actor, Type: journal.EntryAssistantRefusal, Text: req.Question}, p); jerr != nil {
 			return assist.Result{}, errors.Join(err, jerr)
 		}
 		return assist.Result{}, err
@@ -125,7 +126,7 @@ func (w *Workspace) Ask(ctx context.Context, actor Actor, cfg assist.Config, req
 	// Journal even when the caller's context ended (a cancelled stream):
 	// what was sent has left the machine and must be on record.
 	jctx := context.WithoutCancel(ctx)
-	if _, jerr := w.appendJSON(jctx, Entry{Actor: actor, Type: EntryAssistantExchange, Text: text}, p); jerr != nil {
+	if _, jerr := w.appendJSON(jctx, journal.Entry{Actor: actor, Type: journal.EntryAssistantExchange, Text: text}, p); jerr != nil {
 		return res, errors.Join(err, jerr)
 	}
 	return res, err

@@ -18,6 +18,7 @@ import (
 	"github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
+	"github.com/cordon-ir/cordon/journal"
 )
 
 const testKey = "sk-test-5f3a9c0d1e2b4a6f8c7d"
@@ -82,7 +83,7 @@ func TestAskJournalsTheExchange(t *testing.T) {
 	if err != nil || cfg.Offline {
 		t.Fatalf("config: %+v %v", cfg, err)
 	}
-	who := incident.Actor{Name: "oncall", Via: incident.ViaCLI}
+	who := journal.Actor{Name: "oncall", Via: journal.ViaCLI}
 
 	var chunks []string
 	res, err := ws.Ask(ctx, who, cfg, incident.AskRequest{
@@ -105,7 +106,7 @@ func TestAskJournalsTheExchange(t *testing.T) {
 		t.Fatalf("offensive ask: %v, %d calls", err, calls.Load()-before)
 	}
 	// Observers cannot ask at all.
-	if _, err := ws.Ask(ctx, incident.Actor{Name: "guest", Via: incident.ViaSSH, Observer: true}, cfg, incident.AskRequest{Task: assist.TaskSummarize}); !errors.Is(err, incident.ErrReadOnly) {
+	if _, err := ws.Ask(ctx, journal.Actor{Name: "guest", Via: journal.ViaSSH, Observer: true}, cfg, incident.AskRequest{Task: assist.TaskSummarize}); !errors.Is(err, journal.ErrReadOnly) {
 		t.Fatalf("observer: %v", err)
 	}
 
@@ -114,7 +115,7 @@ func TestAskJournalsTheExchange(t *testing.T) {
 		t.Fatalf("journal: %d entries, %v", len(entries), err)
 	}
 	ex, ref := entries[0], entries[1]
-	if ex.Type != incident.EntryAssistantExchange || ex.Actor.Name != "oncall" || ref.Type != incident.EntryAssistantRefusal {
+	if ex.Type != journal.EntryAssistantExchange || ex.Actor.Name != "oncall" || ref.Type != journal.EntryAssistantRefusal {
 		t.Fatalf("entries %s by %s, %s", ex.Type, ex.Actor.Name, ref.Type)
 	}
 	var p struct {
@@ -154,7 +155,7 @@ func TestAskOffline(t *testing.T) {
 	if err != nil || !cfg.Offline {
 		t.Fatalf("no endpoint: %+v %v", cfg, err)
 	}
-	who := incident.Actor{Name: "oncall", Via: incident.ViaCLI}
+	who := journal.Actor{Name: "oncall", Via: journal.ViaCLI}
 	res, err := ws.Ask(context.Background(), who, cfg, incident.AskRequest{Task: assist.TaskSummarize})
 	if err != nil || !res.Offline || len(res.Answer.Claims) == 0 {
 		t.Fatalf("offline summary: %+v %v", res, err)

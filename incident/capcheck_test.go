@@ -14,6 +14,7 @@ import (
 	"github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
+	"github.com/cordon-ir/cordon/journal"
 )
 
 // ctKill is when the on-call engineer killed agent-12 in the
@@ -68,7 +69,7 @@ func checkAfterKill(t *testing.T, dir string, steps ...string) map[string]incide
 	t.Helper()
 	ws := incidenttest.New(t, dir)
 	ctx := context.Background()
-	who := incident.Actor{Name: "oncall", Via: incident.ViaCLI}
+	who := journal.Actor{Name: "oncall", Via: journal.ViaCLI}
 	if _, err := ws.SetSubject(ctx, who, []string{"agent-12"}); err != nil {
 		t.Fatal(err)
 	}

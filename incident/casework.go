@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/playbook"
 )
 
@@ -17,7 +18,7 @@ import (
 var ErrNoStep = errors.New("no such step")
 
 // Journal returns the workspace's case journal.
-func (w *Workspace) Journal() *Journal { return w.journal }
+func (w *Workspace) Journal() *journal.Journal { return w.journal }
 
 // Config returns the workspace's cordon.yaml, read once.
 func (w *Workspace) Config() (*Config, error) {
@@ -73,37 +74,37 @@ func (w *Workspace) Case(ctx context.Context, s CaseState) (Case, error) {
 }
 
 // SetSubject names the agents under investigation.
-func (w *Workspace) SetSubject(ctx context.Context, actor Actor, agents []string) (Entry, error) {
+func (w *Workspace) SetSubject(ctx context.Context, actor journal.Actor, agents []string) (journal.Entry, error) {
 	for _, a := range agents {
 		if a == "" {
-			return Entry{}, errors.New("an empty agent name")
+			return journal.Entry{}, errors.New("an empty agent name")
 		}
 		h, err := w.Store.Search(ctx, evidence.Request{Query: evidence.Term("agent", a), Limit: 1})
 		if err != nil {
-			return Entry{}, err
+			return journal.Entry{}, err
 		}
 		if h.Total == 0 {
-			return Entry{}, fmt.Errorf("%w: no events of agent %s (see cordon agents)", evidence.ErrNotFound, evidence.Printable(a))
+			return journal.Entry{}, fmt.Errorf("%w: no events of agent %s (see cordon agents)", evidence.ErrNotFound, evidence.Printable(a))
 		}
 	}
-	return w.appendJSON(ctx, Entry{Actor: actor, Type: EntrySubjectSet, Text: strings.Join(agents, ", ")}, subjectPayload{Agents: agents})
+	return w.appendJSON(ctx, journal.Entry{Actor: actor, Type: journal.EntrySubjectSet, Text: strings.Join(agents, ", ")}, subjectPayload{Agents: agents})
 }
 
 // SetStep records a step started, done or skipped. A step done that sets a
 // time variable records at (zero: now) as its value.
-func (w *Workspace) SetStep(ctx context.Context, actor Actor, id string, status StepStatus, at time.Time, text string) (Entry, error) {
+func (w *Workspace) SetStep(ctx context.Context, actor journal.Actor, id string, status StepStatus, at time.Time, text string) (journal.Entry, error) {
 	pb, err := w.Playbook()
 	if err != nil {
-		return Entry{}, err
+		return journal.Entry{}, err
 	}
 	ref, ok := pb.Step(id)
 	if !ok {
-		return Entry{}, fmt.Errorf("%w: %q (see cordon playbook show)", ErrNoStep, id)
+		return journal.Entry{}, fmt.Errorf("%w: %q (see cordon playbook show)", ErrNoStep, id)
 	}
-	types := map[StepStatus]EntryType{StepStarted: EntryStepStarted, StepDone: EntryStepDone, StepSkipped: EntryStepSkipped}
+	types := map[StepStatus]journal.EntryType{StepStarted: journal.EntryStepStarted, StepDone: journal.EntryStepDone, StepSkipped: journal.EntryStepSkipped}
 	typ, ok := types[status]
 	if !ok {
-		return Entry{}, fmt.Errorf("step status %q: want started, done or skipped", status)
+		return journal.Entry{}, fmt.Errorf("step status %q: want started, done or skipped", status)
 	}
 	var p stepPayload
 	if status == StepDone && ref.Step.Sets != "" {
@@ -112,29 +113,29 @@ func (w *Workspace) SetStep(ctx context.Context, actor Actor, id string, status 
 		}
 		p = stepPayload{Sets: ref.Step.Sets, At: at.UTC()}
 	}
-	return w.appendJSON(ctx, Entry{Actor: actor, Type: typ, Step: id, Text: text}, p)
+	return w.appendJSON(ctx, journal.Entry{Actor: actor, Type: typ, Step: id, Text: text}, p)
 }
 
 // SetChecklist ticks (or unticks) item i of a step's checklist.
-func (w *Workspace) SetChecklist(ctx context.Context, actor Actor, id string, item int, done bool) (Entry, error) {
+func (w *Workspace) SetChecklist(ctx context.Context, actor journal.Actor, id string, item int, done bool) (journal.Entry, error) {
 	pb, err := w.Playbook()
 	if err != nil {
-		return Entry{}, err
+		return journal.Entry{}, err
 	}
 	ref, ok := pb.Step(id)
 	if !ok {
-		return Entry{}, fmt.Errorf("%w: %q", ErrNoStep, id)
+		return journal.Entry{}, fmt.Errorf("%w: %q", ErrNoStep, id)
 	}
 	if item < 0 || item >= len(ref.Step.Checklist) {
-		return Entry{}, fmt.Errorf("step %s has %d checklist items, not %d", id, len(ref.Step.Checklist), item+1)
+		return journal.Entry{}, fmt.Errorf("step %s has %d checklist items, not %d", id, len(ref.Step.Checklist), item+1)
 	}
-	return w.appendJSON(ctx, Entry{Actor: actor, Type: EntryChecklist, Step: id, Text: ref.Step.Checklist[item]},
+	return w.appendJSON(ctx, journal.Entry{Actor: actor, Type: journal.EntryChecklist, Step: id, Text: ref.Step.Checklist[item]},
 		checklistPayload{Item: item, Done: done, Text: ref.Step.Checklist[item]})
 }
 
 // Check runs the evidence checks of the given steps (none: every step that
 // has one) and journals each result.
-func (w *Workspace) Check(ctx context.Context, actor Actor, ids ...string) ([]CheckResult, error) {
+func (w *Workspace) Check(ctx context.Context, actor journal.Actor, ids ...string) ([]CheckResult, error) {
 	pb, err := w.Playbook()
 	if err != nil {
 		return nil, err
@@ -173,7 +174,7 @@ func (w *Workspace) Check(ctx context.Context, actor Actor, ids ...string) ([]Ch
 			return out, err
 		}
 		out = append(out, res)
-		if _, err := w.appendJSON(ctx, Entry{Actor: actor, Type: EntryCheckResult, Step: st.ID, Text: res.Summary()}, res); err != nil {
+		if _, err := w.appendJSON(ctx, journal.Entry{Actor: actor, Type: journal.EntryCheckResult, Step: st.ID, Text: res.Summary()}, res); err != nil {
 			return out, err
 		}
 	}
@@ -209,8 +210,8 @@ func (w *Workspace) PlanAction(ctx context.Context, stepID, name string) (Action
 	return c.PlanAction(name, cs)
 }
 
-// ActionPayload is what the journal keeps of an action: the payload of an
-// EntryActionRun entry.
+// ActionPayload is what the journal keeps of an action: the payload of a
+// journal.EntryActionRun entry.
 type ActionPayload struct {
 	Action string      `json:"action"`
 	DryRun bool        `json:"dry_run,omitempty"`
@@ -221,9 +222,9 @@ type ActionPayload struct {
 // RunAction executes a planned action after the typed confirmation and
 // journals the commands, exit codes and output, failed runs included. A
 // confirmation that does not match runs and journals nothing.
-func (w *Workspace) RunAction(ctx context.Context, actor Actor, stepID string, p ActionPlan, confirm string, dryRun bool) ([]ActionRun, error) {
+func (w *Workspace) RunAction(ctx context.Context, actor journal.Actor, stepID string, p ActionPlan, confirm string, dryRun bool) ([]ActionRun, error) {
 	if actor.Observer {
-		return nil, ErrReadOnly
+		return nil, journal.ErrReadOnly
 	}
 	dryRun = dryRun || w.rehearsal
 	runs, err := p.Execute(ctx, confirm, dryRun)
@@ -239,26 +240,26 @@ func (w *Workspace) RunAction(ctx context.Context, actor Actor, stepID string, p
 		payload.Error = err.Error()
 		text += ": " + err.Error()
 	}
-	if _, jerr := w.appendJSON(ctx, Entry{Actor: actor, Type: EntryActionRun, Step: stepID, Text: text}, payload); jerr != nil {
+	if _, jerr := w.appendJSON(ctx, journal.Entry{Actor: actor, Type: journal.EntryActionRun, Step: stepID, Text: text}, payload); jerr != nil {
 		return runs, errors.Join(err, jerr)
 	}
 	return runs, err
 }
 
 // Note journals a note on an event, a step, or the case.
-func (w *Workspace) Note(ctx context.Context, actor Actor, step, event, text string) (Entry, error) {
+func (w *Workspace) Note(ctx context.Context, actor journal.Actor, step, event, text string) (journal.Entry, error) {
 	if strings.TrimSpace(text) == "" {
-		return Entry{}, errors.New("an empty note")
+		return journal.Entry{}, errors.New("an empty note")
 	}
-	return w.Journal().Append(ctx, Entry{Actor: actor, Type: EntryNote, Step: step, Event: event, Text: text})
+	return w.Journal().Append(ctx, journal.Entry{Actor: actor, Type: journal.EntryNote, Step: step, Event: event, Text: text})
 }
 
 // appendJSON journals e with payload p (nil or zero: none).
-func (w *Workspace) appendJSON(ctx context.Context, e Entry, p any) (Entry, error) {
+func (w *Workspace) appendJSON(ctx context.Context, e journal.Entry, p any) (journal.Entry, error) {
 	if p != nil {
 		b, err := json.Marshal(p)
 		if err != nil {
-			return Entry{}, err
+			return journal.Entry{}, err
 		}
 		if string(b) != "{}" {
 			e.Payload = b

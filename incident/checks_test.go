@@ -8,6 +8,7 @@ import (
 
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/playbook"
 )
 
@@ -86,7 +87,7 @@ func TestRunCheckBeforeAndAfterContainment(t *testing.T) {
 func TestKillSwitchLayers(t *testing.T) {
 	ws := incidenttest.New(t, "../sample-incidents/persistence-after-kill")
 	ctx := context.Background()
-	who := incident.Actor{Name: "oncall", Via: incident.ViaCLI}
+	who := journal.Actor{Name: "oncall", Via: journal.ViaCLI}
 	if _, err := ws.SetSubject(ctx, who, []string{"agent-21"}); err != nil {
 		t.Fatal(err)
 	}

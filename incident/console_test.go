@@ -13,6 +13,7 @@ import (
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
+	"github.com/cordon-ir/cordon/journal"
 )
 
 func TestMarksToggleAndPersist(t *testing.T) {
@@ -21,7 +22,7 @@ func TestMarksToggleAndPersist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	who := incident.Actor{Name: "oncall", Via: incident.ViaConsole}
+	who := journal.Actor{Name: "oncall", Via: journal.ViaConsole}
 	t0 := time.Date(2026, 7, 21, 10, 0, 0, 0, time.UTC)
 	a := evidence.Event{ID: "b", Time: t0.Add(time.Minute), Kind: "tool_call", Agent: "agent-7", Message: "curl"}
 	b := evidence.Event{ID: "a", Time: t0, Kind: "proc_exec"}
@@ -44,7 +45,7 @@ func TestMarksToggleAndPersist(t *testing.T) {
 	if k, ok := again.Next(evidence.Cursor{Time: t0.Add(time.Hour)}); !ok || k.ID != "a" {
 		t.Errorf("next wraps to the first: %+v", k)
 	}
-	if on, err := again.Toggle(context.Background(), incident.Actor{Name: "guest", Via: incident.ViaSSH, Observer: true}, b); !errors.Is(err, incident.ErrReadOnly) || on {
+	if on, err := again.Toggle(context.Background(), journal.Actor{Name: "guest", Via: journal.ViaSSH, Observer: true}, b); !errors.Is(err, journal.ErrReadOnly) || on {
 		t.Fatalf("an observer toggled a mark: %v %v", on, err)
 	}
 	if on, err := again.Toggle(context.Background(), who, a); err != nil || on {
@@ -56,12 +57,12 @@ func TestMarksToggleAndPersist(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(dir, "marks.json?*")); len(left) != 0 {
 		t.Errorf("atomic write left files behind: %v", left)
 	}
-	j, _ := incident.OpenJournal(dir)
+	j, _ := journal.Open(dir)
 	entries, err := j.Entries()
 	if err != nil || len(entries) != 3 {
 		t.Fatalf("journal: %d entries, %v", len(entries), err)
 	}
-	for i, want := range []incident.EntryType{incident.EntryMark, incident.EntryMark, incident.EntryUnmark} {
+	for i, want := range []journal.EntryType{journal.EntryMark, journal.EntryMark, journal.EntryUnmark} {
 		if entries[i].Type != want || entries[i].Actor.Name != "oncall" {
 			t.Errorf("journal entry %d: %s by %s, want %s by oncall", i+1, entries[i].Type, entries[i].Actor.Name, want)
 		}

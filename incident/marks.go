@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/journal"
 )
 
 // marksFile holds the events a responder marked, beside the index.
@@ -31,7 +32,7 @@ type Mark struct {
 type Marks struct {
 	path    string
 	now     func() time.Time
-	journal *Journal
+	journal *journal.Journal
 
 	mu   sync.Mutex
 	list []Mark
@@ -39,7 +40,7 @@ type Marks struct {
 
 // OpenMarks reads DIR/marks.json (absent: no marks yet).
 func OpenMarks(dir string) (*Marks, error) {
-	j, err := OpenJournal(dir)
+	j, err := journal.Open(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -78,9 +79,9 @@ func (m *Marks) List() []Mark {
 
 // Toggle marks ev, or unmarks it if it was marked, saves, and journals it
 // under actor. It reports whether ev is marked afterwards.
-func (m *Marks) Toggle(ctx context.Context, actor Actor, ev evidence.Event) (bool, error) {
+func (m *Marks) Toggle(ctx context.Context, actor journal.Actor, ev evidence.Event) (bool, error) {
 	if actor.Observer {
-		return false, ErrReadOnly
+		return false, journal.ErrReadOnly
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -101,11 +102,11 @@ func (m *Marks) Toggle(ctx context.Context, actor Actor, ev evidence.Event) (boo
 	if err != nil {
 		return !marked, err
 	}
-	typ := EntryMark
+	typ := journal.EntryMark
 	if !marked {
-		typ = EntryUnmark
+		typ = journal.EntryUnmark
 	}
-	if _, err := m.journal.Append(ctx, Entry{Actor: actor, Type: typ, Event: ev.ID, Text: summary(ev)}); err != nil {
+	if _, err := m.journal.Append(ctx, journal.Entry{Actor: actor, Type: typ, Event: ev.ID, Text: summary(ev)}); err != nil {
 		return !marked, fmt.Errorf("journal the mark: %w", err)
 	}
 	if err := writeAtomic(m.path, append(b, '\n')); err != nil {

@@ -3,6 +3,8 @@ package incident
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/cordon-ir/cordon/journal"
 )
 
 // StepStatus is where a playbook step stands.
@@ -19,7 +21,7 @@ const (
 // StepState is what the journal says about one step.
 type StepState struct {
 	Status StepStatus
-	By     Actor
+	By     journal.Actor
 	At     time.Time // when the status was recorded
 	Text   string    // the reason given with it, if any
 	// Checked holds the checklist items ticked, by index.
@@ -34,7 +36,7 @@ type StepState struct {
 // investigation, each step's status, and the times steps set.
 type CaseState struct {
 	Subject   []string
-	SubjectBy Actor
+	SubjectBy journal.Actor
 	Steps     map[string]*StepState
 	// Times are the time variables steps set when marked done
 	// (contained_at), as the responder recorded them.
@@ -63,7 +65,7 @@ type (
 // FoldJournal replays journal entries, oldest first, into the case state.
 // The latest entry about a step wins: a step marked done can be started
 // again, and its time variable then stays as last recorded.
-func FoldJournal(entries []Entry) CaseState {
+func FoldJournal(entries []journal.Entry) CaseState {
 	s := CaseState{Steps: map[string]*StepState{}, Times: map[string]time.Time{}, Entries: len(entries)}
 	step := func(id string) *StepState {
 		st := s.Steps[id]
@@ -75,30 +77,30 @@ func FoldJournal(entries []Entry) CaseState {
 	}
 	for _, e := range entries {
 		switch e.Type {
-		case EntryStepStarted, EntryStepDone, EntryStepSkipped:
+		case journal.EntryStepStarted, journal.EntryStepDone, journal.EntryStepSkipped:
 			st := step(e.Step)
-			st.Status = map[EntryType]StepStatus{EntryStepStarted: StepStarted, EntryStepDone: StepDone, EntryStepSkipped: StepSkipped}[e.Type]
+			st.Status = map[journal.EntryType]StepStatus{journal.EntryStepStarted: StepStarted, journal.EntryStepDone: StepDone, journal.EntryStepSkipped: StepSkipped}[e.Type]
 			st.By, st.At, st.Text = e.Actor, e.Time, e.Text
 			var p stepPayload
-			if json.Unmarshal(e.Payload, &p) == nil && p.Sets != "" && !p.At.IsZero() && e.Type == EntryStepDone {
+			if json.Unmarshal(e.Payload, &p) == nil && p.Sets != "" && !p.At.IsZero() && e.Type == journal.EntryStepDone {
 				s.Times[p.Sets] = p.At
 			}
-		case EntryChecklist:
+		case journal.EntryChecklist:
 			var p checklistPayload
 			if json.Unmarshal(e.Payload, &p) == nil {
 				step(e.Step).Checked[p.Item] = p.Done
 			}
-		case EntryCheckResult:
+		case journal.EntryCheckResult:
 			var r CheckResult
 			if json.Unmarshal(e.Payload, &r) == nil && e.Step != "" {
 				step(e.Step).Check = &r
 			}
-		case EntrySubjectSet:
+		case journal.EntrySubjectSet:
 			var p subjectPayload
 			if json.Unmarshal(e.Payload, &p) == nil {
 				s.Subject, s.SubjectBy = p.Agents, e.Actor
 			}
-		case EntryNote:
+		case journal.EntryNote:
 			s.Notes++
 			if e.Step != "" {
 				step(e.Step).Notes++

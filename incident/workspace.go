@@ -16,10 +16,13 @@ import (
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/ingest"
 	"github.com/cordon-ir/cordon/ingest/parse"
+	"github.com/cordon-ir/cordon/journal"
 )
 
-// ErrNoIncident: the directory is not an incident workspace.
-var ErrNoIncident = errors.New("no incident workspace")
+// ErrNoIncident: the directory is not an incident workspace. It is the
+// journal's value, so a journal opened on a missing directory and a
+// workspace without an index fail alike.
+var ErrNoIncident = journal.ErrNoIncident
 
 // Files of a workspace.
 const (
@@ -34,14 +37,14 @@ type Workspace struct {
 	Store evidence.Store
 
 	write   bool
-	lock    *lock
+	lock    *journal.WorkspaceLock
 	rejects *rejectLog
 
 	marksOnce sync.Once
 	marks     *Marks
 	marksErr  error
 
-	journal     *Journal
+	journal     *journal.Journal
 	findingsMu  sync.Mutex
 	scanned     detect.Result // findings and capabilities of the evidence findingsKey names
 	findingsKey string
@@ -52,7 +55,7 @@ type Workspace struct {
 }
 
 // Create opens dir for writing, creating it if needed. One writer at a time:
-// a second gets ErrLocked at once, naming the holder.
+// a second gets journal.ErrLocked at once, naming the holder.
 func Create(dir string) (*Workspace, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create incident %s: %w", dir, err)
@@ -61,17 +64,17 @@ func Create(dir string) (*Workspace, error) {
 }
 
 // Open opens an existing workspace read-only. While a writer holds it,
-// Open fails at once with ErrLocked: Bleve's index allows one process.
+// Open fails at once with journal.ErrLocked: Bleve's index allows one process.
 func Open(dir string) (*Workspace, error) {
 	if _, err := os.Stat(filepath.Join(dir, indexDir)); err != nil {
 		// A writer creating the workspace holds the lock before the index
 		// exists: that is "in use", not "no workspace".
-		if _, err := os.Stat(filepath.Join(dir, "lock")); err == nil {
-			l, err := acquire(dir, false)
+		if journal.HasWorkspaceLock(dir) {
+			l, err := journal.LockWorkspace(dir, false)
 			if err != nil {
 				return nil, err
 			}
-			l.release(dir, false)
+			l.Release()
 		}
 		return nil, fmt.Errorf("%w: %s has no %s (create one with cordon ingest --incident %s FILE...)", ErrNoIncident, dir, indexDir, dir)
 	}
@@ -89,7 +92,7 @@ func OpenCase(dir string) (*Workspace, error) {
 	if !IsWorkspace(dir) {
 		return nil, fmt.Errorf("%w: %s has no %s", ErrNoIncident, dir, indexDir)
 	}
-	j, err := OpenJournal(dir)
+	j, err := journal.Open(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -97,20 +100,20 @@ func OpenCase(dir string) (*Workspace, error) {
 }
 
 func open(dir string, write bool) (*Workspace, error) {
-	l, err := acquire(dir, write)
+	l, err := journal.LockWorkspace(dir, write)
 	if err != nil {
 		return nil, err
 	}
 	st, err := evidence.Open(filepath.Join(dir, indexDir), evidence.Options{ReadOnly: !write})
 	if err != nil {
-		l.release(dir, write)
+		l.Release()
 		if errors.Is(err, evidence.ErrIncompatible) {
 			return nil, fmt.Errorf("%w; rebuild it with: cordon ingest --rebuild --incident %s", err, dir)
 		}
 		return nil, err
 	}
 	w := &Workspace{Dir: dir, Store: st, write: write, lock: l}
-	if w.journal, err = OpenJournal(dir); err != nil {
+	if w.journal, err = journal.Open(dir); err != nil {
 		w.Close()
 		return nil, err
 	}
@@ -133,7 +136,7 @@ func (w *Workspace) Close() error {
 	if w.rejects != nil {
 		w.rejects.Close()
 	}
-	w.lock.release(w.Dir, w.write)
+	w.lock.Release()
 	return err
 }
 
@@ -253,7 +256,7 @@ func (w *Workspace) Span() (time.Time, time.Time) {
 // the list of sources, and opens the workspace for writing. It returns the
 // source paths to ingest again: the way forward after a mapping change.
 func Rebuild(dir string) (*Workspace, []string, error) {
-	l, err := acquire(dir, true)
+	l, err := journal.LockWorkspace(dir, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -261,7 +264,7 @@ func Rebuild(dir string) (*Workspace, []string, error) {
 	if b, err := os.ReadFile(filepath.Join(dir, sourcesFile)); err == nil {
 		var cks []ingest.Checkpoint
 		if err := json.Unmarshal(b, &cks); err != nil {
-			l.release(dir, true)
+			l.Release()
 			return nil, nil, fmt.Errorf("%s: %w", sourcesFile, err)
 		}
 		for _, c := range cks {
@@ -270,11 +273,11 @@ func Rebuild(dir string) (*Workspace, []string, error) {
 	}
 	for _, name := range []string{indexDir, rejectsFile, sourcesFile} {
 		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
-			l.release(dir, true)
+			l.Release()
 			return nil, nil, err
 		}
 	}
-	l.release(dir, true)
+	l.Release()
 	w, err := Create(dir)
 	return w, paths, err
 }

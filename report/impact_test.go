@@ -10,6 +10,7 @@ import (
 
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/report"
 )
 
@@ -42,7 +43,7 @@ func TestReportLeadsWithDataOut(t *testing.T) {
 func TestReportDoesNotContradictItself(t *testing.T) {
 	ws := incidenttest.New(t, "../sample-incidents/credential-theft")
 	ctx := context.Background()
-	who := incident.Actor{Name: "oncall", Via: incident.ViaCLI}
+	who := journal.Actor{Name: "oncall", Via: journal.ViaCLI}
 	if _, err := ws.SetSubject(ctx, who, []string{"agent-12"}); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 )
 
 // Report is the incident report: the four questions answered from the
@@ -246,7 +247,7 @@ func containmentLine(layers []LayerStatus) string {
 }
 
 // verifyJournal checks the hash chain.
-func verifyJournal(j *incident.Journal) (JournalCheck, error) {
+func verifyJournal(j *journal.Journal) (JournalCheck, error) {
 	v, err := j.Verify()
 	if err != nil {
 		return JournalCheck{}, fmt.Errorf("verify journal: %w", err)

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/report"
 )
 
@@ -25,8 +25,8 @@ func TestReportMarksUnverifiedClaims(t *testing.T) {
 			{"text": "probably on purpose", "event_ids": []string{}, "verified": false},
 		}},
 	})
-	who := incident.Actor{Name: "oncall", Via: incident.ViaCLI}
-	if _, err := ws.Journal().Append(ctx, incident.Entry{Actor: who, Type: incident.EntryAssistantExchange, Text: "explain: 3 claims (2 unverified)", Payload: payload}); err != nil {
+	who := journal.Actor{Name: "oncall", Via: journal.ViaCLI}
+	if _, err := ws.Journal().Append(ctx, journal.Entry{Actor: who, Type: journal.EntryAssistantExchange, Text: "explain: 3 claims (2 unverified)", Payload: payload}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := report.Build(ctx, ws)

@@ -12,6 +12,7 @@ import (
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/playbook"
 )
 
@@ -61,14 +62,14 @@ type LayerStatus struct {
 
 // Entry is a journal entry as the report lists it.
 type Entry struct {
-	Seq     int64              `json:"seq"`
-	Time    time.Time          `json:"time"`
-	Actor   incident.Actor     `json:"actor"`
-	Type    incident.EntryType `json:"type"`
-	Step    string             `json:"step,omitempty"`
-	Event   string             `json:"event,omitempty"`
-	Text    string             `json:"text,omitempty"`
-	Details []string           `json:"details,omitempty"`
+	Seq     int64             `json:"seq"`
+	Time    time.Time         `json:"time"`
+	Actor   journal.Actor     `json:"actor"`
+	Type    journal.EntryType `json:"type"`
+	Step    string            `json:"step,omitempty"`
+	Event   string            `json:"event,omitempty"`
+	Text    string            `json:"text,omitempty"`
+	Details []string          `json:"details,omitempty"`
 }
 
 // OpenItem is something the case has not closed. Kind is "step", "layer",
@@ -110,7 +111,7 @@ func attribution(ctx context.Context, st evidence.Store) (Attribution, error) {
 // evidence as it is now: the containment line and the impact section are
 // computed from the same checks. A journaled check that agrees is credited
 // to who ran it; one that no longer agrees is named in the summary.
-func layerStatus(ctx context.Context, st evidence.Store, pb *playbook.Playbook, cs incident.Case, caps *detect.Capabilities, entries []incident.Entry, now time.Time) ([]LayerStatus, error) {
+func layerStatus(ctx context.Context, st evidence.Store, pb *playbook.Playbook, cs incident.Case, caps *detect.Capabilities, entries []journal.Entry, now time.Time) ([]LayerStatus, error) {
 	last := lastChecks(entries)
 	out := []LayerStatus{}
 	for _, ref := range pb.LayerSteps() {
@@ -138,10 +139,10 @@ func layerStatus(ctx context.Context, st evidence.Store, pb *playbook.Playbook, 
 }
 
 // lastChecks is the last check_result entry of each step.
-func lastChecks(entries []incident.Entry) map[string]incident.Entry {
-	m := map[string]incident.Entry{}
+func lastChecks(entries []journal.Entry) map[string]journal.Entry {
+	m := map[string]journal.Entry{}
 	for _, e := range entries {
-		if e.Type == incident.EntryCheckResult && e.Step != "" {
+		if e.Type == journal.EntryCheckResult && e.Step != "" {
 			m[e.Step] = e
 		}
 	}
@@ -149,19 +150,19 @@ func lastChecks(entries []incident.Entry) map[string]incident.Entry {
 }
 
 // activity lists the journal's entries other than check results.
-func activity(entries []incident.Entry) ([]Entry, int) {
+func activity(entries []journal.Entry) ([]Entry, int) {
 	out := []Entry{}
 	checks := 0
 	for _, e := range entries {
-		if e.Type == incident.EntryCheckResult {
+		if e.Type == journal.EntryCheckResult {
 			checks++
 			continue
 		}
 		re := Entry{Seq: e.Seq, Time: e.Time.UTC(), Actor: e.Actor, Type: e.Type, Step: e.Step, Event: e.Event, Text: e.Text}
 		switch e.Type {
-		case incident.EntryActionRun:
+		case journal.EntryActionRun:
 			re.Details = actionDetails(e.Payload)
-		case incident.EntryAssistantExchange:
+		case journal.EntryAssistantExchange:
 			re.Details = exchangeDetails(e.Payload)
 		}
 		out = append(out, re)
@@ -269,7 +270,7 @@ func exchangeDetails(payload json.RawMessage) []string {
 }
 
 // openItems lists what the case has not closed.
-func openItems(pb *playbook.Playbook, s incident.CaseState, entries []incident.Entry, layers []LayerStatus, findings []detect.Finding, cs incident.Case) []OpenItem {
+func openItems(pb *playbook.Playbook, s incident.CaseState, entries []journal.Entry, layers []LayerStatus, findings []detect.Finding, cs incident.Case) []OpenItem {
 	out := []OpenItem{}
 	for _, ref := range pb.Steps() {
 		st := s.Step(ref.Step.ID)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/report"
 )
 
@@ -94,7 +95,7 @@ func pakCase(t *testing.T) *incident.Workspace {
 	ws := incidenttest.New(t, "../sample-incidents/persistence-after-kill")
 	ws.Journal().SetClock(ticking(time.Date(2026, 9, 2, 14, 30, 0, 0, time.UTC)))
 	ctx := context.Background()
-	who := incident.Actor{Name: "pdiaz", Via: incident.ViaCLI}
+	who := journal.Actor{Name: "pdiaz", Via: journal.ViaCLI}
 	if _, err := ws.SetSubject(ctx, who, []string{"agent-21"}); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func pakCase(t *testing.T) *incident.Workspace {
 		t.Fatal(err)
 	}
 	payload := json.RawMessage(`{"action":"kill-watcher","runs":[{"argv":["kubectl","exec","-n","agent-evals","sandbox-sb-118","--","kill","182095"],"exit_code":0,"took":1200000000}]}`)
-	if _, err := ws.Journal().Append(ctx, incident.Entry{Actor: who, Type: incident.EntryActionRun, Step: "contain.processes", Text: "Kill the watcher", Payload: payload}); err != nil {
+	if _, err := ws.Journal().Append(ctx, journal.Entry{Actor: who, Type: journal.EntryActionRun, Step: "contain.processes", Text: "Kill the watcher", Payload: payload}); err != nil {
 		t.Fatal(err)
 	}
 	return ws
@@ -220,7 +221,7 @@ const hostileLedger = `{"v":1,"ts":"2026-07-21T10:00:00Z","type":"session_start"
 func TestReportEscapesHostileEvidence(t *testing.T) {
 	ctx := context.Background()
 	ws := incidenttest.New(t, incidenttest.WriteFile(t, "ledger.jsonl", []byte(hostileLedger)))
-	if _, err := ws.SetSubject(ctx, incident.Actor{Name: "oncall", Via: incident.ViaCLI}, []string{"agent-x"}); err != nil {
+	if _, err := ws.SetSubject(ctx, journal.Actor{Name: "oncall", Via: journal.ViaCLI}, []string{"agent-x"}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := report.Build(ctx, ws, report.At(reportGenerated))

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/serve"
 	"github.com/cordon-ir/cordon/serve/servetest"
 )
@@ -58,7 +59,7 @@ func TestServeObserverCannotWrite(t *testing.T) {
 	if strings.Count(term.Screen(), "read-only") == before || strings.Contains(term.Screen(), "note on event") {
 		t.Errorf("the note key did not say it is read-only:\n%s", term.Screen())
 	}
-	entries := journal(t, dir)
+	entries := journalEntries(t, dir)
 	for _, e := range entries {
 		if e.Actor.Key == olive.Fingerprint() || e.Actor.Name == "olive" {
 			t.Errorf("the observer wrote to the journal: %+v", e)
@@ -79,7 +80,7 @@ func TestServeObserverListedTwiceStaysReadOnly(t *testing.T) {
 	term.WaitFor("74 hits", wait)
 	term.Type("m")
 	term.WaitFor("read-only", wait)
-	if n := len(journal(t, dir)); n != 0 {
+	if n := len(journalEntries(t, dir)); n != 0 {
 		t.Errorf("journal has %d entries, want none", n)
 	}
 }
@@ -136,14 +137,14 @@ func TestServeTwentyConsoles(t *testing.T) {
 		}
 	}
 
-	entries := journal(t, dir)
-	marks := map[string]incident.Entry{}
-	notes := map[string]incident.Entry{}
+	entries := journalEntries(t, dir)
+	marks := map[string]journal.Entry{}
+	notes := map[string]journal.Entry{}
 	for _, e := range entries {
 		switch e.Type {
-		case incident.EntryMark:
+		case journal.EntryMark:
 			marks[e.Actor.Name] = e
-		case incident.EntryNote:
+		case journal.EntryNote:
 			notes[e.Actor.Name] = e
 		default:
 			t.Errorf("unexpected entry %s by %s", e.Type, e.Actor.Name)
@@ -155,7 +156,7 @@ func TestServeTwentyConsoles(t *testing.T) {
 	events := map[string]bool{}
 	for i := range n {
 		name := fmt.Sprintf("user-%d", i)
-		want := incident.Actor{Name: name, Via: incident.ViaSSH, Key: keys[i].Fingerprint(), Comment: keys[i].Comment}
+		want := journal.Actor{Name: name, Via: journal.ViaSSH, Key: keys[i].Fingerprint(), Comment: keys[i].Comment}
 		mark, note := marks[name], notes[name]
 		if mark.Actor != want || note.Actor != want {
 			t.Errorf("actors %+v and %+v, want %+v", mark.Actor, note.Actor, want)
@@ -168,7 +169,7 @@ func TestServeTwentyConsoles(t *testing.T) {
 	if len(events) != n {
 		t.Errorf("%d distinct events marked, want %d", len(events), n)
 	}
-	j, err := incident.OpenJournal(dir)
+	j, err := journal.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,9 +230,9 @@ func TestServeShutdown(t *testing.T) {
 	}
 }
 
-func journal(t testing.TB, dir string) []incident.Entry {
+func journalEntries(t testing.TB, dir string) []journal.Entry {
 	t.Helper()
-	j, err := incident.OpenJournal(dir)
+	j, err := journal.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ func TestServeRefusesUnknownKey(t *testing.T) {
 			t.Errorf("the log lacks %q:\n%s", want, log)
 		}
 	}
-	if n := len(journal(t, dir)); n != 0 {
+	if n := len(journalEntries(t, dir)); n != 0 {
 		t.Errorf("a refused login was journaled (%d entries)", n)
 	}
 }

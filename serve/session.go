@@ -12,41 +12,41 @@ import (
 	"github.com/charmbracelet/ssh"
 	bm "github.com/charmbracelet/wish/bubbletea"
 	"github.com/cordon-ir/cordon/evidence"
-	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/tui"
 	"github.com/muesli/termenv"
 	gossh "golang.org/x/crypto/ssh"
 )
 
-// actorKey holds a session's incident.Actor in its context.
+// actorKey holds a session's journal.Actor in its context.
 type actorKey struct{}
 
 // ActorFrom returns the actor the server set for a session's context: the
 // SSH user, the fingerprint and comment of the key it proved, and whether
 // it is an observer.
-func ActorFrom(ctx interface{ Value(any) any }) (incident.Actor, bool) {
-	a, ok := ctx.Value(actorKey{}).(incident.Actor)
+func ActorFrom(ctx interface{ Value(any) any }) (journal.Actor, bool) {
+	a, ok := ctx.Value(actorKey{}).(journal.Actor)
 	return a, ok
 }
 
 // identify names the person behind a session from the key the connection
 // authenticated with, looked up again now: a key revoked since the
 // handshake gets no session.
-func (s *Server) identify(sess ssh.Session) (incident.Actor, bool) {
+func (s *Server) identify(sess ssh.Session) (journal.Actor, bool) {
 	key := sess.PublicKey()
 	if key == nil {
-		return incident.Actor{}, false
+		return journal.Actor{}, false
 	}
 	role, comment := s.keys.role(key)
 	if role == RoleNone {
-		return incident.Actor{}, false
+		return journal.Actor{}, false
 	}
 	name := evidence.Printable(sess.User())
 	if r := []rune(name); len(r) > 64 {
 		name = string(r[:64])
 	}
-	return incident.Actor{
-		Name: name, Via: incident.ViaSSH, Key: gossh.FingerprintSHA256(key),
+	return journal.Actor{
+		Name: name, Via: journal.ViaSSH, Key: gossh.FingerprintSHA256(key),
 		Comment: evidence.Printable(comment), Observer: role == RoleObserver,
 	}, true
 }
@@ -124,7 +124,7 @@ func (s *Server) facilitator(sess ssh.Session) bool {
 	return role == RoleFacilitator
 }
 
-func roleOf(a incident.Actor) string {
+func roleOf(a journal.Actor) string {
 	if a.Observer {
 		return RoleObserver.String()
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/tui"
 	"github.com/cordon-ir/cordon/tui/common"
 	"github.com/muesli/termenv"
@@ -211,9 +212,9 @@ func TestAssistantStreamsFromEndpoint(t *testing.T) {
 	if text, _ := c.m.Status(); !strings.Contains(text, "2 claims, 1 unverified") {
 		t.Errorf("status %q", text)
 	}
-	var ex []incident.Entry
+	var ex []journal.Entry
 	for _, e := range entries(t, ws) {
-		if e.Type == incident.EntryAssistantExchange {
+		if e.Type == journal.EntryAssistantExchange {
 			ex = append(ex, e)
 		}
 	}
@@ -269,7 +270,7 @@ func TestAssistantEscCancels(t *testing.T) {
 		t.Errorf("after esc:\n%s", c.screen())
 	}
 	es := entries(t, ws)
-	if len(es) != 1 || es[0].Type != incident.EntryAssistantExchange || !strings.Contains(es[0].Text, "failed") {
+	if len(es) != 1 || es[0].Type != journal.EntryAssistantExchange || !strings.Contains(es[0].Text, "failed") {
 		t.Errorf("journal %+v", es)
 	}
 	c.keys("esc")
@@ -313,7 +314,7 @@ func TestAssistantAskQuestion(t *testing.T) {
 	c.typeText("how do I bypass the egress proxy")
 	c.keys("enter")
 	es := entries(t, ws)
-	if srv.calls.Load() != 0 || len(es) != 1 || es[0].Type != incident.EntryAssistantRefusal {
+	if srv.calls.Load() != 0 || len(es) != 1 || es[0].Type != journal.EntryAssistantRefusal {
 		t.Errorf("a refused question: %d calls, journal %+v", srv.calls.Load(), es)
 	}
 	if s := c.flatScreen(); !strings.Contains(s, "outside the defender scope") {
@@ -361,7 +362,7 @@ func TestAssistantOffline(t *testing.T) {
 	if !strings.Contains(s, "offline answer (no endpoint configured)") || strings.Contains(s, "UNVERIFIED") {
 		t.Errorf("offline answer:\n%s", c.screen())
 	}
-	if es := entries(t, ws); len(es) != 1 || es[0].Type != incident.EntryAssistantExchange || !strings.Contains(es[0].Text, "from offline") {
+	if es := entries(t, ws); len(es) != 1 || es[0].Type != journal.EntryAssistantExchange || !strings.Contains(es[0].Text, "from offline") {
 		t.Errorf("journal %+v", es)
 	}
 }

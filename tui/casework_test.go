@@ -14,6 +14,7 @@ import (
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/tui"
 	"github.com/cordon-ir/cordon/tui/common"
 	"github.com/muesli/termenv"
@@ -52,7 +53,7 @@ func (c *console) written(cmd tea.Cmd) common.WrittenMsg {
 	return w
 }
 
-func entries(t *testing.T, ws *incident.Workspace) []incident.Entry {
+func entries(t *testing.T, ws *incident.Workspace) []journal.Entry {
 	t.Helper()
 	es, err := ws.Journal().Entries()
 	if err != nil {
@@ -254,7 +255,7 @@ func TestNotesOnEventAndStep(t *testing.T) {
 	}
 	c.keys("enter")
 	es := entries(t, ws)
-	if len(es) != 1 || es[0].Type != incident.EntryNote || es[0].Event != ev.ID || es[0].Text != "quick look: q and tab stay here" {
+	if len(es) != 1 || es[0].Type != journal.EntryNote || es[0].Event != ev.ID || es[0].Text != "quick look: q and tab stay here" {
 		t.Fatalf("journal %+v", es)
 	}
 	// esc cancels without writing
@@ -276,7 +277,7 @@ func TestNotesOnEventAndStep(t *testing.T) {
 	c.typeText("agent-7 owns 10.0.3.7 at the time")
 	c.keys("enter")
 	es = entries(t, ws)
-	if last := es[len(es)-1]; last.Step != "attribute.identity" || last.Type != incident.EntryNote {
+	if last := es[len(es)-1]; last.Step != "attribute.identity" || last.Type != journal.EntryNote {
 		t.Errorf("step note %+v", last)
 	}
 	if n := c.m.Steps().State().Step("attribute.identity").Notes; n != 1 {
@@ -296,7 +297,7 @@ func TestNotesOnEventAndStep(t *testing.T) {
 		t.Errorf("journal pane:\n%s", s)
 	}
 	c.keys("t")
-	if c.m.Journal().Type() != incident.EntryNote {
+	if c.m.Journal().Type() != journal.EntryNote {
 		t.Errorf("t filters to %q", c.m.Journal().Type())
 	}
 	c.keys("j", "enter")
@@ -314,7 +315,7 @@ func TestJournalShowsOtherWriters(t *testing.T) {
 	c := newConsole(t, ws, 80, 24, termenv.Ascii)
 	c.toPlaybook("triage.grant")
 	// another process (the CLI) writes
-	if _, err := ws.SetStep(context.Background(), incident.Actor{Name: "bob", Via: incident.ViaCLI}, "triage.grant", incident.StepDone, time.Time{}, ""); err != nil {
+	if _, err := ws.SetStep(context.Background(), journal.Actor{Name: "bob", Via: journal.ViaCLI}, "triage.grant", incident.StepDone, time.Time{}, ""); err != nil {
 		t.Fatal(err)
 	}
 	// this console's own write polls, and reads both
@@ -336,12 +337,12 @@ func TestReadOnlyConsoleRefusesCaseKeys(t *testing.T) {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
 	m := tui.New(tui.Options{Name: "fixture-incident", Store: ws.Store, Renderer: r, Ctx: context.Background(),
-		Workspace: ws, JournalPoll: -1, ReadOnly: true, Actor: incident.Actor{Name: "eve", Via: incident.ViaSSH}})
+		Workspace: ws, JournalPoll: -1, ReadOnly: true, Actor: journal.Actor{Name: "eve", Via: journal.ViaSSH}})
 	c := &console{t: t, m: m}
 	c.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	c.run(m.Init())
 	c.keys("i")
-	if text, _ := c.m.Status(); text != incident.ErrReadOnly.Error() || c.m.Prompt().IsOpen() {
+	if text, _ := c.m.Status(); text != journal.ErrReadOnly.Error() || c.m.Prompt().IsOpen() {
 		t.Errorf("i in an observer's timeline: %q", text)
 	}
 	c.keys("a")
@@ -461,7 +462,7 @@ func TestActionShowsCommandsAndNeedsTheAgentID(t *testing.T) {
 	c.typeText("agent-7")
 	c.keys("enter")
 	es := entries(t, ws)
-	if len(es) != 1 || es[0].Type != incident.EntryActionRun || !strings.Contains(string(es[0].Payload), "stopping agent-7") {
+	if len(es) != 1 || es[0].Type != journal.EntryActionRun || !strings.Contains(string(es[0].Payload), "stopping agent-7") {
 		t.Fatalf("journal after the confirmed action: %+v", es)
 	}
 	if text, err := c.m.Status(); err != nil || !strings.Contains(text, "stop-session ran 1 command(s), exit 0") {

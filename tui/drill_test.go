@@ -3,7 +3,6 @@ package tui_test
 import (
 	"context"
 	"fmt"
-	llm "github.com/cordon-ir/cordon/assist"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,10 +10,12 @@ import (
 	"testing"
 	"time"
 
+	llm "github.com/cordon-ir/cordon/assist"
+	"github.com/cordon-ir/cordon/journal"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/cordon-ir/cordon/drill"
-	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/tui"
 	"github.com/cordon-ir/cordon/tui/common"
 	tuidrill "github.com/cordon-ir/cordon/tui/drill"
@@ -96,9 +97,9 @@ func (c *drillConsole) noFuture() {
 	}
 }
 
-func (c *drillConsole) journal(typ incident.EntryType) []incident.Entry {
+func (c *drillConsole) journal(typ journal.EntryType) []journal.Entry {
 	c.t.Helper()
-	var out []incident.Entry
+	var out []journal.Entry
 	for _, e := range entries(c.t.(*testing.T), c.d.WS) {
 		if e.Type == typ {
 			out = append(out, e)
@@ -138,7 +139,7 @@ func TestDrillEvidenceArrivesWithScenarioTime(t *testing.T) {
 	if s := c.screen(); !strings.Contains(s, "DRILL ▶ running 14:08:04") || !strings.Contains(s, fmt.Sprint(prev)+" events") {
 		t.Errorf("the header does not follow the drill:\n%s", s)
 	}
-	if len(c.journal(incident.EntryDrillInject)) != 0 || c.m.Drill().Notice() != "" {
+	if len(c.journal(journal.EntryDrillInject)) != 0 || c.m.Drill().Notice() != "" {
 		t.Fatal("an inject fired before its time")
 	}
 
@@ -151,7 +152,7 @@ func TestDrillEvidenceArrivesWithScenarioTime(t *testing.T) {
 	if !strings.Contains(s, "INJECT 14:21:03 On-call") || !strings.Contains(s, "next inject 14:35:00 in 13m57s") {
 		t.Errorf("the status bar lacks the inject or the countdown:\n%s", s)
 	}
-	if in := c.journal(incident.EntryDrillInject); len(in) != 1 || !strings.Contains(in[0].Text, "I killed agent-21's session") {
+	if in := c.journal(journal.EntryDrillInject); len(in) != 1 || !strings.Contains(in[0].Text, "I killed agent-21's session") {
 		t.Errorf("journal injects: %+v", in)
 	}
 	c.keys("D")
@@ -189,7 +190,7 @@ func TestDrillFacilitatorKeys(t *testing.T) {
 	if got := c.d.Clock.Now().Format("15:04:05"); got != "14:35:00" {
 		t.Errorf("two jumps land at %s, want the second inject's 14:35:00", got)
 	}
-	if n := len(c.journal(incident.EntryDrillInject)); n != 2 {
+	if n := len(c.journal(journal.EntryDrillInject)); n != 2 {
 		t.Errorf("%d injects journaled after two jumps", n)
 	}
 
@@ -215,7 +216,7 @@ func TestDrillFacilitatorKeys(t *testing.T) {
 	if text, err := c.m.Status(); err != nil || !strings.Contains(text, "debrief written to "+path) {
 		t.Errorf("status %q %v", text, err)
 	}
-	if n := len(c.journal(incident.EntryDrillInject)); n != 4 {
+	if n := len(c.journal(journal.EntryDrillInject)); n != 4 {
 		t.Errorf("%d injects journaled after the end, want all 4", n)
 	}
 	if s := c.screen(); !strings.Contains(s, "■ ended 15:21:06") || !strings.Contains(s, "INJECT 15:02:50") {
@@ -244,7 +245,7 @@ func TestDrillParticipantCannotRunTheClock(t *testing.T) {
 	if s := c.screen(); strings.Contains(s, "next inject") {
 		t.Errorf("a participant sees the countdown:\n%s", s)
 	}
-	if len(c.journal(incident.EntryDrillInject)) != 0 {
+	if len(c.journal(journal.EntryDrillInject)) != 0 {
 		t.Error("a participant's key fired an inject")
 	}
 }
@@ -273,7 +274,7 @@ func TestDrillAnswers(t *testing.T) {
 	}
 	c.typeText("agent-21")
 	c.keys("enter")
-	answers := c.journal(incident.EntryDrillAnswer)
+	answers := c.journal(journal.EntryDrillAnswer)
 	if len(answers) != 2 || answers[1].Actor.Name != "alice" {
 		t.Fatalf("journal answers: %+v", answers)
 	}
@@ -289,7 +290,7 @@ func TestDrillAnswers(t *testing.T) {
 	}
 	c.keys("j", "enter")
 	c.keys("enter") // an empty answer is not recorded
-	if n := len(c.journal(incident.EntryDrillAnswer)); n != 2 {
+	if n := len(c.journal(journal.EntryDrillAnswer)); n != 2 {
 		t.Errorf("an empty answer was journaled (%d answers)", n)
 	}
 }
@@ -330,7 +331,7 @@ func TestDrillActionsAreDryRuns(t *testing.T) {
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("a drill ran the action")
 	}
-	runs := c.journal(incident.EntryActionRun)
+	runs := c.journal(journal.EntryActionRun)
 	if len(runs) != 1 || !strings.Contains(runs[0].Text, "(dry run)") || !strings.Contains(string(runs[0].Payload), `"dry_run":true`) {
 		t.Fatalf("journal: %+v", runs)
 	}

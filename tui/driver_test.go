@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/tui"
 	"github.com/muesli/termenv"
 )
@@ -49,7 +50,7 @@ func newConsoleOn(t testing.TB, ws *incident.Workspace, w, h int, profile termen
 }
 
 // testActor is who the journal records for a test console.
-var testActor = incident.Actor{Name: "alice", Via: incident.ViaConsole}
+var testActor = journal.Actor{Name: "alice", Via: journal.ViaConsole}
 
 // send delivers a message and runs what it starts.
 func (c *console) send(msg tea.Msg) {

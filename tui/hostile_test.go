@@ -8,8 +8,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/muesli/termenv"
 )
 
@@ -119,7 +119,7 @@ func TestHostileNoteIsInert(t *testing.T) {
 // agent under investigation wrote.
 func TestHostileCaseVariablesAreInert(t *testing.T) {
 	ws := incidenttest.New(t, incidenttest.WriteFile(t, "hostile.jsonl", hostileLedger()))
-	if _, err := ws.SetSubject(context.Background(), incident.Actor{Name: "alice", Via: incident.ViaCLI}, []string{"evil\x1b[31m\x1b]0;owned\x07"}); err != nil {
+	if _, err := ws.SetSubject(context.Background(), journal.Actor{Name: "alice", Via: journal.ViaCLI}, []string{"evil\x1b[31m\x1b]0;owned\x07"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {

@@ -14,6 +14,7 @@ import (
 	dr "github.com/cordon-ir/cordon/drill"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/tui/agents"
 	"github.com/cordon-ir/cordon/tui/assist"
 	"github.com/cordon-ir/cordon/tui/common"
@@ -21,7 +22,7 @@ import (
 	tuidrill "github.com/cordon-ir/cordon/tui/drill"
 	"github.com/cordon-ir/cordon/tui/facet"
 	"github.com/cordon-ir/cordon/tui/findings"
-	"github.com/cordon-ir/cordon/tui/journal"
+	tuijournal "github.com/cordon-ir/cordon/tui/journal"
 	"github.com/cordon-ir/cordon/tui/prompt"
 	"github.com/cordon-ir/cordon/tui/search"
 	"github.com/cordon-ir/cordon/tui/steps"
@@ -48,7 +49,7 @@ type Options struct {
 	Rules []detect.Rule
 	// Actor is who the journal records for what is done in this console
 	// (default: the OS user, via the console).
-	Actor incident.Actor
+	Actor journal.Actor
 	// ReadOnly is an observer's console: it searches and reads, and keys
 	// that would change the case say why they are disabled.
 	ReadOnly bool
@@ -133,7 +134,7 @@ type Model struct {
 	search   search.Model
 	facet    facet.Model
 	steps    steps.Model
-	journal  journal.Model
+	journal  tuijournal.Model
 	assist   assist.Model
 	prompt   prompt.Model
 	drill    tuidrill.Model
@@ -211,13 +212,13 @@ func New(opt Options) Model {
 		opt.Renderer = lipgloss.DefaultRenderer()
 	}
 	if opt.Actor.Name == "" {
-		opt.Actor = incident.CurrentActor(incident.ViaConsole)
+		opt.Actor = journal.CurrentActor(journal.ViaConsole)
 	}
 	opt.Actor.Observer = opt.Actor.Observer || opt.ReadOnly
 	if ws, ok := opt.Workspace.(*incident.Workspace); ok && ws == nil {
 		opt.Workspace = nil // a typed nil would pass the nil checks
 	}
-	var jr *incident.Journal
+	var jr *journal.Journal
 	if opt.Workspace != nil {
 		jr = opt.Workspace.Journal()
 	}
@@ -239,7 +240,7 @@ func New(opt Options) Model {
 		search:    search.New(com),
 		facet:     facet.New(com, opt.Store),
 		steps:     steps.New(com, opt.Workspace, opt.Actor, opt.Actor.Observer),
-		journal:   journal.New(com, jr, opt.JournalPoll),
+		journal:   tuijournal.New(com, jr, opt.JournalPoll),
 		prompt:    prompt.New(com),
 		ingesting: opt.Ingest != nil,
 	}
@@ -302,7 +303,7 @@ func (m Model) Findings() findings.Model { return m.findings }
 func (m Model) Steps() steps.Model { return m.steps }
 
 // Journal returns the Journal pane (for tests).
-func (m Model) Journal() journal.Model { return m.journal }
+func (m Model) Journal() tuijournal.Model { return m.journal }
 
 // Drill returns the drill's bar and Questions pane (for tests).
 func (m Model) Drill() tuidrill.Model { return m.drill }
@@ -357,7 +358,7 @@ type markedMsg struct {
 	err   error
 }
 
-func noteCmd(com common.Common, ws common.Casework, actor incident.Actor, step, event, text string) tea.Cmd {
+func noteCmd(com common.Common, ws common.Casework, actor journal.Actor, step, event, text string) tea.Cmd {
 	return com.Cmd(func() tea.Msg {
 		e, err := ws.Note(com.Ctx, actor, step, event, text)
 		if err != nil {
@@ -390,7 +391,7 @@ func countsCmd(com common.Common, st evidence.Store, refresh, live bool) tea.Cmd
 	return com.Cmd(func() tea.Msg { return countsMsg{c: st.Counts(), refresh: refresh, live: live} })
 }
 
-func toggleMarkCmd(com common.Common, marks *incident.Marks, actor incident.Actor, ev evidence.Event) tea.Cmd {
+func toggleMarkCmd(com common.Common, marks *incident.Marks, actor journal.Actor, ev evidence.Event) tea.Cmd {
 	return com.Cmd(func() tea.Msg {
 		on, err := marks.Toggle(com.Ctx, actor, ev)
 		return markedMsg{marks: marks.List(), on: on, err: err}

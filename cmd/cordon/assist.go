@@ -10,6 +10,7 @@ import (
 	"github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 )
 
 const assistArgs = "--incident DIR [--query Q] [--id ID,...] [--since T] [--until T] [--offline] [--json] TASK [QUESTION...]"
@@ -68,7 +69,7 @@ func cmdAssist(ctx context.Context, e *env, args []string) error {
 	if !*asJSON {
 		fmt.Fprintf(e.stderr, "cordon: %s via %s\n", task, endpointName(cfg))
 	}
-	res, err := ws.Ask(ctx, incident.CurrentActor(incident.ViaCLI), cfg, req)
+	res, err := ws.Ask(ctx, journal.CurrentActor(journal.ViaCLI), cfg, req)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 )
 
 const (
@@ -41,7 +42,7 @@ func cmdJournal(ctx context.Context, e *env, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("%w: journal: unexpected %q (the only subcommand is verify)", errUsage, evidence.Printable(pos[0]))
 	}
-	j, err := incident.OpenJournal(*dir)
+	j, err := journal.Open(*dir)
 	if err != nil {
 		return err
 	}
@@ -79,7 +80,7 @@ func cmdJournal(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-func verifyJournal(e *env, j *incident.Journal, asJSON bool) error {
+func verifyJournal(e *env, j *journal.Journal, asJSON bool) error {
 	v, err := j.Verify()
 	if err != nil {
 		return err
@@ -133,12 +134,12 @@ func cmdNote(ctx context.Context, e *env, args []string) error {
 	if !incident.IsWorkspace(*dir) {
 		return fmt.Errorf("%w: %s is not an incident workspace (create one with cordon ingest --incident %s FILE...)", incident.ErrNoIncident, *dir, *dir)
 	}
-	j, err := incident.OpenJournal(*dir)
+	j, err := journal.Open(*dir)
 	if err != nil {
 		return err
 	}
-	en, err := j.Append(ctx, incident.Entry{
-		Type: incident.EntryNote, Actor: incident.CurrentActor(incident.ViaCLI),
+	en, err := j.Append(ctx, journal.Entry{
+		Type: journal.EntryNote, Actor: journal.CurrentActor(journal.ViaCLI),
 		Step: *step, Event: *event, Text: text,
 	})
 	if err != nil {
@@ -152,7 +153,7 @@ func cmdNote(ctx context.Context, e *env, args []string) error {
 // concerns, then its text or a short form of its payload. Every field can
 // carry hostile text (a note quoting a log line), so all of it is made
 // printable.
-func writeEntry(w io.Writer, en incident.Entry) {
+func writeEntry(w io.Writer, en journal.Entry) {
 	p := evidence.Printable
 	actor := p(en.Actor.Name) + " (" + p(en.Actor.Via) + ")"
 	var about string

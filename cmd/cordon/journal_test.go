@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 )
 
 // emptyWorkspace creates an incident workspace with an empty index.
@@ -41,7 +42,7 @@ func TestJournalNoteListVerifyAndTamper(t *testing.T) {
 	if code != 0 || len(lines) != 2 {
 		t.Fatalf("journal: exit %d, %d lines\n%s%s", code, len(lines), out, errOut)
 	}
-	me := incident.CurrentActor(incident.ViaCLI).Name
+	me := journal.CurrentActor(journal.ViaCLI).Name
 	if strings.Fields(lines[0])[0] != "1" || !strings.Contains(lines[0], me+" (cli)  note  event ev-1  agent-7 read the vault") {
 		t.Errorf("entry 1 printed as %q", lines[0])
 	}
@@ -89,7 +90,7 @@ func TestJournalNoteListVerifyAndTamper(t *testing.T) {
 		t.Errorf("verify of an edited journal: exit %d %q %q", code, out, errOut)
 	}
 	code, out, _ = cordon("journal", "verify", "--incident", dir, "--json")
-	var v incident.Verification
+	var v journal.Verification
 	if code != exitTampered || json.Unmarshal([]byte(out), &v) != nil || v.Problem == nil || v.Problem.Seq != 1 {
 		t.Errorf("verify --json of an edited journal: exit %d %q", code, out)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/ingest"
+	"github.com/cordon-ir/cordon/journal"
 )
 
 func main() {
@@ -112,9 +113,9 @@ func exitCode(stderr io.Writer, err error) int {
 		return exitUsage
 	case errors.Is(err, ingest.ErrUnreadable), errors.Is(err, ingest.ErrUnknownFormat):
 		return exitUnreadable
-	case errors.Is(err, incident.ErrTampered):
+	case errors.Is(err, journal.ErrTampered):
 		return exitTampered
-	case errors.Is(err, incident.ErrLocked):
+	case errors.Is(err, journal.ErrLocked):
 		return exitLocked
 	case errors.Is(err, evidence.ErrIncompatible):
 		return exitIncompatible

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/serve"
 	"github.com/cordon-ir/cordon/serve/servetest"
 )
@@ -147,7 +147,7 @@ func TestServeSSHClientInTmux(t *testing.T) {
 		t.Errorf("an observer's i opened a note:\n%s", x.screen("olive"))
 	}
 
-	j, err := incident.OpenJournal(dir)
+	j, err := journal.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,18 +155,18 @@ func TestServeSSHClientInTmux(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	notes := map[string]incident.Entry{}
+	notes := map[string]journal.Entry{}
 	for _, e := range entries {
 		if e.Actor.Key == olive.Fingerprint() {
 			t.Errorf("the observer wrote to the journal: %+v", e)
 		}
-		if e.Type == incident.EntryNote {
+		if e.Type == journal.EntryNote {
 			notes[e.Text] = e
 		}
 	}
 	for text, k := range map[string]servetest.Key{"agent-7 still holds a credential": alice, "egress proxy creds rotated": bob} {
 		name, _, _ := strings.Cut(k.Comment, "@")
-		want := incident.Actor{Name: name, Via: incident.ViaSSH, Key: k.Fingerprint(), Comment: k.Comment}
+		want := journal.Actor{Name: name, Via: journal.ViaSSH, Key: k.Fingerprint(), Comment: k.Comment}
 		if e, ok := notes[text]; !ok || e.Actor != want {
 			t.Errorf("note %q: %+v, want by %+v", text, e.Actor, want)
 		}

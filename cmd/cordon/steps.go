@@ -10,6 +10,7 @@ import (
 
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/playbook"
 )
 
@@ -39,7 +40,7 @@ func cmdStep(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer ws.Close()
-	entry, err := ws.SetStep(ctx, incident.CurrentActor(incident.ViaCLI), pos[1], statuses[pos[0]], t, strings.Join(pos[2:], " "))
+	entry, err := ws.SetStep(ctx, journal.CurrentActor(journal.ViaCLI), pos[1], statuses[pos[0]], t, strings.Join(pos[2:], " "))
 	if err != nil {
 		return err
 	}
@@ -137,7 +138,7 @@ func cmdCheck(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer ws.Close()
-	results, err := ws.Check(ctx, incident.CurrentActor(incident.ViaCLI), ids...)
+	results, err := ws.Check(ctx, journal.CurrentActor(journal.ViaCLI), ids...)
 	for _, r := range results {
 		if *asJSON {
 			b, _ := json.Marshal(r)
@@ -167,7 +168,7 @@ func cmdSubject(ctx context.Context, e *env, args []string) error {
 	}
 	defer ws.Close()
 	if len(agents) > 0 {
-		if _, err := ws.SetSubject(ctx, incident.CurrentActor(incident.ViaCLI), agents); err != nil {
+		if _, err := ws.SetSubject(ctx, journal.CurrentActor(journal.ViaCLI), agents); err != nil {
 			return err
 		}
 	}
@@ -229,7 +230,7 @@ func cmdAction(ctx context.Context, e *env, args []string) error {
 		line, _ := bufio.NewReader(e.stdin).ReadString('\n')
 		*confirm = strings.TrimSpace(line)
 	}
-	runs, err := ws.RunAction(ctx, incident.CurrentActor(incident.ViaCLI), pos[0], plan, *confirm, *dry)
+	runs, err := ws.RunAction(ctx, journal.CurrentActor(journal.ViaCLI), pos[0], plan, *confirm, *dry)
 	for _, r := range runs {
 		switch {
 		case r.DryRun:

@@ -10,6 +10,7 @@ import (
 	llm "github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/tui/common"
 )
 
@@ -33,7 +34,7 @@ const (
 type Model struct {
 	com      common.Common
 	ws       common.Casework
-	actor    incident.Actor
+	actor    journal.Actor
 	cfg      llm.Config
 	cfgErr   error // the endpoint's configuration is wrong: offline only
 	readOnly bool
@@ -69,7 +70,7 @@ type item struct {
 // New returns the pane. cfg is the endpoint (offline when it names none);
 // cfgErr, when the configuration cannot work, is shown and leaves only the
 // offline tasks. ws nil or an observer cannot ask.
-func New(com common.Common, ws common.Casework, actor incident.Actor, cfg llm.Config, cfgErr error) Model {
+func New(com common.Common, ws common.Casework, actor journal.Actor, cfg llm.Config, cfgErr error) Model {
 	if cfgErr != nil || cfg.BaseURL == "" {
 		cfg = llm.DefaultConfig()
 	}

@@ -13,6 +13,7 @@ import (
 	llm "github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/tui/common"
 	"github.com/muesli/termenv"
 )
@@ -30,7 +31,7 @@ func (f *fakeCase) AskPacket(context.Context, llm.Selection) (llm.Packet, error)
 	return f.packet, nil
 }
 
-func (f *fakeCase) Ask(ctx context.Context, _ incident.Actor, _ llm.Config, req incident.AskRequest, _ ...llm.Option) (llm.Result, error) {
+func (f *fakeCase) Ask(ctx context.Context, _ journal.Actor, _ llm.Config, req incident.AskRequest, _ ...llm.Option) (llm.Result, error) {
 	f.asks++
 	return f.ask(ctx, req)
 }
@@ -42,7 +43,7 @@ func newPane(t *testing.T, ws common.Casework, cfg llm.Config) Model {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
 	com := common.New(context.Background(), common.DefaultStyles(r, true), common.DefaultKeyMap(), nil).SetSize(80, 21)
-	m := New(com, ws, incident.Actor{Name: "alice"}, cfg, nil)
+	m := New(com, ws, journal.Actor{Name: "alice"}, cfg, nil)
 	m.Open(Selection{Sel: llm.Selection{Query: "curl"}, Label: "the timeline's query curl (2 events)"})
 	return m
 }

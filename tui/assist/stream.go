@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	llm "github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/tui/common"
 )
 
@@ -47,7 +48,7 @@ func newStream() *stream {
 // asking is everything one request needs, copied out of the model.
 type asking struct {
 	ws    common.Casework
-	actor incident.Actor
+	actor journal.Actor
 	cfg   llm.Config
 	req   incident.AskRequest
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/playbook"
 )
 
@@ -13,21 +14,21 @@ import (
 // case: read the playbook and the journal, and write to it through the
 // incident use cases. *incident.Workspace implements it; tests may fake it.
 type Casework interface {
-	Journal() *incident.Journal
+	Journal() *journal.Journal
 	Playbook() (*playbook.Playbook, error)
 	State() (incident.CaseState, error)
 	Case(ctx context.Context, s incident.CaseState) (incident.Case, error)
-	SetStep(ctx context.Context, actor incident.Actor, id string, status incident.StepStatus, at time.Time, text string) (incident.Entry, error)
-	SetChecklist(ctx context.Context, actor incident.Actor, id string, item int, done bool) (incident.Entry, error)
-	Check(ctx context.Context, actor incident.Actor, ids ...string) ([]incident.CheckResult, error)
-	Note(ctx context.Context, actor incident.Actor, step, event, text string) (incident.Entry, error)
+	SetStep(ctx context.Context, actor journal.Actor, id string, status incident.StepStatus, at time.Time, text string) (journal.Entry, error)
+	SetChecklist(ctx context.Context, actor journal.Actor, id string, item int, done bool) (journal.Entry, error)
+	Check(ctx context.Context, actor journal.Actor, ids ...string) ([]incident.CheckResult, error)
+	Note(ctx context.Context, actor journal.Actor, step, event, text string) (journal.Entry, error)
 	PlanAction(ctx context.Context, stepID, name string) (incident.ActionPlan, error)
-	RunAction(ctx context.Context, actor incident.Actor, stepID string, p incident.ActionPlan, confirm string, dryRun bool) ([]incident.ActionRun, error)
+	RunAction(ctx context.Context, actor journal.Actor, stepID string, p incident.ActionPlan, confirm string, dryRun bool) ([]incident.ActionRun, error)
 	// AskPacket is the evidence Ask would send for a selection (to say
 	// what leaves the machine before it does); Ask runs an assistant task
 	// and journals the exchange.
 	AskPacket(ctx context.Context, sel assist.Selection) (assist.Packet, error)
-	Ask(ctx context.Context, actor incident.Actor, cfg assist.Config, req incident.AskRequest, opts ...assist.Option) (assist.Result, error)
+	Ask(ctx context.Context, actor journal.Actor, cfg assist.Config, req incident.AskRequest, opts ...assist.Option) (assist.Result, error)
 }
 
 // Ask is a one-line question the root asks at the bottom of the screen on a
@@ -82,4 +83,4 @@ type ShowEventMsg struct{ ID string }
 
 // ReadOnlyText is what a key that would change the case says in an
 // observer's console.
-func ReadOnlyText() string { return incident.ErrReadOnly.Error() }
+func ReadOnlyText() string { return journal.ErrReadOnly.Error() }

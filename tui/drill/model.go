@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	dr "github.com/cordon-ir/cordon/drill"
-	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/tui/common"
 )
 
@@ -31,7 +31,7 @@ type Config struct {
 	Facilitator bool
 	// ReadOnly is an observer: it follows the drill and answers nothing.
 	ReadOnly bool
-	Actor    incident.Actor
+	Actor    journal.Actor
 	// DebriefDir receives debrief.md and debrief.json (default: the folder
 	// holding the drill's workspace).
 	DebriefDir string
@@ -85,7 +85,7 @@ type Model struct {
 	firedSeen int // injects fired when last seen
 	seq       int
 
-	answers  map[string]incident.Entry
+	answers  map[string]journal.Entry
 	cur, top int
 	doc      []string // the pane, rendered for its width
 	qline    []int    // first line of each question in doc
@@ -102,7 +102,7 @@ func New(com common.Common, cfg Config) Model {
 	if cfg.Drill != nil && cfg.DebriefDir == "" {
 		cfg.DebriefDir = filepath.Dir(cfg.Drill.WS.Dir)
 	}
-	m := Model{com: com, cfg: cfg, answers: map[string]incident.Entry{}}
+	m := Model{com: com, cfg: cfg, answers: map[string]journal.Entry{}}
 	m.sync()
 	return m
 }
@@ -169,7 +169,7 @@ func (m *Model) SetSize(w, h int) {
 
 // SetJournal takes the journal's entries (after it grew) for the team's
 // answers.
-func (m *Model) SetJournal(entries []incident.Entry) {
+func (m *Model) SetJournal(entries []journal.Entry) {
 	if !m.On() {
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/tui/common"
 )
 
@@ -24,14 +25,14 @@ const DefaultEvery = time.Second
 type (
 	pollMsg struct {
 		seq     int
-		entries []incident.Entry
+		entries []journal.Entry
 		next    int64
 		err     error
 	}
 	tickMsg   struct{ seq int }
 	verifyMsg struct {
 		seq int
-		v   incident.Verification
+		v   journal.Verification
 		err error
 	}
 )
@@ -39,26 +40,26 @@ type (
 // Model is the Journal pane.
 type Model struct {
 	com   common.Common
-	j     *incident.Journal
+	j     *journal.Journal
 	every time.Duration // <= 0: no polling, only Poll
 
-	entries []incident.Entry // oldest first
+	entries []journal.Entry // oldest first
 	offset  int64
 	seq     int // poll loop generation
 	vseq    int
 	loaded  bool
 	pollErr error
-	verify  *incident.Verification
+	verify  *journal.Verification
 	vErr    error
 
-	typ      incident.EntryType // "" shows every type
-	shown    []int              // indices into entries, newest first
+	typ      journal.EntryType // "" shows every type
+	shown    []int             // indices into entries, newest first
 	cur, top int
 }
 
 // New returns the pane for j (nil: no workspace). every is the polling
 // period (0: DefaultEvery; negative: only when Poll is called).
-func New(com common.Common, j *incident.Journal, every time.Duration) Model {
+func New(com common.Common, j *journal.Journal, every time.Duration) Model {
 	if every == 0 {
 		every = DefaultEvery
 	}
@@ -72,11 +73,11 @@ func (m *Model) SetSize(w, h int) {
 }
 
 // Entries are the entries read so far, oldest first (for tests).
-func (m Model) Entries() []incident.Entry { return m.entries }
+func (m Model) Entries() []journal.Entry { return m.entries }
 
 // Shown are the entries the filter lets through, newest first (for tests).
-func (m Model) Shown() []incident.Entry {
-	out := make([]incident.Entry, len(m.shown))
+func (m Model) Shown() []journal.Entry {
+	out := make([]journal.Entry, len(m.shown))
 	for i, j := range m.shown {
 		out[i] = m.entries[j]
 	}
@@ -84,7 +85,7 @@ func (m Model) Shown() []incident.Entry {
 }
 
 // Type is the type filter ("" for all).
-func (m Model) Type() incident.EntryType { return m.typ }
+func (m Model) Type() journal.EntryType { return m.typ }
 
 // Init starts the polling loop (through a tick, so that the loop's
 // generation is the one Update holds, not a copy's).
@@ -167,7 +168,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		if added > 0 {
 			cmds = append(cmds, common.Send(common.JournalChangedMsg{}))
 		}
-		if msg.err != nil && errors.Is(msg.err, incident.ErrTampered) {
+		if msg.err != nil && errors.Is(msg.err, journal.ErrTampered) {
 			cmds = append(cmds, m.verifyCmd())
 		}
 		return m, tea.Batch(cmds...)
@@ -214,7 +215,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 				return m, common.Send(common.ShowEventMsg{ID: e.Event})
 			}
 			var res incident.CheckResult
-			if e.Type == incident.EntryCheckResult && json.Unmarshal(e.Payload, &res) == nil && len(res.Events) > 0 {
+			if e.Type == journal.EntryCheckResult && json.Unmarshal(e.Payload, &res) == nil && len(res.Events) > 0 {
 				label := fmt.Sprintf("check %s (journal #%d) · %s", res.Step, e.Seq, common.EventsLabel(len(res.Events)))
 				return m, tea.Batch(common.Send(common.FilterMsg{Set: evidence.IDQuery(res.Events), Replace: true, Label: label}),
 					common.Send(common.StatusMsg{Text: fmt.Sprintf("timeline filtered to the %d events check #%d cites (esc clears)", len(res.Events), e.Seq)}))
@@ -226,8 +227,8 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 }
 
 // types lists the entry types present, in the order they first appear.
-func (m Model) types() []incident.EntryType {
-	var out []incident.EntryType
+func (m Model) types() []journal.EntryType {
+	var out []journal.EntryType
 	for _, e := range m.entries {
 		if !slices.Contains(out, e.Type) {
 			out = append(out, e.Type)
@@ -239,7 +240,7 @@ func (m Model) types() []incident.EntryType {
 
 // nextType is the filter after the current one: every type, then each
 // type present in turn.
-func (m Model) nextType() incident.EntryType {
+func (m Model) nextType() journal.EntryType {
 	ts := m.types()
 	if m.typ == "" {
 		if len(ts) == 0 {
@@ -287,7 +288,7 @@ func (m *Model) rows() int { return max(m.com.Height-2-m.previewLines(), 1) }
 
 // Text is what an entry says, for its row: its text, and what its payload
 // adds that the text does not (the time a step recorded, a tick's state).
-func Text(e incident.Entry) string {
+func Text(e journal.Entry) string {
 	var p struct {
 		Sets string    `json:"sets"`
 		At   time.Time `json:"at"`
@@ -297,13 +298,13 @@ func Text(e incident.Entry) string {
 	_ = json.Unmarshal(e.Payload, &p)
 	t := e.Text
 	switch {
-	case e.Type == incident.EntryStepDone && p.Sets != "" && !p.At.IsZero():
+	case e.Type == journal.EntryStepDone && p.Sets != "" && !p.At.IsZero():
 		rec := p.Sets + " = " + p.At.UTC().Format("2006-01-02 15:04:05Z")
 		if t == "" {
 			return rec
 		}
 		return rec + " · " + t
-	case e.Type == incident.EntryChecklist && p.Item != nil:
+	case e.Type == journal.EntryChecklist && p.Item != nil:
 		box := "[ ] "
 		if p.Done {
 			box = "[x] "
@@ -314,7 +315,7 @@ func Text(e incident.Entry) string {
 }
 
 // ref is the step and event an entry concerns, and its text.
-func ref(e incident.Entry) string {
+func ref(e journal.Entry) string {
 	r := e.Step
 	if e.Event != "" {
 		if r != "" {

@@ -13,11 +13,12 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/tui/common"
 	"github.com/muesli/termenv"
 )
 
-func newPane(t *testing.T, j *incident.Journal, every time.Duration) Model {
+func newPane(t *testing.T, j *journal.Journal, every time.Duration) Model {
 	t.Helper()
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
@@ -49,7 +50,7 @@ func msgsOf(cmd tea.Cmd) []tea.Msg {
 
 func note(t *testing.T, ws *incident.Workspace, who, text string) {
 	t.Helper()
-	if _, err := ws.Note(context.Background(), incident.Actor{Name: who, Via: incident.ViaCLI}, "", "", text); err != nil {
+	if _, err := ws.Note(context.Background(), journal.Actor{Name: who, Via: journal.ViaCLI}, "", "", text); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -120,7 +121,7 @@ func TestStalePollIsDropped(t *testing.T) {
 func TestTypeFilterAndBrokenChain(t *testing.T) {
 	ws := incidenttest.New(t)
 	note(t, ws, "alice", "a note")
-	if _, err := ws.SetStep(context.Background(), incident.Actor{Name: "alice", Via: incident.ViaCLI}, "triage.grant", incident.StepStarted, time.Time{}, ""); err != nil {
+	if _, err := ws.SetStep(context.Background(), journal.Actor{Name: "alice", Via: journal.ViaCLI}, "triage.grant", incident.StepStarted, time.Time{}, ""); err != nil {
 		t.Fatal(err)
 	}
 	m := newPane(t, ws.Journal(), -1)
@@ -132,12 +133,12 @@ func TestTypeFilterAndBrokenChain(t *testing.T) {
 		}
 	}
 	key := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("t")}
-	var seen []incident.EntryType
+	var seen []journal.EntryType
 	for range 3 {
 		m, _ = m.Update(key)
 		seen = append(seen, m.Type())
 	}
-	if seen[0] != incident.EntryNote || seen[1] != incident.EntryStepStarted || seen[2] != "" {
+	if seen[0] != journal.EntryNote || seen[1] != journal.EntryStepStarted || seen[2] != "" {
 		t.Errorf("t cycles %v", seen)
 	}
 

@@ -8,6 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/playbook"
 	"github.com/cordon-ir/cordon/tui/common"
 )
@@ -28,7 +29,7 @@ type loadedMsg struct {
 type Model struct {
 	com      common.Common
 	ws       common.Casework
-	actor    incident.Actor
+	actor    journal.Actor
 	readOnly bool
 	// dryRun simulates every action (a drill): the journal records what
 	// would have run, nothing runs.
@@ -74,7 +75,7 @@ func (m *Model) TakeAsk() (common.Ask, bool) {
 // New returns the pane; ws nil shows why there is no playbook. An observer
 // (readOnly) reads everything and is told why the keys that write do
 // nothing.
-func New(com common.Common, ws common.Casework, actor incident.Actor, readOnly bool) Model {
+func New(com common.Common, ws common.Casework, actor journal.Actor, readOnly bool) Model {
 	return Model{com: com, ws: ws, actor: actor, readOnly: readOnly}
 }
 

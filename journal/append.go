@@ -1,4 +1,4 @@
-package incident
+package journal
 
 import (
 	"bytes"
@@ -84,7 +84,7 @@ func (j *Journal) append(ctx context.Context, e Entry, at time.Time) (Entry, err
 // lock takes the exclusive journal lock, waiting for other writers: each
 // holds it for one append, a few milliseconds.
 func (j *Journal) lock() (unlock func(), err error) {
-	lf, err := os.OpenFile(filepath.Join(j.dir, journalLockFile), os.O_CREATE|os.O_RDWR, 0o644)
+	lf, err := os.OpenFile(filepath.Join(j.dir, lockFile), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open journal lock: %w", err)
 	}
@@ -186,11 +186,11 @@ func (j *Journal) checkHead(t tail) error {
 	}
 	switch {
 	case !ok && t.last.Seq > 1:
-		return refuse(journalHeadFile + " is missing")
+		return refuse(headFile + " is missing")
 	case ok && h.Seq > t.last.Seq:
-		return refuse(fmt.Sprintf("the journal ends at entry %d but %s records entry %d: entries were deleted from the end", t.last.Seq, journalHeadFile, h.Seq))
+		return refuse(fmt.Sprintf("the journal ends at entry %d but %s records entry %d: entries were deleted from the end", t.last.Seq, headFile, h.Seq))
 	case ok && h.Seq == t.last.Seq && h.Hash != t.last.Hash:
-		return refuse(fmt.Sprintf("entry %d is not the one %s records: the last entry was replaced", h.Seq, journalHeadFile))
+		return refuse(fmt.Sprintf("entry %d is not the one %s records: the last entry was replaced", h.Seq, headFile))
 	}
 	return nil
 }
@@ -220,9 +220,9 @@ func (j *Journal) repair(f *os.File, t tail, actor Actor) (tail, error) {
 	if err != nil {
 		return t, err
 	}
-	tf, err := os.OpenFile(filepath.Join(j.dir, journalTornFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	tf, err := os.OpenFile(filepath.Join(j.dir, tornFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return t, fmt.Errorf("open %s: %w", journalTornFile, err)
+		return t, fmt.Errorf("open %s: %w", tornFile, err)
 	}
 	_, err = tf.Write(append(b, '\n'))
 	if err == nil {
@@ -232,7 +232,7 @@ func (j *Journal) repair(f *os.File, t tail, actor Actor) (tail, error) {
 		err = cerr
 	}
 	if err != nil {
-		return t, fmt.Errorf("write %s: %w", journalTornFile, err)
+		return t, fmt.Errorf("write %s: %w", tornFile, err)
 	}
 	if err := f.Truncate(t.end); err != nil {
 		return t, fmt.Errorf("cut torn journal line: %w", err)
@@ -245,12 +245,12 @@ func (j *Journal) repair(f *os.File, t tail, actor Actor) (tail, error) {
 		Bytes   int    `json:"bytes"`
 		SHA256  string `json:"sha256"`
 		MovedTo string `json:"moved_to"`
-	}{t.end, len(t.fragment), rec.SHA256, journalTornFile})
+	}{t.end, len(t.fragment), rec.SHA256, tornFile})
 	t.fragment = nil
 	_, err = j.write(f, &t, Entry{
-		Type:    EntryJournalRepaired,
+		Type:    EntryRepaired,
 		Actor:   actor,
-		Text:    fmt.Sprintf("a torn last line (%d bytes at offset %d, an incomplete write) was set aside in %s", rec.Bytes, rec.Offset, journalTornFile),
+		Text:    fmt.Sprintf("a torn last line (%d bytes at offset %d, an incomplete write) was set aside in %s", rec.Bytes, rec.Offset, tornFile),
 		Payload: payload,
 	}, time.Time{})
 	return t, err

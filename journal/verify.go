@@ -1,4 +1,4 @@
-package incident
+package journal
 
 import (
 	"errors"
@@ -50,10 +50,10 @@ func (p Problem) String() string {
 func (j *Journal) Verify() (Verification, error) {
 	var v Verification
 	head, hasHead, herr := j.readHead()
-	headSeen := ""       // hash of entry head.Seq, once reached
-	var bad *journalLine // not an entry: torn if it is the last line
+	headSeen := ""    // hash of entry head.Seq, once reached
+	var bad *fileLine // not an entry: torn if it is the last line
 	var badWhy string
-	err := j.scanLines(0, func(l journalLine) error {
+	err := j.scanLines(0, func(l fileLine) error {
 		if bad != nil {
 			v.Problem = &Problem{Line: bad.n, Reason: fmt.Sprintf("line %d is not a journal entry (%s)", bad.n, badWhy)}
 			return errStop
@@ -96,7 +96,7 @@ var errStop = errors.New("stop")
 // checkEntry checks that e, read from line l, is the entry that follows the
 // verified chain v: its hash recomputes from its bytes, its seq is next,
 // its prev is the last hash.
-func checkEntry(l journalLine, e Entry, v Verification) *Problem {
+func checkEntry(l fileLine, e Entry, v Verification) *Problem {
 	want, chainPrev := v.Seq+1, v.Hash
 	if want == 1 {
 		chainPrev = Genesis
@@ -121,19 +121,19 @@ func checkEntry(l journalLine, e Entry, v Verification) *Problem {
 func checkHeadAnchor(v Verification, head Head, hasHead bool, herr error, headSeen string) *Problem {
 	switch {
 	case herr != nil:
-		return &Problem{Reason: journalHeadFile + " is damaged: it does not record a seq and a hash"}
+		return &Problem{Reason: headFile + " is damaged: it does not record a seq and a hash"}
 	case !hasHead && v.Seq > 1:
-		return &Problem{Reason: fmt.Sprintf("%s is missing: entries deleted from the end after entry %d cannot be ruled out", journalHeadFile, v.Seq)}
+		return &Problem{Reason: fmt.Sprintf("%s is missing: entries deleted from the end after entry %d cannot be ruled out", headFile, v.Seq)}
 	case !hasHead:
 		return nil
 	case head.Seq > v.Seq:
-		return &Problem{Seq: v.Seq + 1, Reason: fmt.Sprintf("the journal ends at entry %d but %s records entry %d: entries were deleted from the end", v.Seq, journalHeadFile, head.Seq)}
+		return &Problem{Seq: v.Seq + 1, Reason: fmt.Sprintf("the journal ends at entry %d but %s records entry %d: entries were deleted from the end", v.Seq, headFile, head.Seq)}
 	case head.Seq == 0:
 		return nil // written for an empty journal; never by Append
 	case headSeen != head.Hash:
-		return &Problem{Seq: head.Seq, Reason: fmt.Sprintf("entry %d is not the one %s records: it was replaced", head.Seq, journalHeadFile)}
+		return &Problem{Seq: head.Seq, Reason: fmt.Sprintf("entry %d is not the one %s records: it was replaced", head.Seq, headFile)}
 	case head.Seq < v.Seq-1:
-		return &Problem{Seq: head.Seq + 1, Reason: fmt.Sprintf("%s records entry %d but the journal goes on to entry %d: the anchor is stale", journalHeadFile, head.Seq, v.Seq)}
+		return &Problem{Seq: head.Seq + 1, Reason: fmt.Sprintf("%s records entry %d but the journal goes on to entry %d: the anchor is stale", headFile, head.Seq, v.Seq)}
 	}
 	return nil
 }

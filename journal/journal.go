@@ -1,4 +1,4 @@
-package incident
+package journal
 
 import (
 	"bytes"
@@ -13,12 +13,12 @@ import (
 	"time"
 )
 
-// Files of the case journal, beside the index.
+// Files of the case journal, in the workspace directory beside the index.
 const (
-	journalFile     = "journal.jsonl"
-	journalHeadFile = "journal.head"
-	journalLockFile = "journal.lock"
-	journalTornFile = "journal.torn"
+	fileName = "journal.jsonl"
+	headFile = "journal.head"
+	lockFile = "journal.lock"
+	tornFile = "journal.torn"
 )
 
 // Genesis is the prev of the first entry: there is no entry before it.
@@ -28,6 +28,11 @@ const Genesis = "000000000000000000000000000000000000000000000000000000000000000
 // reordered, or the file is damaged before its last line), so cordon will not
 // extend it.
 var ErrTampered = errors.New("journal does not verify")
+
+// ErrNoIncident: the directory is not there, so there is no case to
+// journal. Package incident exports the same value for a directory that has
+// no index, so both fail alike.
+var ErrNoIncident = errors.New("no incident workspace")
 
 // EntryType says what a journal entry records.
 type EntryType string
@@ -46,7 +51,7 @@ const (
 	EntryAssistantRefusal    EntryType = "assistant_refusal"
 	EntryAttributionOverride EntryType = "attribution_override"
 	EntrySubjectSet          EntryType = "subject_set"
-	EntryJournalRepaired     EntryType = "journal_repaired"
+	EntryRepaired            EntryType = "journal_repaired"
 	EntryChecklist           EntryType = "checklist_item"
 	EntryDrillStarted        EntryType = "drill_started"
 	EntryDrillInject         EntryType = "drill_inject"
@@ -154,9 +159,9 @@ type Journal struct {
 	now func() time.Time
 }
 
-// OpenJournal opens the journal of dir, which must exist. The journal file
-// itself is created by the first Append.
-func OpenJournal(dir string) (*Journal, error) {
+// Open opens the journal of dir, which must exist. The journal file itself
+// is created by the first Append.
+func Open(dir string) (*Journal, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -185,7 +190,7 @@ func (j *Journal) Now() time.Time {
 }
 
 // Path is the journal file.
-func (j *Journal) Path() string { return filepath.Join(j.dir, journalFile) }
+func (j *Journal) Path() string { return filepath.Join(j.dir, fileName) }
 
 // Head is the anchor kept in journal.head: the last entry appended. An entry
 // deleted from the end leaves the chain intact, so only the anchor shows it.
@@ -196,7 +201,7 @@ type Head struct {
 
 // readHead reads journal.head; ok is false when there is none.
 func (j *Journal) readHead() (h Head, ok bool, err error) {
-	b, err := os.ReadFile(filepath.Join(j.dir, journalHeadFile))
+	b, err := os.ReadFile(filepath.Join(j.dir, headFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return Head{}, false, nil
 	}
@@ -204,14 +209,14 @@ func (j *Journal) readHead() (h Head, ok bool, err error) {
 		return Head{}, false, fmt.Errorf("read journal head: %w", err)
 	}
 	if err := json.Unmarshal(b, &h); err != nil || h.Seq < 0 || len(h.Hash) != sha256.Size*2 && h.Seq > 0 {
-		return Head{}, true, fmt.Errorf("%w: %s is damaged", ErrTampered, journalHeadFile)
+		return Head{}, true, fmt.Errorf("%w: %s is damaged", ErrTampered, headFile)
 	}
 	return h, true, nil
 }
 
 func (j *Journal) writeHead(e Entry) error {
 	b, _ := json.Marshal(Head{Seq: e.Seq, Hash: e.Hash})
-	if err := writeAtomic(filepath.Join(j.dir, journalHeadFile), append(b, '\n')); err != nil {
+	if err := writeAtomic(filepath.Join(j.dir, headFile), append(b, '\n')); err != nil {
 		return fmt.Errorf("write journal head: %w", err)
 	}
 	return nil

@@ -1,4 +1,4 @@
-package incident
+package journal
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ var testActor = Actor{Name: "alice", Via: ViaCLI}
 func newTestJournal(t *testing.T) (*Journal, string) {
 	t.Helper()
 	dir := t.TempDir()
-	j, err := OpenJournal(dir)
+	j, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func appendNotes(t *testing.T, j *Journal, n int) []Entry {
 
 func readLines(t *testing.T, dir string) [][]byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, journalFile))
+	b, err := os.ReadFile(filepath.Join(dir, fileName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func readLines(t *testing.T, dir string) [][]byte {
 
 func writeLines(t *testing.T, dir string, lines [][]byte) {
 	t.Helper()
-	if err := os.WriteFile(filepath.Join(dir, journalFile), bytes.Join(lines, nil), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, fileName), bytes.Join(lines, nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -86,7 +86,7 @@ func rehash(line []byte) []byte {
 	return append(hashSuffix.ReplaceAll(bytes.TrimSuffix(line, []byte("\n")), []byte(`,"hash":"`+h+`"}`)), '\n')
 }
 
-func TestJournalRoundTripAndChain(t *testing.T) {
+func TestRoundTripAndChain(t *testing.T) {
 	j, dir := newTestJournal(t)
 	ctx := context.Background()
 	big := strings.Repeat("x", 3*tailChunk) // a line longer than a tail read
@@ -142,7 +142,7 @@ func TestJournalRoundTripAndChain(t *testing.T) {
 	if err := json.Unmarshal(read[2].Payload, &p); err != nil || p.Cmd != "kill 1" || p.Out != big {
 		t.Errorf("payload did not round-trip: %v", err)
 	}
-	head, err := os.ReadFile(filepath.Join(dir, journalHeadFile))
+	head, err := os.ReadFile(filepath.Join(dir, headFile))
 	if err != nil || string(head) != fmt.Sprintf(`{"seq":4,"hash":"%s"}`+"\n", read[3].Hash) {
 		t.Errorf("journal.head = %q, %v", head, err)
 	}
@@ -152,7 +152,7 @@ func TestJournalRoundTripAndChain(t *testing.T) {
 	}
 }
 
-func TestJournalAppendNeedsTypeAndActor(t *testing.T) {
+func TestAppendNeedsTypeAndActor(t *testing.T) {
 	j, _ := newTestJournal(t)
 	for _, e := range []Entry{{Actor: testActor}, {Type: EntryNote}, {Type: EntryNote, Actor: Actor{Name: "x"}}} {
 		if _, err := j.Append(context.Background(), e); err == nil {
@@ -167,7 +167,7 @@ func TestJournalAppendNeedsTypeAndActor(t *testing.T) {
 	}
 }
 
-func TestJournalVerify(t *testing.T) {
+func TestVerify(t *testing.T) {
 	edit := func(l []byte) []byte { return bytes.Replace(l, []byte(`"note `), []byte(`"NOTE `), 1) }
 	cases := []struct {
 		name   string
@@ -214,7 +214,7 @@ func TestJournalVerify(t *testing.T) {
 			return l[1:]
 		}, 1, "entry 1 is missing or reordered: line 1 holds entry 2"},
 		{"head deleted", func(t *testing.T, dir string, l [][]byte) [][]byte {
-			if err := os.Remove(filepath.Join(dir, journalHeadFile)); err != nil {
+			if err := os.Remove(filepath.Join(dir, headFile)); err != nil {
 				t.Fatal(err)
 			}
 			return l
@@ -250,13 +250,13 @@ func TestJournalVerify(t *testing.T) {
 	}
 }
 
-func TestJournalEmptyOrAbsentVerifies(t *testing.T) {
+func TestEmptyOrAbsentVerifies(t *testing.T) {
 	j, dir := newTestJournal(t)
 	v, err := j.Verify()
 	if err != nil || !v.OK() || v.Entries != 0 {
 		t.Fatalf("absent journal: %+v, %v", v, err)
 	}
-	os.WriteFile(filepath.Join(dir, journalFile), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, fileName), nil, 0o644)
 	if v, err = j.Verify(); err != nil || !v.OK() || v.Entries != 0 {
 		t.Fatalf("empty journal: %+v, %v", v, err)
 	}
@@ -265,10 +265,10 @@ func TestJournalEmptyOrAbsentVerifies(t *testing.T) {
 	}
 }
 
-// TestJournalAppendReadsOnlyTheTail: Append seeks to the end for the last
+// TestAppendReadsOnlyTheTail: Append seeks to the end for the last
 // entry rather than reading the journal; damage at the start does not stop
 // it (Verify still names it).
-func TestJournalAppendReadsOnlyTheTail(t *testing.T) {
+func TestAppendReadsOnlyTheTail(t *testing.T) {
 	j, dir := newTestJournal(t)
 	appendNotes(t, j, 3)
 	lines := readLines(t, dir)
@@ -283,9 +283,9 @@ func TestJournalAppendReadsOnlyTheTail(t *testing.T) {
 	}
 }
 
-// BenchmarkJournalAppend appends to a journal that already holds 20,000
+// BenchmarkAppend appends to a journal that already holds 20,000
 // entries; the cost is the fsyncs, not the journal's length.
-func BenchmarkJournalAppend(b *testing.B) {
+func BenchmarkAppend(b *testing.B) {
 	dir := b.TempDir()
 	var buf bytes.Buffer
 	prev := Entry{}
@@ -302,8 +302,8 @@ func BenchmarkJournalAppend(b *testing.B) {
 		e.Hash = hash
 		prev = e
 	}
-	os.WriteFile(filepath.Join(dir, journalFile), buf.Bytes(), 0o644)
-	j, _ := OpenJournal(dir)
+	os.WriteFile(filepath.Join(dir, fileName), buf.Bytes(), 0o644)
+	j, _ := Open(dir)
 	j.writeHead(prev)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

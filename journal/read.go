@@ -1,4 +1,4 @@
-package incident
+package journal
 
 import (
 	"bufio"
@@ -21,8 +21,8 @@ func (t Torn) String() string {
 	return fmt.Sprintf("line %d is torn (incomplete write): %d bytes at offset %d", t.Line, t.Bytes, t.Offset)
 }
 
-// journalLine is one line as scanLines hands it over.
-type journalLine struct {
+// fileLine is one line as scanLines hands it over.
+type fileLine struct {
 	n        int    // 1-based line number
 	off      int64  // offset of its first byte
 	text     []byte // without the newline
@@ -31,7 +31,7 @@ type journalLine struct {
 
 // scanLines calls fn for each line of the journal from offset from. An
 // absent journal has no lines.
-func (j *Journal) scanLines(from int64, fn func(journalLine) error) error {
+func (j *Journal) scanLines(from int64, fn func(fileLine) error) error {
 	f, err := os.Open(j.Path())
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -50,7 +50,7 @@ func (j *Journal) scanLines(from int64, fn func(journalLine) error) error {
 	for n := 1; ; n++ {
 		b, err := r.ReadBytes('\n')
 		if len(b) > 0 {
-			l := journalLine{n: n, off: off, text: b, complete: b[len(b)-1] == '\n'}
+			l := fileLine{n: n, off: off, text: b, complete: b[len(b)-1] == '\n'}
 			if l.complete {
 				l.text = b[:len(b)-1]
 			}
@@ -74,9 +74,9 @@ func (j *Journal) scanLines(from int64, fn func(journalLine) error) error {
 func (j *Journal) Read() ([]Entry, *Torn, error) {
 	var (
 		out []Entry
-		bad *journalLine
+		bad *fileLine
 	)
-	err := j.scanLines(0, func(l journalLine) error {
+	err := j.scanLines(0, func(l fileLine) error {
 		if bad != nil {
 			return fmt.Errorf("%w: journal line %d is not an entry; run cordon journal verify", ErrTampered, bad.n)
 		}
@@ -125,8 +125,8 @@ func (j *Journal) ReadFrom(offset int64) (entries []Entry, next int64, err error
 		return nil, offset, fmt.Errorf("%w: the journal is shorter (%d bytes) than offset %d: it was cut or replaced", ErrTampered, st.Size(), offset)
 	}
 	next = offset
-	var bad *journalLine
-	err = j.scanLines(offset, func(l journalLine) error {
+	var bad *fileLine
+	err = j.scanLines(offset, func(l fileLine) error {
 		if bad != nil {
 			return fmt.Errorf("%w: the journal line at offset %d is not an entry; run cordon journal verify", ErrTampered, bad.off)
 		}

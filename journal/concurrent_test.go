@@ -1,4 +1,4 @@
-package incident
+package journal
 
 import (
 	"context"
@@ -35,14 +35,14 @@ func checkComplete(t *testing.T, j *Journal, texts map[string]bool) {
 	}
 }
 
-func TestJournalConcurrentGoroutines(t *testing.T) {
+func TestConcurrentGoroutines(t *testing.T) {
 	dir := t.TempDir()
 	// Two Journal values on one directory: goroutines of one value share
 	// its mutex, the two values contend on the flock.
 	var js [2]*Journal
 	for i := range js {
 		var err error
-		if js[i], err = OpenJournal(dir); err != nil {
+		if js[i], err = Open(dir); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -73,16 +73,16 @@ func TestJournalConcurrentGoroutines(t *testing.T) {
 	checkComplete(t, js[0], texts)
 }
 
-// TestJournalHelperProcess appends for TestJournalConcurrentProcesses when
+// TestHelperProcess appends for TestConcurrentProcesses when
 // run as a child; otherwise it does nothing.
-func TestJournalHelperProcess(t *testing.T) {
+func TestHelperProcess(t *testing.T) {
 	dir := os.Getenv("CORDON_JOURNAL_HELPER_DIR")
 	if dir == "" {
 		return
 	}
 	n, _ := strconv.Atoi(os.Getenv("CORDON_JOURNAL_HELPER_N"))
 	name := os.Getenv("CORDON_JOURNAL_HELPER_NAME")
-	j, err := OpenJournal(dir)
+	j, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,13 +93,13 @@ func TestJournalHelperProcess(t *testing.T) {
 	}
 }
 
-func TestJournalConcurrentProcesses(t *testing.T) {
+func TestConcurrentProcesses(t *testing.T) {
 	dir := t.TempDir()
 	const each = 100
 	texts := map[string]bool{}
 	var cmds []*exec.Cmd
 	for _, name := range []string{"p1", "p2"} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestJournalHelperProcess$")
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
 		cmd.Env = append(os.Environ(), "CORDON_JOURNAL_HELPER_DIR="+dir,
 			"CORDON_JOURNAL_HELPER_N="+strconv.Itoa(each), "CORDON_JOURNAL_HELPER_NAME="+name)
 		if err := cmd.Start(); err != nil {
@@ -111,7 +111,7 @@ func TestJournalConcurrentProcesses(t *testing.T) {
 		}
 	}
 	// This process writes too, while the children run.
-	j, err := OpenJournal(dir)
+	j, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package incident
+package journal
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package incident
+package journal
 
 import (
 	"bytes"
@@ -11,10 +11,10 @@ import (
 	"testing"
 )
 
-// TestJournalCrashMidWrite leaves the journal as a crash during the fourth
+// TestCrashMidWrite leaves the journal as a crash during the fourth
 // append would (a partial line, journal.head still on entry 3) and checks
 // that the next append sets the fragment aside and nothing complete is lost.
-func TestJournalCrashMidWrite(t *testing.T) {
+func TestCrashMidWrite(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		fragment func(line4 []byte) []byte
@@ -27,13 +27,13 @@ func TestJournalCrashMidWrite(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			j, dir := newTestJournal(t)
 			appendNotes(t, j, 3)
-			head3, _ := os.ReadFile(filepath.Join(dir, journalHeadFile))
+			head3, _ := os.ReadFile(filepath.Join(dir, headFile))
 			appendNotes(t, j, 1)
 			lines := readLines(t, dir)
 			frag := c.fragment(lines[3])
 			lines[3] = frag
 			writeLines(t, dir, lines)
-			os.WriteFile(filepath.Join(dir, journalHeadFile), head3, 0o644)
+			os.WriteFile(filepath.Join(dir, headFile), head3, 0o644)
 			off := int64(len(bytes.Join(lines[:3], nil)))
 
 			es, torn, err := j.Read()
@@ -70,15 +70,15 @@ func TestJournalCrashMidWrite(t *testing.T) {
 				Bytes   int    `json:"bytes"`
 				MovedTo string `json:"moved_to"`
 			}
-			if rep.Type != EntryJournalRepaired || rep.Actor != testActor || json.Unmarshal(rep.Payload, &p) != nil ||
-				p.Offset != off || p.Bytes != len(frag) || p.MovedTo != journalTornFile {
+			if rep.Type != EntryRepaired || rep.Actor != testActor || json.Unmarshal(rep.Payload, &p) != nil ||
+				p.Offset != off || p.Bytes != len(frag) || p.MovedTo != tornFile {
 				t.Errorf("entry 4 = %+v (payload %s), want journal_repaired with offset %d, %d bytes", rep, rep.Payload, off, len(frag))
 			}
 			if es[4].Text != "after the crash" {
 				t.Errorf("entry 5 = %q", es[4].Text)
 			}
 			var rec tornRecord
-			b, err := os.ReadFile(filepath.Join(dir, journalTornFile))
+			b, err := os.ReadFile(filepath.Join(dir, tornFile))
 			if err != nil || json.Unmarshal(b, &rec) != nil {
 				t.Fatalf("journal.torn: %q %v", b, err)
 			}
@@ -96,29 +96,29 @@ func TestJournalCrashMidWrite(t *testing.T) {
 	}
 }
 
-// TestJournalRefusesToCutACompleteEntry: when journal.head says the last
+// TestRefusesToCutACompleteEntry: when journal.head says the last
 // line was complete, an unfinished last line is not a crash and Append must
 // not cut it away.
-func TestJournalRefusesToCutACompleteEntry(t *testing.T) {
+func TestRefusesToCutACompleteEntry(t *testing.T) {
 	j, dir := newTestJournal(t)
 	appendNotes(t, j, 4)
 	lines := readLines(t, dir)
 	lines[3] = lines[3][:len(lines[3])-1]
 	writeLines(t, dir, lines)
-	before, _ := os.ReadFile(filepath.Join(dir, journalFile))
+	before, _ := os.ReadFile(filepath.Join(dir, fileName))
 	_, err := j.Append(context.Background(), Entry{Type: EntryNote, Actor: testActor, Text: "x"})
 	if !errors.Is(err, ErrTampered) || !strings.Contains(err.Error(), "deleted from the end") {
 		t.Fatalf("Append = %v, want ErrTampered", err)
 	}
-	after, _ := os.ReadFile(filepath.Join(dir, journalFile))
+	after, _ := os.ReadFile(filepath.Join(dir, fileName))
 	if !bytes.Equal(before, after) {
 		t.Error("a refused Append changed the journal")
 	}
 }
 
-// TestJournalRefusesToWriteOverDeletedTail: appending after entries were
+// TestRefusesToWriteOverDeletedTail: appending after entries were
 // cut from the end would move the head over the evidence of the cut.
-func TestJournalRefusesToWriteOverDeletedTail(t *testing.T) {
+func TestRefusesToWriteOverDeletedTail(t *testing.T) {
 	j, dir := newTestJournal(t)
 	appendNotes(t, j, 5)
 	writeLines(t, dir, readLines(t, dir)[:3])
@@ -130,14 +130,14 @@ func TestJournalRefusesToWriteOverDeletedTail(t *testing.T) {
 	}
 }
 
-// TestJournalStaleHeadAfterCrash: a crash between the fsync and the head
+// TestStaleHeadAfterCrash: a crash between the fsync and the head
 // write leaves the head one entry behind; that verifies and appends go on.
-func TestJournalStaleHeadAfterCrash(t *testing.T) {
+func TestStaleHeadAfterCrash(t *testing.T) {
 	j, dir := newTestJournal(t)
 	appendNotes(t, j, 2)
-	head2, _ := os.ReadFile(filepath.Join(dir, journalHeadFile))
+	head2, _ := os.ReadFile(filepath.Join(dir, headFile))
 	appendNotes(t, j, 1)
-	os.WriteFile(filepath.Join(dir, journalHeadFile), head2, 0o644)
+	os.WriteFile(filepath.Join(dir, headFile), head2, 0o644)
 	if v, _ := j.Verify(); !v.OK() {
 		t.Fatalf("Verify with the head one behind: %v", v.Problem)
 	}
@@ -147,7 +147,7 @@ func TestJournalStaleHeadAfterCrash(t *testing.T) {
 	}
 }
 
-func TestJournalReadFromFollowsAppends(t *testing.T) {
+func TestReadFromFollowsAppends(t *testing.T) {
 	j, dir := newTestJournal(t)
 	es, next, err := j.ReadFrom(0)
 	if err != nil || len(es) != 0 || next != 0 {
@@ -163,7 +163,7 @@ func TestJournalReadFromFollowsAppends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, _ := os.OpenFile(filepath.Join(dir, journalFile), os.O_WRONLY|os.O_APPEND, 0)
+	f, _ := os.OpenFile(filepath.Join(dir, fileName), os.O_WRONLY|os.O_APPEND, 0)
 	defer f.Close()
 	f.Write(line[:10])
 	if got, n, err := j.ReadFrom(next); err != nil || len(got) != 0 || n != next {
@@ -179,16 +179,16 @@ func TestJournalReadFromFollowsAppends(t *testing.T) {
 	}
 }
 
-func TestJournalCurrentActor(t *testing.T) {
+func TestCurrentActor(t *testing.T) {
 	a := CurrentActor(ViaConsole)
 	if a.Name == "" || a.Via != ViaConsole {
 		t.Errorf("CurrentActor = %+v", a)
 	}
 }
 
-// TestJournalReadRefusesDamageBeforeTheEnd: only the last line can be torn
+// TestReadRefusesDamageBeforeTheEnd: only the last line can be torn
 // by a crash; an unparsable line before it is reported, not skipped.
-func TestJournalReadRefusesDamageBeforeTheEnd(t *testing.T) {
+func TestReadRefusesDamageBeforeTheEnd(t *testing.T) {
 	j, dir := newTestJournal(t)
 	appendNotes(t, j, 3)
 	lines := readLines(t, dir)

@@ -1,0 +1,91 @@
+package journal
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// ErrLocked: another process holds the workspace.
+var ErrLocked = errors.New("incident in use")
+
+// Files of the workspace lock. It is not the journal's own lock (journal.lock,
+// held for one append): it guards the index, for as long as a workspace is
+// open.
+const (
+	workspaceLockFile = "lock"
+	workspacePIDFile  = "lock.pid"
+)
+
+// WorkspaceLock is an advisory flock on DIR/lock. A writer holds it
+// exclusively and writes its pid into DIR/lock.pid; readers hold it shared.
+// The kernel drops it when the process dies, so a kill -9 never leaves a
+// stale lock.
+type WorkspaceLock struct {
+	dir   string
+	write bool
+	f     *os.File
+}
+
+// LockWorkspace takes the lock of dir, exclusive for a writer and shared
+// for a reader. It does not wait: while another process holds it the
+// other way, it fails at once with ErrLocked, naming the writer's pid.
+func LockWorkspace(dir string, write bool) (*WorkspaceLock, error) {
+	f, err := os.OpenFile(filepath.Join(dir, workspaceLockFile), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open lock: %w", err)
+	}
+	how := syscall.LOCK_SH
+	if write {
+		how = syscall.LOCK_EX
+	}
+	if err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, busy(dir, write)
+		}
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	if write {
+		// Renamed into place, so a process that finds lock.pid never reads
+		// it half written.
+		_ = writeAtomic(filepath.Join(dir, workspacePIDFile), []byte(strconv.Itoa(os.Getpid())+"\n"))
+	}
+	return &WorkspaceLock{dir: dir, write: write, f: f}, nil
+}
+
+// HasWorkspaceLock reports whether dir has a lock file: some process has
+// opened it as a workspace, and may be creating it still.
+func HasWorkspaceLock(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, workspaceLockFile))
+	return err == nil
+}
+
+func busy(dir string, write bool) error {
+	pid := "unknown"
+	if b, err := os.ReadFile(filepath.Join(dir, workspacePIDFile)); err == nil {
+		pid = strings.TrimSpace(string(b))
+	}
+	if write {
+		return fmt.Errorf("%w: incident %s is in use (pid %s, or a reader such as cordon search)", ErrLocked, dir, pid)
+	}
+	return fmt.Errorf("%w: incident %s is being written (pid %s): the index cannot be read while an ingest holds it; wait for it to finish, or search from the console that is ingesting", ErrLocked, dir, pid)
+}
+
+// Release drops the lock (and a writer's lock.pid). A nil lock, or one
+// already released, is a no-op.
+func (l *WorkspaceLock) Release() {
+	if l == nil || l.f == nil {
+		return
+	}
+	if l.write {
+		os.Remove(filepath.Join(l.dir, workspacePIDFile))
+	}
+	syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	l.f.Close()
+	l.f = nil
+}
