@@ -117,7 +117,8 @@ func loadProfile(ctx context.Context, st evidence.Store, cw Capabilities, agent 
 	}
 	if !p.contained.IsZero() {
 		for i := range p.caps {
-			if incident.LayerOf(p.caps[i].Kind) != "" {
+			// its sandbox is the session's own: the layer's queries judge it
+			if c := &p.caps[i]; incident.LayerOf(c.Kind) != "" && !(c.Kind == detect.CapPlace && c.Origin == detect.OriginGranted) {
 				p.checks[i] = incident.CheckCapability(ctx, st, &p.caps[i], p.contained)
 			}
 		}

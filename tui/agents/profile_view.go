@@ -58,6 +58,10 @@ func capText(c *detect.Capability, ch incident.CapabilityCheck, judged bool, clo
 	switch {
 	case c.Kind == detect.CapDataOut:
 		state = fmt.Sprintf("%s sent (allowlist: %s)", bytesText(c.BytesOut), c.Allowlist)
+	case c.Kind == detect.CapPlace && c.Origin == detect.OriginGranted:
+		state = "its sandbox (the playbook's checks judge it)"
+	case c.Kind == detect.CapCredential && c.Owner == "":
+		state = "exposed: no use can be tied to it; rotate what it holds"
 	case judged && ch.Status == incident.CheckNotVerified:
 		state = "LIVE after its stop time"
 	case judged && ch.Status == incident.CheckVerified:

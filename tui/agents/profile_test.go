@@ -1,0 +1,54 @@
+package agents
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/incident/incidenttest"
+	"github.com/cordon-ir/cordon/journal"
+	"github.com/cordon-ir/cordon/tui/common"
+)
+
+// The profile of agent-12 in credential-theft, killed at 10:21:03: its one
+// session ended killed, agent-9's px-s228 acquired and stopped by the
+// revocation, the CI runner a place it acquired; each line filters the
+// timeline to its evidence.
+func TestProfileShowsAcquiredCapabilities(t *testing.T) {
+	ws := incidenttest.New(t, "../../sample-incidents/credential-theft")
+	ctx := context.Background()
+	who := journal.Actor{Name: "oncall", Via: journal.ViaCLI}
+	if _, err := ws.SetStep(ctx, who, "contain.stop", incident.StepDone, time.Date(2026, 8, 11, 10, 21, 3, 0, time.UTC), ""); err != nil {
+		t.Fatal(err)
+	}
+	p, err := loadProfile(ctx, ws.Store, ws, "agent-12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text []string
+	var pxFilter string
+	for _, r := range p.rows(common.Clock{}) {
+		text = append(text, r.text)
+		if strings.Contains(r.text, "px-s228 — ") {
+			pxFilter = r.filter
+		}
+	}
+	all := strings.Join(text, "\n")
+	for _, want := range []string{"session s-231", "killed", "acquired from agent-9", "px-s228 — stopped, revoked", "10.30.8.15", "ci-88213"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("profile lacks %q:\n%s", want, all)
+		}
+	}
+	if !strings.HasPrefix(pxFilter, "+id:") {
+		t.Errorf("px-s228 line filters the timeline to %q, want its evidence ids", pxFilter)
+	}
+	hits, err := ws.Store.Search(ctx, evidenceRequest(pxFilter))
+	if err != nil || hits.Total < 50 {
+		t.Errorf("px-s228's evidence: %d events, %v", hits.Total, err)
+	}
+}
+
+func evidenceRequest(q string) evidence.Request { return evidence.Request{Query: q, Limit: 1} }
