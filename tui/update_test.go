@@ -208,6 +208,10 @@ func TestAgentsFilterTimeline(t *testing.T) {
 		t.Errorf("agents pane:\n%s", s)
 	}
 	c.keys("enter")
+	if s := c.screen(); !strings.Contains(s, "agent-7 — sessions and capabilities") || !strings.Contains(s, "every event of agent-7") {
+		t.Fatalf("enter does not open agent-7's profile:\n%s", s)
+	}
+	c.keys("enter")
 	tl := c.m.Timeline()
 	if c.m.Focus() != "timeline" || tl.Filter() != "+agent:agent-7" {
 		t.Fatalf("focus %s filter %q", c.m.Focus(), tl.Filter())

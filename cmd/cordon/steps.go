@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
@@ -186,6 +187,15 @@ func cmdSubject(ctx context.Context, e *env, args []string) error {
 	for _, name := range playbook.Variables() {
 		if v := vars[name]; len(v) > 0 {
 			fmt.Fprintf(e.stdout, "  %-13s %s\n", name, evidence.Printable(strings.Join(v, ", ")))
+		}
+	}
+	for _, c := range cs.Capabilities {
+		if c.Origin == detect.OriginAcquired && c.Kind != detect.CapDataOut {
+			owner := ""
+			if c.Owner != "" && c.Owner != c.Agent {
+				owner = " of " + c.Owner
+			}
+			fmt.Fprintf(e.stdout, "  acquired      %s %s%s: %s\n", c.Kind, evidence.Printable(c.Value), evidence.Printable(owner), evidence.Printable(c.How))
 		}
 	}
 	return nil

@@ -133,7 +133,9 @@ func (m *Model) Load() tea.Cmd {
 		cs, cerr := ws.Case(ctx, s)
 		var vars playbook.Vars
 		if cerr == nil {
-			vars = cs.Vars()
+			// guidance, checklists and saved queries name what the agent
+			// acquired too (revoke px-s228 as well as its own)
+			vars = cs.ActionVars()
 		}
 		return loadedMsg{seq: seq, pb: pb, state: s, vars: vars, varsKey: key, caseErr: cerr}
 	})
