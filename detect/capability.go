@@ -44,6 +44,8 @@ type Use struct {
 	Refused bool `json:"refused,omitempty"`
 	// From is where it was used from (an IP, a container), when known.
 	From string `json:"from,omitempty"`
+	// Source is the source that saw it (ledger, proxy, sensor).
+	Source string `json:"source,omitempty"`
 }
 
 // Capability is one entry of an agent's capability set.
@@ -77,6 +79,9 @@ type Capability struct {
 	BytesOut  int64    `json:"bytes_out,omitempty"`
 	Methods   []string `json:"methods,omitempty"`
 	Allowlist string   `json:"allowlist,omitempty"`
+	// SkewMargin is the clock skew margin of the sources its uses came
+	// from: a use closer than this to a stop time may be either side of it.
+	SkewMargin time.Duration `json:"skew_margin,omitempty"`
 
 	placeOf []string // the pod, container and sandbox whose removal ends it
 	pid     int      // a process's pid, by which a person kills it

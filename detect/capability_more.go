@@ -119,7 +119,7 @@ func (s *capScan) dataOut(ev *evidence.Event) {
 	if ev.Method != "" {
 		c.Methods = appendNew(c.Methods, ev.Method)
 	}
-	c.Uses = append(c.Uses, Use{Time: ev.Time, ID: ev.ID, From: ev.Source})
+	c.Uses = append(c.Uses, Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: ev.Source})
 	if s.bytes == nil {
 		s.bytes = map[*Capability]map[string]int64{}
 	}
@@ -154,7 +154,7 @@ func (s *capScan) process(ev *evidence.Event) {
 				c.placeOf = append(c.placeOf, sess.sandbox)
 			}
 		}
-		c.Uses = append(c.Uses, Use{Time: ev.Time, ID: ev.ID, From: shortID(ev.Container)})
+		c.Uses = append(c.Uses, Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: shortID(ev.Container)})
 		if ev.ExecID != "" {
 			s.procs[ev.ExecID] = c
 		}
@@ -190,16 +190,31 @@ func (s *capScan) persisted(ev *evidence.Event) {
 		}
 	}
 	c.Acquired = appendNew(c.Acquired, ev.ID)
-	c.Uses = append(c.Uses, Use{Time: ev.Time, ID: ev.ID, From: ev.Source})
+	c.Uses = append(c.Uses, Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: ev.Source})
 }
 
 // done ends each capability where the evidence shows its end and returns
 // the sets.
-func (s *capScan) done() *Capabilities {
+func (s *capScan) done(skews []Skew) *Capabilities {
 	out := &Capabilities{byAgent: map[string][]*Capability{}}
+	bySource := map[string]Skew{}
+	for _, k := range skews {
+		bySource[k.Source] = k
+	}
 	for agent, m := range s.caps {
 		list := make([]*Capability, 0, len(m))
 		for _, c := range m {
+			// on the ledger's clock, which the containment time is on
+			for i := range c.Uses {
+				k, ok := bySource[c.Uses[i].Source]
+				if !ok {
+					continue
+				}
+				if k.Applied {
+					c.Uses[i].Time = c.Uses[i].Time.Add(-k.Offset)
+				}
+				c.SkewMargin = max(c.SkewMargin, k.Margin)
+			}
 			sort.SliceStable(c.Uses, func(i, j int) bool { return c.Uses[i].Time.Before(c.Uses[j].Time) })
 			s.finish(c)
 			list = append(list, c)

@@ -170,7 +170,7 @@ func (s *capScan) intervention(ev *evidence.Event) {
 	mark := func(name, verb string) {
 		name = strings.Trim(name, ".:()'\"`")
 		if name != "" {
-			s.ends[name] = append(s.ends[name], endMark{Use: Use{Time: ev.Time, ID: ev.ID}, verb: strings.ToLower(verb)})
+			s.ends[name] = append(s.ends[name], endMark{Use: Use{Time: ev.Time, ID: ev.ID, Source: ev.Source}, verb: strings.ToLower(verb)})
 		}
 	}
 	for _, m := range endRe.FindAllStringSubmatchIndex(ev.Message, -1) {
@@ -225,7 +225,7 @@ func (s *capScan) toolCall(ev *evidence.Event) {
 		if owner == nil {
 			continue
 		}
-		use := Use{Time: ev.Time, ID: ev.ID, From: "its tool calls"}
+		use := Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: "its tool calls"}
 		if owner.agent == ev.Agent {
 			s.entry(ev.Agent, CapCredential, cred, OriginGranted).Uses = append(s.entry(ev.Agent, CapCredential, cred, OriginGranted).Uses, use)
 			continue
@@ -239,7 +239,7 @@ func (s *capScan) toolCall(ev *evidence.Event) {
 	if ev.Tool != "" && jobToolRe.MatchString(ev.Tool) && ev.CallID != "" {
 		c := &Capability{Agent: ev.Agent, Kind: CapJob, Origin: OriginAcquired,
 			How: "queued by " + ev.Tool + " (" + ev.CallID + ")", Acquired: []string{ev.ID},
-			Uses: []Use{{Time: ev.Time, ID: ev.ID}}}
+			Uses: []Use{{Time: ev.Time, ID: ev.ID, Source: ev.Source}}}
 		s.jobs[ev.CallID] = c
 	}
 }
@@ -260,7 +260,7 @@ func (s *capScan) toolResult(ev *evidence.Event) {
 	e := s.entry(c.Agent, CapJob, value, OriginAcquired)
 	e.How, e.Acquired = c.How, append(c.Acquired, ev.ID)
 	e.Uses = append(e.Uses, c.Uses...)
-	e.Uses = append(e.Uses, Use{Time: ev.Time, ID: ev.ID})
+	e.Uses = append(e.Uses, Use{Time: ev.Time, ID: ev.ID, Source: ev.Source})
 }
 
 // acquire records that agent holds another agent's credential.
@@ -308,7 +308,7 @@ func (s *capScan) credentialUse(ev *evidence.Event) {
 		if owner == nil {
 			continue
 		}
-		use := Use{Time: ev.Time, ID: ev.ID, Refused: credRefused(ev), From: where(ev)}
+		use := Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Refused: credRefused(ev), From: where(ev)}
 		sandboxed := ev.Agent != "" && (ev.AttributedVia == ViaContainer || ev.AttributedVia == ViaPod || ev.AttributedVia == ViaIP)
 		if sandboxed && ev.Agent != owner.agent {
 			c := s.acquire(ev.Agent, cred, owner.agent, ev)
@@ -333,7 +333,7 @@ func (s *capScan) credentialUse(ev *evidence.Event) {
 					p.How = cred + " of " + owner.agent + " used from it, outside every sandbox"
 					p.Acquired = []string{ev.ID}
 				}
-				p.Uses = append(p.Uses, Use{Time: ev.Time, ID: ev.ID, Refused: use.Refused || ev.Decision == evidence.DecisionDeny, From: cred})
+				p.Uses = append(p.Uses, Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Refused: use.Refused || ev.Decision == evidence.DecisionDeny, From: cred})
 			}
 		}
 	}

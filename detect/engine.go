@@ -78,8 +78,11 @@ func newCorrelator(r *Rule, e *env) (correlator, error) {
 // Result is what one pass of the engine over an incident yields.
 type Result struct {
 	Findings []Finding
-	// Capabilities are every agent's capability set, from the same pass.
+	// Capabilities are every agent's capability set, from the same pass,
+	// their use times corrected by the clock skews found.
 	Capabilities *Capabilities
+	// Skews are the sources' clock offsets from the ledger.
+	Skews []Skew
 }
 
 // Run evaluates every rule and returns the findings sorted by Sort: the
@@ -117,6 +120,12 @@ func (e *Engine) Scan(ctx context.Context, src Source) (Result, error) {
 		return Result{}, fmt.Errorf("capabilities: %w", err)
 	}
 	p.add(capQuery, capMatch, func(ev *evidence.Event) { caps.add(0, ev) })
+	skew := &skewScan{}
+	skewMatch, err := CompileQuery(skewQuery)
+	if err != nil {
+		return Result{}, fmt.Errorf("clock skew: %w", err)
+	}
+	p.add(skewQuery, skewMatch, skew.add)
 	if err := p.run(ctx, src, env); err != nil {
 		return Result{}, err
 	}
@@ -125,7 +134,8 @@ func (e *Engine) Scan(ctx context.Context, src Source) (Result, error) {
 		out = append(out, c.done()...)
 	}
 	Sort(out)
-	return Result{Findings: out, Capabilities: caps.done()}, nil
+	skews := skew.done()
+	return Result{Findings: out, Capabilities: caps.done(skews), Skews: skews}, nil
 }
 
 // groupKey is the value an event is grouped by ("" leaves it out).

@@ -105,6 +105,9 @@ func checkCapability(c *detect.Capability, contained time.Time, seen seenFunc) C
 			from = "with " + fromList(live)
 		}
 		r.Line = fmt.Sprintf("%s used %s %s after %s; last %s", name, times(len(live)), from, Stamp(stop), hms(last.Time))
+		if c.SkewMargin > 0 && last.Time.Sub(stop) < c.SkewMargin {
+			r.Line += fmt.Sprintf(" — every such use is within the ±%s clock skew margin of the stop time: it may have come before it", c.SkewMargin.Round(time.Millisecond))
+		}
 		for _, u := range live {
 			if len(r.Events) < maxCheckSample {
 				r.Events = append(r.Events, u.ID)

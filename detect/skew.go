@@ -1,0 +1,132 @@
+package detect
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// Skew is how far one source's clock is from the ledger's, estimated from
+// events that must coincide: a connection the ledger records (net_event)
+// and the proxy's line for it, a command the ledger's tool call ran and
+// the sensor's exec of it.
+type Skew struct {
+	Source string `json:"source"`
+	// Offset is the median of (source time - ledger time) over the pairs.
+	Offset time.Duration `json:"offset"`
+	// Margin is how far the pairs spread around it: a judgement on times
+	// closer than Margin to a stop time cannot be told apart from skew.
+	Margin time.Duration `json:"margin"`
+	Pairs  int           `json:"pairs"`
+	// Applied says the offset was taken off the source's times before any
+	// judgement: it is larger than what latency explains (SkewThreshold).
+	Applied bool `json:"applied"`
+}
+
+// SkewThreshold is the offset a source must show before its times are
+// corrected: below it, the difference is latency (a proxy logs a tunnel
+// when it closes, a sensor an exec milliseconds after the call).
+const SkewThreshold = 2 * time.Second
+
+// Bounds of the estimate: the window in which two events can be one, and
+// how many of each kind are kept to pair.
+const (
+	skewWindow   = time.Minute
+	maxSkewItems = 20000
+)
+
+// skewQuery selects the events that can be paired.
+const skewQuery = "kind:net_request kind:tool_call kind:proc_exec"
+
+type skewItem struct {
+	t      time.Time
+	agent  string
+	key    string // destination host, or the command
+	source string
+}
+
+// skewScan collects the events that can be paired.
+type skewScan struct {
+	ledger, other []skewItem
+}
+
+func (s *skewScan) add(ev *evidence.Event) {
+	if ev.Agent == "" {
+		return
+	}
+	switch {
+	case ev.Source == evidence.SourceLedger && ev.Kind == evidence.KindNetRequest && ev.DstHost != "":
+		s.keep(&s.ledger, skewItem{ev.Time, ev.Agent, "net " + strings.ToLower(ev.DstHost), ev.Source})
+	case ev.Source == evidence.SourceLedger && ev.Kind == evidence.KindToolCall && ev.Cmdline != "":
+		s.keep(&s.ledger, skewItem{ev.Time, ev.Agent, "cmd " + ev.Cmdline, ev.Source})
+	case ev.Source == evidence.SourceProxy && ev.Kind == evidence.KindNetRequest && ev.DstHost != "":
+		s.keep(&s.other, skewItem{ev.Time, ev.Agent, "net " + strings.ToLower(ev.DstHost), ev.Source})
+	case ev.Source == evidence.SourceSensor && ev.Kind == evidence.KindProcExec && ev.Cmdline != "":
+		s.keep(&s.other, skewItem{ev.Time, ev.Agent, "cmd " + ev.Cmdline, ev.Source})
+	}
+}
+
+func (s *skewScan) keep(list *[]skewItem, it skewItem) {
+	if len(*list) < maxSkewItems {
+		*list = append(*list, it)
+	}
+}
+
+// done pairs each source event with the nearest ledger event of the same
+// agent and key within the window (a sensor's exec names the ledger's
+// command, or ends with it), and estimates each source's offset.
+func (s *skewScan) done() []Skew {
+	byKey := map[string][]time.Time{}
+	for _, l := range s.ledger {
+		byKey[l.agent+"\x00"+l.key] = append(byKey[l.agent+"\x00"+l.key], l.t)
+	}
+	offsets := map[string][]time.Duration{}
+	for _, o := range s.other {
+		times := byKey[o.agent+"\x00"+o.key]
+		if len(times) == 0 && strings.HasPrefix(o.key, "cmd ") {
+			// an exec of "/bin/bash -lc CMD" is the tool call's CMD
+			for k, ts := range byKey {
+				if a, cmd, _ := strings.Cut(k, "\x00"); a == o.agent && strings.HasPrefix(cmd, "cmd ") && len(cmd) > 8 && strings.HasSuffix(o.key, cmd[4:]) {
+					times = ts
+					break
+				}
+			}
+		}
+		best, found := time.Duration(0), false
+		for _, t := range times {
+			d := o.t.Sub(t)
+			if d < -skewWindow || d > skewWindow {
+				continue
+			}
+			if !found || abs(d) < abs(best) {
+				best, found = d, true
+			}
+		}
+		if found {
+			offsets[o.source] = append(offsets[o.source], best)
+		}
+	}
+	var out []Skew
+	for _, src := range sortedKeys(offsets) {
+		ds := offsets[src]
+		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+		med := ds[len(ds)/2]
+		spread := make([]time.Duration, len(ds))
+		for i, d := range ds {
+			spread[i] = abs(d - med)
+		}
+		sort.Slice(spread, func(i, j int) bool { return spread[i] < spread[j] })
+		margin := spread[len(spread)*9/10] // 90% of the pairs lie within it
+		out = append(out, Skew{Source: src, Offset: med, Margin: max(margin, time.Second), Pairs: len(ds), Applied: abs(med) >= SkewThreshold})
+	}
+	return out
+}
+
+func abs(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
