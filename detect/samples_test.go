@@ -178,7 +178,7 @@ func TestOneScanFindsTheSame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"egress-probe-exfil", "credential-theft", "persistence-after-kill", "busy-benign"} {
+	for _, name := range []string{"egress-probe-exfil", "credential-theft", "persistence-after-kill", "busy-benign", "shared-volume-token"} {
 		want := sampleFindings(t, name)
 		for _, attribute := range []bool{false, true} {
 			evs := loadSample(t, name)

@@ -16,7 +16,7 @@ import (
 // cannot be told apart from the sandbox's own by any key; they are counted,
 // not asserted.
 func TestAttributionMatchesGroundTruth(t *testing.T) {
-	for _, name := range []string{"egress-probe-exfil", "credential-theft", "persistence-after-kill", "busy-benign"} {
+	for _, name := range []string{"egress-probe-exfil", "credential-theft", "persistence-after-kill", "busy-benign", "shared-volume-token"} {
 		t.Run(name, func(t *testing.T) {
 			tr, err := truth.Load(filepath.Join("..", "sample-incidents", name, "truth.yaml"))
 			if err != nil {
