@@ -47,7 +47,7 @@ var extra = map[string][][3]string{
 // above; busy-benign is there to catch detectors firing on volume.
 func TestSampleIncidentsAgainstTruth(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join("..", "sample-incidents", "*", "truth.yaml"))
-	if err != nil || len(paths) < 4 {
+	if err != nil || len(paths) < 5 {
 		t.Fatalf("truth files: %v %v", paths, err)
 	}
 	for _, p := range paths {

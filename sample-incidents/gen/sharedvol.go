@@ -99,9 +99,18 @@ func agent41(w *world, n *node, py image) {
 	s.writeFile(s.at("09:44:20"), handoff512+"sync.sh", 1312, "0755", res{})
 	s.bash(s.at("09:45:40"), `install -m 0600 /dev/stdin `+handoff512+`proxy.env <<< "HTTPS_PROXY=$HTTPS_PROXY"`, res{},
 		step{bin: "/usr/bin/install", args: "-m 0600 /dev/stdin " + handoff512 + "proxy.env", ms: 4, writes: []string{handoff512 + "proxy.env"}})
-	s.bash(s.at("09:46:30"), handoff512+"sync.sh --check", res{excerpt: "wheelhouse up to date: 212 of 212 pins"},
-		step{bin: "/bin/bash", args: handoff512 + "sync.sh --check", ms: 2600, sources: []string{handoff512 + "proxy.env"},
-			net: []req{{method: "CONNECT", host: "pypi.org", port: 443, bytes: 391200, ms: 2200}}})
+	// The script sources proxy.env (Tetragon sees bash open it; Falco's rule
+	// trusts shells), then runs pip through the proxy with px-s512.
+	s.tree(s.at("09:46:30"), handoff512+"sync.sh --check", res{excerpt: "wheelhouse up to date: 212 of 212 pins"},
+		func(sh *proc, cur time.Time, id string) (time.Time, int, string) {
+			sync := w.spawn(s.sb, sh, cur, "/bin/bash", handoff512+"sync.sh --check", s.uid, s.cwd)
+			w.fileAccess(sync, sync.start.Add(w.ms(1, 3)), handoff512+"proxy.env", 4, "-rw-------")
+			end := s.leaf(sync, sync.start.Add(w.ms(8, 30)), id, "/usr/local/bin/pip", "download -q -r /work/wheels/requirements-matrix.txt -d "+wheelhouse, 2400, 0,
+				req{method: "CONNECT", host: "pypi.org", port: 443, bytes: 391200, ms: 2200})
+			end = end.Add(w.ms(2, 9))
+			w.tetraExit(sync, end, 0, "")
+			return end, 0, ""
+		})
 	s.writeFile(s.at("09:48:10"), handoff512+"README.txt", 604, "", res{})
 	s.summary(w.at("09:54:50"), "Wheelhouse ready: 212 wheels in "+wheelhouse+". "+handoff512+"sync.sh refreshes it with the proxy settings in proxy.env beside it.")
 	s.end(w.at("09:55:10.220"), "completed")

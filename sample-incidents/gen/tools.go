@@ -28,8 +28,7 @@ type step struct {
 	reads     []string // sensitive files read (Tetragon policy sensitive-files, Falco)
 	writes    []string // sensitive files written (Tetragon)
 	rules     []falcoRule
-	bg        bool     // detached (nohup ... &): keeps running after the call
-	sources   []string // sensitive files the process's shell sources: Tetragon only, Falco's rule trusts shells
+	bg        bool // detached (nohup ... &): keeps running after the call
 }
 
 // ms is a random duration of lo..hi milliseconds, with nanoseconds: kernel
@@ -124,10 +123,6 @@ func (s *session) bash(t time.Time, cmd string, r res, steps ...step) (time.Time
 		}
 		for _, f := range st.writes {
 			w.fileAccess(p, ft, f, 2, "-rw-------")
-			ft = ft.Add(w.ms(1, 6))
-		}
-		for _, f := range st.sources {
-			w.fileAccess(p, ft, f, 4, "-rw-------")
 			ft = ft.Add(w.ms(1, 6))
 		}
 		qt := ft.Add(w.ms(5, 40))
