@@ -47,7 +47,7 @@ var extra = map[string][][3]string{
 // above; busy-benign is there to catch detectors firing on volume.
 func TestSampleIncidentsAgainstTruth(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join("..", "sample-incidents", "*", "truth.yaml"))
-	if err != nil || len(paths) < 4 {
+	if err != nil || len(paths) < 5 {
 		t.Fatalf("truth files: %v %v", paths, err)
 	}
 	for _, p := range paths {
@@ -178,7 +178,7 @@ func TestOneScanFindsTheSame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"egress-probe-exfil", "credential-theft", "persistence-after-kill", "busy-benign"} {
+	for _, name := range []string{"egress-probe-exfil", "credential-theft", "persistence-after-kill", "busy-benign", "shared-volume-token"} {
 		want := sampleFindings(t, name)
 		for _, attribute := range []bool{false, true} {
 			evs := loadSample(t, name)

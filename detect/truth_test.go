@@ -16,7 +16,7 @@ import (
 // cannot be told apart from the sandbox's own by any key; they are counted,
 // not asserted.
 func TestAttributionMatchesGroundTruth(t *testing.T) {
-	for _, name := range []string{"egress-probe-exfil", "credential-theft", "persistence-after-kill", "busy-benign"} {
+	for _, name := range []string{"egress-probe-exfil", "credential-theft", "persistence-after-kill", "busy-benign", "shared-volume-token"} {
 		t.Run(name, func(t *testing.T) {
 			tr, err := truth.Load(filepath.Join("..", "sample-incidents", name, "truth.yaml"))
 			if err != nil {
@@ -57,7 +57,7 @@ func TestAttributionMatchesGroundTruth(t *testing.T) {
 // between the borrower and its owner, as truth.yaml's candidates say:
 // attributing it by the credential alone blamed the victim.
 func TestBorrowedCredentialUsesAreAmbiguous(t *testing.T) {
-	for _, name := range []string{"egress-probe-exfil", "credential-theft", "persistence-after-kill", "busy-benign"} {
+	for _, name := range []string{"egress-probe-exfil", "credential-theft", "persistence-after-kill", "busy-benign", "shared-volume-token"} {
 		t.Run(name, func(t *testing.T) {
 			tr, err := truth.Load(filepath.Join("..", "sample-incidents", name, "truth.yaml"))
 			if err != nil {
@@ -85,6 +85,9 @@ func TestBorrowedCredentialUsesAreAmbiguous(t *testing.T) {
 			}
 			if name == "credential-theft" && checked != 47 {
 				t.Errorf("%d records with candidates, want the 47 of the CI job", checked)
+			}
+			if name == "shared-volume-token" && checked != 30 {
+				t.Errorf("%d records with candidates, want the 30 of the bench job", checked)
 			}
 		})
 	}

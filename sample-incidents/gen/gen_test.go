@@ -42,7 +42,7 @@ func TestGenerateIsDeterministic(t *testing.T) {
 	}
 	none := func(string) bool { return false }
 	ga, gb := files(t, a, none), files(t, b, none)
-	if len(ga) != len(gb) || len(ga) < 4*5 {
+	if len(ga) != len(gb) || len(ga) < 5*5 {
 		t.Fatalf("%d and %d files generated", len(ga), len(gb))
 	}
 	for name, data := range ga {

@@ -35,6 +35,7 @@ var scenarios = []scenario{
 	{"credential-theft", 811, buildCreds},
 	{"persistence-after-kill", 902, buildPersist},
 	{"busy-benign", 1006, buildBusy},
+	{"shared-volume-token", 923, buildShared},
 }
 
 func main() {
@@ -87,6 +88,12 @@ type world struct {
 
 	sessions []*session
 	findings []finding
+
+	// What a deployment's sensors add to the shared defaults: file names
+	// the sensitive-files lists match anywhere, and the prefixes Falco's
+	// exception for sandbox-agentd is scoped to (nil: it trusts it everywhere).
+	sensitiveNames []string
+	agentdScope    []string
 }
 
 func (w *world) emit(file string, t time.Time, s string, by who) {

@@ -189,10 +189,30 @@ func quote(s string) string {
 	return s
 }
 
-// sensitive reports whether the Tetragon policy sensitive-files watches path.
-func sensitive(path string) bool {
+// sensitive reports whether the Tetragon policy sensitive-files watches path:
+// the paths every deployment lists, and the file names a deployment adds.
+func (w *world) sensitive(path string) bool {
 	for _, p := range []string{"/run/secrets/", "/home/agent/.aws/", "/home/agent/.config/gh/", "/home/agent/.netrc",
 		"/var/spool/cron/", "/home/agent/.config/systemd/", "/etc/shadow"} {
+		if strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	for _, n := range w.sensitiveNames {
+		if strings.HasSuffix(path, "/"+n) {
+			return true
+		}
+	}
+	return false
+}
+
+// agentdTrusted reports whether Falco's exception for sandbox-agentd covers
+// a read of path: everywhere, unless the deployment scopes it to prefixes.
+func (w *world) agentdTrusted(path string) bool {
+	if w.agentdScope == nil {
+		return true
+	}
+	for _, p := range w.agentdScope {
 		if strings.HasPrefix(path, p) {
 			return true
 		}
@@ -206,8 +226,12 @@ func (s *session) readFile(t time.Time, path string, r res) (time.Time, string) 
 	if r.deny {
 		return s.denied(td, id, r), id
 	}
-	if sensitive(path) {
-		s.w.fileAccess(s.sb.init, td.Add(s.w.ms(3, 12)), path, 4, "-rw-------")
+	if s.w.sensitive(path) {
+		ft := td.Add(s.w.ms(3, 12))
+		s.w.fileAccess(s.sb.init, ft, path, 4, "-rw-------")
+		if !s.w.agentdTrusted(path) {
+			s.w.falco(ft.Add(time.Duration(15+s.w.rnd.Intn(90))*time.Microsecond), ruleReadSensitive, s.sb.init, path, 0, 0)
+		}
 	}
 	end := td.Add(s.w.ms(15, 90))
 	status := r.status
@@ -225,7 +249,7 @@ func (s *session) writeFile(t time.Time, path string, size int, mode string, r r
 		return s.denied(td, id, r), id
 	}
 	wt := td.Add(s.w.ms(4, 20))
-	if sensitive(path) {
+	if s.w.sensitive(path) {
 		s.w.fileAccess(s.sb.init, wt, path, 2, "-rw-r--r--")
 	}
 	f := []kv{{"path", path}, {"bytes", size}}

@@ -23,7 +23,7 @@ func scenarios(t *testing.T) []string {
 	for _, p := range paths {
 		dirs = append(dirs, filepath.Dir(p))
 	}
-	if len(dirs) < 4 {
+	if len(dirs) < 5 {
 		t.Fatalf("only %d scenarios with a truth.yaml: %v", len(dirs), dirs)
 	}
 	return dirs
