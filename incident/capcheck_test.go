@@ -67,13 +67,18 @@ func cutSample(t *testing.T, name string, cut time.Time) string {
 
 func checkAfterKill(t *testing.T, dir string, steps ...string) map[string]incident.CheckResult {
 	t.Helper()
+	return checkAfter(t, dir, "agent-12", ctKill, steps...)
+}
+
+func checkAfter(t *testing.T, dir, subject string, kill time.Time, steps ...string) map[string]incident.CheckResult {
+	t.Helper()
 	ws := incidenttest.New(t, dir)
 	ctx := context.Background()
 	who := journal.Actor{Name: "oncall", Via: journal.ViaCLI}
-	if _, err := ws.SetSubject(ctx, who, []string{"agent-12"}); err != nil {
+	if _, err := ws.SetSubject(ctx, who, []string{subject}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ws.SetStep(ctx, who, "contain.stop", incident.StepDone, ctKill, "killed"); err != nil {
+	if _, err := ws.SetStep(ctx, who, "contain.stop", incident.StepDone, kill, "killed"); err != nil {
 		t.Fatal(err)
 	}
 	rs, err := ws.Check(ctx, who, steps...)
@@ -178,6 +183,27 @@ func TestActionRevokesAcquiredCredentials(t *testing.T) {
 		if v.Value == "px-s228" && !strings.Contains(v.From, "acquired from agent-9") ||
 			v.Value == "px-s231" && !strings.Contains(v.From, "session_start of s-231") {
 			t.Errorf("%s from %q", v.Value, v.From)
+		}
+	}
+}
+
+// shared-volume-token: agent-40 read agent-41's px-s512 with read_file from
+// the shared volume and handed it to a bench job on 10.30.12.7. Cut at
+// 11:05, after the kill at 10:44:31 and before the revocation at 11:07:40,
+// both layers are open; on the whole evidence they verify at the
+// revocation.
+func TestSharedVolumeCredentialAfterKill(t *testing.T) {
+	kill := time.Date(2026, 9, 23, 10, 44, 31, 200_000_000, time.UTC)
+	cut := time.Date(2026, 9, 23, 11, 5, 0, 0, time.UTC)
+	steps := []string{"contain.credentials", "contain.external"}
+	open := checkAfter(t, cutSample(t, "shared-volume-token", cut), "agent-40", kill, steps...)
+	full := checkAfter(t, "../sample-incidents/shared-volume-token", "agent-40", kill, steps...)
+	for _, step := range steps {
+		if r := open[step]; r.Status != incident.CheckNotVerified || !strings.Contains(r.Detail, "px-s512") || !strings.Contains(r.Detail, "10.30.12.7") {
+			t.Errorf("cut at 11:05, %s: %s", step, r.Summary())
+		}
+		if r := full[step]; r.Status != incident.CheckVerified || !strings.Contains(r.Detail, "11:07:40") {
+			t.Errorf("whole evidence, %s: %s", step, r.Summary())
 		}
 	}
 }
