@@ -22,7 +22,7 @@ type capScan struct {
 	e      *env
 	caps   map[string]map[string]*Capability // agent -> kind+value -> entry
 	kinds  map[string]string                 // credential id -> kind from its session_start
-	creds  []string                          // issued credential ids, longest first
+	issued map[string]bool                   // issued credential ids
 	borrow map[string][]string               // credential -> agents that acquired it, in order
 	jobs   map[string]*Capability            // tool call id -> job waiting for its result
 	procs  map[string]*Capability            // exec id -> detached process
@@ -34,7 +34,10 @@ func newCapScan(e *env, sessions []evidence.Event) *capScan {
 	s := &capScan{e: e, caps: map[string]map[string]*Capability{}, kinds: map[string]string{},
 		borrow: map[string][]string{}, jobs: map[string]*Capability{}, procs: map[string]*Capability{},
 		ends: map[string][]endMark{}}
-	s.creds = newCredMisuse(&Rule{}, e).creds
+	s.issued = map[string]bool{}
+	for id := range e.byCred {
+		s.issued[id] = true
+	}
 	for _, ev := range sessions {
 		if ev.Kind != evidence.KindSessionStart || ev.Agent == "" {
 			continue
@@ -216,11 +219,7 @@ func (s *capScan) toolCall(ev *evidence.Event) {
 	if ev.Agent == "" {
 		return
 	}
-	text := ev.Cmdline + " " + ev.Message
-	for _, cred := range s.creds {
-		if !containsWord(text, cred) {
-			continue
-		}
+	for _, cred := range s.named(ev.Cmdline + " " + ev.Message) {
 		owner := s.e.credOwner(cred, ev.Time)
 		if owner == nil {
 			continue
@@ -261,6 +260,17 @@ func (s *capScan) toolResult(ev *evidence.Event) {
 	e.How, e.Acquired = c.How, append(c.Acquired, ev.ID)
 	e.Uses = append(e.Uses, c.Uses...)
 	e.Uses = append(e.Uses, Use{Time: ev.Time, ID: ev.ID, Source: ev.Source})
+}
+
+// named are the issued credentials a text names as whole words.
+func (s *capScan) named(text string) []string {
+	var out []string
+	for _, w := range words(text) {
+		if _, ok := s.kinds[w]; ok || s.issued[w] {
+			out = appendNew(out, w)
+		}
+	}
+	return out
 }
 
 // acquire records that agent holds another agent's credential.

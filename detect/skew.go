@@ -33,8 +33,9 @@ const SkewThreshold = 2 * time.Second
 // Bounds of the estimate: the window in which two events can be one, and
 // how many of each kind are kept to pair.
 const (
-	skewWindow   = time.Minute
-	maxSkewItems = 20000
+	skewWindow      = time.Minute
+	maxSkewItems    = 20000
+	maxSkewCommands = 200 // distinct commands per agent an exec is compared with
 )
 
 // skewQuery selects the events that can be paired.
@@ -79,17 +80,22 @@ func (s *skewScan) keep(list *[]skewItem, it skewItem) {
 // command, or ends with it), and estimates each source's offset.
 func (s *skewScan) done() []Skew {
 	byKey := map[string][]time.Time{}
+	cmds := map[string][]string{} // agent -> its tool calls' commands
 	for _, l := range s.ledger {
-		byKey[l.agent+"\x00"+l.key] = append(byKey[l.agent+"\x00"+l.key], l.t)
+		k := l.agent + "\x00" + l.key
+		if _, ok := byKey[k]; !ok && strings.HasPrefix(l.key, "cmd ") && len(l.key) > 8 && len(cmds[l.agent]) < maxSkewCommands {
+			cmds[l.agent] = append(cmds[l.agent], l.key[4:])
+		}
+		byKey[k] = append(byKey[k], l.t)
 	}
 	offsets := map[string][]time.Duration{}
 	for _, o := range s.other {
 		times := byKey[o.agent+"\x00"+o.key]
 		if len(times) == 0 && strings.HasPrefix(o.key, "cmd ") {
 			// an exec of "/bin/bash -lc CMD" is the tool call's CMD
-			for k, ts := range byKey {
-				if a, cmd, _ := strings.Cut(k, "\x00"); a == o.agent && strings.HasPrefix(cmd, "cmd ") && len(cmd) > 8 && strings.HasSuffix(o.key, cmd[4:]) {
-					times = ts
+			for _, cmd := range cmds[o.agent] {
+				if strings.HasSuffix(o.key, cmd) {
+					times = byKey[o.agent+"\x00cmd "+cmd]
 					break
 				}
 			}
