@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -66,8 +67,8 @@ func rankBucket(counts []int64, r int64) int {
 type Span struct {
 	// First and Last bound the main span. They are the first and last
 	// event times when nothing lies outside on that side; otherwise
-	// Counts.MainSpan gives the bounds of the outermost minute kept and
-	// MainSpan the exact times of its events.
+	// Counts.MainSpan gives the bounds of the outermost minute kept, and
+	// Exact the times of its outermost events.
 	First, Last time.Time
 	// Before and After count the events outside the main span.
 	Before, After int64
@@ -93,8 +94,8 @@ func (s Span) Query() string {
 	return q
 }
 
-// OutsideLine is the one line that shows the events outside the main
-// span, and how to see them; "" when there are none.
+// OutsideLine names the events outside the main span, for a line of its
+// own beside the span ("" when there are none); Query finds them.
 func (s Span) OutsideLine() string {
 	n := s.Outside()
 	if n == 0 {
@@ -104,8 +105,14 @@ func (s Span) OutsideLine() string {
 	if n == 1 {
 		what = "event"
 	}
-	return fmt.Sprintf("%d %s outside the main span (earliest %s, latest %s): search %s to see them",
-		n, what, s.Earliest.UTC().Format(time.DateOnly), s.Latest.UTC().Format(time.DateOnly), s.Query())
+	var ends []string
+	if s.Before > 0 {
+		ends = append(ends, "earliest "+s.Earliest.UTC().Format(time.DateOnly))
+	}
+	if s.After > 0 {
+		ends = append(ends, "latest "+s.Latest.UTC().Format(time.DateOnly))
+	}
+	return fmt.Sprintf("%d %s outside the main span (%s)", n, what, strings.Join(ends, ", "))
 }
 
 // MainSpan finds the main span from the per-minute counts, at the
@@ -143,17 +150,18 @@ func (c Counts) MainSpan() Span {
 	return s
 }
 
-// MainSpan is Counts.MainSpan with the exact times of the main span's
-// first and last events: one page of one event for each side cut off.
-func MainSpan(ctx context.Context, st Store) (Span, error) {
-	s := st.Counts().MainSpan()
+// Exact returns the span with the exact times of the main span's first
+// and last events, read from st: one page of one event for each side cut
+// off. On an error it returns the span as it was.
+func (s Span) Exact(ctx context.Context, st Store) (Span, error) {
+	out := s
 	if s.Before > 0 {
 		p, err := st.Page(ctx, PageRequest{Since: s.First, Limit: 1})
 		if err != nil {
 			return s, fmt.Errorf("main span: %w", err)
 		}
 		if len(p.Events) == 1 {
-			s.First = p.Events[0].Time
+			out.First = p.Events[0].Time
 		}
 	}
 	if s.After > 0 {
@@ -162,8 +170,8 @@ func MainSpan(ctx context.Context, st Store) (Span, error) {
 			return s, fmt.Errorf("main span: %w", err)
 		}
 		if len(p.Events) == 1 {
-			s.Last = p.Events[0].Time
+			out.Last = p.Events[0].Time
 		}
 	}
-	return s, nil
+	return out, nil
 }
