@@ -123,27 +123,34 @@ func TestTimeReadsOverRandomYears(t *testing.T) {
 		t.Errorf("events spread evenly have %d outside the main span", sp.Outside())
 	}
 
-	// every event, in order, by pages
-	req := PageRequest{Limit: 700}
-	var got int
-	for {
-		p, err := st.Page(ctx, req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ev := range p.Events {
-			if ev.ID != evs[got].ID {
-				t.Fatalf("page row %d is %s, want %s", got, ev.ID, evs[got].ID)
+	// every event, in order, by pages forward and back
+	for _, back := range []bool{false, true} {
+		req := PageRequest{Limit: 700, Backward: back}
+		var got []Event
+		for {
+			p, err := st.Page(ctx, req)
+			if err != nil {
+				t.Fatal(err)
 			}
-			got++
+			if back {
+				got = append(append([]Event(nil), p.Events...), got...)
+				req.After = p.First
+			} else {
+				got = append(got, p.Events...)
+				req.After = p.Last
+			}
+			if !p.More || len(p.Events) == 0 {
+				break
+			}
 		}
-		if !p.More || len(p.Events) == 0 {
-			break
+		if len(got) != len(evs) {
+			t.Fatalf("backward %v: paged %d events, want %d", back, len(got), len(evs))
 		}
-		req.After = p.Last
-	}
-	if got != len(evs) {
-		t.Fatalf("paged %d events, want %d", got, len(evs))
+		for i := range got {
+			if got[i].ID != evs[i].ID {
+				t.Fatalf("backward %v: row %d is %s, want %s", back, i, got[i].ID, evs[i].ID)
+			}
+		}
 	}
 
 	for i := 0; i < 30; i++ {
