@@ -100,13 +100,24 @@ func readQuery(ctx context.Context, st evidence.Store, sel Selection, limit int)
 	if !sel.Until.IsZero() && sel.Until.Before(hi) {
 		hi = sel.Until
 	}
-	slices := max(1, limit/100)
-	step := hi.Sub(lo) / time.Duration(slices)
+	// The slices cut the main span: one record dated 9999-12-31 would
+	// otherwise put the whole incident in the first slice. The few events
+	// outside it get a slice of their own on each side.
+	sp := c.MainSpan()
+	var ranges [][2]time.Time
+	if sp.Before > 0 && lo.Before(sp.First) {
+		ranges = append(ranges, [2]time.Time{lo, minTime(hi, sp.First)})
+		lo = maxTime(lo, sp.First)
+	}
+	if end := sp.Last.Add(time.Nanosecond); sp.After > 0 && hi.After(end) {
+		ranges = append(ranges, [2]time.Time{maxTime(lo, end), hi})
+		hi = minTime(hi, end)
+	}
+	ranges = append(slice(lo, hi, max(1, limit/100-len(ranges))), ranges...)
 	var out []evidence.Event
 	seen := map[string]bool{}
-	for i := 0; i < slices && step > 0; i++ {
-		from := lo.Add(time.Duration(i) * step)
-		page, err := st.Page(ctx, evidence.PageRequest{Query: sel.Query, Since: from, Until: from.Add(step), Limit: 100})
+	for _, r := range ranges {
+		page, err := st.Page(ctx, evidence.PageRequest{Query: sel.Query, Since: r[0], Until: r[1], Limit: 100})
 		if err != nil {
 			return 0, nil, fmt.Errorf("evidence packet: %w", err)
 		}
@@ -118,6 +129,44 @@ func readQuery(ctx context.Context, st evidence.Store, sel Selection, limit int)
 		}
 	}
 	return total, out, nil
+}
+
+// slice cuts [lo, hi) into n equal slices (none when it is empty). Past
+// the 292 years a Duration holds, slices are whole seconds.
+func slice(lo, hi time.Time, n int) [][2]time.Time {
+	var out [][2]time.Time
+	if d := hi.Sub(lo); d < 100*365*24*time.Hour {
+		step := d / time.Duration(n)
+		for i := 0; i < n && step > 0; i++ {
+			from := lo.Add(time.Duration(i) * step)
+			out = append(out, [2]time.Time{from, from.Add(step)})
+		}
+		return out
+	}
+	step := (hi.Unix() - lo.Unix()) / int64(n)
+	for i := 0; i < n; i++ {
+		from := time.Unix(lo.Unix()+int64(i)*step, 0).UTC()
+		if i == 0 {
+			from = lo
+		}
+		out = append(out, [2]time.Time{from, time.Unix(lo.Unix()+int64(i+1)*step, 0).UTC()})
+	}
+	out[n-1][1] = hi
+	return out
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func dedupe(ids []string) []string {

@@ -2,8 +2,10 @@ package detect_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
@@ -122,5 +124,27 @@ func TestDestinationExpansion(t *testing.T) {
 	if len(fs) != 1 || fs[0].Agent != "a" || !strings.Contains(fs[0].Explanation, "2 destinations") ||
 		!strings.Contains(fs[0].Explanation, "bucket.example.net (wildcard only), 203.0.113.5") {
 		t.Errorf("%+v", fs)
+	}
+}
+
+// TestActionRateBaselineIgnoresAFarRecord: an agent's steady pace is its
+// baseline; one record of it dated 9999-12-31 spread that baseline over
+// ten thousand years and made every busy window a burst.
+func TestActionRateBaselineIgnoresAFarRecord(t *testing.T) {
+	t0 := time.Date(2026, 7, 21, 10, 0, 0, 0, time.UTC)
+	var evs []evidence.Event
+	for w := 0; w < 30; w++ {
+		for i := 0; i < 40; i++ {
+			evs = append(evs, evidence.Event{ID: fmt.Sprintf("c%02d-%02d", w, i), Time: t0.Add(time.Duration(w)*10*time.Second + time.Duration(i)*200*time.Millisecond),
+				Source: evidence.SourceLedger, Kind: evidence.KindToolCall, Agent: "a", AttributedVia: "record", Tool: "bash"})
+		}
+	}
+	if fs := runBuiltin(t, "action-rate", append([]evidence.Event{}, evs...)); len(fs) != 0 {
+		t.Fatalf("a steady pace is a burst: %s", fs[0].Explanation)
+	}
+	far := evidence.Event{ID: "far", Time: time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC),
+		Source: evidence.SourceLedger, Kind: evidence.KindToolCall, Agent: "a", AttributedVia: "record", Tool: "bash"}
+	if fs := runBuiltin(t, "action-rate", append(evs, far)); len(fs) != 0 {
+		t.Errorf("with one record dated 9999-12-31 a steady pace is a burst: %s", fs[0].Explanation)
 	}
 }

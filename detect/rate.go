@@ -1,8 +1,10 @@
 package detect
 
 import (
+	"math"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/cordon-ir/cordon/evidence"
 )
@@ -13,7 +15,9 @@ import (
 // peers' (the mean per window of every other group over their spans). The
 // condition bounds the ratio count / max(own, peers, 1); min_events skips
 // windows too small to mean anything. Consecutive flagged windows make one
-// finding.
+// finding. A group's active span is its main span (evidence.MainRange over
+// its windows): one record dated 9999-12-31 would otherwise spread its
+// baseline over ten thousand years and make every busy minute a burst.
 type rate struct {
 	r      *Rule
 	group  field
@@ -21,9 +25,7 @@ type rate struct {
 }
 
 type rateGroup struct {
-	buckets     map[int64]*bucket
-	first, last int64
-	total       int
+	buckets map[int64]*bucket
 }
 
 type bucket struct {
@@ -44,10 +46,10 @@ func (r *rate) add(_ int, ev *evidence.Event) {
 	if g == "" {
 		return
 	}
-	k := ev.Time.UnixNano() / int64(r.r.Correlation.Window)
+	k := windowOf(ev.Time, r.r.Correlation.Window)
 	rg := r.groups[g]
 	if rg == nil {
-		rg = &rateGroup{buckets: map[int64]*bucket{}, first: k, last: k}
+		rg = &rateGroup{buckets: map[int64]*bucket{}}
 		r.groups[g] = rg
 	}
 	b := rg.buckets[k]
@@ -59,30 +61,72 @@ func (r *rate) add(_ int, ev *evidence.Event) {
 	if len(b.hits) < maxBucketHits {
 		b.hits = append(b.hits, hit{t: ev.Time, id: ev.ID, agent: ev.Agent})
 	}
-	rg.total++
-	rg.first, rg.last = min(rg.first, k), max(rg.last, k)
 }
 
-func (rg *rateGroup) span() int64 { return rg.last - rg.first + 1 }
+// windowOf is the number of the window of width w holding t, rounded
+// down. Whole-second windows are counted in seconds, which hold any year;
+// UnixNano holds only 1678-2262.
+func windowOf(t time.Time, w time.Duration) int64 {
+	sec := t.Unix()
+	if w%time.Second == 0 {
+		return floorDiv(sec, int64(w/time.Second))
+	}
+	const safe = math.MaxInt64/int64(time.Second) - 1
+	sec = min(max(sec, -safe), safe)
+	return floorDiv(sec*int64(time.Second)+int64(t.Nanosecond()), int64(w))
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+// mainSpan finds the group's active span: its windows in order, the
+// main range [lo, hi] of them, its length in windows and its events.
+func (rg *rateGroup) mainSpan(window time.Duration) (keys []int64, lo, hi int, span int64, total int) {
+	keys = make([]int64, 0, len(rg.buckets))
+	for k := range rg.buckets {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	counts := make([]int64, len(keys))
+	for i, k := range keys {
+		counts[i] = int64(rg.buckets[k].n)
+	}
+	lo, hi = evidence.MainRange(keys, counts, int64(max(24*time.Hour/window, 1)))
+	for i := lo; i <= hi; i++ {
+		total += rg.buckets[keys[i]].n
+	}
+	return keys, lo, hi, keys[hi] - keys[lo] + 1, total
+}
 
 func (r *rate) done() []Finding {
+	type active struct {
+		keys   []int64
+		lo, hi int
+		span   int64
+		total  int
+	}
+	spans := make(map[string]active, len(r.groups))
 	var allTotal, allSpan int64
-	for _, rg := range r.groups {
-		allTotal += int64(rg.total)
-		allSpan += rg.span()
+	for g, rg := range r.groups {
+		var a active
+		a.keys, a.lo, a.hi, a.span, a.total = rg.mainSpan(r.r.Correlation.Window)
+		spans[g] = a
+		allTotal += int64(a.total)
+		allSpan += a.span
 	}
 	var out []Finding
 	for _, g := range sortedKeys(r.groups) {
-		rg := r.groups[g]
+		rg, a := r.groups[g], spans[g]
 		peers := 0.0
-		if n := allSpan - rg.span(); n > 0 {
-			peers = float64(allTotal-int64(rg.total)) / float64(n)
+		if n := allSpan - a.span; n > 0 {
+			peers = float64(allTotal-int64(a.total)) / float64(n)
 		}
-		keys := make([]int64, 0, len(rg.buckets))
-		for k := range rg.buckets {
-			keys = append(keys, k)
-		}
-		sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+		keys := a.keys
 		var run []int64
 		var maxRatio, runOwn float64
 		flush := func() {
@@ -107,11 +151,14 @@ func (r *rate) done() []Finding {
 			}))
 			run, maxRatio = nil, 0
 		}
-		for _, k := range keys {
+		for i, k := range keys {
 			n := rg.buckets[k].n
 			own := 0.0
-			if rg.span() > 1 {
-				own = float64(rg.total-n) / float64(rg.span()-1)
+			switch {
+			case i < a.lo || i > a.hi: // outside the active span
+				own = float64(a.total) / float64(a.span)
+			case a.span > 1:
+				own = float64(a.total-n) / float64(a.span-1)
 			}
 			ratio := float64(n) / max(own, peers, 1)
 			if n < r.r.Correlation.MinEvents || !r.r.Correlation.Condition.Holds(ratio) {

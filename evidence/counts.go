@@ -29,13 +29,15 @@ func (c *Counts) add(ev *Event) {
 		c.Fields = map[string]map[string]int64{}
 		c.Minutes = map[int64]int64{}
 	}
-	c.Total++
-	if c.First.IsZero() || ev.Time.Before(c.First) {
+	// Total, not a zero First, says "no event yet": a record may be dated
+	// 0001-01-01T00:00:00Z, which is the zero time.
+	if c.Total == 0 || ev.Time.Before(c.First) {
 		c.First = ev.Time
 	}
-	if ev.Time.After(c.Last) {
+	if c.Total == 0 || ev.Time.After(c.Last) {
 		c.Last = ev.Time
 	}
+	c.Total++
 	c.Minutes[minuteOf(ev.Time)]++
 	for _, f := range CountedFields {
 		m := c.Fields[f]
@@ -47,7 +49,9 @@ func (c *Counts) add(ev *Event) {
 	}
 }
 
-func minuteOf(t time.Time) int64 { return t.Unix() / 60 }
+// minuteOf is the minute bucket of t, rounded down as the index's time
+// buckets are, so that a time before 1970 counts in the minute it is in.
+func minuteOf(t time.Time) int64 { return floorDiv(t.Unix(), 60) }
 
 // fieldValue reads one of the CountedFields.
 func fieldValue(ev *Event, f string) string {
@@ -118,10 +122,15 @@ func (c Counts) Top(field string, n int) []Count {
 }
 
 // Between returns how many events fall in the minutes covering [from, to].
+// It visits the populated minutes, not every minute of the range: a range
+// may run to the year 9999.
 func (c Counts) Between(from, to time.Time) int64 {
 	var n int64
-	for m := minuteOf(from); m <= minuteOf(to); m++ {
-		n += c.Minutes[m]
+	lo, hi := minuteOf(from), minuteOf(to)
+	for m, k := range c.Minutes {
+		if m >= lo && m <= hi {
+			n += k
+		}
 	}
 	return n
 }

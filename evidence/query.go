@@ -32,8 +32,7 @@ func (s *bleveStore) parse(qs string) (query.Query, error) {
 	if _, ok := parsed.(*query.MatchAllQuery); ok {
 		return nil, nil
 	}
-	t := s.timeline()
-	return rewriteTime(parsed, t.first, t.last.Add(time.Nanosecond)), nil
+	return s.timeline().rewriteTime(parsed), nil
 }
 
 // buildQuery parses a query string and adds a time range.
@@ -70,9 +69,12 @@ func (s *bleveStore) within(ctx context.Context, base query.Query, qs string, si
 	if !until.IsZero() && until.Before(hi) {
 		hi = until
 	}
-	span := timeQuery(lo, hi)
+	span := t.timeQuery(lo, hi)
 	if base == nil {
 		return span, nil
+	}
+	if _, all := span.(*query.MatchAllQuery); all {
+		return base, nil
 	}
 	if inSpan := t.between(lo, hi); inSpan >= filterFloor && lo.Before(hi) {
 		n, err := s.countCached(ctx, qs, base)

@@ -75,8 +75,13 @@ func (s *bleveStore) timeline() *timeline {
 	return s.tl
 }
 
-// farFuture ends a window that runs past the last event.
-var farFuture = time.Unix(1<<40, 0)
+// farFuture ends a window that runs past the last event, farPast starts
+// one that runs before the first; both lie beyond any time an event can
+// have (years 0-9999).
+var (
+	farFuture = time.Unix(1<<40, 0)
+	farPast   = time.Unix(-1<<40, 0)
+)
 
 // windowFwd returns the end of the shortest run of whole minutes from
 // start's minute that holds at least want events.
@@ -98,7 +103,7 @@ func (t *timeline) windowFwd(start time.Time, want int64) time.Time {
 func (t *timeline) windowBack(start time.Time, want int64) time.Time {
 	i := sort.Search(len(t.minutes), func(i int) bool { return t.minutes[i] > minuteOf(start) }) - 1
 	if i < 0 || t.cum[i] < want {
-		return time.Unix(0, 0)
+		return farPast
 	}
 	top := t.cum[i]
 	k := sort.Search(len(t.cum), func(k int) bool { return t.cum[k] > top-want })

@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"context"
+	"sort"
 	"strconv"
 	"time"
 
@@ -49,24 +50,36 @@ func timeBuckets(t time.Time) []string {
 	return out
 }
 
-// timeQuery matches events in [since, until): see spanQuery.
-func timeQuery(since, until time.Time) query.Query {
-	if !since.Before(until) {
+// timeQuery matches events in [since, until): see spanQuery. A range
+// holding every event the timeline knows matches everything.
+func (t *timeline) timeQuery(since, until time.Time) query.Query {
+	if !since.Before(until) || t.total == 0 {
 		return query.NewMatchNoneQuery()
 	}
-	return &spanQuery{since: since, until: until}
+	if !since.After(t.first) && until.After(t.last) {
+		return query.NewMatchAllQuery()
+	}
+	return &spanQuery{since: since, until: until, minutes: t.minutes}
 }
 
 // spanQuery matches events in [since, until). The whole seconds inside are
-// covered by the fewest day, hour, minute and second terms (at most a few
-// hundred for any span), the fractions of a second at either end by the
-// sort keys of the events in them, which start with the exact time. Its
+// covered by the fewest day, hour, minute and second terms of the buckets
+// that hold events, the fractions of a second at either end by the sort
+// keys of the events in them, which start with the exact time. Its
 // searcher is one flat disjunction of term searchers, which Bleve unions
 // into a single bitmap when nothing is scored: a nested range searcher
 // would stop that and cost a conjunction with a selective term several
 // times more.
+//
+// The plan walks the populated minutes kept at ingest, never the calendar:
+// evidence is written by the agent under investigation, and one record
+// dated 9999-12-31 must not make a query step through three million empty
+// days. Its terms number at most the populated days inside, plus the
+// populated hours and minutes of the two days and hours at its ends, plus
+// the seconds of the two minutes at its ends.
 type spanQuery struct {
 	since, until time.Time
+	minutes      []int64 // Unix minutes holding events, ascending
 }
 
 // plan returns the bucket terms and the [lo, hi) sort-key ranges covering
@@ -83,14 +96,25 @@ func (q *spanQuery) plan() (terms []string, edges [][2]string) {
 	if first := time.Unix(lo, 0); q.since.Before(first) {
 		edges = append(edges, [2]string{sortKey(q.since, ""), sortKey(first, "")})
 	}
-	for x := lo; x < hi; {
-		for _, u := range bucketUnits {
-			if floorDiv(x, u.secs)*u.secs == x && x+u.secs <= hi {
-				terms = append(terms, bucketTerm(u.letter, x/u.secs))
-				x += u.secs
+	mins := q.minutes
+	k := sort.Search(len(mins), func(k int) bool { return (mins[k]+1)*60 > lo })
+	for k < len(mins) && mins[k]*60 < hi {
+		x := mins[k] * 60
+		next, whole := x+60, false // next: the first second past the bucket taken
+		for _, u := range bucketUnits[:3] {
+			if b := floorDiv(x, u.secs) * u.secs; b >= lo && b+u.secs <= hi {
+				terms = append(terms, bucketTerm(u.letter, b/u.secs))
+				next, whole = b+u.secs, true
 				break
 			}
 		}
+		if !whole { // a minute cut by an end: its seconds inside
+			for s := max(x, lo); s < min(next, hi); s++ {
+				terms = append(terms, bucketTerm('s', s))
+			}
+		}
+		rest := mins[k:]
+		k += sort.Search(len(rest), func(i int) bool { return rest[i]*60 >= next })
 	}
 	if last := time.Unix(hi, 0); last.Before(q.until) {
 		edges = append(edges, [2]string{sortKey(last, ""), sortKey(q.until, "")})
@@ -148,7 +172,11 @@ func (q *spanQuery) addKeys(r index.IndexReader, e [2]string, add func(term, fie
 // (time:>"2026-07-21T10:00:00Z") by timeQuery over [lo, hi), the span of
 // the incident's events, which bounds the open ends; and a quoted value on
 // an exact-match field by a term query.
-func rewriteTime(q query.Query, lo, hi time.Time) query.Query {
+func (t *timeline) rewriteTime(q query.Query) query.Query {
+	return t.rewrite(q, t.first, t.last.Add(time.Nanosecond))
+}
+
+func (t *timeline) rewrite(q query.Query, lo, hi time.Time) query.Query {
 	switch x := q.(type) {
 	case *query.MatchPhraseQuery:
 		// A quoted value on an exact-match field (agent:"agent-7") is the
@@ -159,16 +187,16 @@ func rewriteTime(q query.Query, lo, hi time.Time) query.Query {
 			return t
 		}
 	case *query.BooleanQuery:
-		x.Must = rewriteTime(x.Must, lo, hi)
-		x.Should = rewriteTime(x.Should, lo, hi)
-		x.MustNot = rewriteTime(x.MustNot, lo, hi)
+		x.Must = t.rewrite(x.Must, lo, hi)
+		x.Should = t.rewrite(x.Should, lo, hi)
+		x.MustNot = t.rewrite(x.MustNot, lo, hi)
 	case *query.ConjunctionQuery:
 		for i := range x.Conjuncts {
-			x.Conjuncts[i] = rewriteTime(x.Conjuncts[i], lo, hi)
+			x.Conjuncts[i] = t.rewrite(x.Conjuncts[i], lo, hi)
 		}
 	case *query.DisjunctionQuery:
 		for i := range x.Disjuncts {
-			x.Disjuncts[i] = rewriteTime(x.Disjuncts[i], lo, hi)
+			x.Disjuncts[i] = t.rewrite(x.Disjuncts[i], lo, hi)
 		}
 	case *query.DateRangeQuery:
 		if x.Field() != "time" {
@@ -187,7 +215,7 @@ func rewriteTime(q query.Query, lo, hi time.Time) query.Query {
 				until = until.Add(time.Nanosecond)
 			}
 		}
-		return timeQuery(maxTime(since, lo), minTime(until, hi))
+		return t.timeQuery(maxTime(since, lo), minTime(until, hi))
 	}
 	return q
 }

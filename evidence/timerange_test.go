@@ -189,7 +189,7 @@ func TestSpanFilterAgreesWithSpan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		joined, err := s.count(ctx, query.NewConjunctionQuery([]query.Query{base, timeQuery(a, b)}))
+		joined, err := s.count(ctx, query.NewConjunctionQuery([]query.Query{base, s.timeline().timeQuery(a, b)}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -120,7 +120,8 @@ func (w *Workspace) scan(ctx context.Context) (detect.Result, error) {
 // re-attribution moves them between agents.
 func evidenceKey(c evidence.Counts) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d %d", c.Total, c.Last.UnixNano())
+	// seconds and nanoseconds: UnixNano does not hold the year 9999
+	fmt.Fprintf(&b, "%d %d.%09d", c.Total, c.Last.Unix(), c.Last.Nanosecond())
 	for _, f := range []string{"agent", "attributed_via"} {
 		vals := c.Fields[f]
 		keys := make([]string, 0, len(vals))

@@ -246,10 +246,16 @@ func (w *Workspace) Rejects() ([]parse.Reject, error) {
 	return readRejects(filepath.Join(w.Dir, rejectsFile))
 }
 
-// Span is the time span of the incident's events.
+// Span is the time span of the incident's events, first to last.
 func (w *Workspace) Span() (time.Time, time.Time) {
 	c := w.Store.Counts()
 	return c.First, c.Last
+}
+
+// MainSpan is the span holding the bulk of the incident's events, and the
+// few outside it (evidence.Counts.MainSpan), with exact bounds.
+func (w *Workspace) MainSpan(ctx context.Context) (evidence.Span, error) {
+	return w.Store.Counts().MainSpan().Exact(ctx, w.Store)
 }
 
 // Rebuild discards the index (and the rejects it produced) of dir, keeping

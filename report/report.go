@@ -42,8 +42,13 @@ type Report struct {
 
 // Summary is the report's first screen.
 type Summary struct {
-	First    time.Time        `json:"first"`
-	Last     time.Time        `json:"last"`
+	// First and Last bound the main span (evidence.Span): the few events
+	// far outside it are named by Outside and found by OutsideQuery.
+	First        time.Time `json:"first"`
+	Last         time.Time `json:"last"`
+	Outside      string    `json:"outside,omitempty"`
+	OutsideQuery string    `json:"outside_query,omitempty"`
+
 	Events   int64            `json:"events"`
 	BySource []evidence.Count `json:"by_source"`
 	Subject  []string         `json:"subject"`
@@ -136,7 +141,12 @@ func Build(ctx context.Context, ws *incident.Workspace, opts ...Option) (Report,
 	}
 	subject := cs.Subject
 
-	r.Summary = summarize(ws.Store.Counts(), cs, state, findings)
+	counts := ws.Store.Counts()
+	sp, err := counts.MainSpan().Exact(ctx, ws.Store)
+	if err != nil {
+		return r, err
+	}
+	r.Summary = summarize(counts, sp, cs, state, findings)
 	for _, a := range subject {
 		ar, err := agentReport(ctx, ws, a, agentFindings(findings, a))
 		if err != nil {
@@ -171,9 +181,12 @@ func Build(ctx context.Context, ws *incident.Workspace, opts ...Option) (Report,
 }
 
 // summarize fills the summary's counts and subject.
-func summarize(c evidence.Counts, cs incident.Case, s incident.CaseState, findings []detect.Finding) Summary {
-	sum := Summary{First: c.First.UTC(), Last: c.Last.UTC(), Events: c.Total, Subject: cs.Subject,
+func summarize(c evidence.Counts, sp evidence.Span, cs incident.Case, s incident.CaseState, findings []detect.Finding) Summary {
+	sum := Summary{First: sp.First.UTC(), Last: sp.Last.UTC(), Events: c.Total, Subject: cs.Subject,
 		SubjectFrom: cs.SubjectFrom, Findings: len(findings), ContainedAt: cs.ContainedAt.UTC()}
+	if sp.Outside() > 0 {
+		sum.Outside, sum.OutsideQuery = sp.OutsideLine(), sp.Query()
+	}
 	if cs.SubjectFrom == "journal" {
 		sum.SubjectBy = s.SubjectBy.Name
 	}

@@ -52,6 +52,7 @@ th{background:#f2f2f2}code{font:12px ui-monospace,monospace;background:#f5f5f5;p
 <h2>Summary</h2>
 {{with .Summary}}<ul>
 <li><b>Time span:</b> {{t .First}} – {{t .Last}}</li>
+{{if .Outside}}<li><b>Outside the time span:</b> {{p .Outside}}: <code>{{p .OutsideQuery}}</code></li>{{end}}
 <li><b>Events:</b> {{.Events}} ({{p (counts .BySource)}})</li>
 <li><b>Subject:</b> {{p subject}}</li>
 <li><b>Findings:</b> {{.Findings}}{{if .BySeverity}} ({{counts .BySeverity}}){{end}}</li>

@@ -83,6 +83,9 @@ func (r Report) WriteMarkdown(out io.Writer) error {
 	s := r.Summary
 	p("# Incident report: %s\n\nGenerated %s by cordon.\n\n## Summary\n\n", md(r.Incident), reportTime(r.Generated))
 	p("- **Time span:** %s – %s\n", reportTime(s.First), reportTime(s.Last))
+	if s.Outside != "" {
+		p("- **Outside the time span:** %s: `%s`\n", md(s.Outside), s.OutsideQuery)
+	}
 	p("- **Events:** %d (%s)\n", s.Events, md(countsLine(s.BySource)))
 	p("- **Subject:** %s\n", md(r.SubjectLine()))
 	p("- **Findings:** %d", s.Findings)

@@ -161,3 +161,31 @@ func TestHelpInColour(t *testing.T) {
 		}
 	}
 }
+
+// TestFarDatedRecordIsNamedNotStretched: one record dated 9999-12-31 among
+// a few minutes of evidence. The header's span and the sparkline keep to
+// the main span; a line names the record and the query that finds it, and
+// its row shows its date. (The console used to grow past 8 GB planning
+// pages over the three million days between.)
+func TestFarDatedRecordIsNamedNotStretched(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&b, `{"v":1,"ts":"2026-07-21T10:%02d:%02dZ","type":"summary","agent":"agent-7","text":"s%d"}`+"\n", i/60, i%60, i)
+	}
+	b.WriteString(`{"v":1,"ts":"9999-12-31T23:59:59Z","type":"summary","agent":"agent-7","text":"far"}` + "\n")
+	ws := incidenttest.New(t, incidenttest.WriteFile(t, "far.jsonl", []byte(b.String())))
+	c := newConsole(t, ws, 120, 40, termenv.Ascii)
+	screen := c.screen()
+	for _, want := range []string{
+		"2026-07-21 10:00:00–10:04:59 UTC (4m59s)",
+		`1 event outside the main span (latest 9999-12-31): search time:>"2026-07-21T10:04:59Z" to see them`,
+	} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("screen lacks %q:\n%s", want, screen)
+		}
+	}
+	c.keys("G")
+	if screen := c.screen(); !strings.Contains(screen, "9999-12-31") || !strings.Contains(screen, "summary: far") {
+		t.Errorf("the far record's row does not show its date:\n%s", screen)
+	}
+}

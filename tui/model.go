@@ -152,6 +152,7 @@ type Model struct {
 	helpTop     int // the first help line shown
 
 	counts    evidence.Counts
+	span      evidence.Span // the main span of counts
 	clock     common.Clock
 	progress  incident.IngestUpdate
 	ingesting bool
@@ -348,6 +349,7 @@ type ingestMsg struct{ u incident.IngestUpdate }
 // reload its window (new events landed).
 type countsMsg struct {
 	c             evidence.Counts
+	span          evidence.Span
 	refresh, live bool
 }
 
@@ -388,7 +390,12 @@ func ingestCmd(com common.Common, w *incident.IngestWatch) tea.Cmd {
 }
 
 func countsCmd(com common.Common, st evidence.Store, refresh, live bool) tea.Cmd {
-	return com.Cmd(func() tea.Msg { return countsMsg{c: st.Counts(), refresh: refresh, live: live} })
+	return com.Cmd(func() tea.Msg {
+		c := st.Counts()
+		// On an error the span keeps minute bounds: still the main span.
+		sp, _ := c.MainSpan().Exact(com.Ctx, st)
+		return countsMsg{c: c, span: sp, refresh: refresh, live: live}
+	})
 }
 
 func toggleMarkCmd(com common.Common, marks *incident.Marks, actor journal.Actor, ev evidence.Event) tea.Cmd {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -127,12 +126,12 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		return m, nil
 	case countsMsg:
-		m.counts = msg.c
-		m.clock.Origin, m.clock.Days = msg.c.First, msg.c.Last.Sub(msg.c.First) > 24*time.Hour
+		m.counts, m.span = msg.c, msg.span
+		m.clock = m.clock.ForSpan(msg.span)
 		m.detail.SetClock(m.clock)
 		m.agents.SetClock(m.clock)
 		m.findings.SetClock(m.clock)
-		cmd := m.timeline.SetCounts(msg.c, msg.refresh, msg.live)
+		cmd := m.timeline.SetCounts(msg.c, msg.span, msg.refresh, msg.live)
 		return m, cmd
 	case ingestMsg:
 		prev := m.progress

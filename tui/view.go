@@ -69,13 +69,15 @@ func (m Model) headerTop() string {
 	right := " " + strings.ToUpper(title) + " "
 	room := max(w-len([]rune(right))-len("cordon"), 0)
 	count := common.Count(m.counts.Total) + " events"
-	short := common.SpanShort(m.counts.First, m.counts.Last)
+	// the main span: a record dated 9999-12-31 is named by the timeline,
+	// not allowed to stretch the header to ten thousand years
+	short := common.SpanShort(m.span.First, m.span.Last)
 	// the name yields to the count and the span, down to 12 cells
 	nameW := max(12, room-1-len([]rune(count))-3-len([]rune(short))-3)
 	left := " " + common.Fit(m.opt.Name, nameW)
 	for _, alts := range [][]string{
 		{count},
-		{common.Span(m.counts.First, m.counts.Last), short},
+		{common.Span(m.span.First, m.span.Last), short},
 	} {
 		for _, part := range alts {
 			if len([]rune(left))+3+len([]rune(part)) <= room {

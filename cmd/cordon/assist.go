@@ -22,7 +22,7 @@ func cmdAssist(ctx context.Context, e *env, args []string) error {
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	query := fs.String("query", "", "the evidence: events matching `QUERY` (default: the whole incident and its findings)")
 	ids := fs.String("id", "", "the evidence: these event `IDS` (comma-separated)")
-	since := fs.String("since", "", "only events from `TIME` (RFC 3339 or a duration back from the last event)")
+	since := fs.String("since", "", "only events from `TIME` (RFC 3339 or a duration back from the main span's last event)")
 	until := fs.String("until", "", "only events before `TIME`")
 	offline := fs.Bool("offline", false, "answer from rules, without a model (summarize and timeline)")
 	asJSON := fs.Bool("json", false, "the whole exchange as JSON")
@@ -54,7 +54,12 @@ func cmdAssist(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	last := ws.Store.Counts().Last
+	// "30m" counts back from the main span's end, as search does
+	sp, err := ws.MainSpan(ctx)
+	if err != nil {
+		return err
+	}
+	last := sp.Last
 	sel := assist.Selection{Query: *query}
 	if sel.Since, err = parseTime(*since, last); err != nil {
 		return err

@@ -15,7 +15,7 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "search", "--incident DIR [flags] QUERY")
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	asJSON := fs.Bool("json", false, "one event per line as JSON, with raw and origin")
-	since := fs.String("since", "", "only events at or after `T` (RFC 3339, or a duration like 2h before the last event)")
+	since := fs.String("since", "", "only events at or after `T` (RFC 3339, or a duration like 2h before the main span's last event)")
 	until := fs.String("until", "", "only events before `T`")
 	limit := fs.Int("limit", 50, "at most `N` events")
 	order := fs.String("sort", "time", "time, -time or score")
@@ -33,7 +33,13 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	}
 	defer done()
 	req := evidence.Request{Query: strings.Join(pos, " "), Limit: *limit, Sort: *order}
-	_, last := ws.Span()
+	// "30m" counts back from the main span's end, not from a record
+	// dated 9999-12-31
+	sp, err := ws.MainSpan(ctx)
+	if err != nil {
+		return err
+	}
+	last := sp.Last
 	if req.Since, err = parseTime(*since, last); err != nil {
 		return err
 	}
@@ -59,7 +65,7 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 }
 
 // parseTime reads RFC 3339 (or a date), or a Go duration counted back from
-// the incident's last event.
+// last, the main span's last event.
 func parseTime(s string, last time.Time) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
@@ -75,7 +81,7 @@ func parseTime(s string, last time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%w: bad time %q (want RFC 3339 like 2026-07-21T10:04:00Z, or a duration like 30m)", errUsage, s)
 }
 
-func cmdStats(_ context.Context, e *env, args []string) error {
+func cmdStats(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "stats", "--incident DIR [--by FIELD] [--json]")
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	by := fs.String("by", "", "count per value of `FIELD` (e.g. agent, kind, dst_host)")
@@ -94,6 +100,10 @@ func cmdStats(_ context.Context, e *env, args []string) error {
 	}
 	defer ws.Close()
 	c := ws.Store.Counts()
+	sp, err := c.MainSpan().Exact(ctx, ws.Store)
+	if err != nil {
+		return err
+	}
 	fields := []string{"source", "format", "kind", "agent", "decision"}
 	if *by != "" {
 		fields = []string{*by}
@@ -108,13 +118,21 @@ func cmdStats(_ context.Context, e *env, args []string) error {
 	}
 	rejects, _ := ws.Rejects()
 	if *asJSON {
-		return jsonEncoder(e.stdout).Encode(map[string]any{
+		doc := map[string]any{
 			"events": c.Total, "first": c.First, "last": c.Last, "rejects": len(rejects), "by": out,
-		})
+		}
+		if sp.Outside() > 0 {
+			doc["main_span"] = map[string]any{"first": sp.First, "last": sp.Last}
+			doc["outside"] = map[string]any{"before": sp.Before, "after": sp.After, "query": sp.Query()}
+		}
+		return jsonEncoder(e.stdout).Encode(doc)
 	}
 	fmt.Fprintf(e.stdout, "events   %d\n", c.Total)
 	if c.Total > 0 {
-		fmt.Fprintf(e.stdout, "span     %s – %s (%s)\n", c.First.Format(time.RFC3339), c.Last.Format(time.RFC3339), c.Last.Sub(c.First).Round(time.Second))
+		fmt.Fprintf(e.stdout, "span     %s – %s (%s)\n", sp.First.Format(time.RFC3339), sp.Last.Format(time.RFC3339), spanLength(sp.First, sp.Last))
+	}
+	if line := sp.OutsideLine(); line != "" {
+		fmt.Fprintf(e.stdout, "outside  %s: cordon search --incident %s '%s'\n", line, *dir, sp.Query())
 	}
 	fmt.Fprintf(e.stdout, "rejects  %d\n", len(rejects))
 	if *by == "" {
@@ -138,6 +156,15 @@ func cmdStats(_ context.Context, e *env, args []string) error {
 		}
 	}
 	return nil
+}
+
+// spanLength is last - first to the second, in days past what a Duration
+// holds (292 years): a span can run from the year 1 to 9999.
+func spanLength(first, last time.Time) string {
+	if d := last.Sub(first); d < 100*365*24*time.Hour {
+		return d.Round(time.Second).String()
+	}
+	return fmt.Sprintf("%d days", (last.Unix()-first.Unix())/86400)
 }
 
 func indexOf(xs []string, x string) int {

@@ -86,6 +86,24 @@ type Clock struct {
 	Origin   time.Time
 	// Days shows the date too, for incidents longer than a day.
 	Days bool
+	// Low and High (zero: none) bound the main span on a side where events
+	// lie outside it: those rows show their date instead, which is what
+	// sets them apart (and no offset of ten thousand years).
+	Low, High time.Time
+}
+
+// ForSpan sets the clock for the main span of an incident: its origin,
+// whether it needs dates, and the bounds past which rows are outliers.
+func (c Clock) ForSpan(sp evidence.Span) Clock {
+	c.Origin, c.Days = sp.First, sp.Last.Sub(sp.First) > 24*time.Hour
+	c.Low, c.High = time.Time{}, time.Time{}
+	if sp.Before > 0 {
+		c.Low = sp.First
+	}
+	if sp.After > 0 {
+		c.High = sp.Last
+	}
+	return c
 }
 
 // Width is the number of cells Format returns.
@@ -103,6 +121,9 @@ func (c Clock) Width() int {
 
 // Format renders t for a timeline row.
 func (c Clock) Format(t time.Time) string {
+	if !c.Low.IsZero() && t.Before(c.Low) || !c.High.IsZero() && t.After(c.High) {
+		return t.UTC().Format(time.DateOnly)
+	}
 	if !c.Relative {
 		if c.Days {
 			return t.UTC().Format("01-02 15:04:05.000")
@@ -131,7 +152,17 @@ func Span(first, last time.Time) string {
 	if f.Format("2006-01-02") == l.Format("2006-01-02") {
 		return fmt.Sprintf("%s %s–%s UTC (%s)", f.Format("2006-01-02"), f.Format("15:04:05"), l.Format("15:04:05"), Duration(l.Sub(f)))
 	}
-	return fmt.Sprintf("%s – %s UTC (%s)", f.Format("2006-01-02 15:04"), l.Format("2006-01-02 15:04"), Duration(l.Sub(f)))
+	return fmt.Sprintf("%s – %s UTC (%s)", f.Format("2006-01-02 15:04"), l.Format("2006-01-02 15:04"), spanLength(f, l))
+}
+
+// spanLength is Duration(last - first), counted in seconds past the 292
+// years a Duration holds: evidence can be dated from the year 1 to 9999.
+func spanLength(first, last time.Time) string {
+	if d := last.Sub(first); d < 100*365*24*time.Hour {
+		return Duration(d)
+	}
+	s := last.Unix() - first.Unix()
+	return fmt.Sprintf("%dd%dh", s/86400, s%86400/3600)
 }
 
 // SpanShort is Span without the date and duration, for narrow headers.

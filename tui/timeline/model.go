@@ -2,7 +2,6 @@ package timeline
 
 import (
 	"strings"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/cordon-ir/cordon/evidence"
@@ -31,6 +30,7 @@ type Model struct {
 	hitsKnown                   bool
 
 	counts   evidence.Counts
+	span     evidence.Span // the main span, and the events outside it
 	clock    common.Clock
 	marks    map[string]bool
 	markList []incident.Mark
@@ -63,12 +63,17 @@ func (m *Model) SetSize(w, h int) tea.Cmd {
 // visible is how many rows fit under the sparkline and column header.
 func (m *Model) visible() int { return max(m.com.Height-m.chrome(), 1) }
 
-// chrome is the number of lines above the rows.
+// chrome is the number of lines above the rows: the sparkline, the line
+// naming the events outside the main span when there are any, and the
+// column header.
 func (m *Model) chrome() int {
-	if m.com.Height >= 8 {
-		return 2
+	switch {
+	case m.com.Height < 8:
+		return 1
+	case m.span.Outside() > 0 && m.com.Height >= 10:
+		return 3
 	}
-	return 1
+	return 2
 }
 
 func (m *Model) pageSize() int { return max(100, 3*m.visible()) }
@@ -108,14 +113,18 @@ func (m Model) Rows() []evidence.Event { return m.rows }
 // SetRelative switches between absolute and relative times.
 func (m *Model) SetRelative(rel bool) { m.clock.Relative = rel }
 
-// SetCounts takes new whole-incident counts: the sparkline and the clock's
-// origin follow them. After an ingest batch (refresh) it also reloads the
-// window, since new events may land anywhere in time; while the ingest is
-// live the sparkline's denied marks are refreshed only now and then.
-func (m *Model) SetCounts(c evidence.Counts, refresh, live bool) tea.Cmd {
-	m.counts = c
-	m.clock.Origin = c.First
-	m.clock.Days = c.Last.Sub(c.First) > 24*time.Hour
+// SetCounts takes new whole-incident counts and the main span found from
+// them: the sparkline and the clock's origin follow the main span. After
+// an ingest batch (refresh) it also reloads the window, since new events
+// may land anywhere in time; while the ingest is live the sparkline's
+// denied marks are refreshed only now and then.
+func (m *Model) SetCounts(c evidence.Counts, sp evidence.Span, refresh, live bool) tea.Cmd {
+	chrome := m.chrome()
+	m.counts, m.span = c, sp
+	if m.chrome() != chrome { // the outside line came or went
+		m.clampTop()
+	}
+	m.clock = m.clock.ForSpan(sp)
 	if !live {
 		m.spark.denied = nil
 	}

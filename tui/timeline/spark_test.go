@@ -23,13 +23,13 @@ func TestSparkAsksForDenialsOnceTheyAppear(t *testing.T) {
 			Minutes: map[int64]int64{t0.Unix() / 60: 50, t0.Unix()/60 + 59: 50},
 			Fields:  map[string]map[string]int64{"decision": {evidence.DecisionDeny: deny}}}
 	}
-	if cmd := m.SetCounts(counts(0), false, true); cmd != nil && m.spark.denied == nil {
+	if cmd := m.SetCounts(counts(0), counts(0).MainSpan(), false, true); cmd != nil && m.spark.denied == nil {
 		t.Fatal("with no denials the series should be known (all zero) without a query")
 	}
-	if m.SetCounts(counts(0), false, true); m.spark.deny != 0 {
+	if m.SetCounts(counts(0), counts(0).MainSpan(), false, true); m.spark.deny != 0 {
 		t.Fatalf("deny %d", m.spark.deny)
 	}
-	m.SetCounts(counts(7), false, true)
+	m.SetCounts(counts(7), counts(7).MainSpan(), false, true)
 	if m.spark.deny != 7 {
 		t.Errorf("the first denials did not ask for the series again (deny %d)", m.spark.deny)
 	}

@@ -57,8 +57,12 @@ func (m Model) View() string {
 		return ""
 	}
 	lines := make([]string, 0, h)
-	if m.chrome() == 2 {
+	if m.chrome() >= 2 {
 		lines = append(lines, m.sparkView())
+	}
+	if m.chrome() == 3 {
+		line := m.span.OutsideLine() + ": search " + m.span.Query() + " to see them"
+		lines = append(lines, st.Warn.Render(common.Fit(line, w)))
 	}
 	cols := m.columns()
 	var hdr strings.Builder
