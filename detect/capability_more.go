@@ -132,6 +132,12 @@ func (s *capScan) dataOut(ev *evidence.Event) {
 // detachRe marks a command meant to outlive the loop that ran it.
 var detachRe = regexp.MustCompile(`(^|[^\w.-])(nohup|setsid|disown|daemonize)(\s|"|$)|[^&]&\s*"?$`)
 
+// mayDetach is detachRe's cheap first look: most execs name none of it.
+func mayDetach(cmd string) bool {
+	return strings.Contains(cmd, "&") || strings.Contains(cmd, "nohup") || strings.Contains(cmd, "setsid") ||
+		strings.Contains(cmd, "disown") || strings.Contains(cmd, "daemonize")
+}
+
 // process records detached processes and their exits.
 func (s *capScan) process(ev *evidence.Event) {
 	switch {
@@ -139,7 +145,7 @@ func (s *capScan) process(ev *evidence.Event) {
 		if c := s.procs[ev.ExecID]; c != nil && ev.ExecID != "" && c.EndAt.IsZero() {
 			c.EndAt, c.EndHow, c.EndID = ev.Time, "exited", ev.ID
 		}
-	case ev.Kind == evidence.KindProcExec && ev.Source == evidence.SourceSensor && ev.Agent != "" && detachRe.MatchString(ev.Cmdline):
+	case ev.Kind == evidence.KindProcExec && ev.Source == evidence.SourceSensor && ev.Agent != "" && mayDetach(ev.Cmdline) && detachRe.MatchString(ev.Cmdline):
 		// named as a responder finds it with ps: its pid, in its container
 		key := "pid " + strconv.Itoa(ev.Pid) + " in " + firstNonEmpty(shortID(ev.Container), ev.Pod, "an unknown container")
 		if ev.Pid == 0 {

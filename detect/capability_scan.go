@@ -10,11 +10,12 @@ import (
 )
 
 // capQuery selects what the capability scan reads: everything that grants,
-// acquires, uses or ends a capability. Processes are read for their
-// detaching commands only; exits for the processes so found.
+// acquires, uses or ends a capability.
+// Processes are all read: the clock-skew estimate pairs their execs with
+// tool calls, and the capability set keeps the detached ones and their
+// exits.
 const capQuery = "kind:human_intervention kind:tool_call kind:tool_result kind:cred_access kind:file_write " +
-	"kind:net_request kind:proc_exit source:proxy credential:* tags:cred-read " +
-	"cmdline:nohup cmdline:setsid cmdline:disown cmdline:daemon cmdline:daemonize"
+	"kind:net_request kind:proc_exec kind:proc_exit source:proxy credential:* tags:cred-read"
 
 // capScan builds every agent's capability set in one pass over the
 // evidence, in time order. It is fed like a correlator and finished once.

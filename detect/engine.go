@@ -119,13 +119,12 @@ func (e *Engine) Scan(ctx context.Context, src Source) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("capabilities: %w", err)
 	}
-	p.add(capQuery, capMatch, func(ev *evidence.Event) { caps.add(0, ev) })
+	// one read feeds both: the capability set and the clock skews
 	skew := &skewScan{}
-	skewMatch, err := CompileQuery(skewQuery)
-	if err != nil {
-		return Result{}, fmt.Errorf("clock skew: %w", err)
-	}
-	p.add(skewQuery, skewMatch, skew.add)
+	p.add(capQuery, capMatch, func(ev *evidence.Event) {
+		caps.add(0, ev)
+		skew.add(ev)
+	})
 	if err := p.run(ctx, src, env); err != nil {
 		return Result{}, err
 	}

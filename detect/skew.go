@@ -38,9 +38,6 @@ const (
 	maxSkewCommands = 200 // distinct commands per agent an exec is compared with
 )
 
-// skewQuery selects the events that can be paired.
-const skewQuery = "kind:net_request kind:tool_call kind:proc_exec"
-
 type skewItem struct {
 	t      time.Time
 	agent  string
