@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 )
@@ -112,7 +113,7 @@ func BenchmarkDetect(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		evs := slices.Clone(base)
-		detect.AttributeAll(evs)
+		attribution.AttributeAll(evs)
 		eng := detect.Engine{Rules: rules}
 		fs, err := eng.Run(context.Background(), detect.NewMemSource(evs))
 		if err != nil {
@@ -129,7 +130,7 @@ func BenchmarkDetect(b *testing.B) {
 // attributed, to see which ones the total is made of.
 func BenchmarkRuleCost(b *testing.B) {
 	evs := synthetic(200_000)
-	detect.AttributeAll(evs)
+	attribution.AttributeAll(evs)
 	src := detect.NewMemSource(evs)
 	rules, err := detect.Builtin()
 	if err != nil {

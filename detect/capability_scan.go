@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
 )
 
@@ -266,7 +267,7 @@ func (s *capScan) toolResult(ev *evidence.Event) {
 // named are the issued credentials a text names as whole words.
 func (s *capScan) named(text string) []string {
 	var out []string
-	for _, w := range words(text) {
+	for _, w := range attribution.CredentialWords(text) {
 		if _, ok := s.kinds[w]; ok || s.issued[w] {
 			out = appendNew(out, w)
 		}
@@ -320,7 +321,7 @@ func (s *capScan) credentialUse(ev *evidence.Event) {
 			continue
 		}
 		use := Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Refused: credRefused(ev), From: where(ev)}
-		sandboxed := ev.Agent != "" && (ev.AttributedVia == ViaContainer || ev.AttributedVia == ViaPod || ev.AttributedVia == ViaIP)
+		sandboxed := ev.Agent != "" && (ev.AttributedVia == attribution.ViaContainer || ev.AttributedVia == attribution.ViaPod || ev.AttributedVia == attribution.ViaIP)
 		if sandboxed && ev.Agent != owner.agent {
 			c := s.acquire(ev.Agent, cred, owner.agent, ev)
 			if c.How == "" {
@@ -353,6 +354,6 @@ func (s *capScan) credentialUse(ev *evidence.Event) {
 // sandboxIP reports whether ip belonged to some session's sandbox at t (or
 // lingered after one ended).
 func (s *capScan) sandboxIP(ip string, t time.Time) bool {
-	bs, _ := s.e.id.Lookup(ViaIP, ip, t)
+	bs, _ := s.e.id.Lookup(attribution.ViaIP, ip, t)
 	return len(bs) > 0
 }

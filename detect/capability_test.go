@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/sample-incidents/truth"
 )
@@ -17,7 +18,7 @@ func sampleCapabilities(t *testing.T, name string) *detect.Capabilities {
 		t.Fatal(err)
 	}
 	evs := loadSample(t, name)
-	detect.AttributeAll(evs)
+	attribution.AttributeAll(evs)
 	r, err := (&detect.Engine{Rules: rules}).Scan(context.Background(), detect.NewMemSource(evs))
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 )
@@ -39,7 +40,7 @@ func runBuiltin(t *testing.T, id string, evs []evidence.Event) []detect.Finding 
 	}
 	for _, r := range rules {
 		if r.ID == id {
-			detect.AttributeAll(evs)
+			attribution.AttributeAll(evs)
 			fs, err := (&detect.Engine{Rules: []detect.Rule{r}}).Run(context.Background(), detect.NewMemSource(evs))
 			if err != nil {
 				t.Fatal(err)

@@ -13,8 +13,8 @@ import (
 // episode, and each episode is one finding.
 type windowCount struct {
 	r        *Rule
-	group    field
-	val      *field // value_count only
+	group    evidence.Field
+	val      *evidence.Field // value_count only
 	groups   map[string]*windowState
 	findings []Finding
 }
@@ -48,23 +48,23 @@ func (ep *episode) add(h valuedHit) {
 }
 
 func newWindowCount(r *Rule) *windowCount {
-	g, _ := lookupField(r.Correlation.GroupBy)
+	g, _ := evidence.LookupField(r.Correlation.GroupBy)
 	w := &windowCount{r: r, group: g, groups: map[string]*windowState{}}
 	if r.Correlation.Type == ValueCount {
-		f, _ := lookupField(r.Correlation.Field)
+		f, _ := evidence.LookupField(r.Correlation.Field)
 		w.val = &f
 	}
 	return w
 }
 
 func (w *windowCount) add(_ int, ev *evidence.Event) {
-	g := groupKey(w.group, ev)
+	g := w.group.Key(ev)
 	if g == "" {
 		return
 	}
 	h := valuedHit{hit: hit{t: ev.Time, id: ev.ID, agent: ev.Agent}}
 	if w.val != nil {
-		if h.vals = w.val.values(ev); len(h.vals) == 0 {
+		if h.vals = w.val.Values(ev); len(h.vals) == 0 {
 			return
 		}
 	}

@@ -3,9 +3,9 @@ package detect
 import (
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
 )
 
@@ -59,7 +59,7 @@ func (c *credMisuse) add(_ int, ev *evidence.Event) {
 		}
 		text := ev.Cmdline + " " + ev.Message
 		for _, cred := range c.creds {
-			if !containsWord(text, cred) {
+			if !attribution.NamesCredential(text, cred) {
 				continue
 			}
 			if owner := c.e.credOwner(cred, ev.Time); owner != nil && owner.agent != ev.Agent {
@@ -79,7 +79,7 @@ func (c *credMisuse) add(_ int, ev *evidence.Event) {
 			continue
 		}
 		switch ev.AttributedVia {
-		case ViaContainer, ViaPod, ViaIP:
+		case attribution.ViaContainer, attribution.ViaPod, attribution.ViaIP:
 			if ev.Agent != "" && ev.Agent != owner.agent {
 				c.use(ev.Agent, cred, owner.agent, h, where(ev)+" (its sandbox)")
 			}
@@ -127,25 +127,4 @@ func (c *credMisuse) done() []Finding {
 		}
 	}
 	return out
-}
-
-// containsWord reports whether w occurs in s with no letter, digit, dash
-// or underscore on either side.
-func containsWord(s, w string) bool {
-	for i := 0; ; {
-		j := strings.Index(s[i:], w)
-		if j < 0 {
-			return false
-		}
-		j += i
-		end := j + len(w)
-		if (j == 0 || !wordByte(s[j-1])) && (end == len(s) || !wordByte(s[end])) {
-			return true
-		}
-		i = j + 1
-	}
-}
-
-func wordByte(c byte) bool {
-	return c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
 )
 
@@ -25,19 +26,6 @@ type Engine struct {
 	// attributed_via and tags are then checked in memory after
 	// attribution instead of by the Source.
 	Attribute bool
-}
-
-// sessionQuery selects what the engine reads before any rule.
-const sessionQuery = "kind:session_start kind:session_end"
-
-// readSessions reads the session records, oldest first.
-func readSessions(ctx context.Context, src Source) ([]evidence.Event, error) {
-	var sessions []evidence.Event
-	err := src.Each(ctx, sessionQuery, func(ev evidence.Event) error {
-		sessions = append(sessions, ev)
-		return nil
-	})
-	return sessions, err
 }
 
 // correlator turns a rule's events into findings. Events come in time
@@ -95,7 +83,7 @@ func (e *Engine) Run(ctx context.Context, src Source) ([]Finding, error) {
 // Scan evaluates every rule and builds the agents' capability sets in one
 // pass. Each distinct query is read once, for every rule that asks for it.
 func (e *Engine) Scan(ctx context.Context, src Source) (Result, error) {
-	sessions, err := readSessions(ctx, src)
+	sessions, err := attribution.ReadSessions(ctx, src)
 	if err != nil {
 		return Result{}, fmt.Errorf("sessions: %w", err)
 	}
@@ -115,7 +103,7 @@ func (e *Engine) Scan(ctx context.Context, src Source) (Result, error) {
 		p.addRule(r, corr[i])
 	}
 	caps := newCapScan(env, sessions)
-	capMatch, err := CompileQuery(capQuery)
+	capMatch, err := evidence.CompileQuery(capQuery)
 	if err != nil {
 		return Result{}, fmt.Errorf("capabilities: %w", err)
 	}
@@ -135,17 +123,6 @@ func (e *Engine) Scan(ctx context.Context, src Source) (Result, error) {
 	Sort(out)
 	skews := skew.done()
 	return Result{Findings: out, Capabilities: caps.done(skews), Skews: skews}, nil
-}
-
-// groupKey is the value an event is grouped by ("" leaves it out).
-func groupKey(f field, ev *evidence.Event) string {
-	if f.kind == kwField {
-		return f.str(ev)
-	}
-	if vs := f.values(ev); len(vs) > 0 {
-		return vs[0]
-	}
-	return ""
 }
 
 func sortedKeys[V any](m map[string]V) []string {

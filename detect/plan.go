@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
 )
 
@@ -20,8 +21,8 @@ type plan struct {
 // consumer is one rule stream fed by a read. filter holds the clauses the
 // Source was not asked (see relax); nil when it was asked the whole query.
 type consumer struct {
-	filter *Matcher
-	full   *Matcher // the whole query, for a scan of every event
+	filter *evidence.Matcher
+	full   *evidence.Matcher // the whole query, for a scan of every event
 	add    func(*evidence.Event)
 }
 
@@ -60,8 +61,8 @@ func (p *plan) addRule(r *Rule, c correlator) {
 // add registers a stream for query q (compiled as m). When the engine
 // attributes as it reads, the Source is asked only what it can answer
 // before attribution and the rest is checked here.
-func (p *plan) add(q string, m *Matcher, fn func(*evidence.Event)) {
-	var filter *Matcher
+func (p *plan) add(q string, m *evidence.Matcher, fn func(*evidence.Event)) {
+	var filter *evidence.Matcher
 	if p.attribute {
 		if pushed, relaxed := relax(q); relaxed {
 			q, filter = pushed, m
@@ -81,8 +82,8 @@ func (p *plan) run(ctx context.Context, src Source, env *env) error {
 	read := func(q string, cs []consumer, scan bool) error {
 		return src.Each(ctx, q, func(ev evidence.Event) error {
 			*buf = ev
-			if p.attribute && buf.AttributedVia == "" && Attributable(buf) {
-				Apply(buf, env.id.Attribute(buf))
+			if p.attribute && buf.AttributedVia == "" && attribution.Attributable(buf) {
+				attribution.Apply(buf, env.id.Attribute(buf))
 			}
 			for _, c := range cs {
 				m := c.filter

@@ -20,7 +20,7 @@ import (
 // baseline over ten thousand years and make every busy minute a burst.
 type rate struct {
 	r      *Rule
-	group  field
+	group  evidence.Field
 	groups map[string]*rateGroup
 }
 
@@ -37,12 +37,12 @@ type bucket struct {
 const maxBucketHits = 200
 
 func newRate(r *Rule) *rate {
-	g, _ := lookupField(r.Correlation.GroupBy)
+	g, _ := evidence.LookupField(r.Correlation.GroupBy)
 	return &rate{r: r, group: g, groups: map[string]*rateGroup{}}
 }
 
 func (r *rate) add(_ int, ev *evidence.Event) {
-	g := groupKey(r.group, ev)
+	g := r.group.Key(ev)
 	if g == "" {
 		return
 	}

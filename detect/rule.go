@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
 )
 
 // Severities, lowest first.
@@ -75,8 +77,8 @@ type Rule struct {
 	// Origin is file:line where the rule was defined.
 	Origin string
 
-	match []*Matcher
-	steps []*Matcher
+	match []*evidence.Matcher
+	steps []*evidence.Matcher
 }
 
 // Correlation is how a rule's events add up to a finding.

@@ -2,11 +2,13 @@ package detect_test
 
 import (
 	"context"
-	"github.com/cordon-ir/cordon/evidence"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cordon-ir/cordon/attribution"
+	"github.com/cordon-ir/cordon/evidence"
 
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/sample-incidents/truth"
@@ -21,7 +23,7 @@ func sampleFindings(t *testing.T, name string) []detect.Finding {
 		t.Fatal(err)
 	}
 	evs := loadSample(t, name)
-	detect.AttributeAll(evs)
+	attribution.AttributeAll(evs)
 	eng := detect.Engine{Rules: rules}
 	fs, err := eng.Run(context.Background(), detect.NewMemSource(evs))
 	if err != nil {
@@ -183,7 +185,7 @@ func TestOneScanFindsTheSame(t *testing.T) {
 		for _, attribute := range []bool{false, true} {
 			evs := loadSample(t, name)
 			if !attribute {
-				detect.AttributeAll(evs)
+				attribution.AttributeAll(evs)
 			}
 			src := &countingSource{MemSource: detect.NewMemSource(evs)}
 			got, err := (&detect.Engine{Rules: rules, Attribute: attribute}).Run(context.Background(), src)

@@ -14,17 +14,17 @@ import (
 // condition counts the sequences of an episode.
 type sequence struct {
 	r      *Rule
-	group  field
+	group  evidence.Field
 	groups map[string][][]hit // group -> step -> hits in time order
 }
 
 func newSequence(r *Rule) *sequence {
-	g, _ := lookupField(r.Correlation.GroupBy)
+	g, _ := evidence.LookupField(r.Correlation.GroupBy)
 	return &sequence{r: r, group: g, groups: map[string][][]hit{}}
 }
 
 func (s *sequence) add(step int, ev *evidence.Event) {
-	g := groupKey(s.group, ev)
+	g := s.group.Key(ev)
 	if g == "" {
 		return
 	}

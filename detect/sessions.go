@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
 )
 
@@ -25,7 +26,7 @@ type session struct {
 // env is what the engine knows before it reads a rule's events: the
 // sessions and the identity map built from them.
 type env struct {
-	id      *Identity
+	id      *attribution.Identity
 	byAgent map[string][]*session // by start
 	byCred  map[string][]*session // credential id -> sessions issued it
 	calls   map[string]*call      // tool calls parsed so far, by event id
@@ -45,7 +46,7 @@ var workdirRe = regexp.MustCompile(`(?:^|\s)(/[\w.\-]+(?:/[\w.\-]+)*)`)
 
 // newEnv builds the environment from session_start and session_end events.
 func newEnv(events []evidence.Event) *env {
-	e := &env{id: NewIdentity(events), byAgent: map[string][]*session{}, byCred: map[string][]*session{}, calls: map[string]*call{}}
+	e := &env{id: attribution.NewIdentity(events), byAgent: map[string][]*session{}, byCred: map[string][]*session{}, calls: map[string]*call{}}
 	sort.SliceStable(events, func(i, j int) bool { return events[i].Time.Before(events[j].Time) })
 	open := map[string]*session{}
 	for _, ev := range events {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 )
@@ -25,7 +26,7 @@ func TestClockSkewIsEstimatedAndApplied(t *testing.T) {
 			evidence.Event{ID: "p" + string(rune('a'+i)), Time: at.Add(skew + time.Duration(i)*40*time.Millisecond), Source: evidence.SourceProxy, Kind: evidence.KindNetRequest,
 				SrcIP: "10.0.0.5", User: "px-1", DstHost: host, Decision: evidence.DecisionAllow, Status: "200"})
 	}
-	detect.AttributeAll(evs)
+	attribution.AttributeAll(evs)
 	r, err := (&detect.Engine{}).Scan(context.Background(), detect.NewMemSource(evs))
 	if err != nil {
 		t.Fatal(err)

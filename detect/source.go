@@ -13,7 +13,7 @@ import (
 type MemSource struct {
 	events   []evidence.Event
 	order    []int32 // indexes of events in time order (ties by id)
-	matchers map[string]*Matcher
+	matchers map[string]*evidence.Matcher
 }
 
 // NewMemSource reads events in time order; the slice is kept, not copied,
@@ -30,7 +30,7 @@ func NewMemSource(events []evidence.Event) *MemSource {
 		}
 		return a.ID < b.ID
 	})
-	return &MemSource{events: events, order: order, matchers: map[string]*Matcher{}}
+	return &MemSource{events: events, order: order, matchers: map[string]*evidence.Matcher{}}
 }
 
 // Each calls fn with every event matching query, in time order.
@@ -38,7 +38,7 @@ func (m *MemSource) Each(ctx context.Context, query string, fn func(evidence.Eve
 	mt, ok := m.matchers[query]
 	if !ok {
 		var err error
-		if mt, err = CompileQuery(query); err != nil {
+		if mt, err = evidence.CompileQuery(query); err != nil {
 			return err
 		}
 		m.matchers[query] = mt
@@ -56,37 +56,6 @@ func (m *MemSource) Each(ctx context.Context, query string, fn func(evidence.Eve
 		}
 	}
 	return nil
-}
-
-// AttributeAll attributes every proxy and sensor event in place from the
-// session records among the events, as ingest will once attribution is
-// stored, and returns the identity map it used.
-func AttributeAll(events []evidence.Event) *Identity {
-	var sessions []evidence.Event
-	for i := range events {
-		if k := events[i].Kind; k == evidence.KindSessionStart || k == evidence.KindSessionEnd {
-			sessions = append(sessions, events[i])
-		}
-	}
-	id := NewIdentity(sessions)
-	// in time order, so that a credential seen changing hands decides the
-	// uses after it
-	order := make([]int, len(events))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return events[order[a]].Time.Before(events[order[b]].Time) })
-	for _, i := range order {
-		ev := &events[i]
-		switch {
-		case ev.Source == evidence.SourceLedger:
-			id.Observe(ev)
-		case Attributable(ev):
-			Apply(ev, id.Attribute(ev))
-			id.Learn(ev)
-		}
-	}
-	return id
 }
 
 // attributionFields are set by attribution, so a store that did not keep

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/sample-incidents/truth"
 )
 
@@ -23,7 +23,7 @@ func TestAttributionMatchesGroundTruth(t *testing.T) {
 				t.Fatal(err)
 			}
 			evs := loadSample(t, name)
-			id := detect.NewIdentity(evs)
+			id := attribution.NewIdentity(evs)
 			prefix := filepath.Join("..", "sample-incidents", name) + string(filepath.Separator)
 			checked, persons := 0, 0
 			for i := range evs {
@@ -64,7 +64,7 @@ func TestBorrowedCredentialUsesAreAmbiguous(t *testing.T) {
 				t.Fatal(err)
 			}
 			evs := loadSample(t, name)
-			detect.AttributeAll(evs)
+			attribution.AttributeAll(evs)
 			prefix := filepath.Join("..", "sample-incidents", name) + string(filepath.Separator)
 			checked := 0
 			for _, ev := range evs {
@@ -79,7 +79,7 @@ func TestBorrowedCredentialUsesAreAmbiguous(t *testing.T) {
 						got = append(got, c)
 					}
 				}
-				if ev.Agent != "" || ev.AttributedVia != detect.ViaAmbiguous || strings.Join(got, ",") != strings.Join(want.Candidates, ",") {
+				if ev.Agent != "" || ev.AttributedVia != attribution.ViaAmbiguous || strings.Join(got, ",") != strings.Join(want.Candidates, ",") {
 					t.Errorf("%s: agent %q via %q candidates %v, truth candidates %v", ev.Origin, ev.Agent, ev.AttributedVia, got, want.Candidates)
 				}
 			}

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/cordon-ir/cordon/evidence"
 )
 
 // fieldError is a validation error about one field of a rule, so that
@@ -43,7 +45,7 @@ func (r *Rule) Validate() error {
 	if c.GroupBy == "" {
 		c.GroupBy = "agent"
 	}
-	if f, ok := lookupField(c.GroupBy); !ok || f.kind == textField || f.kind == timeField {
+	if f, ok := evidence.LookupField(c.GroupBy); !ok || !f.Groupable() {
 		return invalid("group_by", "group_by %q: want a keyword field such as agent, session, src_ip, user", c.GroupBy)
 	}
 	vars, ok := templateVars(c.Type)
@@ -83,12 +85,12 @@ func (r *Rule) Validate() error {
 
 // compileRuleQuery compiles a rule's query, refusing what would silently
 // find nothing.
-func compileRuleQuery(q string) (*Matcher, error) {
-	m, err := CompileQuery(q)
+func compileRuleQuery(q string) (*evidence.Matcher, error) {
+	m, err := evidence.CompileQuery(q)
 	if err != nil {
 		return nil, err
 	}
-	if m.phrases > 0 {
+	if m.Phrases() > 0 {
 		return nil, fmt.Errorf("query %q: a quoted phrase finds nothing (the index keeps no term positions); write +field:a +field:b, or a /regexp/ for one token", q)
 	}
 	return m, nil
@@ -123,8 +125,8 @@ func checkShape(r *Rule) error {
 		}
 	}
 	if c.Type == ValueCount {
-		f, ok := lookupField(c.Field)
-		if c.Field == "" || !ok || f.kind == timeField {
+		f, ok := evidence.LookupField(c.Field)
+		if c.Field == "" || !ok || !f.Countable() {
 			return invalid("field", "value_count needs field: the field whose distinct values it counts (got %q)", c.Field)
 		}
 	} else if c.Field != "" {

@@ -82,9 +82,9 @@ func asciiWords(s []byte, emit func(start, end int)) {
 	}
 }
 
-func isASCII(s []byte) bool {
-	for _, c := range s {
-		if c >= 0x80 {
+func isASCII[T string | []byte](s T) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
 			return false
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
 )
 
@@ -14,7 +14,7 @@ import (
 // after proxy or sensor events it may concern (ledger ingested last) marks
 // the time from which those must be attributed again.
 type attributor struct {
-	id *detect.Identity
+	id *attribution.Identity
 	// seenOther: proxy or sensor events are in the store or went past.
 	seenOther bool
 	// since is the earliest session record that may change an attribution
@@ -23,7 +23,7 @@ type attributor struct {
 }
 
 func (w *Workspace) newAttributor(ctx context.Context) (*attributor, error) {
-	id, err := detect.SessionIdentity(ctx, w.Store)
+	id, err := attribution.SessionIdentity(ctx, w.Store)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func (a *attributor) prepare(ev *evidence.Event) {
 		return
 	}
 	a.seenOther = true
-	detect.Apply(ev, a.id.Attribute(ev))
+	attribution.Apply(ev, a.id.Attribute(ev))
 	if a.id.Learn(ev) && (a.since.IsZero() || ev.Time.Before(a.since)) {
 		// a credential changed hands: its later uses already stored from
 		// outside the sandboxes are attributed again
@@ -63,7 +63,7 @@ func (w *Workspace) Attribute(ctx context.Context, since time.Time) (Attribution
 	if !w.write {
 		return res, fmt.Errorf("incident opened read-only")
 	}
-	id, err := detect.SessionIdentity(ctx, w.Store)
+	id, err := attribution.SessionIdentity(ctx, w.Store)
 	if err != nil {
 		return res, err
 	}
@@ -77,9 +77,9 @@ func (w *Workspace) Attribute(ctx context.Context, since time.Time) (Attribution
 		batch = batch[:0]
 		return err
 	}
-	err = detect.StoreSource{Store: w.Store, Since: since}.Each(ctx, "source:proxy source:sensor", func(ev evidence.Event) error {
+	err = evidence.StoreSource{Store: w.Store, Since: since}.Each(ctx, "source:proxy source:sensor", func(ev evidence.Event) error {
 		res.Checked++
-		if detect.Apply(&ev, id.Attribute(&ev)) {
+		if attribution.Apply(&ev, id.Attribute(&ev)) {
 			batch = append(batch, ev)
 			if len(batch) >= 2000 {
 				return flush()

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/playbook"
 )
@@ -135,7 +135,7 @@ func RunCheck(ctx context.Context, st evidence.Store, step *playbook.Step, vars 
 // someone else, is live.
 func reused(ev evidence.Event, vars playbook.Vars) bool {
 	switch ev.AttributedVia {
-	case detect.ViaIP, detect.ViaContainer, detect.ViaPod:
+	case attribution.ViaIP, attribution.ViaContainer, attribution.ViaPod:
 		return ev.Agent != "" && !slices.Contains(vars[playbook.VarAgent], ev.Agent)
 	}
 	return false

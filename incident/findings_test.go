@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
@@ -69,11 +70,11 @@ func TestFindingsFromStoreMatchMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	var evs []evidence.Event
-	detect.StoreSource{Store: ws.Store}.Each(ctx, "", func(ev evidence.Event) error {
+	evidence.StoreSource{Store: ws.Store}.Each(ctx, "", func(ev evidence.Event) error {
 		evs = append(evs, ev)
 		return nil
 	})
-	detect.AttributeAll(evs)
+	attribution.AttributeAll(evs)
 	rules, err := detect.Builtin()
 	if err != nil {
 		t.Fatal(err)

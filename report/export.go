@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 )
 
@@ -116,7 +115,7 @@ func Timesketch(ctx context.Context, st evidence.Store, query string, w io.Write
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(bw)
 	n := 0
-	err := detect.StoreSource{Store: st}.Each(ctx, query, func(ev evidence.Event) error {
+	err := evidence.StoreSource{Store: st}.Each(ctx, query, func(ev evidence.Event) error {
 		if err := enc.Encode(NewTimesketchLine(ev)); err != nil {
 			return err
 		}

@@ -154,7 +154,7 @@ func Build(ctx context.Context, ws *incident.Workspace, opts ...Option) (Report,
 		}
 		r.Agents = append(r.Agents, ar)
 	}
-	if r.Attribution, err = attribution(ctx, ws.Store); err != nil {
+	if r.Attribution, err = attributionTable(ctx, ws.Store); err != nil {
 		return r, err
 	}
 	for _, f := range findings {

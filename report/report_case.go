@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
@@ -80,13 +81,13 @@ type OpenItem struct {
 	Text string `json:"text"`
 }
 
-// attribution reads every session record in time order.
-func attribution(ctx context.Context, st evidence.Store) (Attribution, error) {
+// attributionTable reads every session record in time order.
+func attributionTable(ctx context.Context, st evidence.Store) (Attribution, error) {
 	c := st.Counts()
 	a := Attribution{Sessions: []SessionRow{}, Via: sortedCounts(c.Fields["attributed_via"]),
-		Unattributed: detect.Unattributed(c), Ambiguous: c.Fields["attributed_via"][detect.ViaAmbiguous]}
+		Unattributed: attribution.Unattributed(c), Ambiguous: c.Fields["attributed_via"][attribution.ViaAmbiguous]}
 	open := map[string]int{}
-	err := detect.StoreSource{Store: st}.Each(ctx, "kind:session_start kind:session_end", func(ev evidence.Event) error {
+	err := evidence.StoreSource{Store: st}.Each(ctx, "kind:session_start kind:session_end", func(ev evidence.Event) error {
 		key := ev.Agent + "\x00" + ev.Session
 		if ev.Kind == evidence.KindSessionStart {
 			open[key] = len(a.Sessions)

@@ -6,15 +6,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 )
 
 // agentReport is one agent with the key bindings of its sessions.
 type agentReport struct {
-	detect.AgentSummary
-	Bindings []detect.Binding `json:"bindings"`
+	attribution.AgentSummary
+	Bindings []attribution.Binding `json:"bindings"`
 }
 
 func cmdAgents(ctx context.Context, e *env, args []string) error {
@@ -33,15 +33,15 @@ func cmdAgents(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer ws.Close()
-	sums, err := detect.Agents(ctx, ws.Store)
+	sums, err := attribution.Agents(ctx, ws.Store)
 	if err != nil {
 		return err
 	}
-	id, err := detect.SessionIdentity(ctx, ws.Store)
+	id, err := attribution.SessionIdentity(ctx, ws.Store)
 	if err != nil {
 		return err
 	}
-	byAgent := map[string][]detect.Binding{}
+	byAgent := map[string][]attribution.Binding{}
 	for _, b := range id.Bindings() {
 		byAgent[b.Agent] = append(byAgent[b.Agent], b)
 	}
@@ -52,23 +52,23 @@ func cmdAgents(ctx context.Context, e *env, args []string) error {
 		}
 		bs := byAgent[s.Agent]
 		if bs == nil {
-			bs = []detect.Binding{}
+			bs = []attribution.Binding{}
 		}
 		reports = append(reports, agentReport{AgentSummary: s, Bindings: bs})
 	}
-	cov, err := detect.AttributionCoverage(ctx, ws.Store)
+	cov, err := attribution.Coverage(ctx, ws.Store)
 	if err != nil {
 		return err
 	}
-	unattributed := detect.Unattributed(ws.Store.Counts())
+	unattributed := attribution.Unattributed(ws.Store.Counts())
 	if *asJSON {
 		if cov == nil {
-			cov = []detect.SourceCoverage{}
+			cov = []attribution.SourceCoverage{}
 		}
 		return jsonEncoder(e.stdout).Encode(struct {
-			Agents       []agentReport           `json:"agents"`
-			Unattributed int64                   `json:"unattributed"`
-			Coverage     []detect.SourceCoverage `json:"coverage"`
+			Agents       []agentReport                `json:"agents"`
+			Unattributed int64                        `json:"unattributed"`
+			Coverage     []attribution.SourceCoverage `json:"coverage"`
 		}{reports, unattributed, cov})
 	}
 	if len(reports) == 0 {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/incident"
 )
 
@@ -34,7 +34,7 @@ func cmdAttribute(ctx context.Context, e *env, args []string) error {
 
 // printCoverage prints, per source, how many events have an agent.
 func printCoverage(ctx context.Context, e *env, ws *incident.Workspace) error {
-	cov, err := detect.AttributionCoverage(ctx, ws.Store)
+	cov, err := attribution.Coverage(ctx, ws.Store)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 	"time"
 )
 
-// The keys attribution decides by (detect.ViaContainer, detect.ViaIP).
+// The keys attribution decides by (attribution.ViaContainer, attribution.ViaIP).
 const (
 	viaContainer = "container"
 	viaIP        = "src_ip"

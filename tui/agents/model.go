@@ -7,14 +7,14 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/tui/common"
 )
 
 type agentsMsg struct {
 	seq          int
-	agents       []detect.AgentSummary
+	agents       []attribution.AgentSummary
 	unattributed int64
 	err          error
 }
@@ -24,7 +24,7 @@ type Model struct {
 	com   common.Common
 	store evidence.Store
 
-	agents       []detect.AgentSummary
+	agents       []attribution.AgentSummary
 	unattributed int64
 	loaded       bool
 	loading      bool
@@ -56,7 +56,7 @@ func (m *Model) SetSize(w, h int) {
 func (m *Model) SetClock(c common.Clock) { m.clock = c }
 
 // Agents returns the rows (for tests).
-func (m Model) Agents() []detect.AgentSummary { return m.agents }
+func (m Model) Agents() []attribution.AgentSummary { return m.agents }
 
 // Load summarizes the agents again (at open, when the pane is shown, after
 // an ingest).
@@ -65,8 +65,8 @@ func (m *Model) Load() tea.Cmd {
 	m.loading = true
 	ctx, st, seq := m.com.Ctx, m.store, m.seq
 	return m.com.Cmd(func() tea.Msg {
-		a, err := detect.Agents(ctx, st)
-		return agentsMsg{seq: seq, agents: a, unattributed: detect.Unattributed(st.Counts()), err: err}
+		a, err := attribution.Agents(ctx, st)
+		return agentsMsg{seq: seq, agents: a, unattributed: attribution.Unattributed(st.Counts()), err: err}
 	})
 }
 
@@ -130,7 +130,7 @@ type column struct {
 	title string
 	width int
 	right bool
-	value func(a detect.AgentSummary) string
+	value func(a attribution.AgentSummary) string
 }
 
 func (m Model) columns() []column {
@@ -140,7 +140,7 @@ func (m Model) columns() []column {
 	if clock.Relative || clock.Days {
 		tw = clock.Width()
 	}
-	short := func(a detect.AgentSummary, first bool) string {
+	short := func(a attribution.AgentSummary, first bool) string {
 		t := a.Last
 		if first {
 			t = a.First
@@ -155,19 +155,19 @@ func (m Model) columns() []column {
 		return s
 	}
 	cols := []column{
-		{"AGENT", 12, false, func(a detect.AgentSummary) string { return a.Agent }},
-		{"MODEL", 0, false, func(a detect.AgentSummary) string { return a.Model }},
+		{"AGENT", 12, false, func(a attribution.AgentSummary) string { return a.Agent }},
+		{"MODEL", 0, false, func(a attribution.AgentSummary) string { return a.Model }},
 	}
 	if w >= 110 {
-		cols = append(cols, column{"RUN", 10, false, func(a detect.AgentSummary) string { return a.Run }})
+		cols = append(cols, column{"RUN", 10, false, func(a attribution.AgentSummary) string { return a.Run }})
 	}
 	cols = append(cols,
-		column{"SANDBOX", 8, false, func(a detect.AgentSummary) string { return a.Sandbox }},
-		column{"IP", 11, false, func(a detect.AgentSummary) string { return a.IP }},
-		column{"FIRST", tw, false, func(a detect.AgentSummary) string { return short(a, true) }},
-		column{"LAST", tw, false, func(a detect.AgentSummary) string { return short(a, false) }},
-		column{"EVENTS", 7, true, func(a detect.AgentSummary) string { return common.Count(a.Events) }},
-		column{"DENIED", 8, true, func(a detect.AgentSummary) string { return denied(a.Denied) }},
+		column{"SANDBOX", 8, false, func(a attribution.AgentSummary) string { return a.Sandbox }},
+		column{"IP", 11, false, func(a attribution.AgentSummary) string { return a.IP }},
+		column{"FIRST", tw, false, func(a attribution.AgentSummary) string { return short(a, true) }},
+		column{"LAST", tw, false, func(a attribution.AgentSummary) string { return short(a, false) }},
+		column{"EVENTS", 7, true, func(a attribution.AgentSummary) string { return common.Count(a.Events) }},
+		column{"DENIED", 8, true, func(a attribution.AgentSummary) string { return denied(a.Denied) }},
 	)
 	used := 2
 	for _, c := range cols {

@@ -50,7 +50,7 @@ func FromFinding(f detect.Finding) Selection {
 
 // FromEvent is an event and the events related to it (as far as the
 // event pane has found them).
-func FromEvent(ev evidence.Event, related []detect.Related) Selection {
+func FromEvent(ev evidence.Event, related []evidence.Related) Selection {
 	ids := []string{ev.ID}
 	seen := map[string]bool{ev.ID: true}
 	for _, g := range related {

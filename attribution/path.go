@@ -1,4 +1,4 @@
-package detect
+package attribution
 
 import (
 	"context"
@@ -9,23 +9,13 @@ import (
 	"github.com/cordon-ir/cordon/evidence"
 )
 
-// SessionIdentity builds the identity map (keys to agents over time) from
-// the session records in the store.
-func SessionIdentity(ctx context.Context, st evidence.Store) (*Identity, error) {
-	sessions, err := readSessions(ctx, StoreSource{Store: st})
-	if err != nil {
-		return nil, fmt.Errorf("read session records: %w", err)
-	}
-	return NewIdentity(sessions), nil
-}
-
-// AttributionPath explains, in one line, how a proxy or sensor event is tied
+// Path explains, in one line, how a proxy or sensor event is tied
 // to an agent with the session records the store holds now: the key it
 // carried, the sandbox session that key belonged to, and the agent, e.g.
 // "10.0.3.7 → sandbox sb-42 (10:00:00–10:47:20) → agent-7 via src_ip". It
 // returns "" for events attribution does not concern (ledger records).
 // The line quotes evidence: render it through the console's Fit.
-func AttributionPath(ctx context.Context, st evidence.Store, ev evidence.Event) (string, error) {
+func Path(ctx context.Context, st evidence.Store, ev evidence.Event) (string, error) {
 	if ev.Source != evidence.SourceProxy && ev.Source != evidence.SourceSensor {
 		return "", nil
 	}
@@ -36,11 +26,11 @@ func AttributionPath(ctx context.Context, st evidence.Store, ev evidence.Event) 
 	if err != nil {
 		return "", err
 	}
-	return DescribeAttribution(ev, id.Attribute(&ev)), nil
+	return Describe(ev, id.Attribute(&ev)), nil
 }
 
-// DescribeAttribution writes an attribution of ev as AttributionPath does.
-func DescribeAttribution(ev evidence.Event, a Attribution) string {
+// Describe writes an attribution of ev as Path does.
+func Describe(ev evidence.Event, a Attribution) string {
 	switch {
 	case a.Via == ViaAmbiguous:
 		s := keyOf(ev) + " → ambiguous: " + strings.Join(a.Candidates, ", ")

@@ -1,10 +1,10 @@
-package detect_test
+package attribution_test
 
 import (
 	"context"
 	"testing"
 
-	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/attribution"
 )
 
 // TestCoverageCountsKeylessEvents: a host-level Falco alert (no container,
@@ -15,7 +15,7 @@ func TestCoverageCountsKeylessEvents(t *testing.T) {
 	falco := `{"output":"10:01:00.000000000: Notice shell in container","priority":"Notice","rule":"Terminal shell in container","time":"2026-07-21T10:01:00.000000000Z","output_fields":{"container.id":"f4f6555900a5","proc.cmdline":"bash"}}` + "\n" +
 		`{"output":"10:02:00.000000000: Warning host sshd","priority":"Warning","rule":"Read sensitive file untrusted","time":"2026-07-21T10:02:00.000000000Z","output_fields":{"proc.cmdline":"sshd"}}` + "\n"
 	st := attributedStore(t, writeFile(t, "ledger.jsonl", []byte(ledger)), writeFile(t, "falco.jsonl", []byte(falco)))
-	cov, err := detect.AttributionCoverage(context.Background(), st)
+	cov, err := attribution.Coverage(context.Background(), st)
 	if err != nil || len(cov) != 1 {
 		t.Fatalf("coverage %+v %v", cov, err)
 	}

@@ -1,11 +1,10 @@
-package detect_test
+package evidence_test
 
 import (
 	"context"
 	"testing"
 	"time"
 
-	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 )
 
@@ -17,11 +16,11 @@ func TestRelatedEvents(t *testing.T) {
 		t.Fatalf("call c-12: %v %+v", err, hits)
 	}
 	ev := hits.Events[0]
-	groups, err := detect.RelatedEvents(ctx, st, ev)
+	groups, err := evidence.RelatedEvents(ctx, st, ev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	byWhy := map[string]detect.Related{}
+	byWhy := map[string]evidence.Related{}
 	for _, g := range groups {
 		byWhy[g.Why] = g
 		for _, e := range g.Events {
@@ -55,7 +54,7 @@ func TestRelatedExecChildren(t *testing.T) {
 	if err != nil || len(hits.Events) == 0 {
 		t.Fatalf("pip exec: %v", err)
 	}
-	groups, err := detect.RelatedEvents(ctx, st, hits.Events[0])
+	groups, err := evidence.RelatedEvents(ctx, st, hits.Events[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +80,7 @@ func TestRelatedUnattributed(t *testing.T) {
 		t.Fatalf("the fixture's squid line from 10.0.3.7 is attributed: %q", ev.Agent)
 	}
 	ev.Agent, ev.AttributedVia = "", "" // as if no session record named its IP
-	groups, err := detect.RelatedEvents(ctx, st, ev)
+	groups, err := evidence.RelatedEvents(ctx, st, ev)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package detect
+package evidence
 
 import (
 	"fmt"
@@ -6,16 +6,15 @@ import (
 	"strings"
 
 	"github.com/blevesearch/bleve/v2/search/query"
-
-	"github.com/cordon-ir/cordon/evidence"
 )
 
 // Matcher decides in memory whether an event matches a Bleve query string,
 // the way the evidence index would: it parses with Bleve's own parser and
 // evaluates the parsed query against the event's fields as the mapping
 // indexes them (keywords exact, text by lowercased unicode tokens, the
-// catch-all field for bare words). It serves the in-memory Source and the
-// clauses a store cannot answer before attribution is persisted.
+// catch-all field for bare words). It serves the detectors' in-memory
+// source and the clauses a store cannot answer before attribution is
+// persisted.
 type Matcher struct {
 	query string
 	p     pred
@@ -27,12 +26,12 @@ type Matcher struct {
 // pred is a compiled query node. skip marks a node Bleve drops in
 // query-string mode (a match with no tokens after analysis).
 type pred interface {
-	match(ev *evidence.Event) bool
+	match(ev *Event) bool
 }
 
 type skip struct{}
 
-func (skip) match(*evidence.Event) bool { return false }
+func (skip) match(*Event) bool { return false }
 
 // CompileQuery compiles a query string; the empty query matches every
 // event, as it does for the store.
@@ -55,15 +54,19 @@ func CompileQuery(q string) (*Matcher, error) {
 	return &Matcher{query: q, p: p, phrases: an.phrases}, nil
 }
 
+// Phrases counts the quoted phrases on text fields in the query: the index
+// keeps no term positions, so each of them finds nothing.
+func (m *Matcher) Phrases() int { return m.phrases }
+
 // Match reports whether ev matches.
-func (m *Matcher) Match(ev *evidence.Event) bool { return m.p.match(ev) }
+func (m *Matcher) Match(ev *Event) bool { return m.p.match(ev) }
 
 // String returns the query string.
 func (m *Matcher) String() string { return m.query }
 
 type always bool
 
-func (a always) match(*evidence.Event) bool { return bool(a) }
+func (a always) match(*Event) bool { return bool(a) }
 
 func compileNode(q query.Query, an *analyzer) (pred, error) {
 	switch q := q.(type) {
@@ -151,7 +154,7 @@ func compileBool(q *query.BooleanQuery, an *analyzer) (pred, error) {
 
 type boolPred struct{ must, not pred }
 
-func (b boolPred) match(ev *evidence.Event) bool {
+func (b boolPred) match(ev *Event) bool {
 	return b.must.match(ev) && (b.not == nil || !b.not.match(ev))
 }
 
@@ -179,7 +182,7 @@ func compileList(qs []query.Query, an *analyzer, and bool) (pred, error) {
 
 type andPred []pred
 
-func (a andPred) match(ev *evidence.Event) bool {
+func (a andPred) match(ev *Event) bool {
 	for _, p := range a {
 		if !p.match(ev) {
 			return false
@@ -190,7 +193,7 @@ func (a andPred) match(ev *evidence.Event) bool {
 
 type orPred []pred
 
-func (o orPred) match(ev *evidence.Event) bool {
+func (o orPred) match(ev *Event) bool {
 	for _, p := range o {
 		if p.match(ev) {
 			return true
@@ -199,10 +202,10 @@ func (o orPred) match(ev *evidence.Event) bool {
 	return false
 }
 
-func fieldFor(name string) (field, error) {
-	f, ok := lookupField(name)
+func fieldFor(name string) (Field, error) {
+	f, ok := LookupField(name)
 	if !ok {
-		return field{}, fmt.Errorf("unknown field %q", name)
+		return Field{}, fmt.Errorf("unknown field %q", name)
 	}
 	return f, nil
 }
@@ -234,11 +237,11 @@ func compileTerm(name, text string, an *analyzer) (pred, error) {
 }
 
 type exactPred struct {
-	f field
+	f Field
 	v string
 }
 
-func (p exactPred) match(ev *evidence.Event) bool {
+func (p exactPred) match(ev *Event) bool {
 	if p.f.kind == kwField {
 		return p.f.str(ev) == p.v
 	}
@@ -251,8 +254,8 @@ func (p exactPred) match(ev *evidence.Event) bool {
 }
 
 type intPred struct {
-	f field
+	f Field
 	n int64
 }
 
-func (p intPred) match(ev *evidence.Event) bool { n := p.f.num(ev); return n != 0 && n == p.n }
+func (p intPred) match(ev *Event) bool { n := p.f.num(ev); return n != 0 && n == p.n }

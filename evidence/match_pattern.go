@@ -1,4 +1,4 @@
-package detect
+package evidence
 
 import (
 	"fmt"
@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2/search/query"
-
-	"github.com/cordon-ir/cordon/evidence"
 )
 
 func compilePattern(name, re string, an *analyzer) (pred, error) {
@@ -44,16 +42,16 @@ func literals(re string) []string {
 }
 
 type patternPred struct {
-	f    field
+	f    Field
 	rx   *regexp.Regexp
 	an   *analyzer
 	lits []string // see literals
 }
 
-func (p patternPred) match(ev *evidence.Event) bool {
+func (p patternPred) match(ev *Event) bool {
 	switch p.f.kind {
 	case kwField, listField, intField:
-		for _, v := range p.f.values(ev) {
+		for _, v := range p.f.Values(ev) {
 			if p.rx.MatchString(v) {
 				return true
 			}
@@ -93,12 +91,12 @@ func compileNumRange(q *query.NumericRangeQuery) (pred, error) {
 }
 
 type numRange struct {
-	f                field
+	f                Field
 	min, max         *float64
 	minIncl, maxIncl bool
 }
 
-func (r numRange) match(ev *evidence.Event) bool {
+func (r numRange) match(ev *Event) bool {
 	n := r.f.num(ev)
 	if n == 0 {
 		return false // zero is not indexed
@@ -126,7 +124,7 @@ type dateRange struct {
 	startIncl, endIncl bool
 }
 
-func (r dateRange) match(ev *evidence.Event) bool {
+func (r dateRange) match(ev *Event) bool {
 	t := ev.Time
 	if !r.start.IsZero() && (t.Before(r.start) || t.Equal(r.start) && !r.startIncl) {
 		return false

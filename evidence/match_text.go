@@ -1,11 +1,9 @@
-package detect
+package evidence
 
 import (
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
-
-	"github.com/cordon-ir/cordon/evidence"
 )
 
 // analyzer is the index's text analysis (evidence/mapping.go): unicode
@@ -45,12 +43,12 @@ func (a *analyzer) anyToken(s string, fn func(string) bool) bool {
 // textPred matches a text field: any of toks, as a match query's default
 // operator (OR) has it.
 type textPred struct {
-	f    field
+	f    Field
 	toks []string
 	an   *analyzer
 }
 
-func (p textPred) match(ev *evidence.Event) bool {
+func (p textPred) match(ev *Event) bool {
 	for _, s := range p.f.parts(ev) {
 		if s != "" && p.matchText(s) {
 			return true
@@ -101,15 +99,6 @@ func containsFold(s, sub string) bool {
 		}
 	}
 	return false
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
 
 func lower(c byte) byte {

@@ -1,7 +1,8 @@
-package detect
+package attribution
 
 import (
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/cordon-ir/cordon/evidence"
@@ -46,7 +47,7 @@ func (id *Identity) learnNamed(ev *evidence.Event) bool {
 		return false
 	}
 	changed := false
-	for _, w := range words(ev.Cmdline + " " + ev.Message) {
+	for _, w := range CredentialWords(ev.Cmdline + " " + ev.Message) {
 		if !id.credentials[w] {
 			continue
 		}
@@ -136,9 +137,10 @@ func heldCredentials(ev *evidence.Event) []string {
 	return held
 }
 
-// words splits text into the runs of letters, digits, dashes and
-// underscores a credential id is made of.
-func words(s string) []string {
+// CredentialWords splits text into the runs of letters, digits, dashes
+// and underscores a credential id is made of, so that the credentials a
+// command line names are found by looking its words up.
+func CredentialWords(s string) []string {
 	var out []string
 	start := -1
 	for i := 0; i <= len(s); i++ {
@@ -154,4 +156,26 @@ func words(s string) []string {
 		}
 	}
 	return out
+}
+
+// NamesCredential reports whether text names the credential id cred as a
+// whole word: with no letter, digit, dash or underscore on either side.
+func NamesCredential(text, cred string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], cred)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(cred)
+		if (j == 0 || !wordByte(text[j-1])) && (end == len(text) || !wordByte(text[end])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+// wordByte is a byte a credential id is made of.
+func wordByte(c byte) bool {
+	return c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }

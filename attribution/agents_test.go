@@ -1,16 +1,16 @@
-package detect_test
+package attribution_test
 
 import (
 	"context"
 	"testing"
 	"time"
 
-	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/attribution"
 )
 
 func TestAgents(t *testing.T) {
 	st := attributedStore(t, consoleFixture)
-	agents, err := detect.Agents(context.Background(), st)
+	agents, err := attribution.Agents(context.Background(), st)
 	if err != nil {
 		t.Fatal(err)
 	}

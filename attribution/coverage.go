@@ -1,4 +1,4 @@
-package detect
+package attribution
 
 import (
 	"context"
@@ -28,9 +28,9 @@ func (c SourceCoverage) Percent() float64 {
 	return 100 * float64(c.Attributed) / float64(c.Attributable)
 }
 
-// AttributionCoverage counts, for the proxy and sensor sources, the events attribution
+// Coverage counts, for the proxy and sensor sources, the events attribution
 // could concern and how many of them it tied to an agent.
-func AttributionCoverage(ctx context.Context, st evidence.Store) ([]SourceCoverage, error) {
+func Coverage(ctx context.Context, st evidence.Store) ([]SourceCoverage, error) {
 	c := st.Counts()
 	var out []SourceCoverage
 	for _, src := range []string{evidence.SourceProxy, evidence.SourceSensor} {

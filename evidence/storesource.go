@@ -1,10 +1,8 @@
-package detect
+package evidence
 
 import (
 	"context"
 	"time"
-
-	"github.com/cordon-ir/cordon/evidence"
 )
 
 // sourcePage is how many events StoreSource reads per timeline page.
@@ -14,7 +12,7 @@ const sourcePage = 2000
 // the timeline in time order, so that no more than a page of events is
 // held at once.
 type StoreSource struct {
-	Store evidence.Store
+	Store Store
 	// PageSize is how many events a page holds (0: 2000).
 	PageSize int
 	// Since skips events before it (zero: none).
@@ -24,14 +22,14 @@ type StoreSource struct {
 // Each calls fn with every event matching query, oldest first. The next
 // page is read while fn works through the current one: reading and
 // decoding events and the detectors' matching then use both cores.
-func (s StoreSource) Each(ctx context.Context, query string, fn func(evidence.Event) error) error {
-	req := evidence.PageRequest{Query: query, Since: s.Since, Limit: s.PageSize}
+func (s StoreSource) Each(ctx context.Context, query string, fn func(Event) error) error {
+	req := PageRequest{Query: query, Since: s.Since, Limit: s.PageSize}
 	if req.Limit <= 0 {
 		req.Limit = sourcePage
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	type result struct {
-		page *evidence.Page
+		page *Page
 		err  error
 	}
 	pages := make(chan result, 1)
@@ -71,7 +69,7 @@ func (s StoreSource) Each(ctx context.Context, query string, fn func(evidence.Ev
 // Count counts the events matching query (a detect.Counter: the detectors
 // read every event once when their queries would read more).
 func (s StoreSource) Count(ctx context.Context, query string) (int64, error) {
-	h, err := s.Store.Search(ctx, evidence.Request{Query: query, Since: s.Since, Limit: 1})
+	h, err := s.Store.Search(ctx, Request{Query: query, Since: s.Since, Limit: 1})
 	if err != nil {
 		return 0, err
 	}

@@ -1,0 +1,72 @@
+package attribution
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// Source is what reading the session records needs of the evidence: the
+// events matching a query string, in time order. evidence.StoreSource and
+// the detectors' sources have this shape.
+type Source interface {
+	Each(ctx context.Context, query string, fn func(evidence.Event) error) error
+}
+
+// sessionQuery selects the session records the identity map is built from.
+const sessionQuery = "kind:session_start kind:session_end"
+
+// ReadSessions reads the session records (session_start, session_end),
+// oldest first: what NewIdentity takes, and what the detectors read before
+// any rule.
+func ReadSessions(ctx context.Context, src Source) ([]evidence.Event, error) {
+	var sessions []evidence.Event
+	err := src.Each(ctx, sessionQuery, func(ev evidence.Event) error {
+		sessions = append(sessions, ev)
+		return nil
+	})
+	return sessions, err
+}
+
+// SessionIdentity builds the identity map (keys to agents over time) from
+// the session records in the store.
+func SessionIdentity(ctx context.Context, st evidence.Store) (*Identity, error) {
+	sessions, err := ReadSessions(ctx, evidence.StoreSource{Store: st})
+	if err != nil {
+		return nil, fmt.Errorf("read session records: %w", err)
+	}
+	return NewIdentity(sessions), nil
+}
+
+// AttributeAll attributes every proxy and sensor event in place from the
+// session records among the events, as ingest will once attribution is
+// stored, and returns the identity map it used.
+func AttributeAll(events []evidence.Event) *Identity {
+	var sessions []evidence.Event
+	for i := range events {
+		if k := events[i].Kind; k == evidence.KindSessionStart || k == evidence.KindSessionEnd {
+			sessions = append(sessions, events[i])
+		}
+	}
+	id := NewIdentity(sessions)
+	// in time order, so that a credential seen changing hands decides the
+	// uses after it
+	order := make([]int, len(events))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return events[order[a]].Time.Before(events[order[b]].Time) })
+	for _, i := range order {
+		ev := &events[i]
+		switch {
+		case ev.Source == evidence.SourceLedger:
+			id.Observe(ev)
+		case Attributable(ev):
+			Apply(ev, id.Attribute(ev))
+			id.Learn(ev)
+		}
+	}
+	return id
+}

@@ -1,0 +1,60 @@
+package evidence_test
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/cordon-ir/cordon/attribution"
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// parityQueries exercise the query syntax beyond the built-in rules.
+var parityQueries = []string{
+	`nohup`, `curl nohup`, `+agent:agent-7 curl`, `sync-keeper.py`, `cmdline:"/run/secrets"`,
+	`policy:"Schedule Cron Jobs"`, `policy:Schedule\ Cron\ Jobs`, `dst_host:*.s3.amazonaws.com`,
+	`dst_host:GITHUB.COM`, `dst_host:github.com`, `dst_port:443`, `dst_port:>100`, `bytes_out:>1000000`,
+	`bytes_in:<=500`, `time:>"2026-07-21T10:30:00Z"`, `-kind:proc_exec +source:sensor`, `-source:ledger`,
+	`tags:after-session-end`, `credential:px-s228`, `user:*`, `user:px-s2?8`, `path:/cron.*/`,
+	`message:"retry of"`, `message:"retry"`, `cmdline:"crontab"`, `"nohup"`, `+kind:tool_call +cmdline:/env|printenv/`, `tool:bash^2 kind:summary`,
+	`attributed_via:src_ip -decision:allow`, `169.254.169.254`, `url:http`, `message:...`,
+}
+
+// The in-memory matcher agrees with the Bleve index on every sample
+// incident, for the queries above: a query means the same on a workspace
+// and in memory. detect holds the built-in rules' queries to the same test.
+func TestMatcherAgreesWithTheIndex(t *testing.T) {
+	for _, name := range []string{"egress-probe-exfil", "credential-theft", "persistence-after-kill"} {
+		t.Run(name, func(t *testing.T) {
+			evs := loadSample(t, name)
+			attribution.AttributeAll(evs)
+			st := indexed(t, evs)
+			for _, q := range parityQueries {
+				m, err := evidence.CompileQuery(q)
+				if err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+				var mem []string
+				for i := range evs {
+					if m.Match(&evs[i]) {
+						mem = append(mem, evs[i].ID)
+					}
+				}
+				hits, err := st.Search(context.Background(), evidence.Request{Query: q, Limit: len(evs) + 1})
+				if err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+				var idx []string
+				for _, ev := range hits.Events {
+					idx = append(idx, ev.ID)
+				}
+				sort.Strings(mem)
+				sort.Strings(idx)
+				if strings.Join(mem, ",") != strings.Join(idx, ",") {
+					t.Errorf("%s: memory %d events, index %d", q, len(mem), len(idx))
+				}
+			}
+		})
+	}
+}
