@@ -12,7 +12,7 @@ import (
 // Source is all the engine needs of an incident's evidence: the events
 // matching a Bleve query string (empty: every event), in time order, one
 // at a time, so that a rule never holds more than its own events.
-// StoreSource reads an evidence store; MemSource holds events in memory.
+// evidence.StoreSource reads a store; MemSource holds events in memory.
 type Source interface {
 	Each(ctx context.Context, query string, fn func(evidence.Event) error) error
 }

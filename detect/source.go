@@ -9,7 +9,7 @@ import (
 )
 
 // MemSource is a Source over events held in memory, for tests, benchmarks
-// and small incidents. Queries are evaluated by Matcher.
+// and small incidents. Queries are evaluated by evidence.Matcher.
 type MemSource struct {
 	events   []evidence.Event
 	order    []int32 // indexes of events in time order (ties by id)

@@ -1,5 +1,7 @@
 // Package evidence holds cordon's normalized Event model and the Store that
 // indexes and searches events, with the one set of query-string builders
-// every caller uses and the counts over time the timeline draws. Bleve is
-// the embedded backend; its types never leave this package.
+// every caller uses, an in-memory Matcher that evaluates a query string as
+// the index would, StoreSource for reading a store in time order, and the
+// links between events a store alone can find (RelatedEvents, ToolEffects).
+// Bleve is the embedded backend; its types never leave this package.
 package evidence

@@ -8,7 +8,8 @@ import (
 // sourcePage is how many events StoreSource reads per timeline page.
 const sourcePage = 2000
 
-// StoreSource lets the detectors read a store: each query pages through
+// StoreSource lets the detectors and attribution read a store (it has the
+// shape of detect.Source and attribution.Source): each query pages through
 // the timeline in time order, so that no more than a page of events is
 // held at once.
 type StoreSource struct {
