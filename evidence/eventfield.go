@@ -6,7 +6,7 @@ import (
 )
 
 // fieldKind is how the index maps a field, and so how a query on it
-// matches (evidence/mapping.go): keywords whole and exact, text by token.
+// matches (mapping.go): keywords whole and exact, text by token.
 type fieldKind int
 
 const (

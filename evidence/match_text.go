@@ -6,7 +6,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 )
 
-// analyzer is the index's text analysis (evidence/mapping.go): unicode
+// analyzer is the index's text analysis (mapping.go): unicode
 // word segmentation, then lowercase; no stop words, no stemming.
 type analyzer struct {
 	tok     analysis.Tokenizer
