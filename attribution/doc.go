@@ -3,5 +3,7 @@
 // credential) to agents over intervals, attributes proxy and sensor events
 // through it, tracks credentials that changed hands, and says how an event
 // was attributed. It also holds what the console reads about agents from a
-// store: their summaries and the attribution coverage of each source.
+// store: their summaries, the attribution coverage of each source, and the
+// links that tie one event to others — a tool call to what it caused, an
+// event to its related ones.
 package attribution

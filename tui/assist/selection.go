@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	llm "github.com/cordon-ir/cordon/assist"
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/tui/common"
@@ -50,7 +51,7 @@ func FromFinding(f detect.Finding) Selection {
 
 // FromEvent is an event and the events related to it (as far as the
 // event pane has found them).
-func FromEvent(ev evidence.Event, related []evidence.Related) Selection {
+func FromEvent(ev evidence.Event, related []attribution.Related) Selection {
 	ids := []string{ev.ID}
 	seen := map[string]bool{ev.ID: true}
 	for _, g := range related {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/tui/common"
 )
@@ -48,7 +49,7 @@ const labelWidth = 17 // the longest field name (egress_allowlist) and a space
 
 // build lays out the document for an event at width w.
 // attr is the attribution path ("" when none applies).
-func build(ev evidence.Event, attr string, rel []evidence.Related, relState string, clock common.Clock, w int) []line {
+func build(ev evidence.Event, attr string, rel []attribution.Related, relState string, clock common.Clock, w int) []line {
 	var out []line
 	add := func(r role, text string) { out = append(out, line{role: r, text: text}) }
 	head := ev.Kind

@@ -26,7 +26,7 @@ type GroupMsg struct {
 // relatedMsg carries the events linked to the shown one.
 type relatedMsg struct {
 	seq    int
-	groups []evidence.Related
+	groups []attribution.Related
 	err    error
 }
 
@@ -46,7 +46,7 @@ type Model struct {
 	has   bool
 	stack []evidence.Event // events opened before this one; esc returns
 
-	related  []evidence.Related
+	related  []attribution.Related
 	relState string
 	attr     string // attribution path, "" when none applies
 	seq      int
@@ -83,7 +83,7 @@ func (m Model) Event() evidence.Event { return m.ev }
 
 // Related returns the groups of events linked to the open event, as far
 // as they have been found.
-func (m Model) Related() []evidence.Related { return m.related }
+func (m Model) Related() []attribution.Related { return m.related }
 
 // SetClock sets how times are shown.
 func (m *Model) SetClock(c common.Clock) {
@@ -115,7 +115,7 @@ func (m *Model) show(ev evidence.Event) tea.Cmd {
 	m.rebuild()
 	ctx, st, seq := m.com.Ctx, m.store, m.seq
 	return tea.Batch(m.com.Cmd(func() tea.Msg {
-		g, err := evidence.RelatedEvents(ctx, st, ev)
+		g, err := attribution.RelatedEvents(ctx, st, ev)
 		return relatedMsg{seq: seq, groups: g, err: err}
 	}), m.com.Cmd(func() tea.Msg {
 		p, err := attribution.Path(ctx, st, ev)
@@ -232,7 +232,7 @@ func (m *Model) line() (line, bool) {
 // ("same agent agent-7 ±30s · of tool_call 10:04:12"); the header's hit
 // count says how many. The timeline shows the whole group, so a session's
 // "(nearest)" is dropped.
-func GroupLabel(ev evidence.Event, g evidence.Related) string {
+func GroupLabel(ev evidence.Event, g attribution.Related) string {
 	why := strings.TrimSuffix(g.Why, " (nearest)")
 	return fmt.Sprintf("%s · of %s %s", why, ev.Kind, ev.Time.UTC().Format("15:04:05"))
 }

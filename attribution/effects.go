@@ -1,4 +1,4 @@
-package evidence
+package attribution
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
 )
 
 // Bounds of the link between a ledger tool call and what it did on the
@@ -26,14 +28,14 @@ const (
 // connections (by exec id), and the proxy requests to hosts the command
 // names, from the call until its result (or effectMax). It returns no
 // events for a call that ran no command.
-func ToolEffects(ctx context.Context, st Store, call Event) ([]Event, error) {
+func ToolEffects(ctx context.Context, st evidence.Store, call evidence.Event) ([]evidence.Event, error) {
 	cmd := normalizeCmd(call.Cmdline)
-	if call.Agent == "" || cmd == "" || call.Source != SourceLedger {
+	if call.Agent == "" || cmd == "" || call.Source != evidence.SourceLedger {
 		return nil, nil
 	}
 	until := call.Time.Add(effectMax)
 	if call.CallID != "" {
-		res, err := st.Search(ctx, Request{Query: Must("call_id", call.CallID) + " " + Must("kind", KindToolResult), Limit: 1})
+		res, err := st.Search(ctx, evidence.Request{Query: evidence.Must("call_id", call.CallID) + " " + evidence.Must("kind", evidence.KindToolResult), Limit: 1})
 		if err != nil {
 			return nil, err
 		}
@@ -41,27 +43,27 @@ func ToolEffects(ctx context.Context, st Store, call Event) ([]Event, error) {
 			until = res.Events[0].Time.Add(time.Second)
 		}
 	}
-	hits, err := st.Search(ctx, Request{
-		Query: Must("agent", call.Agent) + " " + Not("source", SourceLedger),
-		Since: call.Time, Until: until, Sort: SortTime, Limit: maxEffectEvents,
+	hits, err := st.Search(ctx, evidence.Request{
+		Query: evidence.Must("agent", call.Agent) + " " + evidence.Not("source", evidence.SourceLedger),
+		Since: call.Time, Until: until, Sort: evidence.SortTime, Limit: maxEffectEvents,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("effects of %s: %w", call.ID, err)
 	}
 	tree := map[string]bool{}
-	var out []Event
+	var out []evidence.Event
 	for _, ev := range hits.Events {
 		switch {
-		case ev.Source == SourceSensor && ev.ExecID != "" && (tree[ev.ExecID] || tree[ev.ParentExecID]):
+		case ev.Source == evidence.SourceSensor && ev.ExecID != "" && (tree[ev.ExecID] || tree[ev.ParentExecID]):
 			tree[ev.ExecID] = true
-		case ev.Source == SourceSensor && ev.Kind == KindProcExec && ev.Time.Sub(call.Time) <= effectStart && runsCommand(ev.Cmdline, cmd):
+		case ev.Source == evidence.SourceSensor && ev.Kind == evidence.KindProcExec && ev.Time.Sub(call.Time) <= effectStart && runsCommand(ev.Cmdline, cmd):
 			if ev.ExecID != "" {
 				tree[ev.ExecID] = true
 			}
-		case ev.Source == SourceSensor && ev.ExecID == "" && ev.Cmdline != "" && strings.Contains(cmd, normalizeCmd(ev.Cmdline)):
+		case ev.Source == evidence.SourceSensor && ev.ExecID == "" && ev.Cmdline != "" && strings.Contains(cmd, normalizeCmd(ev.Cmdline)):
 			// a sensor without process ids (Falco): its command line is
 			// part of the call's command
-		case ev.Source == SourceProxy && namesDestination(cmd, ev):
+		case ev.Source == evidence.SourceProxy && namesDestination(cmd, ev):
 		default:
 			continue
 		}
@@ -72,16 +74,16 @@ func ToolEffects(ctx context.Context, st Store, call Event) ([]Event, error) {
 
 // ToolCause finds the ledger tool call whose effects include ev (a sensor
 // or proxy event), looking back effectMax from it, nearest call first.
-func ToolCause(ctx context.Context, st Store, ev Event) (Event, bool, error) {
-	if ev.Agent == "" || ev.Source == SourceLedger {
-		return Event{}, false, nil
+func ToolCause(ctx context.Context, st evidence.Store, ev evidence.Event) (evidence.Event, bool, error) {
+	if ev.Agent == "" || ev.Source == evidence.SourceLedger {
+		return evidence.Event{}, false, nil
 	}
-	calls, err := st.Search(ctx, Request{
-		Query: Must("agent", ev.Agent) + " " + Must("kind", KindToolCall),
-		Since: ev.Time.Add(-effectMax), Until: ev.Time.Add(time.Nanosecond), Sort: SortTimeDesc, Limit: 20,
+	calls, err := st.Search(ctx, evidence.Request{
+		Query: evidence.Must("agent", ev.Agent) + " " + evidence.Must("kind", evidence.KindToolCall),
+		Since: ev.Time.Add(-effectMax), Until: ev.Time.Add(time.Nanosecond), Sort: evidence.SortTimeDesc, Limit: 20,
 	})
 	if err != nil {
-		return Event{}, false, err
+		return evidence.Event{}, false, err
 	}
 	for _, c := range calls.Events {
 		if c.Cmdline == "" {
@@ -89,13 +91,13 @@ func ToolCause(ctx context.Context, st Store, ev Event) (Event, bool, error) {
 		}
 		effects, err := ToolEffects(ctx, st, c)
 		if err != nil {
-			return Event{}, false, err
+			return evidence.Event{}, false, err
 		}
 		if containsID(effects, ev.ID) {
 			return c, true, nil
 		}
 	}
-	return Event{}, false, nil
+	return evidence.Event{}, false, nil
 }
 
 // runsCommand reports whether a process command line runs the command: a shell
@@ -117,7 +119,7 @@ func runsCommand(cmdline, cmd string) bool {
 }
 
 // namesDestination reports whether the command names the proxy event's destination.
-func namesDestination(cmd string, ev Event) bool {
+func namesDestination(cmd string, ev evidence.Event) bool {
 	for _, h := range []string{ev.DstHost, ev.DstIP} {
 		if len(h) > 3 && strings.Contains(cmd, strings.ToLower(h)) {
 			return true

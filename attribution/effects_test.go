@@ -1,4 +1,4 @@
-package evidence_test
+package attribution_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
 )
 
@@ -20,7 +21,7 @@ func TestToolEffects(t *testing.T) {
 		t.Fatalf("the call: %v %d", err, len(hits.Events))
 	}
 	call := hits.Events[0]
-	effects, err := evidence.ToolEffects(ctx, st, call)
+	effects, err := attribution.ToolEffects(ctx, st, call)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,11 +50,11 @@ func TestToolEffects(t *testing.T) {
 			denial = e
 		}
 	}
-	cause, ok, err := evidence.ToolCause(ctx, st, denial)
+	cause, ok, err := attribution.ToolCause(ctx, st, denial)
 	if err != nil || !ok || cause.ID != call.ID {
 		t.Errorf("cause of the pastebin denial: %s %v %v", cause.CallID, ok, err)
 	}
-	groups, err := evidence.RelatedEvents(ctx, st, denial)
+	groups, err := attribution.RelatedEvents(ctx, st, denial)
 	if err != nil || len(groups) == 0 || groups[0].Why != "the tool call it came from (c-182)" {
 		t.Errorf("related groups of the denial: %+v %v", groups, err)
 	}

@@ -1,9 +1,11 @@
-package evidence
+package attribution
 
 import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
 )
 
 // RelatedWindow is how far around an event "same agent, same moment" looks.
@@ -20,7 +22,7 @@ type Related struct {
 	// Query finds the whole group in the timeline (a group of a time
 	// window carries the window as time clauses).
 	Query  string
-	Events []Event
+	Events []evidence.Event
 	// Total is the size of the group (Events may be a part of it).
 	Total uint64
 }
@@ -32,10 +34,10 @@ type Related struct {
 // attributed to yet: the same source IP or container within ±30 s), and the
 // nearest events of the same session. The event itself is left out; empty
 // groups are omitted.
-func RelatedEvents(ctx context.Context, st Store, ev Event) ([]Related, error) {
+func RelatedEvents(ctx context.Context, st evidence.Store, ev evidence.Event) ([]Related, error) {
 	var out []Related
 	add := func(why, q string, since, until time.Time) error {
-		hits, err := st.Search(ctx, Request{Query: q, Since: since, Until: until, Sort: SortTime, Limit: relatedLimit + 1})
+		hits, err := st.Search(ctx, evidence.Request{Query: q, Since: since, Until: until, Sort: evidence.SortTime, Limit: relatedLimit + 1})
 		if err != nil {
 			return fmt.Errorf("related (%s): %w", why, err)
 		}
@@ -57,7 +59,7 @@ func RelatedEvents(ctx context.Context, st Store, ev Event) ([]Related, error) {
 		return nil
 	}
 	if ev.CallID != "" {
-		if err := add("same call_id "+ev.CallID, Must("call_id", ev.CallID), time.Time{}, time.Time{}); err != nil {
+		if err := add("same call_id "+ev.CallID, evidence.Must("call_id", ev.CallID), time.Time{}, time.Time{}); err != nil {
 			return out, err
 		}
 	}
@@ -67,14 +69,14 @@ func RelatedEvents(ctx context.Context, st Store, ev Event) ([]Related, error) {
 		out = append(out, r)
 	}
 	if ev.ExecID != "" {
-		q := Term("exec_id", ev.ExecID) + " " + Term("parent_exec_id", ev.ExecID)
+		q := evidence.Term("exec_id", ev.ExecID) + " " + evidence.Term("parent_exec_id", ev.ExecID)
 		if err := add("same exec_id "+ev.ExecID+" (and its children)", q, time.Time{}, time.Time{}); err != nil {
 			return out, err
 		}
 	}
 	if ev.Agent != "" {
 		since, until := ev.Time.Add(-RelatedWindow), ev.Time.Add(RelatedWindow+time.Nanosecond)
-		q := Must("agent", ev.Agent) + " " + Within(since, ev.Time.Add(RelatedWindow))
+		q := evidence.Must("agent", ev.Agent) + " " + evidence.Within(since, ev.Time.Add(RelatedWindow))
 		if err := add("same agent "+ev.Agent+" ±30s", q, since, until); err != nil {
 			return out, err
 		}
@@ -87,14 +89,14 @@ func RelatedEvents(ctx context.Context, st Store, ev Event) ([]Related, error) {
 			if k.value == "" {
 				continue
 			}
-			q := Must(k.field, k.value) + " " + Within(since, ev.Time.Add(RelatedWindow))
+			q := evidence.Must(k.field, k.value) + " " + evidence.Within(since, ev.Time.Add(RelatedWindow))
 			if err := add("same "+k.field+" "+k.value+" ±30s", q, since, until); err != nil {
 				return out, err
 			}
 		}
 	}
 	if ev.Session != "" {
-		r, err := nearest(ctx, st, ev, "same session "+ev.Session, Must("session", ev.Session))
+		r, err := nearest(ctx, st, ev, "same session "+ev.Session, evidence.Must("session", ev.Session))
 		if err != nil {
 			return out, err
 		}
@@ -107,14 +109,14 @@ func RelatedEvents(ctx context.Context, st Store, ev Event) ([]Related, error) {
 
 // nearest returns the events of a (possibly huge) group closest in time to
 // ev: a few before and a few after, by timeline pages around it.
-func nearest(ctx context.Context, st Store, ev Event, why, q string) (Related, error) {
-	at := Cursor{Time: ev.Time, ID: ev.ID}
+func nearest(ctx context.Context, st evidence.Store, ev evidence.Event, why, q string) (Related, error) {
+	at := evidence.Cursor{Time: ev.Time, ID: ev.ID}
 	const half = 6
-	before, err := st.Page(ctx, PageRequest{Query: q, After: at, Backward: true, Limit: half})
+	before, err := st.Page(ctx, evidence.PageRequest{Query: q, After: at, Backward: true, Limit: half})
 	if err != nil {
 		return Related{}, fmt.Errorf("related (%s): %w", why, err)
 	}
-	after, err := st.Page(ctx, PageRequest{Query: q, After: at, Limit: half})
+	after, err := st.Page(ctx, evidence.PageRequest{Query: q, After: at, Limit: half})
 	if err != nil {
 		return Related{}, fmt.Errorf("related (%s): %w", why, err)
 	}
@@ -122,7 +124,7 @@ func nearest(ctx context.Context, st Store, ev Event, why, q string) (Related, e
 	r.Events = append(append(r.Events, before.Events...), after.Events...)
 	r.Total = uint64(len(r.Events))
 	if before.More || after.More {
-		hits, err := st.Search(ctx, Request{Query: q, Limit: 1})
+		hits, err := st.Search(ctx, evidence.Request{Query: q, Limit: 1})
 		if err == nil && hits.Total > 0 {
 			r.Total = hits.Total - 1
 		}
@@ -130,7 +132,7 @@ func nearest(ctx context.Context, st Store, ev Event, why, q string) (Related, e
 	return r, nil
 }
 
-func containsID(evs []Event, id string) bool {
+func containsID(evs []evidence.Event, id string) bool {
 	for _, e := range evs {
 		if e.ID == id {
 			return true
@@ -141,9 +143,9 @@ func containsID(evs []Event, id string) bool {
 
 // crossLayer links a ledger tool call to its effects in the sensor and
 // proxy logs, or an effect back to its tool call.
-func crossLayer(ctx context.Context, st Store, ev Event) (Related, error) {
-	if ev.Source == SourceLedger {
-		if ev.Kind != KindToolCall {
+func crossLayer(ctx context.Context, st evidence.Store, ev evidence.Event) (Related, error) {
+	if ev.Source == evidence.SourceLedger {
+		if ev.Kind != evidence.KindToolCall {
 			return Related{}, nil
 		}
 		effects, err := ToolEffects(ctx, st, ev)
@@ -154,7 +156,7 @@ func crossLayer(ctx context.Context, st Store, ev Event) (Related, error) {
 		for i, e := range effects {
 			ids[i] = e.ID
 		}
-		r := Related{Why: "what the tool call did (sensor, proxy)", Query: IDQuery(ids), Total: uint64(len(effects))}
+		r := Related{Why: "what the tool call did (sensor, proxy)", Query: evidence.IDQuery(ids), Total: uint64(len(effects))}
 		r.Events = effects[:min(len(effects), relatedLimit)]
 		return r, nil
 	}
@@ -166,5 +168,5 @@ func crossLayer(ctx context.Context, st Store, ev Event) (Related, error) {
 	if call.CallID != "" {
 		why += " (" + call.CallID + ")"
 	}
-	return Related{Why: why, Query: Term("id", call.ID), Events: []Event{call}, Total: 1}, nil
+	return Related{Why: why, Query: evidence.Term("id", call.ID), Events: []evidence.Event{call}, Total: 1}, nil
 }

@@ -1,10 +1,11 @@
-package evidence_test
+package attribution_test
 
 import (
 	"context"
 	"testing"
 	"time"
 
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
 )
 
@@ -16,11 +17,11 @@ func TestRelatedEvents(t *testing.T) {
 		t.Fatalf("call c-12: %v %+v", err, hits)
 	}
 	ev := hits.Events[0]
-	groups, err := evidence.RelatedEvents(ctx, st, ev)
+	groups, err := attribution.RelatedEvents(ctx, st, ev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	byWhy := map[string]evidence.Related{}
+	byWhy := map[string]attribution.Related{}
 	for _, g := range groups {
 		byWhy[g.Why] = g
 		for _, e := range g.Events {
@@ -54,7 +55,7 @@ func TestRelatedExecChildren(t *testing.T) {
 	if err != nil || len(hits.Events) == 0 {
 		t.Fatalf("pip exec: %v", err)
 	}
-	groups, err := evidence.RelatedEvents(ctx, st, hits.Events[0])
+	groups, err := attribution.RelatedEvents(ctx, st, hits.Events[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestRelatedUnattributed(t *testing.T) {
 		t.Fatalf("the fixture's squid line from 10.0.3.7 is attributed: %q", ev.Agent)
 	}
 	ev.Agent, ev.AttributedVia = "", "" // as if no session record named its IP
-	groups, err := evidence.RelatedEvents(ctx, st, ev)
+	groups, err := attribution.RelatedEvents(ctx, st, ev)
 	if err != nil {
 		t.Fatal(err)
 	}
