@@ -2,6 +2,6 @@
 // indexes and searches events, with the one set of query-string builders
 // every caller uses, an in-memory Matcher that evaluates a query string as
 // the index would, StoreSource for reading a store in time order, and the
-// links between events a store alone can find (RelatedEvents, ToolEffects).
+// credential catalogue applied at normalization.
 // Bleve is the embedded backend; its types never leave this package.
 package evidence
