@@ -34,15 +34,21 @@ func (s *capScan) secretRead(ev *evidence.Event) {
 	}
 }
 
-// readPaths are the credential locations an event names: its path, or the
-// catalogue's matches in its command line.
+// readPaths are the credential locations an event reads: a file event's
+// path; a command's path and the locations its command line reads (a
+// command may read several, and normalization made the first its path).
 func readPaths(ev *evidence.Event) []string {
-	if ev.Path != "" {
-		if _, ok := evidence.CredentialLocationOf(ev.Path); ok {
-			return []string{ev.Path}
+	var out []string
+	if evidence.IsCredentialPath(ev.Path) {
+		out = append(out, ev.Path)
+		if ev.Kind != evidence.KindToolCall && ev.Kind != evidence.KindProcExec {
+			return out
 		}
 	}
-	return evidence.CredentialPathsIn(ev.Cmdline)
+	for _, p := range evidence.CredentialReadsIn(ev.Cmdline) {
+		out = appendNew(out, p)
+	}
+	return out
 }
 
 func (s *capScan) readCredentialOf(ev *evidence.Event, p string, loc evidence.CredentialLocation) bool {
@@ -202,6 +208,21 @@ func (s *capScan) persisted(ev *evidence.Event) {
 // done ends each capability where the evidence shows its end and returns
 // the sets.
 func (s *capScan) done(skews []Skew) *Capabilities {
+	// credential reads by tool calls whose result is not in the evidence:
+	// the call was made and nothing says it failed
+	pending := make([]evidence.Event, 0, len(s.reads))
+	for _, ev := range s.reads {
+		pending = append(pending, ev)
+	}
+	sort.Slice(pending, func(i, j int) bool {
+		if !pending[i].Time.Equal(pending[j].Time) {
+			return pending[i].Time.Before(pending[j].Time)
+		}
+		return pending[i].ID < pending[j].ID
+	})
+	for i := range pending {
+		s.secretRead(&pending[i])
+	}
 	out := &Capabilities{byAgent: map[string][]*Capability{}}
 	bySource := map[string]Skew{}
 	for _, k := range skews {

@@ -27,6 +27,7 @@ type capScan struct {
 	issued map[string]bool                   // issued credential ids
 	borrow map[string][]string               // credential -> agents that acquired it, in order
 	jobs   map[string]*Capability            // tool call id -> job waiting for its result
+	reads  map[string]evidence.Event         // tool call id -> credential read waiting for its result
 	procs  map[string]*Capability            // exec id -> detached process
 	ends   map[string][]endMark              // a name (credential, job, pid, file, sandbox) -> what ended it
 	bytes  map[*Capability]map[string]int64  // data out: bytes per source
@@ -34,7 +35,8 @@ type capScan struct {
 
 func newCapScan(e *env, sessions []evidence.Event) *capScan {
 	s := &capScan{e: e, caps: map[string]map[string]*Capability{}, kinds: map[string]string{},
-		borrow: map[string][]string{}, jobs: map[string]*Capability{}, procs: map[string]*Capability{},
+		borrow: map[string][]string{}, jobs: map[string]*Capability{}, reads: map[string]evidence.Event{},
+		procs: map[string]*Capability{},
 		ends: map[string][]endMark{}}
 	s.issued = map[string]bool{}
 	for id := range e.byCred {
@@ -127,8 +129,16 @@ func (s *capScan) add(_ int, ev *evidence.Event) {
 	case ev.Source == evidence.SourceLedger && ev.Kind == evidence.KindToolResult:
 		s.toolResult(ev)
 	}
-	if ev.Agent != "" && (ev.Kind == evidence.KindCredAccess || hasTag(ev.Tags, "cred-read")) {
-		s.secretRead(ev)
+	if ev.Agent != "" && (ev.Kind == evidence.KindCredAccess || hasTag(ev.Tags, evidence.TagCredRead)) {
+		switch {
+		case ev.Decision == evidence.DecisionDeny || ev.Decision == evidence.DecisionError:
+			// refused or failed: the secret was not read
+		case ev.Source == evidence.SourceLedger && ev.Kind == evidence.KindToolCall && ev.CallID != "":
+			// a tool call reads only if its result says it ran
+			s.reads[ev.CallID] = *ev
+		default:
+			s.secretRead(ev)
+		}
 	}
 	s.credentialUse(ev)
 	s.dataOut(ev)
@@ -246,6 +256,12 @@ func (s *capScan) toolCall(ev *evidence.Event) {
 }
 
 func (s *capScan) toolResult(ev *evidence.Event) {
+	if call, ok := s.reads[ev.CallID]; ok {
+		delete(s.reads, ev.CallID)
+		if ev.Decision != evidence.DecisionDeny && ev.Decision != evidence.DecisionError {
+			s.secretRead(&call)
+		}
+	}
 	c := s.jobs[ev.CallID]
 	if c == nil {
 		return

@@ -193,7 +193,7 @@ func falcoKind(rule, output string, audit bool, f map[string]parse.Flex, ev *evi
 		return evidence.KindNetConnect
 	case falcoWrite(r, evt, f):
 		return evidence.KindFileWrite
-	case parse.CredentialPath(ev.Path) || hasAny(r, "sensitive file", "credential", "private key", "ssh information", "shadow"):
+	case evidence.IsCredentialPath(ev.Path) || hasAny(r, "sensitive file", "credential", "private key", "ssh information", "shadow"):
 		return evidence.KindCredAccess
 	case hasAny(r, "shell", "spawn", "process", "launch", "exec", "run "):
 		return evidence.KindProcExec

@@ -96,7 +96,7 @@ func sandboxEvent(ev evidence.Event, e *inspectEvent) evidence.Event {
 		ev.Message = parse.Message("sandbox exec", ev.Cmdline, parse.Labelled("exit", ev.Status))
 	case "read_file":
 		ev.Kind, ev.Path = evidence.KindFileOpen, e.File
-		if parse.CredentialPath(e.File) {
+		if evidence.IsCredentialPath(e.File) {
 			ev.Kind = evidence.KindCredAccess
 		}
 		ev.Message = parse.Message("sandbox read", e.File)

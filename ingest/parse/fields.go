@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"net"
-	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -112,49 +111,6 @@ func (f Flex) Int() int64 {
 		return 0
 	}
 	return n
-}
-
-// credentialPaths are files whose read is credential access: secrets the
-// kernel sensors (Falco, Tetragon) see opened, and the ledger sees written.
-var credentialPaths = struct{ prefix, contains, suffix []string }{
-	prefix: []string{
-		"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/security/opasswd",
-		"/etc/krb5.keytab", "/etc/ssl/private/", "/etc/kubernetes/pki/",
-		"/etc/kubernetes/admin.conf", "/var/run/secrets/", "/run/secrets/",
-	},
-	contains: []string{
-		"/.ssh/", "/.aws/credentials", "/.kube/config", "/.docker/config.json",
-		"/.git-credentials", "/.netrc", "/.gnupg/", "/.config/gcloud/",
-		"/.azure/", "/.pgpass", "/.vault-token",
-	},
-	suffix: []string{"/environ", "/id_rsa", "/id_ecdsa", "/id_ed25519", "/id_dsa"},
-}
-
-// CredentialPath reports whether a file path names a credential store:
-// shadow files, SSH keys, cloud and Kubernetes credentials, service-account
-// tokens, another process's environment. A relative path is taken from the
-// root, as sensors sometimes report it without its leading slash.
-func CredentialPath(p string) bool {
-	if p == "" {
-		return false
-	}
-	p = path.Clean("/" + p)
-	for _, s := range credentialPaths.prefix {
-		if strings.HasPrefix(p, s) {
-			return true
-		}
-	}
-	for _, s := range credentialPaths.contains {
-		if strings.Contains(p, s) {
-			return true
-		}
-	}
-	for _, s := range credentialPaths.suffix {
-		if strings.HasSuffix(p, s) {
-			return true
-		}
-	}
-	return false
 }
 
 // URLTarget returns the lowercased host and the port a request URL names:

@@ -10,13 +10,16 @@ import (
 
 // Normalize applies what every parser's events share: addresses written one
 // way (so ::ffff:10.0.3.7 from a dual-stack proxy matches the ledger's
-// 10.0.3.7), and a time a timeline can hold. The ingest driver applies it
+// 10.0.3.7), a time a timeline can hold, and the credential catalogue: a
+// read of a credential location or a metadata service is tagged cred-read
+// whatever its source (docs/credentials.md). The ingest driver applies it
 // to every event and rejects the record when it fails.
 func Normalize(ev *evidence.Event) error {
 	if y := ev.Time.Year(); y < 1970 || y > 9999 {
 		return fmt.Errorf("time %s out of range (years 1970-9999)", ev.Time.Format(time.RFC3339))
 	}
 	ev.SrcIP, ev.DstIP = canonIP(ev.SrcIP), canonIP(ev.DstIP)
+	credentialRead(ev)
 	return nil
 }
 

@@ -137,7 +137,7 @@ func tetragonHook(e *tgEvent, ev *evidence.Event) {
 		ev.Kind, verb, object = evidence.KindNetConnect, netVerb(name), parse.NetTuple(ev)
 	case file && hookWrites(name, mask, flags):
 		ev.Kind, verb, object = evidence.KindFileWrite, "write", ev.Path
-	case file && parse.CredentialPath(ev.Path):
+	case file && evidence.IsCredentialPath(ev.Path):
 		ev.Kind, verb, object = evidence.KindCredAccess, "credential access", ev.Path
 	case file:
 		ev.Kind, verb, object = evidence.KindFileOpen, "open", ev.Path
