@@ -36,8 +36,7 @@ type capScan struct {
 func newCapScan(e *env, sessions []evidence.Event) *capScan {
 	s := &capScan{e: e, caps: map[string]map[string]*Capability{}, kinds: map[string]string{},
 		borrow: map[string][]string{}, jobs: map[string]*Capability{}, reads: map[string]evidence.Event{},
-		procs: map[string]*Capability{},
-		ends: map[string][]endMark{}}
+		procs: map[string]*Capability{}, ends: map[string][]endMark{}}
 	s.issued = map[string]bool{}
 	for id := range e.byCred {
 		s.issued[id] = true

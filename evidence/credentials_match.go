@@ -15,14 +15,27 @@ func CredentialLocationOf(p string) (CredentialLocation, bool) {
 	if p == "" || p == "/" {
 		return CredentialLocation{}, false
 	}
-	base, dir := path.Base(p), path.Dir(p)
-	for _, l := range credentialCatalogue {
-		if l.matches(p, dir, base) {
+	q := pathParts{p: p, dir: path.Dir(p), base: path.Base(p)}
+	q.wild = strings.ContainsAny(q.base, "*?[")
+	for i, l := range credentialCatalogue {
+		if l.matches(q, catalogueDirs[i]) {
 			return l, true
 		}
 	}
 	return CredentialLocation{}, false
 }
+
+// catalogueDirs are the entries' directories as path suffixes ("/.aws"),
+// built once: every event of every source is looked up.
+var catalogueDirs = func() []string {
+	out := make([]string, len(credentialCatalogue))
+	for i, l := range credentialCatalogue {
+		if l.Dir != "" {
+			out[i] = "/" + l.Dir
+		}
+	}
+	return out
+}()
 
 // IsCredentialPath reports whether a file path is a credential location.
 func IsCredentialPath(p string) bool {
@@ -50,53 +63,52 @@ func credentialPath(p string) string {
 	return path.Clean("/" + p)
 }
 
-func (l CredentialLocation) matches(p, dir, base string) bool {
-	d := "/" + l.Dir
+// pathParts is a cleaned, rooted path, its directory and file name, and
+// whether the name is a shell wildcard.
+type pathParts struct {
+	p, dir, base string
+	wild         bool
+}
+
+// matches reports whether a path is the location; d is "/"+l.Dir.
+func (l CredentialLocation) matches(q pathParts, d string) bool {
+	p, dir, base := q.p, q.dir, q.base
 	if l.IsDir {
 		return strings.HasSuffix(p, d)
 	}
-	if l.Base != "" && !nameIs(base, l.Base, l.Dir != "") {
+	placed := l.Dir != ""
+	if l.Base != "" && base != l.Base && !(q.wild && wildcardNames(base, l.Base, placed)) {
 		return false
 	}
-	if l.BasePrefix != "" && !namePrefix(base, l.BasePrefix, l.Dir != "") {
+	if l.BasePrefix != "" && !strings.HasPrefix(base, l.BasePrefix) && !(q.wild && wildcardNames(base, l.BasePrefix+"x", placed)) {
 		return false
+	}
+	if l.Home && !homeDir(dir) {
+		return false
+	}
+	if l.Dir != "" {
+		// the file is in Dir or below it (whole segments); an entry that
+		// names no file is also the directory itself
+		in := strings.HasSuffix(dir, d) || strings.Contains(dir, d) && strings.Contains(dir, d+"/")
+		self := l.Base == "" && l.BasePrefix == "" && strings.HasSuffix(p, d)
+		if !in && !self {
+			return false
+		}
 	}
 	for _, x := range l.Except {
 		if ok, _ := path.Match(x, base); ok {
 			return false
 		}
 	}
-	if l.Home && !homeDir(dir) {
-		return false
-	}
-	if l.Dir != "" {
-		// the file is in Dir or below it; an entry that names no file is
-		// also the directory itself
-		in := strings.Contains(dir+"/", d+"/")
-		self := l.Base == "" && l.BasePrefix == "" && strings.HasSuffix(p, d)
-		if !in && !self {
-			return false
-		}
-	}
 	return l.Base != "" || l.BasePrefix != "" || l.Dir != ""
 }
 
-// nameIs reports whether a file name is want, or a wildcard that names it.
-func nameIs(base, want string, placed bool) bool {
-	return base == want || wildcardNames(base, want, placed)
-}
-
-// namePrefix reports whether a file name starts with prefix, or is a
-// wildcard that can name such a file (~/.ssh/*, .env*).
-func namePrefix(base, prefix string, placed bool) bool {
-	return strings.HasPrefix(base, prefix) || wildcardNames(base, prefix+"x", placed)
-}
-
-// wildcardNames reports whether a shell wildcard can name a file: as the
-// shell expands it, a wildcard names no dot file unless it starts with a
-// dot; and one that starts with a wildcard names a location only in the
-// location's directory (placed): /work/app/* is not a read of every
-// credential file a directory might hold.
+// wildcardNames reports whether a shell wildcard can name a file (for a
+// prefix entry, a file with that prefix). As the shell expands it, a
+// wildcard names no dot file unless it starts with a dot; and one that
+// starts with a wildcard names a location only in the location's own
+// directory (placed): /work/app/* is not a read of every credential file a
+// directory might hold.
 func wildcardNames(glob, name string, placed bool) bool {
 	i := strings.IndexAny(glob, "*?[")
 	if i < 0 || i == 0 && !placed || strings.HasPrefix(name, ".") && !strings.HasPrefix(glob, ".") {

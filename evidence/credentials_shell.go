@@ -83,7 +83,9 @@ func credentialUses(cmdline string, f func(p string, read bool)) {
 }
 
 func shellTokens(s string) []shellToken {
-	s = strings.NewReplacer("${HOME}", "~", "$HOME", "~").Replace(s)
+	if strings.Contains(s, "HOME") {
+		s = strings.ReplaceAll(strings.ReplaceAll(s, "${HOME}", "~"), "$HOME", "~")
+	}
 	var out []shellToken
 	start := -1
 	flush := func(i int) {
