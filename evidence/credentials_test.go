@@ -172,6 +172,9 @@ func TestMetadataHost(t *testing.T) {
 		{`curl -H "Metadata-Flavor: Google" metadata.google.internal/computeMetadata/v1/`, "metadata.google.internal"},
 		{"http://user:pw@[fd00:ec2::254]/latest/api/token", "[fd00:ec2::254]"},
 		{"curl https://api.github.com/zen", ""},
+		{"curl -s http://2852039166/latest/meta-data/", "2852039166"},
+		{"curl -s http://1684301000/", "1684301000"}, // 100.100.100.200
+		{"sleep 100", ""},
 	} {
 		if got, _ := MetadataHostIn(c.text); got != c.want {
 			t.Errorf("MetadataHostIn(%q) = %q, want %q", c.text, got, c.want)

@@ -61,7 +61,7 @@ func MetadataHost(host string) bool {
 // MetadataHostIn returns the first metadata service a command line or URL
 // names: a URL's host, or a bare host word (curl 169.254.169.254/latest).
 func MetadataHostIn(text string) (string, bool) {
-	if text == "" {
+	if !mayNameMetadata(text) {
 		return "", false
 	}
 	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
@@ -81,4 +81,33 @@ func MetadataHostIn(text string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// metadataHints are in every name and dotted address of a metadata host;
+// a text without any of them, without "0x" and without a long run of
+// digits (2852039166 is 169.254.169.254) names none, and most command
+// lines are looked at for nothing else.
+var metadataHints = []string{"169.254.", "fd00:ec2:", "metadata", "100.100.100.200", "168.63.129.16", "0x"}
+
+func mayNameMetadata(text string) bool {
+	if text == "" {
+		return false
+	}
+	t := strings.ToLower(text)
+	for _, h := range metadataHints {
+		if strings.Contains(t, h) {
+			return true
+		}
+	}
+	run := 0
+	for i := 0; i < len(t); i++ {
+		if t[i] >= '0' && t[i] <= '9' {
+			if run++; run >= 9 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
 }
