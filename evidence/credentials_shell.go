@@ -58,7 +58,8 @@ var (
 
 // shellToken is a word of a command line, or an operator: ';' for any
 // command boundary (; | & newline parentheses backquotes $( ), '>' for a
-// redirection that writes, '<' for one that reads.
+// redirection that writes, '<' for one that reads, 'H' for a here-document
+// (its delimiter follows) and 'S' for a here-string (data follows).
 type shellToken struct {
 	text string
 	op   byte
@@ -120,7 +121,13 @@ func shellTokens(s string) []shellToken {
 			out = append(out, shellToken{op: '>'})
 		case '<':
 			flush(i)
-			out = append(out, shellToken{op: '<'})
+			op := byte('<')
+			if strings.HasPrefix(s[i:], "<<<") { // a here-string: the rest is data
+				op, i = 'S', i+2
+			} else if strings.HasPrefix(s[i:], "<<") { // a here-document's delimiter
+				op, i = 'H', i+1
+			}
+			out = append(out, shellToken{op: op})
 		default:
 			if start < 0 {
 				start = i
@@ -143,12 +150,17 @@ func commandUses(toks []shellToken, f func(p string, read bool)) {
 	prog, redirect, output := "", byte(0), false
 	var operands []string
 	for _, t := range toks {
+		if t.op == 'S' {
+			break // the here-string runs to the end of the command
+		}
 		if t.op != 0 {
 			redirect = t.op
 			continue
 		}
 		w := t.text
 		switch {
+		case redirect == 'H':
+			redirect = 0
 		case redirect != 0:
 			use(w, redirect == '<')
 			redirect = 0
