@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cordon-ir/cordon/credentials"
 	"github.com/cordon-ir/cordon/evidence"
 )
 
@@ -18,7 +19,7 @@ import (
 // Any other secret read is a capability of its own, named by its path.
 func (s *capScan) secretRead(ev *evidence.Event) {
 	for _, p := range readPaths(ev) {
-		loc, ok := evidence.CredentialLocationOf(p)
+		loc, ok := credentials.LocationOf(p)
 		if !ok {
 			continue
 		}
@@ -39,19 +40,19 @@ func (s *capScan) secretRead(ev *evidence.Event) {
 // command may read several, and normalization made the first its path).
 func readPaths(ev *evidence.Event) []string {
 	var out []string
-	if evidence.IsCredentialPath(ev.Path) {
+	if credentials.IsPath(ev.Path) {
 		out = append(out, ev.Path)
 		if ev.Kind != evidence.KindToolCall && ev.Kind != evidence.KindProcExec {
 			return out
 		}
 	}
-	for _, p := range evidence.CredentialReadsIn(ev.Cmdline) {
+	for _, p := range credentials.ReadsIn(ev.Cmdline) {
 		out = appendNew(out, p)
 	}
 	return out
 }
 
-func (s *capScan) readCredentialOf(ev *evidence.Event, p string, loc evidence.CredentialLocation) bool {
+func (s *capScan) readCredentialOf(ev *evidence.Event, p string, loc credentials.Location) bool {
 	sess := s.sessionNamedIn(p)
 	if sess == nil {
 		sess = s.e.sessionAt(ev.Agent, ev.Time)

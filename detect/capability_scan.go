@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cordon-ir/cordon/attribution"
+	"github.com/cordon-ir/cordon/credentials"
 	"github.com/cordon-ir/cordon/evidence"
 )
 
@@ -128,7 +129,7 @@ func (s *capScan) add(_ int, ev *evidence.Event) {
 	case ev.Source == evidence.SourceLedger && ev.Kind == evidence.KindToolResult:
 		s.toolResult(ev)
 	}
-	if ev.Agent != "" && (ev.Kind == evidence.KindCredAccess || hasTag(ev.Tags, evidence.TagCredRead)) {
+	if ev.Agent != "" && (ev.Kind == evidence.KindCredAccess || hasTag(ev.Tags, credentials.TagCredRead)) {
 		switch {
 		case ev.Decision == evidence.DecisionDeny || ev.Decision == evidence.DecisionError:
 			// refused or failed: the secret was not read

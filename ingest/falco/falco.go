@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cordon-ir/cordon/credentials"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/ingest/parse"
 )
@@ -193,7 +194,7 @@ func falcoKind(rule, output string, audit bool, f map[string]parse.Flex, ev *evi
 		return evidence.KindNetConnect
 	case falcoWrite(r, evt, f):
 		return evidence.KindFileWrite
-	case evidence.IsCredentialPath(ev.Path) || hasAny(r, "sensitive file", "credential", "private key", "ssh information", "shadow"):
+	case credentials.IsPath(ev.Path) || hasAny(r, "sensitive file", "credential", "private key", "ssh information", "shadow"):
 		return evidence.KindCredAccess
 	case hasAny(r, "shell", "spawn", "process", "launch", "exec", "run "):
 		return evidence.KindProcExec

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cordon-ir/cordon/credentials"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/ingest/parse"
 )
@@ -96,7 +97,7 @@ func sandboxEvent(ev evidence.Event, e *inspectEvent) evidence.Event {
 		ev.Message = parse.Message("sandbox exec", ev.Cmdline, parse.Labelled("exit", ev.Status))
 	case "read_file":
 		ev.Kind, ev.Path = evidence.KindFileOpen, e.File
-		if evidence.IsCredentialPath(e.File) {
+		if credentials.IsPath(e.File) {
 			ev.Kind = evidence.KindCredAccess
 		}
 		ev.Message = parse.Message("sandbox read", e.File)

@@ -3,11 +3,12 @@ package parse
 import (
 	"strings"
 
+	"github.com/cordon-ir/cordon/credentials"
 	"github.com/cordon-ir/cordon/evidence"
 )
 
 // credentialRead tags an event that reads a credential location of the
-// catalogue (evidence.CredentialLocationOf) or asks a cloud metadata
+// catalogue (credentials.LocationOf) or asks a cloud metadata
 // service, whichever source it came from: a tool call that reads a file or
 // runs a command line naming one, a process whose arguments name one, a
 // file opened, a request to a metadata host. The event keeps its kind; a
@@ -17,25 +18,25 @@ func credentialRead(ev *evidence.Event) {
 	host := ""
 	switch ev.Kind {
 	case evidence.KindToolCall:
-		if ev.Path != "" && !toolWrites(ev.Tool, ev.Cmdline) && evidence.IsCredentialPath(ev.Path) {
+		if ev.Path != "" && !toolWrites(ev.Tool, ev.Cmdline) && credentials.IsPath(ev.Path) {
 			paths = append(paths, ev.Path)
 		}
-		paths = appendNew(paths, evidence.CredentialReadsIn(ev.Cmdline)...)
+		paths = appendNew(paths, credentials.ReadsIn(ev.Cmdline)...)
 		host = metadataIn(ev.URL, ev.Cmdline)
 	case evidence.KindProcExec:
-		if evidence.IsCredentialPath(ev.Path) {
+		if credentials.IsPath(ev.Path) {
 			paths = append(paths, ev.Path)
 		}
-		paths = appendNew(paths, evidence.CredentialReadsIn(ev.Cmdline)...)
+		paths = appendNew(paths, credentials.ReadsIn(ev.Cmdline)...)
 		host = metadataIn(ev.Cmdline)
 	case evidence.KindFileOpen, evidence.KindCredAccess:
-		if evidence.IsCredentialPath(ev.Path) {
+		if credentials.IsPath(ev.Path) {
 			paths = append(paths, ev.Path)
 		}
 	case evidence.KindNetRequest, evidence.KindNetConnect, evidence.KindDNSQuery:
 		urlHost, _ := URLTarget(ev.URL)
 		for _, h := range []string{ev.DstHost, ev.DstIP, urlHost} {
-			if evidence.MetadataHost(h) {
+			if credentials.MetadataHost(h) {
 				host = h
 				break
 			}
@@ -45,14 +46,14 @@ func credentialRead(ev *evidence.Event) {
 		return
 	}
 	// a full slice, so that events sharing a parser's tags stay apart
-	tags := appendNew(ev.Tags[:len(ev.Tags):len(ev.Tags)], evidence.TagCredRead)
+	tags := appendNew(ev.Tags[:len(ev.Tags):len(ev.Tags)], credentials.TagCredRead)
 	for _, p := range paths {
-		if l, ok := evidence.CredentialLocationOf(p); ok {
-			tags = appendNew(tags, evidence.TagCredClass+l.Class)
+		if l, ok := credentials.LocationOf(p); ok {
+			tags = appendNew(tags, credentials.TagCredClass+l.Class)
 		}
 	}
 	if host != "" {
-		tags = appendNew(tags, evidence.TagCredClass+evidence.ClassMetadata)
+		tags = appendNew(tags, credentials.TagCredClass+credentials.ClassMetadata)
 	}
 	ev.Tags = tags
 	if ev.Path == "" && len(paths) > 0 {
@@ -62,7 +63,7 @@ func credentialRead(ev *evidence.Event) {
 
 func metadataIn(texts ...string) string {
 	for _, t := range texts {
-		if h, ok := evidence.MetadataHostIn(t); ok {
+		if h, ok := credentials.MetadataHostIn(t); ok {
 			return h
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/cordon-ir/cordon/credentials"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/ingest/parse"
 )
@@ -137,7 +138,7 @@ func tetragonHook(e *tgEvent, ev *evidence.Event) {
 		ev.Kind, verb, object = evidence.KindNetConnect, netVerb(name), parse.NetTuple(ev)
 	case file && hookWrites(name, mask, flags):
 		ev.Kind, verb, object = evidence.KindFileWrite, "write", ev.Path
-	case file && evidence.IsCredentialPath(ev.Path):
+	case file && credentials.IsPath(ev.Path):
 		ev.Kind, verb, object = evidence.KindCredAccess, "credential access", ev.Path
 	case file:
 		ev.Kind, verb, object = evidence.KindFileOpen, "open", ev.Path

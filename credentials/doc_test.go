@@ -1,4 +1,4 @@
-package evidence
+package credentials
 
 import (
 	"flag"
@@ -30,7 +30,7 @@ func catalogueTables() string {
 }
 
 // matchText says in words how an entry matches a path.
-func matchText(l CredentialLocation) string {
+func matchText(l Location) string {
 	name := l.Base
 	if l.BasePrefix != "" {
 		name = l.BasePrefix + "*"
@@ -55,7 +55,7 @@ func matchText(l CredentialLocation) string {
 }
 
 const (
-	tablesBegin = "<!-- catalogue: generated from evidence/credentials.go by `go test ./evidence -run TestCredentialsDoc -update` -->\n"
+	tablesBegin = "<!-- catalogue: generated from credentials/catalogue.go by `go test ./credentials -run TestCredentialsDoc -update` -->\n"
 	tablesEnd   = "<!-- end of catalogue -->\n"
 )
 
@@ -80,6 +80,6 @@ func TestCredentialsDoc(t *testing.T) {
 		return
 	}
 	if want != string(doc) {
-		t.Errorf("%s lists another catalogue than evidence/credentials.go; run go test ./evidence -run TestCredentialsDoc -update", path)
+		t.Errorf("%s lists another catalogue than credentials/catalogue.go; run go test ./credentials -run TestCredentialsDoc -update", path)
 	}
 }

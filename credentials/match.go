@@ -1,19 +1,19 @@
-package evidence
+package credentials
 
 import (
 	"path"
 	"strings"
 )
 
-// CredentialLocationOf names the credential location a file path is, if
+// LocationOf names the credential location a file path is, if
 // any: the first catalogue entry whose structure the path has. A relative
 // path is taken from the root (sensors sometimes drop the leading slash);
 // "~", "~user" and "$HOME" are home directories. A file name with shell
 // wildcards (~/.aws/*, ~/.ssh/id_*) is the location it can name.
-func CredentialLocationOf(p string) (CredentialLocation, bool) {
+func LocationOf(p string) (Location, bool) {
 	p = credentialPath(p)
 	if p == "" || p == "/" {
-		return CredentialLocation{}, false
+		return Location{}, false
 	}
 	q := pathParts{p: p, dir: path.Dir(p), base: path.Base(p)}
 	q.wild = strings.ContainsAny(q.base, "*?[")
@@ -22,7 +22,7 @@ func CredentialLocationOf(p string) (CredentialLocation, bool) {
 			return l, true
 		}
 	}
-	return CredentialLocation{}, false
+	return Location{}, false
 }
 
 // catalogueDirs are the entries' directories as path suffixes ("/.aws"),
@@ -37,9 +37,9 @@ var catalogueDirs = func() []string {
 	return out
 }()
 
-// IsCredentialPath reports whether a file path is a credential location.
-func IsCredentialPath(p string) bool {
-	_, ok := CredentialLocationOf(p)
+// IsPath reports whether a file path is a credential location.
+func IsPath(p string) bool {
+	_, ok := LocationOf(p)
 	return ok
 }
 
@@ -71,7 +71,7 @@ type pathParts struct {
 }
 
 // matches reports whether a path is the location; d is "/"+l.Dir.
-func (l CredentialLocation) matches(q pathParts, d string) bool {
+func (l Location) matches(q pathParts, d string) bool {
 	p, dir, base := q.p, q.dir, q.base
 	if l.IsDir {
 		return strings.HasSuffix(p, d)

@@ -1,4 +1,4 @@
-package evidence
+package credentials
 
 import "strings"
 
@@ -12,9 +12,9 @@ const (
 	ClassMetadata = "cloud-metadata"
 )
 
-// CredentialLocation is one entry of the credential catalogue: a place
+// Location is one entry of the credential catalogue: a place
 // where credentials are kept, and the class of credential it holds.
-type CredentialLocation struct {
+type Location struct {
 	// Class names what it holds: aws, gcp, azure, kube, registry, git,
 	// github, npm, pypi, cargo, rubygems, terraform, ssh, gpg, vault,
 	// proxy, env, tls, system, config, secret-store (and ClassMetadata for
@@ -49,7 +49,7 @@ type CredentialLocation struct {
 
 // Holds reports whether a credential of the given kind (as a session_start
 // names it) can be kept here.
-func (l CredentialLocation) Holds(kind string) bool {
+func (l Location) Holds(kind string) bool {
 	kind = strings.ToLower(kind)
 	for _, k := range l.Kinds {
 		if kind != "" && strings.Contains(kind, k) {
@@ -75,7 +75,7 @@ var sshPublic = []string{"*.pub", "known_hosts*", "authorized_keys*", "config"}
 // credentialCatalogue is the catalogue, most specific first: the first
 // entry that matches a path names it. docs/credentials.md lists it, and a
 // test keeps the two the same.
-var credentialCatalogue = []CredentialLocation{
+var credentialCatalogue = []Location{
 	{Class: "aws", Name: "AWS CLI credentials", Dir: ".aws", Base: "credentials", Kinds: awsKinds},
 	{Class: "aws", Name: "AWS CLI config", Dir: ".aws", Base: "config", Kinds: awsKinds},
 	{Class: "aws", Name: "AWS SSO token cache", Dir: ".aws/sso/cache", Kinds: awsKinds},
@@ -128,7 +128,7 @@ var credentialCatalogue = []CredentialLocation{
 	{Class: "secret-store", Name: "mounted secrets (/run/secrets, /var/run/secrets)", Dir: "run/secrets"},
 }
 
-// CredentialCatalogue returns the catalogue's entries, most specific first.
-func CredentialCatalogue() []CredentialLocation {
-	return append([]CredentialLocation(nil), credentialCatalogue...)
+// Catalogue returns the catalogue's entries, most specific first.
+func Catalogue() []Location {
+	return append([]Location(nil), credentialCatalogue...)
 }

@@ -1,13 +1,13 @@
-package evidence
+package credentials
 
 import (
 	"path"
 	"strings"
 )
 
-// CredentialPathsIn returns the credential locations a command line names,
+// PathsIn returns the credential locations a command line names,
 // in order, each once, whatever the command does with them.
-func CredentialPathsIn(cmdline string) []string {
+func PathsIn(cmdline string) []string {
 	var out []string
 	credentialUses(cmdline, func(p string, _ bool) {
 		out = appendOnce(out, p)
@@ -15,13 +15,13 @@ func CredentialPathsIn(cmdline string) []string {
 	return out
 }
 
-// CredentialReadsIn returns the credential locations a command line reads,
+// ReadsIn returns the credential locations a command line reads,
 // in order, each once: every location it names except those it only
 // writes (a redirection's target, tee's files, the destination of cp or
 // mv, an -o output), removes, changes the mode of, or tests for. It is a
 // reading of the words, not a shell: quotes and substitutions only
 // separate words, so a path inside `python -c "open('…')"` counts.
-func CredentialReadsIn(cmdline string) []string {
+func ReadsIn(cmdline string) []string {
 	var out []string
 	credentialUses(cmdline, func(p string, read bool) {
 		if read {
@@ -143,7 +143,7 @@ func shellTokens(s string) []shellToken {
 // treats them.
 func commandUses(toks []shellToken, f func(p string, read bool)) {
 	use := func(w string, read bool) {
-		if credentialWord(w) && IsCredentialPath(w) {
+		if credentialWord(w) && IsPath(w) {
 			f(w, read)
 		}
 	}

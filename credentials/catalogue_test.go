@@ -1,4 +1,4 @@
-package evidence
+package credentials
 
 import (
 	"strings"
@@ -91,7 +91,7 @@ func TestCredentialLocationOf(t *testing.T) {
 		{"/", ""},
 		{"", ""},
 	} {
-		l, ok := CredentialLocationOf(c.path)
+		l, ok := LocationOf(c.path)
 		if ok != (c.class != "") || l.Class != c.class {
 			t.Errorf("%q: %q %v (%s), want %q", c.path, l.Class, ok, l.Name, c.class)
 		}
@@ -137,11 +137,11 @@ func TestCredentialPathsAndReadsIn(t *testing.T) {
 		{"cat /work/app/credentials.py", "", ""},
 		{"", "", ""},
 	} {
-		if got := strings.Join(CredentialPathsIn(c.cmd), ","); got != c.named {
-			t.Errorf("CredentialPathsIn(%q) = %q, want %q", c.cmd, got, c.named)
+		if got := strings.Join(PathsIn(c.cmd), ","); got != c.named {
+			t.Errorf("PathsIn(%q) = %q, want %q", c.cmd, got, c.named)
 		}
-		if got := strings.Join(CredentialReadsIn(c.cmd), ","); got != c.reads {
-			t.Errorf("CredentialReadsIn(%q) = %q, want %q", c.cmd, got, c.reads)
+		if got := strings.Join(ReadsIn(c.cmd), ","); got != c.reads {
+			t.Errorf("ReadsIn(%q) = %q, want %q", c.cmd, got, c.reads)
 		}
 	}
 }
