@@ -19,3 +19,19 @@ func TestPrintable(t *testing.T) {
 		}
 	}
 }
+
+// A Unicode tag character above U+FFFF was escaped as \ue0041, which JSON
+// reads as U+E000 and "41": it must be a surrogate pair.
+func TestPrintableJSONAstralFormatCharacter(t *testing.T) {
+	cases := map[string]string{
+		`{"m":"plain"}`:                   `{"m":"plain"}`,
+		"{\"m\":\"a\u009b2J \u202ex\"}":   `{"m":"a\u009b2J \u202ex"}`,
+		"{\"m\":\"tag \U000e0041\"}":      `{"m":"tag \udb40\udc41"}`,
+		"{\"m\":\"del \x7f, caf\u00e9\"}": "{\"m\":\"del \\u007f, caf\u00e9\"}",
+	}
+	for in, want := range cases {
+		if got := string(PrintableJSON([]byte(in))); got != want {
+			t.Errorf("PrintableJSON(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
