@@ -15,7 +15,11 @@ import (
 // becomes U+FFFD. Such characters only occur inside JSON strings, so no
 // structure is touched.
 func PrintableJSON(line []byte) []byte {
-	if Printable(string(line)) == string(line) {
+	ascii := true
+	for _, c := range line {
+		ascii = ascii && c < 0x7f
+	}
+	if ascii {
 		return line
 	}
 	var b strings.Builder

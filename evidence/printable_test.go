@@ -35,3 +35,15 @@ func TestPrintableJSONAstralFormatCharacter(t *testing.T) {
 		}
 	}
 }
+
+// A literal \x1b]0;… in evidence looked the same as an escaped real ESC:
+// the backslash itself is escaped, so the two read differently.
+func TestPrintableLiteralBackslashSequence(t *testing.T) {
+	literal, real := Printable(`\x1b]0;owned`), Printable("\x1b]0;owned")
+	if literal == real || literal != `\\x1b]0;owned` || real != `\x1b]0;owned` {
+		t.Errorf("literal %q, real %q", literal, real)
+	}
+	if got := Printable(`C:\temp a\\b`); got != `C:\\temp a\\\\b` {
+		t.Errorf("backslashes %q", got)
+	}
+}

@@ -45,6 +45,8 @@ type PlanValue struct {
 }
 
 // CommandLine writes argv the way a shell would read it back, for showing.
+// The words are as the case supplied them: whoever shows the line makes
+// it printable, once.
 func CommandLine(argv []string) string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
@@ -54,7 +56,7 @@ func CommandLine(argv []string) string {
 		}
 		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
-	return evidence.Printable(strings.Join(out, " "))
+	return strings.Join(out, " ")
 }
 
 // PlanAction fills the named action's command template from the case. A
@@ -129,7 +131,7 @@ func expandWord(w string, vars playbook.Vars) ([]string, error) {
 		}
 		for _, v := range vars[n] {
 			if !safeValue.MatchString(v) || strings.Contains(v, "..") {
-				return nil, fmt.Errorf("{{%s}} is %q, which the evidence (written by the agent) supplied and which could act as an option or a path outside its place; run the command by hand after checking it", n, evidence.Printable(v))
+				return nil, fmt.Errorf("{{%s}} is %q, which the evidence (written by the agent) supplied and which could act as an option or a path outside its place; run the command by hand after checking it", n, v)
 			}
 		}
 		var next []playbook.Vars

@@ -39,7 +39,7 @@ func cmdJournal(ctx context.Context, e *env, args []string) error {
 	verify := len(pos) == 1 && pos[0] == "verify"
 	if len(pos) > 0 && !verify {
 		fs.Usage()
-		return fmt.Errorf("%w: journal: unexpected %q (the only subcommand is verify)", errUsage, evidence.Printable(pos[0]))
+		return fmt.Errorf("%w: journal: unexpected %q (the only subcommand is verify)", errUsage, pos[0])
 	}
 	j, err := journal.Open(*dir)
 	if err != nil {

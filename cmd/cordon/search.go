@@ -236,7 +236,7 @@ func cmdRejects(_ context.Context, e *env, args []string) error {
 		if len(data) > 120 {
 			data = data[:120] + "…"
 		}
-		fmt.Fprintf(e.stdout, "%s  [%s] %s\n    %s\n", evidence.Printable(r.Origin), r.Format, evidence.Printable(r.Reason), evidence.Printable(data))
+		fmt.Fprintf(e.stdout, "%s  [%s] %s\n    %s\n", evidence.Printable(r.Origin), r.Format, evidence.PrintableMessage(r.Reason), evidence.Printable(data))
 	}
 	fmt.Fprintf(e.stderr, "%d rejected records\n", len(rs))
 	return nil
