@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/cordon-ir/cordon/detect"
-	"github.com/cordon-ir/cordon/evidence"
 )
 
 // Claim is one statement of an answer and the events it rests on.
@@ -45,8 +44,10 @@ func (a Answer) Uncited() int {
 
 // ParseAnswer reads a model's reply tolerantly: it strips code fences,
 // takes the first JSON object, and falls back to the whole text as one
-// uncited claim. Every string is made printable: the reply may echo
-// escape sequences planted in the evidence.
+// uncited claim. The strings are kept as the model wrote them, like the
+// evidence they may echo (escape sequences planted in it included): every
+// reader that shows them makes them printable, once, as it does for the
+// offline answer's claims.
 func ParseAnswer(text string) Answer {
 	var raw struct {
 		Claims []struct {
@@ -63,12 +64,12 @@ func ParseAnswer(text string) Answer {
 		obj, ok = firstObject(escapeControls(text))
 	}
 	if ok && json.Unmarshal([]byte(obj), &raw) == nil && (raw.Claims != nil || raw.Notes != "") {
-		a := Answer{Notes: evidence.Printable(strings.TrimSpace(raw.Notes)), Structured: true}
+		a := Answer{Notes: strings.TrimSpace(raw.Notes), Structured: true}
 		for _, c := range raw.Claims {
-			cl := Claim{Text: evidence.Printable(strings.TrimSpace(c.Text)), Phase: phase(c.Phase)}
+			cl := Claim{Text: strings.TrimSpace(c.Text), Phase: phase(c.Phase)}
 			for _, id := range c.EventIDs {
 				if id = strings.TrimSpace(id); id != "" {
-					cl.EventIDs = append(cl.EventIDs, evidence.Printable(id))
+					cl.EventIDs = append(cl.EventIDs, id)
 				}
 			}
 			if cl.Text != "" || len(cl.EventIDs) > 0 {
@@ -81,7 +82,7 @@ func ParseAnswer(text string) Answer {
 	if t == "" {
 		return Answer{}
 	}
-	return Answer{Claims: []Claim{{Text: evidence.Printable(t)}}}
+	return Answer{Claims: []Claim{{Text: t}}}
 }
 
 // Verify marks each claim verified when it cites at least one id and

@@ -11,8 +11,6 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
-
-	"github.com/cordon-ir/cordon/evidence"
 )
 
 // Client sends evidence packets to one OpenAI-compatible endpoint. It
@@ -92,7 +90,8 @@ func (c *Client) Run(ctx context.Context, task Task, question string, p Packet) 
 }
 
 // Stream is Run with the reply streamed: onChunk receives each piece of
-// text, made printable, as it arrives. Cancelling ctx stops the stream and
+// text as it arrives, as the model wrote it (the reader makes it
+// printable where it shows it). Cancelling ctx stops the stream and
 // Stream returns ctx's error.
 func (c *Client) Stream(ctx context.Context, task Task, question string, p Packet, onChunk func(string)) (Result, error) {
 	if onChunk == nil {
@@ -220,20 +219,10 @@ func (c *Client) attempt(ctx context.Context, msgs []Message, schema bool, onChu
 		for _, ch := range chunk.Choices {
 			if ch.Delta.Content != "" {
 				b.WriteString(ch.Delta.Content)
-				onChunk(printableLines(ch.Delta.Content))
+				onChunk(ch.Delta.Content)
 			}
 		}
 	}
-}
-
-// printableLines is evidence.Printable line by line: a streamed reply
-// keeps its line breaks but nothing else that moves the cursor.
-func printableLines(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = evidence.Printable(l)
-	}
-	return strings.Join(lines, "\n")
 }
 
 // reasoningModel: OpenAI's o-series and gpt-5 take max_completion_tokens.

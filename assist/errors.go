@@ -11,8 +11,6 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
-
-	"github.com/cordon-ir/cordon/evidence"
 )
 
 // Errors a responder acts on. The messages name the endpoint's host and
@@ -80,13 +78,14 @@ func (c *Client) newAttemptError(err error, rec *recorder) *attemptError {
 	return ae
 }
 
-// safe makes text from the endpoint fit to show: the key scrubbed even if
-// the endpoint echoes it, secrets redacted, one printable line, capped.
+// safe makes text from the endpoint fit to keep and show: the key
+// scrubbed even if the endpoint echoes it, secrets redacted, capped. It
+// becomes part of an error, made printable where that is shown.
 func (c *Client) safe(s string, n int) string {
 	if c.cfg.APIKey != "" {
 		s = strings.ReplaceAll(s, c.cfg.APIKey, "[API-KEY]")
 	}
-	return capBytes(evidence.Printable(Redact(strings.TrimSpace(s), nil)), n)
+	return capBytes(Redact(strings.TrimSpace(s), nil), n)
 }
 
 // retryable: rate limits and server errors pass; the rest will not.

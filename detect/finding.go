@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,7 +18,12 @@ const MaxFindingEvents = 1000
 // Finding is a detector's verdict on one agent over a span of time, with
 // the evidence that supports it.
 type Finding struct {
-	// ID is stable across runs: a hash of detector, agent and first event.
+	// ID is stable across runs: a hash of detector, agent and first
+	// event. Findings of one detector about one agent can share a first
+	// event (episodes whose stretches overlap, even starting at the same
+	// time), so when n > 1 findings share that key, each but the first is
+	// told apart by its ordinal among them, ordered by start, end, then
+	// its events: see uniqueIDs.
 	ID       string `json:"id"`
 	Detector string `json:"detector"`
 	Title    string `json:"title"`
@@ -69,13 +75,61 @@ func (r *Rule) newFinding(agent string, hits []hit, vars map[string]string) Find
 		all[k] = v
 	}
 	f.Explanation = render(r.Explain, all)
+	f.ID = findingID(f, 0)
+	return f
+}
+
+// findingID is the id of f when it is the n-th (from 0) of the findings
+// sharing its detector, agent and first event. The first keeps the plain
+// hash of the three, so ids given before ordinals existed still hold.
+func findingID(f Finding, n int) string {
 	first := ""
 	if len(f.Events) > 0 {
 		first = f.Events[0]
 	}
-	sum := sha256.Sum256([]byte(r.ID + "\x00" + agent + "\x00" + first))
-	f.ID = hex.EncodeToString(sum[:8])
-	return f
+	key := f.Detector + "\x00" + f.Agent + "\x00" + first
+	if n > 0 {
+		key += "\x00" + strconv.Itoa(n)
+	}
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:8])
+}
+
+// uniqueIDs gives each finding that shares its detector, agent and first
+// event with an earlier one its ordinal among them. The order is the
+// findings' own (start, end, events), not the order a correlation
+// emitted them in, so the same evidence gives the same ids on every run.
+func uniqueIDs(fs []Finding) {
+	byID := map[string][]int{}
+	var shared []string
+	for i := range fs {
+		fs[i].ID = findingID(fs[i], 0)
+		if len(byID[fs[i].ID]) == 1 {
+			shared = append(shared, fs[i].ID)
+		}
+		byID[fs[i].ID] = append(byID[fs[i].ID], i)
+	}
+	for _, id := range shared {
+		idx := byID[id]
+		sort.SliceStable(idx, func(a, b int) bool { return findingBefore(fs[idx[a]], fs[idx[b]]) })
+		for n, i := range idx[1:] {
+			fs[i].ID = findingID(fs[i], n+1)
+		}
+	}
+}
+
+// findingBefore orders findings of one key: by start, end, then events.
+func findingBefore(a, b Finding) bool {
+	if !a.Start.Equal(b.Start) {
+		return a.Start.Before(b.Start)
+	}
+	if !a.End.Equal(b.End) {
+		return a.End.Before(b.End)
+	}
+	if len(a.Events) != len(b.Events) {
+		return len(a.Events) < len(b.Events)
+	}
+	return slices.Compare(a.Events, b.Events) < 0
 }
 
 func orNobody(agent string) string {

@@ -122,7 +122,7 @@ func (x *intent) judge(st *intentState, ev *evidence.Event, h hit) {
 		parts = append(parts, fmt.Sprintf("%d %s (%s)", len(omitted[k]), k, listValues(whats, 3)))
 	}
 	st.found = append(st.found, adapted{t: ev.Time, hits: hits,
-		desc: fmt.Sprintf("summary at %s %q leaves out %s", ev.Time.Format(time.TimeOnly), clip(strings.TrimSpace(text), 80), strings.Join(parts, ", "))})
+		desc: fmt.Sprintf("summary at %s \"%s\" leaves out %s", ev.Time.Format(time.TimeOnly), clip(strings.TrimSpace(text), 80), strings.Join(parts, ", "))})
 }
 
 func clip(s string, n int) string {

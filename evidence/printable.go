@@ -10,11 +10,25 @@ import (
 // written by the agent under investigation and may carry escape sequences
 // that would move the cursor, retitle the window or hide lines. Control
 // characters become visible escapes (\x1b, \n, \t), invalid UTF-8 becomes
-// U+FFFD, and the result is one line.
-func Printable(s string) string {
+// U+FFFD, and the result is one line. A backslash becomes \\, so that
+// the four characters \x1b the agent wrote read differently from an
+// escape it actually sent. Escaping twice doubles the backslashes: apply
+// it once, where text meets the terminal.
+func Printable(s string) string { return printable(s, true) }
+
+// PrintableMessage is Printable for cordon's own messages (an error, a
+// reject reason) rather than evidence: the same, except that a backslash
+// stays as it is. Such a message quotes what it cites with %q, which has
+// already written a backslash as \\ and a control as \x1b, or with
+// Printable, whose output this leaves unchanged; escaping the backslash
+// again would double every escape in it. A value a message writes bare
+// (%s) is still made safe, though a literal \x1b in it reads as an escape.
+func PrintableMessage(s string) string { return printable(s, false) }
+
+func printable(s string, backslash bool) string {
 	clean := true
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == 0x7f || c >= 0x80 {
+		if c := s[i]; c < 0x20 || c == 0x7f || c >= 0x80 || backslash && c == '\\' {
 			clean = false
 			break
 		}
@@ -30,6 +44,8 @@ func Printable(s string) string {
 		switch {
 		case r == utf8.RuneError && size <= 1:
 			b.WriteRune('\uFFFD')
+		case r == '\\' && backslash:
+			b.WriteString(`\\`)
 		case r == '\n':
 			b.WriteString(`\n`)
 		case r == '\t':

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"regexp"
 	"strings"
 	"time"
 
@@ -45,6 +44,8 @@ type PlanValue struct {
 }
 
 // CommandLine writes argv the way a shell would read it back, for showing.
+// The words are as the case supplied them: whoever shows the line makes
+// it printable, once.
 func CommandLine(argv []string) string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
@@ -54,13 +55,15 @@ func CommandLine(argv []string) string {
 		}
 		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
-	return evidence.Printable(strings.Join(out, " "))
+	return strings.Join(out, " ")
 }
 
 // PlanAction fills the named action's command template from the case. A
 // variable with several values gives one command per value; values are
 // whole arguments, so nothing the evidence holds can add an argument or
-// reach a shell.
+// reach a shell, and each must look like what its variable holds
+// (checkValue), or the plan is refused saying which value, of which
+// variable, from where.
 func (c *Config) PlanAction(name string, cs Case) (ActionPlan, error) {
 	a, ok := c.Actions[name]
 	if !ok {
@@ -74,6 +77,16 @@ func (c *Config) PlanAction(name string, cs Case) (ActionPlan, error) {
 		return ActionPlan{}, fmt.Errorf("action %s: %w", name, err)
 	}
 	vars := cs.ActionVars()
+	prov := cs.Provenance()
+	for _, w := range words {
+		for _, n := range playbook.Names(w) {
+			for _, v := range vars[n] {
+				if err := c.checkValue(n, v, orUnknown(prov[v])); err != nil {
+					return ActionPlan{}, fmt.Errorf("action %s: %w", name, err)
+				}
+			}
+		}
+	}
 	argvs := [][]string{nil}
 	for _, w := range words {
 		vals, err := expandWord(w, vars)
@@ -96,7 +109,6 @@ func (c *Config) PlanAction(name string, cs Case) (ActionPlan, error) {
 	if title == "" {
 		title = name
 	}
-	prov := cs.Provenance()
 	var values []PlanValue
 	for _, w := range words {
 		for _, n := range playbook.Names(w) {
@@ -127,11 +139,6 @@ func expandWord(w string, vars playbook.Vars) ([]string, error) {
 		if len(vars[n]) == 0 {
 			return nil, fmt.Errorf("{{%s}} has no value for this case", n)
 		}
-		for _, v := range vars[n] {
-			if !safeValue.MatchString(v) || strings.Contains(v, "..") {
-				return nil, fmt.Errorf("{{%s}} is %q, which the evidence (written by the agent) supplied and which could act as an option or a path outside its place; run the command by hand after checking it", n, evidence.Printable(v))
-			}
-		}
 		var next []playbook.Vars
 		for _, c := range combos {
 			for _, v := range vars[n] {
@@ -152,12 +159,6 @@ func expandWord(w string, vars playbook.Vars) ([]string, error) {
 	}
 	return out, nil
 }
-
-// safeValue is what a variable may hold to fill a command: identifiers,
-// addresses and ids. The values come from records the agent under
-// investigation wrote: one starting with "-" would become an option of the
-// command (kubectl delete pod --all), a ".." a path elsewhere.
-var safeValue = regexp.MustCompile(`^[A-Za-z0-9_@:+=,~][A-Za-z0-9._@:+=,~/-]*$`)
 
 // maxActionCommands bounds the commands one confirmation runs: values
 // multiply (every session's IP times every credential), and each command

@@ -181,7 +181,7 @@ func describeCap(c *detect.Capability) string {
 	case c.Kind == detect.CapJob:
 		return fmt.Sprintf("job %s (%s)", c.Value, c.How)
 	case c.Kind == detect.CapProcess:
-		return fmt.Sprintf("process %q", c.How)
+		return `process "` + c.How + `"` // quoted as text: %q's escapes would be escaped again where it is shown
 	}
 	return c.Value
 }

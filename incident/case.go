@@ -95,8 +95,21 @@ func (c Case) ActionVars() playbook.Vars {
 // as such.
 func (c Case) Provenance() map[string]string {
 	out := map[string]string{}
+	// An agent with several session records may have one the evidence
+	// forged (a ledger line the agent wrote): say which record, where.
+	perAgent := map[string]int{}
 	for _, s := range c.Sessions {
-		from := fmt.Sprintf("session_start of %s (%s, event %s)", s.Session, s.Agent, s.ID)
+		perAgent[s.Agent]++
+	}
+	for _, s := range c.Sessions {
+		from := fmt.Sprintf("session_start of %s (%s, event %s", s.Session, s.Agent, s.ID)
+		if s.Origin != "" {
+			from += ", " + s.Origin
+		}
+		if n := perAgent[s.Agent]; n > 1 {
+			from += fmt.Sprintf("; one of %d session_start records of %s", n, s.Agent)
+		}
+		from += ")"
 		for _, v := range append([]string{s.Session, s.Run, s.Model, s.Sandbox, s.SrcIP, s.Container, s.Pod}, s.Credential...) {
 			if v != "" && out[v] == "" {
 				out[v] = from

@@ -36,6 +36,11 @@ type Config struct {
 	Rules string `yaml:"rules"`
 	// Actions are the command templates playbook steps may run, by name.
 	Actions map[string]ActionConfig `yaml:"actions"`
+	// Variables are what a value must look like to fill an action's
+	// command, by variable: a regular expression the whole value must
+	// match, in place of DefaultValuePattern (a credential that is an
+	// ARN, say).
+	Variables map[string]string `yaml:"variables"`
 	// Assistant is the LLM endpoint of the defender-mode assistant.
 	Assistant AssistantConfig `yaml:"assistant"`
 
@@ -120,6 +125,9 @@ func (c *Config) Validate() error {
 		if _, err := a.timeout(); err != nil {
 			return fmt.Errorf("action %s: %v", n, err)
 		}
+	}
+	if err := c.validateVariables(); err != nil {
+		return err
 	}
 	if c.Assistant.Timeout != "" {
 		if _, err := time.ParseDuration(c.Assistant.Timeout); err != nil {

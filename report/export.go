@@ -109,11 +109,13 @@ func TimestampDesc(kind string) string {
 }
 
 // Timesketch writes every event matching query (empty: all) to w as
-// Timesketch JSONL, oldest first, paging through the store so that no more
+// Timesketch JSONL (terminal-safe: evidence.PrintableJSON), oldest first, paging through the store so that no more
 // than a page of events is held at once. It returns the lines written.
 func Timesketch(ctx context.Context, st evidence.Store, query string, w io.Writer) (int, error) {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	enc := json.NewEncoder(bw)
+	// The flattened fields are the evidence as written, escapes and all:
+	// encoded as --json encodes them, so that a viewer never runs them.
+	enc := json.NewEncoder(evidence.PrintableJSONWriter(bw))
 	n := 0
 	err := evidence.StoreSource{Store: st}.Each(ctx, query, func(ev evidence.Event) error {
 		if err := enc.Encode(NewTimesketchLine(ev)); err != nil {

@@ -89,3 +89,23 @@ func TestReportExportMessage(t *testing.T) {
 		t.Errorf("line %+v", l)
 	}
 }
+
+// Timesketch export wrote raw U+009B and U+202E (--json escapes them): a
+// C1 CSI or a bidi override in a command line reached whatever terminal
+// or viewer the JSONL was opened in.
+func TestTimesketchExportEscapesC1AndBidi(t *testing.T) {
+	const cmd = "curl x\u009b2J\u009d0;pwned\u009c \u202egnp.exe \U000e0041"
+	ledger := `{"v":1,"ts":"2026-07-21T10:00:05Z","type":"tool_call","agent":"agent-x","session":"s-1","call_id":"c-1","tool":"bash","args":{"cmd":"` + cmd + `"}}` + "\n"
+	ws := incidenttest.New(t, incidenttest.WriteFile(t, "ledger.jsonl", []byte(ledger)))
+	var out bytes.Buffer
+	if _, err := report.Timesketch(context.Background(), ws.Store, "", &out); err != nil {
+		t.Fatal(err)
+	}
+	if s := out.String(); strings.ContainsAny(s, "\u009b\u009d\u009c\u202e\U000e0041") || !strings.Contains(s, `\u009b2J`) || !strings.Contains(s, `\u202e`) {
+		t.Errorf("export %q", s)
+	}
+	var l report.TimesketchLine
+	if err := json.Unmarshal(out.Bytes(), &l); err != nil || l.Cmdline != cmd {
+		t.Errorf("does not decode to the same command line: %v %q", err, l.Cmdline)
+	}
+}

@@ -270,3 +270,19 @@ func tailOf(s string, n int) string {
 	}
 	return s
 }
+
+// An SSH client that never answers the terminal's colour query never got
+// a console: the query waited for an answer (or a key, which it then
+// swallowed). It is bounded; past it the console assumes a dark
+// background, and the first key reaches the console.
+func TestServeSilentTerminalGetsAConsole(t *testing.T) {
+	dir := fixtureDir(t)
+	alice := servetest.NewKey(t, "alice@oncall")
+	s := start(t, dir, serve.Options{AuthorizedKeys: keysFile(t, "authorized_keys", alice)})
+	term := servetest.OpenSilent(t, s.dial(t, "alice", alice), 100, 30)
+	if !term.Wait("74 hits", 10*time.Second) {
+		t.Fatalf("no console within 10s for a terminal that answers no query:\n%q", tailOf(term.Raw(), 800))
+	}
+	term.Type("?")
+	term.WaitFor("KEYS", wait)
+}

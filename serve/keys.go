@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -105,22 +106,35 @@ func (k *keyFile) reload() error {
 		k.keys = nil
 		return err
 	}
-	keys, bad := parseAuthorizedKeys(b)
-	for _, line := range bad {
-		k.log.Warn("authorized keys: line skipped, not a public key or restricted by options", "path", k.path, "line", line)
+	keys, skipped := parseAuthorizedKeys(b)
+	for _, s := range skipped {
+		if len(s.options) == 0 {
+			k.log.Warn("authorized keys: line skipped: not a public key", "path", k.path, "line", s.line)
+			continue
+		}
+		k.log.Warn("authorized keys: key refused: its options restrict it in ways this server cannot honour (it runs no forced command and checks no from=); list the key without options to let it in",
+			"path", k.path, "line", s.line, "options", strings.Join(s.options, ", "))
 	}
 	k.keys, k.size, k.mtime = keys, fi.Size(), fi.ModTime()
 	return nil
 }
 
+// skippedLine is a line of an authorized_keys file that lets no key in:
+// not a key, or a key with options (their names, without values).
+type skippedLine struct {
+	line    int
+	options []string
+}
+
 // parseAuthorizedKeys reads the OpenSSH authorized_keys format. A line with
 // options before the key (from=, expiry-time=, command=, restrict,
-// cert-authority, ...) is skipped: those restrict the key, and this server
-// cannot honour them, so granting it a console would widen what the line
-// allows. It returns the numbers of the lines it skipped.
-func parseAuthorizedKeys(b []byte) (map[string]keyEntry, []int) {
+// cert-authority, ...) is refused: those restrict the key, and this server
+// cannot honour them (a forced command would be replaced by the console),
+// so granting it a console would widen what the line allows. It returns
+// the lines it skipped.
+func parseAuthorizedKeys(b []byte) (map[string]keyEntry, []skippedLine) {
 	keys := map[string]keyEntry{}
-	var bad []int
+	var bad []skippedLine
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	for n := 1; sc.Scan(); n++ {
@@ -129,8 +143,20 @@ func parseAuthorizedKeys(b []byte) (map[string]keyEntry, []int) {
 			continue
 		}
 		key, comment, options, _, err := gossh.ParseAuthorizedKey(line)
-		if err != nil || len(options) > 0 {
-			bad = append(bad, n)
+		if err != nil {
+			bad = append(bad, skippedLine{line: n})
+			continue
+		}
+		if len(options) > 0 {
+			s := skippedLine{line: n}
+			for _, o := range options {
+				name, _, value := strings.Cut(o, "=")
+				if value {
+					name += "="
+				}
+				s.options = append(s.options, name)
+			}
+			bad = append(bad, s)
 			continue
 		}
 		keys[gossh.FingerprintSHA256(key)] = keyEntry{comment: comment}

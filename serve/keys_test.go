@@ -22,7 +22,7 @@ func TestRestrictedKeyLinesAreSkipped(t *testing.T) {
 	if _, ok := keys[plain.Fingerprint()]; !ok {
 		t.Error("a plain key was skipped")
 	}
-	if _, ok := keys[restricted.Fingerprint()]; ok || len(bad) != 1 || bad[0] != 2 {
+	if _, ok := keys[restricted.Fingerprint()]; ok || len(bad) != 1 || bad[0].line != 2 || len(bad[0].options) != 2 {
 		t.Errorf("a restricted key got in (bad lines %v)", bad)
 	}
 }

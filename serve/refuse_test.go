@@ -394,3 +394,36 @@ func TestServeRefusesKeyFileOthersCanWrite(t *testing.T) {
 		t.Error("a key got in from a file others can write")
 	}
 }
+
+// A key with command= was skipped though docs/ssh.md said such options
+// were "accepted and ignored". Refusing is the safe reading (the server
+// cannot run the forced command or honour from=), so it refuses the key
+// and the log says which line and which options, and the docs say so.
+func TestServeRefusesKeyWithForcedCommand(t *testing.T) {
+	dir := fixtureDir(t)
+	robot := servetest.NewKey(t, "robot@backup")
+	keys := filepath.Join(t.TempDir(), "authorized_keys")
+	line := `command="/usr/bin/backup",no-pty ` + robot.AuthorizedLine() + "\n"
+	if err := os.WriteFile(keys, []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := start(t, dir, serve.Options{AuthorizedKeys: keys})
+	if c, err := servetest.Dial(s.Addr, "robot", s.Fingerprint(), gossh.PublicKeys(robot.Signer)); err == nil {
+		c.Close()
+		t.Fatal("a key with a forced command got in")
+	}
+	log := s.Log.String()
+	for _, want := range []string{"key refused", "line=1", "options=\"command=, no-pty\"", "cannot honour"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the log lacks %q:\n%s", want, log)
+		}
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "ssh.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := strings.Join(strings.Fields(string(doc)), " "); strings.Contains(text, "accepted and ignored") ||
+		!strings.Contains(text, "with options in front of it (`from=`, `command=`, ...) is refused") {
+		t.Errorf("docs/ssh.md does not say that a key with options is refused")
+	}
+}

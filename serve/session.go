@@ -155,7 +155,8 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	if !ok {
 		return nil
 	}
-	r := bm.MakeRenderer(sess)
+	input := newSessionInput(sess.Context(), sess)
+	r := sessionRenderer(sess, input)
 	if noColor(sess.Environ()) {
 		r.SetColorProfile(termenv.Ascii)
 	}
@@ -167,7 +168,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		Workspace: s.ws, Rules: s.rules, Assist: s.assist, AssistErr: s.assistErr,
 		Drill: s.opt.Drill, DrillFacilitator: s.facilitator(sess), DrillDebrief: s.opt.DrillDebrief,
 	})
-	in := newActivity(sess)
+	in := newActivity(input)
 	opts := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion()}, bm.MakeOptions(sess)...)
 	// The server allocates no pty of its own (no ssh.AllocatePty), so the
 	// console reads the session itself: through in, which notes each key.

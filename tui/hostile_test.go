@@ -42,9 +42,24 @@ func inert(t *testing.T, what, view string) {
 			return
 		}
 	}
+	escapedTwice(t, what, ansi.Strip(view))
 	for _, l := range strings.Split(ansi.Strip(view), "\n") {
 		if n := cellWidth(l); n > 120 {
 			t.Errorf("%s: a line is %d cells wide", what, n)
+			return
+		}
+	}
+}
+
+// escapedTwice fails when text made Printable was made Printable again:
+// an escape shown as \\x1b or \\u{202e}. The hostile records hold no
+// such literal text (their raw JSON spells escapes \u001b), so each of
+// these is a second pass.
+func escapedTwice(t *testing.T, what, screen string) {
+	t.Helper()
+	for _, twice := range []string{`\\x`, `\\u{`} {
+		if i := strings.Index(screen, twice); i >= 0 {
+			t.Errorf("%s: escaped twice at byte %d: %q", what, i, screen[max(i-20, 0):min(i+20, len(screen))])
 			return
 		}
 	}
@@ -187,5 +202,52 @@ func TestFarDatedRecordIsNamedNotStretched(t *testing.T) {
 	c.keys("G")
 	if screen := c.screen(); !strings.Contains(screen, "9999-12-31") || !strings.Contains(screen, "summary: far") {
 		t.Errorf("the far record's row does not show its date:\n%s", screen)
+	}
+}
+
+// A literal \x1b]0;… in evidence looked the same as an escaped real ESC:
+// on the screen the agent's own backslash reads \\, so the two differ,
+// in the timeline and in the event.
+func TestLiteralEscapeTextIsNotAnEscape(t *testing.T) {
+	recs := `{"v":1,"ts":"2026-07-21T10:00:00Z","type":"summary","agent":"a-1","text":"real \u001b]0;owned\u0007 end"}` + "\n" +
+		`{"v":1,"ts":"2026-07-21T10:00:01Z","type":"summary","agent":"a-1","text":"fake \\x1b]0;owned\\x07 end"}` + "\n"
+	ws := incidenttest.New(t, incidenttest.WriteFile(t, "ledger.jsonl", []byte(recs)))
+	c := newConsole(t, ws, 120, 40, termenv.TrueColor)
+	s := c.screen()
+	if !strings.Contains(s, `real \x1b]0;owned\x07 end`) || !strings.Contains(s, `fake \\x1b]0;owned\\x07 end`) {
+		t.Errorf("timeline:\n%s", s)
+	}
+	c.keys("g", "enter")
+	if s := c.screen(); !strings.Contains(s, `real \x1b]0;owned\x07 end`) || strings.Contains(s, `real \\x1b`) {
+		t.Errorf("event:\n%s", s)
+	}
+}
+
+// TestHostileEvidenceEscapedOnce walks every pane of a case built from
+// hostile evidence (a subject, a note quoting it, checks run) and opens
+// what each lists: nothing shown is escaped twice (\\x1b for an ESC),
+// which is what text made printable and then fitted again looks like.
+func TestHostileEvidenceEscapedOnce(t *testing.T) {
+	ctx := context.Background()
+	ws := incidenttest.New(t, incidenttest.WriteFile(t, "hostile.jsonl", hostileLedger()))
+	actor := journal.Actor{Name: "alice", Via: journal.ViaCLI}
+	if _, err := ws.SetSubject(ctx, actor, []string{"evil\x1b[31m\x1b]0;owned\x07"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws.Note(ctx, actor, "", "", "saw \x1b]0;owned\x07 and \u202egpj.exe"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws.Check(ctx, actor); err != nil {
+		t.Fatal(err)
+	}
+	c := newConsole(t, ws, 120, 40, termenv.TrueColor)
+	for range 8 {
+		pane := c.m.Focus()
+		inert(t, pane, c.m.View())
+		for _, k := range []string{"j", "enter", "j", "pgdown", "esc"} {
+			c.keys(k)
+			inert(t, pane+" after "+k, c.m.View())
+		}
+		c.keys("tab")
 	}
 }

@@ -143,7 +143,7 @@ func (m Model) statusLine() string {
 	case m.prompt.IsOpen():
 		return m.prompt.View()
 	case m.err != nil:
-		return st.StatusError.Render(common.Fit("error: "+m.err.Error()+"  (esc dismisses)", w))
+		return st.StatusError.Render(common.FitMessage("error: "+m.err.Error()+"  (esc dismisses)", w))
 	case m.status != "":
 		return st.Status.Render(common.Fit(m.status, w))
 	}

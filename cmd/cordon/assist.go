@@ -124,7 +124,7 @@ func writeAnswer(e *env, res assist.Result) {
 		if cl.Phase != "" {
 			phase = "[" + cl.Phase + "] "
 		}
-		fmt.Fprintf(e.stdout, "%2d. %s%s\n    %s: %s\n", i+1, phase, evidence.Printable(cl.Text), mark, evidence.Printable(strings.Join(cl.EventIDs, " ")))
+		fmt.Fprintf(e.stdout, "%2d. %s%s\n    %s: %s\n", i+1, phase, evidence.Printable(cl.Text), evidence.Printable(mark), evidence.Printable(strings.Join(cl.EventIDs, " ")))
 	}
 	if res.Answer.Notes != "" {
 		fmt.Fprintf(e.stdout, "\nnotes: %s\n", evidence.Printable(res.Answer.Notes))
@@ -132,7 +132,7 @@ func writeAnswer(e *env, res assist.Result) {
 	if n := len(res.Injections); n > 0 {
 		fmt.Fprintf(e.stdout, "\n%d evidence lines read like instructions to an AI (treated as data):\n", n)
 		for _, f := range res.Injections {
-			fmt.Fprintf(e.stdout, "  %s  %s\n", f.EventID, evidence.Printable(f.Excerpt))
+			fmt.Fprintf(e.stdout, "  %s  %s\n", evidence.Printable(f.EventID), f.Excerpt) // the excerpt is packet text, already printable
 		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -244,5 +245,46 @@ func TestJSONOutputIsTerminalSafe(t *testing.T) {
 	var back map[string]string
 	if err := json.Unmarshal([]byte(out), &back); err != nil || back["m"] != "a\u009b2J\u009d0;pwned\u009c \u202egnp.exe" {
 		t.Errorf("does not decode to the same value: %v %q", err, back["m"])
+	}
+}
+
+// --json's raw replaced invalid UTF-8 with U+FFFD though the README says
+// byte for byte: a record that is not valid UTF-8 also carries raw_b64,
+// its exact bytes.
+func TestJSONRawKeepsInvalidUTF8Bytes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "incident")
+	src := filepath.Join(t.TempDir(), "access.log")
+	line := "1786438686.850   6850 10.30.8.15 TCP_MISS/200 5102 GET http://example.org/a\xff\xfeb svc-ci HIER_DIRECT/151.101.0.223 text/html"
+	clean := "1786438687.850   6850 10.30.8.15 TCP_MISS/200 5102 GET http://example.org/plain svc-ci HIER_DIRECT/151.101.0.223 text/html"
+	os.WriteFile(src, []byte(line+"\n"+clean+"\n"), 0o644)
+	if code, _, errOut := cordon("ingest", "--incident", dir, src); code != 0 {
+		t.Fatal(errOut)
+	}
+	code, out, errOut := cordon("search", "--incident", dir, "--json", "")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var got []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		got = append(got, m)
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d events: %s", len(got), out)
+	}
+	b64, _ := got[0]["raw_b64"].(string)
+	raw, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil || string(raw) != line {
+		t.Errorf("raw_b64 %q decodes to %q (%v), want the line as written", b64, raw, err)
+	}
+	if _, ok := got[1]["raw_b64"]; ok {
+		t.Errorf("a valid UTF-8 record carries raw_b64: %v", got[1])
+	}
+	_, show, _ := cordon("show", "--incident", dir, "--json", got[0]["id"].(string))
+	if !strings.Contains(show, `"raw_b64":"`+b64+`"`) {
+		t.Errorf("show --json: %s", show)
 	}
 }

@@ -96,7 +96,7 @@ func printResults(w io.Writer, results []ingest.FileResult) {
 	for _, r := range results {
 		name := evidence.Printable(r.Path)
 		if r.Err != nil {
-			fmt.Fprintf(w, "%s: not ingested: %s\n", name, evidence.Printable(r.Err.Error()))
+			fmt.Fprintf(w, "%s: not ingested: %s\n", name, evidence.PrintableMessage(r.Err.Error()))
 			continue
 		}
 		line := fmt.Sprintf("%s: %s, %d events (%d new), %d rejected", name, r.Format, r.Events, r.New, r.Rejects)

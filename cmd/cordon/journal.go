@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/cordon-ir/cordon/evidence"
@@ -40,7 +39,7 @@ func cmdJournal(ctx context.Context, e *env, args []string) error {
 	verify := len(pos) == 1 && pos[0] == "verify"
 	if len(pos) > 0 && !verify {
 		fs.Usage()
-		return fmt.Errorf("%w: journal: unexpected %q (the only subcommand is verify)", errUsage, evidence.Printable(pos[0]))
+		return fmt.Errorf("%w: journal: unexpected %q (the only subcommand is verify)", errUsage, pos[0])
 	}
 	j, err := journal.Open(*dir)
 	if err != nil {
@@ -185,36 +184,11 @@ func shortHash(hash string) string {
 	return hash[:min(12, len(hash))]
 }
 
-// safeJSONLine returns a JSON line fit for a terminal. Go's encoder leaves
-// DEL, C1 controls and format characters (bidi overrides) raw inside
-// strings; they become \u escapes, which decode to the same JSON, and
-// invalid UTF-8 becomes U+FFFD.
-func safeJSONLine(line []byte) []byte {
-	if evidence.Printable(string(line)) == string(line) {
-		return line
-	}
-	var b strings.Builder
-	for _, r := range string(line) {
-		switch {
-		case r == 0x7f || r >= 0x80 && r < 0xa0 || unicode.Is(unicode.Cf, r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return []byte(b.String())
-}
+// safeJSONLine returns a JSON line fit for a terminal:
+// evidence.PrintableJSON.
+func safeJSONLine(line []byte) []byte { return evidence.PrintableJSON(line) }
 
-// jsonEncoder writes JSON to w through safeJSONLine: every --json output
-// carries evidence, and a pipe into a terminal must not run its escapes.
-func jsonEncoder(w io.Writer) *json.Encoder { return json.NewEncoder(safeJSON{w}) }
-
-type safeJSON struct{ w io.Writer }
-
-// Write writes one encoded value (json.Encoder writes each in one call).
-func (s safeJSON) Write(p []byte) (int, error) {
-	if _, err := s.w.Write(safeJSONLine(p)); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
+// jsonEncoder writes JSON to w through evidence.PrintableJSON: every
+// --json output carries evidence, and a pipe into a terminal must not run
+// its escapes.
+func jsonEncoder(w io.Writer) *json.Encoder { return json.NewEncoder(evidence.PrintableJSONWriter(w)) }

@@ -107,7 +107,9 @@ func exitCode(stderr io.Writer, err error) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
-	fmt.Fprintln(stderr, "cordon:", evidence.Printable(err.Error()))
+	// An error is our own text, quoting what it cites with %q or Printable:
+	// PrintableMessage keeps those quotes single.
+	fmt.Fprintln(stderr, "cordon:", evidence.PrintableMessage(err.Error()))
 	switch {
 	case errors.Is(err, errUsage), errors.Is(err, evidence.ErrQuery):
 		return exitUsage

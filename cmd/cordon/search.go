@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
@@ -53,7 +55,7 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 	if *asJSON {
 		enc := jsonEncoder(e.stdout)
 		for _, ev := range hits.Events {
-			if err := enc.Encode(ev); err != nil {
+			if err := enc.Encode(newJSONEvent(ev)); err != nil {
 				return err
 			}
 		}
@@ -198,10 +200,27 @@ func cmdShow(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *asJSON {
-		return jsonEncoder(e.stdout).Encode(ev)
+		return jsonEncoder(e.stdout).Encode(newJSONEvent(ev))
 	}
 	writeEvent(e.stdout, ev)
 	return nil
+}
+
+// jsonEvent is an event as --json writes it. JSON strings are UTF-8: a
+// raw record that is not (a log line with Latin-1 or binary bytes) comes
+// out of the encoder with U+FFFD in place of its bad bytes, so RawB64
+// carries the record's exact bytes beside it.
+type jsonEvent struct {
+	evidence.Event
+	RawB64 string `json:"raw_b64,omitempty"`
+}
+
+func newJSONEvent(ev evidence.Event) jsonEvent {
+	j := jsonEvent{Event: ev}
+	if !utf8.ValidString(ev.Raw) {
+		j.RawB64 = base64.StdEncoding.EncodeToString([]byte(ev.Raw))
+	}
+	return j
 }
 
 func cmdRejects(_ context.Context, e *env, args []string) error {
@@ -236,7 +255,7 @@ func cmdRejects(_ context.Context, e *env, args []string) error {
 		if len(data) > 120 {
 			data = data[:120] + "…"
 		}
-		fmt.Fprintf(e.stdout, "%s  [%s] %s\n    %s\n", evidence.Printable(r.Origin), r.Format, evidence.Printable(r.Reason), evidence.Printable(data))
+		fmt.Fprintf(e.stdout, "%s  [%s] %s\n    %s\n", evidence.Printable(r.Origin), r.Format, evidence.PrintableMessage(r.Reason), evidence.Printable(data))
 	}
 	fmt.Fprintf(e.stderr, "%d rejected records\n", len(rs))
 	return nil

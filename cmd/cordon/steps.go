@@ -227,7 +227,7 @@ func cmdAction(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "%s — %d command(s), timeout %s each:\n", evidence.Printable(plan.Title), len(plan.Commands), plan.Timeout)
 	for _, argv := range plan.Commands {
-		fmt.Fprintf(e.stdout, "  $ %s\n", incident.CommandLine(argv))
+		fmt.Fprintf(e.stdout, "  $ %s\n", evidence.Printable(incident.CommandLine(argv)))
 	}
 	if len(plan.Values) > 0 {
 		fmt.Fprintln(e.stdout, "Values, and where they come from:")
@@ -244,9 +244,9 @@ func cmdAction(ctx context.Context, e *env, args []string) error {
 	for _, r := range runs {
 		switch {
 		case r.DryRun:
-			fmt.Fprintf(e.stdout, "dry run, not run: %s\n", incident.CommandLine(r.Argv))
+			fmt.Fprintf(e.stdout, "dry run, not run: %s\n", evidence.Printable(incident.CommandLine(r.Argv)))
 		default:
-			fmt.Fprintf(e.stdout, "exit %d in %s: %s\n%s", r.ExitCode, r.Took, incident.CommandLine(r.Argv), r.Output)
+			fmt.Fprintf(e.stdout, "exit %d in %s: %s\n%s", r.ExitCode, r.Took, evidence.Printable(incident.CommandLine(r.Argv)), r.Output)
 		}
 	}
 	return err

@@ -110,11 +110,26 @@ type Terminal struct {
 	mu  sync.Mutex
 	out bytes.Buffer
 	eof bool
+	// silent: answer no terminal query, as some clients (and terminals
+	// behind them) never do.
+	silent bool
 }
 
 // Open starts a shell session with a PTY of w×h on client, sending env
 // ("NAME=value") first.
 func Open(t testing.TB, client *gossh.Client, w, h int, env ...string) *Terminal {
+	t.Helper()
+	return open(t, client, w, h, false, env)
+}
+
+// OpenSilent is Open with a terminal that never answers a query (the
+// background colour, the device attributes).
+func OpenSilent(t testing.TB, client *gossh.Client, w, h int, env ...string) *Terminal {
+	t.Helper()
+	return open(t, client, w, h, true, env)
+}
+
+func open(t testing.TB, client *gossh.Client, w, h int, silent bool, env []string) *Terminal {
 	t.Helper()
 	sess, err := client.NewSession()
 	if err != nil {
@@ -126,7 +141,7 @@ func Open(t testing.TB, client *gossh.Client, w, h int, env ...string) *Terminal
 			t.Fatal(err)
 		}
 	}
-	term, err := Attach(t, sess)
+	term, err := attach(t, sess, silent)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +156,10 @@ func Open(t testing.TB, client *gossh.Client, w, h int, env ...string) *Terminal
 
 // Attach wires a terminal to a session before it starts.
 func Attach(t testing.TB, sess *gossh.Session) (*Terminal, error) {
+	return attach(t, sess, false)
+}
+
+func attach(t testing.TB, sess *gossh.Session, silent bool) (*Terminal, error) {
 	in, err := sess.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -153,7 +172,7 @@ func Attach(t testing.TB, sess *gossh.Session) (*Terminal, error) {
 	if err != nil {
 		return nil, err
 	}
-	term := &Terminal{t: t, Sess: sess, in: in}
+	term := &Terminal{t: t, Sess: sess, in: in, silent: silent}
 	go term.read(out)
 	// What the server says on stderr shows on the terminal too, as ssh
 	// shows it.
@@ -190,10 +209,10 @@ func (term *Terminal) read(r io.Reader) {
 		n, err := r.Read(buf)
 		if n > 0 {
 			chunk := buf[:n]
-			if bytes.Contains(chunk, []byte("\x1b]11;?")) {
+			if !term.silent && bytes.Contains(chunk, []byte("\x1b]11;?")) {
 				_, _ = io.WriteString(term.in, "\x1b]11;rgb:0000/0000/0000\x1b\\")
 			}
-			if bytes.Contains(chunk, []byte("\x1b[c")) {
+			if !term.silent && bytes.Contains(chunk, []byte("\x1b[c")) {
 				_, _ = io.WriteString(term.in, "\x1b[?62;22c")
 			}
 			term.mu.Lock()

@@ -132,7 +132,7 @@ func (m Model) updateProfile(msg tea.KeyMsg) (Model, tea.Cmd) {
 			r := rows[m.pcur]
 			return m, tea.Batch(
 				common.Send(common.FilterMsg{Set: r.filter, Replace: true}),
-				common.Send(common.StatusMsg{Text: "timeline filtered to " + common.Fit(r.label, 50) + " (esc clears)"}))
+				common.Send(common.StatusMsg{Text: "timeline filtered to " + common.Clip(r.label, 50) + " (esc clears)"}))
 		}
 	}
 	return m, nil

@@ -19,7 +19,8 @@ type (
 		packet llm.Packet
 		err    error
 	}
-	// chunkMsg is a piece of the streamed answer, already printable.
+	// chunkMsg is a piece of the streamed answer as the model wrote it;
+	// streamLines makes it printable.
 	chunkMsg struct {
 		seq  int
 		text string

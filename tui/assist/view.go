@@ -81,7 +81,7 @@ func (m Model) endpointLine() string {
 	st, w := m.com.Styles, m.com.Width
 	switch {
 	case m.cfgErr != nil:
-		return st.Warn.Render(common.Fit(" ! "+m.cfgErr.Error()+" — offline answers only", w))
+		return st.Warn.Render(common.FitMessage(" ! "+m.cfgErr.Error()+" — offline answers only", w))
 	case m.ws == nil:
 		return st.Warn.Render(common.Fit(" ! the assistant needs an incident workspace (cordon open DIR)", w))
 	case m.offline():
@@ -172,7 +172,7 @@ func (m Model) failedLines(room int) []line {
 	st := m.com.Styles
 	out := []line{{item: -1}}
 	if m.err != nil {
-		out = append(out, m.textLines(st.StatusError.Render, m.err.Error())...)
+		out = append(out, m.messageLines(st.StatusError.Render, m.err.Error())...)
 	}
 	out = append(out, m.textLines(st.Dim.Render, "esc: back to the tasks")...)
 	if s := m.streamLines(st.Dim.Render); len(s) > 0 {
@@ -226,11 +226,11 @@ func (m Model) answerLines() []line {
 		for j, l := range wrap(text, w-5) {
 			switch {
 			case sel && j == 0:
-				out = append(out, line{text: st.RowSelected.Render(common.PadRight("▸ "+common.Fit(l, w-2), w)), item: i})
+				out = append(out, line{text: st.RowSelected.Render(common.PadRight("▸ "+common.Cut(l, w-2), w)), item: i})
 			case j == 0:
-				out = append(out, line{text: "  " + st.Row.Render(common.Fit(l, w-2)), item: i})
+				out = append(out, line{text: "  " + st.Row.Render(common.Cut(l, w-2)), item: i})
 			default:
-				out = append(out, line{text: "     " + st.Row.Render(common.Fit(l, w-5)), item: i})
+				out = append(out, line{text: "     " + st.Row.Render(common.Cut(l, w-5)), item: i})
 			}
 		}
 		verdict, style := "verified", st.Allow
@@ -305,7 +305,18 @@ func (m Model) window(body []line, room int) []string {
 func (m Model) textLines(render func(...string) string, text string) []line {
 	var out []line
 	for _, l := range wrap(text, m.com.Width-4) {
-		out = append(out, line{text: "  " + render(common.Fit(l, m.com.Width-2)), item: -1})
+		out = append(out, line{text: "  " + render(common.Cut(l, m.com.Width-2)), item: -1})
+	}
+	return out
+}
+
+// messageLines is textLines for cordon's own message (an error), made
+// safe by evidence.PrintableMessage so that the %q quoting in it stays
+// single.
+func (m Model) messageLines(render func(...string) string, text string) []line {
+	var out []line
+	for _, l := range wrapWith(evidence.PrintableMessage, text, m.com.Width-4) {
+		out = append(out, line{text: "  " + render(common.Cut(l, m.com.Width-2)), item: -1})
 	}
 	return out
 }
@@ -319,7 +330,7 @@ func (m Model) streamLines(render func(...string) string) []line {
 	var out []line
 	for _, para := range strings.Split(s, "\n") {
 		for _, l := range wrap(para, m.com.Width-4) {
-			out = append(out, line{text: "  " + render(common.Fit(l, m.com.Width-2)), item: -1})
+			out = append(out, line{text: "  " + render(common.Cut(l, m.com.Width-2)), item: -1})
 		}
 	}
 	return out
@@ -327,11 +338,14 @@ func (m Model) streamLines(render func(...string) string) []line {
 
 // wrap makes s printable and wraps it to w cells at spaces only (an id, a
 // host or a flag is not cut at its hyphens), cutting a longer word.
-func wrap(s string, w int) []string {
+func wrap(s string, w int) []string { return wrapWith(evidence.Printable, s, w) }
+
+// wrapWith is wrap with safe as the escaping.
+func wrapWith(safe func(string) string, s string, w int) []string {
 	w = max(w, 8)
 	var out []string
 	cur, cw := "", 0
-	for _, word := range strings.Fields(evidence.Printable(s)) {
+	for _, word := range strings.Fields(safe(s)) {
 		ww := ansi.StringWidth(word)
 		switch {
 		case cw > 0 && cw+1+ww <= w:

@@ -23,11 +23,49 @@ func Fit(s string, w int) string {
 	if len(s) > 8*w+16 {
 		s = s[:8*w+16]
 	}
-	s = evidence.Printable(s)
+	return Cut(evidence.Printable(s), w)
+}
+
+// FitMessage is Fit for cordon's own messages (an error): made safe by
+// evidence.PrintableMessage, which leaves the %q quoting inside them
+// single, then cut to w cells.
+func FitMessage(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if len(s) > 8*w+16 {
+		s = s[:8*w+16]
+	}
+	return Cut(evidence.PrintableMessage(s), w)
+}
+
+// Cut cuts text that is already safe (made printable, wrapped, or styled
+// by us) to w cells, marking the cut with "…". Fit over such text would
+// escape its escapes a second time: \x1b would read \\x1b.
+func Cut(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
 	if ansi.StringWidth(s) <= w {
 		return s
 	}
 	return ansi.Truncate(s, w, "…")
+}
+
+// Clip shortens raw text to at most n runes, marking the cut with "…",
+// for a part of a message that is made safe as a whole where it is shown
+// (a status line): Fit here would escape it twice.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if len(s) > 4*n {
+		s = s[:4*n]
+	}
+	if r := []rune(s); len(r) > n {
+		return string(r[:max(n-1, 0)]) + "…"
+	}
+	return s
 }
 
 // Pad fits s into exactly w cells: safe, cut, padded with spaces.

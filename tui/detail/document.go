@@ -235,7 +235,7 @@ func (m Model) render(l line, selected bool, w int) string {
 		return st.Dim.Render(cursorGlyph(selected) + l.text)
 	case group:
 		if selected {
-			return st.LinkSelected.Render(common.PadRight(common.Fit(cursorGlyph(true)+l.text+groupHint, w), w))
+			return st.LinkSelected.Render(common.PadRight(cursorGlyph(true)+l.text+groupHint, w))
 		}
 		return st.Label.Render(cursorGlyph(false) + l.text)
 	}

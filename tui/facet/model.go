@@ -123,7 +123,7 @@ func (m Model) choose() (Model, tea.Cmd) {
 	clause := evidence.Must(m.field, v)
 	return m, tea.Batch(
 		common.Send(common.FilterMsg{Add: clause}),
-		common.Send(common.StatusMsg{Text: "filter += " + common.Fit(clause, 60)}))
+		common.Send(common.StatusMsg{Text: "filter += " + common.Clip(clause, 60)}))
 }
 
 func (m *Model) count() int {
@@ -170,7 +170,7 @@ func (m Model) View() string {
 	case m.field != "" && m.loading:
 		out = append(out, st.Dim.Render("  counting…"))
 	case m.field != "" && m.err != nil:
-		out = append(out, st.StatusError.Render(common.Fit("  error: "+m.err.Error(), w)))
+		out = append(out, st.StatusError.Render(common.FitMessage("  error: "+m.err.Error(), w)))
 	case m.field != "" && len(m.values) == 0:
 		out = append(out, st.Dim.Render(common.Fit("  no values of "+m.field+" in "+scope, w)))
 	}

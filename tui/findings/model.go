@@ -144,9 +144,9 @@ func (m Model) open() tea.Cmd {
 	if len(f.Events) == 0 {
 		return common.Send(common.StatusMsg{Text: "this finding cites no event"})
 	}
-	text := fmt.Sprintf("timeline filtered to the %d events of %s (esc clears)", len(f.Events), common.Fit(f.Detector, 30))
+	text := fmt.Sprintf("timeline filtered to the %d events of %s (esc clears)", len(f.Events), common.Clip(f.Detector, 30))
 	if len(f.Events) > MaxFilterIDs {
-		text = fmt.Sprintf("timeline filtered to the first %d of %d events of %s (esc clears)", MaxFilterIDs, len(f.Events), common.Fit(f.Detector, 30))
+		text = fmt.Sprintf("timeline filtered to the first %d of %d events of %s (esc clears)", MaxFilterIDs, len(f.Events), common.Clip(f.Detector, 30))
 	}
 	return tea.Batch(
 		common.Send(common.FilterMsg{Set: Query(f), Replace: true, Label: FilterLabel(f)}),
@@ -280,7 +280,7 @@ func (m Model) preview(n int) []string {
 	out := []string{"", st.Section.Render(common.Fit(fmt.Sprintf("  %s %s · %s · %d events", Label(f.Severity), f.Title, f.Phase, len(f.Events)), w))}
 	text := ansi.Wordwrap(evidence.Printable(f.Explanation), max(w-4, 8), " ")
 	for _, l := range strings.Split(text, "\n") {
-		out = append(out, "  "+common.Fit(l, w-2))
+		out = append(out, "  "+common.Cut(l, w-2))
 	}
 	if len(out) > n {
 		out = out[:n]

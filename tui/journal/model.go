@@ -432,7 +432,7 @@ func (m Model) preview(n int) []string {
 	out := []string{st.Dim.Render(strings.Repeat("─", w)), st.Section.Render(common.Fit(head, w))}
 	text := ansi.Wordwrap(evidence.Printable(Text(e)), max(w-2, 8), " -")
 	for _, l := range strings.Split(text, "\n") {
-		out = append(out, " "+common.Fit(l, w-1))
+		out = append(out, " "+common.Cut(l, w-1))
 	}
 	if len(out) > n {
 		out = out[:n]

@@ -95,10 +95,11 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	return m, cmd
 }
 
-// View renders the input line. The typed text is shown as Printable: a
-// pasted escape sequence must not reach the terminal.
+// View renders the input line. The typed text is shown as
+// PrintableMessage: a pasted escape sequence must not reach the terminal,
+// and a backslash the responder types shows as one, where the cursor is.
 func (m Model) View() string {
 	in := m.input
-	in.SetValue(evidence.Printable(in.Value()))
+	in.SetValue(evidence.PrintableMessage(in.Value()))
 	return common.PadRight(in.View(), m.com.Width)
 }

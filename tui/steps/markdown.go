@@ -243,7 +243,7 @@ func Markdown(src string, w int, st *common.Styles) []string {
 				out = append(out, l)
 			}
 		case bFence:
-			out = append(out, st.Code.Render(common.Fit("  "+b.text, w)))
+			out = append(out, st.Code.Render(common.Cut("  "+b.text, w)))
 		case bItem:
 			ind := ansi.StringWidth(b.marker) + 1
 			for i, l := range wrapSpans(inline(b.text), w-ind, styles) {

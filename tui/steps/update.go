@@ -173,13 +173,13 @@ func (m Model) runAction(stepID string, p incident.ActionPlan, confirm string) t
 			return "", err
 		}
 		if dry {
-			return evidence.Printable(fmt.Sprintf("drill: %s dry run, %d command(s) recorded in the journal, none ran", p.Name, len(runs))), nil
+			return fmt.Sprintf("drill: %s dry run, %d command(s) recorded in the journal, none ran", p.Name, len(runs)), nil
 		}
 		codes := make([]string, len(runs))
 		for i, r := range runs {
 			codes[i] = fmt.Sprint(r.ExitCode)
 		}
-		return evidence.Printable(fmt.Sprintf("%s ran %d command(s), exit %s; output in the journal", p.Name, len(runs), strings.Join(codes, ", "))), nil
+		return fmt.Sprintf("%s ran %d command(s), exit %s; output in the journal", p.Name, len(runs), strings.Join(codes, ", ")), nil
 	})
 }
 
@@ -235,7 +235,7 @@ func (m Model) check(ids ...string) tea.Cmd {
 			return "", err
 		}
 		if len(ids) == 1 && len(res) == 1 {
-			return evidence.Printable(ids[0] + ": " + res[0].Summary()), nil
+			return ids[0] + ": " + res[0].Summary(), nil
 		}
 		counts := map[incident.CheckStatus]int{}
 		for _, r := range res {

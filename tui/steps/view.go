@@ -54,7 +54,7 @@ func (m Model) View() string {
 	case m.ws == nil:
 		out = append(out, st.Dim.Render(common.Fit("  no incident workspace: the playbook and the journal need one (cordon open DIR)", w)))
 	case m.err != nil && m.pb == nil:
-		out = append(out, st.StatusError.Render(common.Fit("  playbook: "+m.err.Error(), w)))
+		out = append(out, st.StatusError.Render(common.FitMessage("  playbook: "+m.err.Error(), w)))
 	case !m.loaded:
 		out = append(out, st.Dim.Render(common.Fit("  reading the playbook and the journal…", w)))
 	default:

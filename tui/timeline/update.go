@@ -38,7 +38,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, common.Send(common.ErrMsg{Err: err})
 		}
 		if !msg.found {
-			return m, common.Send(common.StatusMsg{Text: "no more matches of " + common.Fit(m.lastSearch, 60)})
+			return m, common.Send(common.StatusMsg{Text: "no more matches of " + common.Clip(m.lastSearch, 60)})
 		}
 		cmd := m.JumpTo(msg.ev)
 		return m, cmd
