@@ -85,7 +85,7 @@ func start(ctx context.Context, s *Script, ws *incident.Workspace, wall func() t
 		return nil, err
 	}
 	b, _ := json.MarshalIndent(d.State, "", "  ")
-	if err := os.WriteFile(filepath.Join(ws.Dir, stateFile), append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(ws.Dir, stateFile), append(b, '\n'), 0o600); err != nil {
 		return nil, err
 	}
 	text := fmt.Sprintf("drill %s starts at %s, speed ×%g", s.Scenario, d.State.Start.Format(time.RFC3339), d.Clock.Speed())

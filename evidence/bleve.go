@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -114,7 +115,10 @@ func create(dir string, im *mapping.IndexMappingImpl) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.WriteFile(filepath.Join(tmp, versionFile), []byte(strconv.Itoa(MappingVersion)+"\n"), 0o644)
+		err = os.WriteFile(filepath.Join(tmp, versionFile), []byte(strconv.Itoa(MappingVersion)+"\n"), 0o600)
+	}
+	if err == nil {
+		err = private(tmp)
 	}
 	if err == nil {
 		err = os.Rename(tmp, dir)
@@ -126,6 +130,23 @@ func create(dir string, im *mapping.IndexMappingImpl) error {
 		return fmt.Errorf("create index %s: %w", dir, err)
 	}
 	return nil
+}
+
+// private takes every permission but the owner's from the index bleve
+// created at dir: it writes index_meta.json world-readable, and the index
+// holds the evidence. The segments it writes later are 0600, in a 0700
+// directory.
+func private(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		mode := os.FileMode(0o600)
+		if d.IsDir() {
+			mode = 0o700
+		}
+		return os.Chmod(p, mode)
+	})
 }
 
 // syncDir makes a rename in dir durable.

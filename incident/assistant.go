@@ -92,6 +92,11 @@ func (w *Workspace) Ask(ctx context.Context, actor journal.Actor, cfg assist.Con
 	if actor.Observer {
 		return assist.Result{}, journal.ErrReadOnly
 	}
+	// Every exchange is on record: a workspace that cannot take the entry
+	// (read-only, shared) refuses before anything leaves the machine.
+	if err := w.Journal().Writable(); err != nil {
+		return assist.Result{}, err
+	}
 	if err := assist.Gate(req.Task, req.Question); err != nil {
 		p := refusalPayload{Task: req.Task, Question: req.Question, Reason: err.Error()}
 		if _, jerr := w.appendJSON(ctx, journal.Entry{Actor: actor, Type: journal.EntryAssistantRefusal, Text: req.Question}, p); jerr != nil {

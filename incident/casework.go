@@ -136,6 +136,11 @@ func (w *Workspace) SetChecklist(ctx context.Context, actor journal.Actor, id st
 // Check runs the evidence checks of the given steps (none: every step that
 // has one) and journals each result.
 func (w *Workspace) Check(ctx context.Context, actor journal.Actor, ids ...string) ([]CheckResult, error) {
+	// Each result is journaled: a workspace that cannot take them (read-only,
+	// shared) says so before the work, not after the first result.
+	if err := w.journal.Writable(); err != nil {
+		return nil, err
+	}
 	pb, err := w.Playbook()
 	if err != nil {
 		return nil, err
@@ -225,6 +230,11 @@ type ActionPayload struct {
 func (w *Workspace) RunAction(ctx context.Context, actor journal.Actor, stepID string, p ActionPlan, confirm string, dryRun bool) ([]ActionRun, error) {
 	if actor.Observer {
 		return nil, journal.ErrReadOnly
+	}
+	// What runs must reach the journal: a workspace that cannot take the
+	// entry (read-only, shared) refuses before anything changes the world.
+	if err := w.Journal().Writable(); err != nil {
+		return nil, err
 	}
 	dryRun = dryRun || w.rehearsal
 	runs, err := p.Execute(ctx, confirm, dryRun)

@@ -18,6 +18,7 @@ import (
 
 func TestMarksToggleAndPersist(t *testing.T) {
 	dir := t.TempDir()
+	os.Chmod(dir, journal.DirMode) // as a workspace is: the journal refuses a shared one
 	m, err := incident.OpenMarks(dir)
 	if err != nil {
 		t.Fatal(err)

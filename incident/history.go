@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/cordon-ir/cordon/journal"
 )
 
 // historyFile holds the queries run in the consoles of a workspace; the
@@ -59,7 +61,7 @@ func (h *History) Load() ([]string, error) {
 // rather than blocking every later search.
 func (h *History) Add(q string) ([]string, error) {
 	q = strings.TrimSpace(q)
-	f, err := os.OpenFile(filepath.Join(h.dir, historyLockFile), os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(filepath.Join(h.dir, historyLockFile), os.O_CREATE|os.O_RDWR, journal.FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("search history: %w", err)
 	}

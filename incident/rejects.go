@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/cordon-ir/cordon/ingest/parse"
+	"github.com/cordon-ir/cordon/journal"
 )
 
 // rejectLog appends rejects to rejects.jsonl, fsynced, each at most once:
@@ -32,7 +33,7 @@ func openRejectLog(path string) (*rejectLog, error) {
 	for _, r := range old {
 		l.seen[rejectKey(r)] = true
 	}
-	l.f, err = os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	l.f, err = os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, journal.FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}

@@ -54,18 +54,76 @@ type Workspace struct {
 	configErr   error
 }
 
-// Create opens dir for writing, creating it if needed. One writer at a time:
-// a second gets journal.ErrLocked at once, naming the holder.
-func Create(dir string) (*Workspace, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// ErrReadOnly: the workspace cannot be written (read-only media); readers
+// work on it, writers fail with this error.
+var ErrReadOnly = journal.ErrWorkspaceReadOnly
+
+// ErrShared: a writer refused a workspace that other users can read.
+var ErrShared = journal.ErrShared
+
+// Option changes how a workspace is opened.
+type Option func(*options)
+
+type options struct {
+	shared bool
+}
+
+// AllowShared, when allow is set, lets a writer write into a workspace
+// other users can read, which it refuses by default (journal.CheckPrivate):
+// a team that shares a workspace on purpose, through a group, says so.
+func AllowShared(allow bool) Option {
+	return func(o *options) { o.shared = o.shared || allow }
+}
+
+func optionsOf(opts []Option) options {
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
+// Create opens dir for writing, creating it if needed, private to its
+// owner. One writer at a time: a second gets journal.ErrLocked at once,
+// naming the holder. A directory other users can read is refused with
+// ErrShared unless AllowShared; one on read-only media with ErrReadOnly.
+func Create(dir string, opts ...Option) (*Workspace, error) {
+	if err := os.MkdirAll(dir, journal.DirMode); err != nil {
+		if journal.CannotWrite(err) {
+			return nil, fmt.Errorf("%w: cannot create incident %s: %v", ErrReadOnly, dir, err)
+		}
 		return nil, fmt.Errorf("create incident %s: %w", dir, err)
 	}
-	return open(dir, true)
+	if err := makePrivate(dir); err != nil {
+		return nil, err
+	}
+	return open(dir, true, optionsOf(opts))
+}
+
+// makePrivate takes group and other permissions from dir while it is still
+// empty (made by mkdir under a umask of 022, say): nothing in it has been
+// exposed yet, and whatever comes is evidence. A folder that holds
+// anything keeps its mode, and open refuses it if it is shared.
+func makePrivate(dir string) error {
+	info, err := os.Stat(dir)
+	if err != nil || info.Mode().Perm()&0o077 == 0 {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) > 0 {
+		return nil
+	}
+	if err := os.Chmod(dir, info.Mode().Perm()&^0o077); err != nil && !journal.CannotWrite(err) {
+		return fmt.Errorf("create incident %s: %w", dir, err)
+	}
+	return nil
 }
 
 // Open opens an existing workspace read-only. While a writer holds it,
 // Open fails at once with journal.ErrLocked: Bleve's index allows one process.
-func Open(dir string) (*Workspace, error) {
+// It works on read-only media too. What it journals (checks, a subject, an
+// action) is refused in a workspace others can read unless AllowShared.
+func Open(dir string, opts ...Option) (*Workspace, error) {
 	if _, err := os.Stat(filepath.Join(dir, indexDir)); err != nil {
 		// A writer creating the workspace holds the lock before the index
 		// exists: that is "in use", not "no workspace".
@@ -78,7 +136,7 @@ func Open(dir string) (*Workspace, error) {
 		}
 		return nil, fmt.Errorf("%w: %s has no %s (create one with cordon ingest --incident %s FILE...)", ErrNoIncident, dir, indexDir, dir)
 	}
-	return open(dir, false)
+	return open(dir, false, optionsOf(opts))
 }
 
 // Rehearse makes every action on the workspace a dry run: a drill
@@ -88,18 +146,31 @@ func (w *Workspace) Rehearse() { w.rehearsal = true }
 // OpenCase opens a workspace's journal and configuration without its
 // index, and without any lock: steps and notes can be recorded while an
 // ingest holds the index. Its Store is nil.
-func OpenCase(dir string) (*Workspace, error) {
+func OpenCase(dir string, opts ...Option) (*Workspace, error) {
 	if !IsWorkspace(dir) {
 		return nil, fmt.Errorf("%w: %s has no %s", ErrNoIncident, dir, indexDir)
 	}
-	j, err := journal.Open(dir)
+	j, err := openJournal(dir, optionsOf(opts))
 	if err != nil {
 		return nil, err
 	}
 	return &Workspace{Dir: dir, journal: j}, nil
 }
 
-func open(dir string, write bool) (*Workspace, error) {
+func openJournal(dir string, o options) (*journal.Journal, error) {
+	j, err := journal.Open(dir)
+	if err == nil && o.shared {
+		j.AllowShared()
+	}
+	return j, err
+}
+
+func open(dir string, write bool, o options) (*Workspace, error) {
+	if write {
+		if err := journal.CheckWritable(dir, o.shared); err != nil {
+			return nil, err
+		}
+	}
 	l, err := journal.LockWorkspace(dir, write)
 	if err != nil {
 		return nil, err
@@ -113,7 +184,7 @@ func open(dir string, write bool) (*Workspace, error) {
 		return nil, err
 	}
 	w := &Workspace{Dir: dir, Store: st, write: write, lock: l}
-	if w.journal, err = journal.Open(dir); err != nil {
+	if w.journal, err = openJournal(dir, o); err != nil {
 		w.Close()
 		return nil, err
 	}
@@ -261,7 +332,10 @@ func (w *Workspace) MainSpan(ctx context.Context) (evidence.Span, error) {
 // Rebuild discards the index (and the rejects it produced) of dir, keeping
 // the list of sources, and opens the workspace for writing. It returns the
 // source paths to ingest again: the way forward after a mapping change.
-func Rebuild(dir string) (*Workspace, []string, error) {
+func Rebuild(dir string, opts ...Option) (*Workspace, []string, error) {
+	if err := journal.CheckWritable(dir, optionsOf(opts).shared); err != nil {
+		return nil, nil, err
+	}
 	l, err := journal.LockWorkspace(dir, true)
 	if err != nil {
 		return nil, nil, err
@@ -284,7 +358,7 @@ func Rebuild(dir string) (*Workspace, []string, error) {
 		}
 	}
 	l.Release()
-	w, err := Create(dir)
+	w, err := Create(dir, opts...)
 	return w, paths, err
 }
 

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bufio"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -76,7 +77,7 @@ type source struct {
 
 // openSource opens a file (or stdin), undoes gzip, and positions it at its
 // checkpoint when the file is the one the checkpoint describes.
-func openSource(path string, opt Options) (*source, error) {
+func openSource(ctx context.Context, path string, opt Options) (*source, error) {
 	s := &source{name: path}
 	var rd io.Reader
 	if path == "-" {
@@ -84,9 +85,12 @@ func openSource(path string, opt Options) (*source, error) {
 			return nil, fmt.Errorf("%w: no stdin", ErrUnreadable)
 		}
 		s.name = "stdin"
-		rd = opt.Stdin
+		rd = &ctxReader{ctx: ctx, r: opt.Stdin}
 	} else {
-		f, err := os.Open(path)
+		f, err := openRegular(path)
+		if errors.Is(err, ErrUnreadable) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrUnreadable, err)
 		}

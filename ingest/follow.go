@@ -100,7 +100,7 @@ func findOld(path string, ck Checkpoint, renamed bool) string {
 }
 
 func sameHead(path string, ck Checkpoint) bool {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return false
 	}

@@ -60,7 +60,9 @@ type Progress struct {
 }
 
 // Expand turns command-line inputs into files: folders are walked (hidden
-// entries skipped), "-" stays as stdin.
+// entries skipped, and anything but regular files), "-" stays as stdin. An
+// input named on its own that is neither a regular file (or a link to one)
+// nor a folder is refused with ErrUnreadable: see NotRegular.
 func Expand(inputs []string) ([]string, error) {
 	var out []string
 	for _, in := range inputs {
@@ -73,6 +75,9 @@ func Expand(inputs []string) ([]string, error) {
 			return nil, fmt.Errorf("%w: %v", ErrUnreadable, err)
 		}
 		if !info.IsDir() {
+			if !info.Mode().IsRegular() {
+				return nil, NotRegular(in, info.Mode())
+			}
 			out = append(out, in)
 			continue
 		}
@@ -155,7 +160,8 @@ func Run(ctx context.Context, files []string, opt Options) ([]FileResult, error)
 			return collect(err)
 		}
 	}
-	out, err := collect(nil)
+	// A read that the context cut short is the run's end, not the file's.
+	out, err := collect(ctx.Err())
 	if err == nil {
 		pr.finish()
 	}
@@ -167,7 +173,7 @@ func Run(ctx context.Context, files []string, opt Options) ([]FileResult, error)
 // stops the run. The result's New count is final once w is closed.
 func ingestFile(ctx context.Context, path string, opt Options, pr *progress, w *writer) (*FileResult, error) {
 	res := &FileResult{Path: path}
-	src, err := openSource(path, opt)
+	src, err := openSource(ctx, path, opt)
 	if err != nil {
 		res.Err = err
 		return res, nil

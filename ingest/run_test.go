@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/cordon-ir/cordon/evidence"
@@ -213,5 +215,33 @@ func TestPrettyFileStaysStreamingAcrossRuns(t *testing.T) {
 	res := ingestOnce(t, st, nil, path)
 	if res[0].ResumedAt != 0 || res[0].New != 1 || res[0].Rejects != 0 {
 		t.Errorf("grown array file: %+v", res[0])
+	}
+}
+
+// TestExpandRefusesSpecialFiles: a FIFO or a device named as an input is
+// refused, naming it; one inside a folder is passed over; a link to a
+// regular file is an input like the file.
+func TestExpandRefusesSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe.log")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFOs: %v", err)
+	}
+	for in, what := range map[string]string{fifo: "a named pipe (FIFO)", "/dev/null": "a character device"} {
+		_, err := Expand([]string{in})
+		if !errors.Is(err, ErrUnreadable) || !strings.Contains(err.Error(), in+" is "+what) {
+			t.Errorf("Expand(%s): %v", in, err)
+		}
+	}
+	reg := filepath.Join(dir, "a.log")
+	os.WriteFile(reg, []byte("x\n"), 0o600)
+	link := filepath.Join(t.TempDir(), "link.log")
+	os.Symlink(reg, link)
+	got, err := Expand([]string{dir, link})
+	if err != nil || strings.Join(got, " ") != reg+" "+link {
+		t.Errorf("Expand(folder with a FIFO, link): %v %v", got, err)
+	}
+	if _, err := openRegular(fifo); !errors.Is(err, ErrUnreadable) {
+		t.Errorf("openRegular(FIFO): %v, want a refusal without waiting", err)
 	}
 }

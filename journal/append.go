@@ -52,6 +52,9 @@ func (j *Journal) append(ctx context.Context, e Entry, at time.Time) (Entry, err
 	// flock serializes processes (and Journal values opened twice).
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if err := CheckWritable(j.dir, j.shared); err != nil {
+		return Entry{}, err
+	}
 	unlock, err := j.lock()
 	if err != nil {
 		return Entry{}, err
@@ -61,9 +64,9 @@ func (j *Journal) append(ctx context.Context, e Entry, at time.Time) (Entry, err
 		return Entry{}, err
 	}
 
-	f, err := os.OpenFile(j.Path(), os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(j.Path(), os.O_CREATE|os.O_RDWR|os.O_APPEND, FileMode)
 	if err != nil {
-		return Entry{}, fmt.Errorf("open journal: %w", err)
+		return Entry{}, writeErr(j.dir, "open the journal", err)
 	}
 	defer f.Close()
 	t, err := readTail(f)
@@ -84,9 +87,9 @@ func (j *Journal) append(ctx context.Context, e Entry, at time.Time) (Entry, err
 // lock takes the exclusive journal lock, waiting for other writers: each
 // holds it for one append, a few milliseconds.
 func (j *Journal) lock() (unlock func(), err error) {
-	lf, err := os.OpenFile(filepath.Join(j.dir, lockFile), os.O_CREATE|os.O_RDWR, 0o644)
+	lf, err := os.OpenFile(filepath.Join(j.dir, lockFile), os.O_CREATE|os.O_RDWR, FileMode)
 	if err != nil {
-		return nil, fmt.Errorf("open journal lock: %w", err)
+		return nil, writeErr(j.dir, "open the journal lock", err)
 	}
 	for {
 		err = syscall.Flock(int(lf.Fd()), syscall.LOCK_EX)
@@ -220,7 +223,7 @@ func (j *Journal) repair(f *os.File, t tail, actor Actor) (tail, error) {
 	if err != nil {
 		return t, err
 	}
-	tf, err := os.OpenFile(filepath.Join(j.dir, tornFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	tf, err := os.OpenFile(filepath.Join(j.dir, tornFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, FileMode)
 	if err != nil {
 		return t, fmt.Errorf("open %s: %w", tornFile, err)
 	}

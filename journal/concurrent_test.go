@@ -36,7 +36,7 @@ func checkComplete(t *testing.T, j *Journal, texts map[string]bool) {
 }
 
 func TestConcurrentGoroutines(t *testing.T) {
-	dir := t.TempDir()
+	dir := privateDir(t)
 	// Two Journal values on one directory: goroutines of one value share
 	// its mutex, the two values contend on the flock.
 	var js [2]*Journal
@@ -94,7 +94,7 @@ func TestHelperProcess(t *testing.T) {
 }
 
 func TestConcurrentProcesses(t *testing.T) {
-	dir := t.TempDir()
+	dir := privateDir(t)
 	const each = 100
 	texts := map[string]bool{}
 	var cmds []*exec.Cmd

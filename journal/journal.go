@@ -154,6 +154,8 @@ func decodeEntry(line []byte) (Entry, error) {
 // goroutines and by processes.
 type Journal struct {
 	dir string
+	// shared: the owner chose to write into a workspace others can read.
+	shared bool
 
 	mu  sync.Mutex
 	now func() time.Time
@@ -173,6 +175,23 @@ func Open(dir string) (*Journal, error) {
 		return nil, fmt.Errorf("%w: %s is not a directory", ErrNoIncident, dir)
 	}
 	return &Journal{dir: dir, now: time.Now}, nil
+}
+
+// AllowShared lets appends go into a workspace other users can read
+// (see CheckPrivate), which they refuse by default.
+func (j *Journal) AllowShared() {
+	j.mu.Lock()
+	j.shared = true
+	j.mu.Unlock()
+}
+
+// Writable reports why an append would fail before anything is done that
+// the journal must record (an action that changes the world): the
+// workspace is shared, or on read-only media.
+func (j *Journal) Writable() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return CheckWritable(j.dir, j.shared)
 }
 
 // SetClock replaces the clock that stamps entries (tests, drill replays).

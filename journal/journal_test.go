@@ -19,11 +19,22 @@ import (
 
 var testActor = Actor{Name: "alice", Via: ViaCLI}
 
+// privateDir is a fresh directory only its owner can enter, as a
+// workspace is: appends refuse one others can read.
+func privateDir(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, DirMode); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // newTestJournal opens a journal in a fresh directory with a clock that
 // ticks one second per entry.
 func newTestJournal(t *testing.T) (*Journal, string) {
 	t.Helper()
-	dir := t.TempDir()
+	dir := privateDir(t)
 	j, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -286,7 +297,7 @@ func TestAppendReadsOnlyTheTail(t *testing.T) {
 // BenchmarkAppend appends to a journal that already holds 20,000
 // entries; the cost is the fsyncs, not the journal's length.
 func BenchmarkAppend(b *testing.B) {
-	dir := b.TempDir()
+	dir := privateDir(b)
 	var buf bytes.Buffer
 	prev := Entry{}
 	for i := 1; i <= 20000; i++ {

@@ -29,14 +29,30 @@ type WorkspaceLock struct {
 	dir   string
 	write bool
 	f     *os.File
+	// unlocked: a reader on media nothing can write to holds no lock.
+	unlocked bool
 }
 
 // LockWorkspace takes the lock of dir, exclusive for a writer and shared
 // for a reader. It does not wait: while another process holds it the
 // other way, it fails at once with ErrLocked, naming the writer's pid.
+//
+// A reader of a workspace on read-only media (evidence on a
+// write-protected disk, a read-only mount) takes the lock file read-only,
+// or goes without one where none can be created: nothing can write there,
+// so there is nothing to wait for.
 func LockWorkspace(dir string, write bool) (*WorkspaceLock, error) {
-	f, err := os.OpenFile(filepath.Join(dir, workspaceLockFile), os.O_CREATE|os.O_RDWR, 0o644)
+	path := filepath.Join(dir, workspaceLockFile)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, FileMode)
+	if err != nil && !write && CannotWrite(err) {
+		if f, err = os.Open(path); errors.Is(err, os.ErrNotExist) {
+			return &WorkspaceLock{dir: dir, unlocked: true}, nil
+		}
+	}
 	if err != nil {
+		if write {
+			return nil, writeErr(dir, "take the workspace lock", err)
+		}
 		return nil, fmt.Errorf("open lock: %w", err)
 	}
 	how := syscall.LOCK_SH
@@ -75,6 +91,10 @@ func busy(dir string, write bool) error {
 	}
 	return fmt.Errorf("%w: incident %s is being written (pid %s): the index cannot be read while an ingest holds it; wait for it to finish, or search from the console that is ingesting", ErrLocked, dir, pid)
 }
+
+// Unlocked reports a reader's lock that holds nothing, because the
+// workspace is on media nobody can write to.
+func (l *WorkspaceLock) Unlocked() bool { return l != nil && l.unlocked }
 
 // Release drops the lock (and a writer's lock.pid). A nil lock, or one
 // already released, is a no-op.

@@ -18,6 +18,7 @@ import (
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/drill"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/muesli/termenv"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -78,6 +79,10 @@ type Options struct {
 	Facilitators string
 	// DrillDebrief is where a facilitator's E writes the debrief.
 	DrillDebrief string
+	// AllowShared serves a workspace other users can read, which New
+	// refuses by default: the server writes there (its host key, the
+	// consoles' steps and marks, the evidence it follows).
+	AllowShared bool
 }
 
 // Server serves one incident's console over SSH.
@@ -193,10 +198,16 @@ func openWorkspace(opt Options) (*incident.Workspace, error) {
 	switch {
 	case opt.Drill != nil:
 		return opt.Drill.WS, nil
-	case len(opt.Inputs) > 0:
-		return incident.Create(opt.Dir)
+	case !opt.AllowShared:
+		// Read-only media are served as they are: only the writes fail.
+		if err := journal.CheckWritable(opt.Dir, false); errors.Is(err, journal.ErrShared) {
+			return nil, err
+		}
 	}
-	return incident.Open(opt.Dir)
+	if len(opt.Inputs) > 0 {
+		return incident.Create(opt.Dir, incident.AllowShared(opt.AllowShared))
+	}
+	return incident.Open(opt.Dir, incident.AllowShared(opt.AllowShared))
 }
 
 // closeWorkspace stops the ingest and closes what New opened: a drill's

@@ -301,7 +301,7 @@ func TestDrillActionsAreDryRuns(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "ran")
 	c := newDrillConsole(t, true, 80, 24, func(dir string) {
 		yaml := fmt.Sprintf("actions:\n  stop-session:\n    title: Stop the session\n    run: touch %s\n", marker)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, "cordon.yaml"), []byte(yaml), 0o644); err != nil {

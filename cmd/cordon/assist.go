@@ -26,6 +26,7 @@ func cmdAssist(ctx context.Context, e *env, args []string) error {
 	until := fs.String("until", "", "only events before `TIME`")
 	offline := fs.Bool("offline", false, "answer from rules, without a model (summarize and timeline)")
 	asJSON := fs.Bool("json", false, "the whole exchange as JSON")
+	shared := allowSharedFlag(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -38,7 +39,7 @@ func cmdAssist(ctx context.Context, e *env, args []string) error {
 	if !task.Valid() {
 		return fmt.Errorf("%w: unknown task %q: want one of %s", errUsage, pos[0], taskNames())
 	}
-	ws, err := incident.Open(*dir)
+	ws, err := incident.Open(*dir, incident.AllowShared(shared()))
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 func cmdAttribute(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "attribute", "--incident DIR")
 	dir := fs.String("incident", "", "incident workspace `DIR`")
+	shared := allowSharedFlag(fs)
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -19,7 +20,7 @@ func cmdAttribute(ctx context.Context, e *env, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("%w: attribute needs --incident DIR", errUsage)
 	}
-	ws, err := incident.Create(*dir)
+	ws, err := incident.Create(*dir, incident.AllowShared(shared()))
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ func cmdIngest(ctx context.Context, e *env, args []string) error {
 	quiet := fs.Bool("quiet", false, "no progress line")
 	follow := fs.Bool("follow", false, "keep reading what is appended to the inputs (and survive log rotation) until interrupted")
 	rebuild := fs.Bool("rebuild", false, "discard the index and ingest every known source again (after a cordon upgrade)")
+	shared := allowSharedFlag(fs)
 	inputs, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -33,13 +34,18 @@ func cmdIngest(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
 	}
+	// A FIFO or a device among the inputs is refused before the workspace
+	// is created or locked.
+	if _, err := ingest.Expand(inputs); err != nil {
+		return err
+	}
 	var ws *incident.Workspace
 	if *rebuild {
 		var known []string
-		ws, known, err = incident.Rebuild(*dir)
+		ws, known, err = incident.Rebuild(*dir, incident.AllowShared(shared()))
 		inputs = append(known, inputs...)
 	} else {
-		ws, err = incident.Create(*dir)
+		ws, err = incident.Create(*dir, incident.AllowShared(shared()))
 	}
 	if err != nil {
 		return err
@@ -64,6 +70,10 @@ func cmdIngest(ctx context.Context, e *env, args []string) error {
 	}
 	results, err := ws.Ingest(ctx, inputs, opt)
 	printResults(e.stdout, results)
+	if ctx.Err() != nil {
+		// what the run made of its cancelled context says less than this
+		return fmt.Errorf("ingest interrupted: every batch indexed before it is kept; run the same command again to resume after it")
+	}
 	if err != nil {
 		return err
 	}

@@ -107,6 +107,7 @@ func cmdNote(ctx context.Context, e *env, args []string) error {
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	event := fs.String("event", "", "the note is about event `ID`")
 	step := fs.String("step", "", "the note is about playbook step `ID`")
+	shared := allowSharedFlag(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -136,6 +137,9 @@ func cmdNote(ctx context.Context, e *env, args []string) error {
 	j, err := journal.Open(*dir)
 	if err != nil {
 		return err
+	}
+	if shared() {
+		j.AllowShared()
 	}
 	en, err := j.Append(ctx, journal.Entry{
 		Type: journal.EntryNote, Actor: journal.CurrentActor(journal.ViaCLI),

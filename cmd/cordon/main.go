@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
@@ -82,7 +80,7 @@ func commands() []command {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible(context.Background())
 	defer stop()
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
@@ -91,7 +89,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	for _, c := range commands() {
 		if c.name == args[0] && c.run != nil {
-			return exitCode(stderr, c.run(ctx, e, args[1:]))
+			return exitCode(stderr, stoppedBy(ctx, c.run(ctx, e, args[1:])))
 		}
 	}
 	fmt.Fprintf(stderr, "cordon: unknown command %q\n\n", args[0])
@@ -110,7 +108,14 @@ func exitCode(stderr io.Writer, err error) int {
 	// An error is our own text, quoting what it cites with %q or Printable:
 	// PrintableMessage keeps those quotes single.
 	fmt.Fprintln(stderr, "cordon:", evidence.PrintableMessage(err.Error()))
+	var sig signalError
 	switch {
+	case errors.As(err, &sig):
+		// the shell's convention for a process a signal ended
+		return 128 + int(sig.sig)
+	case errors.Is(err, journal.ErrShared):
+		fmt.Fprintf(stderr, "cordon: to write into it as it is, pass --allow-shared (or set %s=1)\n", allowSharedEnv)
+		return exitError
 	case errors.Is(err, errUsage), errors.Is(err, evidence.ErrQuery):
 		return exitUsage
 	case errors.Is(err, ingest.ErrUnreadable), errors.Is(err, ingest.ErrUnknownFormat):
@@ -151,6 +156,12 @@ Exit codes:
   5  index built by another cordon version (rebuild it)
   6  no such incident or event
   7  the case journal does not verify (edited, deleted, reordered or torn entries)
+  130 stopped by SIGINT (ctrl-c), 143 by SIGTERM: the workspace lock is released, and an
+      ingest keeps every batch it indexed and resumes after it when run again
+
+Workspaces are private to their owner (0700, files 0600). Writers (ingest, step, note, check,
+action, subject, attribute, assist, open, serve) refuse one other users can read unless given
+--allow-shared or `+allowSharedEnv+`=1; readers work on any, read-only media included.
 `)
 }
 

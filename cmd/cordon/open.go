@@ -28,6 +28,7 @@ func cmdOpen(ctx context.Context, e *env, args []string) error {
 	format := fs.String("format", "", "read every input as `FORMAT` instead of sniffing (see cordon formats)")
 	noFollow := fs.Bool("no-follow", false, "stop reading the evidence files once they are ingested (default: keep following appended lines)")
 	debug := fs.String("debug", "", "write a debug log to `FILE`")
+	shared := allowSharedFlag(fs)
 	inputs, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -40,9 +41,10 @@ func cmdOpen(ctx context.Context, e *env, args []string) error {
 		if in == "-" {
 			return fmt.Errorf("%w: the console reads keys from the terminal, not evidence from stdin; pipe it with cordon ingest --incident DIR - first", errUsage)
 		}
-		if _, err := os.Stat(in); err != nil {
-			return fmt.Errorf("%w: %v", ingest.ErrUnreadable, err)
-		}
+	}
+	// a FIFO or a device would hold the background ingest for ever
+	if _, err := ingest.Expand(inputs); err != nil {
+		return err
 	}
 	if !isTerminal(e.stdout) {
 		return fmt.Errorf("%w: cordon open is an interactive console and needs a terminal; use cordon search for scripts", errUsage)
@@ -52,12 +54,12 @@ func cmdOpen(ctx context.Context, e *env, args []string) error {
 	}
 	var ws *incident.Workspace
 	if len(inputs) == 0 {
-		ws, err = incident.Open(*dir)
+		ws, err = incident.Open(*dir, incident.AllowShared(shared()))
 	} else {
 		if *dir == "" {
 			*dir = incident.DirFor(stateHome(), inputs)
 		}
-		ws, err = incident.Create(*dir)
+		ws, err = incident.Create(*dir, incident.AllowShared(shared()))
 	}
 	if err != nil {
 		return err

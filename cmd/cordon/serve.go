@@ -35,6 +35,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	format := fs.String("format", "", "with evidence to follow: read every input as `FORMAT` instead of sniffing (see cordon formats)")
 	idle := fs.Duration("idle-timeout", 30*time.Minute, "close a console after `D` without input (0: never)")
 	maxSessions := fs.Int("max-sessions", 32, "at most `N` sessions at once, observers' included (0: no limit)")
+	shared := allowSharedFlag(fs)
 	inputs, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -61,9 +62,10 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		if in == "-" {
 			return fmt.Errorf("%w: the server follows files, not stdin; pipe it with cordon ingest --incident DIR - first", errUsage)
 		}
-		if _, err := os.Stat(in); err != nil {
-			return fmt.Errorf("%w: %v", ingest.ErrUnreadable, err)
-		}
+	}
+	// a FIFO or a device would hold the background ingest for ever
+	if _, err := ingest.Expand(inputs); err != nil {
+		return err
 	}
 	if *scenario != "" && *facilitators == "" {
 		return fmt.Errorf("%w: --drill needs --facilitators PATH: the keys that run the drill's clock", errUsage)
@@ -106,7 +108,7 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 		Dir: abs, HostKey: *hostKey, AuthorizedKeys: *authorized, Observers: *observers,
 		Inputs: inputs, Format: *format, IdleTimeout: *idle, MaxSessions: *maxSessions,
 		Exec: serveExec(abs), Log: slog.New(slog.NewTextHandler(e.stderr, nil)), ConsoleLog: clog,
-		Getenv: os.Getenv,
+		Getenv: os.Getenv, AllowShared: shared(),
 	}
 	if d != nil {
 		// a drill serves the console only: findings or a search from

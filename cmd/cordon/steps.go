@@ -23,6 +23,7 @@ func cmdStep(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "step", stepArgs)
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	at := fs.String("at", "", "for a step that records a time (contained_at): when it happened, RFC 3339 (default: now)")
+	shared := allowSharedFlag(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -36,7 +37,7 @@ func cmdStep(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ws, err := incident.OpenCase(*dir)
+	ws, err := incident.OpenCase(*dir, incident.AllowShared(shared()))
 	if err != nil {
 		return err
 	}
@@ -126,6 +127,7 @@ func cmdCheck(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "check", "--incident DIR [--json] [STEP_ID...]")
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	asJSON := fs.Bool("json", false, "one JSON line per check")
+	shared := allowSharedFlag(fs)
 	ids, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -134,7 +136,7 @@ func cmdCheck(ctx context.Context, e *env, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("%w: check needs --incident DIR", errUsage)
 	}
-	ws, err := incident.Open(*dir)
+	ws, err := incident.Open(*dir, incident.AllowShared(shared()))
 	if err != nil {
 		return err
 	}
@@ -155,6 +157,7 @@ func cmdCheck(ctx context.Context, e *env, args []string) error {
 func cmdSubject(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "subject", "--incident DIR [AGENT...]")
 	dir := fs.String("incident", "", "incident workspace `DIR`")
+	shared := allowSharedFlag(fs)
 	agents, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -163,7 +166,7 @@ func cmdSubject(ctx context.Context, e *env, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("%w: subject needs --incident DIR", errUsage)
 	}
-	ws, err := incident.Open(*dir)
+	ws, err := incident.Open(*dir, incident.AllowShared(shared()))
 	if err != nil {
 		return err
 	}
@@ -208,6 +211,7 @@ func cmdAction(ctx context.Context, e *env, args []string) error {
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	dry := fs.Bool("dry-run", false, "show and journal what would run; run nothing")
 	confirm := fs.String("confirm", "", "the subject `AGENT`, typed ahead for scripts (default: asked on stdin)")
+	shared := allowSharedFlag(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -216,11 +220,15 @@ func cmdAction(ctx context.Context, e *env, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("%w: action needs --incident DIR, a step id and an action name", errUsage)
 	}
-	ws, err := incident.Open(*dir)
+	ws, err := incident.Open(*dir, incident.AllowShared(shared()))
 	if err != nil {
 		return err
 	}
 	defer ws.Close()
+	// before the plan is shown and confirmed: it could not be journaled
+	if err := ws.Journal().Writable(); err != nil {
+		return err
+	}
 	plan, err := ws.PlanAction(ctx, pos[0], pos[1])
 	if err != nil {
 		return err

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFreshWorkspaceIsPrivate: workspaces were made 0755 and their
+// journal, rejects and lock 0644, so the evidence, with whatever secret
+// the agent stole in it, was open to every user of the machine.
+func TestFreshWorkspaceIsPrivate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cases", "incident")
+	src := filepath.Join(t.TempDir(), "ledger.jsonl")
+	writeLedger(t, src, 300)
+	for _, args := range [][]string{
+		{"ingest", "--incident", dir, src},
+		{"note", "--incident", dir, "token seen in the agent's env"},
+		{"step", "--incident", dir, "start", "detect.signal"},
+		{"check", "--incident", dir},
+		{"report", "--incident", dir, "-o", filepath.Join(dir, "report.md")},
+	} {
+		if code, out, errOut := cordon(args...); code != 0 {
+			t.Fatalf("%s: exit %d %s %s", args[0], code, out, errOut)
+		}
+	}
+	files := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		want := fs.FileMode(0o600)
+		if d.IsDir() {
+			want = 0o700
+		} else {
+			files++
+		}
+		if got := info.Mode().Perm(); got != want {
+			t.Errorf("%s: mode %04o, want %04o", p, got, want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 8 {
+		t.Errorf("only %d files in the workspace: the walk missed it", files)
+	}
+}
+
+// TestSharedWorkspaceIsRefusedForWriting: a writer refuses a workspace
+// others can read, naming the fix, unless --allow-shared or
+// CORDON_ALLOW_SHARED says the sharing is meant; readers read it.
+func TestSharedWorkspaceIsRefusedForWriting(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "incident")
+	src := filepath.Join(t.TempDir(), "ledger.jsonl")
+	writeLedger(t, src, 100)
+	if code, _, errOut := cordon("ingest", "--incident", dir, src); code != 0 {
+		t.Fatal(errOut)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"ingest", "--incident", dir, src},
+		{"note", "--incident", dir, "x"},
+		{"step", "--incident", dir, "start", "detect.signal"},
+		{"check", "--incident", dir},
+		{"subject", "--incident", dir, "agent-1"},
+	} {
+		code, _, errOut := cordon(args...)
+		if code == 0 || !strings.Contains(errOut, "chmod -R go-rwx "+dir) || !strings.Contains(errOut, "--allow-shared") {
+			t.Errorf("%s into a 0755 workspace: exit %d %q, want a refusal naming chmod -R go-rwx %s", args[0], code, errOut, dir)
+		}
+	}
+	for _, args := range [][]string{{"search", "agent:agent-1"}, {"stats"}, {"journal"}, {"findings"}} {
+		if code, _, errOut := cordon(append([]string{args[0], "--incident", dir}, args[1:]...)...); code != 0 {
+			t.Errorf("reader %s refused on a 0755 workspace: %s", args[0], errOut)
+		}
+	}
+	if code, out, errOut := cordon("ingest", "--allow-shared", "--incident", dir, src); code != 0 {
+		t.Errorf("ingest --allow-shared: exit %d %s %s", code, out, errOut)
+	}
+	t.Setenv(allowSharedEnv, "1")
+	if code, _, errOut := cordon("note", "--incident", dir, "shared on purpose"); code != 0 {
+		t.Errorf("note with %s=1: %s", allowSharedEnv, errOut)
+	}
+}
