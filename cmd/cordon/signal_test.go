@@ -103,11 +103,11 @@ func TestSIGTERMDuringIngestStopsAtABatchAndResumes(t *testing.T) {
 	writeSquid(t, src, n)
 	dir := filepath.Join(t.TempDir(), "incident")
 	cmd := cordonProcess(t, "ingest", "--incident", dir, src)
-	waitFor(t, "ingest to start", func() bool {
-		_, err := os.Stat(filepath.Join(dir, "lock.pid"))
-		return err == nil
+	// a segment on disk: at least one batch, and its checkpoint, indexed
+	waitFor(t, "a first batch", func() bool {
+		zaps, _ := filepath.Glob(filepath.Join(dir, "index.bleve", "store", "*.zap"))
+		return len(zaps) > 0
 	})
-	time.Sleep(200 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGTERM)
 	code, took := waitExit(t, cmd, 10*time.Second)
 	out := fmt.Sprint(cmd.Stdout)
