@@ -44,14 +44,23 @@ func TestFollowSurvivesRotation(t *testing.T) {
 	path := filepath.Join(dir, "ledger.jsonl")
 	writeLines(t, path, 0, 100)
 	opt := Options{Store: st, BatchSize: 64}
+	// A poller sees a rotation only if it saw the file before it: each
+	// rotation waits until the lines before its unread tail are in (a
+	// fixed sleep was not enough on a loaded machine, and two rotations
+	// within one poll leave nothing to find the middle file by).
+	waitFor := func(n int64) {
+		for deadline := time.Now().Add(20 * time.Second); st.Counts().Total < n && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
 	followUntil(t, opt, path, 400, func() {
-		time.Sleep(80 * time.Millisecond)
+		waitFor(100)
 		writeLines(t, path, 100, 150) // tail before the rename, maybe unread
 		if err := os.Rename(path, path+".1"); err != nil {
 			t.Fatal(err)
 		}
 		writeLines(t, path, 150, 250)
-		time.Sleep(80 * time.Millisecond)
+		waitFor(250)
 		writeLines(t, path, 250, 300) // tail before the truncation, maybe unread
 		data, _ := os.ReadFile(path)
 		os.WriteFile(path+".2", data, 0o644) // copytruncate: copy, then truncate
