@@ -32,10 +32,12 @@ func (p profile) rows(clock common.Clock) []row {
 		if !s.End.IsZero() {
 			end = clock.Format(s.End) + " " + s.Ended
 		}
-		text := fmt.Sprintf("session %-8s %-8s %-15s %s – %s", s.ID, s.Sandbox, s.IP, clock.Format(s.Start), end)
+		shared := ""
 		if s.Shared != "" {
-			text += "  ! " + s.Shared
+			// before the interval, so that a narrow terminal still shows it
+			shared = "! " + s.Shared + " · "
 		}
+		text := fmt.Sprintf("session %-8s %-8s %-15s %s%s – %s", s.ID, s.Sandbox, s.IP, shared, clock.Format(s.Start), end)
 		out = append(out, row{text: text, filter: evidence.Must("agent", p.agent) + " " + evidence.Must("session", s.ID), label: "session " + s.ID})
 	}
 	for i := range p.caps {
