@@ -40,10 +40,13 @@ type RejectLog interface {
 
 // FileResult summarizes one input.
 type FileResult struct {
-	Path        string    `json:"path"`
-	Format      string    `json:"format"`
-	Events      int       `json:"events"`  // parsed this run
-	New         int       `json:"new"`     // not in the index before
+	Path   string `json:"path"`
+	Format string `json:"format"`
+	Events int    `json:"events"` // parsed this run
+	// Stored counts the events of this run on disk, with the checkpoint
+	// that covers them: all of Events unless the store failed to write.
+	Stored      int       `json:"stored"`
+	New         int       `json:"new"`     // stored, and not in the index before
 	Rejects     int       `json:"rejects"` // malformed records this run
 	ResumedAt   int64     `json:"resumed_at,omitempty"`
 	First, Last time.Time `json:"-"`
@@ -53,7 +56,8 @@ type FileResult struct {
 // Progress is a snapshot of a running ingest.
 type Progress struct {
 	Files, FilesDone int
-	Events, New      int64
+	Events           int64 // searchable
+	New              int64 // on disk, and not in the index before
 	Bytes, Total     int64 // bytes read and to read (0 when unknown)
 	Elapsed          time.Duration
 	Done             bool
@@ -138,9 +142,24 @@ func Run(ctx context.Context, files []string, opt Options) ([]FileResult, error)
 		if werr := w.close(); err == nil {
 			err = werr
 		}
+		// Nothing counts as ingested before it is on disk: success,
+		// Stored and the checkpoints the caller reports wait for it.
+		// An interrupted run waits too, to report what it kept.
+		serr := opt.Store.Sync(context.WithoutCancel(ctx))
+		switch {
+		case errors.Is(serr, evidence.ErrWrite):
+			err = serr // the store's own account, without the layers it came up through
+		case serr != nil && err == nil:
+			err = fmt.Errorf("%w: %w", errStore, serr)
+		}
 		out := make([]FileResult, len(results))
-		for i, r := range results {
-			out[i] = *r
+		w.freeze(func() {
+			for i, r := range results {
+				out[i] = *r
+			}
+		})
+		if errors.Is(err, evidence.ErrWrite) {
+			err = &WriteError{Stored: storedEvents(out), Read: readEvents(out), Err: err}
 		}
 		return out, err
 	}
@@ -255,10 +274,14 @@ func (b *batcher) flush(pos Position, final bool) error {
 	events, res, pr := b.events, b.res, b.pr
 	read := pos.Offset - b.src.lastOffset
 	b.src.lastOffset = pos.Offset
-	j := job{events: events, rejects: b.rejects, state: state, landed: func(fresh int) {
-		res.New += fresh
-		pr.add(len(events), fresh, read)
-	}}
+	j := job{events: events, rejects: b.rejects, state: state,
+		landed: func() { pr.add(len(events), read) },
+		stored: func(fresh int) {
+			res.Stored += len(events)
+			res.New += fresh
+			pr.stored(fresh)
+		},
+	}
 	// The batch now belongs to the writer; fill fresh buffers meanwhile.
 	b.events = make([]evidence.Event, 0, cap(b.events))
 	b.rejects = nil

@@ -32,6 +32,7 @@ const (
 	exitIncompatible = 5
 	exitNotFound     = 6
 	exitTampered     = 7
+	exitWrite        = 8
 )
 
 // errUsage marks a command-line mistake.
@@ -115,6 +116,8 @@ func exitCode(stderr io.Writer, err error) int {
 		return exitUnreadable
 	case errors.Is(err, journal.ErrTampered):
 		return exitTampered
+	case errors.Is(err, evidence.ErrWrite):
+		return exitWrite
 	case errors.Is(err, journal.ErrLocked):
 		return exitLocked
 	case errors.Is(err, evidence.ErrIncompatible):
@@ -149,6 +152,7 @@ Exit codes:
   5  index built by another cordon version (rebuild it)
   6  no such incident or event
   7  the case journal does not verify (edited, deleted, reordered or torn entries)
+  8  the evidence could not be written (disk full, not writable): what was stored is kept, and the same command again resumes after it
 `)
 }
 
