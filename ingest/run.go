@@ -22,6 +22,11 @@ var ErrUnreadable = errors.New("unreadable input")
 type Options struct {
 	Format    string           // force a format instead of sniffing
 	BatchSize int              // events per index batch (default 2000)
+	// BatchBytes ends a batch early once its events hold this many bytes
+	// of text (default DefaultBatchBytes): a batch is prepared, indexed
+	// and kept until it is on disk, so its size is what ingest's memory
+	// grows with, and hostile records are megabytes each.
+	BatchBytes int
 	Stdin     io.Reader        // read for the input "-"
 	Rejects   RejectLog        // where malformed records go
 	Progress  func(Progress)   // called about twice a second, and at the end
@@ -32,6 +37,9 @@ type Options struct {
 	// order (attribution sets the agent here).
 	Prepare func(*evidence.Event)
 }
+
+// DefaultBatchBytes is the default Options.BatchBytes.
+const DefaultBatchBytes = 16 << 20
 
 // RejectLog keeps rejected records; Add must be durable when it returns.
 type RejectLog interface {
@@ -120,6 +128,9 @@ func isDoc(name string) bool {
 func Run(ctx context.Context, files []string, opt Options) ([]FileResult, error) {
 	if opt.BatchSize <= 0 {
 		opt.BatchSize = 2000
+	}
+	if opt.BatchBytes <= 0 {
+		opt.BatchBytes = DefaultBatchBytes
 	}
 	if opt.Parsers == nil {
 		opt.Parsers = Parsers()
@@ -235,6 +246,7 @@ type batcher struct {
 	pr      *progress
 	format  string
 	events  []evidence.Event
+	bytes   int // Size of the events
 	rejects []parse.Reject
 }
 
@@ -243,6 +255,7 @@ func (b *batcher) Event(ev evidence.Event) error {
 		b.opt.Prepare(&ev)
 	}
 	b.events = append(b.events, ev)
+	b.bytes += ev.Size()
 	b.res.Events++
 	if b.res.First.IsZero() || ev.Time.Before(b.res.First) {
 		b.res.First = ev.Time
@@ -254,13 +267,13 @@ func (b *batcher) Event(ev evidence.Event) error {
 }
 
 func (b *batcher) Reject(r parse.Reject) error {
-	b.rejects = append(b.rejects, r)
+	b.rejects = append(b.rejects, r.Bounded())
 	b.res.Rejects++
 	return nil
 }
 
 func (b *batcher) commit(pos Position) error {
-	if len(b.events) < b.opt.BatchSize && len(b.rejects) < b.opt.BatchSize {
+	if len(b.events) < b.opt.BatchSize && b.bytes < b.opt.BatchBytes && len(b.rejects) < b.opt.BatchSize {
 		return nil
 	}
 	return b.flush(pos, false)
@@ -284,7 +297,7 @@ func (b *batcher) flush(pos Position, final bool) error {
 	}
 	// The batch now belongs to the writer; fill fresh buffers meanwhile.
 	b.events = make([]evidence.Event, 0, cap(b.events))
-	b.rejects = nil
+	b.bytes, b.rejects = 0, nil
 	return b.w.send(j)
 }
 
