@@ -2,10 +2,7 @@ package evidence
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/document"
@@ -43,22 +40,24 @@ func (s *bleveStore) Index(ctx context.Context, events []Event, state map[string
 	if err != nil {
 		return 0, err
 	}
-	return s.IndexPrepared(ctx, p, state)
+	return s.IndexPrepared(ctx, p, state, nil)
 }
 
 // IndexPrepared adds the prepared events that are not yet in the store,
-// with state, in one batch. Checking which ids exist costs one query per
-// batch and is what keeps re-ingest of a copy, a rotated file or a crashed
-// run from counting an event twice.
-func (s *bleveStore) IndexPrepared(ctx context.Context, p *Prepared, state map[string][]byte) (int, error) {
-	if s.readOnly {
-		return 0, errors.New("index is open read-only")
+// with state, in one batch, and returns how many were new. Checking which
+// ids exist costs one query per batch and is what keeps re-ingest of a
+// copy, a rotated file or a crashed run from counting an event twice.
+// stored, if not nil, is told the same number once the batch is on disk,
+// on another goroutine (see Sync).
+func (s *bleveStore) IndexPrepared(ctx context.Context, p *Prepared, state map[string][]byte, stored func(fresh int)) (int, error) {
+	if err := s.writable(); err != nil {
+		return 0, err
 	}
 	fresh, err := s.missing(ctx, p.events)
 	if err != nil {
 		return 0, err
 	}
-	b := s.idx.NewBatch()
+	b := s.index().NewBatch()
 	s.mu.RLock()
 	next := s.counts.clone()
 	s.mu.RUnlock()
@@ -71,7 +70,7 @@ func (s *bleveStore) IndexPrepared(ctx context.Context, p *Prepared, state map[s
 	for k, v := range state {
 		b.SetInternal([]byte("state:"+k), v)
 	}
-	if err := s.commit(b, next, len(fresh) > 0); err != nil {
+	if err := s.commit(b, next, len(fresh) > 0, len(fresh), stored); err != nil {
 		return 0, fmt.Errorf("index batch: %w", err)
 	}
 	return len(fresh), nil
@@ -91,7 +90,7 @@ func (s *bleveStore) missing(ctx context.Context, events []Event) ([]int, error)
 	if len(ids) > 0 && s.counts.Total > 0 {
 		req := bleve.NewSearchRequestOptions(query.NewDocIDQuery(ids), len(ids), 0, false)
 		req.Score = bleve.ScoreNone
-		res, err := s.idx.SearchInContext(ctx, req)
+		res, err := s.index().SearchInContext(ctx, req)
 		if err != nil {
 			return nil, fmt.Errorf("check existing ids: %w", err)
 		}
@@ -107,29 +106,4 @@ func (s *bleveStore) missing(ctx context.Context, events []Event) ([]int, error)
 		}
 	}
 	return out, nil
-}
-
-// commit writes a batch with the counts it leads to (when they changed), in
-// one atomic step, and makes them the store's counts. Batches are not
-// fsynced one by one; Close waits for the last one to reach disk.
-func (s *bleveStore) commit(b *bleve.Batch, next Counts, countsChanged bool) error {
-	if countsChanged {
-		raw, err := json.Marshal(next)
-		if err != nil {
-			return err
-		}
-		b.SetInternal([]byte(countsKey), raw)
-	}
-	done := make(chan struct{})
-	var once sync.Once
-	b.SetPersistedCallback(func(error) { once.Do(func() { close(done) }) })
-	if err := s.idx.Batch(b); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	s.counts = next
-	s.tl, s.matchCounts = nil, nil
-	s.persisted = done
-	s.mu.Unlock()
-	return nil
 }

@@ -26,6 +26,8 @@ const countsKey = "cordon:counts"
 
 // bleveStore is the embedded Store.
 type bleveStore struct {
+	dir      string
+	idxMu    sync.RWMutex // guards idx, replaced once if a write fails
 	idx      bleve.Index
 	im       *mapping.IndexMappingImpl
 	build    docBuilder
@@ -39,7 +41,9 @@ type bleveStore struct {
 	// persisted is closed when the last batch reached disk. Batches are
 	// "unsafe" (not fsynced one by one) for speed; a crash loses only whole
 	// recent batches, checkpoints included, so a re-run resumes before them.
+	// A failure to write them is kept in ws (see persist.go).
 	persisted chan struct{}
+	ws        *writeState
 }
 
 // Options tune how a store is opened.
@@ -54,7 +58,7 @@ func Open(dir string, opt Options) (Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build mapping: %w", err)
 	}
-	s := &bleveStore{im: im, build: newDocBuilder(im), readOnly: opt.ReadOnly}
+	s := &bleveStore{im: im, build: newDocBuilder(im), readOnly: opt.ReadOnly, ws: newWriteState(), dir: dir}
 	vpath := filepath.Join(dir, versionFile)
 	if _, err := os.Stat(filepath.Join(dir, "index_meta.json")); errors.Is(err, os.ErrNotExist) {
 		if opt.ReadOnly {
@@ -71,22 +75,20 @@ func Open(dir string, opt Options) (Store, error) {
 		}
 		return nil, fmt.Errorf("%w: %s was built with mapping version %s, this cordon uses version %d", ErrIncompatible, dir, got, MappingVersion)
 	}
-	cfg := map[string]interface{}{"read_only": opt.ReadOnly, "unsafe_batch": true}
+	cfg := map[string]interface{}{"read_only": opt.ReadOnly, "unsafe_batch": true, "asyncErrorCallbackName": asyncErrorsName}
+	if !opt.ReadOnly {
+		s.register(dir)
+	}
 	idx, err := bleve.OpenUsing(dir, cfg)
 	if err != nil {
+		s.unregister()
 		return nil, fmt.Errorf("open index %s: %w", dir, err)
 	}
 	s.idx = idx
-	raw, err := idx.GetInternal([]byte(countsKey))
-	if err != nil {
+	if s.counts, err = readCounts(idx); err != nil {
 		idx.Close()
-		return nil, fmt.Errorf("read counts: %w", err)
-	}
-	if raw != nil {
-		if err := json.Unmarshal(raw, &s.counts); err != nil {
-			idx.Close()
-			return nil, fmt.Errorf("read counts: %w", err)
-		}
+		s.unregister()
+		return nil, err
 	}
 	return s, nil
 }
@@ -106,11 +108,11 @@ func create(dir string, im *mapping.IndexMappingImpl) error {
 	if err != nil {
 		return fmt.Errorf("create index %s: %w", dir, err)
 	}
-	s := &bleveStore{im: im, idx: idx}
+	s := &bleveStore{im: im, idx: idx, ws: newWriteState()}
 	// With unsafe_batch, the mapping bleve stores at creation reaches the
 	// disk with a later snapshot: an empty batch whose persistence Close
 	// waits for carries it down.
-	err = s.commit(idx.NewBatch(), Counts{}, true)
+	err = s.commit(idx.NewBatch(), Counts{}, true, 0, nil)
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}
@@ -159,15 +161,11 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
-// Close waits for the last batch to be persisted, then closes the index.
-func (s *bleveStore) Close() error {
-	if s.persisted != nil {
-		select {
-		case <-s.persisted:
-		case <-time.After(time.Minute):
-		}
-	}
-	return s.idx.Close()
+// index is the Bleve index the store reads and writes.
+func (s *bleveStore) index() bleve.Index {
+	s.idxMu.RLock()
+	defer s.idxMu.RUnlock()
+	return s.idx
 }
 
 func (s *bleveStore) Counts() Counts {
@@ -177,7 +175,7 @@ func (s *bleveStore) Counts() Counts {
 }
 
 func (s *bleveStore) State(key string) ([]byte, error) {
-	return s.idx.GetInternal([]byte("state:" + key))
+	return s.index().GetInternal([]byte("state:" + key))
 }
 
 func (s *bleveStore) Get(ctx context.Context, id string) (Event, error) {
@@ -261,7 +259,7 @@ func (s *bleveStore) searchByScore(ctx context.Context, r Request, limit int) (*
 		return nil, err
 	}
 	req := bleve.NewSearchRequestOptions(q, limit, r.Offset, false)
-	res, err := s.idx.SearchInContext(ctx, req)
+	res, err := s.index().SearchInContext(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -295,7 +293,7 @@ func (s *bleveStore) Facet(ctx context.Context, q string, since, until time.Time
 	req := bleve.NewSearchRequestOptions(qq, 0, 0, false)
 	req.Score = bleve.ScoreNone
 	req.AddFacet(field, bleve.NewFacetRequest(field, size))
-	res, err := s.idx.SearchInContext(ctx, req)
+	res, err := s.index().SearchInContext(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("facet %s: %w", field, err)
 	}
@@ -306,4 +304,17 @@ func (s *bleveStore) Facet(ctx context.Context, q string, since, until time.Time
 		}
 	}
 	return out, nil
+}
+
+// readCounts reads the counts an index keeps.
+func readCounts(idx bleve.Index) (Counts, error) {
+	var c Counts
+	raw, err := idx.GetInternal([]byte(countsKey))
+	if err == nil && raw != nil {
+		err = json.Unmarshal(raw, &c)
+	}
+	if err != nil {
+		return Counts{}, fmt.Errorf("read counts: %w", err)
+	}
+	return c, nil
 }

@@ -22,6 +22,8 @@ type Counts struct {
 	// Minutes maps a Unix minute to the number of events in it: the
 	// timeline's density histogram and the index the pager plans with.
 	Minutes map[int64]int64 `json:"minutes"`
+	// Cut counts the events with a field cut in the index (Event.Cut).
+	Cut int64 `json:"cut,omitempty"`
 }
 
 func (c *Counts) add(ev *Event) {
@@ -38,6 +40,9 @@ func (c *Counts) add(ev *Event) {
 		c.Last = ev.Time
 	}
 	c.Total++
+	if len(ev.Cut) > 0 {
+		c.Cut++
+	}
 	c.Minutes[minuteOf(ev.Time)]++
 	for _, f := range CountedFields {
 		m := c.Fields[f]
@@ -139,6 +144,9 @@ func (c Counts) Between(from, to time.Time) int64 {
 // left as is: a replacement keeps its event's time.
 func (c *Counts) remove(ev *Event) {
 	c.Total--
+	if len(ev.Cut) > 0 {
+		c.Cut--
+	}
 	if m := minuteOf(ev.Time); c.Minutes[m] > 1 {
 		c.Minutes[m]--
 	} else {

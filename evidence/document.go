@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/document"
@@ -21,6 +22,13 @@ const (
 // maxAllRaw bounds how much raw text feeds the catch-all field: hostile
 // records can be megabytes, and a bare word rarely needs more than the start.
 const maxAllRaw = 8 << 10
+
+// MaxIndexed bounds the indexed copy of one field (of a list field, of
+// all its values together). Log data is written by the agent under
+// investigation: a 7 MiB URL, analysed and written into a segment, cost
+// an ingest hundreds of megabytes. The stored event keeps every field
+// whole and names the ones cut in Cut; only what a query can find is cut.
+const MaxIndexed = 64 << 10
 
 // docBuilder turns Events into Bleve documents directly, skipping the
 // reflection walk of the generic mapping, and analyses them itself (see
@@ -42,22 +50,23 @@ const (
 	sortOpts = facetOpts | index.SkipDVChunking | index.SkipDVCompression
 )
 
+// build makes ev's document, and sets ev.Cut to the fields whose indexed
+// copy it cut.
 func (b docBuilder) build(ev *Event) (*document.Document, error) {
 	doc := document.NewDocument(ev.ID)
-	fields := *ev
-	fields.Raw = ""
-	src, err := json.Marshal(&fields)
-	if err != nil {
-		return nil, err
-	}
-	doc.AddField(&field{name: sourceField, value: src, opts: index.StoreField})
-	if ev.Raw != "" {
-		doc.AddField(&field{name: rawField, value: []byte(ev.Raw), opts: index.StoreField})
+	ev.Cut = nil
+	indexed := func(name, v string) string {
+		if len(v) <= MaxIndexed {
+			return v
+		}
+		ev.Cut = append(ev.Cut, name)
+		return prefix(v, MaxIndexed)
 	}
 	doc.AddField(keywords(sortField, sortOpts, sortKey(ev.Time, ev.ID)))
 	doc.AddField(keywords(bucketField, kwOpts, timeBuckets(ev.Time)...))
 
 	kw := func(name, v string, facet bool) {
+		v = indexed(name, v)
 		if v == "" {
 			return
 		}
@@ -74,9 +83,18 @@ func (b docBuilder) build(ev *Event) (*document.Document, error) {
 	}
 	list := func(name string, vs []string, facet bool) {
 		var terms []string
+		budget := MaxIndexed
 		for _, v := range vs {
+			if len(v) > budget {
+				ev.Cut = append(ev.Cut, name)
+				if v = prefix(v, budget); v != "" {
+					terms = append(terms, v)
+				}
+				break
+			}
 			if v != "" {
 				terms = append(terms, v)
+				budget -= len(v)
 			}
 		}
 		if len(terms) == 0 {
@@ -126,21 +144,22 @@ func (b docBuilder) build(ev *Event) (*document.Document, error) {
 	list("tools_allowed", ev.ToolsAllowed, false)
 	list("egress_allowlist", ev.EgressAllowlist, false)
 
-	text := func(name, v string) {
+	text := func(name, v string) string {
 		if v != "" {
 			doc.AddField(b.textField(name, v))
 		}
+		return v
 	}
-	text("message", ev.Message)
-	text("cmdline", ev.Cmdline)
-	text("url", ev.URL)
-	text("path", ev.Path)
+	msg := text("message", indexed("message", ev.Message))
+	cmd := text("cmdline", indexed("cmdline", ev.Cmdline))
+	url := text("url", indexed("url", ev.URL))
+	path := text("path", indexed("path", ev.Path))
 	raw := ev.Raw
 	if len(raw) > maxAllRaw {
 		raw = raw[:maxAllRaw]
 	}
 	raw = RawText(raw)
-	text(allField, strings.Join([]string{ev.Message, ev.Cmdline, ev.URL, ev.Path, ev.DstHost, raw}, " \n "))
+	text(allField, strings.Join([]string{msg, cmd, url, path, prefix(ev.DstHost, MaxIndexed), raw}, " \n "))
 
 	for _, n := range []struct {
 		name string
@@ -152,5 +171,30 @@ func (b docBuilder) build(ev *Event) (*document.Document, error) {
 			doc.AddField(analyzed{f})
 		}
 	}
+	list("cut", ev.Cut, false)
+
+	// The stored copy comes last: it says what was cut.
+	fields := *ev
+	fields.Raw = ""
+	src, err := json.Marshal(&fields)
+	if err != nil {
+		return nil, err
+	}
+	doc.AddField(&field{name: sourceField, value: src, opts: index.StoreField})
+	if ev.Raw != "" {
+		doc.AddField(&field{name: rawField, value: []byte(ev.Raw), opts: index.StoreField})
+	}
 	return doc, nil
+}
+
+// prefix is the longest start of s of at most n bytes that does not split
+// a UTF-8 sequence.
+func prefix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

@@ -104,6 +104,31 @@ type Event struct {
 	Message string `json:"message"`
 	Raw     string `json:"raw,omitempty"`
 	Origin  string `json:"origin,omitempty"`
+
+	// Cut names the fields whose indexed copy was cut at MaxIndexed bytes
+	// (set by the store). The event keeps them whole; searches see their
+	// start only, and detectors and evidence checks match such events on
+	// the whole fields.
+	Cut []string `json:"cut,omitempty"`
+}
+
+// Size is about how many bytes of text the event holds: what it costs to
+// keep, index and write, in proportion.
+func (ev *Event) Size() int {
+	n := 256 // the fixed fields and the document around them
+	for _, v := range [...]string{ev.ID, ev.Source, ev.Format, ev.Kind, ev.Agent, ev.AttributedVia,
+		ev.Run, ev.Session, ev.Sandbox, ev.Model, ev.Objective, ev.Tool, ev.Decision, ev.Policy,
+		ev.Severity, ev.SrcIP, ev.DstHost, ev.DstIP, ev.URL, ev.Method, ev.Status, ev.Cmdline,
+		ev.Path, ev.User, ev.Host, ev.CallID, ev.ExecID, ev.ParentExecID, ev.TraceID, ev.SpanID,
+		ev.Container, ev.Pod, ev.Message, ev.Raw, ev.Origin} {
+		n += len(v)
+	}
+	for _, l := range [][]string{ev.Tags, ev.Credential, ev.ToolsAllowed, ev.EgressAllowlist} {
+		for _, v := range l {
+			n += len(v)
+		}
+	}
+	return n
 }
 
 // MakeID returns the stable id of the n-th event parsed from the record at

@@ -114,6 +114,8 @@ func LookupField(name string) (Field, bool) {
 		return list(func(e *Event) []string { return e.ToolsAllowed })
 	case "egress_allowlist":
 		return list(func(e *Event) []string { return e.EgressAllowlist })
+	case "cut":
+		return list(func(e *Event) []string { return e.Cut })
 	case "src_port":
 		return num(intField, func(e *Event) int64 { return int64(e.SrcPort) })
 	case "dst_port":

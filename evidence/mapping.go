@@ -9,7 +9,9 @@ import (
 )
 
 // MappingVersion changes whenever the index layout changes; an index of
-// another version is rebuilt, not misread.
+// another version is rebuilt, not misread. (Version 3 indexes gained the
+// cut field and the MaxIndexed bound without a change: no event of an
+// older index had a field cut, and it answers cut:* with none.)
 const MappingVersion = 3
 
 // textAnalyzer splits on word boundaries and lowercases, without stop words
@@ -34,6 +36,7 @@ var keywordFields = []struct {
 	{"call_id", false}, {"exec_id", false}, {"parent_exec_id", false},
 	{"trace_id", false}, {"span_id", false}, {"container", true}, {"pod", true},
 	{"credential", true}, {"tools_allowed", false}, {"egress_allowlist", false},
+	{"cut", false},
 }
 
 // textFields are analysed for token search.

@@ -119,7 +119,7 @@ func (s *bleveStore) window(ctx context.Context, base query.Query, qs string, fr
 	if after.ID != "" {
 		req.SetSearchAfter([]string{sortKey(after.Time, after.ID)})
 	}
-	res, err := s.idx.SearchInContext(ctx, req)
+	res, err := s.index().SearchInContext(ctx, req)
 	if err != nil {
 		return nil, false, fmt.Errorf("timeline page: %w", err)
 	}

@@ -2,7 +2,6 @@ package evidence
 
 import (
 	"context"
-	"errors"
 	"fmt"
 )
 
@@ -11,8 +10,8 @@ import (
 // the difference. Events not in the store are skipped; it returns how many
 // were replaced.
 func (s *bleveStore) Replace(ctx context.Context, events []Event) (int, error) {
-	if s.readOnly {
-		return 0, errors.New("index is open read-only")
+	if err := s.writable(); err != nil {
+		return 0, err
 	}
 	if len(events) == 0 {
 		return 0, nil
@@ -28,7 +27,7 @@ func (s *bleveStore) Replace(ctx context.Context, events []Event) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("read events to replace: %w", err)
 	}
-	b := s.idx.NewBatch()
+	b := s.index().NewBatch()
 	s.mu.RLock()
 	next := s.counts.clone()
 	s.mu.RUnlock()
@@ -56,7 +55,7 @@ func (s *bleveStore) Replace(ctx context.Context, events []Event) (int, error) {
 	if n == 0 {
 		return 0, nil
 	}
-	if err := s.commit(b, next, true); err != nil {
+	if err := s.commit(b, next, true, 0, nil); err != nil {
 		return 0, fmt.Errorf("replace batch: %w", err)
 	}
 	return n, nil

@@ -11,7 +11,7 @@ import (
 // document number; ok is false when the index is not scorch (the caller
 // takes bleve's general path). Close the snapshot after use.
 func (s *bleveStore) snapshot() (snap *scorch.IndexSnapshot, ok bool, err error) {
-	adv, err := s.idx.Advanced()
+	adv, err := s.index().Advanced()
 	if err != nil {
 		return nil, false, nil
 	}
@@ -20,8 +20,11 @@ func (s *bleveStore) snapshot() (snap *scorch.IndexSnapshot, ok bool, err error)
 		return nil, false, fmt.Errorf("open reader: %w", err)
 	}
 	snap, ok = r.(*scorch.IndexSnapshot)
-	if !ok {
+	switch {
+	case !ok:
 		r.Close()
+	case snap == nil: // the index was closed (see seal): the general path says so
+		ok = false
 	}
 	return snap, ok, nil
 }

@@ -70,7 +70,7 @@ func (s *bleveStore) sources(ids []string) (map[string]stored, error) {
 		if _, ok := out[id]; ok {
 			continue
 		}
-		doc, err := s.idx.Document(id)
+		doc, err := s.index().Document(id)
 		if err != nil {
 			return nil, fmt.Errorf("event %s: %w", id, err)
 		}

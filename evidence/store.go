@@ -38,16 +38,22 @@ type Store interface {
 	Get(ctx context.Context, id string) (Event, error)
 	// Counts returns the whole-incident counts kept at ingest.
 	Counts() Counts
+	// Sync waits until everything Index and Replace took is on disk (they
+	// return once it is searchable). It returns ErrWrite when some of it
+	// could not be written: nothing is then success, and no checkpoint may
+	// be reported past what is on disk.
+	Sync(ctx context.Context) error
+	// Close waits for the writes (as Sync) and releases the index.
 	Close() error
 }
 
 // Preparer is a Store that can do the CPU-heavy half of Index (building
 // and analysing documents) ahead of time: an ingest pipeline prepares one
 // batch while the previous one is being written. Index(events, state) is
-// IndexPrepared(Prepare(events), state).
+// IndexPrepared(Prepare(events), state, nil).
 type Preparer interface {
 	Prepare(events []Event) (*Prepared, error)
-	IndexPrepared(ctx context.Context, p *Prepared, state map[string][]byte) (int, error)
+	IndexPrepared(ctx context.Context, p *Prepared, state map[string][]byte, stored func(fresh int)) (int, error)
 }
 
 // Sort orders.

@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -23,28 +24,134 @@ type StoreSource struct {
 // Each calls fn with every event matching query, oldest first. The next
 // page is read while fn works through the current one: reading and
 // decoding events and the detectors' matching then use both cores.
+//
+// The index holds a field longer than MaxIndexed only in part, and
+// padding a command line must not hide what follows the padding from a
+// detector: the events with a field cut are matched here, on their whole
+// stored fields, by the Matcher, and merged in time order with what the
+// index answers for the others.
 func (s StoreSource) Each(ctx context.Context, query string, fn func(Event) error) error {
-	req := PageRequest{Query: query, Since: s.Since, Limit: s.PageSize}
-	if req.Limit <= 0 {
-		req.Limit = sourcePage
-	}
 	ctx, cancel := context.WithCancel(ctx)
-	type result struct {
-		page *Page
-		err  error
+	size := s.PageSize
+	if size <= 0 {
+		size = sourcePage
 	}
-	pages := make(chan result, 1)
-	done := make(chan struct{})
-	// On any return, stop the reader and wait for it: a caller may close
-	// the store right after.
-	defer func() { cancel(); <-done }()
+	var readers []*pager
+	// On any return, stop the readers and wait for them: a caller may
+	// close the store right after.
+	defer func() {
+		cancel()
+		for _, p := range readers {
+			p.wait()
+		}
+	}()
+	whole := s.pages(ctx, query, size)
+	readers = append(readers, whole)
+	if s.Store.Counts().Cut == 0 {
+		for {
+			ev, ok, err := whole.next(nil)
+			if !ok || err != nil {
+				return firstErr(err, ctx.Err())
+			}
+			if err := fn(ev); err != nil {
+				return err
+			}
+		}
+	}
+	m, err := CompileQuery(query)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrQuery, err)
+	}
+	cut := s.pages(ctx, cutQuery, cutPage)
+	readers = append(readers, cut)
+	isWhole := func(ev *Event) bool { return len(ev.Cut) == 0 }
+	a, aok, aerr := whole.next(isWhole)
+	b, bok, berr := cut.next(m.Match)
+	for aok || bok {
+		if aerr != nil || berr != nil {
+			return firstErr(aerr, berr)
+		}
+		if aok && (!bok || before(&a, &b)) {
+			if err := fn(a); err != nil {
+				return err
+			}
+			a, aok, aerr = whole.next(isWhole)
+			continue
+		}
+		if err := fn(b); err != nil {
+			return err
+		}
+		b, bok, berr = cut.next(m.Match)
+	}
+	return firstErr(aerr, berr, ctx.Err())
+}
+
+// cutQuery finds the events with a field cut in the index; cutPage is how
+// many are read at once, each holding up to megabytes.
+const (
+	cutQuery = "cut:*"
+	cutPage  = 16
+)
+
+// EachCut calls fn, oldest first, with the events from since on whose
+// index holds a field cut (MaxIndexed) and which match query on their
+// whole fields: a search of the index answers for all the others.
+func EachCut(ctx context.Context, st Store, query string, since time.Time, fn func(Event) error) error {
+	if st.Counts().Cut == 0 {
+		return nil
+	}
+	m, err := CompileQuery(query)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrQuery, err)
+	}
+	return StoreSource{Store: st, Since: since, PageSize: cutPage}.Each(ctx, cutQuery, func(ev Event) error {
+		if len(ev.Cut) > 0 && m.Match(&ev) {
+			return fn(ev)
+		}
+		return nil
+	})
+}
+
+func before(a, b *Event) bool {
+	if !a.Time.Equal(b.Time) {
+		return a.Time.Before(b.Time)
+	}
+	return a.ID < b.ID
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pager reads a query's timeline pages on its own goroutine, one page
+// ahead of its reader.
+type pager struct {
+	pages chan pageResult
+	done  chan struct{}
+	cur   []Event
+	err   error
+}
+
+type pageResult struct {
+	page *Page
+	err  error
+}
+
+func (s StoreSource) pages(ctx context.Context, query string, limit int) *pager {
+	p := &pager{pages: make(chan pageResult, 1), done: make(chan struct{})}
+	req := PageRequest{Query: query, Since: s.Since, Limit: limit}
 	go func() {
-		defer close(done)
-		defer close(pages)
+		defer close(p.done)
+		defer close(p.pages)
 		for {
 			page, err := s.Store.Page(ctx, req)
 			select {
-			case pages <- result{page, err}:
+			case p.pages <- pageResult{page, err}:
 			case <-ctx.Done():
 				return
 			}
@@ -54,18 +161,38 @@ func (s StoreSource) Each(ctx context.Context, query string, fn func(Event) erro
 			req.After = page.Last
 		}
 	}()
-	for r := range pages {
-		if r.err != nil {
-			return r.err
-		}
-		for _, ev := range r.page.Events {
-			if err := fn(ev); err != nil {
-				return err
+	return p
+}
+
+// next returns the next event that keep accepts (nil keeps all); ok is
+// false at the end or on an error.
+func (p *pager) next(keep func(*Event) bool) (Event, bool, error) {
+	for {
+		for len(p.cur) > 0 {
+			ev := p.cur[0]
+			p.cur = p.cur[1:]
+			if keep == nil || keep(&ev) {
+				return ev, true, nil
 			}
 		}
+		if p.err != nil {
+			return Event{}, false, p.err
+		}
+		r, ok := <-p.pages
+		if !ok {
+			return Event{}, false, nil
+		}
+		if r.err != nil {
+			p.err = r.err
+			continue
+		}
+		p.cur = r.page.Events
 	}
-	return ctx.Err()
 }
+
+// wait waits for the reading goroutine to end (its context cancelled or
+// its pages read).
+func (p *pager) wait() { <-p.done }
 
 // Count counts the events matching query (a detect.Counter: the detectors
 // read every event once when their queries would read more).

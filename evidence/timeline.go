@@ -143,7 +143,7 @@ func (s *bleveStore) countCached(ctx context.Context, qs string, q query.Query) 
 func (s *bleveStore) count(ctx context.Context, q query.Query) (uint64, error) {
 	req := bleve.NewSearchRequestOptions(q, 0, 0, false)
 	req.Score = bleve.ScoreNone
-	res, err := s.idx.SearchInContext(ctx, req)
+	res, err := s.index().SearchInContext(ctx, req)
 	if err != nil {
 		return 0, fmt.Errorf("count: %w", err)
 	}

@@ -91,6 +91,19 @@ func RunCheck(ctx context.Context, st evidence.Store, step *playbook.Step, vars 
 	res.Missing = rendered.Missing
 	res.Queries = queries
 	seen := map[string]bool{}
+	add := func(ev evidence.Event) error {
+		if seen[ev.ID] || reused(ev, vars) {
+			return nil
+		}
+		seen[ev.ID] = true
+		if res.First.IsZero() || ev.Time.Before(res.First) {
+			res.First = ev.Time
+		}
+		if len(res.Events) < maxCheckSample {
+			res.Events = append(res.Events, ev.ID)
+		}
+		return nil
+	}
 	for _, q := range queries {
 		hits, err := st.Search(ctx, evidence.Request{Query: q, Since: res.After, Sort: evidence.SortTime, Limit: maxCheckEvents})
 		if err != nil {
@@ -100,16 +113,14 @@ func RunCheck(ctx context.Context, st evidence.Store, step *playbook.Step, vars 
 			res.Capped = true
 		}
 		for _, ev := range hits.Events {
-			if seen[ev.ID] || reused(ev, vars) {
-				continue
+			if len(ev.Cut) == 0 { // the index holds it whole: its answer stands
+				add(ev)
 			}
-			seen[ev.ID] = true
-			if res.First.IsZero() || ev.Time.Before(res.First) {
-				res.First = ev.Time
-			}
-			if len(res.Events) < maxCheckSample {
-				res.Events = append(res.Events, ev.ID)
-			}
+		}
+		// A padded command line still running after containment is a
+		// capability alive: events the index holds cut are matched whole.
+		if err := evidence.EachCut(ctx, st, q, res.After, add); err != nil {
+			return res, fmt.Errorf("check %s: %q: %w", step.ID, q, err)
 		}
 	}
 	res.Matched = len(seen)

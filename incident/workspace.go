@@ -240,10 +240,21 @@ func (w *Workspace) Ingest(ctx context.Context, inputs []string, opt IngestOptio
 		// Session records arrived after events they concern.
 		_, err = w.Attribute(ctx, attr.since)
 	}
-	if serr := w.writeSources(files); serr != nil && err == nil {
+	if serr := w.syncSources(ctx, files); serr != nil && err == nil {
 		err = serr
 	}
 	return res, err
+}
+
+// syncSources waits for the index to be on disk, then mirrors its
+// checkpoints into sources.json. After a failed write the index holds
+// checkpoints it could not store: sources.json is left as it was, behind
+// what is on disk but never ahead of it.
+func (w *Workspace) syncSources(ctx context.Context, files []string) error {
+	if err := w.Store.Sync(context.WithoutCancel(ctx)); err != nil {
+		return err
+	}
+	return w.writeSources(files)
 }
 
 // Sources lists the checkpoints of every file ingested so far.
@@ -386,7 +397,7 @@ func (w *Workspace) Follow(ctx context.Context, inputs []string, opt IngestOptio
 			attr.since = time.Time{}
 		}
 		files, _ := ingest.Expand(inputs)
-		if err := w.writeSources(files); err != nil && roundErr == nil {
+		if err := w.syncSources(ctx, files); err != nil && roundErr == nil {
 			roundErr = err
 		}
 		if round != nil {

@@ -213,11 +213,11 @@ type progress struct {
 	p     Progress
 }
 
-func (pr *progress) add(events, fresh int, bytes int64) {
+// add counts a batch that became searchable.
+func (pr *progress) add(events int, bytes int64) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	pr.p.Events += int64(events)
-	pr.p.New += int64(fresh)
 	if bytes > 0 {
 		pr.p.Bytes += bytes
 	}
@@ -227,6 +227,13 @@ func (pr *progress) add(events, fresh int, bytes int64) {
 		pr.p.Elapsed = now.Sub(pr.start)
 		pr.opt.Progress(pr.p)
 	}
+}
+
+// stored counts the new events of a batch that reached the disk.
+func (pr *progress) stored(fresh int) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	pr.p.New += int64(fresh)
 }
 
 func (pr *progress) fileDone() {

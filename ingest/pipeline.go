@@ -27,6 +27,10 @@ type writer struct {
 
 	mu  sync.Mutex
 	err error // the first failure; later batches are dropped
+	// frozen ends the stored bookkeeping: the results were reported, and
+	// a batch the store writes after that (a retry that succeeded while
+	// the run was ending) is left for the next run to count.
+	frozen bool
 }
 
 // job is one batch on its way to the store.
@@ -35,7 +39,8 @@ type job struct {
 	prepared *evidence.Prepared
 	rejects  []parse.Reject
 	state    map[string][]byte
-	landed   func(fresh int) // bookkeeping once the batch is in the store
+	landed   func()          // bookkeeping once the batch is searchable
+	stored   func(fresh int) // once it is on disk, under the writer's lock
 }
 
 // queuedBatches is how many prepared batches may wait for the writer
@@ -59,7 +64,7 @@ func (w *writer) loop() {
 		}
 		if err := w.write(j); err != nil {
 			w.mu.Lock()
-			w.err = fmt.Errorf("%w: %v", errStore, err)
+			w.err = fmt.Errorf("%w: %w", errStore, err)
 			w.mu.Unlock()
 		}
 	}
@@ -71,17 +76,27 @@ func (w *writer) write(j job) error {
 			return fmt.Errorf("write rejects: %v", err)
 		}
 	}
-	var n int
-	var err error
+	stored := func(fresh int) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if !w.frozen {
+			j.stored(fresh)
+		}
+	}
 	if j.prepared != nil {
-		n, err = w.prep.IndexPrepared(w.ctx, j.prepared, j.state)
+		if _, err := w.prep.IndexPrepared(w.ctx, j.prepared, j.state, stored); err != nil {
+			return err
+		}
 	} else {
-		n, err = w.store.Index(w.ctx, j.events, j.state)
+		// A store that cannot say when a batch is on disk: Run's Sync
+		// stands for all of them.
+		n, err := w.store.Index(w.ctx, j.events, j.state)
+		if err != nil {
+			return err
+		}
+		stored(n)
 	}
-	if err != nil {
-		return err
-	}
-	j.landed(n)
+	j.landed()
 	return nil
 }
 
@@ -118,6 +133,15 @@ func (w *writer) close() error {
 	close(w.jobs)
 	w.wg.Wait()
 	return w.failed()
+}
+
+// freeze ends the stored bookkeeping and runs read under the lock that
+// guards it.
+func (w *writer) freeze(read func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.frozen = true
+	read()
 }
 
 // Ingest allocates fast and keeps little: with the default GC target the

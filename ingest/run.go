@@ -22,6 +22,11 @@ var ErrUnreadable = errors.New("unreadable input")
 type Options struct {
 	Format    string           // force a format instead of sniffing
 	BatchSize int              // events per index batch (default 2000)
+	// BatchBytes ends a batch early once its events hold this many bytes
+	// of text (default DefaultBatchBytes): a batch is prepared, indexed
+	// and kept until it is on disk, so its size is what ingest's memory
+	// grows with, and hostile records are megabytes each.
+	BatchBytes int
 	Stdin     io.Reader        // read for the input "-"
 	Rejects   RejectLog        // where malformed records go
 	Progress  func(Progress)   // called about twice a second, and at the end
@@ -33,6 +38,9 @@ type Options struct {
 	Prepare func(*evidence.Event)
 }
 
+// DefaultBatchBytes is the default Options.BatchBytes.
+const DefaultBatchBytes = 16 << 20
+
 // RejectLog keeps rejected records; Add must be durable when it returns.
 type RejectLog interface {
 	Add(rs []parse.Reject) error
@@ -40,10 +48,13 @@ type RejectLog interface {
 
 // FileResult summarizes one input.
 type FileResult struct {
-	Path        string    `json:"path"`
-	Format      string    `json:"format"`
-	Events      int       `json:"events"`  // parsed this run
-	New         int       `json:"new"`     // not in the index before
+	Path   string `json:"path"`
+	Format string `json:"format"`
+	Events int    `json:"events"` // parsed this run
+	// Stored counts the events of this run on disk, with the checkpoint
+	// that covers them: all of Events unless the store failed to write.
+	Stored      int       `json:"stored"`
+	New         int       `json:"new"`     // stored, and not in the index before
 	Rejects     int       `json:"rejects"` // malformed records this run
 	ResumedAt   int64     `json:"resumed_at,omitempty"`
 	First, Last time.Time `json:"-"`
@@ -53,7 +64,8 @@ type FileResult struct {
 // Progress is a snapshot of a running ingest.
 type Progress struct {
 	Files, FilesDone int
-	Events, New      int64
+	Events           int64 // searchable
+	New              int64 // on disk, and not in the index before
 	Bytes, Total     int64 // bytes read and to read (0 when unknown)
 	Elapsed          time.Duration
 	Done             bool
@@ -122,6 +134,9 @@ func Run(ctx context.Context, files []string, opt Options) ([]FileResult, error)
 	if opt.BatchSize <= 0 {
 		opt.BatchSize = 2000
 	}
+	if opt.BatchBytes <= 0 {
+		opt.BatchBytes = DefaultBatchBytes
+	}
 	if opt.Parsers == nil {
 		opt.Parsers = Parsers()
 	}
@@ -143,9 +158,24 @@ func Run(ctx context.Context, files []string, opt Options) ([]FileResult, error)
 		if werr := w.close(); err == nil {
 			err = werr
 		}
+		// Nothing counts as ingested before it is on disk: success,
+		// Stored and the checkpoints the caller reports wait for it.
+		// An interrupted run waits too, to report what it kept.
+		serr := opt.Store.Sync(context.WithoutCancel(ctx))
+		switch {
+		case errors.Is(serr, evidence.ErrWrite):
+			err = serr // the store's own account, without the layers it came up through
+		case serr != nil && err == nil:
+			err = fmt.Errorf("%w: %w", errStore, serr)
+		}
 		out := make([]FileResult, len(results))
-		for i, r := range results {
-			out[i] = *r
+		w.freeze(func() {
+			for i, r := range results {
+				out[i] = *r
+			}
+		})
+		if errors.Is(err, evidence.ErrWrite) {
+			err = &WriteError{Stored: storedEvents(out), Read: readEvents(out), Err: err}
 		}
 		return out, err
 	}
@@ -222,6 +252,7 @@ type batcher struct {
 	pr      *progress
 	format  string
 	events  []evidence.Event
+	bytes   int // Size of the events
 	rejects []parse.Reject
 }
 
@@ -230,6 +261,7 @@ func (b *batcher) Event(ev evidence.Event) error {
 		b.opt.Prepare(&ev)
 	}
 	b.events = append(b.events, ev)
+	b.bytes += ev.Size()
 	b.res.Events++
 	if b.res.First.IsZero() || ev.Time.Before(b.res.First) {
 		b.res.First = ev.Time
@@ -241,13 +273,13 @@ func (b *batcher) Event(ev evidence.Event) error {
 }
 
 func (b *batcher) Reject(r parse.Reject) error {
-	b.rejects = append(b.rejects, r)
+	b.rejects = append(b.rejects, r.Bounded())
 	b.res.Rejects++
 	return nil
 }
 
 func (b *batcher) commit(pos Position) error {
-	if len(b.events) < b.opt.BatchSize && len(b.rejects) < b.opt.BatchSize {
+	if len(b.events) < b.opt.BatchSize && b.bytes < b.opt.BatchBytes && len(b.rejects) < b.opt.BatchSize {
 		return nil
 	}
 	return b.flush(pos, false)
@@ -261,13 +293,17 @@ func (b *batcher) flush(pos Position, final bool) error {
 	events, res, pr := b.events, b.res, b.pr
 	read := pos.Offset - b.src.lastOffset
 	b.src.lastOffset = pos.Offset
-	j := job{events: events, rejects: b.rejects, state: state, landed: func(fresh int) {
-		res.New += fresh
-		pr.add(len(events), fresh, read)
-	}}
+	j := job{events: events, rejects: b.rejects, state: state,
+		landed: func() { pr.add(len(events), read) },
+		stored: func(fresh int) {
+			res.Stored += len(events)
+			res.New += fresh
+			pr.stored(fresh)
+		},
+	}
 	// The batch now belongs to the writer; fill fresh buffers meanwhile.
 	b.events = make([]evidence.Event, 0, cap(b.events))
-	b.rejects = nil
+	b.bytes, b.rejects = 0, nil
 	return b.w.send(j)
 }
 

@@ -58,7 +58,11 @@ func Stream(r io.Reader, name string, p parse.Parser, at Position, sink parse.Si
 			if p.Framing() != parse.Whole && isPartialTail(rr, rec) {
 				return pos, nil
 			}
-			if serr := sink.Reject(parse.Reject{Origin: origin, Offset: rec.Offset, Format: p.Format(), Reason: err.Error(), Data: string(rec.Data)}); serr != nil {
+			rj := parse.Reject{Origin: origin, Offset: rec.Offset, Format: p.Format(), Reason: err.Error(), Data: string(rec.Data)}
+			if errors.Is(err, errTooLong) {
+				rj.Len = int(rr.Offset() - rec.Offset) // the bytes it spans, past what was read of it
+			}
+			if serr := sink.Reject(rj.Bounded()); serr != nil {
 				return pos, serr
 			}
 		default:

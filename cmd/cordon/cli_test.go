@@ -19,6 +19,7 @@ import (
 // crash and lock tests run a real second process.
 func TestMain(m *testing.M) {
 	if args := os.Getenv("CORDON_TEST_ARGS"); args != "" {
+		limitFileSize(os.Getenv("CORDON_TEST_FSIZE"))
 		os.Exit(run(strings.Split(args, "\x1f"), os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -70,6 +71,9 @@ func cmdIngest(ctx context.Context, e *env, args []string) error {
 	}
 	results, err := ws.Ingest(ctx, inputs, opt)
 	printResults(e.stdout, results)
+	if errors.Is(err, evidence.ErrWrite) {
+		return fmt.Errorf("%w; free space in %s (or make it writable) and run the same ingest again: it resumes after the stored events, without duplicates", err, *dir)
+	}
 	if ctx.Err() != nil {
 		// what the run made of its cancelled context says less than this
 		return fmt.Errorf("ingest interrupted: every batch indexed before it is kept; run the same command again to resume after it")
@@ -110,6 +114,9 @@ func printResults(w io.Writer, results []ingest.FileResult) {
 			continue
 		}
 		line := fmt.Sprintf("%s: %s, %d events (%d new), %d rejected", name, r.Format, r.Events, r.New, r.Rejects)
+		if r.Stored < r.Events {
+			line = fmt.Sprintf("%s: %s, %d events read, only %d stored (%d new), %d rejected", name, r.Format, r.Events, r.Stored, r.New, r.Rejects)
+		}
 		if r.ResumedAt > 0 {
 			line += fmt.Sprintf(", resumed at byte %d", r.ResumedAt)
 		}

@@ -30,6 +30,7 @@ const (
 	exitIncompatible = 5
 	exitNotFound     = 6
 	exitTampered     = 7
+	exitWrite        = 8
 )
 
 // errUsage marks a command-line mistake.
@@ -122,6 +123,8 @@ func exitCode(stderr io.Writer, err error) int {
 		return exitUnreadable
 	case errors.Is(err, journal.ErrTampered):
 		return exitTampered
+	case errors.Is(err, evidence.ErrWrite):
+		return exitWrite
 	case errors.Is(err, journal.ErrLocked):
 		return exitLocked
 	case errors.Is(err, evidence.ErrIncompatible):
@@ -156,6 +159,7 @@ Exit codes:
   5  index built by another cordon version (rebuild it)
   6  no such incident or event
   7  the case journal does not verify (edited, deleted, reordered or torn entries)
+  8  the evidence could not be written (disk full, not writable): what was stored is kept, and the same command again resumes after it
   130 stopped by SIGINT (ctrl-c), 143 by SIGTERM: the workspace lock is released, and an
       ingest keeps every batch it indexed and resumes after it when run again
 

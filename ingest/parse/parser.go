@@ -3,6 +3,7 @@ package parse
 import (
 	"errors"
 	"io"
+	"strings"
 
 	"github.com/cordon-ir/cordon/evidence"
 )
@@ -94,7 +95,25 @@ type Reject struct {
 	Offset int64  `json:"offset"`
 	Format string `json:"format"`
 	Reason string `json:"reason"`
-	Data   string `json:"data"`
+	// Data is the record, or its first MaxRejectData bytes when Len says
+	// it was longer.
+	Data string `json:"data"`
+	Len  int    `json:"len,omitempty"`
+}
+
+// MaxRejectData bounds the copy of a rejected record kept in
+// rejects.jsonl: enough to see why it did not parse. The record itself
+// stays in its file, at Origin and Offset; a hostile log of megabyte
+// lines must not be copied whole into the workspace.
+const MaxRejectData = 4 << 10
+
+// Bounded returns r with only the start of a long record's data.
+func (r Reject) Bounded() Reject {
+	if len(r.Data) > MaxRejectData {
+		r.Len = max(r.Len, len(r.Data))
+		r.Data = strings.Clone(CutText(r.Data, MaxRejectData)) // not the whole record's memory
+	}
+	return r
 }
 
 // Sink receives what a stream yields. Event is called once per event, in
