@@ -23,12 +23,17 @@ const (
 // records can be megabytes, and a bare word rarely needs more than the start.
 const maxAllRaw = 8 << 10
 
-// MaxIndexed bounds the indexed copy of one field (of a list field, of
-// all its values together). Log data is written by the agent under
-// investigation: a 7 MiB URL, analysed and written into a segment, cost
-// an ingest hundreds of megabytes. The stored event keeps every field
-// whole and names the ones cut in Cut; only what a query can find is cut.
-const MaxIndexed = 64 << 10
+// MaxIndexed bounds the indexed copy of a text field (message, cmdline,
+// url, path), and MaxKeyword that of a keyword value, each value of a
+// list field, and all of a list's values together. Log data is written by
+// the agent under investigation: a 7 MiB URL, analysed and written into a
+// segment, cost an ingest hundreds of megabytes. The stored event keeps
+// every field whole and names the ones cut in Cut; only what a query can
+// find is cut.
+const (
+	MaxIndexed = 64 << 10
+	MaxKeyword = 4 << 10
+)
 
 // docBuilder turns Events into Bleve documents directly, skipping the
 // reflection walk of the generic mapping, and analyses them itself (see
@@ -55,18 +60,19 @@ const (
 func (b docBuilder) build(ev *Event) (*document.Document, error) {
 	doc := document.NewDocument(ev.ID)
 	ev.Cut = nil
-	indexed := func(name, v string) string {
-		if len(v) <= MaxIndexed {
+	cutAt := func(name, v string, n int) string {
+		if len(v) <= n {
 			return v
 		}
 		ev.Cut = append(ev.Cut, name)
-		return prefix(v, MaxIndexed)
+		return prefix(v, n)
 	}
+	indexed := func(name, v string) string { return cutAt(name, v, MaxIndexed) }
 	doc.AddField(keywords(sortField, sortOpts, sortKey(ev.Time, ev.ID)))
 	doc.AddField(keywords(bucketField, kwOpts, timeBuckets(ev.Time)...))
 
 	kw := func(name, v string, facet bool) {
-		v = indexed(name, v)
+		v = cutAt(name, v, MaxKeyword)
 		if v == "" {
 			return
 		}
@@ -83,19 +89,26 @@ func (b docBuilder) build(ev *Event) (*document.Document, error) {
 	}
 	list := func(name string, vs []string, facet bool) {
 		var terms []string
-		budget := MaxIndexed
+		budget, cut := MaxIndexed, false
 		for _, v := range vs {
-			if len(v) > budget {
-				ev.Cut = append(ev.Cut, name)
-				if v = prefix(v, budget); v != "" {
-					terms = append(terms, v)
-				}
+			if v == "" {
+				continue
+			}
+			if budget == 0 {
+				cut = true
 				break
+			}
+			if len(v) > MaxKeyword || len(v) > budget {
+				cut = true
+				v = prefix(v, min(MaxKeyword, budget))
 			}
 			if v != "" {
 				terms = append(terms, v)
 				budget -= len(v)
 			}
+		}
+		if cut {
+			ev.Cut = append(ev.Cut, name)
 		}
 		if len(terms) == 0 {
 			return

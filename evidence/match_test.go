@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
@@ -56,5 +57,46 @@ func TestMatcherAgreesWithTheIndex(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A word longer than the index keeps of one (1 KiB) is indexed as its
+// start, and the matcher reads events the same way: a query means the
+// same on both, whether it names the start, the whole word or a pattern.
+func TestLongWordsMatchAsIndexed(t *testing.T) {
+	word := strings.Repeat("a", 1500) + "credentials"
+	t0 := time.Date(2026, 7, 21, 10, 0, 0, 0, time.UTC)
+	evs := []evidence.Event{
+		{ID: "long", Time: t0, Source: evidence.SourceLedger, Kind: evidence.KindToolCall, Cmdline: "cat " + word},
+		{ID: "short", Time: t0, Source: evidence.SourceLedger, Kind: evidence.KindToolCall, Cmdline: "cat credentials"},
+	}
+	st := indexed(t, evs)
+	for _, q := range []string{
+		"cmdline:" + word[:1024], "cmdline:" + word, "cmdline:credentials", word[:1024],
+		"cmdline:/a+/", "cmdline:/a+credentials/", "cmdline:cat",
+	} {
+		m, err := evidence.CompileQuery(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mem []string
+		for i := range evs {
+			if m.Match(&evs[i]) {
+				mem = append(mem, evs[i].ID)
+			}
+		}
+		hits, err := st.Search(context.Background(), evidence.Request{Query: q, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var idx []string
+		for _, ev := range hits.Events {
+			idx = append(idx, ev.ID)
+		}
+		sort.Strings(mem)
+		sort.Strings(idx)
+		if strings.Join(mem, ",") != strings.Join(idx, ",") {
+			t.Errorf("%.40s…: memory %v, index %v", q, mem, idx)
+		}
 	}
 }

@@ -30,9 +30,21 @@ func (a *analyzer) tokens(s string) []string {
 	return out
 }
 
-// anyToken reports whether fn holds for a token of s.
+// eventStream analyses an event's text as the index keeps it: each term
+// at most maxToken bytes (the query's own words are analysed whole).
+func (a *analyzer) eventStream(s string) analysis.TokenStream {
+	ts := a.stream(s)
+	for _, t := range ts {
+		if len(t.Term) > maxToken {
+			t.Term = []byte(prefix(string(t.Term), maxToken))
+		}
+	}
+	return ts
+}
+
+// anyToken reports whether fn holds for a token of an event's text s.
 func (a *analyzer) anyToken(s string, fn func(string) bool) bool {
-	for _, t := range a.stream(s) {
+	for _, t := range a.eventStream(s) {
 		if fn(string(t.Term)) {
 			return true
 		}
@@ -71,7 +83,7 @@ func (p textPred) matchText(s string) bool {
 	if !maybe {
 		return false
 	}
-	for _, t := range p.an.stream(s) {
+	for _, t := range p.an.eventStream(s) {
 		for _, want := range p.toks {
 			if string(t.Term) == want {
 				return true

@@ -91,12 +91,22 @@ func isASCII[T string | []byte](s T) bool {
 	return true
 }
 
+// maxToken bounds a term the index keeps: a longer word is indexed as its
+// first maxToken bytes (and the Matcher reads events the same way). A word
+// of megabytes of hex is one term, and the index's term dictionary cost
+// memory in proportion to its longest terms, on every merge; a search
+// never names such a word.
+const maxToken = 1 << 10
+
 // textFreqs analyses text as the cordon_text analyzer does (unicode words,
 // lowercased), without positions: ASCII on the fast path, anything else
 // through the analyzer itself.
 func textFreqs(a analysis.Analyzer, text []byte) (int, index.TokenFrequencies) {
 	if !isASCII(text) {
 		tokens := a.Analyze(text)
+		for _, t := range tokens {
+			t.Term = []byte(prefix(string(t.Term), maxToken))
+		}
 		return len(tokens), analysis.TokenFrequency(tokens, nil, index.IndexField)
 	}
 	lower := make([]byte, len(text))
@@ -110,7 +120,7 @@ func textFreqs(a analysis.Analyzer, text []byte) (int, index.TokenFrequencies) {
 	keys := string(lower)
 	bp := boundsPool.Get().(*[][2]int)
 	bounds := (*bp)[:0]
-	asciiWords(lower, func(start, end int) { bounds = append(bounds, [2]int{start, end}) })
+	asciiWords(lower, func(start, end int) { bounds = append(bounds, [2]int{start, min(end, start+maxToken)}) })
 	freqs := make(index.TokenFrequencies, len(bounds)/2+4)
 	var slab []index.TokenFreq
 	for i, b := range bounds {

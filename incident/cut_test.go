@@ -31,8 +31,12 @@ func paddedLedger() []byte {
 	call(2, padding+"cat ~/.aws/credentials")
 	call(3, padding+"nohup /tmp/.x/beacon &")
 	call(4, "echo "+padding)
+	fmt.Fprintf(&b, `{"v":1,"ts":"2026-07-21T10:00:05Z","type":"tool_call","agent":"agent-7","session":"s-1","call_id":%q,"tool":"bash","args":{"cmd":"id"}}`+"\n", longCallID)
 	return []byte(b.String())
 }
+
+// longCallID is a keyword longer than the index keeps of one.
+var longCallID = "c-" + strings.Repeat("9", evidence.MaxKeyword)
 
 // Regression: padding a field must not hide what follows from detection.
 // The index keeps only the first evidence.MaxIndexed bytes of a field; the
@@ -41,8 +45,8 @@ func paddedLedger() []byte {
 func TestPaddedCommandLineDoesNotHideACredentialRead(t *testing.T) {
 	ws := incidenttest.New(t, incidenttest.WriteFile(t, "ledger.jsonl", paddedLedger()))
 	ctx := context.Background()
-	if n := ws.Store.Counts().Cut; n != 3 {
-		t.Fatalf("%d events with a field cut, want the 3 padded calls", n)
+	if n := ws.Store.Counts().Cut; n != 4 {
+		t.Fatalf("%d events with a field cut, want the 3 padded calls and the long call id", n)
 	}
 	h, err := ws.Store.Search(ctx, evidence.Request{Query: "+cmdline:credentials"})
 	if err != nil || h.Total != 0 {
@@ -109,14 +113,14 @@ func TestStoreSourceMatchesCutEventsWhole(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if len(all) != 5 {
+	if len(all) != 6 {
 		t.Fatalf("%d events", len(all))
 	}
 	mem := detect.NewMemSource(all)
 	for _, q := range []string{
 		"cmdline:credentials", "credentials", "+kind:tool_call -cmdline:nohup",
 		"cmdline:/cat|nohup/", "+kind:tool_call +cmdline:echo", "cmdline:ls", "-cmdline:ok",
-		"kind:session_start cmdline:beacon",
+		"kind:session_start cmdline:beacon", "+call_id:" + longCallID, "call_id:c-9*", "-call_id:" + longCallID,
 	} {
 		ids := func(src detect.Source) []string {
 			var out []string

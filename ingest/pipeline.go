@@ -31,7 +31,16 @@ type writer struct {
 	// a batch the store writes after that (a retry that succeeded while
 	// the run was ending) is left for the next run to count.
 	frozen bool
+	// unstored is the size of the batches indexed but not yet on disk.
+	unstored int
 }
+
+// maxUnstored bounds the batches the index holds in memory for its
+// persister: past it, the writer waits for them to reach the disk. Events
+// of a few hundred bytes never reach it (the persister keeps up with
+// them); incompressible megabyte records outran the persister and piled
+// up in memory.
+const maxUnstored = 64 << 20
 
 // job is one batch on its way to the store.
 type job struct {
@@ -39,6 +48,7 @@ type job struct {
 	prepared *evidence.Prepared
 	rejects  []parse.Reject
 	state    map[string][]byte
+	bytes    int             // Size of the events
 	landed   func()          // bookkeeping once the batch is searchable
 	stored   func(fresh int) // once it is on disk, under the writer's lock
 }
@@ -76,11 +86,27 @@ func (w *writer) write(j job) error {
 			return fmt.Errorf("write rejects: %v", err)
 		}
 	}
+	w.mu.Lock()
+	wait := w.unstored > maxUnstored
+	w.mu.Unlock()
+	if wait {
+		if err := w.store.Sync(w.ctx); err != nil {
+			return err
+		}
+	}
+	// Scorch keeps this until the batch is on disk, which may be batches
+	// later: it must hold the bookkeeping only, never the events or their
+	// documents.
+	tally, size := j.stored, j.bytes
+	w.mu.Lock()
+	w.unstored += size
+	w.mu.Unlock()
 	stored := func(fresh int) {
 		w.mu.Lock()
 		defer w.mu.Unlock()
+		w.unstored -= size
 		if !w.frozen {
-			j.stored(fresh)
+			tally(fresh)
 		}
 	}
 	if j.prepared != nil {

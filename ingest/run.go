@@ -22,17 +22,17 @@ var ErrUnreadable = errors.New("unreadable input")
 type Options struct {
 	Format    string           // force a format instead of sniffing
 	BatchSize int              // events per index batch (default 2000)
-	// BatchBytes ends a batch early once its events hold this many bytes
-	// of text (default DefaultBatchBytes): a batch is prepared, indexed
-	// and kept until it is on disk, so its size is what ingest's memory
-	// grows with, and hostile records are megabytes each.
-	BatchBytes int
 	Stdin     io.Reader        // read for the input "-"
 	Rejects   RejectLog        // where malformed records go
 	Progress  func(Progress)   // called about twice a second, and at the end
 	Parsers   []parse.Parser   // default Parsers()
 	Now       func() time.Time // for tests
 	Store     evidence.Store   // where events go
+	// BatchBytes ends a batch early once its events hold this many bytes
+	// of text (default DefaultBatchBytes): a batch is prepared, indexed
+	// and kept until it is on disk, so its size is what ingest's memory
+	// grows with, and hostile records are megabytes each.
+	BatchBytes int
 	// Prepare, if set, sees every event before it is indexed, in input
 	// order (attribution sets the agent here).
 	Prepare func(*evidence.Event)
@@ -291,12 +291,13 @@ func (b *batcher) flush(pos Position, final bool) error {
 		state[ck.key()] = ck.encode()
 	}
 	events, res, pr := b.events, b.res, b.pr
+	n := len(events)
 	read := pos.Offset - b.src.lastOffset
 	b.src.lastOffset = pos.Offset
-	j := job{events: events, rejects: b.rejects, state: state,
-		landed: func() { pr.add(len(events), read) },
-		stored: func(fresh int) {
-			res.Stored += len(events)
+	j := job{events: events, rejects: b.rejects, state: state, bytes: b.bytes,
+		landed: func() { pr.add(n, read) },
+		stored: func(fresh int) { // kept until the batch is on disk: no events
+			res.Stored += n
 			res.New += fresh
 			pr.stored(fresh)
 		},
