@@ -159,7 +159,8 @@ Exit codes:
   5  index built by another cordon version (rebuild it)
   6  no such incident or event
   7  the case journal does not verify (edited, deleted, reordered or torn entries)
-  8  the evidence could not be written (disk full, not writable): what was stored is kept, and the same command again resumes after it
+  8  the evidence could not be written (disk full, not writable): what was stored is kept,
+      and the same command again resumes after it
   130 stopped by SIGINT (ctrl-c), 143 by SIGTERM: the workspace lock is released, and an
       ingest keeps every batch it indexed and resumes after it when run again
 
