@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"cmp"
 	"path"
 	"regexp"
 	"sort"
@@ -154,7 +155,7 @@ func (s *capScan) process(ev *evidence.Event) {
 		}
 	case ev.Kind == evidence.KindProcExec && ev.Source == evidence.SourceSensor && ev.Agent != "" && mayDetach(ev.Cmdline) && detachRe.MatchString(ev.Cmdline):
 		// named as a responder finds it with ps: its pid, in its container
-		key := "pid " + strconv.Itoa(ev.Pid) + " in " + firstNonEmpty(shortID(ev.Container), ev.Pod, "an unknown container")
+		key := "pid " + strconv.Itoa(ev.Pid) + " in " + cmp.Or(shortID(ev.Container), ev.Pod, "an unknown container")
 		if ev.Pid == 0 {
 			key = "exec " + ev.ExecID
 		}
@@ -332,13 +333,4 @@ func (s *capScan) endPlace(p *Capability, m map[string]*Capability) {
 	if !end.IsZero() {
 		p.EndAt, p.EndHow, p.EndID = end, "every credential used from it ended", id
 	}
-}
-
-func firstNonEmpty(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

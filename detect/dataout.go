@@ -99,15 +99,23 @@ func (d *dataOut) done() []Finding {
 	return out
 }
 
-// humanBytes writes a byte count the way a responder reads it.
-func humanBytes(n int64) string {
+// SizeText writes a byte count the way a responder reads it: "230.1 MB".
+func SizeText(n int64) string {
 	switch {
 	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB (%d bytes)", float64(n)/(1<<30), n)
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
 	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB (%d bytes)", float64(n)/(1<<20), n)
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
 	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB (%d bytes)", float64(n)/(1<<10), n)
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// humanBytes is SizeText with the exact count, for a finding's text.
+func humanBytes(n int64) string {
+	if n < 1<<10 {
+		return SizeText(n)
+	}
+	return fmt.Sprintf("%s (%d bytes)", SizeText(n), n)
 }

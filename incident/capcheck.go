@@ -3,6 +3,7 @@ package incident
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -196,7 +197,7 @@ func times(n int) string {
 func fromList(us []detect.Use) string {
 	var list []string
 	for _, u := range us {
-		if u.From != "" && !containsStr(list, u.From) {
+		if u.From != "" && !slices.Contains(list, u.From) {
 			list = append(list, u.From)
 		}
 	}
@@ -207,15 +208,6 @@ func fromList(us []detect.Use) string {
 		return strings.Join(list[:3], ", ") + fmt.Sprintf(" and %d more", len(list)-3)
 	}
 	return strings.Join(list, ", ")
-}
-
-func containsStr(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func hms(t time.Time) string { return t.UTC().Format(time.TimeOnly) }

@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -106,14 +108,14 @@ func impact(cs incident.Case, layers []LayerStatus, sessions []SessionRow) Impac
 			}
 			v.Credentials = append(v.Credentials, c.Value)
 			for _, s := range sessions {
-				if s.Agent == c.Owner && !contains(v.Sessions, s.Session) && contains(s.Credentials, c.Value) {
+				if s.Agent == c.Owner && !slices.Contains(v.Sessions, s.Session) && slices.Contains(s.Credentials, c.Value) {
 					v.Sessions = append(v.Sessions, s.Session)
 				}
 			}
 		}
 	}
 	sort.SliceStable(im.DataOut, func(i, j int) bool { return im.DataOut[i].Bytes > im.DataOut[j].Bytes })
-	for _, a := range sortedNames(victims) {
+	for _, a := range slices.Sorted(maps.Keys(victims)) {
 		im.Victims = append(im.Victims, *victims[a])
 	}
 	return im
@@ -158,24 +160,6 @@ func useIDs(us []detect.Use) []string {
 	return out
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // Line sums the impact up in one line for the summary: what left, and
 // what is still live.
 func (im Impact) Line() string {
@@ -185,7 +169,7 @@ func (im Impact) Line() string {
 		out += d.Bytes
 	}
 	if out > 0 {
-		parts = append(parts, fmt.Sprintf("%s left beyond the allowlist, to %d destination(s)", bytesText(out), len(im.DataOut)))
+		parts = append(parts, fmt.Sprintf("%s left beyond the allowlist, to %d destination(s)", detect.SizeText(out), len(im.DataOut)))
 	}
 	acquired, live := 0, 0
 	for _, l := range append(append([]CapabilityLine{}, im.Credentials...), im.Capabilities...) {
@@ -213,17 +197,4 @@ func (im Impact) Line() string {
 		return "no data left beyond the allowlist; nothing acquired"
 	}
 	return strings.Join(parts, "; ")
-}
-
-// bytesText writes a byte count the way a manager reads it.
-func bytesText(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

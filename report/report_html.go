@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 )
 
@@ -22,7 +23,7 @@ func (r Report) WriteHTML(w io.Writer) error {
 		"counts":  countsLine,
 		"events":  eventsCount,
 		"more":    func(shown []string, total int) int { return total - len(shown) },
-		"bytes":   bytesText,
+		"bytes":   detect.SizeText,
 	}).Parse(reportHTML)
 	if err != nil {
 		return err

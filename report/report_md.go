@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 )
@@ -194,12 +195,12 @@ func writeImpactMarkdown(p func(string, ...any), im Impact) {
 	} else {
 		p("| agent | destination | sent | allowlist | how | span | evidence |\n|---|---|---|---|---|---|---|\n")
 		for _, d := range im.DataOut {
-			p("| %s | %s | %s (%d bytes) | %s | %s | %s – %s | %s |\n", md(d.Agent), md(d.Destination), bytesText(d.Bytes), d.Bytes,
+			p("| %s | %s | %s (%d bytes) | %s | %s | %s – %s | %s |\n", md(d.Agent), md(d.Destination), detect.SizeText(d.Bytes), d.Bytes,
 				md(d.Allowlist), mdList(d.Methods), reportTime(d.First), reportTime(d.Last), mdIDs(d.Events, 0))
 		}
 		p("\nAnd")
 	}
-	p(" %s to destinations the allowlist names.\n\n### Credentials exposed\n\n", bytesText(im.Allowed))
+	p(" %s to destinations the allowlist names.\n\n### Credentials exposed\n\n", detect.SizeText(im.Allowed))
 	writeCapTable(p, im.Credentials, "No credential recorded.")
 	p("\n### Who else is affected\n\n")
 	if len(im.Victims) == 0 {

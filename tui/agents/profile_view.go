@@ -59,7 +59,7 @@ func capText(c *detect.Capability, ch incident.CapabilityCheck, judged bool, clo
 	state := ""
 	switch {
 	case c.Kind == detect.CapDataOut:
-		state = fmt.Sprintf("%s sent (allowlist: %s)", bytesText(c.BytesOut), c.Allowlist)
+		state = fmt.Sprintf("%s sent (allowlist: %s)", detect.SizeText(c.BytesOut), c.Allowlist)
 	case c.Kind == detect.CapPlace && c.Origin == detect.OriginGranted:
 		state = "its sandbox (the playbook's checks judge it)"
 	case c.Kind == detect.CapCredential && c.Owner == "":
@@ -102,18 +102,6 @@ func capIDs(c *detect.Capability) []string {
 		ids = ids[:maxEvidenceIDs]
 	}
 	return ids
-}
-
-func bytesText(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // updateProfile handles the keys of an open profile.
