@@ -54,8 +54,10 @@ type CapabilityLine struct {
 	LastOK     time.Time `json:"last_ok,omitzero"`
 	LastOKFrom string    `json:"last_ok_from,omitempty"`
 	// Stopped says whether it is stopped, as the kill switch's check of
-	// its layer judged it: "stopped", "live", "no evidence", or "not
-	// checked" (no containment time, or no layer).
+	// its layer judged it: "stopped" (an end is recorded), "unused since
+	// the stop" (no use seen after it, no end recorded), "exposed" (a
+	// secret read that no known credential is in), "live", "no evidence",
+	// or "not checked" (no containment time, or no layer).
 	Stopped string `json:"stopped"`
 	// Check is that judgement's line.
 	Check  string   `json:"check,omitempty"`
@@ -137,10 +139,17 @@ func capabilityLine(c detect.Capability, checks map[string]incident.CapabilityCh
 		l.Check = "no kill-switch layer stops it"
 	default:
 		l.Check = ch.Line
-		switch ch.Status {
-		case incident.CheckVerified:
+		switch {
+		case ch.Status == incident.CheckVerified && c.Kind == detect.CapCredential && c.Owner == "":
+			// a secret read that no known credential is in: nothing shows a
+			// use, and nothing can show it stopped
+			l.Stopped = "exposed"
+		case ch.Status == incident.CheckVerified && c.EndAt.IsZero():
+			// no end recorded: the evidence shows no use since, not an end
+			l.Stopped = "unused since the stop"
+		case ch.Status == incident.CheckVerified:
 			l.Stopped = "stopped"
-		case incident.CheckNotVerified:
+		case ch.Status == incident.CheckNotVerified:
 			l.Stopped = "live"
 		default:
 			l.Stopped = "no evidence"

@@ -66,6 +66,8 @@ func capText(c *detect.Capability, ch incident.CapabilityCheck, judged bool, clo
 		state = "exposed: no use can be tied to it; rotate what it holds"
 	case judged && ch.Status == incident.CheckNotVerified:
 		state = "LIVE after its stop time"
+	case judged && ch.Status == incident.CheckVerified && c.EndAt.IsZero():
+		state = "unused since the stop (no end recorded)"
 	case judged && ch.Status == incident.CheckVerified:
 		state = "stopped"
 	case judged:
