@@ -73,6 +73,9 @@ type source struct {
 	r          *bufio.Reader
 	checkpoint Checkpoint
 	lastOffset int64
+	// raw hashes the bytes read as stored, plain those gzip gave: a resume
+	// discards through them, so they always cover the input from its start.
+	raw, plain *digest
 }
 
 // openSource opens a file (or stdin), undoes gzip, and positions it at its
@@ -85,7 +88,8 @@ func openSource(ctx context.Context, path string, opt Options) (*source, error) 
 			return nil, fmt.Errorf("%w: no stdin", ErrUnreadable)
 		}
 		s.name = "stdin"
-		rd = &ctxReader{ctx: ctx, r: opt.Stdin}
+		s.raw = newDigest(&ctxReader{ctx: ctx, r: opt.Stdin})
+		rd = s.raw
 	} else {
 		f, err := openRegular(path)
 		if errors.Is(err, ErrUnreadable) {
@@ -95,7 +99,8 @@ func openSource(ctx context.Context, path string, opt Options) (*source, error) 
 			return nil, fmt.Errorf("%w: %v", ErrUnreadable, err)
 		}
 		s.file = f
-		rd = f
+		s.raw = newDigest(f)
+		rd = s.raw
 		abs, _ := filepath.Abs(path)
 		s.checkpoint = loadCheckpoint(opt.Store, abs)
 	}
@@ -107,7 +112,8 @@ func openSource(ctx context.Context, path string, opt Options) (*source, error) 
 			return nil, fmt.Errorf("%w: %s: %v", ErrUnreadable, path, err)
 		}
 		s.gz = true
-		br = bufio.NewReaderSize(zr, sniffWindow+4096)
+		s.plain = newDigest(zr)
+		br = bufio.NewReaderSize(s.plain, sniffWindow+4096)
 	}
 	s.r = br
 	if err := s.resume(); err != nil {
@@ -156,7 +162,8 @@ func (s *source) reopen() error {
 		return err
 	}
 	s.checkpoint = Checkpoint{Path: s.checkpoint.Path}
-	s.r.Reset(s.file)
+	s.raw.reset()
+	s.r.Reset(s.raw)
 	if s.gz {
 		return errors.New("compressed file shrank since its checkpoint: remove it from sources or re-ingest into a new incident")
 	}

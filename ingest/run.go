@@ -53,10 +53,13 @@ type FileResult struct {
 	Events int    `json:"events"` // parsed this run
 	// Stored counts the events of this run on disk, with the checkpoint
 	// that covers them: all of Events unless the store failed to write.
-	Stored      int       `json:"stored"`
-	New         int       `json:"new"`     // stored, and not in the index before
-	Rejects     int       `json:"rejects"` // malformed records this run
-	ResumedAt   int64     `json:"resumed_at,omitempty"`
+	Stored    int   `json:"stored"`
+	New       int   `json:"new"`     // stored, and not in the index before
+	Rejects   int   `json:"rejects"` // malformed records this run
+	ResumedAt int64 `json:"resumed_at,omitempty"`
+	// Received is what was read, for the chain of custody; nil when the
+	// input could not be opened.
+	Received    *Received `json:"received,omitempty"`
 	First, Last time.Time `json:"-"`
 	Err         error     `json:"-"`
 }
@@ -209,6 +212,8 @@ func ingestFile(ctx context.Context, path string, opt Options, pr *progress, w *
 		return res, nil
 	}
 	defer src.Close()
+	// Said last, once everything this run reads has gone through the digest.
+	defer func() { res.Received = src.received(path) }()
 	ck := src.checkpoint
 	var p parse.Parser
 	switch {

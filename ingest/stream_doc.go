@@ -48,10 +48,13 @@ func streamDocument(r io.Reader, name string, p parse.StreamParser, at Position,
 		}
 		return pos(), fmt.Errorf("read %s: %w", name, err)
 	}
+	// The rest is read even when the parser read the file at random, so
+	// that the digest of what was received covers the whole document.
+	if _, err := io.Copy(io.Discard, cr); err != nil {
+		return pos(), fmt.Errorf("read %s: %w", name, err)
+	}
 	if in.At != nil {
 		cr.n = in.Size
-	} else if _, err := io.Copy(io.Discard, cr); err != nil {
-		return pos(), fmt.Errorf("read %s: %w", name, err)
 	}
 	return pos(), nil
 }
