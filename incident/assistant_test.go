@@ -110,9 +110,9 @@ func TestAskJournalsTheExchange(t *testing.T) {
 		t.Fatalf("observer: %v", err)
 	}
 
-	entries, err := ws.Journal().Entries()
-	if err != nil || len(entries) != 2 {
-		t.Fatalf("journal: %d entries, %v", len(entries), err)
+	entries := incidenttest.Casework(t, ws)
+	if len(entries) != 2 {
+		t.Fatalf("journal: %d entries besides the evidence received", len(entries))
 	}
 	ex, ref := entries[0], entries[1]
 	if ex.Type != journal.EntryAssistantExchange || ex.Actor.Name != "oncall" || ref.Type != journal.EntryAssistantRefusal {
@@ -168,7 +168,7 @@ func TestAskOffline(t *testing.T) {
 	if _, err := ws.Ask(context.Background(), who, cfg, incident.AskRequest{Task: assist.TaskHypotheses}); !errors.Is(err, assist.ErrNeedsEndpoint) {
 		t.Errorf("hypotheses offline: %v", err)
 	}
-	entries, _ := ws.Journal().Entries()
+	entries := incidenttest.Casework(t, ws)
 	if len(entries) != 2 || !strings.Contains(entries[0].Text, "offline") || !strings.Contains(entries[1].Text, "failed") {
 		t.Errorf("journal: %+v", entries)
 	}

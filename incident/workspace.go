@@ -52,6 +52,7 @@ type Workspace struct {
 	configOnce  sync.Once
 	config      *Config
 	configErr   error
+	custody     custody // what the journal last recorded of each input
 }
 
 // ErrReadOnly: the workspace cannot be written (read-only media); readers
@@ -216,6 +217,9 @@ type IngestOptions struct {
 	Format   string
 	Stdin    io.Reader
 	Progress func(ingest.Progress)
+	// Actor is who ran the ingest, for the evidence_received entries
+	// (default: this process's user, via the CLI).
+	Actor journal.Actor
 }
 
 // Ingest reads inputs (files, folders, "-") into the workspace, resuming
@@ -242,6 +246,10 @@ func (w *Workspace) Ingest(ctx context.Context, inputs []string, opt IngestOptio
 	}
 	if serr := w.syncSources(ctx, files); serr != nil && err == nil {
 		err = serr
+	}
+	// What was read was received, whether or not the run then failed.
+	if jerr := w.recordReceipts(context.WithoutCancel(ctx), opt.Actor, res, false, true); jerr != nil && err == nil {
+		err = jerr
 	}
 	return res, err
 }
@@ -389,7 +397,9 @@ func (w *Workspace) Follow(ctx context.Context, inputs []string, opt IngestOptio
 		Rejects: w.rejects, Store: w.Store, Prepare: attr.prepare,
 	}
 	var roundErr error
+	var last []ingest.FileResult
 	err = ingest.Follow(ctx, inputs, iopt, interval, func(res []ingest.FileResult) {
+		last = res
 		if !attr.since.IsZero() {
 			if _, err := w.Attribute(ctx, attr.since); err != nil && roundErr == nil {
 				roundErr = err
@@ -400,12 +410,19 @@ func (w *Workspace) Follow(ctx context.Context, inputs []string, opt IngestOptio
 		if err := w.syncSources(ctx, files); err != nil && roundErr == nil {
 			roundErr = err
 		}
+		if err := w.recordReceipts(context.WithoutCancel(ctx), opt.Actor, res, true, false); err != nil && roundErr == nil {
+			roundErr = err
+		}
 		if round != nil {
 			round(res)
 		}
 	})
 	if err == nil {
 		err = roundErr
+	}
+	// The growth that waited for GrowthEvery is recorded as the follow ends.
+	if jerr := w.recordReceipts(context.WithoutCancel(ctx), opt.Actor, last, true, true); jerr != nil && err == nil {
+		err = jerr
 	}
 	return err
 }

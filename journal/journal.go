@@ -56,6 +56,7 @@ const (
 	EntryDrillStarted        EntryType = "drill_started"
 	EntryDrillInject         EntryType = "drill_inject"
 	EntryDrillAnswer         EntryType = "drill_answer"
+	EntryEvidenceReceived    EntryType = "evidence_received"
 )
 
 // Entry is one line of the journal. The field order is the key order on

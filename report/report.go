@@ -31,13 +31,17 @@ type Report struct {
 	Attribution Attribution   `json:"attribution"`
 	Findings    []Finding     `json:"findings"`
 	Layers      []LayerStatus `json:"layers"`
-	// Activity is the journal minus the check results (Layers has those):
+	// Activity is the journal minus the check results (Layers has those)
+	// and the evidence received (Evidence):
 	// steps, notes, actions, marks, assistant exchanges, overrides.
 	Activity []Entry `json:"activity"`
 	// ChecksJournaled counts the check_result entries left out of Activity.
 	ChecksJournaled int          `json:"checks_journaled"`
 	Open            []OpenItem   `json:"open_items"`
-	Journal         JournalCheck `json:"journal"`
+	// Evidence is every input the journal records as received, with the
+	// digest `cordon evidence verify` checks it against.
+	Evidence []Received   `json:"evidence_received"`
+	Journal  JournalCheck `json:"journal"`
 }
 
 // Summary is the report's first screen.
@@ -170,6 +174,7 @@ func Build(ctx context.Context, ws *incident.Workspace, opts ...Option) (Report,
 	r.Impact = impact(cs, r.Layers, r.Attribution.Sessions)
 	r.Summary.ImpactLine = r.Impact.Line()
 	r.Activity, r.ChecksJournaled = activity(entries)
+	r.Evidence = evidenceReceived(entries)
 	r.Open = openItems(pb, state, entries, r.Layers, findings, cs)
 	r.Journal, err = verifyJournal(ws.Journal())
 	if err != nil {

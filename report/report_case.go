@@ -159,6 +159,9 @@ func activity(entries []journal.Entry) ([]Entry, int) {
 			checks++
 			continue
 		}
+		if e.Type == journal.EntryEvidenceReceived {
+			continue // Evidence has these
+		}
 		re := Entry{Seq: e.Seq, Time: e.Time.UTC(), Actor: e.Actor, Type: e.Type, Step: e.Step, Event: e.Event, Text: e.Text}
 		switch e.Type {
 		case journal.EntryActionRun:

@@ -124,6 +124,11 @@ th{background:#f2f2f2}code{font:12px ui-monospace,monospace;background:#f5f5f5;p
 {{if .ChecksJournaled}}<p>{{.ChecksJournaled}} evidence check results are in the journal; the last of each layer is under Kill switch.</p>{{end}}
 <h2>Open items</h2>
 <ul>{{range .Open}}<li>[{{.Kind}}] {{p .Ref}}: {{p .Text}}</li>{{else}}<li>None.</li>{{end}}</ul>
+<h2>Evidence received</h2>
+{{if .Evidence}}<table><tr><th>file</th><th>format</th><th>size</th><th>sha256</th><th>records</th><th>rejects</th><th>events</th><th>received</th></tr>
+{{range .Evidence}}<tr><td>{{p .Path}}</td><td>{{p .Format}}{{if .Error}} — {{p .Error}}{{end}}</td><td>{{.Size}}</td><td><code>{{p .SHA256}}</code>{{if not .Whole}} (first {{.Read}} bytes){{end}}{{if .Gzip}} decompressed <code>{{p .Gzip}}</code>{{end}}</td><td>{{.Records}}</td><td>{{.Rejects}}</td><td>{{t .First}} – {{t .Last}}</td><td>{{t .At}} by {{p .By}} ({{.Entries}})</td></tr>
+{{end}}</table>
+<p>Check the files against these digests with <code>cordon evidence verify --incident DIR</code>.</p>{{else}}<p>The journal records none (ingested before cordon journaled intake, or not ingested here).</p>{{end}}
 <h2>Journal verification</h2>
 <p>{{p .Journal.Line}}</p>
 </body>

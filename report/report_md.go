@@ -295,7 +295,34 @@ func writeTablesMarkdown(p func(string, ...any), r Report) {
 	for _, o := range r.Open {
 		p("- [%s] %s: %s\n", o.Kind, md(o.Ref), md(o.Text))
 	}
+	writeEvidence(p, r.Evidence)
 	p("\n## Journal verification\n\n%s\n", md(r.Journal.Line()))
+}
+
+// writeEvidence is the table of evidence received, from the journal.
+func writeEvidence(p func(string, ...any), rs []Received) {
+	p("\n## Evidence received\n\n")
+	if len(rs) == 0 {
+		p("The journal records none (ingested before cordon journaled intake, or not ingested here).\n")
+		return
+	}
+	p("| file | format | size | sha256 | records | rejects | events | received |\n|---|---|---|---|---|---|---|---|\n")
+	for _, r := range rs {
+		digest := "`" + r.SHA256 + "`"
+		if !r.Whole {
+			digest += fmt.Sprintf(" (first %d bytes)", r.Read)
+		}
+		if r.Gzip != "" {
+			digest += " decompressed `" + r.Gzip + "`"
+		}
+		format := md(r.Format)
+		if r.Error != "" {
+			format += " — " + md(r.Error)
+		}
+		p("| %s | %s | %d | %s | %d | %d | %s – %s | %s by %s (%d) |\n", md(r.Path), format, r.Size, digest, r.Records, r.Rejects,
+			reportTime(r.First), reportTime(r.Last), reportTime(r.At), md(r.By), r.Entries)
+	}
+	p("\nCheck the files against these digests with `cordon evidence verify --incident DIR`.\n")
 }
 
 // eventsCount writes "1 event", "3 events".

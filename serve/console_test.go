@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/incident/incidenttest"
 	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/serve"
 	"github.com/cordon-ir/cordon/serve/servetest"
@@ -240,7 +241,7 @@ func journalEntries(t testing.TB, dir string) []journal.Entry {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return entries
+	return incidenttest.WithoutReceipts(entries)
 }
 
 // TestServeColourPerSession: each console is styled for its own client's

@@ -53,13 +53,11 @@ func (c *console) written(cmd tea.Cmd) common.WrittenMsg {
 	return w
 }
 
+// entries is what the test did to the case: the journal without the
+// evidence the fixture's ingest received.
 func entries(t *testing.T, ws *incident.Workspace) []journal.Entry {
 	t.Helper()
-	es, err := ws.Journal().Entries()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return es
+	return incidenttest.Casework(t, ws)
 }
 
 func TestPlaybookStartDoneSkip(t *testing.T) {
@@ -74,7 +72,7 @@ func TestPlaybookStartDoneSkip(t *testing.T) {
 	if st := c.m.Steps().State().Step("triage.grant"); st.Status != incident.StepStarted || st.By.Name != "alice" {
 		t.Errorf("after s the step is %+v", st)
 	}
-	if s := c.screen(); !strings.Contains(s, "[>] What it knew") || !strings.Contains(s, "journal #1: triage.grant started") {
+	if s := c.screen(); !strings.Contains(s, "[>] What it knew") || !strings.Contains(s, "journal #5: triage.grant started") {
 		t.Errorf("screen lacks the started step or the status:\n%s", s)
 	}
 
@@ -289,12 +287,17 @@ func TestNotesOnEventAndStep(t *testing.T) {
 	if c.m.Focus() != "journal" {
 		t.Fatalf("focus %s", c.m.Focus())
 	}
-	if sh := c.m.Journal().Shown(); len(sh) != 3 || sh[0].Step != "attribute.identity" {
+	// the fixture's four files were journaled as received before the notes
+	if sh := c.m.Journal().Shown(); len(sh) != 3+4 || sh[0].Step != "attribute.identity" || sh[len(sh)-1].Type != journal.EntryEvidenceReceived {
 		t.Errorf("journal rows %+v", sh)
 	}
 	s := c.screen()
-	if !strings.Contains(s, "chain ok, 3 entries") || !strings.Contains(s, "alice") || !strings.Contains(s, "event "+ev.ID) {
+	if !strings.Contains(s, "chain ok, 7 entries") || !strings.Contains(s, "alice") || !strings.Contains(s, "event "+ev.ID) {
 		t.Errorf("journal pane:\n%s", s)
+	}
+	c.keys("t") // types cycle in the order they first appear
+	if c.m.Journal().Type() != journal.EntryEvidenceReceived {
+		t.Errorf("t filters to %q", c.m.Journal().Type())
 	}
 	c.keys("t")
 	if c.m.Journal().Type() != journal.EntryNote {
@@ -320,14 +323,14 @@ func TestJournalShowsOtherWriters(t *testing.T) {
 	}
 	// this console's own write polls, and reads both
 	c.written(c.step(keyMsg("s")))
-	if n := len(c.m.Journal().Entries()); n != 2 {
+	if n := len(incidenttest.WithoutReceipts(c.m.Journal().Entries())); n != 2 {
 		t.Fatalf("the journal pane read %d entries, want 2", n)
 	}
 	if st := c.m.Steps().State().Step("triage.grant"); st.Status != incident.StepStarted {
 		t.Errorf("the playbook folds to %+v", st)
 	}
 	c.keys("tab")
-	if s := c.screen(); !strings.Contains(s, "bob") || !strings.Contains(s, "chain ok, 2 entries") {
+	if s := c.screen(); !strings.Contains(s, "bob") || !strings.Contains(s, "chain ok, 6 entries") {
 		t.Errorf("journal pane:\n%s", s)
 	}
 }

@@ -111,9 +111,9 @@ func TestHostileNoteIsInert(t *testing.T) {
 	c.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(hostile), Paste: true})
 	inert(t, "note input", c.m.View())
 	c.keys("enter")
-	es, err := ws.Journal().Entries()
-	if err != nil || len(es) != 1 {
-		t.Fatalf("journal: %v %d", err, len(es))
+	es := incidenttest.Casework(t, ws)
+	if len(es) != 1 {
+		t.Fatalf("journal: %d entries besides the evidence received", len(es))
 	}
 	c.toPlaybook("detect.signal")
 	c.keys("n")

@@ -74,6 +74,7 @@ func commands() []command {
 		{"report", reportArgs, "the incident report: the four questions answered from evidence, attribution, findings, kill switch, journal (md, json or html)", cmdReport},
 		{"export", exportArgs, "export events (all, or those matching QUERY) as Timesketch JSONL, oldest first", cmdExport},
 		{"drill", drillArgs, "tabletop drill: replay a sample incident in scenario time with injects and questions, then debrief the team", cmdDrill},
+		{"evidence", evidenceArgs, "verify: hash every file ingested again and compare it with what the journal recorded on receipt (match, grew, changed, gone)", cmdEvidence},
 		{"formats", "", "list the input formats cordon reads", cmdFormats},
 		{"bench", "[--events N] [--dir DIR] [--keep] [--queries N] [--json]", "generate a realistic incident, ingest it end to end and time the queries", cmdBench},
 		{"help", "", "this help", nil},
@@ -121,7 +122,7 @@ func exitCode(stderr io.Writer, err error) int {
 		return exitUsage
 	case errors.Is(err, ingest.ErrUnreadable), errors.Is(err, ingest.ErrUnknownFormat):
 		return exitUnreadable
-	case errors.Is(err, journal.ErrTampered):
+	case errors.Is(err, journal.ErrTampered), errors.Is(err, incident.ErrEvidenceChanged):
 		return exitTampered
 	case errors.Is(err, evidence.ErrWrite):
 		return exitWrite

@@ -13,11 +13,16 @@ func TestReportCommand(t *testing.T) {
 	if code, _, errOut := cordon("ingest", "--incident", dir, filepath.Join("..", "..", "sample-incidents", "persistence-after-kill")); code != 0 {
 		t.Fatalf("ingest: %d %s", code, errOut)
 	}
+	// The ingest journaled the evidence it received; the report adds nothing.
+	journaled, err := os.ReadFile(filepath.Join(dir, "journal.jsonl"))
+	if err != nil || strings.Count(string(journaled), `"type":"evidence_received"`) != 4 {
+		t.Fatalf("the ingest journaled: %v\n%s", err, journaled)
+	}
 	code, out, errOut := cordon("report", "--incident", dir)
 	if code != 0 || !strings.HasPrefix(out, "# Incident report: pak\n") {
 		t.Fatalf("md: %d %s\n%.300s", code, errOut, out)
 	}
-	for _, want := range []string{"## Summary", "## The four questions", "### agent-21", "#### Why the controls allowed it", "## Attribution", "## Findings", "## Kill switch", "## Open items", "## Journal verification"} {
+	for _, want := range []string{"## Summary", "## The four questions", "### agent-21", "#### Why the controls allowed it", "## Attribution", "## Findings", "## Kill switch", "## Open items", "## Evidence received", "## Journal verification"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("md lacks %q", want)
 		}
@@ -48,8 +53,8 @@ func TestReportCommand(t *testing.T) {
 	if code, _, _ := cordon("report", "--incident", filepath.Join(t.TempDir(), "none")); code != exitNotFound {
 		t.Errorf("no workspace: %d", code)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "journal.jsonl")); !os.IsNotExist(err) {
-		t.Errorf("the report wrote a journal: %v", err)
+	if after, _ := os.ReadFile(filepath.Join(dir, "journal.jsonl")); string(after) != string(journaled) {
+		t.Errorf("the report wrote to the journal:\n%s", after[len(journaled):])
 	}
 }
 

@@ -130,7 +130,7 @@ func TestPlaybookInTmux(t *testing.T) {
 	c.send("Enter")
 	c.wait("the note saved", "note added")
 	c.send("Tab")
-	s := c.wait("the journal", "JOURNAL", "chain ok, 2 entries", "step_done", "detect.signal", "quiet q here")
+	s := c.wait("the journal", "JOURNAL", "chain ok, 6 entries", "step_done", "detect.signal", "quiet q here")
 	if lines := strings.Split(strings.TrimRight(s, "\n"), "\n"); len(lines) > 24 {
 		t.Errorf("%d lines on a 24-line terminal", len(lines))
 	}

@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 )
 
 // ConsoleFixture is the folder of the console fixture: a ledger of two
@@ -26,6 +28,13 @@ func ConsoleFixture() string {
 	return abs
 }
 
+// FixtureActor and FixtureReceived are who journals the evidence New
+// ingests, and when.
+var (
+	FixtureActor    = journal.Actor{Name: "fixture", Via: journal.ViaCLI}
+	FixtureReceived = time.Date(2026, 7, 21, 12, 0, 0, 0, time.UTC)
+)
+
 // New ingests inputs (the console fixture when none) into a workspace in
 // t.TempDir() and returns it open for writing; it is closed at cleanup.
 func New(t testing.TB, inputs ...string) *incident.Workspace {
@@ -39,7 +48,11 @@ func New(t testing.TB, inputs ...string) *incident.Workspace {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	res, err := ws.Ingest(context.Background(), inputs, incident.IngestOptions{})
+	// The evidence received is journaled by one fixed actor at one fixed
+	// time, so that views of the journal are the same on every run.
+	ws.Journal().SetClock(func() time.Time { return FixtureReceived })
+	res, err := ws.Ingest(context.Background(), inputs, incident.IngestOptions{Actor: FixtureActor})
+	ws.Journal().SetClock(time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,4 +73,26 @@ func WriteFile(t testing.TB, name string, data []byte) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// Casework is the journal of ws without the evidence_received entries its
+// ingest wrote: what a test did to the case, in order.
+func Casework(t testing.TB, ws *incident.Workspace) []journal.Entry {
+	t.Helper()
+	entries, err := ws.Journal().Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return WithoutReceipts(entries)
+}
+
+// WithoutReceipts drops the evidence_received entries from entries.
+func WithoutReceipts(entries []journal.Entry) []journal.Entry {
+	var out []journal.Entry
+	for _, e := range entries {
+		if e.Type != journal.EntryEvidenceReceived {
+			out = append(out, e)
+		}
+	}
+	return out
 }

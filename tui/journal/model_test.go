@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +13,6 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/cordon-ir/cordon/incident"
-	"github.com/cordon-ir/cordon/incident/incidenttest"
 	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/tui/common"
 	"github.com/muesli/termenv"
@@ -48,6 +48,18 @@ func msgsOf(cmd tea.Cmd) []tea.Msg {
 	}
 }
 
+// emptyCase is a workspace with no evidence and so an empty journal: these
+// tests are about the entries they write.
+func emptyCase(t *testing.T) *incident.Workspace {
+	t.Helper()
+	ws, err := incident.Create(filepath.Join(t.TempDir(), "case"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return ws
+}
+
 func note(t *testing.T, ws *incident.Workspace, who, text string) {
 	t.Helper()
 	if _, err := ws.Note(context.Background(), journal.Actor{Name: who, Via: journal.ViaCLI}, "", "", text); err != nil {
@@ -58,7 +70,7 @@ func note(t *testing.T, ws *incident.Workspace, who, text string) {
 // TestPollFollowsOtherWriters: the tick loop reads what another process
 // appended, once, and says the journal changed.
 func TestPollFollowsOtherWriters(t *testing.T) {
-	ws := incidenttest.New(t)
+	ws := emptyCase(t)
 	note(t, ws, "alice", "first")
 	m := newPane(t, ws.Journal(), time.Millisecond)
 
@@ -101,7 +113,7 @@ func TestPollFollowsOtherWriters(t *testing.T) {
 // TestStalePollIsDropped: a Poll started while another is in flight wins;
 // the older reply would read the same offset twice.
 func TestStalePollIsDropped(t *testing.T) {
-	ws := incidenttest.New(t)
+	ws := emptyCase(t)
 	note(t, ws, "alice", "one")
 	m := newPane(t, ws.Journal(), -1)
 	old := m.Poll()
@@ -119,7 +131,7 @@ func TestStalePollIsDropped(t *testing.T) {
 }
 
 func TestTypeFilterAndBrokenChain(t *testing.T) {
-	ws := incidenttest.New(t)
+	ws := emptyCase(t)
 	note(t, ws, "alice", "a note")
 	if _, err := ws.SetStep(context.Background(), journal.Actor{Name: "alice", Via: journal.ViaCLI}, "triage.grant", incident.StepStarted, time.Time{}, ""); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
+)
+
+const evidenceArgs = "verify --incident DIR [--json]"
+
+// cmdEvidence checks the files received against their journaled digests.
+// It reads only the journal and the files, so it runs beside an ingest.
+func cmdEvidence(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "evidence", evidenceArgs)
+	dir := fs.String("incident", "", "incident workspace `DIR`")
+	asJSON := fs.Bool("json", false, "one JSON object per file")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if *dir == "" || len(pos) != 1 || pos[0] != "verify" {
+		fs.Usage()
+		return fmt.Errorf("%w: evidence verify --incident DIR", errUsage)
+	}
+	ws, err := incident.OpenCase(*dir)
+	if err != nil {
+		return err
+	}
+	checks, verr := ws.VerifyEvidence()
+	if verr != nil && len(checks) == 0 {
+		return verr
+	}
+	if len(checks) == 0 {
+		fmt.Fprintln(e.stderr, "the journal records no evidence received (ingested before cordon journaled intake?)")
+		return nil
+	}
+	counts := map[incident.EvidenceStatus]int{}
+	for _, c := range checks {
+		counts[c.Status]++
+		if *asJSON {
+			b, _ := json.Marshal(c)
+			fmt.Fprintln(e.stdout, string(b))
+			continue
+		}
+		name := c.Receipt.Resolved
+		if c.Receipt.Stdin {
+			name = "stdin"
+		}
+		fmt.Fprintf(e.stdout, "%-8s %s (journal #%d)\n         %s\n", c.Status, evidence.Printable(name), c.Seq, evidence.Printable(c.Detail))
+	}
+	if !*asJSON {
+		fmt.Fprintf(e.stdout, "\n%d files: %d match, %d grew, %d changed, %d gone, %d not checkable\n", len(checks),
+			counts[incident.EvidenceMatch], counts[incident.EvidenceGrew], counts[incident.EvidenceChanged], counts[incident.EvidenceGone], counts[incident.EvidenceUnknown])
+	}
+	return verr
+}
