@@ -81,7 +81,11 @@ func (j *Journal) append(ctx context.Context, e Entry, at time.Time) (Entry, err
 			return Entry{}, err
 		}
 	}
-	return j.write(f, &t, e, at)
+	written, err := j.write(f, &t, e, at)
+	if err != nil {
+		return written, err
+	}
+	return written, j.checkpointAfter(f, &t, written)
 }
 
 // lock takes the exclusive journal lock, waiting for other writers: each

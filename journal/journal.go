@@ -139,6 +139,11 @@ func decodeEntry(line []byte) (Entry, error) {
 	if err := json.Unmarshal(line, &e); err != nil {
 		return Entry{}, err
 	}
+	// The encoder never writes a key twice; a line that has one was made
+	// to be read one way by one parser and another way by the next.
+	if err := noDuplicateKeys(line); err != nil {
+		return Entry{}, err
+	}
 	if _, _, ok := splitHash(line); !ok {
 		return Entry{}, errors.New("no hash at the end of the line")
 	}
@@ -147,6 +152,57 @@ func decodeEntry(line []byte) (Entry, error) {
 	}
 	e.raw = append([]byte(nil), line...)
 	return e, nil
+}
+
+// decodePayload reads an entry's payload into v.
+func decodePayload(e Entry, v any) error {
+	if len(e.Payload) == 0 {
+		return errors.New("no payload")
+	}
+	return json.Unmarshal(e.Payload, v)
+}
+
+// noDuplicateKeys fails when any object in the JSON value b has a key
+// twice.
+func noDuplicateKeys(b []byte) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	var walk func() error
+	walk = func() error {
+		t, err := d.Token()
+		if err != nil {
+			return err
+		}
+		switch t {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for d.More() {
+				k, err := d.Token()
+				if err != nil {
+					return err
+				}
+				key, _ := k.(string)
+				if seen[key] {
+					return fmt.Errorf("key %q appears twice", key)
+				}
+				seen[key] = true
+				if err := walk(); err != nil {
+					return err
+				}
+			}
+			_, err = d.Token()
+			return err
+		case json.Delim('['):
+			for d.More() {
+				if err := walk(); err != nil {
+					return err
+				}
+			}
+			_, err = d.Token()
+			return err
+		}
+		return nil
+	}
+	return walk()
 }
 
 // Journal is the case journal of one workspace directory. It needs no
@@ -160,6 +216,10 @@ type Journal struct {
 
 	mu  sync.Mutex
 	now func() time.Time
+	// signer, when set, signs a checkpoint after every signEvery entries
+	// (SignEvery) and at Seal.
+	signer    *Signer
+	signEvery int64
 }
 
 // Open opens the journal of dir, which must exist. The journal file itself

@@ -8,9 +8,10 @@ import (
 // Verification is the outcome of Verify: how far the chain held and, if it
 // broke, the first place it did.
 type Verification struct {
-	Entries int    `json:"entries"` // entries that verified, up to the first problem
-	Seq     int64  `json:"seq"`     // seq of the last verified entry
-	Hash    string `json:"hash"`    // its hash (the journal's head when OK)
+	Entries int    `json:"entries"`         // entries that verified, up to the first problem
+	Seq     int64  `json:"seq"`             // seq of the last verified entry
+	Hash    string `json:"hash"`            // its hash (the journal's head when OK)
+	First   string `json:"first,omitempty"` // the hash of entry 1, which names the journal
 	// Problem is the first broken entry, or nil when the journal verifies.
 	Problem *Problem `json:"problem,omitempty"`
 }
@@ -72,6 +73,9 @@ func (j *Journal) Verify() (Verification, error) {
 		}
 		v.Entries++
 		v.Seq, v.Hash = e.Seq, e.Hash
+		if e.Seq == 1 {
+			v.First = e.Hash
+		}
 		if hasHead && e.Seq == head.Seq {
 			headSeen = e.Hash
 		}

@@ -2,6 +2,7 @@ package serve_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -286,4 +287,41 @@ func TestServeSilentTerminalGetsAConsole(t *testing.T) {
 	}
 	term.Type("?")
 	term.WaitFor("KEYS", wait)
+}
+
+// TestServeSignsTheJournalWithAnOutsideHostKey: with its host key outside
+// the workspace, the server signs the journal as it stops; with the key
+// inside (the default), it does not, and says why.
+func TestServeSignsTheJournalWithAnOutsideHostKey(t *testing.T) {
+	for _, outside := range []bool{true, false} {
+		dir := fixtureDir(t)
+		alice := servetest.NewKey(t, "alice@oncall")
+		opt := serve.Options{AuthorizedKeys: keysFile(t, "authorized_keys", alice)}
+		if outside {
+			opt.HostKey = filepath.Join(t.TempDir(), "host_key")
+		}
+		s := start(t, dir, opt)
+		term := servetest.Open(t, s.dial(t, "alice", alice), 100, 30)
+		term.WaitFor("74 hits", wait)
+		term.Type("i")
+		term.WaitFor("note on event", wait)
+		term.Type("signed on the way out\r")
+		term.WaitFor("note added", wait)
+		if err := s.Stop(t); err != nil {
+			t.Fatal(err)
+		}
+		j, _ := journal.Open(dir)
+		v, p, err := j.VerifyWith(journal.VerifyOptions{})
+		if err != nil || !v.OK() {
+			t.Fatalf("verify: %+v %v", v, err)
+		}
+		entries, _ := j.Entries()
+		last := entries[len(entries)-1]
+		switch {
+		case outside && (last.Type != journal.EntryCheckpoint || p.Signed != 1 || p.SignedBy[0] != s.Fingerprint()):
+			t.Errorf("host key outside: last entry %s, proof %+v", last.Type, p)
+		case !outside && (p.Signed != 0 || !strings.Contains(s.Log.String(), "inside the workspace")):
+			t.Errorf("host key inside: proof %+v, log:\n%s", p, s.Log.String())
+		}
+	}
 }

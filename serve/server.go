@@ -165,6 +165,7 @@ func New(opt Options) (*Server, error) {
 		opt: opt, name: filepath.Base(ws.Dir), ws: ws, keys: keys, signer: signer, created: created,
 		consoles: map[ssh.Session]*live{},
 	}
+	s.signJournal()
 	s.marks, s.marksErr = ws.Marks()
 	cfg, err := ws.Config()
 	if err == nil {
@@ -192,6 +193,26 @@ func New(opt Options) (*Server, error) {
 	return s, nil
 }
 
+// JournalSignEvery is how many journal entries the server lets pass
+// between signed checkpoints; it signs one more as it stops.
+const JournalSignEvery = 50
+
+// serverActor is who signs the server's checkpoints.
+var serverActor = journal.Actor{Name: "cordon serve", Via: journal.ViaSSH}
+
+// signJournal makes the journal sign its checkpoints with the host key,
+// but only one kept outside the workspace: whoever can rewrite the journal
+// must not be able to read the key that attests it.
+func (s *Server) signJournal() {
+	js, err := journal.LoadSigner(s.opt.HostKey, s.ws.Dir)
+	if err != nil {
+		s.opt.Log.Warn("journal checkpoints are not signed", "reason", err)
+		return
+	}
+	s.ws.Journal().SignEvery(js, JournalSignEvery)
+	s.opt.Log.Info("journal checkpoints signed with the host key", "every", JournalSignEvery, "key", js.Fingerprint())
+}
+
 // openWorkspace opens the served incident read-only, or for writing when
 // there is evidence to follow, or takes the drill's.
 func openWorkspace(opt Options) (*incident.Workspace, error) {
@@ -217,6 +238,9 @@ func (s *Server) closeWorkspace() error {
 		s.stopIngest()
 		u := s.ingest.Wait()
 		s.opt.Log.Info("ingest stopped", "new_events", u.Added, "files", len(u.Results))
+	}
+	if err := s.ws.Journal().Seal(context.Background(), serverActor); err != nil {
+		s.opt.Log.Warn("journal not sealed", "err", err)
 	}
 	if s.opt.Drill != nil {
 		return nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/cordon-ir/cordon/evidence"
@@ -14,7 +15,7 @@ import (
 )
 
 const (
-	journalArgs = "[verify] --incident DIR [--json] [--type T[,T...]]"
+	journalArgs = "[verify [--anchor FILE] [--allowed-signers FILE] | sign --key KEY | anchor --to FILE [--key KEY]] --incident DIR [--json] [--type T[,T...]]"
 	noteArgs    = "--incident DIR [--event ID] [--step ID] TEXT...|-"
 )
 
@@ -28,6 +29,11 @@ func cmdJournal(ctx context.Context, e *env, args []string) error {
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	asJSON := fs.Bool("json", false, "entries as JSON lines, as stored (verify: the verification as JSON)")
 	types := fs.String("type", "", "only entries of these `TYPES` (comma-separated: note,step_done,...)")
+	anchor := fs.String("anchor", "", "verify: the anchor `FILE` this workspace's heads were written to (refuses a journal cut short, emptied or rewritten since)")
+	allowed := fs.String("allowed-signers", "", "verify: only signatures by the keys in this allowed_signers `FILE` count, and one is required")
+	key := fs.String("key", "", "sign, anchor: the SSH private key `FILE` to sign with (kept outside the workspace; a passphrase-protected key through ssh-agent)")
+	to := fs.String("to", "", "anchor: append the head to this `FILE`, outside the workspace")
+	shared := allowSharedFlag(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -36,17 +42,40 @@ func cmdJournal(ctx context.Context, e *env, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("%w: journal needs --incident DIR", errUsage)
 	}
-	verify := len(pos) == 1 && pos[0] == "verify"
-	if len(pos) > 0 && !verify {
+	sub := ""
+	if len(pos) > 0 {
+		sub = pos[0]
+	}
+	if len(pos) > 1 || sub != "" && sub != "verify" && sub != "sign" && sub != "anchor" {
 		fs.Usage()
-		return fmt.Errorf("%w: journal: unexpected %q (the only subcommand is verify)", errUsage, pos[0])
+		return fmt.Errorf("%w: journal: unexpected %q (subcommands: verify, sign, anchor)", errUsage, strings.Join(pos, " "))
 	}
 	j, err := journal.Open(*dir)
 	if err != nil {
 		return err
 	}
-	if verify {
-		return verifyJournal(e, j, *asJSON)
+	switch sub {
+	case "verify":
+		return verifyJournal(e, j, *asJSON, *anchor, *allowed)
+	case "sign":
+		if *key == "" {
+			return fmt.Errorf("%w: journal sign needs --key KEY", errUsage)
+		}
+		s, err := journal.LoadSigner(*key, *dir)
+		if err != nil {
+			return err
+		}
+		if shared() {
+			j.AllowShared()
+		}
+		en, err := j.Sign(ctx, journal.CurrentActor(journal.ViaCLI), s)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "journal #%d: %s\n", en.Seq, evidence.Printable(en.Text))
+		return nil
+	case "anchor":
+		return anchorJournal(e, j, *dir, *to, *key)
 	}
 	entries, torn, err := j.Read()
 	if err != nil {
@@ -79,19 +108,63 @@ func cmdJournal(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-func verifyJournal(e *env, j *journal.Journal, asJSON bool) error {
-	v, err := j.Verify()
+// anchorJournal appends the journal's head to a file outside the workspace.
+func anchorJournal(e *env, j *journal.Journal, dir, to, key string) error {
+	if to == "" {
+		return fmt.Errorf("%w: journal anchor needs --to FILE (outside the workspace)", errUsage)
+	}
+	var s *journal.Signer
+	if key != "" {
+		var err error
+		if s, err = journal.LoadSigner(key, dir); err != nil {
+			return err
+		}
+	}
+	a, err := j.AnchorTo(to, journal.CurrentActor(journal.ViaCLI), s)
+	if err != nil {
+		return err
+	}
+	signed := "unsigned"
+	if s != nil {
+		signed = "signed by " + s.Fingerprint()
+	}
+	fmt.Fprintf(e.stdout, "anchored entry %d (head %s) in %s, %s\n", a.Seq, shortHash(a.Hash), evidence.Printable(to), signed)
+	return nil
+}
+
+func verifyJournal(e *env, j *journal.Journal, asJSON bool, anchorFile, allowedFile string) error {
+	var o journal.VerifyOptions
+	var err error
+	if anchorFile != "" {
+		if o.Anchors, err = journal.ReadAnchors(anchorFile); err != nil {
+			return err
+		}
+	}
+	if allowedFile != "" {
+		if o.Allowed, err = journal.ReadAllowedSigners(allowedFile); err != nil {
+			return err
+		}
+		if o.Allowed == nil {
+			o.Allowed = []journal.AllowedSigner{}
+		}
+	}
+	v, p, err := j.VerifyWith(o)
 	if err != nil {
 		return err
 	}
 	if asJSON {
-		if err := jsonEncoder(e.stdout).Encode(v); err != nil {
+		out := struct {
+			journal.Verification
+			Proof journal.Proof `json:"proof"`
+		}{v, p}
+		if err := jsonEncoder(e.stdout).Encode(out); err != nil {
 			return err
 		}
 		return v.Err()
 	}
 	if v.OK() {
 		fmt.Fprintf(e.stdout, "journal ok: %d entries, head %s\n", v.Entries, shortHash(v.Hash))
+		writeProof(e, v, p, anchorFile != "", allowedFile != "")
 		return nil
 	}
 	fmt.Fprintf(e.stdout, "journal broken: %s\n", evidence.Printable(v.Problem.String()))
@@ -99,6 +172,25 @@ func verifyJournal(e *env, j *journal.Journal, asJSON bool) error {
 		fmt.Fprintf(e.stdout, "the first %d entries verify (up to entry %d, hash %s)\n", v.Entries, v.Seq, shortHash(v.Hash))
 	}
 	return v.Err()
+}
+
+// writeProof says what the verification proved beyond the chain, and
+// what it did not.
+func writeProof(e *env, v journal.Verification, p journal.Proof, anchored, allowed bool) {
+	switch {
+	case p.Anchored != nil:
+		fmt.Fprintf(e.stdout, "anchored: entry %d as of %s matches (%d anchors); %d entries since\n",
+			p.Anchored.Seq, p.Anchored.Time.UTC().Format(time.RFC3339), p.Anchors, v.Seq-p.Anchored.Seq)
+	case !anchored:
+		fmt.Fprintln(e.stdout, "unanchored: entries cut from the end together with journal.head, or a chain rewritten and re-hashed, cannot be ruled out (see cordon journal anchor)")
+	}
+	if p.Signed > 0 {
+		by := evidence.Printable(strings.Join(p.SignedBy, ", "))
+		if !allowed {
+			by += " (keys not checked against an allowed_signers file: pass --allowed-signers to know who)"
+		}
+		fmt.Fprintf(e.stdout, "signed: %d signature(s) up to entry %d, by %s\n", p.Signed, p.SignedTo, by)
+	}
 }
 
 // cmdNote journals a note. It does not open the index.

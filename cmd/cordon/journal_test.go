@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -157,5 +158,60 @@ func TestJournalAndNoteUsage(t *testing.T) {
 		if code, out, errOut := cordon(c.args...); code != c.code {
 			t.Errorf("cordon %q: exit %d, want %d\n%s%s", c.args, code, c.code, out, errOut)
 		}
+	}
+}
+
+// TestJournalAnchorCommands: sign and anchor with a key outside the
+// workspace; verify with the anchor and the allowed signers; a journal
+// cut short with its head rewritten passes a plain verify and fails the
+// anchored one with exit 7.
+func TestJournalAnchorCommands(t *testing.T) {
+	keygen, err := exec.LookPath("ssh-keygen")
+	if err != nil {
+		t.Fatal("ssh-keygen is needed (apt-get install openssh-client)")
+	}
+	dir := filepath.Join(t.TempDir(), "case")
+	if code, _, errOut := cordon("ingest", "--incident", dir, filepath.Join("..", "..", "sample-incidents", "credential-theft")); code != 0 {
+		t.Fatalf("ingest: %d %s", code, errOut)
+	}
+	keys := t.TempDir()
+	key := filepath.Join(keys, "id_ed25519")
+	if out, err := exec.Command(keygen, "-q", "-t", "ed25519", "-N", "", "-C", "oncall@example.org", "-f", key).CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v %s", err, out)
+	}
+	pub, _ := os.ReadFile(key + ".pub")
+	allowed := filepath.Join(keys, "allowed_signers")
+	os.WriteFile(allowed, []byte("oncall@example.org "+string(pub)), 0o600)
+	anchors := filepath.Join(keys, "anchors.jsonl")
+
+	if code, out, errOut := cordon("journal", "sign", "--incident", dir, "--key", key); code != 0 || !strings.Contains(out, "signed by SHA256:") {
+		t.Fatalf("sign: %d %s %s", code, out, errOut)
+	}
+	if code, out, errOut := cordon("journal", "anchor", "--incident", dir, "--to", anchors, "--key", key); code != 0 || !strings.Contains(out, "anchored entry 5") {
+		t.Fatalf("anchor: %d %s %s", code, out, errOut)
+	}
+	if code, _, errOut := cordon("note", "--incident", dir, "after the anchor"); code != 0 {
+		t.Fatalf("note: %d %s", code, errOut)
+	}
+	code, out, errOut := cordon("journal", "verify", "--incident", dir, "--anchor", anchors, "--allowed-signers", allowed)
+	if code != 0 || !strings.Contains(out, "anchored: entry 5") || !strings.Contains(out, "1 entries since") || !strings.Contains(out, "by oncall@example.org") {
+		t.Fatalf("verify: %d %s %s", code, out, errOut)
+	}
+	if code, _, errOut := cordon("journal", "anchor", "--incident", dir, "--to", filepath.Join(dir, "anchor")); code == 0 || !strings.Contains(errOut, "inside the workspace") {
+		t.Errorf("an anchor inside the workspace: %d %s", code, errOut)
+	}
+
+	// cut to the first two entries and rewrite the head to match
+	b, _ := os.ReadFile(filepath.Join(dir, "journal.jsonl"))
+	lines := strings.SplitAfter(string(b), "\n")
+	os.WriteFile(filepath.Join(dir, "journal.jsonl"), []byte(lines[0]+lines[1]), 0o600)
+	var second struct{ Hash string }
+	json.Unmarshal([]byte(lines[1]), &second)
+	os.WriteFile(filepath.Join(dir, "journal.head"), []byte(`{"seq":2,"hash":"`+second.Hash+`"}`+"\n"), 0o600)
+	if code, out, _ := cordon("journal", "verify", "--incident", dir); code != 0 || !strings.Contains(out, "unanchored") {
+		t.Errorf("plain verify of the cut journal: %d %s", code, out)
+	}
+	if code, out, _ := cordon("journal", "verify", "--incident", dir, "--anchor", anchors); code != exitTampered || !strings.Contains(out, "cut short") {
+		t.Errorf("anchored verify of the cut journal: %d %s", code, out)
 	}
 }

@@ -16,11 +16,12 @@ import (
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/ingest"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/tui"
 	"github.com/muesli/termenv"
 )
 
-const openArgs = "DIR | FILE|DIR... [--incident DIR] [--format F] [--no-follow] [--debug LOG]"
+const openArgs = "DIR | FILE|DIR... [--incident DIR] [--format F] [--no-follow] [--sign-key KEY] [--debug LOG]"
 
 func cmdOpen(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "open", openArgs)
@@ -28,6 +29,7 @@ func cmdOpen(ctx context.Context, e *env, args []string) error {
 	format := fs.String("format", "", "read every input as `FORMAT` instead of sniffing (see cordon formats)")
 	noFollow := fs.Bool("no-follow", false, "stop reading the evidence files once they are ingested (default: keep following appended lines)")
 	debug := fs.String("debug", "", "write a debug log to `FILE`")
+	signKey := fs.String("sign-key", "", "sign a checkpoint of the journal every 50 entries and on quitting with this SSH private key `FILE` (kept outside the workspace)")
 	shared := allowSharedFlag(fs)
 	inputs, err := parse(fs, args)
 	if err != nil {
@@ -66,6 +68,18 @@ func cmdOpen(ctx context.Context, e *env, args []string) error {
 	}
 	defer ws.Close()
 	fmt.Fprintf(e.stderr, "cordon: incident workspace %s\n", ws.Dir)
+	if *signKey != "" {
+		s, err := journal.LoadSigner(*signKey, ws.Dir)
+		if err != nil {
+			return err
+		}
+		ws.Journal().SignEvery(s, consoleSignEvery)
+		defer func() {
+			if err := ws.Journal().Seal(context.WithoutCancel(ctx), journal.CurrentActor(journal.ViaConsole)); err != nil {
+				fmt.Fprintf(e.stderr, "cordon: the journal was not sealed: %v\n", err)
+			}
+		}()
+	}
 
 	log, closeLog, err := debugLog(*debug)
 	if err != nil {
@@ -114,6 +128,10 @@ func cmdOpen(ctx context.Context, e *env, args []string) error {
 	}
 	return nil
 }
+
+// consoleSignEvery is how many journal entries pass between the signed
+// checkpoints of a console opened with --sign-key.
+const consoleSignEvery = 50
 
 // workspaceRules are the detection rules: the built-in ones and those the
 // workspace's cordon.yaml adds.
