@@ -57,6 +57,7 @@ const (
 	EntryDrillInject         EntryType = "drill_inject"
 	EntryDrillAnswer         EntryType = "drill_answer"
 	EntryEvidenceReceived    EntryType = "evidence_received"
+	EntryBundleWritten       EntryType = "bundle_written"
 )
 
 // Entry is one line of the journal. The field order is the key order on

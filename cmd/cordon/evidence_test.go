@@ -37,3 +37,29 @@ func TestEvidenceVerifyCommand(t *testing.T) {
 		t.Errorf("no subcommand: %d", code)
 	}
 }
+
+// `cordon bundle` writes a signed case bundle and journals it; `cordon
+// bundle verify` checks it, and exits 7 on one that was altered.
+func TestBundleCommands(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "case")
+	if code, _, errOut := cordon("ingest", "--incident", dir, filepath.Join("..", "..", "sample-incidents", "credential-theft")); code != 0 {
+		t.Fatalf("ingest: %d %s", code, errOut)
+	}
+	out := filepath.Join(t.TempDir(), "case.tar.gz")
+	code, stdout, errOut := cordon("bundle", "--incident", dir, "-o", out, "--with-evidence")
+	if code != 0 || !strings.Contains(stdout, "journal to entry 4") || !strings.Contains(errOut, "carries the evidence files") {
+		t.Fatalf("bundle: %d %s %s", code, stdout, errOut)
+	}
+	if code, stdout, _ := cordon("journal", "--incident", dir, "--type", "bundle_written"); code != 0 || !strings.Contains(stdout, "case.tar.gz") {
+		t.Errorf("the bundle is not journaled: %d %s", code, stdout)
+	}
+	if code, stdout, errOut := cordon("bundle", "verify", out); code != 0 || !strings.Contains(stdout, "bundle ok") || !strings.Contains(stdout, "unsigned") {
+		t.Errorf("verify: %d %s %s", code, stdout, errOut)
+	}
+	b, _ := os.ReadFile(out)
+	b[len(b)/2] ^= 0xff // inside the compressed stream
+	os.WriteFile(out, b, 0o600)
+	if code, _, errOut := cordon("bundle", "verify", out); code != exitTampered {
+		t.Errorf("a damaged bundle: %d %s", code, errOut)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/cordon-ir/cordon/bundle"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/ingest"
@@ -75,6 +76,7 @@ func commands() []command {
 		{"export", exportArgs, "export events (all, or those matching QUERY) as Timesketch JSONL, oldest first", cmdExport},
 		{"drill", drillArgs, "tabletop drill: replay a sample incident in scenario time with injects and questions, then debrief the team", cmdDrill},
 		{"evidence", evidenceArgs, "verify: hash every file ingested again and compare it with what the journal recorded on receipt (match, grew, changed, gone)", cmdEvidence},
+		{"bundle", bundleArgs, "write the case as one signed tar.gz (journal, report, findings, capabilities, evidence manifest; --with-evidence the files), or verify one", cmdBundle},
 		{"formats", "", "list the input formats cordon reads", cmdFormats},
 		{"bench", "[--events N] [--dir DIR] [--keep] [--queries N] [--json]", "generate a realistic incident, ingest it end to end and time the queries", cmdBench},
 		{"help", "", "this help", nil},
@@ -122,7 +124,7 @@ func exitCode(stderr io.Writer, err error) int {
 		return exitUsage
 	case errors.Is(err, ingest.ErrUnreadable), errors.Is(err, ingest.ErrUnknownFormat):
 		return exitUnreadable
-	case errors.Is(err, journal.ErrTampered), errors.Is(err, incident.ErrEvidenceChanged):
+	case errors.Is(err, journal.ErrTampered), errors.Is(err, incident.ErrEvidenceChanged), errors.Is(err, bundle.ErrBundle):
 		return exitTampered
 	case errors.Is(err, evidence.ErrWrite):
 		return exitWrite

@@ -106,6 +106,11 @@ func writeOut(e *env, path string, write func(io.Writer) error) error {
 		f.Close()
 		return err
 	}
+	// on disk before it takes the name: a full disk fails here, not later
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

@@ -1,0 +1,254 @@
+package bundle
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
+	"github.com/cordon-ir/cordon/report"
+)
+
+// Version names the bundle layout in its manifest.
+const Version = "cordon-bundle/1"
+
+// Names inside a bundle (under the top folder "case/").
+const (
+	root         = "case/"
+	manifestName = root + "manifest.json"
+	signatureExt = ".sig"
+	journalDir   = root + "journal/"
+	evidenceDir  = root + "evidence/"
+)
+
+// Manifest lists every file of a bundle with its digest, and the journal
+// head the bundle was made at. Its bytes are what a signature signs.
+type Manifest struct {
+	Version  string    `json:"version"`
+	Incident string    `json:"incident"`
+	Created  time.Time `json:"created"`
+	By       string    `json:"by"`
+	// Journal is the verified head of the journal in the bundle.
+	Journal journal.Verification `json:"journal"`
+	// WithEvidence: the evidence files are inside (and with them whatever
+	// secrets the agent read).
+	WithEvidence bool   `json:"with_evidence"`
+	Files        []File `json:"files"`
+}
+
+// File is one member of the bundle.
+type File struct {
+	Name   string `json:"name"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+	// Source is where an evidence file was read from. Its first bytes,
+	// as many as were received, are carried; AsReceived says they hash to
+	// the digest the journal recorded on receipt.
+	Source     string `json:"source,omitempty"`
+	AsReceived *bool  `json:"as_received,omitempty"`
+}
+
+// Options are the knobs of Write.
+type Options struct {
+	WithEvidence bool
+	Signer       *journal.Signer // signs the manifest when set
+	Actor        journal.Actor
+	Now          func() time.Time
+}
+
+// Write writes the bundle of ws to out as tar.gz. It refuses a journal
+// that does not verify: a bundle vouches for what it carries.
+func Write(ctx context.Context, ws *incident.Workspace, out io.Writer, opt Options) (Manifest, error) {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	v, err := ws.Journal().Verify()
+	if err != nil {
+		return Manifest{}, err
+	}
+	if err := v.Err(); err != nil {
+		return Manifest{}, fmt.Errorf("no bundle of a journal that does not verify: %w", err)
+	}
+	dir, _ := filepath.Abs(ws.Dir)
+	m := Manifest{Version: Version, Incident: dir, Created: opt.Now().UTC(), By: opt.Actor.Name, Journal: v, WithEvidence: opt.WithEvidence}
+	members, err := caseFiles(ctx, ws)
+	if err != nil {
+		return m, err
+	}
+	gz := gzip.NewWriter(out)
+	tw := tar.NewWriter(gz)
+	add := func(name string, data []byte) error {
+		m.Files = append(m.Files, File{Name: name, Size: int64(len(data)), SHA256: digest(data)})
+		return writeMember(tw, name, data, m.Created)
+	}
+	for _, f := range members {
+		if err := add(f.name, f.data); err != nil {
+			return m, err
+		}
+	}
+	if opt.WithEvidence {
+		if err := addEvidence(ws, tw, &m); err != nil {
+			return m, err
+		}
+	}
+	mb, _ := json.MarshalIndent(m, "", "  ")
+	mb = append(mb, '\n')
+	if err := writeMember(tw, manifestName, mb, m.Created); err != nil {
+		return m, err
+	}
+	if opt.Signer != nil {
+		sig, err := opt.Signer.Sign(mb, journal.NamespaceBundle)
+		if err != nil {
+			return m, err
+		}
+		if err := writeMember(tw, manifestName+signatureExt, sig, m.Created); err != nil {
+			return m, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return m, err
+	}
+	return m, gz.Close()
+}
+
+type member struct {
+	name string
+	data []byte
+}
+
+// caseFiles are the case's own files: the journal as stored, the report in
+// its three formats, the findings, the capability sets and the receipts.
+func caseFiles(ctx context.Context, ws *incident.Workspace) ([]member, error) {
+	var out []member
+	for _, name := range []string{"journal.jsonl", "journal.head"} {
+		b, err := os.ReadFile(filepath.Join(ws.Dir, name))
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, member{journalDir + name, b})
+	}
+	r, err := report.Build(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	var md, html bytes.Buffer
+	if err := r.WriteMarkdown(&md); err != nil {
+		return nil, err
+	}
+	if err := r.WriteHTML(&html); err != nil {
+		return nil, err
+	}
+	js, _ := json.MarshalIndent(r, "", "  ")
+	findings, err := ws.Findings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	caps, err := ws.Capabilities(ctx)
+	if err != nil {
+		return nil, err
+	}
+	receipts, _, err := ws.Receipts()
+	if err != nil {
+		return nil, err
+	}
+	out = append(out,
+		member{root + "report.md", md.Bytes()},
+		member{root + "report.html", html.Bytes()},
+		member{root + "report.json", append(js, '\n')},
+		member{root + "findings.json", jsonOf(findings)},
+		member{root + "capabilities.json", jsonOf(capabilitySets(caps))},
+		member{root + "evidence-received.json", jsonOf(receipts)},
+	)
+	return out, nil
+}
+
+// capabilitySets is each agent's capability set, by agent.
+func capabilitySets(cs *detect.Capabilities) map[string][]detect.Capability {
+	out := map[string][]detect.Capability{}
+	for _, a := range cs.Agents() {
+		out[a] = cs.For(a)
+	}
+	return out
+}
+
+func jsonOf(v any) []byte {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return append(b, '\n')
+}
+
+// addEvidence copies the bytes received of every received file into the
+// bundle (a log grown since is carried as it was received), and says
+// whether they still hash to the digest the journal recorded.
+func addEvidence(ws *incident.Workspace, tw *tar.Writer, m *Manifest) error {
+	checks, _ := ws.VerifyEvidence() // a changed file is carried, and says so
+	for i, c := range checks {
+		if c.Receipt.Stdin || c.Status == incident.EvidenceGone || c.Status == incident.EvidenceUnknown {
+			continue
+		}
+		f, err := os.Open(c.Receipt.Resolved)
+		if err != nil {
+			return fmt.Errorf("evidence: %w", err)
+		}
+		info, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return err
+		}
+		size := min(info.Size(), c.Receipt.Read)
+		name := fmt.Sprintf("%s%03d-%s", evidenceDir, i+1, safeName(filepath.Base(c.Receipt.Resolved)))
+		h := sha256.New()
+		hdr := &tar.Header{Name: name, Mode: 0o600, Size: size, ModTime: info.ModTime(), Typeflag: tar.TypeReg}
+		if err := tw.WriteHeader(hdr); err != nil {
+			f.Close()
+			return err
+		}
+		n, err := io.Copy(io.MultiWriter(tw, h), io.LimitReader(f, size))
+		f.Close()
+		if err != nil || n != size {
+			return fmt.Errorf("evidence %s: copied %d of %d bytes: %v", c.Receipt.Resolved, n, size, err)
+		}
+		sum := hex.EncodeToString(h.Sum(nil))
+		same := sum == c.Receipt.SHA256
+		m.Files = append(m.Files, File{Name: name, Size: n, SHA256: sum, Source: c.Receipt.Resolved, AsReceived: &same})
+	}
+	return nil
+}
+
+// safeName keeps a file name to characters every tar reader takes.
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r < 0x20 || r == 0x7f {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+func writeMember(tw *tar.Writer, name string, data []byte, at time.Time) error {
+	if err := tw.WriteHeader(&tar.Header{Name: path.Clean(name), Mode: 0o600, Size: int64(len(data)), ModTime: at, Typeflag: tar.TypeReg}); err != nil {
+		return err
+	}
+	_, err := tw.Write(data)
+	return err
+}
+
+func digest(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/cordon-ir/cordon/bundle"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
+)
+
+const bundleArgs = "--incident DIR -o FILE.tar.gz [--with-evidence] [--sign KEY] | verify FILE.tar.gz [--allowed-signers FILE] [--json]"
+
+// cmdBundle writes or verifies a case bundle.
+func cmdBundle(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 && args[0] == "verify" {
+		return verifyBundle(e, args[1:])
+	}
+	fs := newFlags(e, "bundle", bundleArgs)
+	dir := fs.String("incident", "", "incident workspace `DIR`")
+	out := fs.String("o", "", "write the bundle to `FILE` (.tar.gz)")
+	withEvidence := fs.Bool("with-evidence", false, "carry the evidence files too (and with them every secret the agent read)")
+	key := fs.String("sign", "", "sign the manifest with this SSH private key `FILE` (outside the workspace), as ssh-keygen -Y sign does")
+	shared := allowSharedFlag(fs)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if *dir == "" || *out == "" || len(pos) > 0 {
+		fs.Usage()
+		return fmt.Errorf("%w: bundle --incident DIR -o FILE.tar.gz", errUsage)
+	}
+	var signer *journal.Signer
+	if *key != "" {
+		if signer, err = journal.LoadSigner(*key, *dir); err != nil {
+			return err
+		}
+	}
+	ws, err := incident.Open(*dir, incident.AllowShared(shared()))
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	actor := journal.CurrentActor(journal.ViaCLI)
+	var m bundle.Manifest
+	if err := writeOut(e, *out, func(w io.Writer) error {
+		m, err = bundle.Write(ctx, ws, w, bundle.Options{WithEvidence: *withEvidence, Signer: signer, Actor: actor})
+		return err
+	}); err != nil {
+		return err
+	}
+	sum, err := fileDigest(*out)
+	if err != nil {
+		return err
+	}
+	signed := "unsigned"
+	if signer != nil {
+		signed = "signed by " + signer.Fingerprint()
+	}
+	text := fmt.Sprintf("%s: %d files, journal to entry %d, sha256 %s, %s", *out, len(m.Files), m.Journal.Seq, sum, signed)
+	payload, _ := json.Marshal(map[string]any{"path": *out, "sha256": sum, "files": len(m.Files), "journal_seq": m.Journal.Seq,
+		"journal_hash": m.Journal.Hash, "with_evidence": m.WithEvidence, "signed_by": signed})
+	if _, err := ws.Journal().Append(ctx, journal.Entry{Actor: actor, Type: journal.EntryBundleWritten, Text: text, Payload: payload}); err != nil {
+		return fmt.Errorf("the bundle is written but not journaled: %w", err)
+	}
+	fmt.Fprintf(e.stdout, "bundle %s\n", evidence.Printable(text))
+	if *withEvidence {
+		fmt.Fprintln(e.stderr, "cordon: the bundle carries the evidence files as received: whatever the agent read is in them (credentials, tokens, keys); keep it as you keep those secrets")
+	}
+	return nil
+}
+
+func verifyBundle(e *env, args []string) error {
+	fs := newFlags(e, "bundle verify", "FILE.tar.gz [--allowed-signers FILE] [--json]")
+	allowedFile := fs.String("allowed-signers", "", "the manifest must be signed by a key in this allowed_signers `FILE`")
+	asJSON := fs.Bool("json", false, "the verification as JSON")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return fmt.Errorf("%w: bundle verify FILE.tar.gz", errUsage)
+	}
+	var allowed []journal.AllowedSigner
+	if *allowedFile != "" {
+		if allowed, err = journal.ReadAllowedSigners(*allowedFile); err != nil {
+			return err
+		}
+		if allowed == nil {
+			allowed = []journal.AllowedSigner{}
+		}
+	}
+	v, verr := bundle.Verify(pos[0], allowed)
+	if *asJSON {
+		if err := jsonEncoder(e.stdout).Encode(v); err != nil {
+			return err
+		}
+		return verr
+	}
+	for _, p := range v.Problems {
+		fmt.Fprintf(e.stdout, "problem: %s\n", evidence.Printable(p))
+	}
+	if verr != nil {
+		return verr
+	}
+	signed := "unsigned: the digests and the journal hold, but anyone could have made the bundle"
+	if v.Signed {
+		signed = "signed by " + evidence.Printable(v.SignedBy)
+		if allowed == nil {
+			signed += " (not checked against an allowed_signers file)"
+		}
+	}
+	fmt.Fprintf(e.stdout, "bundle ok: %d files match the manifest; journal verified to entry %d (%s); %s\n",
+		len(v.Manifest.Files), v.Journal.Seq, shortHash(v.Journal.Hash), signed)
+	return nil
+}
+
+func fileDigest(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
