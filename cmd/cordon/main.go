@@ -77,6 +77,7 @@ func commands() []command {
 		{"drill", drillArgs, "tabletop drill: replay a sample incident in scenario time with injects and questions, then debrief the team", cmdDrill},
 		{"evidence", evidenceArgs, "verify: hash every file ingested again and compare it with what the journal recorded on receipt (match, grew, changed, gone)", cmdEvidence},
 		{"bundle", bundleArgs, "write the case as one signed tar.gz (journal, report, findings, capabilities, evidence manifest; --with-evidence the files), or verify one", cmdBundle},
+		{"indicators", indicatorsArgs, "the indicator register: destinations, addresses, credential ids (never secrets), files, processes; first and last seen, agents, findings, evidence ids", cmdIndicators},
 		{"formats", "", "list the input formats cordon reads", cmdFormats},
 		{"bench", "[--events N] [--dir DIR] [--keep] [--queries N] [--json]", "generate a realistic incident, ingest it end to end and time the queries", cmdBench},
 		{"help", "", "this help", nil},
