@@ -6,10 +6,87 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
+	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 )
+
+// annotations gathers, by event id, what the case says of each event.
+func annotations(ctx context.Context, ws *incident.Workspace) (map[string]Annotation, error) {
+	out := map[string]Annotation{}
+	tag := func(id, t string) {
+		a := out[id]
+		if !slices.Contains(a.Tag, t) {
+			a.Tag = append(a.Tag, t)
+		}
+		out[id] = a
+	}
+	marks, err := ws.Marks()
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range marks.List() {
+		tag(m.ID, "cordon:starred")
+		a := out[m.ID]
+		a.Starred = true
+		out[m.ID] = a
+	}
+	entries, err := ws.Journal().Entries()
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if e.Type != journal.EntryNote || e.Event == "" {
+			continue
+		}
+		tag(e.Event, "cordon:noted")
+		a := out[e.Event]
+		a.Comments = append(a.Comments, fmt.Sprintf("%s at %s: %s", e.Actor.Name, e.Time.UTC().Format(timesketchTime), e.Text))
+		out[e.Event] = a
+	}
+	findings, err := ws.Findings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range findings {
+		for _, id := range f.Events {
+			tag(id, "finding:"+f.Detector)
+			tag(id, "severity:"+f.Severity)
+			a := out[id]
+			a.Findings = append(a.Findings, f.ID)
+			out[id] = a
+		}
+	}
+	caps, err := ws.Capabilities(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, agent := range caps.Agents() {
+		for _, c := range caps.For(agent) {
+			label := fmt.Sprintf("%s %s (%s, %s)", c.Kind, c.Value, c.Origin, c.Agent)
+			ids := slices.Clone(c.Acquired)
+			for _, u := range c.Uses {
+				ids = append(ids, u.ID)
+			}
+			for _, id := range ids {
+				tag(id, "capability:"+c.Kind)
+				if c.Origin == detect.OriginAcquired {
+					tag(id, "capability:acquired")
+				}
+				a := out[id]
+				if !slices.Contains(a.Capabilities, label) {
+					a.Capabilities = append(a.Capabilities, label)
+				}
+				out[id] = a
+			}
+		}
+	}
+	return out, nil
+}
 
 // TimesketchLine is one event as Timesketch imports it from JSONL: the
 // three fields it requires (message, datetime, timestamp_desc), the
@@ -21,7 +98,20 @@ type TimesketchLine struct {
 	Datetime      string `json:"datetime"`
 	Timestamp     int64  `json:"timestamp"`
 	TimestampDesc string `json:"timestamp_desc"`
+	Annotation
 	evidence.Event
+}
+
+// Annotation is the responders' work on one event, as a sketch carries
+// it: Timesketch's own tag field, and attributes beside it. Stars and
+// comments live in Timesketch's database, which an import cannot write, so
+// a mark is the tag "cordon:starred" and notes are cordon_comments.
+type Annotation struct {
+	Tag          []string `json:"tag,omitempty"`
+	Starred      bool     `json:"cordon_starred,omitempty"`
+	Comments     []string `json:"cordon_comments,omitempty"`     // "who at time: text"
+	Findings     []string `json:"cordon_findings,omitempty"`     // finding ids
+	Capabilities []string `json:"cordon_capabilities,omitempty"` // "kind value (origin, agent)"
 }
 
 // timesketchTime is RFC 3339 in UTC with microseconds, as Timesketch
@@ -109,16 +199,26 @@ func TimestampDesc(kind string) string {
 }
 
 // Timesketch writes every event matching query (empty: all) to w as
-// Timesketch JSONL (terminal-safe: evidence.PrintableJSON), oldest first, paging through the store so that no more
-// than a page of events is held at once. It returns the lines written.
-func Timesketch(ctx context.Context, st evidence.Store, query string, w io.Writer) (int, error) {
+// Timesketch JSONL (terminal-safe: evidence.PrintableJSON), oldest first,
+// paging through the store so that no more than a page of events is held
+// at once, each with the team's marks and notes, the findings whose
+// evidence it is and the capabilities it shows. It returns the lines
+// written.
+func Timesketch(ctx context.Context, ws *incident.Workspace, query string, w io.Writer) (int, error) {
+	annot, err := annotations(ctx, ws)
+	if err != nil {
+		return 0, err
+	}
+	st := ws.Store
 	bw := bufio.NewWriterSize(w, 64<<10)
 	// The flattened fields are the evidence as written, escapes and all:
 	// encoded as --json encodes them, so that a viewer never runs them.
 	enc := json.NewEncoder(evidence.PrintableJSONWriter(bw))
 	n := 0
-	err := evidence.StoreSource{Store: st}.Each(ctx, query, func(ev evidence.Event) error {
-		if err := enc.Encode(NewTimesketchLine(ev)); err != nil {
+	err = evidence.StoreSource{Store: st}.Each(ctx, query, func(ev evidence.Event) error {
+		line := NewTimesketchLine(ev)
+		line.Annotation = annot[ev.ID]
+		if err := enc.Encode(line); err != nil {
 			return err
 		}
 		n++

@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cordon-ir/cordon/incident/incidenttest"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/report"
 )
 
@@ -17,7 +19,7 @@ func TestReportExportTimesketch(t *testing.T) {
 	ws := incidenttest.New(t, "../sample-incidents/persistence-after-kill")
 	ctx := context.Background()
 	var out bytes.Buffer
-	n, err := report.Timesketch(ctx, ws.Store, "", &out)
+	n, err := report.Timesketch(ctx, ws, "", &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +68,7 @@ func TestReportExportTimesketch(t *testing.T) {
 	}
 
 	out.Reset()
-	n, err = report.Timesketch(ctx, ws.Store, "agent:agent-21", &out)
+	n, err = report.Timesketch(ctx, ws, "agent:agent-21", &out)
 	if err != nil || int64(n) != ws.Store.Counts().Fields["agent"]["agent-21"] || strings.Count(out.String(), "\n") != n {
 		t.Errorf("agent-21: %d lines, %v", n, err)
 	}
@@ -75,7 +77,7 @@ func TestReportExportTimesketch(t *testing.T) {
 func TestReportExportMessage(t *testing.T) {
 	ws := incidenttest.New(t, incidenttest.WriteFile(t, "ledger.jsonl", []byte(hostileLedger)))
 	var out bytes.Buffer
-	if _, err := report.Timesketch(context.Background(), ws.Store, "kind:policy_decision", &out); err != nil {
+	if _, err := report.Timesketch(context.Background(), ws, "kind:policy_decision", &out); err != nil {
 		t.Fatal(err)
 	}
 	var l report.TimesketchLine
@@ -98,7 +100,7 @@ func TestTimesketchExportEscapesC1AndBidi(t *testing.T) {
 	ledger := `{"v":1,"ts":"2026-07-21T10:00:05Z","type":"tool_call","agent":"agent-x","session":"s-1","call_id":"c-1","tool":"bash","args":{"cmd":"` + cmd + `"}}` + "\n"
 	ws := incidenttest.New(t, incidenttest.WriteFile(t, "ledger.jsonl", []byte(ledger)))
 	var out bytes.Buffer
-	if _, err := report.Timesketch(context.Background(), ws.Store, "", &out); err != nil {
+	if _, err := report.Timesketch(context.Background(), ws, "", &out); err != nil {
 		t.Fatal(err)
 	}
 	if s := out.String(); strings.ContainsAny(s, "\u009b\u009d\u009c\u202e\U000e0041") || !strings.Contains(s, `\u009b2J`) || !strings.Contains(s, `\u202e`) {
@@ -107,5 +109,66 @@ func TestTimesketchExportEscapesC1AndBidi(t *testing.T) {
 	var l report.TimesketchLine
 	if err := json.Unmarshal(out.Bytes(), &l); err != nil || l.Cmdline != cmd {
 		t.Errorf("does not decode to the same command line: %v %q", err, l.Cmdline)
+	}
+}
+
+// The team's work travels with the events: a mark as the starred tag, a
+// note as a comment with who wrote it, findings and capabilities as tags
+// and attributes on their evidence.
+func TestTimesketchCarriesTheCasework(t *testing.T) {
+	ws := incidenttest.New(t, "../sample-incidents/credential-theft")
+	ctx := context.Background()
+	findings, _ := ws.Findings(ctx)
+	marked, err := ws.Store.Get(ctx, findings[0].Events[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	who := journal.Actor{Name: "pdiaz", Via: journal.ViaCLI}
+	marks, _ := ws.Marks()
+	if _, err := marks.Toggle(ctx, who, marked); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws.Note(ctx, who, "", marked.ID, "first use of the borrowed key"); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if _, err := report.Timesketch(ctx, ws, "", &out); err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]report.TimesketchLine{}
+	sc := bufio.NewScanner(&out)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var l report.TimesketchLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatal(err)
+		}
+		byID[l.ID] = l
+	}
+	l := byID[marked.ID]
+	if !l.Starred || !slices.Contains(l.Tag, "cordon:starred") || !slices.Contains(l.Tag, "cordon:noted") ||
+		len(l.Comments) != 1 || !strings.HasPrefix(l.Comments[0], "pdiaz at ") || !strings.HasSuffix(l.Comments[0], ": first use of the borrowed key") {
+		t.Errorf("the marked and noted event: %+v", l.Annotation)
+	}
+	for _, f := range findings {
+		for _, id := range f.Events {
+			if a := byID[id].Annotation; !slices.Contains(a.Findings, f.ID) || !slices.Contains(a.Tag, "finding:"+f.Detector) {
+				t.Fatalf("event %s of finding %s: %+v", id, f.ID, a)
+			}
+		}
+	}
+	caps, _ := ws.Capabilities(ctx)
+	var acquired int
+	for _, c := range caps.For("agent-12") {
+		if c.Value == "px-s228" {
+			for _, u := range c.Uses {
+				if a := byID[u.ID].Annotation; slices.Contains(a.Tag, "capability:acquired") && slices.Contains(a.Capabilities, "credential px-s228 (acquired, agent-12)") {
+					acquired++
+				}
+			}
+		}
+	}
+	if acquired == 0 {
+		t.Error("no use of px-s228 carries its acquired capability")
 	}
 }

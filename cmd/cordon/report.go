@@ -102,7 +102,7 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 				err = report.WriteSTIX(w, b)
 			}
 		default:
-			n, err = report.Timesketch(ctx, ws.Store, strings.Join(pos, " "), w)
+			n, err = report.Timesketch(ctx, ws, strings.Join(pos, " "), w)
 		}
 		return err
 	})
