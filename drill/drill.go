@@ -190,8 +190,15 @@ func (d *Drill) resume(ctx context.Context) error {
 	return err
 }
 
-// Close releases the workspace.
-func (d *Drill) Close() error { return d.WS.Close() }
+// Close records the evidence released since its last receipt and
+// releases the workspace.
+func (d *Drill) Close() error {
+	ferr := d.WS.FlushReceipts(context.Background(), scenarioActor)
+	if err := d.WS.Close(); err != nil {
+		return err
+	}
+	return ferr
+}
 
 // Advance releases the evidence scenario time has reached, ingests it, and
 // fires the injects now due (journaled). It returns those injects.
@@ -205,7 +212,7 @@ func (d *Drill) Advance(ctx context.Context) ([]Inject, error) {
 	}
 	if n > 0 || d.pending {
 		d.pending = true
-		if _, err := d.WS.Ingest(ctx, d.replay.Files(), incident.IngestOptions{}); err != nil {
+		if _, err := d.WS.Ingest(ctx, d.replay.Files(), incident.IngestOptions{Actor: scenarioActor, Growing: true}); err != nil {
 			return nil, err
 		}
 		d.pending = false

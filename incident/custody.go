@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/cordon-ir/cordon/ingest"
@@ -16,7 +18,7 @@ import (
 type Receipt struct {
 	ingest.Received
 	Format    string    `json:"format,omitempty"`
-	Records   int       `json:"records"` // events parsed by this run
+	Records   int       `json:"records"` // events parsed since the file's last entry
 	Rejects   int       `json:"rejects"`
 	ResumedAt int64     `json:"resumed_at,omitempty"`
 	First     time.Time `json:"first,omitzero"` // the span of those events
@@ -130,6 +132,22 @@ func (w *Workspace) recordReceipts(ctx context.Context, actor journal.Actor, res
 		if err := w.appendReceipt(ctx, actor, rc); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// FlushReceipts journals the growth that is still waiting for GrowthEvery
+// (the end of a drill whose evidence kept growing).
+func (w *Workspace) FlushReceipts(ctx context.Context, actor journal.Actor) error {
+	if actor.Name == "" {
+		actor = journal.CurrentActor(journal.ViaCLI)
+	}
+	paths := slices.Sorted(maps.Keys(w.custody.pending))
+	for _, p := range paths {
+		if err := w.appendReceipt(ctx, actor, w.custody.pending[p]); err != nil {
+			return err
+		}
+		delete(w.custody.pending, p)
 	}
 	return nil
 }

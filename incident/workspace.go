@@ -220,6 +220,10 @@ type IngestOptions struct {
 	// Actor is who ran the ingest, for the evidence_received entries
 	// (default: this process's user, via the CLI).
 	Actor journal.Actor
+	// Growing says the inputs are still being written (a drill releasing
+	// its evidence): growth is journaled as a follow journals it, at most
+	// every GrowthEvery, and FlushReceipts records what waited.
+	Growing bool
 }
 
 // Ingest reads inputs (files, folders, "-") into the workspace, resuming
@@ -248,7 +252,7 @@ func (w *Workspace) Ingest(ctx context.Context, inputs []string, opt IngestOptio
 		err = serr
 	}
 	// What was read was received, whether or not the run then failed.
-	if jerr := w.recordReceipts(context.WithoutCancel(ctx), opt.Actor, res, false, true); jerr != nil && err == nil {
+	if jerr := w.recordReceipts(context.WithoutCancel(ctx), opt.Actor, res, opt.Growing, !opt.Growing); jerr != nil && err == nil {
 		err = jerr
 	}
 	return res, err
