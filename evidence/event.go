@@ -12,6 +12,10 @@ const (
 	SourceLedger = "ledger"
 	SourceProxy  = "proxy"
 	SourceSensor = "sensor"
+	// SourceAudit is the audit log of a service that accepts credentials
+	// (a cloud's API, a Kubernetes API server, a code host): where a
+	// credential that left its sandbox is seen used.
+	SourceAudit = "audit"
 )
 
 // Normalized kinds. Parsers may emit others (e.g. "other"), these are the
@@ -37,6 +41,9 @@ const (
 	KindSensorGap         = "sensor_gap"
 	KindSensorStats       = "sensor_stats"
 	KindOther             = "other"
+	// KindAPICall is a call to a service's API as its audit log records
+	// it: who (credential, principal), from where, what, and the answer.
+	KindAPICall = "api_call"
 )
 
 // Decisions.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/cordon-ir/cordon/ingest/audit"
 	"github.com/cordon-ir/cordon/ingest/falco"
 	"github.com/cordon-ir/cordon/ingest/inspect"
 	"github.com/cordon-ir/cordon/ingest/ledger"
@@ -21,6 +22,8 @@ func Parsers() []parse.Parser {
 		ledger.New(),
 		falco.New(),
 		tetragon.New(),
+		audit.NewCloudTrail(audit.Options{}),
+		audit.NewK8sAudit(audit.Options{}),
 		otlp.New(),
 		proxy.NewSquidAudit(),
 		proxy.NewEnvoy(),

@@ -53,9 +53,13 @@ type FileResult struct {
 	Events int    `json:"events"` // parsed this run
 	// Stored counts the events of this run on disk, with the checkpoint
 	// that covers them: all of Events unless the store failed to write.
-	Stored    int   `json:"stored"`
-	New       int   `json:"new"`     // stored, and not in the index before
-	Rejects   int   `json:"rejects"` // malformed records this run
+	Stored  int `json:"stored"`
+	New     int `json:"new"`     // stored, and not in the index before
+	Rejects int `json:"rejects"` // malformed records this run
+	// Routine counts the routine records (read-only Describe and List
+	// calls of a cloud audit log, a request's first stage) counted
+	// instead of indexed one by one: parse.ErrRoutine, parse.TagRoutine.
+	Routine   int   `json:"routine,omitempty"`
 	ResumedAt int64 `json:"resumed_at,omitempty"`
 	// Received is what was read, for the chain of custody; nil when the
 	// input could not be opened.
@@ -276,6 +280,9 @@ func (b *batcher) Event(ev evidence.Event) error {
 	}
 	return nil
 }
+
+// Routine counts records the parser left out as routine.
+func (b *batcher) Routine(n int) { b.res.Routine += n }
 
 func (b *batcher) Reject(r parse.Reject) error {
 	b.rejects = append(b.rejects, r.Bounded())

@@ -36,6 +36,11 @@ func Sniff(br *bufio.Reader, parsers []parse.Parser) (parse.Parser, error) {
 			rec = head
 		case parse.JSON:
 			rec = firstJSON
+			if rec == nil && bytes.HasPrefix(bytes.TrimSpace(head), []byte("{")) {
+				// one object larger than the window (a CloudTrail
+				// Records file): its start is all there is to go on
+				rec = head
+			}
 		default:
 			rec = firstLine
 		}

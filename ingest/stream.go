@@ -34,6 +34,7 @@ func Stream(r io.Reader, name string, p parse.Parser, at Position, sink parse.Si
 	}
 	rr := NewRecordReader(r, p.Framing(), at.Offset, at.Line)
 	pos := at
+	routine, _ := sink.(parse.RoutineSink)
 	for {
 		rec, ferr := rr.Next()
 		if errors.Is(ferr, io.EOF) {
@@ -54,6 +55,10 @@ func Stream(r io.Reader, name string, p parse.Parser, at Position, sink parse.Si
 		}
 		switch {
 		case errors.Is(err, parse.ErrSkip):
+		case errors.Is(err, parse.ErrRoutine):
+			if routine != nil {
+				routine.Routine(1)
+			}
 		case err != nil:
 			if p.Framing() != parse.Whole && isPartialTail(rr, rec) {
 				return pos, nil
@@ -81,6 +86,9 @@ func Stream(r io.Reader, name string, p parse.Parser, at Position, sink parse.Si
 				}
 				if serr := sink.Event(*ev); serr != nil {
 					return pos, serr
+				}
+				if n := parse.RoutineCount(ev); n > 0 && routine != nil {
+					routine.Routine(n)
 				}
 			}
 		}

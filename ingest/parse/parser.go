@@ -3,6 +3,7 @@ package parse
 import (
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/cordon-ir/cordon/evidence"
@@ -48,7 +49,8 @@ type Record struct {
 type Parser interface {
 	// Format is the value of the event's format field, and the --format name.
 	Format() string
-	// Source is the event's source: evidence.SourceLedger, SourceProxy or SourceSensor.
+	// Source is the event's source: evidence.SourceLedger, SourceProxy,
+	// SourceSensor or SourceAudit.
 	Source() string
 	// Framing says how to split the input into records.
 	Framing() Framing
@@ -127,3 +129,35 @@ type Sink interface {
 // spans record them, the ledger does not (its prompt records say what was
 // sent).
 const KindModelCall = "model_call"
+
+// TagRoutine, followed by a count, marks an event that stands for routine
+// records its parser counted instead of emitting one by one (a Records
+// file's read-only Describe and List calls): "routine:38". The ingest
+// driver adds the counts up in FileResult.Routine, so that what was left
+// out of the index is said, not lost silently.
+const TagRoutine = "routine:"
+
+// ErrRoutine is returned by Parse for a valid record its format keeps out
+// of the index by default as routine (a Kubernetes audit event's
+// RequestReceived stage, which its completion repeats). It is counted in
+// FileResult.Routine, neither an event nor a reject.
+var ErrRoutine = errors.New("routine record, counted and not indexed")
+
+// RoutineCount is how many left-out records an event stands for.
+func RoutineCount(ev *evidence.Event) int {
+	n := 0
+	for _, t := range ev.Tags {
+		if s, ok := strings.CutPrefix(t, TagRoutine); ok {
+			if k, err := strconv.Atoi(s); err == nil && k > 0 {
+				n += k
+			}
+		}
+	}
+	return n
+}
+
+// RoutineSink is a Sink that counts the records a parser left out
+// (ErrRoutine); the ingest driver tells it of each.
+type RoutineSink interface {
+	Routine(n int)
+}

@@ -21,7 +21,12 @@ var update = flag.Bool("update", false, "rewrite golden files in testdata/golden
 type Collect struct {
 	Events  []evidence.Event
 	Rejects []parse.Reject
+	// Routines counts the records left out as routine (parse.RoutineSink).
+	Routines int
 }
+
+// Routine counts records a parser left out as routine.
+func (c *Collect) Routine(n int) { c.Routines += n }
 
 func (c *Collect) Event(ev evidence.Event) error { c.Events = append(c.Events, ev); return nil }
 func (c *Collect) Reject(r parse.Reject) error   { c.Rejects = append(c.Rejects, r); return nil }
