@@ -28,12 +28,12 @@ func (c SourceCoverage) Percent() float64 {
 	return 100 * float64(c.Attributed) / float64(c.Attributable)
 }
 
-// Coverage counts, for the proxy and sensor sources, the events attribution
+// Coverage counts, for the proxy, sensor and audit-log sources, the events attribution
 // could concern and how many of them it tied to an agent.
 func Coverage(ctx context.Context, st evidence.Store) ([]SourceCoverage, error) {
 	c := st.Counts()
 	var out []SourceCoverage
-	for _, src := range []string{evidence.SourceProxy, evidence.SourceSensor} {
+	for _, src := range []string{evidence.SourceProxy, evidence.SourceSensor, evidence.SourceAudit} {
 		total := c.Fields["source"][src]
 		if total == 0 {
 			continue

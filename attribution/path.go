@@ -9,14 +9,14 @@ import (
 	"github.com/cordon-ir/cordon/evidence"
 )
 
-// Path explains, in one line, how a proxy or sensor event is tied
+// Path explains, in one line, how a proxy, sensor or audit-log event is tied
 // to an agent with the session records the store holds now: the key it
 // carried, the sandbox session that key belonged to, and the agent, e.g.
 // "10.0.3.7 → sandbox sb-42 (10:00:00–10:47:20) → agent-7 via src_ip". It
 // returns "" for events attribution does not concern (ledger records).
 // The line quotes evidence: render it through the console's Fit.
 func Path(ctx context.Context, st evidence.Store, ev evidence.Event) (string, error) {
-	if ev.Source != evidence.SourceProxy && ev.Source != evidence.SourceSensor {
+	if ev.Source != evidence.SourceProxy && ev.Source != evidence.SourceSensor && ev.Source != evidence.SourceAudit {
 		return "", nil
 	}
 	if !Attributable(&ev) {

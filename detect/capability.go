@@ -59,7 +59,8 @@ type Capability struct {
 	Owner string `json:"owner,omitempty"`
 	// CredKind is a credential's kind as its session_start gave it
 	// (proxy-auth, aws-access-key, github-token), or the catalogue's class
-	// for a secret file.
+	// for a secret file; for a place, the kind of the first credential
+	// used from it, which says what source can see it.
 	CredKind string `json:"cred_kind,omitempty"`
 	// How says in one line how it was granted or acquired.
 	How string `json:"how"`

@@ -54,7 +54,7 @@ func readPaths(ev *evidence.Event) []string {
 }
 
 func (s *capScan) readCredentialOf(ev *evidence.Event, p string, loc credentials.Location) bool {
-	sess := s.sessionNamedIn(p)
+	sess := s.e.sessionNamedIn(p)
 	if sess == nil {
 		sess = s.e.sessionAt(ev.Agent, ev.Time)
 	}
@@ -77,24 +77,6 @@ func (s *capScan) readCredentialOf(ev *evidence.Event, p string, loc credentials
 		c.Acquired = appendNew(c.Acquired, ev.ID)
 	}
 	return found
-}
-
-// sessionNamedIn is the session whose id is a segment of p
-// (/run/secrets/eval/s-228/proxy.env).
-func (s *capScan) sessionNamedIn(p string) *session {
-	for _, seg := range strings.Split(p, "/") {
-		if seg == "" {
-			continue
-		}
-		for _, list := range s.e.byAgent {
-			for _, ss := range list {
-				if ss.name == seg {
-					return ss
-				}
-			}
-		}
-	}
-	return nil
 }
 
 // dataOut adds what an agent sent to a destination.
@@ -312,7 +294,11 @@ func (s *capScan) finish(c *Capability) {
 		for i > 0 && c.Uses[i-1].Refused {
 			i--
 		}
-		c.EndAt, c.EndHow, c.EndID = c.Uses[i].Time, "refused by the proxy from then on", c.Uses[i].ID
+		by := "the proxy"
+		if c.Uses[i].Source == evidence.SourceAudit {
+			by = "the service it is for"
+		}
+		c.EndAt, c.EndHow, c.EndID = c.Uses[i].Time, "refused by "+by+" from then on", c.Uses[i].ID
 	}
 }
 

@@ -140,6 +140,10 @@ func (s *capScan) add(_ int, ev *evidence.Event) {
 			s.secretRead(ev)
 		}
 	}
+	for _, cred := range credentials.Revoked(ev.Tags) {
+		// the service's own record of the revocation, whoever made it
+		s.ends[cred] = append(s.ends[cred], endMark{Use: Use{Time: ev.Time, ID: ev.ID, Source: ev.Source}, verb: "revoked in " + ev.Format})
+	}
 	s.credentialUse(ev)
 	s.dataOut(ev)
 	s.process(ev)
@@ -314,9 +318,10 @@ func hasTag(tags []string, t string) bool {
 }
 
 // credRefused says a use of a credential was refused as a credential (the
-// proxy's 407, a 401), not merely for where it went.
+// proxy's 407, a 401, a cloud's answer to an unknown or disabled key),
+// not merely for where it went.
 func credRefused(ev *evidence.Event) bool {
-	return ev.Status == "407" || ev.Status == "401"
+	return ev.Status == "407" || ev.Status == "401" || hasTag(ev.Tags, credentials.TagCredRefused)
 }
 
 // credentialUse records the use of an issued credential by a proxy or
@@ -349,17 +354,24 @@ func (s *capScan) credentialUse(ev *evidence.Event) {
 		own := s.entry(owner.agent, CapCredential, cred, OriginGranted)
 		own.Owner = owner.agent
 		own.Uses = append(own.Uses, use)
-		if sandboxed {
+		if sandboxed || s.e.throughEgress(ev.SrcIP) {
 			continue
 		}
-		for _, b := range s.borrow[cred] {
-			c := s.entry(b, CapCredential, cred, OriginAcquired)
-			c.Uses = append(c.Uses, use)
+		holders := s.borrow[cred]
+		if len(holders) == 0 {
+			// nobody else held it: the host is its owner's
+			holders = []string{owner.agent}
+		}
+		for _, b := range holders {
+			if b != owner.agent {
+				c := s.entry(b, CapCredential, cred, OriginAcquired)
+				c.Uses = append(c.Uses, use)
+			}
 			if ev.SrcIP != "" && !s.sandboxIP(ev.SrcIP, ev.Time) {
 				p := s.entry(b, CapPlace, ev.SrcIP, OriginAcquired)
 				if p.How == "" {
 					p.How = cred + " of " + owner.agent + " used from it, outside every sandbox"
-					p.Acquired = []string{ev.ID}
+					p.Acquired, p.CredKind = []string{ev.ID}, s.kinds[cred]
 				}
 				p.Uses = append(p.Uses, Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Refused: use.Refused || ev.Decision == evidence.DecisionDeny, From: cred})
 			}

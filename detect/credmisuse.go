@@ -21,13 +21,19 @@ import (
 //     line, arguments) is that agent's misuse, and makes it the suspect
 //     for later uses from outside every sandbox;
 //   - a use from no sandbox at all (attributed by the credential alone) is
-//     charged to the last other agent that named the credential, or to no
-//     agent when none did; never to the owner, whose credential it is.
+//     charged to the last other agent that named the credential or read a
+//     file holding it; failing that, to the owner when it read its own
+//     credential from a file before (the credential left its sandbox with
+//     it), else to no agent. A borrowed credential is never charged to its
+//     owner, the victim. A use from the lab's own egress address (a cloud
+//     audit log sees the proxy's or the NAT's address) is no sandbox's
+//     only when another agent held the credential.
 type credMisuse struct {
 	r        *Rule
 	e        *env
 	creds    []string            // every issued credential id, longest first
 	mentions map[string][]string // credential -> agents that named it, in order
+	selfRead map[string]bool     // credentials their owner read from a file
 	uses     map[string]*credUse // agent + credential
 }
 
@@ -38,7 +44,7 @@ type credUse struct {
 }
 
 func newCredMisuse(r *Rule, e *env) *credMisuse {
-	c := &credMisuse{r: r, e: e, mentions: map[string][]string{}, uses: map[string]*credUse{}}
+	c := &credMisuse{r: r, e: e, mentions: map[string][]string{}, selfRead: map[string]bool{}, uses: map[string]*credUse{}}
 	for id := range e.byCred {
 		c.creds = append(c.creds, id)
 	}
@@ -53,6 +59,14 @@ func newCredMisuse(r *Rule, e *env) *credMisuse {
 
 func (c *credMisuse) add(_ int, ev *evidence.Event) {
 	h := hit{t: ev.Time, id: ev.ID, agent: ev.Agent}
+	read := c.e.readCreds(ev)
+	for _, cred := range sortedKeys(read) {
+		if owner := read[cred]; owner.agent != ev.Agent {
+			c.mentions[cred] = append(c.mentions[cred], ev.Agent)
+		} else {
+			c.selfRead[cred] = true
+		}
+	}
 	if ev.Source == evidence.SourceLedger {
 		if ev.Kind != evidence.KindToolCall || ev.Agent == "" {
 			return
@@ -84,11 +98,15 @@ func (c *credMisuse) add(_ int, ev *evidence.Event) {
 				c.use(ev.Agent, cred, owner.agent, h, where(ev)+" (its sandbox)")
 			}
 		default:
-			suspect := ""
+			suspect, how := "", where(ev)+" (no sandbox)"
 			if m := c.mentions[cred]; len(m) > 0 {
 				suspect = m[len(m)-1]
+			} else if c.e.throughEgress(ev.SrcIP) {
+				continue // its owner's, through the lab's egress
+			} else if c.selfRead[cred] {
+				suspect, how = owner.agent, where(ev)+" (no sandbox; its owner read it from a file)"
 			}
-			c.use(suspect, cred, owner.agent, h, where(ev)+" (no sandbox)")
+			c.use(suspect, cred, owner.agent, h, how)
 		}
 	}
 }

@@ -30,6 +30,8 @@ type env struct {
 	byAgent map[string][]*session // by start
 	byCred  map[string][]*session // credential id -> sessions issued it
 	calls   map[string]*call      // tool calls parsed so far, by event id
+	kinds   map[string]string     // credential id -> kind, from the session_starts
+	egress  map[string]bool       // the addresses sandboxes leave the lab from
 }
 
 // call parses a tool call once for every correlation that reads it.
@@ -46,7 +48,8 @@ var workdirRe = regexp.MustCompile(`(?:^|\s)(/[\w.\-]+(?:/[\w.\-]+)*)`)
 
 // newEnv builds the environment from session_start and session_end events.
 func newEnv(events []evidence.Event) *env {
-	e := &env{id: attribution.NewIdentity(events), byAgent: map[string][]*session{}, byCred: map[string][]*session{}, calls: map[string]*call{}}
+	e := &env{id: attribution.NewIdentity(events), byAgent: map[string][]*session{}, byCred: map[string][]*session{}, calls: map[string]*call{},
+		kinds: map[string]string{}, egress: map[string]bool{}}
 	sort.SliceStable(events, func(i, j int) bool { return events[i].Time.Before(events[j].Time) })
 	open := map[string]*session{}
 	for _, ev := range events {
@@ -65,6 +68,12 @@ func newEnv(events []evidence.Event) *env {
 			e.byAgent[ev.Agent] = append(e.byAgent[ev.Agent], s)
 			for _, c := range ev.Credential {
 				e.byCred[c] = append(e.byCred[c], s)
+			}
+			for id, kind := range credentialKinds(ev.Raw) {
+				e.kinds[id] = kind
+			}
+			if ip := egressIP(ev.Raw); ip != "" {
+				e.egress[ip] = true
 			}
 		case evidence.KindSessionEnd:
 			if s := open[k]; s != nil && s.end.IsZero() {

@@ -54,8 +54,9 @@ func LayerOf(kind string) playbook.Layer {
 
 // UseSources are the sources that can show a use of a credential of the
 // given kind (as its session_start names it): a proxy login is seen by the
-// proxy, a cloud key only by that cloud's audit log. Formats cordon does
-// not read yet are named so that the answer says what is missing.
+// proxy, a cloud key only by that cloud's audit log (ingest/audit reads
+// them; the formats are named so that the answer says what is missing
+// when none is ingested).
 func UseSources(credKind string) (query, missing string) {
 	k := strings.ToLower(credKind)
 	switch {
@@ -151,9 +152,20 @@ func checkCapability(c *detect.Capability, contained time.Time, seen seenFunc) C
 		r.Status = CheckVerified
 		r.Line = fmt.Sprintf("%s: not used after %s, and %s reported after that", name, Stamp(stop), missing)
 	case detect.CapPlace:
-		if !seen("+source:proxy", stop) {
+		// a host is seen by the source its credentials are seen in: the
+		// proxy for a proxy login, a cloud's audit log for its key
+		q, missing := "+source:proxy", "the proxy"
+		if c.CredKind != "" {
+			if q, missing = UseSources(c.CredKind); q == "" {
+				q, missing = "+source:audit", "an audit log of the service that accepts its credentials"
+			}
+			if q == "+source:proxy" {
+				missing = "the proxy"
+			}
+		}
+		if !seen(q, stop) {
 			r.Status = CheckNoEvidence
-			r.Line = fmt.Sprintf("%s: the proxy reported nothing after %s", name, Stamp(stop))
+			r.Line = fmt.Sprintf("%s: %s reported nothing after %s", name, missing, Stamp(stop))
 			return r
 		}
 		r.Status = CheckVerified

@@ -117,6 +117,10 @@ func printResults(w io.Writer, results []ingest.FileResult) {
 		if r.Stored < r.Events {
 			line = fmt.Sprintf("%s: %s, %d events read, only %d stored (%d new), %d rejected", name, r.Format, r.Events, r.Stored, r.New, r.Rejects)
 		}
+		if r.Routine > 0 {
+			// what the importer left out of the index is said, not lost
+			line += fmt.Sprintf(", %d routine records counted, not indexed", r.Routine)
+		}
 		if r.ResumedAt > 0 {
 			line += fmt.Sprintf(", resumed at byte %d", r.ResumedAt)
 		}
