@@ -15,7 +15,7 @@ import (
 // the time from which those must be attributed again.
 type attributor struct {
 	id *attribution.Identity
-	// seenOther: proxy or sensor events are in the store or went past.
+	// seenOther: proxy, sensor or audit-log events are in the store or went past.
 	seenOther bool
 	// since is the earliest session record that may change an attribution
 	// already made; zero when none.
@@ -28,7 +28,7 @@ func (w *Workspace) newAttributor(ctx context.Context) (*attributor, error) {
 		return nil, err
 	}
 	c := w.Store.Counts()
-	other := c.Fields["source"][evidence.SourceProxy] + c.Fields["source"][evidence.SourceSensor]
+	other := c.Fields["source"][evidence.SourceProxy] + c.Fields["source"][evidence.SourceSensor] + c.Fields["source"][evidence.SourceAudit]
 	return &attributor{id: id, seenOther: other > 0}, nil
 }
 
@@ -54,7 +54,7 @@ type AttributionResult struct {
 	Checked, Changed int
 }
 
-// Attribute re-attributes every proxy and sensor event from since on (zero:
+// Attribute re-attributes every proxy, sensor and audit-log event from since on (zero:
 // all) with the identity map the store holds now, rewriting only the events
 // whose agent changes. Ingest does this itself when session records arrive
 // after the events they concern; `cordon attribute` does it on demand.
@@ -77,7 +77,7 @@ func (w *Workspace) Attribute(ctx context.Context, since time.Time) (Attribution
 		batch = batch[:0]
 		return err
 	}
-	err = evidence.StoreSource{Store: w.Store, Since: since}.Each(ctx, "source:proxy source:sensor", func(ev evidence.Event) error {
+	err = evidence.StoreSource{Store: w.Store, Since: since}.Each(ctx, "source:proxy source:sensor source:audit", func(ev evidence.Event) error {
 		res.Checked++
 		if attribution.Apply(&ev, id.Attribute(&ev)) {
 			batch = append(batch, ev)

@@ -256,6 +256,10 @@ func CheckStep(ctx context.Context, st evidence.Store, step *playbook.Step, cs C
 		all = append(all, caps.For(a)...)
 	}
 	res.Capabilities = CheckCapabilities(step.Layer, all, cs.ContainedAt, seenIn(ctx, st))
+	if res.Status == CheckNotVerified && endedUses(ctx, st, res, all, cs.Vars()) {
+		res.Status, res.Events, res.First = CheckVerified, nil, time.Time{}
+		res.Detail = fmt.Sprintf("%d events since %s, every one a refused use of a credential already ended", res.Matched, Stamp(res.After))
+	}
 	status := res.Status
 	for _, c := range res.Capabilities {
 		status = worse(status, c.Status)
@@ -284,6 +288,47 @@ func CheckStep(ctx context.Context, st evidence.Store, step *playbook.Step, cs C
 		res.Detail += "; " + strings.Join(late, "; ")
 	}
 	return res, nil
+}
+
+// endedUses reports whether every event the step's queries found after
+// containment is a refused use of a credential the capability checks
+// verified, ended by its revocation or by refusals from then on: a host
+// outside every sandbox still trying a key deactivated in IAM is not the
+// key alive. A use that was not refused keeps the layer open, as ever.
+func endedUses(ctx context.Context, st evidence.Store, res CheckResult, caps []detect.Capability, vars playbook.Vars) bool {
+	verified := map[string]bool{}
+	for _, cc := range res.Capabilities {
+		if cc.Kind == detect.CapCredential && cc.Status == CheckVerified {
+			verified[cc.Agent+"\x00"+cc.Value] = true
+		}
+	}
+	accounted := map[string]bool{}
+	for i := range caps {
+		c := &caps[i]
+		if c.Kind != detect.CapCredential || c.EndAt.IsZero() || !verified[c.Agent+"\x00"+c.Value] {
+			continue
+		}
+		for _, u := range c.Uses {
+			if u.Refused && !u.Time.Before(c.EndAt) {
+				accounted[u.ID] = true
+			}
+		}
+	}
+	if len(accounted) == 0 || res.Capped {
+		return false
+	}
+	for _, q := range res.Queries {
+		hits, err := st.Search(ctx, evidence.Request{Query: q, Since: res.After, Limit: maxCheckEvents})
+		if err != nil || hits.Total > uint64(len(hits.Events)) {
+			return false
+		}
+		for _, ev := range hits.Events {
+			if !reused(ev, vars) && !accounted[ev.ID] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // CheckCapability judges one capability against its stop time on the

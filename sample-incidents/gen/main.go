@@ -36,6 +36,7 @@ var scenarios = []scenario{
 	{"persistence-after-kill", 902, buildPersist},
 	{"busy-benign", 1006, buildBusy},
 	{"shared-volume-token", 923, buildShared},
+	{"cloud-key-after-kill", 1014, buildCloud},
 }
 
 func main() {
@@ -94,6 +95,12 @@ type world struct {
 	// exception for sandbox-agentd is scoped to (nil: it trusts it everywhere).
 	sensitiveNames []string
 	agentdScope    []string
+
+	// egressIP is the address sandboxes leave the lab from, as a cloud's
+	// audit log sees them (session_start sandbox.egress_ip; "" to omit).
+	egressIP string
+	// trail holds the CloudTrail records until flushTrail delivers them.
+	trail []trailRec
 }
 
 func (w *world) emit(file string, t time.Time, s string, by who) {

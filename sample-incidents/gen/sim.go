@@ -319,7 +319,7 @@ func (s *session) start(t time.Time) {
 	for _, c := range s.creds {
 		cs = append(cs, obj{{"id", c.id}, {"kind", c.kind}, {"scope", c.scope}})
 	}
-	sb := obj{{"id", s.sb.id}, {"container_id", s.sb.container[:12]}, {"ip", s.sb.ip}, {"host", s.sb.node.name}}
+	sb := obj{{"id", s.sb.id}, {"container_id", s.sb.container[:12]}, {"ip", s.sb.ip}, {"host", s.sb.node.name}}.opt("egress_ip", s.w.egressIP)
 	s.w.led(t, "session_start", s, "", kv{"model", s.model}, kv{"objective", s.objective}, kv{"sandbox", sb},
 		kv{"credentials", cs}, kv{"tools_allowed", s.tools}, kv{"egress_allowlist", s.allow})
 	s.tokens = 1800 + s.w.rnd.Intn(900)
