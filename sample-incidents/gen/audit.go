@@ -161,16 +161,16 @@ type k8sUser struct {
 
 // k8sReq is one request to the API server.
 type k8sReq struct {
-	verb, uri            string
-	resource, ns, name   string
-	sub, group           string
-	ip, ua               string
-	code                 int
-	reason, msg          string
-	received             bool // also log the RequestReceived stage
-	anonymous            bool // authentication failed: no user
-	stage                string
-	latency              time.Duration
+	verb, uri          string
+	resource, ns, name string
+	sub, group         string
+	ip, ua             string
+	code               int
+	reason, msg        string
+	received           bool // also log the RequestReceived stage
+	anonymous          bool // authentication failed: no user
+	stage              string
+	latency            time.Duration
 }
 
 func k8sTS(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z") }
