@@ -58,6 +58,7 @@ func TestDrillSamples(t *testing.T) {
 		{"credential-theft", ts("2026-08-11T10:38:20Z"), 4, 2},
 		{"busy-benign", time.Time{}, 3, 3},
 		{"shared-volume-token", ts("2026-09-23T11:12:15Z"), 5, 2},
+		{"cloud-key-after-kill", ts("2026-10-14T11:27:40Z"), 4, 2},
 	} {
 		t.Run(c.sample, func(t *testing.T) {
 			scenario := filepath.Join("..", "..", "sample-incidents", c.sample)
