@@ -55,8 +55,7 @@ func LayerOf(kind string) playbook.Layer {
 // UseSources are the sources that can show a use of a credential of the
 // given kind (as its session_start names it): a proxy login is seen by the
 // proxy, a cloud key only by that cloud's audit log (ingest/audit reads
-// them; the formats are named so that the answer says what is missing
-// when none is ingested).
+// each; the answer names the one that is missing when none is ingested).
 func UseSources(credKind string) (query, missing string) {
 	k := strings.ToLower(credKind)
 	switch {

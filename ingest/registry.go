@@ -24,6 +24,8 @@ func Parsers() []parse.Parser {
 		tetragon.New(),
 		audit.NewCloudTrail(audit.Options{}),
 		audit.NewK8sAudit(audit.Options{}),
+		audit.NewGCPAudit(),
+		audit.NewGitHubAudit(),
 		otlp.New(),
 		proxy.NewSquidAudit(),
 		proxy.NewEnvoy(),

@@ -13,8 +13,9 @@ import (
 // Each audit parser claims its own samples and no other sample's first
 // record.
 func TestAuditSniffIsStrict(t *testing.T) {
-	own := map[string]string{"cloudtrail": audit.FormatCloudTrail, "k8s_audit": audit.FormatK8sAudit}
-	parsers := []parse.Parser{audit.NewCloudTrail(audit.Options{}), audit.NewK8sAudit(audit.Options{})}
+	own := map[string]string{"cloudtrail": audit.FormatCloudTrail, "k8s_audit": audit.FormatK8sAudit,
+		"github_audit": audit.FormatGitHubAudit, "gcp_audit": audit.FormatGCPAudit}
+	parsers := []parse.Parser{audit.NewCloudTrail(audit.Options{}), audit.NewK8sAudit(audit.Options{}), audit.NewGitHubAudit(), audit.NewGCPAudit()}
 	files, _ := filepath.Glob(parsetest.Sample("*", "*.json*"))
 	files = append(files, parsetest.NotSensorSamples()...)
 	if len(files) < 20 {
