@@ -95,6 +95,18 @@ func (r *trailRecord) looksLike() bool {
 }
 
 func (p cloudTrail) Parse(rec parse.Record) ([]evidence.Event, error) {
+	if calls, ok := trailRecordsFast(rec.Data); ok {
+		if len(calls) == 0 {
+			return nil, parse.ErrSkip // CloudTrail writes empty files too
+		}
+		return p.finish(calls), nil
+	}
+	return p.parseSlow(rec)
+}
+
+// parseSlow reads any of the forms record by record, and says which
+// record of a Records file does not parse.
+func (p cloudTrail) parseSlow(rec parse.Record) ([]evidence.Event, error) {
 	var env struct {
 		Records *[]json.RawMessage `json:"Records"`
 		Detail  json.RawMessage    `json:"detail"`
@@ -107,7 +119,7 @@ func (p cloudTrail) Parse(rec parse.Record) ([]evidence.Event, error) {
 	case env.Records != nil:
 		raws = *env.Records
 		if len(raws) == 0 {
-			return nil, parse.ErrSkip // CloudTrail writes empty files too
+			return nil, parse.ErrSkip
 		}
 	case len(env.Detail) > 0 && env.Detail[0] == '{':
 		raws = []json.RawMessage{env.Detail}
@@ -129,10 +141,91 @@ func (p cloudTrail) Parse(rec parse.Record) ([]evidence.Event, error) {
 		}
 		calls = append(calls, c)
 	}
-	if p.opt.KeepRoutine || len(raws) == 1 {
-		return plain(calls), nil
+	return p.finish(calls), nil
+}
+
+func (p cloudTrail) finish(calls []call) []evidence.Event {
+	if p.opt.KeepRoutine || len(calls) == 1 {
+		return plain(calls)
 	}
-	return foldRoutine(calls), nil
+	return foldRoutine(calls)
+}
+
+// trailRecordsFast reads a Records file in one decoding pass, and its
+// records' bytes by a split of the array: a delivered file is one JSON
+// value of thousands of records, read three times otherwise. It gives up
+// (false) on anything but a Records file whose every record normalizes,
+// for the slow path to say which record is wrong.
+func trailRecordsFast(data []byte) ([]call, bool) {
+	if !recordsStart.Match(data[:min(len(data), 64)]) {
+		return nil, false
+	}
+	var env struct {
+		Records []trailRecord `json:"Records"`
+	}
+	if json.Unmarshal(data, &env) != nil {
+		return nil, false
+	}
+	raws := splitRecords(data)
+	if len(raws) != len(env.Records) {
+		return nil, false
+	}
+	calls := make([]call, 0, len(raws))
+	for i := range env.Records {
+		ev, err := trailNormalize(&env.Records[i])
+		if err != nil {
+			return nil, false
+		}
+		calls = append(calls, call{ev: ev, raw: raws[i], key: trailFoldKey(&ev)})
+	}
+	return calls, true
+}
+
+// splitRecords returns the bytes of each element of the Records array of
+// a valid JSON object, by depth and string state alone. A "Records" key
+// deeper in the object (none in CloudTrail's) would be taken for the
+// array: the caller checks the count against the decoded records.
+func splitRecords(data []byte) []json.RawMessage {
+	i := bytes.Index(data, []byte(`"Records"`))
+	if i < 0 {
+		return nil
+	}
+	j := bytes.IndexByte(data[i:], '[')
+	if j < 0 {
+		return nil
+	}
+	var out []json.RawMessage
+	depth, start, inStr, esc := 0, -1, false, false
+	for k := i + j + 1; k < len(data); k++ {
+		c := data[k]
+		switch {
+		case inStr:
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == '{' || c == '[':
+			if depth == 0 {
+				start = k
+			}
+			depth++
+		case c == '}' || c == ']':
+			if depth == 0 { // the array's end
+				return out
+			}
+			depth--
+			if depth == 0 {
+				out = append(out, data[start:k+1])
+			}
+		}
+	}
+	return out
 }
 
 // trailEvent normalizes one record.
@@ -141,6 +234,12 @@ func trailEvent(raw json.RawMessage) (evidence.Event, error) {
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return evidence.Event{}, fmt.Errorf("not a cloudtrail record: %w", err)
 	}
+	return trailNormalize(&r)
+}
+
+// trailNormalize turns a decoded record into its event.
+func trailNormalize(rp *trailRecord) (evidence.Event, error) {
+	r := *rp
 	if r.EventName == "" || r.EventSource == "" {
 		return evidence.Event{}, errors.New("cloudtrail record has no eventSource or eventName")
 	}
