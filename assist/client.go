@@ -64,11 +64,14 @@ type Result struct {
 	Model    string `json:"model"`
 	Endpoint string `json:"endpoint,omitempty"` // host only
 	// EventIDs are the ids of the events the packet sent.
-	EventIDs   []string `json:"event_ids"`
-	Sent       int      `json:"sent"`
-	Total      int      `json:"total"`
-	Redactions int      `json:"redactions"`
-	Injections []Flag   `json:"injections,omitempty"`
+	EventIDs []string `json:"event_ids"`
+	Sent     int      `json:"sent"`
+	Total    int      `json:"total"`
+	// Account is the packet's account of what was sent (Packet.SentLine):
+	// the whole incident or a selection, and what was left out and why.
+	Account    string `json:"account,omitempty"`
+	Redactions int    `json:"redactions"`
+	Injections []Flag `json:"injections,omitempty"`
 	// PromptDigest is the sha256 of the exact messages sent.
 	PromptDigest string `json:"prompt_digest,omitempty"`
 	// Raw is the reply as received: make it printable before showing it.
@@ -117,7 +120,7 @@ func (c *Client) exchange(ctx context.Context, task Task, question string, p Pac
 	}
 	res := Result{
 		Task: task, Model: c.cfg.Model, Endpoint: c.cfg.Host(), EventIDs: p.EventIDs(),
-		Sent: p.Sent, Total: p.Total, Redactions: redactions, Injections: p.Injections,
+		Sent: p.Sent, Total: p.Total, Account: p.SentLine(), Redactions: redactions, Injections: p.Injections,
 		PromptDigest: Digest(msgs), JSONSchema: c.cfg.JSONSchema,
 	}
 	retries := 0

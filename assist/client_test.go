@@ -105,7 +105,7 @@ func TestRequestFraming(t *testing.T) {
 		t.Errorf("system message %v", sys)
 	}
 	content := user["content"].(string)
-	for _, s := range []string{untrustedFraming, "\n<evidence>\n# sent 14 of 14 events\n", "\n</evidence>\n", injectionMark} {
+	for _, s := range []string{untrustedFraming, "\n<evidence>\n# sent 14 of 14 events of the whole incident\n", "\n</evidence>\n", injectionMark} {
 		if !strings.Contains(content, s) {
 			t.Errorf("user message lacks %q", s)
 		}

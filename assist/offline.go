@@ -35,7 +35,7 @@ func Offline(task Task, p Packet, findings []detect.Finding) (Result, error) {
 	}
 	a.Offline, a.Structured = true, true
 	return Result{
-		Task: task, Model: OfflineModel, EventIDs: p.EventIDs(), Sent: p.Sent, Total: p.Total,
+		Task: task, Model: OfflineModel, EventIDs: p.EventIDs(), Sent: p.Sent, Total: p.Total, Account: p.SentLine(),
 		Redactions: r.Count(), Injections: p.Injections, Answer: Verify(a, p), Offline: true,
 	}, nil
 }

@@ -3,6 +3,7 @@ package assist
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/cordon-ir/cordon/detect"
@@ -11,8 +12,14 @@ import (
 
 // Selection says which evidence a packet holds: the union of the events
 // matching Query (within Since/Until), the events listed in IDs, and the
-// events of Findings. An empty selection is the whole incident.
+// events of Findings. An empty selection, or one marked Whole, is the
+// whole incident.
 type Selection struct {
+	// Whole: every event of the incident, whatever else is set. The
+	// findings given with it still go first when the budget is short; it
+	// is what "the whole incident with its findings" means, which a bare
+	// list of findings would not (their events alone would be read).
+	Whole    bool
 	Query    string
 	IDs      []string
 	Since    time.Time // inclusive; zero = unbounded (applies to Query)
@@ -96,6 +103,19 @@ type Packet struct {
 	Total   int  `json:"total"`
 	Sent    int  `json:"sent"`
 	Sampled bool `json:"sampled"`
+	// Whole: the selection was the whole incident, so Total counts every
+	// event of it.
+	Whole bool `json:"whole,omitempty"`
+	// BudgetTokens is the budget the packet was built within, and
+	// ReadLimit the most events read of a query; SentLine cites them when
+	// events were left out.
+	BudgetTokens int `json:"budget_tokens,omitempty"`
+	ReadLimit    int `json:"read_limit,omitempty"`
+	// ReadCapped: more events matched than ReadLimit, and a spread of
+	// them over the time span was read.
+	ReadCapped bool `json:"read_capped,omitempty"`
+	// FindingEvents is how many of the events sent are findings' evidence.
+	FindingEvents int `json:"finding_events,omitempty"`
 	// Missing lists requested ids the store does not hold.
 	Missing []string `json:"missing,omitempty"`
 	// Redactions is how many secrets were replaced by placeholders.
@@ -133,13 +153,32 @@ func (p Packet) EventIDs() []string {
 }
 
 // SentLine is the packet's account of itself, never left out: the model
-// and the responder both learn that they see a subset.
+// and the responder both learn what they see (the whole incident or a
+// selection), and when it is a subset, what was left out and why.
 func (p Packet) SentLine() string {
 	s := fmt.Sprintf("sent %d of %d events", p.Sent, p.Total)
-	if p.Sampled {
-		s += " (over budget: all finding events first, the rest sampled evenly by time)"
+	if p.Whole {
+		s += " of the whole incident"
+	}
+	if left := p.LeftOut(); left != "" {
+		s += " (" + left + ")"
 	}
 	return s
+}
+
+// LeftOut says why events of the selection were not sent, or "" when all
+// of them were.
+func (p Packet) LeftOut() string {
+	if !p.Sampled {
+		return ""
+	}
+	var why []string
+	if p.ReadCapped {
+		why = append(why, fmt.Sprintf("more than the read limit of %d matched, so a spread over time was read", p.ReadLimit))
+	}
+	why = append(why, fmt.Sprintf("over budget of %d tokens: the findings' events first (%d sent), then %d of the other %d sampled evenly by time",
+		p.BudgetTokens, p.FindingEvents, p.Sent-p.FindingEvents, p.Total-p.FindingEvents))
+	return strings.Join(why, "; ")
 }
 
 // BuildPacket reads the selected events from st in time order and builds
@@ -148,6 +187,7 @@ func (p Packet) SentLine() string {
 // rest evenly by time, and says so.
 func BuildPacket(ctx context.Context, st evidence.Store, sel Selection, budget Budget) (Packet, error) {
 	budget = budget.withDefaults()
+	sel.Whole = sel.Whole || sel.Query == "" && len(sel.IDs) == 0 && len(sel.Findings) == 0 && sel.Since.IsZero() && sel.Until.IsZero()
 	evs, total, missing, err := readSelection(ctx, st, sel, budget.ReadLimit)
 	if err != nil {
 		return Packet{}, err
@@ -165,7 +205,8 @@ func BuildPacket(ctx context.Context, st evidence.Store, sel Selection, budget B
 	for i, ev := range evs {
 		costs[i] = len(renderEvent(ev, &scratch, budget.LineBytes, inFinding[ev.ID]).Line)/4 + 1
 	}
-	p := Packet{Findings: sel.Findings, Total: total, Missing: missing, redactor: &Redactor{}, ids: map[string]bool{}}
+	p := Packet{Findings: sel.Findings, Total: total, Missing: missing, Whole: sel.Whole, BudgetTokens: budget.Tokens, ReadLimit: budget.ReadLimit,
+		ReadCapped: total > len(evs), redactor: &Redactor{}, ids: map[string]bool{}}
 	for _, f := range sel.Findings {
 		p.FindingLines = append(p.FindingLines, renderFinding(f, p.redactor, budget.LineBytes*2))
 	}
@@ -187,6 +228,9 @@ func BuildPacket(ctx context.Context, st evidence.Store, sel Selection, budget B
 			p.Injections = append(p.Injections, Flag{EventID: pe.ID, Excerpt: pe.excerpt})
 		}
 		tokens += len(pe.Line)/4 + 1
+		if pe.InFinding {
+			p.FindingEvents++
+		}
 		p.Events = append(p.Events, pe)
 		p.ids[pe.ID] = true
 	}

@@ -43,7 +43,7 @@ func TestPacketWholeIncident(t *testing.T) {
 	if p.Events[3].Line != want {
 		t.Errorf("line\n got %q\nwant %q", p.Events[3].Line, want)
 	}
-	if p.SentLine() != "sent 14 of 14 events" {
+	if p.SentLine() != "sent 14 of 14 events of the whole incident" {
 		t.Errorf("sent line %q", p.SentLine())
 	}
 }

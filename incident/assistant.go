@@ -147,6 +147,10 @@ func (w *Workspace) AskPacket(ctx context.Context, sel assist.Selection) (assist
 		return assist.Packet{}, err
 	}
 	if sel.Query == "" && len(sel.IDs) == 0 && sel.Findings == nil {
+		// The whole incident (or a time range of it), its findings' events
+		// first when over budget: marked Whole, or adding the findings
+		// would narrow it to their events.
+		sel.Whole = sel.Since.IsZero() && sel.Until.IsZero()
 		if sel.Findings, err = w.Findings(ctx); err != nil {
 			return assist.Packet{}, err
 		}

@@ -109,8 +109,12 @@ func writeAnswer(e *env, res assist.Result) {
 	if res.Offline {
 		label = "offline answer"
 	}
-	fmt.Fprintf(e.stdout, "%s (%s) — sent %d of %d events, %d secrets redacted, %s\n\n",
-		label, res.Task, res.Sent, res.Total, res.Redactions, res.Duration.Round(time.Millisecond))
+	account := res.Account
+	if account == "" {
+		account = fmt.Sprintf("sent %d of %d events", res.Sent, res.Total)
+	}
+	fmt.Fprintf(e.stdout, "%s (%s) — %s, %d secrets redacted, %s\n\n",
+		label, res.Task, account, res.Redactions, res.Duration.Round(time.Millisecond))
 	for i, cl := range res.Answer.Claims {
 		mark := "verified"
 		if !cl.Verified {

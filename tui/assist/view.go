@@ -131,9 +131,13 @@ func (m Model) confirmLines() []line {
 	if m.Task() == llm.TaskAsk {
 		out = append(out, m.textLines(st.Row.Render, "question: "+m.question)...)
 	}
-	sent := fmt.Sprintf("%d of the selection's %d events would go", p.Sent, p.Total)
-	if p.Sampled {
-		sent += " (over budget: finding events first, the rest sampled evenly by time)"
+	of := "the selection's"
+	if p.Whole {
+		of = "the whole incident's"
+	}
+	sent := fmt.Sprintf("%d of %s %d events would go", p.Sent, of, p.Total)
+	if left := p.LeftOut(); left != "" {
+		sent += " (" + left + ")"
 	}
 	out = append(out, m.textLines(st.Dim.Render, sent)...)
 	if n := len(p.Missing); n > 0 {
