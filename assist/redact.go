@@ -99,20 +99,58 @@ var patterns = []pattern{
 	{"flag-secret", regexp.MustCompile(`(?i)(?:^|\s)--?[A-Za-z0-9_.-]*(?:password|passwd|token|secret|api[_-]?key)\s+([^\s"'-][^\s"']*)`), 1, assignHints},
 	{"flag-p", regexp.MustCompile(`\b(?:sshpass|mysql|mysqladmin|mysqldump|docker\s+login|podman\s+login|redis-cli|mongo|mongosh)\b[^\n]*?\s-[pa]\s*([^\s"'-][^\s"']*)`), 1, []string{"sshpass", "mysql", "login", "redis-cli", "mongo"}},
 	{"flag-user", regexp.MustCompile(`(?:^|\s)(?:-u|--user)\s+[^\s:]+:([^\s"']+)`), 1, []string{"-u", "--user"}},
+	// ldapsearch -w secret (and the other OpenLDAP clients); -W prompts.
+	{"ldap-w", regexp.MustCompile(`\bldap(?:search|modify|add|delete|passwd|whoami|compare|modrdn|exop|url)\b[^\n]*?\s-w\s*['"]?([^\s"']+)`), 1, []string{"ldap"}},
+	// smbclient -U user%pass, rpcclient, smbmap, net ... -U
+	{"smb-user", regexp.MustCompile(`(?:^|\s)(?:-U|--user(?:name)?)[=\s]\s*['"]?[^\s%'"]+%([^\s'"]+)`), 1, []string{"%"}},
+	// openssl ... -passin pass:x, -passout pass:x, -pass pass:x, -k / -kfile are files or prompts
+	{"openssl-pass", regexp.MustCompile(`(?:^|\s)-pass(?:in|out)?\s+['"]?pass:([^\s'"]+)`), 1, []string{"pass:"}},
+	// htpasswd -b[c|m|B...] file user password
+	{"htpasswd-b", regexp.MustCompile(`\bhtpasswd\s+(?:-[A-Za-z]+\s+)*?-[A-Za-z]*b[A-Za-z]*\s+(?:-[A-Za-z]+\s+)*(?:-C\s+\d+\s+)?\S+\s+\S+\s+['"]?([^\s'"]+)`), 1, []string{"htpasswd"}},
+	// sqlcmd / bcp / osql -P password (for mysql -P is a port)
+	{"sqlcmd-P", regexp.MustCompile(`\b(?:sqlcmd|bcp|osql|isql)\b[^\n]*?\s-P\s*['"]?([^\s"'-][^\s"']*)`), 1, []string{"sqlcmd", "bcp", "osql", "isql"}},
+	// echo pass | sudo -S, printf 'pass\n' | sudo -S
+	{"sudo-S", regexp.MustCompile(`\b(?:echo(?:\s+-[neE]+)?|printf)\s+['"]?([^\s'"|;]+?)(?:\\n)?['"]?\s*\|\s*sudo\b[^|\n]*?\s-[A-Za-z]*S`), 1, []string{"sudo"}},
+	// user:pass fed to chpasswd by a pipe or a here-string
+	{"chpasswd-pipe", regexp.MustCompile(`['"]?[\w.-]+:([^\s'"|:]+)['"]?\s*\|\s*(?:sudo\s+)?chpasswd\b`), 1, []string{"chpasswd"}},
+	{"chpasswd-herestring", regexp.MustCompile(`\bchpasswd\b[^\n]*?<<<\s*['"]?[\w.-]+:([^\s'"]+)`), 1, []string{"chpasswd"}},
+	// unzip -P pass, zip -P pass, 7z x -ppass
+	{"zip-P", regexp.MustCompile(`\b(?:unzip|zip|zipcloak|funzip)\b[^\n]*?\s-P\s*['"]?([^\s'"]+)`), 1, []string{"zip"}},
+	{"7z-p", regexp.MustCompile(`\b7z[ar]?\b[^\n]*?\s-p([^\s'"]+)`), 1, []string{"7z"}},
+	// a Squid line's user field holding user:password ("... -> 200 TCP_MISS by user:pass")
+	{"squid-user", regexp.MustCompile(`->[^|\n]*?\bby\s+[^\s:]+:(\S+)`), 1, []string{"->"}},
 	{"assign-dquote", regexp.MustCompile(assignKey + `\\?["']?\s*[:=]\s*\\?"([^"\\]+)`), 2, assignHints},
 	{"assign-squote", regexp.MustCompile(assignKey + `["]?\s*[:=]\s*'([^']+)`), 2, assignHints},
 	{"assign", regexp.MustCompile(assignKey + `\\?["']?\s*[:=]\s*([^\s"'\\&,;}\])<>]+)`), 2, assignHints},
 }
 
-// Redact returns text with every secret replaced by its placeholder.
+// Redact returns text with every secret replaced by its placeholder:
+// invisible and control characters are taken out first (see normalize),
+// then cordon's own patterns, gitleaks' default rules and the entropy
+// check run, again until nothing more is found, so that a secret one
+// replacement brought together is not left for the next reader.
 func (r *Redactor) Redact(text string) string {
+	text = normalize(text)
+	for range 4 {
+		out := r.redactOnce(text)
+		if out == text {
+			break
+		}
+		text = out
+	}
+	return text
+}
+
+func (r *Redactor) redactOnce(text string) string {
 	lower := strings.ToLower(text)
 	for _, p := range patterns {
 		if !hinted(lower, p.hints) || !p.re.MatchString(text) {
 			continue
 		}
 		text = r.replace(text, p)
+		lower = strings.ToLower(text)
 	}
+	text = r.redactCorpus(text, lower)
 	if !entropyContext.MatchString(text) {
 		return text
 	}
