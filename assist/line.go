@@ -12,10 +12,11 @@ import (
 )
 
 // clean makes one field of evidence safe to send: redacted first (so that
-// nothing later can cut a secret in half), then one printable line with
-// delimiter lookalikes defused.
+// nothing later can cut a secret in half), then one printable line, with
+// no line or paragraph separator left raw and delimiter lookalikes
+// defused.
 func clean(s string, r *Redactor) string {
-	return neutralize(evidence.Printable(r.Redact(s)))
+	return neutralize(separators.Replace(evidence.Printable(r.Redact(s))))
 }
 
 // renderEvent builds the compact line the model reads:
