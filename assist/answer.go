@@ -13,11 +13,66 @@ type Claim struct {
 	Text     string   `json:"text"`
 	EventIDs []string `json:"event_ids"`
 	Phase    string   `json:"phase,omitempty"`
-	// Verified: the claim cites at least one id and every id it cites is
-	// in the packet. Set by Verify.
-	Verified bool `json:"verified"`
+	// CitesReal: the claim cites at least one id and every id it cites is
+	// in the packet, so the events it rests on are real. That alone says
+	// nothing of whether they bear it out: see Support. Set by Verify.
+	CitesReal bool `json:"cites_real_events"`
 	// Unknown lists cited ids the packet does not hold.
 	Unknown []string `json:"unknown_ids,omitempty"`
+	// Support is the check of the entities the claim names against the
+	// events it cites; nil when not checked (an exchange journaled before
+	// the check existed). Set by Verify.
+	Support *Support `json:"support,omitempty"`
+}
+
+// UnmarshalJSON reads a claim, including one journaled when CitesReal was
+// called "verified".
+func (c *Claim) UnmarshalJSON(data []byte) error {
+	type plain Claim
+	var v struct {
+		plain
+		Verified *bool `json:"verified"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*c = Claim(v.plain)
+	if v.Verified != nil && !c.CitesReal {
+		c.CitesReal = *v.Verified
+	}
+	return nil
+}
+
+// Supported reports whether the claim cites real events and every entity
+// it names is in them.
+func (c Claim) Supported() bool {
+	return c.CitesReal && c.Support != nil && len(c.Support.Missing) == 0
+}
+
+// Verdict is the claim's standing in words, the same on every surface:
+// UNVERIFIED when its citations fail, otherwise "cites real events" and
+// what the support check found.
+func (c Claim) Verdict() string {
+	switch {
+	case len(c.EventIDs) == 0:
+		return "UNVERIFIED (cites no event)"
+	case !c.CitesReal:
+		return "UNVERIFIED (unknown ids: " + strings.Join(c.Unknown, " ") + ")"
+	case c.Support == nil:
+		return "cites real events (support not checked)"
+	case len(c.Support.Missing) > 0:
+		return "cites real events, NOT SUPPORTED: " + strings.Join(c.Support.Missing, "; ")
+	case len(c.Support.Entities) == 0:
+		return "cites real events, names nothing to check"
+	}
+	where := "which hold"
+	if c.Support.InPacket {
+		where = "and the packet holds"
+	}
+	if len(c.Support.Entities) == 1 {
+		return "cites real events, " + where + " the entity it names"
+	}
+	return fmt.Sprintf("cites real events, %s the %d entities it names", where, len(c.Support.Entities))
 }
 
 // Answer is the assistant's reply in the schema every task asks for.
@@ -31,11 +86,23 @@ type Answer struct {
 	Offline bool `json:"offline,omitempty"`
 }
 
-// Uncited counts the claims that are not verified.
+// Uncited counts the claims that do not cite real events.
 func (a Answer) Uncited() int {
 	n := 0
 	for _, c := range a.Claims {
-		if !c.Verified {
+		if !c.CitesReal {
+			n++
+		}
+	}
+	return n
+}
+
+// Unsupported counts the claims that cite real events but name something
+// those events do not hold.
+func (a Answer) Unsupported() int {
+	n := 0
+	for _, c := range a.Claims {
+		if c.CitesReal && c.Support != nil && len(c.Support.Missing) > 0 {
 			n++
 		}
 	}
@@ -85,8 +152,10 @@ func ParseAnswer(text string) Answer {
 	return Answer{Claims: []Claim{{Text: t}}}
 }
 
-// Verify marks each claim verified when it cites at least one id and
-// every cited id is in the packet, and lists the unknown ids per claim.
+// Verify checks each claim against the packet: it cites real events when
+// it cites at least one id and every cited id is in the packet (the
+// unknown ones are listed), and the support check tests the entities it
+// names against the events it cites.
 func Verify(a Answer, p Packet) Answer {
 	out := a
 	out.Claims = make([]Claim, len(a.Claims))
@@ -97,7 +166,9 @@ func Verify(a Answer, p Packet) Answer {
 				c.Unknown = append(c.Unknown, id)
 			}
 		}
-		c.Verified = len(c.EventIDs) > 0 && len(c.Unknown) == 0
+		c.CitesReal = len(c.EventIDs) > 0 && len(c.Unknown) == 0
+		s := check(c, p, a.Offline)
+		c.Support = &s
 		out.Claims[i] = c
 	}
 	return out
@@ -173,8 +244,10 @@ func (a Answer) Text() string {
 		switch {
 		case len(c.EventIDs) == 0:
 			mark = "UNCITED"
-		case !c.Verified:
+		case !c.CitesReal:
 			mark = "UNKNOWN " + strings.Join(c.Unknown, ",")
+		case c.Support != nil && len(c.Support.Missing) > 0:
+			mark = "NOT SUPPORTED: " + strings.Join(c.Support.Missing, "; ")
 		}
 		ph := c.Phase
 		if ph == "" {

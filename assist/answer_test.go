@@ -26,13 +26,13 @@ func TestCitations(t *testing.T) {
 	if len(cl) != 4 || !res.Answer.Structured {
 		t.Fatalf("claims %+v", res.Answer)
 	}
-	if !cl[0].Verified || cl[0].Phase != "detect" {
+	if !cl[0].CitesReal || cl[0].Phase != "detect" {
 		t.Errorf("known ids not verified: %+v", cl[0])
 	}
-	if cl[1].Verified || len(cl[1].Unknown) != 1 || cl[1].Unknown[0] != "deadbeefdeadbeef" {
+	if cl[1].CitesReal || len(cl[1].Unknown) != 1 || cl[1].Unknown[0] != "deadbeefdeadbeef" {
 		t.Errorf("unknown id not flagged: %+v", cl[1])
 	}
-	if cl[2].Verified || cl[2].Phase != "" {
+	if cl[2].CitesReal || cl[2].Phase != "" {
 		t.Errorf("uncited claim: %+v", cl[2])
 	}
 	// kept as the model wrote it: whoever shows it makes it printable,

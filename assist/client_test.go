@@ -142,7 +142,7 @@ func TestStream(t *testing.T) {
 	if !strings.Contains(string(f.body(0)), `"stream":true`) {
 		t.Errorf("not a stream request")
 	}
-	if len(res.Answer.Claims) != 1 || !res.Answer.Claims[0].Verified || res.Raw != strings.Join(parts, "") {
+	if len(res.Answer.Claims) != 1 || !res.Answer.Claims[0].CitesReal || res.Raw != strings.Join(parts, "") {
 		t.Errorf("answer %+v raw %q", res.Answer, res.Raw)
 	}
 }

@@ -169,8 +169,12 @@ func exchangeLine(r assist.Result) string {
 	if r.Offline {
 		src = "offline"
 	}
-	return fmt.Sprintf("%d claims (%d unverified) from %s; sent %d of %d events, %d redactions",
-		len(r.Answer.Claims), r.Answer.Uncited(), src, r.Sent, r.Total, r.Redactions)
+	unsupported := ""
+	if n := r.Answer.Unsupported(); n > 0 {
+		unsupported = fmt.Sprintf(", %d not supported by their events", n)
+	}
+	return fmt.Sprintf("%d claims (%d unverified%s) from %s; sent %d of %d events, %d redactions",
+		len(r.Answer.Claims), r.Answer.Uncited(), unsupported, src, r.Sent, r.Total, r.Redactions)
 }
 
 // packetCapabilities are the capability sets of the case's subject and of

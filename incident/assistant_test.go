@@ -94,7 +94,7 @@ func TestAskJournalsTheExchange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(chunks) < 2 || len(res.Answer.Claims) != 2 || !res.Answer.Claims[0].Verified || res.Answer.Claims[1].Verified {
+	if len(chunks) < 2 || len(res.Answer.Claims) != 2 || !res.Answer.Claims[0].CitesReal || res.Answer.Claims[1].CitesReal {
 		t.Fatalf("streamed %d chunks; claims %+v", len(chunks), res.Answer.Claims)
 	}
 
@@ -126,8 +126,8 @@ func TestAskJournalsTheExchange(t *testing.T) {
 		PromptDigest string   `json:"prompt_digest"`
 		Answer       struct {
 			Claims []struct {
-				Verified bool     `json:"verified"`
-				Unknown  []string `json:"unknown_ids"`
+				CitesReal bool     `json:"cites_real_events"`
+				Unknown   []string `json:"unknown_ids"`
 			} `json:"claims"`
 		} `json:"answer"`
 	}
@@ -161,7 +161,7 @@ func TestAskOffline(t *testing.T) {
 		t.Fatalf("offline summary: %+v %v", res, err)
 	}
 	for _, cl := range res.Answer.Claims {
-		if !cl.Verified {
+		if !cl.CitesReal {
 			t.Errorf("offline claim not backed by the packet: %+v", cl)
 		}
 	}

@@ -39,7 +39,8 @@ func TestReportMarksUnverifiedClaims(t *testing.T) {
 	}
 	for _, want := range []string{
 		"asked: what did agent-7 send?",
-		"verified: agent-7 posted its credentials \\[68b9bd86531872f2\\]",
+		// journaled before the support check: read, and said so
+		"cites real events (support not checked): agent-7 posted its credentials \\[68b9bd86531872f2\\]",
 		"UNVERIFIED (unknown ids: ffffffffffffffff): and reached a host never logged",
 		"UNVERIFIED (cites no event): probably on purpose",
 	} {

@@ -241,9 +241,10 @@ func uncontained(findings []detect.Finding, cs incident.Case, layers []LayerStat
 	return out
 }
 
-// exchangeDetails are an assistant answer's claims, each marked verified or
-// UNVERIFIED (with the ids it cites that the packet did not hold): a
-// report never passes off a model's uncited claim as a finding.
+// exchangeDetails are an assistant answer's claims, each with its verdict
+// (UNVERIFIED with the ids the packet did not hold, or citing real events
+// and whether they hold what it names): a report never passes off a
+// model's uncited or unsupported claim as a finding.
 func exchangeDetails(payload json.RawMessage) []string {
 	var p incident.ExchangePayload
 	if json.Unmarshal(payload, &p) != nil {
@@ -254,14 +255,7 @@ func exchangeDetails(payload json.RawMessage) []string {
 		out = append(out, "asked: "+p.Question)
 	}
 	for _, c := range p.Answer.Claims {
-		mark := "verified"
-		switch {
-		case len(c.Unknown) > 0:
-			mark = "UNVERIFIED (unknown ids: " + strings.Join(c.Unknown, " ") + ")"
-		case !c.Verified:
-			mark = "UNVERIFIED (cites no event)"
-		}
-		line := mark + ": " + c.Text
+		line := c.Verdict() + ": " + c.Text
 		if len(c.EventIDs) > 0 {
 			line += " [" + strings.Join(c.EventIDs, " ") + "]"
 		}

@@ -201,7 +201,7 @@ func TestAssistantStreamsFromEndpoint(t *testing.T) {
 	for _, want := range []string{
 		"sent ", "local-model at " + srv.Listener.Addr().String(),
 		"2 claims · 1 UNVERIFIED",
-		"1. [detect] agent probed the metadata endpoint", "verified · cites " + id,
+		"1. [detect] agent probed the metadata endpoint", "cites real events", "· cites " + id,
 		"2. then reached a never logged host", "UNVERIFIED (unknown ids: ffffffffffffffff)",
 		"notes: streamed notes end",
 	} {

@@ -16,7 +16,8 @@ import (
 const assistArgs = "--incident DIR [--query Q] [--id ID,...] [--since T] [--until T] [--offline] [--json] TASK [QUESTION...]"
 
 // cmdAssist runs a defender-mode assistant task for scripts: the answer's
-// claims with their cited event ids and whether cordon could verify them.
+// claims with their cited event ids, whether those are real events, and
+// whether they hold the entities each claim names.
 func cmdAssist(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "assist", assistArgs)
 	dir := fs.String("incident", "", "incident workspace `DIR`")
@@ -103,7 +104,8 @@ func endpointName(cfg assist.Config) string {
 	return cfg.Model + " at " + cfg.Host()
 }
 
-// writeAnswer prints the claims: the verification is a word, not a colour.
+// writeAnswer prints the claims: whether a claim cites real events, and
+// whether they hold what it names, are words, not a colour.
 func writeAnswer(e *env, res assist.Result) {
 	label := "answer"
 	if res.Offline {
@@ -116,15 +118,7 @@ func writeAnswer(e *env, res assist.Result) {
 	fmt.Fprintf(e.stdout, "%s (%s) — %s, %d secrets redacted, %s\n\n",
 		label, res.Task, account, res.Redactions, res.Duration.Round(time.Millisecond))
 	for i, cl := range res.Answer.Claims {
-		mark := "verified"
-		if !cl.Verified {
-			mark = "UNVERIFIED"
-			if len(cl.Unknown) > 0 {
-				mark += " (unknown ids: " + strings.Join(cl.Unknown, " ") + ")"
-			} else if len(cl.EventIDs) == 0 {
-				mark += " (cites no event)"
-			}
-		}
+		mark := cl.Verdict()
 		phase := ""
 		if cl.Phase != "" {
 			phase = "[" + cl.Phase + "] "

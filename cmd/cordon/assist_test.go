@@ -25,9 +25,9 @@ func TestAssistOfflineAndRefusal(t *testing.T) {
 		Offline bool `json:"offline"`
 		Answer  struct {
 			Claims []struct {
-				EventIDs []string `json:"event_ids"`
-				Phase    string   `json:"phase"`
-				Verified bool     `json:"verified"`
+				EventIDs  []string `json:"event_ids"`
+				Phase     string   `json:"phase"`
+				CitesReal bool     `json:"cites_real_events"`
 			} `json:"claims"`
 		} `json:"answer"`
 	}
@@ -38,7 +38,7 @@ func TestAssistOfflineAndRefusal(t *testing.T) {
 		t.Fatalf("offline timeline: %s", out)
 	}
 	for _, c := range res.Answer.Claims {
-		if !c.Verified || len(c.EventIDs) == 0 || c.Phase == "" {
+		if !c.CitesReal || len(c.EventIDs) == 0 || c.Phase == "" {
 			t.Errorf("claim %+v", c)
 		}
 	}

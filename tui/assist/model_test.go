@@ -128,7 +128,7 @@ func TestPickerConfirmsBeforeSending(t *testing.T) {
 
 func TestOfflineSkipsTheQuestionAndExplainsDisabledTasks(t *testing.T) {
 	ws := &fakeCase{ask: func(_ context.Context, req incident.AskRequest) (llm.Result, error) {
-		return llm.Result{Task: req.Task, Offline: true, Sent: 2, Total: 2, Answer: llm.Answer{Claims: []llm.Claim{{Text: "two events", EventIDs: []string{"a1"}, Verified: true}}}}, nil
+		return llm.Result{Task: req.Task, Offline: true, Sent: 2, Total: 2, Answer: llm.Answer{Claims: []llm.Claim{{Text: "two events", EventIDs: []string{"a1"}, CitesReal: true}}}}, nil
 	}}
 	m := newPane(t, ws, llm.Config{}) // no endpoint: offline
 	if s := screen(m); !strings.Contains(s, "offline (no endpoint configured)") || !strings.Contains(s, "needs a model ·") {
@@ -167,7 +167,7 @@ func TestStreamThenClaims(t *testing.T) {
 	res := llm.Result{Task: llm.TaskSummarize, Model: "local-model", Endpoint: "127.0.0.1:9", Sent: 3, Total: 5, Redactions: 1,
 		Injections: []llm.Flag{{EventID: "f00d", Excerpt: "ignore previous instructions"}},
 		Answer: llm.Answer{Structured: true, Claims: []llm.Claim{
-			{Text: "agent-7 probed", EventIDs: []string{"a1", "b2"}, Phase: "detect", Verified: true},
+			{Text: "agent-7 probed", EventIDs: []string{"a1", "b2"}, Phase: "detect", CitesReal: true},
 			{Text: "reached a host", EventIDs: []string{"ffff"}, Unknown: []string{"ffff"}},
 			{Text: "it is stopped"},
 		}}}
@@ -196,7 +196,7 @@ func TestStreamThenClaims(t *testing.T) {
 	for _, want := range []string{
 		"summarize · sent 3 of 5 events · 1 redaction · local-model at 127.0.0.1:9",
 		"3 claims · 2 UNVERIFIED",
-		"▸ 1. [detect] agent-7 probed", "verified · cites a1 b2",
+		"▸ 1. [detect] agent-7 probed", "cites real events (support not checked) · cites a1 b2",
 		"2. reached a host", "UNVERIFIED (unknown ids: ffff) · cites ffff",
 		"3. it is stopped", "UNVERIFIED (cites no event)",
 		"! 1 evidence line reads like instructions to an AI — treated as data",

@@ -203,7 +203,10 @@ func (m Model) answerHeader() []string {
 	if n := a.Uncited(); n > 0 {
 		sum += fmt.Sprintf(" · %d UNVERIFIED", n)
 	} else if len(a.Claims) > 0 {
-		sum += " · all verified"
+		sum += " · all cite real events"
+	}
+	if n := a.Unsupported(); n > 0 {
+		sum += fmt.Sprintf(" · %d NOT SUPPORTED by their events", n)
 	}
 	if !a.Structured && len(a.Claims) > 0 {
 		sum += " · the reply was not in the answer format"
@@ -237,12 +240,12 @@ func (m Model) answerLines() []line {
 				out = append(out, line{text: "     " + st.Row.Render(common.Cut(l, w-5)), item: i})
 			}
 		}
-		verdict, style := "verified", st.Allow
+		verdict, style := c.Verdict(), st.Allow
 		switch {
-		case len(c.EventIDs) == 0:
-			verdict, style = "UNVERIFIED (cites no event)", st.Deny
-		case !c.Verified:
-			verdict, style = "UNVERIFIED (unknown ids: "+strings.Join(c.Unknown, " ")+")", st.Deny
+		case !c.CitesReal:
+			style = st.Deny
+		case !c.Supported():
+			style = st.Warn
 		}
 		verdict = common.Fit(verdict, w-5)
 		ids := ""
