@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -54,5 +56,30 @@ func TestAssistOfflineAndRefusal(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("journal lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestAssistSummarizeWholeIncident: summarize with no query says what it
+// sends of the whole incident, which is every event, not only the
+// findings' (it said "sent 85 of 85 events" of this 1128-event sample).
+func TestAssistSummarizeWholeIncident(t *testing.T) {
+	t.Setenv("CORDON_LLM_BASE_URL", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	dir := filepath.Join(t.TempDir(), "inc")
+	if code, _, errOut := cordon("ingest", "--incident", dir, filepath.Join("..", "..", "sample-incidents", "credential-theft")); code != 0 {
+		t.Fatalf("ingest: %d %s", code, errOut)
+	}
+	code, out, errOut := cordon("assist", "--incident", dir, "--offline", "summarize")
+	if code != 0 {
+		t.Fatalf("assist summarize: %d %s", code, errOut)
+	}
+	m := regexp.MustCompile(`sent (\d+) of (\d+) events of the whole incident( \(over budget[^)]*\))?`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no account of the whole incident:\n%s", out)
+	}
+	sent, _ := strconv.Atoi(m[1])
+	total, _ := strconv.Atoi(m[2])
+	if total < 1000 || sent < total && m[3] == "" {
+		t.Errorf("sent %d of %d, left-out reason %q:\n%s", sent, total, m[3], out)
 	}
 }
