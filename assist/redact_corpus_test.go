@@ -164,3 +164,13 @@ func packetLines() []string {
 	lines = append(lines, issueForms[0].text, issueForms[5].text, issueForms[14].text, secretCases[3].text)
 	return lines
 }
+
+// BenchmarkLoadCorpus is the one-off cost of reading and compiling
+// gitleaks' default rules, paid by the first redaction of a process.
+func BenchmarkLoadCorpus(b *testing.B) {
+	for b.Loop() {
+		if _, err := loadCorpus(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
