@@ -141,48 +141,34 @@ func CorpusRules() ([]string, error) {
 	return ids, nil
 }
 
-// redactCorpus replaces every secret a corpus rule finds in text.
-func (r *Redactor) redactCorpus(text, lower string) string {
+// corpusSpans appends the secrets the corpus rules find in text to found.
+func corpusSpans(text, lower string, found []span) []span {
 	set, err := corpus()
 	if err != nil {
 		// The corpus is compiled into the binary; a failure to read it is
 		// a build defect that the package's tests catch. Redaction goes on
 		// with cordon's own patterns rather than send nothing at all.
-		return text
+		return found
 	}
-	// The rules are chosen once, on the text as it came: a replacement
-	// only removes text, and the next pass looks again.
 	for _, i := range set.gated(lower) {
-		text = r.replaceCorpus(text, &set.rules[i])
+		found = set.rules[i].spans(text, found)
 	}
-	return text
+	return found
 }
 
-func (r *Redactor) replaceCorpus(text string, cr *corpusRule) string {
-	locs := cr.re.FindAllStringSubmatchIndex(text, -1)
-	if locs == nil {
-		return text
-	}
-	var b strings.Builder
-	last := 0
-	for _, loc := range locs {
+func (cr *corpusRule) spans(text string, found []span) []span {
+	for _, loc := range cr.re.FindAllStringSubmatchIndex(text, -1) {
 		s, e := secretSpan(loc, cr.group)
-		if s < last || s == e {
+		if s == e {
 			continue
 		}
 		secret, match := text[s:e], text[loc[0]:loc[1]]
 		if cr.entropy > 0 && shannon(secret) <= cr.entropy || !plausibleCorpusSecret(cr, secret) || cr.allowed(secret, match, lineAround(text, loc[0], loc[1])) {
 			continue
 		}
-		b.WriteString(text[last:s])
-		b.WriteString(r.placeholder(secret))
-		last = e
+		found = append(found, span{s, e})
 	}
-	if last == 0 {
-		return text
-	}
-	b.WriteString(text[last:])
-	return b.String()
+	return found
 }
 
 // secretSpan is gitleaks' choice of the secret in a match: the rule's

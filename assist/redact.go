@@ -3,6 +3,7 @@ package assist
 import (
 	"math"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -77,16 +78,18 @@ const assignKey = `(?i)([A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|secr
 
 var assignHints = []string{"pass", "secret", "token", "key"}
 
-// patterns, most specific first: a value the specific ones replaced is a
-// placeholder by the time the generic assignments see it.
+// patterns, most specific first. Their spaces are blanks, never line
+// breaks (only a PEM body spans lines): "passwd=" ending one line must not
+// take the next line's "client_secret:" for its value and hide the secret
+// after it.
 var patterns = []pattern{
 	{"pem", regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----|[A-Za-z0-9+/=\s\\]*)`), 0, []string{"private key"}},
-	{"auth-header", regexp.MustCompile(`(?i)\b(?:authorization|proxy-authorization)["']?\s*[:=]\s*["']?(?:bearer|basic|token|digest)\s+([A-Za-z0-9._~+/=-]+)`), 1, []string{"authorization"}},
-	{"bearer", regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{8,}=*)`), 1, []string{"bearer"}},
+	{"auth-header", regexp.MustCompile(`(?i)\b(?:authorization|proxy-authorization)["']?[ \t]*[:=][ \t]*["']?(?:bearer|basic|token|digest)[ \t]+([A-Za-z0-9._~+/=-]+)`), 1, []string{"authorization"}},
+	{"bearer", regexp.MustCompile(`(?i)\bbearer[ \t]+([A-Za-z0-9._~+/-]{8,}=*)`), 1, []string{"bearer"}},
 	{"url-password", regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'<>]+:([^\s@/"'<>]+)@`), 1, []string{"://"}},
 	{"jwt", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`), 0, []string{"eyj"}},
 	{"aws-key-id", regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b`), 0, []string{"akia", "asia", "agpa", "aida", "aroa", "anpa", "anva", "aipa"}},
-	{"aws-secret", regexp.MustCompile(`(?i)aws_?secret(?:_?access)?_?key\\?["']?\s*[:=]\s*\\?["']?([A-Za-z0-9/+=]{40})`), 1, []string{"aws"}},
+	{"aws-secret", regexp.MustCompile(`(?i)aws_?secret(?:_?access)?_?key\\?["']?[ \t]*[:=][ \t]*\\?["']?([A-Za-z0-9/+=]{40})`), 1, []string{"aws"}},
 	{"github", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`), 0, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
 	{"gitlab", regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`), 0, []string{"glpat-"}},
 	{"slack-token", regexp.MustCompile(`\bxox[abpr]-[A-Za-z0-9-]{10,}`), 0, []string{"xox"}},
@@ -96,32 +99,32 @@ var patterns = []pattern{
 	{"docker-pat", regexp.MustCompile(`\bdckr_pat_[A-Za-z0-9_-]{16,}`), 0, []string{"dckr_pat_"}},
 	// command-line forms: --password hunter2, -p secret after the tools
 	// that take one, curl -u user:pass
-	{"flag-secret", regexp.MustCompile(`(?i)(?:^|\s)--?[A-Za-z0-9_.-]*(?:password|passwd|token|secret|api[_-]?key)\s+([^\s"'-][^\s"']*)`), 1, assignHints},
-	{"flag-p", regexp.MustCompile(`\b(?:sshpass|mysql|mysqladmin|mysqldump|docker\s+login|podman\s+login|redis-cli|mongo|mongosh)\b[^\n]*?\s-[pa]\s*([^\s"'-][^\s"']*)`), 1, []string{"sshpass", "mysql", "login", "redis-cli", "mongo"}},
-	{"flag-user", regexp.MustCompile(`(?:^|\s)(?:-u|--user)\s+[^\s:]+:([^\s"']+)`), 1, []string{"-u", "--user"}},
+	{"flag-secret", regexp.MustCompile(`(?i)(?:^|\s)--?[A-Za-z0-9_.-]*(?:password|passwd|token|secret|api[_-]?key)[ \t]+([^\s"'-][^\s"']*)`), 1, assignHints},
+	{"flag-p", regexp.MustCompile(`\b(?:sshpass|mysql|mysqladmin|mysqldump|docker[ \t]+login|podman[ \t]+login|redis-cli|mongo|mongosh)\b[^\n]*?\s-[pa][ \t]*([^\s"'-][^\s"']*)`), 1, []string{"sshpass", "mysql", "login", "redis-cli", "mongo"}},
+	{"flag-user", regexp.MustCompile(`(?:^|\s)(?:-u|--user)[ \t]+[^\s:]+:([^\s"']+)`), 1, []string{"-u", "--user"}},
 	// ldapsearch -w secret (and the other OpenLDAP clients); -W prompts.
-	{"ldap-w", regexp.MustCompile(`\bldap(?:search|modify|add|delete|passwd|whoami|compare|modrdn|exop|url)\b[^\n]*?\s-w\s*['"]?([^\s"']+)`), 1, []string{"ldap"}},
+	{"ldap-w", regexp.MustCompile(`\bldap(?:search|modify|add|delete|passwd|whoami|compare|modrdn|exop|url)\b[^\n]*?\s-w[ \t]*['"]?([^\s"']+)`), 1, []string{"ldap"}},
 	// smbclient -U user%pass, rpcclient, smbmap, net ... -U
-	{"smb-user", regexp.MustCompile(`(?:^|\s)(?:-U|--user(?:name)?)[=\s]\s*['"]?[^\s%'"]+%([^\s'"]+)`), 1, []string{"%"}},
+	{"smb-user", regexp.MustCompile(`(?:^|\s)(?:-U|--user(?:name)?)[=\s][ \t]*['"]?[^\s%'"]+%([^\s'"]+)`), 1, []string{"%"}},
 	// openssl ... -passin pass:x, -passout pass:x, -pass pass:x, -k / -kfile are files or prompts
-	{"openssl-pass", regexp.MustCompile(`(?:^|\s)-pass(?:in|out)?\s+['"]?pass:([^\s'"]+)`), 1, []string{"pass:"}},
+	{"openssl-pass", regexp.MustCompile(`(?:^|\s)-pass(?:in|out)?[ \t]+['"]?pass:([^\s'"]+)`), 1, []string{"pass:"}},
 	// htpasswd -b[c|m|B...] file user password
-	{"htpasswd-b", regexp.MustCompile(`\bhtpasswd\s+(?:-[A-Za-z]+\s+)*?-[A-Za-z]*b[A-Za-z]*\s+(?:-[A-Za-z]+\s+)*(?:-C\s+\d+\s+)?\S+\s+\S+\s+['"]?([^\s'"]+)`), 1, []string{"htpasswd"}},
+	{"htpasswd-b", regexp.MustCompile(`\bhtpasswd[ \t]+(?:-[A-Za-z]+[ \t]+)*?-[A-Za-z]*b[A-Za-z]*[ \t]+(?:-[A-Za-z]+[ \t]+)*(?:-C[ \t]+\d+[ \t]+)?\S+[ \t]+\S+[ \t]+['"]?([^\s'"]+)`), 1, []string{"htpasswd"}},
 	// sqlcmd / bcp / osql -P password (for mysql -P is a port)
-	{"sqlcmd-P", regexp.MustCompile(`\b(?:sqlcmd|bcp|osql|isql)\b[^\n]*?\s-P\s*['"]?([^\s"'-][^\s"']*)`), 1, []string{"sqlcmd", "bcp", "osql", "isql"}},
+	{"sqlcmd-P", regexp.MustCompile(`\b(?:sqlcmd|bcp|osql|isql)\b[^\n]*?\s-P[ \t]*['"]?([^\s"'-][^\s"']*)`), 1, []string{"sqlcmd", "bcp", "osql", "isql"}},
 	// echo pass | sudo -S, printf 'pass\n' | sudo -S
-	{"sudo-S", regexp.MustCompile(`\b(?:echo(?:\s+-[neE]+)?|printf)\s+['"]?([^\s'"|;]+?)(?:\\n)?['"]?\s*\|\s*sudo\b[^|\n]*?\s-[A-Za-z]*S`), 1, []string{"sudo"}},
+	{"sudo-S", regexp.MustCompile(`\b(?:echo(?:[ \t]+-[neE]+)?|printf)[ \t]+['"]?([^\s'"|;]+?)(?:\\n)?['"]?[ \t]*\|[ \t]*sudo\b[^|\n]*?\s-[A-Za-z]*S`), 1, []string{"sudo"}},
 	// user:pass fed to chpasswd by a pipe or a here-string
-	{"chpasswd-pipe", regexp.MustCompile(`['"]?[\w.-]+:([^\s'"|:]+)['"]?\s*\|\s*(?:sudo\s+)?chpasswd\b`), 1, []string{"chpasswd"}},
-	{"chpasswd-herestring", regexp.MustCompile(`\bchpasswd\b[^\n]*?<<<\s*['"]?[\w.-]+:([^\s'"]+)`), 1, []string{"chpasswd"}},
+	{"chpasswd-pipe", regexp.MustCompile(`['"]?[\w.-]+:([^\s'"|:]+)['"]?[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd\b`), 1, []string{"chpasswd"}},
+	{"chpasswd-herestring", regexp.MustCompile(`\bchpasswd\b[^\n]*?<<<[ \t]*['"]?[\w.-]+:([^\s'"]+)`), 1, []string{"chpasswd"}},
 	// unzip -P pass, zip -P pass, 7z x -ppass
-	{"zip-P", regexp.MustCompile(`\b(?:unzip|zip|zipcloak|funzip)\b[^\n]*?\s-P\s*['"]?([^\s'"]+)`), 1, []string{"zip"}},
+	{"zip-P", regexp.MustCompile(`\b(?:unzip|zip|zipcloak|funzip)\b[^\n]*?\s-P[ \t]*['"]?([^\s'"]+)`), 1, []string{"zip"}},
 	{"7z-p", regexp.MustCompile(`\b7z[ar]?\b[^\n]*?\s-p([^\s'"]+)`), 1, []string{"7z"}},
 	// a Squid line's user field holding user:password ("... -> 200 TCP_MISS by user:pass")
-	{"squid-user", regexp.MustCompile(`->[^|\n]*?\bby\s+[^\s:]+:(\S+)`), 1, []string{"->"}},
-	{"assign-dquote", regexp.MustCompile(assignKey + `\\?["']?\s*[:=]\s*\\?"([^"\\]+)`), 2, assignHints},
-	{"assign-squote", regexp.MustCompile(assignKey + `["]?\s*[:=]\s*'([^']+)`), 2, assignHints},
-	{"assign", regexp.MustCompile(assignKey + `\\?["']?\s*[:=]\s*([^\s"'\\&,;}\])<>]+)`), 2, assignHints},
+	{"squid-user", regexp.MustCompile(`->[^|\n]*?\bby[ \t]+[^\s:]+:(\S+)`), 1, []string{"->"}},
+	{"assign-dquote", regexp.MustCompile(assignKey + `\\?["']?[ \t]*[:=][ \t]*\\?"([^"\\]+)`), 2, assignHints},
+	{"assign-squote", regexp.MustCompile(assignKey + `["]?[ \t]*[:=][ \t]*'([^']+)`), 2, assignHints},
+	{"assign", regexp.MustCompile(assignKey + `\\?["']?[ \t]*[:=][ \t]*([^\s"'\\&,;}\])<>]+)`), 2, assignHints},
 }
 
 // Redact returns text with every secret replaced by its placeholder:
@@ -141,20 +144,56 @@ func (r *Redactor) Redact(text string) string {
 	return text
 }
 
+// redactOnce finds the secrets of every cordon pattern in the same text,
+// merges overlapping ones and replaces them; then the corpus rules do the
+// same on the result, and the entropy rule runs last. Applying the
+// patterns one after another to each other's output let one replacement
+// take the context another needed: a PEM header's greedy body swallowing
+// "redis" of the "redis-cli -a" after it. The corpus runs after them so
+// that where both match, cordon's narrower choice of the secret stands
+// (the path of a Slack webhook, not its host).
 func (r *Redactor) redactOnce(text string) string {
 	lower := strings.ToLower(text)
+	var found []span
 	for _, p := range patterns {
-		if !hinted(lower, p.hints) || !p.re.MatchString(text) {
-			continue
+		if hinted(lower, p.hints) && p.re.MatchString(text) {
+			found = p.spans(text, found)
 		}
-		text = r.replace(text, p)
+	}
+	if len(found) > 0 {
+		text = r.replaceSpans(text, found)
 		lower = strings.ToLower(text)
 	}
-	text = r.redactCorpus(text, lower)
+	text = r.replaceSpans(text, corpusSpans(text, lower, nil))
 	if !entropyContext.MatchString(text) {
 		return text
 	}
 	return r.redactEntropy(text)
+}
+
+// span is a secret's place in a text: [s, e).
+type span struct{ s, e int }
+
+// replaceSpans replaces each secret, overlapping ones merged into one, by
+// its placeholder, in order of position.
+func (r *Redactor) replaceSpans(text string, found []span) string {
+	if len(found) == 0 {
+		return text
+	}
+	sort.Slice(found, func(i, j int) bool { return found[i].s < found[j].s || found[i].s == found[j].s && found[i].e > found[j].e })
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(found); {
+		s, e := found[i].s, found[i].e
+		for i++; i < len(found) && found[i].s < e; i++ {
+			e = max(e, found[i].e)
+		}
+		b.WriteString(text[last:s])
+		b.WriteString(r.placeholder(text[s:e]))
+		last = e
+	}
+	b.WriteString(text[last:])
+	return b.String()
 }
 
 func hinted(lower string, hints []string) bool {
@@ -166,28 +205,16 @@ func hinted(lower string, hints []string) bool {
 	return len(hints) == 0
 }
 
-func (r *Redactor) replace(text string, p pattern) string {
-	locs := p.re.FindAllStringSubmatchIndex(text, -1)
-	var b strings.Builder
-	last := 0
-	for _, loc := range locs {
+// spans appends the secrets p finds in text to found.
+func (p pattern) spans(text string, found []span) []span {
+	for _, loc := range p.re.FindAllStringSubmatchIndex(text, -1) {
 		s, e := loc[2*p.group], loc[2*p.group+1]
-		if s < 0 || s < last {
+		if s < 0 || s == e || p.group > 0 && !plausibleValue(text[s:e]) {
 			continue
 		}
-		secret := text[s:e]
-		if p.group > 0 && !plausibleValue(secret) {
-			continue
-		}
-		b.WriteString(text[last:s])
-		b.WriteString(r.placeholder(secret))
-		last = e
+		found = append(found, span{s, e})
 	}
-	if last == 0 {
-		return text
-	}
-	b.WriteString(text[last:])
-	return b.String()
+	return found
 }
 
 // plausibleValue rejects assignment values that are not secrets: another

@@ -35,6 +35,8 @@ var issueForms = []struct {
 	{"api key in a url query", "GET https://maps.googleapis.com/maps/api/geocode/json?address=x&key=AIzaSyD4F1xQ9l8m2n3o4p5q6r7s8t9u0v1w2x3", "AIzaSyD4F1xQ9l8m2n3o4p5q6r7s8t9u0v1w2x3", "address=x"},
 	{"zero-width inside a token", "token ghp_16C7e42F292c6912E\u200b7710c838347Ae178B4a used", "7710c838347Ae178B4a", "used"},
 	{"escape inside a token", "export GH=ghp_16C7e42F292c6912E\x1b[0m7710c838347Ae178B4a", "7710c838347Ae178B4a", "export GH="},
+	{"written zero-width inside a token", `{"out":"GH_TOKEN=ghp_16C7e42F292c6912E\u200b7710c838347Ae178B4a"}`, "7710c838347Ae178B4a", `{"out":`},
+	{"written escape inside a token", `printf 'xoxb-2048-4096-aBcD\x1b[0meFgHiJkLmNoP'`, "eFgHiJkLmNoP", "printf"},
 	{"bidi inside a token", "sk-proj-Ab3dEf6hIj\u202e9kLm2nOp5qRs8tUv1wXy4z", "9kLm2nOp5qRs8tUv1wXy4z", ""},
 	{"pypi upload token", "twine upload -p pypi-AgEIcHlwaS5vcmcCJGE4ZjlmMzE0LWJhZTEtNGQ0Zi1iZmJjLTM1YmZhYzg0YzBjNwACJXsicGVybWlzc2lvbnMiOiAidXNlciIsICJ2ZXJzaW9uIjogMX0AAAYgN2Y dist/*", "pypi-AgEIcHlwaS5vcmcCJGE4ZjlmMzE0LWJhZTEtNGQ0Zi1iZmJjLTM1YmZhYzg0YzBjNwACJXsicGVybWlzc2lvbnMiOiAidXNlciIsICJ2ZXJzaW9uIjogMX0AAAYgN2Y", "dist/*"},
 	{"sendgrid", "SENDGRID=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 curl", "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", "curl"},
@@ -58,6 +60,9 @@ func TestNormalizeSaysWhatItTookOut(t *testing.T) {
 	got := normalize("a\u200bb\x1b[31mc\u202ed\te\n")
 	if got != "abcd\te\n [3 invisible or control characters removed]" {
 		t.Errorf("normalize: %q", got)
+	}
+	if got := normalize(`a\u200bb\x1b[31mc \\u200b`); got != `abc \\u200b [2 invisible or control characters removed]` {
+		t.Errorf("written escapes: %q", got)
 	}
 	if s := "plain ascii line\twith tab"; normalize(s) != s {
 		t.Errorf("plain text changed: %q", normalize(s))
