@@ -180,7 +180,9 @@ func (r *Redactor) replaceSpans(text string, found []span) string {
 	if len(found) == 0 {
 		return text
 	}
-	sort.Slice(found, func(i, j int) bool { return found[i].s < found[j].s || found[i].s == found[j].s && found[i].e > found[j].e })
+	sort.Slice(found, func(i, j int) bool {
+		return found[i].s < found[j].s || found[i].s == found[j].s && found[i].e > found[j].e
+	})
 	var b strings.Builder
 	last := 0
 	for i := 0; i < len(found); {
