@@ -346,7 +346,11 @@ func (m Model) finish(d doneMsg) (Model, tea.Cmd) {
 		m.items = append(m.items, item{claim: -1, flag: i})
 	}
 	a := d.res.Answer
-	return m, common.Send(common.WrittenMsg{Text: fmt.Sprintf("assistant: %d claims, %d unverified · the exchange is in the journal", len(a.Claims), a.Uncited())})
+	unsupported := ""
+	if n := a.Unsupported(); n > 0 {
+		unsupported = fmt.Sprintf(", %d not supported by their events", n)
+	}
+	return m, common.Send(common.WrittenMsg{Text: fmt.Sprintf("assistant: %d claims, %d unverified%s · the exchange is in the journal", len(a.Claims), a.Uncited(), unsupported)})
 }
 
 // openItem shows a claim's cited events in the timeline, or opens a
