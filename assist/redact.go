@@ -78,10 +78,11 @@ const assignKey = `(?i)([A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|secr
 
 var assignHints = []string{"pass", "secret", "token", "key"}
 
-// patterns, most specific first. Their spaces are blanks, never line
-// breaks (only a PEM body spans lines): "passwd=" ending one line must not
-// take the next line's "client_secret:" for its value and hide the secret
-// after it.
+// patterns all look at the same text (see redactOnce), so their order
+// does not matter; where two take overlapping secrets, the union goes.
+// Their spaces are blanks, never line breaks (only a PEM body spans
+// lines): "passwd=" ending one line must not take the next line's
+// "client_secret:" for its value and hide the secret after it.
 var patterns = []pattern{
 	{"pem", regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----|[A-Za-z0-9+/=\s\\]*)`), 0, []string{"private key"}},
 	{"auth-header", regexp.MustCompile(`(?i)\b(?:authorization|proxy-authorization)["']?[ \t]*[:=][ \t]*["']?(?:bearer|basic|token|digest)[ \t]+([A-Za-z0-9._~+/=-]+)`), 1, []string{"authorization"}},
