@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/redact/redacttest"
 )
 
 // TestRequestCarriesNoSecret puts every kind of secret into evidence and
@@ -18,14 +19,14 @@ import (
 func TestRequestCarriesNoSecret(t *testing.T) {
 	evs := incidentEvents()
 	evs[0].Message += " container=" + container7
-	for i, c := range secretCases {
+	for i, c := range redacttest.Secrets {
 		ev := evidence.Event{ID: fmt.Sprintf("sec%02d", i), Time: t0.Add(time.Duration(400+i) * time.Second),
-			Source: "sensor", Format: "falco", Kind: evidence.KindProcExec, Agent: "agent-7", Message: c.text}
+			Source: "sensor", Format: "falco", Kind: evidence.KindProcExec, Agent: "agent-7", Message: c.Text}
 		switch i % 3 {
 		case 1:
-			ev.Cmdline, ev.Message = c.text, "exec"
+			ev.Cmdline, ev.Message = c.Text, "exec"
 		case 2:
-			ev.URL = "https://collector.example.com/in?token=" + strings.ReplaceAll(c.secret, " ", "+")
+			ev.URL = "https://collector.example.com/in?token=" + strings.ReplaceAll(c.Secret, " ", "+")
 		}
 		evs = append(evs, ev)
 	}
@@ -51,9 +52,9 @@ func TestRequestCarriesNoSecret(t *testing.T) {
 	for _, m := range req.Messages {
 		sent += m.Content
 	}
-	for _, sc := range secretCases {
-		if strings.Contains(sent, sc.secret) {
-			t.Errorf("%s: secret %q sent", sc.name, sc.secret)
+	for _, sc := range redacttest.Secrets {
+		if strings.Contains(sent, sc.Secret) {
+			t.Errorf("%s: secret %q sent", sc.Name, sc.Secret)
 		}
 	}
 	for _, s := range []string{"AKIAQUESTION00000000", testKey} {
@@ -64,7 +65,7 @@ func TestRequestCarriesNoSecret(t *testing.T) {
 	if !strings.Contains(sent, container7) || !strings.Contains(sent, "sec00") {
 		t.Errorf("ids redacted away")
 	}
-	if res.Redactions <= p.Redactions || p.Redactions < len(secretCases) {
+	if res.Redactions <= p.Redactions || p.Redactions < len(redacttest.Secrets) {
 		t.Errorf("redactions: packet %d, result %d", p.Redactions, res.Redactions)
 	}
 	out, _ := json.Marshal(res)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cordon-ir/cordon/redact"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -85,7 +86,7 @@ func (c *Client) safe(s string, n int) string {
 	if c.cfg.APIKey != "" {
 		s = strings.ReplaceAll(s, c.cfg.APIKey, "[API-KEY]")
 	}
-	return capBytes(Redact(strings.TrimSpace(s), nil), n)
+	return capBytes(redact.Redact(strings.TrimSpace(s), nil), n)
 }
 
 // retryable: rate limits and server errors pass; the rest will not.

@@ -1,39 +1,16 @@
 package assist
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/redact"
+	"github.com/cordon-ir/cordon/redact/redacttest"
 )
-
-// FuzzRedact: redaction never panics on hostile text, is stable (the same
-// text gives the same output with a fresh redactor), and redacting its own
-// output finds nothing more to hide.
-func FuzzRedact(f *testing.F) {
-	for _, s := range []string{
-		"AKIAIOSFODNN7EXAMPLE aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-		"Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlc2lnbmF0dXJl",
-		"https://user:hunter2@example.com/x?token=abc123def456ghi789",
-		"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----",
-		"ghp_0123456789abcdefghijABCDEFGHIJklmnop xoxb-1234-5678-abcdefghijklmnop",
-		"password: \"\\u0000\x1b[2J\"", "", "\xff\xfe",
-	} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		out := Redact(s, &Redactor{})
-		if again := Redact(s, &Redactor{}); again != out {
-			t.Fatalf("not stable: %q then %q", out, again)
-		}
-		r := &Redactor{}
-		if twice := Redact(out, r); twice != out || r.Count() != 0 {
-			t.Fatalf("redacting the output again changed it (%d more): %q -> %q", r.Count(), out, twice)
-		}
-	})
-}
 
 // FuzzRedactThenFrame: hostile text around a known secret, made into an
 // evidence line as the packet makes it, never lets the secret through, nor
@@ -50,7 +27,7 @@ func FuzzRedactThenFrame(f *testing.F) {
 	f.Fuzz(func(t *testing.T, before, after string, k uint8) {
 		c := corpus[int(k)%len(corpus)]
 		ev := evidence.Event{ID: "3fa1c2d4e5f60718", Kind: "tool_call", Agent: before, Message: before + "\n" + c.text + "\n" + after, Path: after}
-		pe := renderEvent(ev, &Redactor{}, 1<<20, false)
+		pe := renderEvent(ev, &redact.Redactor{}, 1<<20, false)
 		if strings.Contains(pe.Line, c.secret) {
 			t.Fatalf("%s: secret %q survived: %q", c.name, c.secret, pe.Line)
 		}
@@ -70,11 +47,8 @@ func FuzzRedactThenFrame(f *testing.F) {
 // context.
 func fuzzSecrets() []struct{ name, text, secret string } {
 	var out []struct{ name, text, secret string }
-	for _, c := range secretCases {
-		out = append(out, struct{ name, text, secret string }{c.name, c.text, c.secret})
-	}
-	for _, c := range issueForms {
-		out = append(out, struct{ name, text, secret string }{c.name, c.text, c.secret})
+	for _, c := range append(slices.Clone(redacttest.Secrets), redacttest.IssueForms...) {
+		out = append(out, struct{ name, text, secret string }{c.Name, c.Text, c.Secret})
 	}
 	return out
 }

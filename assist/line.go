@@ -9,13 +9,14 @@ import (
 
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/redact"
 )
 
 // clean makes one field of evidence safe to send: redacted first (so that
 // nothing later can cut a secret in half), then one printable line, with
 // no line or paragraph separator left raw and delimiter lookalikes
 // defused.
-func clean(s string, r *Redactor) string {
+func clean(s string, r *redact.Redactor) string {
 	return neutralize(separators.Replace(evidence.Printable(r.Redact(s))))
 }
 
@@ -25,7 +26,7 @@ func clean(s string, r *Redactor) string {
 //
 // capped at limit bytes. A line that reads like instructions to an AI is
 // marked just before its message.
-func renderEvent(ev evidence.Event, r *Redactor, limit int, inFinding bool) PacketEvent {
+func renderEvent(ev evidence.Event, r *redact.Redactor, limit int, inFinding bool) PacketEvent {
 	pe := PacketEvent{
 		ID: ev.ID, Time: ev.Time.UTC(), Agent: clean(ev.Agent, r), Kind: clean(ev.Kind, r),
 		Decision: clean(ev.Decision, r), Status: clean(ev.Status, r), Target: clean(ev.Target(), r),
@@ -51,7 +52,7 @@ func renderEvent(ev evidence.Event, r *Redactor, limit int, inFinding bool) Pack
 
 // renderFinding is a finding as the packet lists it: which events (by id)
 // it rests on, so that claims about it can cite them.
-func renderFinding(f detect.Finding, r *Redactor, limit int) string {
+func renderFinding(f detect.Finding, r *redact.Redactor, limit int) string {
 	ids := f.Events
 	more := ""
 	if len(ids) > 12 {
@@ -74,7 +75,7 @@ func summarized(c detect.Capability) bool {
 
 // renderCapability is one capability as the model reads it; its values
 // (a credential id, a path) are evidence, redacted like every line.
-func renderCapability(c detect.Capability, r *Redactor, limit int) string {
+func renderCapability(c detect.Capability, r *redact.Redactor, limit int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "capability %s %s %s agent=%s", clean(c.Kind, r), clean(c.Origin, r), clean(c.Value, r), orDash(clean(c.Agent, r)))
 	if c.Owner != "" && c.Owner != c.Agent {

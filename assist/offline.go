@@ -8,6 +8,7 @@ import (
 
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/redact"
 )
 
 // OfflineModel is the model name an offline result carries.
@@ -40,7 +41,7 @@ func Offline(task Task, p Packet, findings []detect.Finding) (Result, error) {
 	}, nil
 }
 
-func offlineSummary(p Packet, findings []detect.Finding, r *Redactor) Answer {
+func offlineSummary(p Packet, findings []detect.Finding, r *redact.Redactor) Answer {
 	a := Answer{Notes: offlineNote(p, "summary")}
 	evs := p.Events
 	if len(evs) == 0 {
@@ -142,7 +143,7 @@ func deniedDestinations(evs []PacketEvent, n int) []Claim {
 
 // findingClaims states each finding, citing its events that the packet
 // carries (a finding none of whose events were sent stays uncited).
-func findingClaims(p Packet, findings []detect.Finding, r *Redactor) []Claim {
+func findingClaims(p Packet, findings []detect.Finding, r *redact.Redactor) []Claim {
 	var out []Claim
 	for _, f := range findings {
 		var cite []string

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/redact"
 )
 
 // Selection says which evidence a packet holds: the union of the events
@@ -29,6 +30,11 @@ type Selection struct {
 	// packet carries a summary line of each, so that the model sees what
 	// the agent acquired and what is still live.
 	Capabilities []detect.Capability
+	// Redactor redacts the packet: nil for a fresh one, whose placeholders
+	// ([SECRET-n]) are the packet's own; an output of the case (the
+	// report's timeline) passes its own, so that one secret has one
+	// placeholder from the top of the output to its end.
+	Redactor *redact.Redactor
 }
 
 // Budget bounds a packet.
@@ -125,7 +131,7 @@ type Packet struct {
 	// Tokens is the approximate size of the evidence text.
 	Tokens int `json:"tokens"`
 
-	redactor *Redactor
+	redactor *redact.Redactor
 	ids      map[string]bool
 }
 
@@ -200,13 +206,17 @@ func BuildPacket(ctx context.Context, st evidence.Store, sel Selection, budget B
 	}
 	// Measure with a scratch redactor: lines are redacted before they are
 	// capped, so that a cap never cuts a secret in half and leaks the rest.
-	var scratch Redactor
+	red := sel.Redactor
+	if red == nil {
+		red = &redact.Redactor{}
+	}
+	scratch, before := red.Clone(), red.Count()
 	costs := make([]int, len(evs))
 	for i, ev := range evs {
-		costs[i] = len(renderEvent(ev, &scratch, budget.LineBytes, inFinding[ev.ID]).Line)/4 + 1
+		costs[i] = len(renderEvent(ev, scratch, budget.LineBytes, inFinding[ev.ID]).Line)/4 + 1
 	}
 	p := Packet{Findings: sel.Findings, Total: total, Missing: missing, Whole: sel.Whole, BudgetTokens: budget.Tokens, ReadLimit: budget.ReadLimit,
-		ReadCapped: total > len(evs), redactor: &Redactor{}, ids: map[string]bool{}}
+		ReadCapped: total > len(evs), redactor: red, ids: map[string]bool{}}
 	for _, f := range sel.Findings {
 		p.FindingLines = append(p.FindingLines, renderFinding(f, p.redactor, budget.LineBytes*2))
 	}
@@ -235,7 +245,7 @@ func BuildPacket(ctx context.Context, st evidence.Store, sel Selection, budget B
 		p.ids[pe.ID] = true
 	}
 	p.Sent = len(p.Events)
-	p.Redactions = p.redactor.Count()
+	p.Redactions = p.redactor.Count() - before
 	p.Tokens = tokens
 	return p, nil
 }

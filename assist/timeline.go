@@ -8,6 +8,7 @@ import (
 
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/redact"
 )
 
 // offlinePhase maps an event to the playbook phase it feeds, or "" for a
@@ -45,7 +46,7 @@ const (
 // offlineTimeline lists the notable moments in time order: runs of
 // similar events (same agent, kind, decision and phase) become one claim,
 // and each finding adds a claim at its start.
-func offlineTimeline(p Packet, findings []detect.Finding, r *Redactor) Answer {
+func offlineTimeline(p Packet, findings []detect.Finding, r *redact.Redactor) Answer {
 	findingPhase := map[string]string{}
 	for _, f := range findings {
 		for _, id := range f.Events {

@@ -19,6 +19,7 @@ import (
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
+	"github.com/cordon-ir/cordon/redact"
 	"github.com/cordon-ir/cordon/report"
 )
 
@@ -44,8 +45,9 @@ type Manifest struct {
 	// Journal is the verified head of the journal in the bundle.
 	Journal journal.Verification `json:"journal"`
 	// WithEvidence: the evidence files are inside (and with them whatever
-	// secrets the agent read).
+	// secrets the agent read); Unredacted: the case's own files show them.
 	WithEvidence bool   `json:"with_evidence"`
+	Unredacted   bool   `json:"unredacted,omitempty"`
 	Files        []File `json:"files"`
 }
 
@@ -63,6 +65,11 @@ type File struct {
 
 // Options are the knobs of Write.
 type Options struct {
+	// Unredacted leaves the secrets the evidence holds in the report,
+	// findings and capability sets (they are replaced by the case's
+	// placeholders by default). The journal is carried as stored either
+	// way: its hash chain is what the bundle vouches for.
+	Unredacted   bool
 	WithEvidence bool
 	Signer       *journal.Signer // signs the manifest when set
 	Actor        journal.Actor
@@ -83,8 +90,9 @@ func Write(ctx context.Context, ws *incident.Workspace, out io.Writer, opt Optio
 		return Manifest{}, fmt.Errorf("no bundle of a journal that does not verify: %w", err)
 	}
 	dir, _ := filepath.Abs(ws.Dir)
-	m := Manifest{Version: Version, Incident: dir, Created: opt.Now().UTC(), By: opt.Actor.Name, Journal: v, WithEvidence: opt.WithEvidence}
-	members, err := caseFiles(ctx, ws)
+	m := Manifest{Version: Version, Incident: dir, Created: opt.Now().UTC(), By: opt.Actor.Name, Journal: v,
+		WithEvidence: opt.WithEvidence, Unredacted: opt.Unredacted}
+	members, err := caseFiles(ctx, ws, opt.Unredacted)
 	if err != nil {
 		return m, err
 	}
@@ -131,7 +139,7 @@ type member struct {
 
 // caseFiles are the case's own files: the journal as stored, the report in
 // its three formats, the findings, the capability sets and the receipts.
-func caseFiles(ctx context.Context, ws *incident.Workspace) ([]member, error) {
+func caseFiles(ctx context.Context, ws *incident.Workspace, unredacted bool) ([]member, error) {
 	var out []member
 	for _, name := range []string{"journal.jsonl", "journal.head"} {
 		b, err := os.ReadFile(filepath.Join(ws.Dir, name))
@@ -143,7 +151,11 @@ func caseFiles(ctx context.Context, ws *incident.Workspace) ([]member, error) {
 		}
 		out = append(out, member{journalDir + name, b})
 	}
-	r, err := report.Build(ctx, ws)
+	var ropts []report.Option
+	if unredacted {
+		ropts = append(ropts, report.Unredacted())
+	}
+	r, err := report.Build(ctx, ws, ropts...)
 	if err != nil {
 		return nil, err
 	}
@@ -167,12 +179,19 @@ func caseFiles(ctx context.Context, ws *incident.Workspace) ([]member, error) {
 	if err != nil {
 		return nil, err
 	}
+	sets := capabilitySets(caps)
+	if !unredacted {
+		// the case's key: the placeholders the report shows
+		red, _ := ws.Redactor()
+		redact.Walk(&findings, red)
+		redact.Walk(sets, red)
+	}
 	out = append(out,
 		member{root + "report.md", md.Bytes()},
 		member{root + "report.html", html.Bytes()},
 		member{root + "report.json", append(js, '\n')},
 		member{root + "findings.json", jsonOf(findings)},
-		member{root + "capabilities.json", jsonOf(capabilitySets(caps))},
+		member{root + "capabilities.json", jsonOf(sets)},
 		member{root + "evidence-received.json", jsonOf(receipts)},
 	)
 	return out, nil

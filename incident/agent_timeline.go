@@ -7,6 +7,7 @@ import (
 	"github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/redact"
 )
 
 // AgentTimeline is what one agent did: its events as a phase-mapped
@@ -31,8 +32,8 @@ const timelineTokens = 60000
 // AgentTimeline builds the agent's timeline from its events and findings
 // with the assistant's offline rules, so that the report and the console's
 // offline timeline tell the same story. Nothing is sent and nothing is
-// journaled.
-func (w *Workspace) AgentTimeline(ctx context.Context, agent string) (AgentTimeline, error) {
+// journaled. Its text is redacted with red (nil: placeholders of its own).
+func (w *Workspace) AgentTimeline(ctx context.Context, agent string, red *redact.Redactor) (AgentTimeline, error) {
 	all, err := w.Findings(ctx)
 	if err != nil {
 		return AgentTimeline{}, err
@@ -43,7 +44,7 @@ func (w *Workspace) AgentTimeline(ctx context.Context, agent string) (AgentTimel
 			findings = append(findings, f)
 		}
 	}
-	p, err := assist.BuildPacket(ctx, w.Store, assist.Selection{Query: evidence.Must("agent", agent), Findings: findings}, assist.Budget{Tokens: timelineTokens})
+	p, err := assist.BuildPacket(ctx, w.Store, assist.Selection{Query: evidence.Must("agent", agent), Findings: findings, Redactor: red}, assist.Budget{Tokens: timelineTokens})
 	if err != nil {
 		return AgentTimeline{}, fmt.Errorf("timeline of %s: %w", agent, err)
 	}

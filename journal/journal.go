@@ -58,6 +58,7 @@ const (
 	EntryDrillAnswer         EntryType = "drill_answer"
 	EntryEvidenceReceived    EntryType = "evidence_received"
 	EntryBundleWritten       EntryType = "bundle_written"
+	EntryUnredactedOutput    EntryType = "unredacted_output"
 )
 
 // Entry is one line of the journal. The field order is the key order on

@@ -204,11 +204,12 @@ func TimestampDesc(kind string) string {
 // at once, each with the team's marks and notes, the findings whose
 // evidence it is and the capabilities it shows. It returns the lines
 // written.
-func Timesketch(ctx context.Context, ws *incident.Workspace, query string, w io.Writer) (int, error) {
+func Timesketch(ctx context.Context, ws *incident.Workspace, query string, w io.Writer, opts ...Option) (int, Redaction, error) {
 	annot, err := annotations(ctx, ws)
 	if err != nil {
-		return 0, err
+		return 0, Redaction{}, err
 	}
+	out := newOutput(ws, optionsOf(opts))
 	st := ws.Store
 	bw := bufio.NewWriterSize(w, 64<<10)
 	// The flattened fields are the evidence as written, escapes and all:
@@ -218,6 +219,7 @@ func Timesketch(ctx context.Context, ws *incident.Workspace, query string, w io.
 	err = evidence.StoreSource{Store: st}.Each(ctx, query, func(ev evidence.Event) error {
 		line := NewTimesketchLine(ev)
 		line.Annotation = annot[ev.ID]
+		out.redact(&line)
 		if err := enc.Encode(line); err != nil {
 			return err
 		}
@@ -225,7 +227,7 @@ func Timesketch(ctx context.Context, ws *incident.Workspace, query string, w io.
 		return nil
 	})
 	if err != nil {
-		return n, fmt.Errorf("export: %w", err)
+		return n, out.done(), fmt.Errorf("export: %w", err)
 	}
-	return n, bw.Flush()
+	return n, out.done(), bw.Flush()
 }

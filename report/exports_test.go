@@ -43,7 +43,7 @@ func TestOCSFDetectionFindings(t *testing.T) {
 	ws := incidenttest.New(t, "../sample-incidents/credential-theft")
 	findings, _ := ws.Findings(context.Background())
 	var buf bytes.Buffer
-	n, err := OCSF(context.Background(), ws, "credential-theft", &buf)
+	n, _, err := OCSF(context.Background(), ws, "credential-theft", &buf)
 	if err != nil || n == 0 || n != len(findings) {
 		t.Fatalf("%d findings exported of %d: %v", n, len(findings), err)
 	}
@@ -96,7 +96,7 @@ func refs(o map[string]any) []string {
 
 func TestSTIXBundle(t *testing.T) {
 	ws := incidenttest.New(t, "../sample-incidents/credential-theft")
-	b, err := STIX(context.Background(), ws, time.Date(2026, 8, 11, 12, 0, 0, 0, time.UTC))
+	b, _, err := STIX(context.Background(), ws, time.Date(2026, 8, 11, 12, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,6 +108,16 @@ func Indicators(ctx context.Context, ws *incident.Workspace) ([]Indicator, error
 	return out, nil
 }
 
+// RedactedIndicators is Indicators as an output shows them: redacted
+// unless opts say Unredacted (a process's command line can hold a secret).
+func RedactedIndicators(ctx context.Context, ws *incident.Workspace, opts ...Option) ([]Indicator, Redaction, error) {
+	ins, err := Indicators(ctx, ws)
+	if err != nil {
+		return nil, Redaction{}, err
+	}
+	return ins, redactAll(ws, optionsOf(opts), &ins), nil
+}
+
 // indicatorKind maps a capability to the kind of indicator it is. An
 // agent's own sandbox is not one: it is internal, and known.
 func indicatorKind(c detect.Capability) (string, bool) {

@@ -147,17 +147,20 @@ func NewOCSFFinding(name string, f detect.Finding) OCSFFinding {
 }
 
 // OCSF writes the incident's findings to w as OCSF Detection Finding JSON
-// lines, and returns how many.
-func OCSF(ctx context.Context, ws *incident.Workspace, name string, w io.Writer) (int, error) {
+// lines, redacted unless opts say Unredacted, and returns how many.
+func OCSF(ctx context.Context, ws *incident.Workspace, name string, w io.Writer, opts ...Option) (int, Redaction, error) {
 	findings, err := ws.Findings(ctx)
 	if err != nil {
-		return 0, err
+		return 0, Redaction{}, err
 	}
+	out := newOutput(ws, optionsOf(opts))
 	enc := json.NewEncoder(evidence.PrintableJSONWriter(w))
 	for _, f := range findings {
-		if err := enc.Encode(NewOCSFFinding(name, f)); err != nil {
-			return 0, err
+		o := NewOCSFFinding(name, f)
+		out.redact(&o)
+		if err := enc.Encode(o); err != nil {
+			return 0, Redaction{}, err
 		}
 	}
-	return len(findings), nil
+	return len(findings), out.done(), nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
+	"github.com/cordon-ir/cordon/redact"
 )
 
 // Report is the incident report: the four questions answered from the
@@ -36,12 +37,14 @@ type Report struct {
 	// steps, notes, actions, marks, assistant exchanges, overrides.
 	Activity []Entry `json:"activity"`
 	// ChecksJournaled counts the check_result entries left out of Activity.
-	ChecksJournaled int          `json:"checks_journaled"`
-	Open            []OpenItem   `json:"open_items"`
+	ChecksJournaled int        `json:"checks_journaled"`
+	Open            []OpenItem `json:"open_items"`
 	// Evidence is every input the journal records as received, with the
 	// digest `cordon evidence verify` checks it against.
 	Evidence []Received   `json:"evidence_received"`
 	Journal  JournalCheck `json:"journal"`
+	// Redaction says how the secrets the evidence holds are shown.
+	Redaction Redaction `json:"redaction"`
 }
 
 // Summary is the report's first screen.
@@ -68,6 +71,8 @@ type Summary struct {
 	Containment string `json:"containment"`
 	// JournalLine is the journal verification in one line.
 	JournalLine string `json:"journal"`
+	// RedactionLine says how secrets the evidence holds are shown.
+	RedactionLine string `json:"redaction"`
 	// ImpactLine is the impact in one line.
 	ImpactLine string `json:"impact"`
 }
@@ -104,7 +109,93 @@ const maxReportIDs = 10
 type Option func(*options)
 
 type options struct {
-	now time.Time
+	now        time.Time
+	unredacted bool
+}
+
+// Unredacted leaves the secrets in the evidence as they are: the report,
+// the bundle and every export are redacted by default (docs/exports.md).
+func Unredacted() Option {
+	return func(c *options) { c.unredacted = true }
+}
+
+func optionsOf(opts []Option) options {
+	cfg := options{now: time.Now()}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return cfg
+}
+
+// Redaction says what an output's redaction did.
+type Redaction struct {
+	// Off: the output was asked for unredacted (it shows the secrets).
+	Off bool `json:"off,omitempty"`
+	// Secrets is how many distinct secrets were replaced by placeholders;
+	// Stable says the placeholders are the case's own, the same in each of
+	// its outputs (false on read-only media: this output's only).
+	Secrets int  `json:"secrets"`
+	Stable  bool `json:"stable"`
+}
+
+// Line says it in one line.
+func (r Redaction) Line() string {
+	switch {
+	case r.Off:
+		return "off: secrets in the evidence are shown as they are"
+	case r.Secrets == 0:
+		return "no secret found in what this output quotes"
+	case r.Stable:
+		return fmt.Sprintf("%d secret(s) replaced by [SECRET-…] placeholders, the same in every output of this case", r.Secrets)
+	}
+	return fmt.Sprintf("%d secret(s) replaced by [SECRET-…] placeholders, this output's own (the workspace cannot be written)", r.Secrets)
+}
+
+// redactAll redacts v (a report, an export's lines) with the case's
+// redactor unless cfg says not to, and says what it did.
+func redactAll(ws *incident.Workspace, cfg options, v any) Redaction {
+	o := newOutput(ws, cfg)
+	o.redact(v)
+	return o.done()
+}
+
+// output redacts the parts of one output as they are written, with one
+// redactor, so that its placeholders agree from the first line to the last.
+type output struct {
+	red    *redact.Redactor // nil: unredacted
+	stable bool
+}
+
+func newOutput(ws *incident.Workspace, cfg options) *output {
+	if cfg.unredacted {
+		return &output{}
+	}
+	red, stable := ws.Redactor()
+	return &output{red: red, stable: stable}
+}
+
+// timelineRedactor is what the agents' timelines are redacted with: the
+// output's own, or when it is unredacted, a keyed one all the same (the
+// timeline is the assistant's offline reading, which is always redacted).
+func (o *output) timelineRedactor(ws *incident.Workspace) *redact.Redactor {
+	if o.red != nil {
+		return o.red
+	}
+	red, _ := ws.Redactor()
+	return red
+}
+
+func (o *output) redact(v any) {
+	if o.red != nil {
+		redact.Walk(v, o.red)
+	}
+}
+
+func (o *output) done() Redaction {
+	if o.red == nil {
+		return Redaction{Off: true}
+	}
+	return Redaction{Secrets: o.red.Secrets(), Stable: o.stable}
 }
 
 // At stamps the report as generated at t (and runs any fresh check
@@ -117,10 +208,8 @@ func At(t time.Time) Option {
 // journal. It only reads: checks never journaled are run for the report and
 // not journaled.
 func Build(ctx context.Context, ws *incident.Workspace, opts ...Option) (Report, error) {
-	cfg := options{now: time.Now()}
-	for _, o := range opts {
-		o(&cfg)
-	}
+	cfg := optionsOf(opts)
+	out := newOutput(ws, cfg)
 	r := Report{Incident: filepath.Base(filepath.Clean(ws.Dir)), Generated: cfg.now.UTC(), Agents: []Agent{}, Findings: []Finding{}}
 	c, err := ws.Config()
 	if err != nil {
@@ -152,7 +241,7 @@ func Build(ctx context.Context, ws *incident.Workspace, opts ...Option) (Report,
 	}
 	r.Summary = summarize(counts, sp, cs, state, findings)
 	for _, a := range subject {
-		ar, err := agentReport(ctx, ws, a, agentFindings(findings, a))
+		ar, err := agentReport(ctx, ws, out, a, agentFindings(findings, a))
 		if err != nil {
 			return r, err
 		}
@@ -182,6 +271,9 @@ func Build(ctx context.Context, ws *incident.Workspace, opts ...Option) (Report,
 	}
 	r.Summary.Containment = containmentLine(r.Layers)
 	r.Summary.JournalLine = r.Journal.Line()
+	out.redact(&r)
+	r.Redaction = out.done()
+	r.Summary.RedactionLine = r.Redaction.Line()
 	return r, nil
 }
 

@@ -88,7 +88,7 @@ type TimelineLine struct {
 // maxReportPrompts bounds the prompt records an agent's section lists.
 const maxReportPrompts = 50
 
-func agentReport(ctx context.Context, ws *incident.Workspace, agent string, findings []detect.Finding) (Agent, error) {
+func agentReport(ctx context.Context, ws *incident.Workspace, out *output, agent string, findings []detect.Finding) (Agent, error) {
 	st := ws.Store
 	ar := Agent{Agent: agent, Sessions: []string{}}
 	k, c := &ar.Knew, &ar.Could
@@ -122,7 +122,7 @@ func agentReport(ctx context.Context, ws *incident.Workspace, agent string, find
 	if k.Secrets, err = secretsRead(ctx, st, agent); err != nil {
 		return ar, err
 	}
-	if ar.Did, err = timeline(ctx, ws, agent); err != nil {
+	if ar.Did, err = timeline(ctx, ws, out, agent); err != nil {
 		return ar, err
 	}
 	ar.Why = []FindingWhy{}
@@ -223,8 +223,8 @@ func promptRef(ev evidence.Event) PromptRef {
 
 // timeline is the agent's timeline as the case tells it (the same the
 // console's offline timeline shows).
-func timeline(ctx context.Context, ws *incident.Workspace, agent string) (Timeline, error) {
-	at, err := ws.AgentTimeline(ctx, agent)
+func timeline(ctx context.Context, ws *incident.Workspace, out *output, agent string) (Timeline, error) {
+	at, err := ws.AgentTimeline(ctx, agent, out.timelineRedactor(ws))
 	if err != nil {
 		return Timeline{}, err
 	}

@@ -60,6 +60,7 @@ th{background:#f2f2f2}code{font:12px ui-monospace,monospace;background:#f5f5f5;p
 <li><b>Containment:</b> {{p .Containment}}{{if not .ContainedAt.IsZero}}; contained at {{t .ContainedAt}}{{end}}</li>
 <li><b>Impact:</b> {{p .ImpactLine}}</li>
 <li><b>Journal:</b> {{p .JournalLine}}</li>
+<li><b>Redaction:</b> {{p .RedactionLine}}</li>
 </ul>{{end}}
 {{define "caps"}}<table><tr><th>agent</th><th>capability</th><th>origin</th><th>owner</th><th>last successful use</th><th>stopped</th><th>why</th><th>evidence</th></tr>
 {{range .}}<tr><td>{{p .Agent}}</td><td>{{p .Kind}} {{p .Value}}</td><td>{{p .Origin}}</td><td>{{p .Owner}}</td><td>{{if .LastOK.IsZero}}none seen{{else}}{{t .LastOK}}{{with .LastOKFrom}} from {{p .}}{{end}}{{end}}</td><td><b>{{p .Stopped}}</b></td><td>{{p .How}}; {{p .Check}}</td><td>{{template "ids" .Events}}</td></tr>

@@ -99,6 +99,7 @@ func (r Report) WriteMarkdown(out io.Writer) error {
 	}
 	p("\n- **Impact:** %s", md(s.ImpactLine))
 	p("\n- **Journal:** %s\n", md(s.JournalLine))
+	p("- **Redaction:** %s\n", md(s.RedactionLine))
 	writeImpactMarkdown(p, r.Impact)
 	p("\n## The four questions\n")
 	if len(r.Agents) == 0 {

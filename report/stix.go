@@ -26,16 +26,17 @@ var (
 // properties, and the export writes only those each type defines.
 type STIXObject map[string]any
 
-// STIX builds the incident's indicators as a STIX 2.1 bundle: for each
+// STIX builds the incident's indicators (redacted unless opts say
+// Unredacted, before any id is derived from them) as a STIX 2.1 bundle: for each
 // value an observable (domain-name, ipv4-addr, user-account, file with its
 // directory, process) and an observed-data carrying its first and last
 // sighting; for each value a finding names, an indicator based on that
 // observed-data. Schedules and queued jobs have no STIX observable and are
 // left out (the register lists them).
-func STIX(ctx context.Context, ws *incident.Workspace, now time.Time) (STIXObject, error) {
-	ins, err := Indicators(ctx, ws)
+func STIX(ctx context.Context, ws *incident.Workspace, now time.Time, opts ...Option) (STIXObject, Redaction, error) {
+	ins, red, err := RedactedIndicators(ctx, ws, opts...)
 	if err != nil {
-		return nil, err
+		return nil, red, err
 	}
 	ts := stixTime(now)
 	identity := STIXObject{"type": "identity", "spec_version": "2.1", "id": sdoID("identity", "cordon"),
@@ -73,7 +74,7 @@ func STIX(ctx context.Context, ws *incident.Workspace, now time.Time) (STIXObjec
 			"id": sdoID("relationship", ind["id"].(string)+od["id"].(string)), "created": ts, "modified": ts,
 			"relationship_type": "based-on", "source_ref": ind["id"], "target_ref": od["id"]})
 	}
-	return STIXObject{"type": "bundle", "id": sdoID("bundle", ws.Dir+ts), "objects": objects}, nil
+	return STIXObject{"type": "bundle", "id": sdoID("bundle", ws.Dir+ts), "objects": objects}, red, nil
 }
 
 // WriteSTIX writes the bundle as indented JSON.

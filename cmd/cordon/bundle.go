@@ -15,7 +15,7 @@ import (
 	"github.com/cordon-ir/cordon/journal"
 )
 
-const bundleArgs = "--incident DIR -o FILE.tar.gz [--with-evidence] [--sign KEY] | verify FILE.tar.gz [--allowed-signers FILE] [--json]"
+const bundleArgs = "--incident DIR -o FILE.tar.gz [--with-evidence] [--sign KEY] [--no-redact] | verify FILE.tar.gz [--allowed-signers FILE] [--json]"
 
 // cmdBundle writes or verifies a case bundle.
 func cmdBundle(ctx context.Context, e *env, args []string) error {
@@ -27,6 +27,7 @@ func cmdBundle(ctx context.Context, e *env, args []string) error {
 	out := fs.String("o", "", "write the bundle to `FILE` (.tar.gz)")
 	withEvidence := fs.Bool("with-evidence", false, "carry the evidence files too (and with them every secret the agent read)")
 	key := fs.String("sign", "", "sign the manifest with this SSH private key `FILE` (outside the workspace), as ssh-keygen -Y sign does")
+	noRedact := noRedactFlag(fs)
 	shared := allowSharedFlag(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -48,9 +49,12 @@ func cmdBundle(ctx context.Context, e *env, args []string) error {
 	}
 	defer ws.Close()
 	actor := journal.CurrentActor(journal.ViaCLI)
+	if _, err := redactionOptions(ctx, ws, *noRedact, "the bundle "+*out); err != nil {
+		return err
+	}
 	var m bundle.Manifest
 	if err := writeOut(e, *out, func(w io.Writer) error {
-		m, err = bundle.Write(ctx, ws, w, bundle.Options{WithEvidence: *withEvidence, Signer: signer, Actor: actor})
+		m, err = bundle.Write(ctx, ws, w, bundle.Options{WithEvidence: *withEvidence, Unredacted: *noRedact, Signer: signer, Actor: actor})
 		return err
 	}); err != nil {
 		return err

@@ -42,3 +42,19 @@ func TestExportFormatsAndIndicators(t *testing.T) {
 		t.Errorf("indicators: %d %.300s", code, out)
 	}
 }
+
+// --no-redact is journaled before anything unredacted is written, and
+// says so on stderr.
+func TestNoRedactIsJournaled(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "case")
+	if code, _, errOut := cordon("ingest", "--incident", dir, filepath.Join("..", "..", "sample-incidents", "credential-theft")); code != 0 {
+		t.Fatalf("ingest: %d %s", code, errOut)
+	}
+	if code, _, errOut := cordon("report", "--incident", dir, "--no-redact"); code != 0 || !strings.Contains(errOut, "written unredacted (journaled)") {
+		t.Fatalf("report --no-redact: %d %s", code, errOut)
+	}
+	code, out, _ := cordon("journal", "--incident", dir, "--type", "unredacted_output")
+	if code != 0 || !strings.Contains(out, "the report written unredacted") {
+		t.Errorf("journal: %d %s", code, out)
+	}
+}

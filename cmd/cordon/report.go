@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,13 +13,14 @@ import (
 
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/report"
 )
 
 const (
-	reportArgs     = "--incident DIR [--format md|json|html] [-o FILE]"
-	exportArgs     = "--incident DIR --format timesketch|ocsf|stix [-o FILE] [QUERY (timesketch)]"
-	indicatorsArgs = "--incident DIR [--json]"
+	reportArgs     = "--incident DIR [--format md|json|html] [-o FILE] [--no-redact]"
+	exportArgs     = "--incident DIR --format timesketch|ocsf|stix [-o FILE] [--no-redact] [QUERY (timesketch)]"
+	indicatorsArgs = "--incident DIR [--json] [--no-redact]"
 )
 
 func cmdReport(ctx context.Context, e *env, args []string) error {
@@ -26,6 +28,7 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	format := fs.String("format", "md", "`md`, json or html")
 	outPath := fs.String("o", "", "write to `FILE` instead of stdout")
+	noRedact := noRedactFlag(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -44,10 +47,15 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer done()
-	r, err := report.Build(ctx, ws)
+	opts, err := redactionOptions(ctx, ws, *noRedact, "the report")
 	if err != nil {
 		return err
 	}
+	r, err := report.Build(ctx, ws, opts...)
+	if err != nil {
+		return err
+	}
+	defer sayRedaction(e, r.Redaction)
 	return writeOut(e, *outPath, func(w io.Writer) error {
 		switch *format {
 		case "json":
@@ -66,6 +74,7 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	format := fs.String("format", "", "export format: `timesketch` (events as JSONL), ocsf (findings as OCSF Detection Finding JSON lines) or stix (indicators as a STIX 2.1 bundle)")
 	outPath := fs.String("o", "", "write to `FILE` instead of stdout")
+	noRedact := noRedactFlag(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -87,22 +96,27 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer ws.Close()
+	opts, err := redactionOptions(ctx, ws, *noRedact, "the "+*format+" export")
+	if err != nil {
+		return err
+	}
 	n, what := 0, "events"
+	var red report.Redaction
 	err = writeOut(e, *outPath, func(w io.Writer) error {
 		var err error
 		switch *format {
 		case "ocsf":
 			what = "findings"
-			n, err = report.OCSF(ctx, ws, filepath.Base(ws.Dir), w)
+			n, red, err = report.OCSF(ctx, ws, filepath.Base(ws.Dir), w, opts...)
 		case "stix":
 			what = "STIX objects"
 			var b report.STIXObject
-			if b, err = report.STIX(ctx, ws, time.Now()); err == nil {
+			if b, red, err = report.STIX(ctx, ws, time.Now(), opts...); err == nil {
 				n = len(b["objects"].([]report.STIXObject))
 				err = report.WriteSTIX(w, b)
 			}
 		default:
-			n, err = report.Timesketch(ctx, ws, strings.Join(pos, " "), w)
+			n, red, err = report.Timesketch(ctx, ws, strings.Join(pos, " "), w, opts...)
 		}
 		return err
 	})
@@ -110,7 +124,39 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "%d %s exported\n", n, what)
+	sayRedaction(e, red)
 	return nil
+}
+
+// noRedactFlag adds --no-redact to an output's flags.
+func noRedactFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("no-redact", false, "show the secrets the evidence holds instead of [SECRET-…] placeholders (journaled)")
+}
+
+// redactionOptions are the report options for an output: redacted, or,
+// with --no-redact, unredacted once the journal records who asked for
+// what. An output that shows the secrets is never written unrecorded.
+func redactionOptions(ctx context.Context, ws *incident.Workspace, noRedact bool, what string) ([]report.Option, error) {
+	if !noRedact {
+		return nil, nil
+	}
+	actor := journal.CurrentActor(journal.ViaCLI)
+	if _, err := ws.Journal().Append(ctx, journal.Entry{Actor: actor, Type: journal.EntryUnredactedOutput,
+		Text: what + " written unredacted: it shows every secret the evidence holds (credentials, tokens, keys the agent read or used)"}); err != nil {
+		return nil, fmt.Errorf("--no-redact is journaled, and the journal refused: %w", err)
+	}
+	return []report.Option{report.Unredacted()}, nil
+}
+
+// sayRedaction tells the responder on stderr what the output hides or
+// shows.
+func sayRedaction(e *env, r report.Redaction) {
+	switch {
+	case r.Off:
+		fmt.Fprintln(e.stderr, "cordon: written unredacted (journaled): the output shows the secrets the evidence holds")
+	case r.Secrets > 0:
+		fmt.Fprintf(e.stderr, "cordon: %s; --no-redact shows them (and is journaled)\n", r.Line())
+	}
 }
 
 // cmdIndicators prints the indicator register: destinations, addresses,
@@ -120,6 +166,7 @@ func cmdIndicators(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "indicators", indicatorsArgs)
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	asJSON := fs.Bool("json", false, "one JSON object per indicator")
+	noRedact := noRedactFlag(fs)
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -132,10 +179,15 @@ func cmdIndicators(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer ws.Close()
-	ins, err := report.Indicators(ctx, ws)
+	opts, err := redactionOptions(ctx, ws, *noRedact, "the indicator register")
 	if err != nil {
 		return err
 	}
+	ins, red, err := report.RedactedIndicators(ctx, ws, opts...)
+	if err != nil {
+		return err
+	}
+	defer sayRedaction(e, red)
 	if *asJSON {
 		enc := jsonEncoder(e.stdout)
 		for _, in := range ins {

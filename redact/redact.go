@@ -1,4 +1,4 @@
-package assist
+package redact
 
 import (
 	"math"
@@ -15,6 +15,7 @@ import (
 type Redactor struct {
 	ids   map[string]int
 	count int
+	key   []byte // set by Keyed: placeholders are keyed hashes, not counters
 }
 
 // Redact returns text with every secret replaced, using r's placeholders
@@ -39,7 +40,7 @@ func (r *Redactor) Clone() *Redactor {
 	if r == nil {
 		return &Redactor{}
 	}
-	c := &Redactor{count: r.count, ids: make(map[string]int, len(r.ids))}
+	c := &Redactor{count: r.count, ids: make(map[string]int, len(r.ids)), key: r.key}
 	for k, v := range r.ids {
 		c.ids[k] = v
 	}
@@ -56,6 +57,9 @@ func (r *Redactor) placeholder(secret string) string {
 		r.ids[secret] = n
 	}
 	r.count++
+	if r.key != nil {
+		return "[SECRET-" + keyedName(r.key, secret) + "]"
+	}
 	return "[SECRET-" + strconv.Itoa(n) + "]"
 }
 

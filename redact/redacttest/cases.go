@@ -1,15 +1,16 @@
-package assist
+// Package redacttest holds the secrets, each in its context, that the
+// redaction tests and the assistant's framing tests share.
+package redacttest
 
-import (
-	"strings"
-	"testing"
-)
+// Case is a text holding one secret: Secret must vanish from it, Keep (if
+// set) must survive.
+type Case struct {
+	Name, Text, Secret, Keep string
+}
 
-// secretCases holds one case per pattern: the secret must vanish from the
+// Secrets holds one case per pattern: the secret must vanish from the
 // text, keep must survive. Client tests reuse them as evidence.
-var secretCases = []struct {
-	name, text, secret, keep string
-}{
+var Secrets = []Case{
 	{"aws key id", "aws s3 cp --profile x AKIAIOSFODNN7EXAMPLE s3://bucket", "AKIAIOSFODNN7EXAMPLE", "s3://bucket"},
 	{"aws session key id", "creds ASIAY34FZKBOKMUTVV7A in env", "ASIAY34FZKBOKMUTVV7A", "in env"},
 	{"aws secret in context", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_access_key"},
@@ -47,70 +48,31 @@ var secretCases = []struct {
 	{"docker pat", "echo dckr_pat_abcdefghijKLMNOPqrst | docker login", "dckr_pat_abcdefghijKLMNOPqrst", "docker login"},
 }
 
-func TestRedactSecrets(t *testing.T) {
-	for _, c := range secretCases {
-		var r Redactor
-		got := r.Redact(c.text)
-		if strings.Contains(got, c.secret) {
-			t.Errorf("%s: secret survived: %q", c.name, got)
-		}
-		if !strings.Contains(got, "[SECRET-1]") {
-			t.Errorf("%s: no placeholder: %q", c.name, got)
-		}
-		if c.keep != "" && !strings.Contains(got, c.keep) {
-			t.Errorf("%s: context %q lost: %q", c.name, c.keep, got)
-		}
-		if r.Count() == 0 {
-			t.Errorf("%s: count 0", c.name)
-		}
-	}
-}
-
-func TestRedactKeepsEvidence(t *testing.T) {
-	cases := []struct{ name, text string }{
-		{"event id", "id 3fa1c2d4e5f60718 kind tool_call"},
-		{"sha256 digest field", `{"digest":"sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}`},
-		{"context digest", "context_digest=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
-		{"uuid", "session 123e4567-e89b-12d3-a456-426614174000 started"},
-		{"uuid near token word", "token_id 123e4567-e89b-12d3-a456-426614174000"},
-		{"container id", "container=4f66ad9a0b2e3c1d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d"},
-		{"container id near secret word", "secret store in container 4f66ad9a0b2e3c1d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d"},
-		{"short container id", "container 3f2a9c1d7e88 exec"},
-		{"host names", "CONNECT pastebin.example.com:443 denied by policy egress-allowlist"},
-		{"port flags", "psql -h db -p 5432 -U app; mysql -P 3306 -h db; ssh -p 2222 ops@host"},
-		{"token flag with no value", "gh auth login --with-token < /dev/stdin"},
-		{"path", "open /home/agent/.aws/credentials"},
-		{"credential id", "credential cred-agent7-aws-readonly issued"},
-		{"task word", "task-abcdefghijklmnopqrstuvwxyz0123 queued"},
-		{"token count", "tokens=1532 used"},
-		{"redacted marker", `password: "***"`},
-		{"long words near key", "keyboard_interactive_authentication_disabled"},
-		{"k8s pod", "pod agent-sandbox-7d9f8c6b5-xk2lp restarted"},
-	}
-	for _, c := range cases {
-		var r Redactor
-		if got := r.Redact(c.text); got != c.text || r.Count() != 0 {
-			t.Errorf("%s: redacted evidence: %q -> %q", c.name, c.text, got)
-		}
-	}
-}
-
-func TestRedactStablePlaceholders(t *testing.T) {
-	var r Redactor
-	a := r.Redact("key AKIAIOSFODNN7EXAMPLE then ghp_16C7e42F292c6912E7710c838347Ae178B4a")
-	b := r.Redact("again AKIAIOSFODNN7EXAMPLE")
-	if a != "key [SECRET-1] then [SECRET-2]" || b != "again [SECRET-1]" {
-		t.Fatalf("placeholders: %q, %q", a, b)
-	}
-	if r.Count() != 3 || r.Secrets() != 2 {
-		t.Errorf("count %d secrets %d, want 3 and 2", r.Count(), r.Secrets())
-	}
-	c := r.Clone()
-	c.Redact("xoxb-2048-4096-aBcDeFgHiJkLmNoP")
-	if r.Count() != 3 || c.Count() != 4 {
-		t.Errorf("clone shares state: %d %d", r.Count(), c.Count())
-	}
-	if got := Redact("sk-abcdefghijklmnopqrstuvwxyz012345", nil); got != "[SECRET-1]" {
-		t.Errorf("nil redactor: %q", got)
-	}
+// IssueForms are the secrets a red-team pass saw reach the endpoint in
+// clear: command lines, a proxy's user field, URL queries, tokens split by
+// an invisible character, and provider tokens cordon had no pattern for.
+var IssueForms = []Case{
+	{"ldapsearch -w", "ldapsearch -x -H ldap://dc1 -D cn=admin,dc=corp -w S3cretLdap! -b dc=corp", "S3cretLdap!", "-b dc=corp"},
+	{"smbclient -U user%pass", "smbclient //fs1/share -U backup%Winter2026! -c ls", "Winter2026!", "-c ls"},
+	{"openssl -passin pass:", "openssl rsa -in key.pem -passin pass:Op3nSslPw -out plain.pem", "Op3nSslPw", "-out plain.pem"},
+	{"openssl -passout pass:", "openssl pkcs12 -export -passout pass:Exp0rtPw -out a.p12", "Exp0rtPw", "-out a.p12"},
+	{"htpasswd -b", "htpasswd -b /etc/nginx/.htpasswd admin HtP4ssw0rd", "HtP4ssw0rd", "/etc/nginx/.htpasswd admin"},
+	{"htpasswd -bc", "htpasswd -bc .htpasswd ops Bc0mbined!", "Bc0mbined!", "ops"},
+	{"sqlcmd -P", "sqlcmd -S db1 -U sa -P SqlSa2026! -Q \"select 1\"", "SqlSa2026!", "select 1"},
+	{"echo | sudo -S", "echo 'Sud0Pa55' | sudo -S systemctl stop auditd", "Sud0Pa55", "systemctl stop auditd"},
+	{"printf | sudo -S", `printf 'Sud0Pa55\n' | sudo -S -k id`, "Sud0Pa55", "-k id"},
+	{"chpasswd pipe", "echo 'root:Chp4sswd!' | chpasswd", "Chp4sswd!", "chpasswd"},
+	{"chpasswd here-string", `chpasswd <<< "svc:Her3String"`, "Her3String", "chpasswd"},
+	{"unzip -P", "unzip -P Z1pP4ss -o loot.zip", "Z1pP4ss", "loot.zip"},
+	{"7z -p", "7z x -pSev3nZip archive.7z", "Sev3nZip", "archive.7z"},
+	{"squid user field", "GET http://intranet/wiki -> 200 TCP_MISS by alice:Squ1dPass", "Squ1dPass", "by alice:"},
+	{"api key in a url query", "GET https://maps.googleapis.com/maps/api/geocode/json?address=x&key=AIzaSyD4F1xQ9l8m2n3o4p5q6r7s8t9u0v1w2x3", "AIzaSyD4F1xQ9l8m2n3o4p5q6r7s8t9u0v1w2x3", "address=x"},
+	{"zero-width inside a token", "token ghp_16C7e42F292c6912E\u200b7710c838347Ae178B4a used", "7710c838347Ae178B4a", "used"},
+	{"escape inside a token", "export GH=ghp_16C7e42F292c6912E\x1b[0m7710c838347Ae178B4a", "7710c838347Ae178B4a", "export GH="},
+	{"written zero-width inside a token", `{"out":"GH_TOKEN=ghp_16C7e42F292c6912E\u200b7710c838347Ae178B4a"}`, "7710c838347Ae178B4a", `{"out":`},
+	{"written escape inside a token", `printf 'xoxb-2048-4096-aBcD\x1b[0meFgHiJkLmNoP'`, "eFgHiJkLmNoP", "printf"},
+	{"bidi inside a token", "sk-proj-Ab3dEf6hIj\u202e9kLm2nOp5qRs8tUv1wXy4z", "9kLm2nOp5qRs8tUv1wXy4z", ""},
+	{"pypi upload token", "twine upload -p pypi-AgEIcHlwaS5vcmcCJGE4ZjlmMzE0LWJhZTEtNGQ0Zi1iZmJjLTM1YmZhYzg0YzBjNwACJXsicGVybWlzc2lvbnMiOiAidXNlciIsICJ2ZXJzaW9uIjogMX0AAAYgN2Y dist/*", "pypi-AgEIcHlwaS5vcmcCJGE4ZjlmMzE0LWJhZTEtNGQ0Zi1iZmJjLTM1YmZhYzg0YzBjNwACJXsicGVybWlzc2lvbnMiOiAidXNlciIsICJ2ZXJzaW9uIjogMX0AAAYgN2Y", "dist/*"},
+	{"sendgrid", "SENDGRID=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 curl", "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", "curl"},
+	{"slack app token", "connect with xapp-1-A0123456789-1234567890123-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef ok", "xapp-1-A0123456789-1234567890123-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", " ok"},
 }

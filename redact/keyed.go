@@ -1,0 +1,89 @@
+package redact
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"reflect"
+)
+
+// Keyed returns a Redactor whose placeholder for a secret is a keyed hash
+// of it, [SECRET-3f9a1c2e5b]: the same in every output made with the key
+// (a case's report, bundle and exports), so a reader can follow one
+// credential from one to the next, and meaningless without the key, so a
+// short password cannot be guessed back from its placeholder.
+func Keyed(key []byte) *Redactor {
+	return &Redactor{key: append([]byte(nil), key...)}
+}
+
+// keyedName is the placeholder's name for secret under key.
+func keyedName(key []byte, secret string) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(secret))
+	return hex.EncodeToString(m.Sum(nil))[:10]
+}
+
+// Walk redacts, in place, every string v reaches: through pointers,
+// exported struct fields, slices, arrays, interfaces and map values. Map keys are left alone (they are names: agents, kinds). It is
+// how a whole report or export is redacted at once, so that a field added
+// later is redacted too.
+func Walk(v any, r *Redactor) {
+	walk(reflect.ValueOf(v), r)
+}
+
+func walk(v reflect.Value, r *Redactor) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			walk(v.Elem(), r)
+		}
+	case reflect.Interface:
+		if v.IsNil() {
+			return
+		}
+		e := v.Elem()
+		if e.Kind() == reflect.Pointer || !v.CanSet() {
+			walk(e, r)
+			return
+		}
+		// A value held in an interface cannot be changed in place: redact
+		// a copy and put it back.
+		cp := reflect.New(e.Type()).Elem()
+		cp.Set(e)
+		walk(cp, r)
+		v.Set(cp)
+	case reflect.Struct:
+		// Exported fields only: what an output encodes. Unexported ones are
+		// a type's own business (a time.Time's location).
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				walk(v.Field(i), r)
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8 {
+			return // raw bytes (json.RawMessage): not text to rewrite in place
+		}
+		for i := range v.Len() {
+			walk(v.Index(i), r)
+		}
+	case reflect.Map:
+		iter := v.MapRange()
+		for iter.Next() {
+			val := reflect.New(iter.Value().Type()).Elem()
+			val.Set(iter.Value())
+			walk(val, r)
+			v.SetMapIndex(iter.Key(), val)
+		}
+	case reflect.String:
+		// Only a string that held a secret changes: redaction also takes
+		// out invisible characters and escapes, which a string without one
+		// keeps, for its output to show escaped as it shows all evidence.
+		if s := v.String(); s != "" && v.CanSet() {
+			before := r.count
+			if out := r.Redact(s); r.count > before {
+				v.SetString(out)
+			}
+		}
+	}
+}

@@ -1,0 +1,62 @@
+package redact
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// Keyed placeholders are the same for one secret in every redactor with
+// the key, differ between keys, and never show the secret.
+func TestKeyedPlaceholders(t *testing.T) {
+	const text = "curl -u admin:Sup3rS3cret! https://x.example.com; export GITHUB_TOKEN=abcd1234efgh"
+	a, b := Keyed([]byte("case-key")).Redact(text), Keyed([]byte("case-key")).Redact("again admin:Sup3rS3cret! here "+text)
+	other := Keyed([]byte("another")).Redact(text)
+	ph := regexp.MustCompile(`\[SECRET-[0-9a-f]{10}\]`).FindAllString(a, -1)
+	if len(ph) != 2 || strings.Contains(a, "Sup3rS3cret!") || strings.Contains(a, "abcd1234efgh") {
+		t.Fatalf("keyed: %q", a)
+	}
+	if !strings.Contains(b, ph[0]) || !strings.Contains(b, ph[1]) {
+		t.Errorf("another redactor with the key gives other placeholders: %q vs %q", a, b)
+	}
+	if strings.Contains(other, ph[0]) {
+		t.Errorf("another key gives the same placeholder: %q", other)
+	}
+	r := Keyed([]byte("case-key"))
+	if again := r.Redact(a); again != a || r.Count() != 0 {
+		t.Errorf("redacting keyed output again changed it: %q", again)
+	}
+}
+
+// Walk reaches every string of a value: fields, nested structs, slices,
+// maps and pointers, and leaves map keys and raw JSON alone.
+func TestWalkRedactsEveryString(t *testing.T) {
+	type inner struct {
+		Cmd  string
+		Tags []string
+	}
+	type outer struct {
+		Msg   string
+		In    inner
+		Ptr   *inner
+		List  []inner
+		ByKey map[string]string
+		Raw   json.RawMessage
+		Any   any
+	}
+	secret := "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+	v := outer{Msg: "token " + secret, In: inner{Cmd: "git push " + secret, Tags: []string{secret}},
+		Ptr: &inner{Cmd: secret}, List: []inner{{Cmd: secret}}, ByKey: map[string]string{"agent-7": secret},
+		Raw: json.RawMessage(`"x"`), Any: &inner{Cmd: secret}}
+	Walk(&v, &Redactor{})
+	m := map[string]any{"description": "read " + secret, "refs": []string{secret}, "n": 3, "nested": map[string]any{"x": secret}}
+	Walk(m, &Redactor{})
+	if b, _ := json.Marshal(m); strings.Contains(string(b), secret) || m["n"] != 3 {
+		t.Errorf("map of any after Walk: %s", b)
+	}
+	b, _ := json.Marshal(v)
+	if strings.Contains(string(b), secret) || !strings.Contains(string(b), `"agent-7"`) || string(v.Raw) != `"x"` {
+		t.Errorf("after Walk: %s", b)
+	}
+}
