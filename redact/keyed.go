@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"reflect"
+	"regexp"
 )
 
 // Keyed returns a Redactor whose placeholder for a secret is a keyed hash
@@ -86,4 +87,29 @@ func walk(v reflect.Value, r *Redactor) {
 			}
 		}
 	}
+}
+
+// placeholderRe finds the placeholders a redaction wrote.
+var placeholderRe = regexp.MustCompile(`\[SECRET-[0-9a-f]+\]|\[SECRET-\d+\]`)
+
+// Found returns the placeholders of the secrets text holds, each once, in
+// the order they appear: the secrets named without ever being kept.
+func (r *Redactor) Found(text string) []string {
+	before := r.count
+	out := r.Redact(text)
+	if r.count == before {
+		return nil
+	}
+	had := map[string]bool{}
+	for _, p := range placeholderRe.FindAllString(text, -1) {
+		had[p] = true
+	}
+	var found []string
+	for _, p := range placeholderRe.FindAllString(out, -1) {
+		if !had[p] {
+			had[p] = true
+			found = append(found, p)
+		}
+	}
+	return found
 }

@@ -60,3 +60,15 @@ func TestWalkRedactsEveryString(t *testing.T) {
 		t.Errorf("after Walk: %s", b)
 	}
 }
+
+// Found names the secrets of a text by their placeholders, once each.
+func TestFoundNamesSecrets(t *testing.T) {
+	r := Keyed([]byte("k"))
+	got := r.Found("oauth_token: ghp_16C7e42F292c6912E7710c838347Ae178B4a and again ghp_16C7e42F292c6912E7710c838347Ae178B4a, AKIAIOSFODNN7EXAMPLE")
+	if len(got) != 2 || got[0] == got[1] || !strings.HasPrefix(got[0], "[SECRET-") {
+		t.Errorf("found %v", got)
+	}
+	if again := r.Found("nothing here: id 3fa1c2d4e5f60718"); again != nil {
+		t.Errorf("found %v in a text with no secret", again)
+	}
+}
