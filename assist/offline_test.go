@@ -33,7 +33,7 @@ func golden(t *testing.T, name, got string) {
 func TestOfflineGolden(t *testing.T) {
 	st := openStore(t, incidentEvents())
 	findings := []detect.Finding{probeFinding()}
-	p := mustPacket(t, st, Selection{Findings: findings, Query: "*"}, Budget{})
+	p := mustPacket(t, st, Selection{Findings: findings, All: true}, Budget{})
 	for _, task := range []Task{TaskSummarize, TaskTimeline} {
 		res, err := Offline(task, p, findings)
 		if err != nil {

@@ -20,8 +20,12 @@ type Selection struct {
 	// findings given with it still go first when the budget is short; it
 	// is what "the whole incident with its findings" means, which a bare
 	// list of findings would not (their events alone would be read).
-	Whole    bool
-	Query    string
+	Whole bool
+	Query evidence.Query
+	// All reads every event beside IDs and Findings, as the query * does:
+	// the zero Query alone cannot say so, being every event only when
+	// nothing else is selected.
+	All      bool
 	IDs      []string
 	Since    time.Time // inclusive; zero = unbounded (applies to Query)
 	Until    time.Time // exclusive; zero = unbounded
@@ -193,7 +197,7 @@ func (p Packet) LeftOut() string {
 // rest evenly by time, and says so.
 func BuildPacket(ctx context.Context, st evidence.Store, sel Selection, budget Budget) (Packet, error) {
 	budget = budget.withDefaults()
-	sel.Whole = sel.Whole || sel.Query == "" && len(sel.IDs) == 0 && len(sel.Findings) == 0 && sel.Since.IsZero() && sel.Until.IsZero()
+	sel.Whole = sel.Whole || sel.Query.IsAll() && len(sel.IDs) == 0 && len(sel.Findings) == 0 && sel.Since.IsZero() && sel.Until.IsZero()
 	evs, total, missing, err := readSelection(ctx, st, sel, budget.ReadLimit)
 	if err != nil {
 		return Packet{}, err

@@ -65,7 +65,7 @@ func TestPacketOverBudget(t *testing.T) {
 	evs := append(manyEvents(600), incidentEvents()...)
 	st := openStore(t, evs)
 	f := probeFinding()
-	p := mustPacket(t, st, Selection{Findings: []detect.Finding{f}, Query: "*"}, Budget{Tokens: 1200})
+	p := mustPacket(t, st, Selection{Findings: []detect.Finding{f}, All: true}, Budget{Tokens: 1200})
 	if !p.Sampled || p.Total != 614 || p.Sent >= p.Total || p.Sent < 20 {
 		t.Fatalf("sent %d of %d sampled %v", p.Sent, p.Total, p.Sampled)
 	}
@@ -100,7 +100,7 @@ func TestPacketOverBudget(t *testing.T) {
 
 func TestPacketSelection(t *testing.T) {
 	st := openStore(t, incidentEvents())
-	p := mustPacket(t, st, Selection{Query: "agent:agent-3"}, Budget{})
+	p := mustPacket(t, st, Selection{Query: evidence.MustParse("agent:agent-3")}, Budget{})
 	if got := strings.Join(p.EventIDs(), ","); got != "ev02,ev07,ev14" {
 		t.Errorf("query: %s", got)
 	}
@@ -108,11 +108,11 @@ func TestPacketSelection(t *testing.T) {
 	if got := strings.Join(p.EventIDs(), ","); got != "ev01,ev13" || len(p.Missing) != 1 || p.Total != 2 {
 		t.Errorf("ids: %s missing %v total %d", got, p.Missing, p.Total)
 	}
-	p = mustPacket(t, st, Selection{Query: "agent:agent-3", Since: t0.Add(time.Minute)}, Budget{})
+	p = mustPacket(t, st, Selection{Query: evidence.MustParse("agent:agent-3"), Since: t0.Add(time.Minute)}, Budget{})
 	if got := strings.Join(p.EventIDs(), ","); got != "ev07,ev14" {
 		t.Errorf("since: %s", got)
 	}
-	p = mustPacket(t, st, Selection{Query: "agent:agent-3", Findings: []detect.Finding{probeFinding()}}, Budget{})
+	p = mustPacket(t, st, Selection{Query: evidence.MustParse("agent:agent-3"), Findings: []detect.Finding{probeFinding()}}, Budget{})
 	if p.Total != 7 || !p.Has("ev11") || !p.Has("ev02") {
 		t.Errorf("query plus finding: %v", p.EventIDs())
 	}

@@ -17,7 +17,7 @@ func readSelection(ctx context.Context, st evidence.Store, sel Selection, limit 
 	byID := map[string]evidence.Event{}
 	total := 0
 	explicit := len(sel.IDs) > 0 || len(sel.Findings) > 0
-	if sel.Whole || sel.Query != "" || !sel.Since.IsZero() || !sel.Until.IsZero() || !explicit {
+	if sel.Whole || sel.All || !sel.Query.IsAll() || !sel.Since.IsZero() || !sel.Until.IsZero() || !explicit {
 		n, evs, err := readQuery(ctx, st, sel, limit)
 		if err != nil {
 			return nil, 0, nil, err

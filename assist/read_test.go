@@ -23,7 +23,7 @@ func TestSpreadIsNotSqueezedByAFarRecord(t *testing.T) {
 	evs = append(evs, evidence.Event{ID: "far", Time: time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC),
 		Source: evidence.SourceLedger, Kind: evidence.KindToolCall, Agent: "a", Message: "x"})
 	st := openStore(t, evs)
-	total, got, err := readQuery(context.Background(), st, Selection{Query: "agent:a"}, 500)
+	total, got, err := readQuery(context.Background(), st, Selection{Query: evidence.MustParse("agent:a")}, 500)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func Agents(ctx context.Context, st evidence.Store) ([]AgentSummary, error) {
 		out[i] = AgentSummary{Agent: n.Value, Events: n.Count}
 		byName[n.Value] = &out[i]
 	}
-	denied, err := st.Facet(ctx, evidence.Must("decision", evidence.DecisionDeny), time.Time{}, time.Time{}, "agent", len(names)+1)
+	denied, err := st.Facet(ctx, evidence.Term("decision", evidence.DecisionDeny), time.Time{}, time.Time{}, "agent", len(names)+1)
 	if err != nil {
 		return nil, fmt.Errorf("denials per agent: %w", err)
 	}
@@ -56,7 +56,7 @@ func Agents(ctx context.Context, st evidence.Store) ([]AgentSummary, error) {
 			a.Denied = d.Count
 		}
 	}
-	starts, err := st.Search(ctx, evidence.Request{Query: evidence.Must("kind", evidence.KindSessionStart), Sort: evidence.SortTime, Limit: maxSessionStarts})
+	starts, err := st.Search(ctx, evidence.Request{Query: evidence.Term("kind", evidence.KindSessionStart), Sort: evidence.SortTime, Limit: maxSessionStarts})
 	if err != nil {
 		return nil, fmt.Errorf("session starts: %w", err)
 	}
@@ -68,7 +68,7 @@ func Agents(ctx context.Context, st evidence.Store) ([]AgentSummary, error) {
 	}
 	for i := range out {
 		a := &out[i]
-		q := evidence.Must("agent", a.Agent)
+		q := evidence.Term("agent", a.Agent)
 		first, err := st.Page(ctx, evidence.PageRequest{Query: q, Limit: 1})
 		if err != nil {
 			return nil, fmt.Errorf("agent %s: %w", a.Agent, err)

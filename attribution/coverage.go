@@ -38,12 +38,12 @@ func Coverage(ctx context.Context, st evidence.Store) ([]SourceCoverage, error) 
 		if total == 0 {
 			continue
 		}
-		q := evidence.Must("source", src)
+		q := evidence.Term("source", src)
 		via, err := st.Facet(ctx, q, time.Time{}, time.Time{}, "attributed_via", 20)
 		if err != nil {
 			return nil, err
 		}
-		keyless, err := st.Search(ctx, evidence.Request{Query: q + " -src_ip:* -container:* -pod:* -credential:*", Limit: 1})
+		keyless, err := st.Search(ctx, evidence.Request{Query: evidence.And(q, evidence.Not(evidence.Or(evidence.Exists("src_ip"), evidence.Exists("container"), evidence.Exists("pod"), evidence.Exists("credential")))), Limit: 1})
 		if err != nil {
 			return nil, fmt.Errorf("coverage of %s: %w", src, err)
 		}

@@ -35,7 +35,7 @@ func ToolEffects(ctx context.Context, st evidence.Store, call evidence.Event) ([
 	}
 	until := call.Time.Add(effectMax)
 	if call.CallID != "" {
-		res, err := st.Search(ctx, evidence.Request{Query: evidence.Must("call_id", call.CallID) + " " + evidence.Must("kind", evidence.KindToolResult), Limit: 1})
+		res, err := st.Search(ctx, evidence.Request{Query: evidence.And(evidence.Term("call_id", call.CallID), evidence.Term("kind", evidence.KindToolResult)), Limit: 1})
 		if err != nil {
 			return nil, err
 		}
@@ -44,7 +44,7 @@ func ToolEffects(ctx context.Context, st evidence.Store, call evidence.Event) ([
 		}
 	}
 	hits, err := st.Search(ctx, evidence.Request{
-		Query: evidence.Must("agent", call.Agent) + " " + evidence.Not("source", evidence.SourceLedger),
+		Query: evidence.And(evidence.Term("agent", call.Agent), evidence.Not(evidence.Term("source", evidence.SourceLedger))),
 		Since: call.Time, Until: until, Sort: evidence.SortTime, Limit: maxEffectEvents,
 	})
 	if err != nil {
@@ -79,7 +79,7 @@ func ToolCause(ctx context.Context, st evidence.Store, ev evidence.Event) (evide
 		return evidence.Event{}, false, nil
 	}
 	calls, err := st.Search(ctx, evidence.Request{
-		Query: evidence.Must("agent", ev.Agent) + " " + evidence.Must("kind", evidence.KindToolCall),
+		Query: evidence.And(evidence.Term("agent", ev.Agent), evidence.Term("kind", evidence.KindToolCall)),
 		Since: ev.Time.Add(-effectMax), Until: ev.Time.Add(time.Nanosecond), Sort: evidence.SortTimeDesc, Limit: 20,
 	})
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 func TestToolEffects(t *testing.T) {
 	st := attributedStore(t, filepath.Join("..", "sample-incidents", "egress-probe-exfil"))
 	ctx := context.Background()
-	hits, err := st.Search(ctx, evidence.Request{Query: "+call_id:c-182 +kind:tool_call"})
+	hits, err := st.Search(ctx, evidence.Request{Query: evidence.MustParse("+call_id:c-182 +kind:tool_call")})
 	if err != nil || len(hits.Events) != 1 {
 		t.Fatalf("the call: %v %d", err, len(hits.Events))
 	}

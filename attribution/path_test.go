@@ -32,7 +32,7 @@ func TestDescribeAttribution(t *testing.T) {
 func TestAttributionPathOfProxyEvent(t *testing.T) {
 	st := attributedStore(t, consoleFixture)
 	ctx := context.Background()
-	hits, err := st.Search(ctx, evidence.Request{Query: "+source:proxy +agent:agent-7", Limit: 1})
+	hits, err := st.Search(ctx, evidence.Request{Query: evidence.MustParse("+source:proxy +agent:agent-7"), Limit: 1})
 	if err != nil || len(hits.Events) == 0 {
 		t.Fatalf("no proxy event of agent-7: %v", err)
 	}

@@ -21,7 +21,7 @@ type Related struct {
 	Why string
 	// Query finds the whole group in the timeline (a group of a time
 	// window carries the window as time clauses).
-	Query  string
+	Query  evidence.Query
 	Events []evidence.Event
 	// Total is the size of the group (Events may be a part of it).
 	Total uint64
@@ -36,7 +36,7 @@ type Related struct {
 // groups are omitted.
 func RelatedEvents(ctx context.Context, st evidence.Store, ev evidence.Event) ([]Related, error) {
 	var out []Related
-	add := func(why, q string, since, until time.Time) error {
+	add := func(why string, q evidence.Query, since, until time.Time) error {
 		hits, err := st.Search(ctx, evidence.Request{Query: q, Since: since, Until: until, Sort: evidence.SortTime, Limit: relatedLimit + 1})
 		if err != nil {
 			return fmt.Errorf("related (%s): %w", why, err)
@@ -59,7 +59,7 @@ func RelatedEvents(ctx context.Context, st evidence.Store, ev evidence.Event) ([
 		return nil
 	}
 	if ev.CallID != "" {
-		if err := add("same call_id "+ev.CallID, evidence.Must("call_id", ev.CallID), time.Time{}, time.Time{}); err != nil {
+		if err := add("same call_id "+ev.CallID, evidence.Term("call_id", ev.CallID), time.Time{}, time.Time{}); err != nil {
 			return out, err
 		}
 	}
@@ -69,14 +69,14 @@ func RelatedEvents(ctx context.Context, st evidence.Store, ev evidence.Event) ([
 		out = append(out, r)
 	}
 	if ev.ExecID != "" {
-		q := evidence.Term("exec_id", ev.ExecID) + " " + evidence.Term("parent_exec_id", ev.ExecID)
+		q := evidence.Or(evidence.Term("exec_id", ev.ExecID), evidence.Term("parent_exec_id", ev.ExecID))
 		if err := add("same exec_id "+ev.ExecID+" (and its children)", q, time.Time{}, time.Time{}); err != nil {
 			return out, err
 		}
 	}
 	if ev.Agent != "" {
 		since, until := ev.Time.Add(-RelatedWindow), ev.Time.Add(RelatedWindow+time.Nanosecond)
-		q := evidence.Must("agent", ev.Agent) + " " + evidence.Within(since, ev.Time.Add(RelatedWindow))
+		q := evidence.And(evidence.Term("agent", ev.Agent), evidence.Within(since, ev.Time.Add(RelatedWindow)))
 		if err := add("same agent "+ev.Agent+" ±30s", q, since, until); err != nil {
 			return out, err
 		}
@@ -89,14 +89,14 @@ func RelatedEvents(ctx context.Context, st evidence.Store, ev evidence.Event) ([
 			if k.value == "" {
 				continue
 			}
-			q := evidence.Must(k.field, k.value) + " " + evidence.Within(since, ev.Time.Add(RelatedWindow))
+			q := evidence.And(evidence.Term(k.field, k.value), evidence.Within(since, ev.Time.Add(RelatedWindow)))
 			if err := add("same "+k.field+" "+k.value+" ±30s", q, since, until); err != nil {
 				return out, err
 			}
 		}
 	}
 	if ev.Session != "" {
-		r, err := nearest(ctx, st, ev, "same session "+ev.Session, evidence.Must("session", ev.Session))
+		r, err := nearest(ctx, st, ev, "same session "+ev.Session, evidence.Term("session", ev.Session))
 		if err != nil {
 			return out, err
 		}
@@ -109,7 +109,7 @@ func RelatedEvents(ctx context.Context, st evidence.Store, ev evidence.Event) ([
 
 // nearest returns the events of a (possibly huge) group closest in time to
 // ev: a few before and a few after, by timeline pages around it.
-func nearest(ctx context.Context, st evidence.Store, ev evidence.Event, why, q string) (Related, error) {
+func nearest(ctx context.Context, st evidence.Store, ev evidence.Event, why string, q evidence.Query) (Related, error) {
 	at := evidence.Cursor{Time: ev.Time, ID: ev.ID}
 	const half = 6
 	before, err := st.Page(ctx, evidence.PageRequest{Query: q, After: at, Backward: true, Limit: half})
@@ -156,7 +156,7 @@ func crossLayer(ctx context.Context, st evidence.Store, ev evidence.Event) (Rela
 		for i, e := range effects {
 			ids[i] = e.ID
 		}
-		r := Related{Why: "what the tool call did (sensor, proxy)", Query: evidence.IDQuery(ids), Total: uint64(len(effects))}
+		r := Related{Why: "what the tool call did (sensor, proxy)", Query: evidence.IDs(ids...), Total: uint64(len(effects))}
 		r.Events = effects[:min(len(effects), relatedLimit)]
 		return r, nil
 	}

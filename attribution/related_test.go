@@ -12,7 +12,7 @@ import (
 func TestRelatedEvents(t *testing.T) {
 	st := attributedStore(t, consoleFixture)
 	ctx := context.Background()
-	hits, err := st.Search(ctx, evidence.Request{Query: `+call_id:c\-12 +kind:tool_call`})
+	hits, err := st.Search(ctx, evidence.Request{Query: evidence.MustParse(`+call_id:c\-12 +kind:tool_call`)})
 	if err != nil || len(hits.Events) != 1 {
 		t.Fatalf("call c-12: %v %+v", err, hits)
 	}
@@ -51,7 +51,7 @@ func TestRelatedEvents(t *testing.T) {
 func TestRelatedExecChildren(t *testing.T) {
 	st := attributedStore(t, consoleFixture)
 	ctx := context.Background()
-	hits, err := st.Search(ctx, evidence.Request{Query: `+format:tetragon +kind:proc_exec +cmdline:pip`, Limit: 10})
+	hits, err := st.Search(ctx, evidence.Request{Query: evidence.MustParse(`+format:tetragon +kind:proc_exec +cmdline:pip`), Limit: 10})
 	if err != nil || len(hits.Events) == 0 {
 		t.Fatalf("pip exec: %v", err)
 	}
@@ -60,7 +60,7 @@ func TestRelatedExecChildren(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, g := range groups {
-		if g.Query != "" && len(g.Events) > 0 && g.Why[:12] == "same exec_id" {
+		if !g.Query.IsAll() && len(g.Events) > 0 && g.Why[:12] == "same exec_id" {
 			return
 		}
 	}
@@ -72,7 +72,7 @@ func TestRelatedExecChildren(t *testing.T) {
 func TestRelatedUnattributed(t *testing.T) {
 	st := attributedStore(t, consoleFixture)
 	ctx := context.Background()
-	hits, err := st.Search(ctx, evidence.Request{Query: `+format:squid +dst_host:httpbin.org`, Limit: 1})
+	hits, err := st.Search(ctx, evidence.Request{Query: evidence.MustParse(`+format:squid +dst_host:httpbin.org`), Limit: 1})
 	if err != nil || len(hits.Events) == 0 {
 		t.Fatalf("squid deny: %v", err)
 	}

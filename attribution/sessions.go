@@ -12,11 +12,11 @@ import (
 // events matching a query string, in time order. evidence.StoreSource and
 // the detectors' sources have this shape.
 type Source interface {
-	Each(ctx context.Context, query string, fn func(evidence.Event) error) error
+	Each(ctx context.Context, q evidence.Query, fn func(evidence.Event) error) error
 }
 
 // sessionQuery selects the session records the identity map is built from.
-const sessionQuery = "kind:session_start kind:session_end"
+var sessionQuery = evidence.Terms("kind", evidence.KindSessionStart, evidence.KindSessionEnd)
 
 // ReadSessions reads the session records (session_start, session_end),
 // oldest first: what NewIdentity takes, and what the detectors read before

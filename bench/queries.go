@@ -50,27 +50,27 @@ func probes(st evidence.Store, rnd *rand.Rand) []probe {
 	}
 	facet := func(field string) func(context.Context, int) (int64, error) {
 		return func(ctx context.Context, _ int) (int64, error) {
-			c, err := st.Facet(ctx, "", time.Time{}, time.Time{}, field, 10)
+			c, err := st.Facet(ctx, evidence.All(), time.Time{}, time.Time{}, field, 10)
 			return int64(len(c)), err
 		}
 	}
-	term := func(i int) string { return evidence.Term("agent", agentName(i)) }
-	denied := func(i int) string {
-		return evidence.Must("agent", agentName(i)) + " " + evidence.Must("decision", evidence.DecisionDeny)
+	term := func(i int) evidence.Query { return evidence.Term("agent", agentName(i)) }
+	denied := func(i int) evidence.Query {
+		return evidence.And(evidence.Term("agent", agentName(i)), evidence.Term("decision", evidence.DecisionDeny))
 	}
 	return []probe{
-		{"term agent", 5, term,
+		{"term agent", 5, func(i int) string { return term(i).String() },
 			func(ctx context.Context, i int) (int64, error) {
 				return search(ctx, evidence.Request{Query: term(i)})
 			}},
-		{"agent+decision+1h", 5, func(i int) string { return denied(i) + ", 1 h window" },
+		{"agent+decision+1h", 5, func(i int) string { return denied(i).String() + ", 1 h window" },
 			func(ctx context.Context, i int) (int64, error) {
 				from := at()
 				return search(ctx, evidence.Request{Query: denied(i), Since: from, Until: from.Add(time.Hour)})
 			}},
 		{"bare word", 5, func(i int) string { return bareWords[i%len(bareWords)] },
 			func(ctx context.Context, i int) (int64, error) {
-				return search(ctx, evidence.Request{Query: bareWords[i%len(bareWords)]})
+				return search(ctx, evidence.Request{Query: evidence.Term("", bareWords[i%len(bareWords)])})
 			}},
 		{"timeline page", 30, func(int) string { return "Page: 100 rows from a random time" },
 			func(ctx context.Context, _ int) (int64, error) {

@@ -16,8 +16,8 @@ import (
 // Processes are all read: the clock-skew estimate pairs their execs with
 // tool calls, and the capability set keeps the detached ones and their
 // exits.
-const capQuery = "kind:human_intervention kind:tool_call kind:tool_result kind:cred_access kind:file_write " +
-	"kind:net_request kind:proc_exec kind:proc_exit source:proxy credential:* tags:cred-read"
+var capQuery = evidence.MustParse("kind:(human_intervention OR tool_call OR tool_result OR cred_access OR file_write " +
+	"OR net_request OR proc_exec OR proc_exit) OR source:proxy OR credential:* OR tags:cred-read")
 
 // capScan builds every agent's capability set in one pass over the
 // evidence, in time order. It is fed like a correlator and finished once.

@@ -10,11 +10,11 @@ import (
 )
 
 // Source is all the engine needs of an incident's evidence: the events
-// matching a Bleve query string (empty: every event), in time order, one
+// matching a typed query (evidence.All: every event), in time order, one
 // at a time, so that a rule never holds more than its own events.
 // evidence.StoreSource reads a store; MemSource holds events in memory.
 type Source interface {
-	Each(ctx context.Context, query string, fn func(evidence.Event) error) error
+	Each(ctx context.Context, q evidence.Query, fn func(evidence.Event) error) error
 }
 
 // Engine runs rules over an incident.
@@ -103,7 +103,7 @@ func (e *Engine) Scan(ctx context.Context, src Source) (Result, error) {
 		p.addRule(r, corr[i])
 	}
 	caps := newCapScan(env, sessions)
-	capMatch, err := evidence.CompileQuery(capQuery)
+	capMatch, err := evidence.Compile(capQuery)
 	if err != nil {
 		return Result{}, fmt.Errorf("capabilities: %w", err)
 	}

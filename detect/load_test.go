@@ -36,7 +36,7 @@ func TestLoaderErrorsNameTheLine(t *testing.T) {
 		{"bad window", strings.Replace(goodRule, "window: 10m", "window: 10 minutes", 1), `r.yaml:10: window "10 minutes": want a Go duration`},
 		{"query syntax", strings.Replace(goodRule, `query: "+decision:deny"`, `query: '+decision:"deny'`, 1), `r.yaml:6: query`},
 		{"query field", strings.Replace(goodRule, `query: "+decision:deny"`, `query: "+decison:deny"`, 1), `r.yaml:6: query "+decison:deny": unknown field "decison"`},
-		{"query phrase", strings.Replace(goodRule, `query: "+decision:deny"`, `query: 'cmdline:"/run/secrets"'`, 1), `r.yaml:6: query "cmdline:\"/run/secrets\"": a quoted phrase finds nothing`},
+		{"query phrase", strings.Replace(goodRule, `query: "+decision:deny"`, `query: 'cmdline:"/run/secrets"'`, 1), `r.yaml:6: query "cmdline:\"/run/secrets\"": cmdline:"/run/secrets": a quoted phrase finds nothing here`},
 		{"query list item", strings.Replace(goodRule, `query: "+decision:deny"`, "query:\n  - \"+decision:deny\"\n  - \"+knd:x\"", 1), `r.yaml:8: query "+knd:x": unknown field "knd"`},
 		{"template variable", strings.Replace(strings.Replace(goodRule, "type: value_count", "type: event_count", 1), "  field: dst_host\n", "", 1), `r.yaml:5: explain names {{distinct}}; this correlation offers`},
 		{"missing field", strings.Replace(goodRule, "  field: dst_host\n", "", 1), `r.yaml:7: value_count needs field`},

@@ -13,8 +13,8 @@ import (
 // (an event is decoded from the index), and rules share queries.
 type plan struct {
 	attribute bool
-	order     []string              // queries as the Source is asked, first asked first
-	reads     map[string][]consumer // query -> who gets its events
+	order     []evidence.Query      // queries as the Source is asked, first asked first
+	reads     map[string][]consumer // query text -> who gets its events
 	unions    []*union
 }
 
@@ -36,20 +36,20 @@ type union struct {
 
 func (p *plan) addRule(r *Rule, c correlator) {
 	if r.Correlation.Type == OrderedSequence {
-		for i, s := range r.Correlation.Steps {
+		for i := range r.Correlation.Steps {
 			i := i
-			p.add(s.Query, r.steps[i], func(ev *evidence.Event) { c.add(i, ev) })
+			p.add(r.steps[i].Query(), r.steps[i], func(ev *evidence.Event) { c.add(i, ev) })
 		}
 		return
 	}
-	if len(r.Query) == 1 {
-		p.add(r.Query[0], r.match[0], func(ev *evidence.Event) { c.add(0, ev) })
+	if len(r.match) == 1 {
+		p.add(r.match[0].Query(), r.match[0], func(ev *evidence.Event) { c.add(0, ev) })
 		return
 	}
 	u := &union{c: c, seen: map[string]bool{}}
 	p.unions = append(p.unions, u)
-	for i, q := range r.Query {
-		p.add(q, r.match[i], func(ev *evidence.Event) {
+	for _, m := range r.match {
+		p.add(m.Query(), m, func(ev *evidence.Event) {
 			if !u.seen[ev.ID] {
 				u.seen[ev.ID] = true
 				u.evs = append(u.evs, *ev)
@@ -61,17 +61,18 @@ func (p *plan) addRule(r *Rule, c correlator) {
 // add registers a stream for query q (compiled as m). When the engine
 // attributes as it reads, the Source is asked only what it can answer
 // before attribution and the rest is checked here.
-func (p *plan) add(q string, m *evidence.Matcher, fn func(*evidence.Event)) {
+func (p *plan) add(q evidence.Query, m *evidence.Matcher, fn func(*evidence.Event)) {
 	var filter *evidence.Matcher
 	if p.attribute {
 		if pushed, relaxed := relax(q); relaxed {
 			q, filter = pushed, m
 		}
 	}
-	if _, ok := p.reads[q]; !ok {
+	key := q.String()
+	if _, ok := p.reads[key]; !ok {
 		p.order = append(p.order, q)
 	}
-	p.reads[q] = append(p.reads[q], consumer{filter: filter, full: m, add: fn})
+	p.reads[key] = append(p.reads[key], consumer{filter: filter, full: m, add: fn})
 }
 
 func (p *plan) run(ctx context.Context, src Source, env *env) error {
@@ -79,7 +80,7 @@ func (p *plan) run(ctx context.Context, src Source, env *env) error {
 	// correlators read it and copy what they keep, so reading a million
 	// events does not allocate a million.
 	buf := new(evidence.Event)
-	read := func(q string, cs []consumer, scan bool) error {
+	read := func(q evidence.Query, cs []consumer, scan bool) error {
 		return src.Each(ctx, q, func(ev evidence.Event) error {
 			*buf = ev
 			if p.attribute && buf.AttributedVia == "" && attribution.Attributable(buf) {
@@ -104,9 +105,9 @@ func (p *plan) run(ctx context.Context, src Source, env *env) error {
 	if scan {
 		var all []consumer
 		for _, q := range p.order {
-			all = append(all, p.reads[q]...)
+			all = append(all, p.reads[q.String()]...)
 		}
-		if err := read("", all, true); err != nil {
+		if err := read(evidence.All(), all, true); err != nil {
 			return err
 		}
 	}
@@ -114,7 +115,7 @@ func (p *plan) run(ctx context.Context, src Source, env *env) error {
 		if scan {
 			break
 		}
-		if err := read(q, p.reads[q], false); err != nil {
+		if err := read(q, p.reads[q.String()], false); err != nil {
 			return err
 		}
 		if err := ctx.Err(); err != nil {
@@ -139,7 +140,7 @@ func (p *plan) run(ctx context.Context, src Source, env *env) error {
 // Counter is a Source that can count a query's events without reading
 // them.
 type Counter interface {
-	Count(ctx context.Context, query string) (int64, error)
+	Count(ctx context.Context, q evidence.Query) (int64, error)
 }
 
 // scanOver is how many times the incident's size the separate reads may
@@ -155,7 +156,7 @@ func (p *plan) scanAll(ctx context.Context, src Source) (bool, error) {
 	if !ok || len(p.order) < 2 {
 		return false, nil
 	}
-	all, err := c.Count(ctx, "")
+	all, err := c.Count(ctx, evidence.All())
 	if err != nil || all == 0 {
 		return false, err
 	}

@@ -33,7 +33,11 @@ func TestRuleQueriesAgreeWithTheIndex(t *testing.T) {
 			attribution.AttributeAll(evs)
 			st := indexed(t, evs)
 			for _, q := range queries {
-				m, err := evidence.CompileQuery(q)
+				pq, err := evidence.Parse(q)
+				if err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+				m, err := evidence.Compile(pq)
 				if err != nil {
 					t.Fatalf("%s: %v", q, err)
 				}
@@ -43,7 +47,7 @@ func TestRuleQueriesAgreeWithTheIndex(t *testing.T) {
 						mem = append(mem, evs[i].ID)
 					}
 				}
-				hits, err := st.Search(context.Background(), evidence.Request{Query: q, Limit: len(evs) + 1})
+				hits, err := st.Search(context.Background(), evidence.Request{Query: pq, Limit: len(evs) + 1})
 				if err != nil {
 					t.Fatalf("%s: %v", q, err)
 				}

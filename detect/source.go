@@ -3,7 +3,6 @@ package detect
 import (
 	"context"
 	"sort"
-	"strings"
 
 	"github.com/cordon-ir/cordon/evidence"
 )
@@ -12,8 +11,8 @@ import (
 // and small incidents. Queries are evaluated by evidence.Matcher.
 type MemSource struct {
 	events   []evidence.Event
-	order    []int32 // indexes of events in time order (ties by id)
-	matchers map[string]*evidence.Matcher
+	order    []int32                      // indexes of events in time order (ties by id)
+	matchers map[string]*evidence.Matcher // by the query's text
 }
 
 // NewMemSource reads events in time order; the slice is kept, not copied,
@@ -34,14 +33,15 @@ func NewMemSource(events []evidence.Event) *MemSource {
 }
 
 // Each calls fn with every event matching query, in time order.
-func (m *MemSource) Each(ctx context.Context, query string, fn func(evidence.Event) error) error {
-	mt, ok := m.matchers[query]
+func (m *MemSource) Each(ctx context.Context, q evidence.Query, fn func(evidence.Event) error) error {
+	key := q.String()
+	mt, ok := m.matchers[key]
 	if !ok {
 		var err error
-		if mt, err = evidence.CompileQuery(query); err != nil {
+		if mt, err = evidence.Compile(q); err != nil {
 			return err
 		}
-		m.matchers[query] = mt
+		m.matchers[key] = mt
 	}
 	for n, i := range m.order {
 		if n%4096 == 0 {
@@ -65,41 +65,35 @@ func attributionField(f string) bool {
 }
 
 // relax returns the part of a query a store can answer before attribution:
-// it drops clauses on attribution fields, and whatever else would make the
-// result narrower without them, so the store returns a superset and the
-// full query is checked in memory after attribution. Bleve query strings
-// have no grouping: a query is a flat list of required (+), excluded (-)
-// and optional clauses, and optional ones are required as a group only
-// when no clause is.
-func relax(q string) (string, bool) {
-	var must, not, should []string
-	dropped, droppedShould, hadMust := false, false, false
-	for _, c := range evidence.Clauses(q) {
-		prefix := ""
-		if c[0] == '+' || c[0] == '-' {
-			prefix = c[:1]
+// clauses on attribution fields become "any event", and so does a negation
+// that names one, so that the store returns a superset and the full query
+// is checked in memory after attribution. relaxed reports a change.
+func relax(q evidence.Query) (out evidence.Query, relaxed bool) {
+	switch q.Op() {
+	case evidence.OpAnd, evidence.OpOr:
+		subs := make([]evidence.Query, len(q.Subs()))
+		for i, s := range q.Subs() {
+			var r bool
+			subs[i], r = relax(s)
+			relaxed = relaxed || r
 		}
-		hadMust = hadMust || prefix == "+"
-		dep := attributionField(evidence.ClauseField(c))
-		switch {
-		case dep && prefix == "":
-			dropped, droppedShould = true, true
-		case dep:
-			dropped = true
-		case prefix == "+":
-			must = append(must, c)
-		case prefix == "-":
-			not = append(not, c)
-		default:
-			should = append(should, c)
+		if !relaxed {
+			return q, false
 		}
-	}
-	if !dropped {
+		if q.Op() == evidence.OpAnd {
+			return evidence.And(subs...), true
+		}
+		return evidence.Or(subs...), true
+	case evidence.OpNot:
+		if q.HasField(attributionFields...) {
+			return evidence.All(), true
+		}
 		return q, false
 	}
-	keep := append(must, not...)
-	if !hadMust && !droppedShould {
-		keep = append(keep, should...)
+	if attributionField(q.Field()) {
+		return evidence.All(), true
 	}
-	return strings.Join(keep, " "), true
+	return q, false
 }
+
+var attributionFields = []string{"agent", "attributed_via", "tags"}

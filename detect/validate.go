@@ -83,17 +83,31 @@ func (r *Rule) Validate() error {
 	return nil
 }
 
-// compileRuleQuery compiles a rule's query, refusing what would silently
-// find nothing.
-func compileRuleQuery(q string) (*evidence.Matcher, error) {
-	m, err := evidence.CompileQuery(q)
+// compileRuleQuery parses and compiles a rule's query. Parse refuses what
+// would silently find nothing; a query that read otherwise in the old
+// syntax (unsigned clauses optional) is refused until it is rewritten, so
+// that a rule never starts finding something else unseen.
+func compileRuleQuery(text string) (*evidence.Matcher, error) {
+	old, now, changed, err := evidence.Changed(text)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("query %q: %s", text, strings.TrimPrefix(err.Error(), evidence.ErrQuery.Error()+": "))
 	}
-	if m.Phrases() > 0 {
-		return nil, fmt.Errorf("query %q: a quoted phrase finds nothing (the index keeps no term positions); write +field:a +field:b, or a /regexp/ for one token", q)
+	if changed {
+		return nil, &ChangedError{Query: text, Old: old, New: now}
 	}
-	return m, nil
+	return evidence.Compile(now)
+}
+
+// ChangedError is a rule query whose meaning changed with the query syntax:
+// unsigned clauses were optional, and are required now.
+type ChangedError struct {
+	Query    string
+	Old, New evidence.Query
+}
+
+func (e *ChangedError) Error() string {
+	return fmt.Sprintf("query %q changed meaning: it used to read %s and now reads %s; to keep the old meaning write %q (see docs/query.md)",
+		e.Query, e.Old, e.New, e.Old.String())
 }
 
 // checkShape checks the fields each correlation type needs or ignores.

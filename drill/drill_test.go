@@ -38,7 +38,7 @@ func TestNothingFromTheFuture(t *testing.T) {
 	defer d.Close()
 	st := d.WS.Store
 	count := func(q string, since, until time.Time) uint64 {
-		h, err := st.Search(ctx, evidence.Request{Query: q, Since: since, Until: until, Limit: 1})
+		h, err := st.Search(ctx, evidence.Request{Query: evidence.MustParse(q), Since: since, Until: until, Limit: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -212,11 +212,8 @@ func (s *bleveStore) Search(ctx context.Context, r Request) (*Hits, error) {
 	default:
 		return nil, fmt.Errorf("unknown sort %q (want time, -time or score)", r.Sort)
 	}
-	base, err := s.parse(r.Query)
-	if err != nil {
-		return nil, err
-	}
-	full, err := s.within(ctx, base, r.Query, r.Since, r.Until)
+	base, qs := s.parse(r.Query), r.Query.String()
+	full, err := s.within(ctx, base, qs, r.Since, r.Until)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +233,7 @@ func (s *bleveStore) Search(ctx context.Context, r Request) (*Hits, error) {
 		inSpan = t.between(r.Since, r.Until)
 	}
 	sel := min(1, float64(total)/float64(max(1, inSpan)))
-	evs, _, err := s.ordered(ctx, base, r.Query, sel, r.Since, r.Until, time.Time{}, Cursor{}, desc, r.Offset+limit)
+	evs, _, err := s.ordered(ctx, base, qs, sel, r.Since, r.Until, time.Time{}, Cursor{}, desc, r.Offset+limit)
 	if err != nil {
 		return nil, err
 	}
@@ -270,11 +267,11 @@ func (s *bleveStore) searchByScore(ctx context.Context, r Request, limit int) (*
 	return &Hits{Total: res.Total, Events: evs, Took: res.Took}, nil
 }
 
-func (s *bleveStore) Facet(ctx context.Context, q string, since, until time.Time, field string, size int) ([]Count, error) {
+func (s *bleveStore) Facet(ctx context.Context, q Query, since, until time.Time, field string, size int) ([]Count, error) {
 	if size <= 0 {
 		size = 10
 	}
-	if strings.TrimSpace(q) == "" && since.IsZero() && until.IsZero() {
+	if q.IsAll() && since.IsZero() && until.IsZero() {
 		s.mu.RLock()
 		counted := s.counts.Fields[field] != nil
 		var top []Count

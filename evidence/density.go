@@ -129,7 +129,7 @@ func DeniedSeries(ctx context.Context, st Store, b Buckets) ([]int64, error) {
 	if st.Counts().Fields["decision"][DecisionDeny] == 0 {
 		return out, nil
 	}
-	q := Must("decision", DecisionDeny)
+	q := Term("decision", DecisionDeny)
 	for i := 0; i < b.N; i++ {
 		since, until := b.Start(i), b.Start(i+1)
 		if i == b.N-1 {

@@ -5,8 +5,6 @@ import (
 	"regexp"
 	"strings"
 	"time"
-
-	"github.com/blevesearch/bleve/v2/search/query"
 )
 
 func compilePattern(name, re string, an *analyzer) (pred, error) {
@@ -79,15 +77,15 @@ func (p patternPred) maybe(s string) bool {
 	return false
 }
 
-func compileNumRange(q *query.NumericRangeQuery) (pred, error) {
-	f, err := fieldFor(q.FieldVal)
+func compileNumRange(q Query) (pred, error) {
+	f, err := fieldFor(q.field)
 	if err != nil {
 		return nil, err
 	}
 	if f.kind != numField {
 		return always(false), nil // numbers are indexed as numbers only here
 	}
-	return numRange{f: f, min: q.Min, max: q.Max, minIncl: q.InclusiveMin == nil || *q.InclusiveMin, maxIncl: q.InclusiveMax != nil && *q.InclusiveMax}, nil
+	return numRange{f: f, min: q.lo, max: q.hi, minIncl: q.loIncl, maxIncl: q.hiIncl}, nil
 }
 
 type numRange struct {
@@ -108,32 +106,10 @@ func (r numRange) match(ev *Event) bool {
 	return r.max == nil || v < *r.max || v == *r.max && r.maxIncl
 }
 
-func compileDateRange(q *query.DateRangeQuery) (pred, error) {
-	if q.FieldVal != "time" {
-		if _, err := fieldFor(q.FieldVal); err != nil {
-			return nil, err
-		}
-		return always(false), nil
-	}
-	return dateRange{start: q.Start.Time, end: q.End.Time,
-		startIncl: q.InclusiveStart == nil || *q.InclusiveStart, endIncl: q.InclusiveEnd != nil && *q.InclusiveEnd}, nil
-}
-
-type dateRange struct {
-	start, end         time.Time
-	startIncl, endIncl bool
-}
+// dateRange matches [start, end), a zero bound open.
+type dateRange struct{ start, end time.Time }
 
 func (r dateRange) match(ev *Event) bool {
 	t := ev.Time
-	if !r.start.IsZero() && (t.Before(r.start) || t.Equal(r.start) && !r.startIncl) {
-		return false
-	}
-	return r.end.IsZero() || t.Before(r.end) || t.Equal(r.end) && r.endIncl
-}
-
-// wildcardReplacer turns a Bleve wildcard into a regexp, as Bleve does.
-func wildcardReplacer() *strings.Replacer {
-	return strings.NewReplacer("+", `\+`, "(", `\(`, ")", `\)`, "^", `\^`, "$", `\$`, ".", `\.`,
-		"{", `\{`, "}", `\}`, "[", `\[`, "]", `\]`, `|`, `\|`, `\`, `\\`, "*", ".*", "?", ".")
+	return (r.start.IsZero() || !t.Before(r.start)) && (r.end.IsZero() || t.Before(r.end))
 }

@@ -13,13 +13,17 @@ import (
 
 // parityQueries exercise the query syntax beyond the built-in rules.
 var parityQueries = []string{
-	`nohup`, `curl nohup`, `+agent:agent-7 curl`, `sync-keeper.py`, `cmdline:"/run/secrets"`,
+	`nohup`, `curl OR nohup`, `curl nohup`, `agent:agent-7 curl`, `sync-keeper.py`, `cmdline:/run\/secrets/`,
 	`policy:"Schedule Cron Jobs"`, `policy:Schedule\ Cron\ Jobs`, `dst_host:*.s3.amazonaws.com`,
-	`dst_host:GITHUB.COM`, `dst_host:github.com`, `dst_port:443`, `dst_port:>100`, `bytes_out:>1000000`,
+	`dst_host:GITHUB.COM`, `dst_host:github.com`, `dst_port:443`, `bytes_out:>1000000`,
 	`bytes_in:<=500`, `time:>"2026-07-21T10:30:00Z"`, `-kind:proc_exec +source:sensor`, `-source:ledger`,
 	`tags:after-session-end`, `credential:px-s228`, `user:*`, `user:px-s2?8`, `path:/cron.*/`,
-	`message:"retry of"`, `message:"retry"`, `cmdline:"crontab"`, `"nohup"`, `+kind:tool_call +cmdline:/env|printenv/`, `tool:bash^2 kind:summary`,
-	`attributed_via:src_ip -decision:allow`, `169.254.169.254`, `url:http`, `message:...`,
+	`message:"retry"`, `cmdline:"crontab"`, `"nohup"`, `kind:tool_call cmdline:/env|printenv/`,
+	`attributed_via:src_ip -decision:allow`, `169.254.169.254`, `url:http`,
+	`kind:(tool_call OR summary)`, `agent:agent-7 AND (decision:deny OR kind:summary)`, `NOT (source:ledger OR source:proxy)`,
+	`(cmdline:curl OR cmdline:wget) -agent:agent-7`, `agent:/AGENT-7/i`, `cmdline:/CURL/`, `cmdline:CURL*`, `dst_host:HTTPBIN.ORG`,
+	`kind:proc_exec cmdline:curl`, `id:* NOT kind:proc_exec`, `bytes_out:>=1 AND bytes_out:<100000`,
+	`time:>="2026-07-21T10:00:00Z" AND time:<"2026-07-21T10:30:00Z" AND source:sensor`,
 }
 
 // The in-memory matcher agrees with the Bleve index on every sample
@@ -32,7 +36,11 @@ func TestMatcherAgreesWithTheIndex(t *testing.T) {
 			attribution.AttributeAll(evs)
 			st := indexed(t, evs)
 			for _, q := range parityQueries {
-				m, err := evidence.CompileQuery(q)
+				pq, err := evidence.Parse(q)
+				if err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+				m, err := evidence.Compile(pq)
 				if err != nil {
 					t.Fatalf("%s: %v", q, err)
 				}
@@ -42,7 +50,7 @@ func TestMatcherAgreesWithTheIndex(t *testing.T) {
 						mem = append(mem, evs[i].ID)
 					}
 				}
-				hits, err := st.Search(context.Background(), evidence.Request{Query: q, Limit: len(evs) + 1})
+				hits, err := st.Search(context.Background(), evidence.Request{Query: pq, Limit: len(evs) + 1})
 				if err != nil {
 					t.Fatalf("%s: %v", q, err)
 				}
@@ -75,7 +83,8 @@ func TestLongWordsMatchAsIndexed(t *testing.T) {
 		"cmdline:" + word[:1024], "cmdline:" + word, "cmdline:credentials", word[:1024],
 		"cmdline:/a+/", "cmdline:/a+credentials/", "cmdline:cat",
 	} {
-		m, err := evidence.CompileQuery(q)
+		pq := evidence.MustParse(q)
+		m, err := evidence.Compile(pq)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +94,7 @@ func TestLongWordsMatchAsIndexed(t *testing.T) {
 				mem = append(mem, evs[i].ID)
 			}
 		}
-		hits, err := st.Search(context.Background(), evidence.Request{Query: q, Limit: 10})
+		hits, err := st.Search(context.Background(), evidence.Request{Query: pq, Limit: 10})
 		if err != nil {
 			t.Fatal(err)
 		}

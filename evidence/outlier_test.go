@@ -61,15 +61,15 @@ func timeReads(t *testing.T, s Store, from, to time.Time) {
 		{Since: from.Add(time.Nanosecond)},
 		{Until: to},
 		{Since: from.Add(time.Second), Sort: SortTimeDesc},
-		{Query: `time:>"` + from.Add(time.Millisecond).Format(time.RFC3339Nano) + `"`},
-		{Query: "kind:tool_call", Since: from.Add(time.Nanosecond)},
+		{Query: MustParse(`time:>"` + from.Add(time.Millisecond).Format(time.RFC3339Nano) + `"`)},
+		{Query: MustParse("kind:tool_call"), Since: from.Add(time.Nanosecond)},
 	}
 	for _, r := range reqs {
 		if _, err := s.Search(ctx, r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.Facet(ctx, "kind:tool_call", from.Add(time.Nanosecond), to, "kind", 5); err != nil {
+	if _, err := s.Facet(ctx, MustParse("kind:tool_call"), from.Add(time.Nanosecond), to, "kind", 5); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -21,23 +21,20 @@ func (s *bleveStore) Page(ctx context.Context, r PageRequest) (*Page, error) {
 	if limit <= 0 {
 		limit = 100
 	}
-	base, err := s.parse(r.Query)
-	if err != nil {
-		return nil, err
-	}
+	base, qs := s.parse(r.Query), r.Query.String()
 	start := r.From
 	if r.After.ID != "" {
 		start = r.After.Time
 	}
 	sel := 1.0
 	if base != nil {
-		matches, err := s.countCached(ctx, r.Query, base)
+		matches, err := s.countCached(ctx, qs, base)
 		if err != nil || matches == 0 {
 			return &Page{}, err
 		}
 		sel = float64(matches) / float64(max(1, s.timeline().total))
 	}
-	evs, more, err := s.ordered(ctx, base, r.Query, sel, r.Since, r.Until, start, r.After, r.Backward, limit)
+	evs, more, err := s.ordered(ctx, base, qs, sel, r.Since, r.Until, start, r.After, r.Backward, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -144,7 +144,7 @@ func TestPersisterWriteFailureIsReported(t *testing.T) {
 	if got := s.Counts().Total; got != int64(stored) {
 		t.Errorf("reopened: %d events counted, the failed run reported %d stored", got, stored)
 	}
-	h, err := s.Search(context.Background(), Request{Query: "format:test", Limit: 1})
+	h, err := s.Search(context.Background(), Request{Query: MustParse("format:test"), Limit: 1})
 	if err != nil || h.Total != uint64(stored) {
 		t.Errorf("reopened: %v events found (%v), the failed run reported %d stored", h, err, stored)
 	}

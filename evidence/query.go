@@ -3,8 +3,7 @@ package evidence
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -14,34 +13,14 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 )
 
-// parse parses a query string, with its time ranges rewritten for the
-// time fields (see rewriteTime). An empty query gives nil: everything.
-func (s *bleveStore) parse(qs string) (query.Query, error) {
-	if strings.TrimSpace(qs) == "" {
-		return nil, nil
-	}
-	parsed, err := query.NewQueryStringQuery(qs).Parse()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrQuery, err)
-	}
-	if v, ok := parsed.(query.ValidatableQuery); ok {
-		if err := v.Validate(); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrQuery, err)
-		}
-	}
-	if _, ok := parsed.(*query.MatchAllQuery); ok {
-		return nil, nil
-	}
-	return s.timeline().rewriteTime(parsed), nil
+// parse translates a query for the index; All gives nil: everything.
+func (s *bleveStore) parse(q Query) query.Query {
+	return s.timeline().toBleve(q)
 }
 
-// buildQuery parses a query string and adds a time range.
-func (s *bleveStore) buildQuery(ctx context.Context, qs string, since, until time.Time) (query.Query, error) {
-	base, err := s.parse(qs)
-	if err != nil {
-		return nil, err
-	}
-	return s.within(ctx, base, qs, since, until)
+// buildQuery translates a query and adds a time range.
+func (s *bleveStore) buildQuery(ctx context.Context, q Query, since, until time.Time) (query.Query, error) {
+	return s.within(ctx, s.parse(q), q.String(), since, until)
 }
 
 // Choosing how a query meets a time range: a span's bitmap costs about
@@ -120,44 +99,13 @@ func (q *spanFilter) Searcher(ctx context.Context, r index.IndexReader, m mappin
 // (agent:agent-7): the total shown beside a first page, without visiting
 // a hit. dst_host is left out: the index lowercases it, the counts do not.
 func (s *bleveStore) countedTotal(q query.Query) (uint64, bool) {
-	bq, ok := q.(*query.BooleanQuery)
-	if !ok || bq.MustNot != nil {
-		return 0, false
-	}
-	var clauses []query.Query
-	switch {
-	case bq.Must != nil && bq.Should == nil:
-		if c, ok := bq.Must.(*query.ConjunctionQuery); ok {
-			clauses = c.Conjuncts
-		}
-	case bq.Should != nil && bq.Must == nil:
-		if d, ok := bq.Should.(*query.DisjunctionQuery); ok {
-			clauses = d.Disjuncts
-		}
-	}
-	if len(clauses) != 1 {
-		return 0, false
-	}
-	// Only a bare value: a quoted one is a phrase query, which finds
-	// nothing in fields indexed without positions.
-	m, ok := clauses[0].(*query.MatchQuery)
-	if !ok || m.Fuzziness != 0 {
-		return 0, false
-	}
-	field, value := m.FieldVal, m.Match
-	if field == "dst_host" || !isCounted(field) {
+	t, ok := q.(*query.TermQuery)
+	if !ok || t.FieldVal == "dst_host" || !isCounted(t.FieldVal) {
 		return 0, false
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return uint64(s.counts.Fields[field][value]), true
+	return uint64(s.counts.Fields[t.FieldVal][t.Term]), true
 }
 
-func isCounted(field string) bool {
-	for _, f := range CountedFields {
-		if f == field {
-			return true
-		}
-	}
-	return false
-}
+func isCounted(field string) bool { return slices.Contains(CountedFields, field) }

@@ -80,18 +80,19 @@ type Span struct {
 func (s Span) Outside() int64 { return s.Before + s.After }
 
 // Query finds the events outside the main span.
-func (s Span) Query() string {
-	var q string
+// With none outside, it is every event, as before there was a span.
+func (s Span) Query() Query {
+	var qs []Query
 	if s.Before > 0 {
-		q = `time:<"` + s.First.UTC().Format(time.RFC3339Nano) + `"`
+		qs = append(qs, TimeRange(time.Time{}, s.First))
 	}
 	if s.After > 0 {
-		if q != "" {
-			q += " "
-		}
-		q += `time:>"` + s.Last.UTC().Format(time.RFC3339Nano) + `"`
+		qs = append(qs, After(s.Last))
 	}
-	return q
+	if len(qs) == 0 {
+		return All()
+	}
+	return Or(qs...)
 }
 
 // OutsideLine names the events outside the main span, for a line of its

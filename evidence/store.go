@@ -12,7 +12,7 @@ var (
 	ErrIncompatible = errors.New("incompatible index")
 	// ErrNotFound: no event with that id.
 	ErrNotFound = errors.New("event not found")
-	// ErrQuery: the query string does not parse.
+	// ErrQuery: a query does not parse, or could not match anything.
 	ErrQuery = errors.New("bad query")
 )
 
@@ -24,13 +24,13 @@ type Store interface {
 	Index(ctx context.Context, events []Event, state map[string][]byte) (int, error)
 	// State returns a value recorded by Index, nil if none.
 	State(key string) ([]byte, error)
-	// Search runs a query-string query.
+	// Search runs a typed query.
 	Search(ctx context.Context, req Request) (*Hits, error)
 	// Page returns up to req.Limit events in time order starting at a
 	// cursor, for a timeline that scrolls through a million events.
 	Page(ctx context.Context, req PageRequest) (*Page, error)
 	// Facet counts the values of field over the events matching query.
-	Facet(ctx context.Context, query string, since, until time.Time, field string, size int) ([]Count, error)
+	Facet(ctx context.Context, q Query, since, until time.Time, field string, size int) ([]Count, error)
 	// Replace rewrites events already in the store (same id and time, new
 	// field values such as an attributed agent) and adjusts the counts.
 	Replace(ctx context.Context, events []Event) (int, error)
@@ -65,7 +65,7 @@ const (
 
 // Request is a search.
 type Request struct {
-	Query  string    // Bleve query-string syntax; empty matches everything
+	Query  Query     // the zero Query matches everything
 	Since  time.Time // inclusive; zero = unbounded
 	Until  time.Time // exclusive; zero = unbounded
 	Sort   string    // SortTime (default), SortTimeDesc or SortScore
@@ -82,7 +82,7 @@ type Hits struct {
 
 // PageRequest asks for a timeline page.
 type PageRequest struct {
-	Query    string
+	Query    Query
 	Since    time.Time // lower bound of the whole view (optional)
 	Until    time.Time // upper bound of the whole view (optional)
 	From     time.Time // page starts at this time (zero: the start)

@@ -30,7 +30,7 @@ type StoreSource struct {
 // detector: the events with a field cut are matched here, on their whole
 // stored fields, by the Matcher, and merged in time order with what the
 // index answers for the others.
-func (s StoreSource) Each(ctx context.Context, query string, fn func(Event) error) error {
+func (s StoreSource) Each(ctx context.Context, q Query, fn func(Event) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	size := s.PageSize
 	if size <= 0 {
@@ -45,7 +45,7 @@ func (s StoreSource) Each(ctx context.Context, query string, fn func(Event) erro
 			p.wait()
 		}
 	}()
-	whole := s.pages(ctx, query, size)
+	whole := s.pages(ctx, q, size)
 	readers = append(readers, whole)
 	if s.Store.Counts().Cut == 0 {
 		for {
@@ -58,7 +58,7 @@ func (s StoreSource) Each(ctx context.Context, query string, fn func(Event) erro
 			}
 		}
 	}
-	m, err := CompileQuery(query)
+	m, err := Compile(q)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrQuery, err)
 	}
@@ -89,18 +89,19 @@ func (s StoreSource) Each(ctx context.Context, query string, fn func(Event) erro
 // cutQuery finds the events with a field cut in the index; cutPage is how
 // many are read at once, each holding up to megabytes.
 const (
-	cutQuery = "cut:*"
-	cutPage  = 16
+	cutPage = 16
 )
+
+var cutQuery = Exists("cut")
 
 // EachCut calls fn, oldest first, with the events from since on whose
 // index holds a field cut (MaxIndexed) and which match query on their
 // whole fields: a search of the index answers for all the others.
-func EachCut(ctx context.Context, st Store, query string, since time.Time, fn func(Event) error) error {
+func EachCut(ctx context.Context, st Store, q Query, since time.Time, fn func(Event) error) error {
 	if st.Counts().Cut == 0 {
 		return nil
 	}
-	m, err := CompileQuery(query)
+	m, err := Compile(q)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrQuery, err)
 	}
@@ -142,9 +143,9 @@ type pageResult struct {
 	err  error
 }
 
-func (s StoreSource) pages(ctx context.Context, query string, limit int) *pager {
+func (s StoreSource) pages(ctx context.Context, q Query, limit int) *pager {
 	p := &pager{pages: make(chan pageResult, 1), done: make(chan struct{})}
-	req := PageRequest{Query: query, Since: s.Since, Limit: limit}
+	req := PageRequest{Query: q, Since: s.Since, Limit: limit}
 	go func() {
 		defer close(p.done)
 		defer close(p.pages)
@@ -196,8 +197,8 @@ func (p *pager) wait() { <-p.done }
 
 // Count counts the events matching query (a detect.Counter: the detectors
 // read every event once when their queries would read more).
-func (s StoreSource) Count(ctx context.Context, query string) (int64, error) {
-	h, err := s.Store.Search(ctx, Request{Query: query, Since: s.Since, Limit: 1})
+func (s StoreSource) Count(ctx context.Context, q Query) (int64, error) {
+	h, err := s.Store.Search(ctx, Request{Query: q, Since: s.Since, Limit: 1})
 	if err != nil {
 		return 0, err
 	}

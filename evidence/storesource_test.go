@@ -12,7 +12,7 @@ func TestStoreSourceReadsInTimeOrder(t *testing.T) {
 	st := indexed(t, loadSample(t, "persistence-after-kill"))
 	var n int
 	var last string
-	err := evidence.StoreSource{Store: st, PageSize: 97}.Each(context.Background(), "", func(ev evidence.Event) error {
+	err := evidence.StoreSource{Store: st, PageSize: 97}.Each(context.Background(), evidence.All(), func(ev evidence.Event) error {
 		key := ev.Time.Format("2006-01-02T15:04:05.000000000") + ev.ID
 		if key < last {
 			t.Fatalf("out of order: %s after %s", key, last)

@@ -124,7 +124,7 @@ func TestQueryStringTimeRanges(t *testing.T) {
 		{`+kind:net_request +time:<"` + x + `"`, count(func(t time.Time) bool { return t.Before(at) }) - boolN(evs[len(evs)-1].Time.Before(at))},
 	}
 	for _, c := range cases {
-		hits, err := s.Search(ctx, Request{Query: c.q, Limit: 1})
+		hits, err := s.Search(ctx, Request{Query: MustParse(c.q), Limit: 1})
 		if err != nil {
 			t.Fatalf("%s: %v", c.q, err)
 		}
@@ -178,10 +178,7 @@ func TestSpanFilterAgreesWithSpan(t *testing.T) {
 	s := st.(*bleveStore)
 	ctx := context.Background()
 	rnd := rand.New(rand.NewSource(5))
-	base, err := s.parse("kind:net_request")
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := s.parse(MustParse("kind:net_request"))
 	for i := 0; i < 100; i++ {
 		a := evs[rnd.Intn(len(evs))].Time
 		b := a.Add(time.Duration(rnd.Int63n(int64(30 * time.Hour))))

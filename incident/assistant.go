@@ -146,7 +146,7 @@ func (w *Workspace) AskPacket(ctx context.Context, sel assist.Selection) (assist
 	if err != nil {
 		return assist.Packet{}, err
 	}
-	if sel.Query == "" && len(sel.IDs) == 0 && sel.Findings == nil {
+	if sel.Query.IsAll() && len(sel.IDs) == 0 && sel.Findings == nil {
 		// The whole incident (or a time range of it), its findings' events
 		// first when over budget: marked Whole, or adding the findings
 		// would narrow it to their events.

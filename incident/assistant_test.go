@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/cordon-ir/cordon/assist"
+	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
 	"github.com/cordon-ir/cordon/journal"
@@ -88,7 +89,7 @@ func TestAskJournalsTheExchange(t *testing.T) {
 	var chunks []string
 	res, err := ws.Ask(ctx, who, cfg, incident.AskRequest{
 		Task:      assist.TaskExplain,
-		Selection: assist.Selection{Query: "+agent:agent-7 +decision:deny"},
+		Selection: assist.Selection{Query: evidence.MustParse("+agent:agent-7 +decision:deny")},
 		OnChunk:   func(s string) { chunks = append(chunks, s) },
 	})
 	if err != nil {

@@ -77,7 +77,7 @@ func (w *Workspace) Attribute(ctx context.Context, since time.Time) (Attribution
 		batch = batch[:0]
 		return err
 	}
-	err = evidence.StoreSource{Store: w.Store, Since: since}.Each(ctx, "source:proxy source:sensor source:audit", func(ev evidence.Event) error {
+	err = evidence.StoreSource{Store: w.Store, Since: since}.Each(ctx, evidence.Terms("source", evidence.SourceProxy, evidence.SourceSensor, evidence.SourceAudit), func(ev evidence.Event) error {
 		res.Checked++
 		if attribution.Apply(&ev, id.Attribute(&ev)) {
 			batch = append(batch, ev)

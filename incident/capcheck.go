@@ -225,7 +225,11 @@ func hms(t time.Time) string { return t.UTC().Format(time.TimeOnly) }
 
 // seenIn is a seenFunc over a store.
 func seenIn(ctx context.Context, st evidence.Store) seenFunc {
-	return func(q string, after time.Time) bool {
+	return func(text string, after time.Time) bool {
+		q, err := evidence.Parse(text)
+		if err != nil {
+			return false
+		}
 		h, err := st.Search(ctx, evidence.Request{Query: q, Since: after, Limit: 1})
 		return err == nil && h.Total > 0
 	}
@@ -316,7 +320,11 @@ func endedUses(ctx context.Context, st evidence.Store, res CheckResult, caps []d
 	if len(accounted) == 0 || res.Capped {
 		return false
 	}
-	for _, q := range res.Queries {
+	for _, text := range res.Queries {
+		q, err := evidence.Parse(text)
+		if err != nil {
+			return false
+		}
 		hits, err := st.Search(ctx, evidence.Request{Query: q, Since: res.After, Limit: maxCheckEvents})
 		if err != nil || hits.Total > uint64(len(hits.Events)) {
 			return false

@@ -136,14 +136,14 @@ const MaxSubjectSessions = 1000
 func LoadCase(ctx context.Context, st evidence.Store, subject []string, containedAt time.Time) (Case, error) {
 	c := Case{Subject: subject, ContainedAt: containedAt}
 	for _, a := range subject {
-		hits, err := st.Search(ctx, evidence.Request{Query: evidence.Must("agent", a) + " " + evidence.Must("kind", evidence.KindSessionStart), Limit: MaxSubjectSessions})
+		hits, err := st.Search(ctx, evidence.Request{Query: evidence.And(evidence.Term("agent", a), evidence.Term("kind", evidence.KindSessionStart)), Limit: MaxSubjectSessions})
 		if err != nil {
 			return c, fmt.Errorf("sessions of %s: %w", a, err)
 		}
 		c.Sessions = append(c.Sessions, hits.Events...)
 		// Ledgers often name a container by its short id; the sensors
 		// write the full one. Attribution matched them: take those too.
-		full, err := st.Facet(ctx, evidence.Must("agent", a)+" "+evidence.Must("attributed_via", "container"), time.Time{}, time.Time{}, "container", MaxSubjectSessions)
+		full, err := st.Facet(ctx, evidence.And(evidence.Term("agent", a), evidence.Term("attributed_via", "container")), time.Time{}, time.Time{}, "container", MaxSubjectSessions)
 		if err != nil {
 			return c, fmt.Errorf("containers of %s: %w", a, err)
 		}

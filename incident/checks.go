@@ -104,10 +104,14 @@ func RunCheck(ctx context.Context, st evidence.Store, step *playbook.Step, vars 
 		}
 		return nil
 	}
-	for _, q := range queries {
+	for _, text := range queries {
+		q, err := evidence.Parse(text)
+		if err != nil {
+			return res, fmt.Errorf("check %s: %q: %w", step.ID, text, err)
+		}
 		hits, err := st.Search(ctx, evidence.Request{Query: q, Since: res.After, Sort: evidence.SortTime, Limit: maxCheckEvents})
 		if err != nil {
-			return res, fmt.Errorf("check %s: %q: %w", step.ID, q, err)
+			return res, fmt.Errorf("check %s: %q: %w", step.ID, text, err)
 		}
 		if hits.Total > uint64(len(hits.Events)) {
 			res.Capped = true
@@ -120,7 +124,7 @@ func RunCheck(ctx context.Context, st evidence.Store, step *playbook.Step, vars 
 		// A padded command line still running after containment is a
 		// capability alive: events the index holds cut are matched whole.
 		if err := evidence.EachCut(ctx, st, q, res.After, add); err != nil {
-			return res, fmt.Errorf("check %s: %q: %w", step.ID, q, err)
+			return res, fmt.Errorf("check %s: %q: %w", step.ID, text, err)
 		}
 	}
 	res.Matched = len(seen)
@@ -159,10 +163,14 @@ func coverage(ctx context.Context, st evidence.Store, qs []string, after time.Ti
 		qs = []string{""}
 	}
 	n := 0
-	for _, q := range qs {
+	for _, text := range qs {
+		q, err := evidence.Parse(text)
+		if err != nil {
+			return 0, fmt.Errorf("coverage %q: %w", text, err)
+		}
 		h, err := st.Search(ctx, evidence.Request{Query: q, Since: after, Limit: 1})
 		if err != nil {
-			return 0, fmt.Errorf("coverage %q: %w", q, err)
+			return 0, fmt.Errorf("coverage %q: %w", text, err)
 		}
 		n += int(h.Total)
 	}

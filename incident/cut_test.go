@@ -48,11 +48,11 @@ func TestPaddedCommandLineDoesNotHideACredentialRead(t *testing.T) {
 	if n := ws.Store.Counts().Cut; n != 4 {
 		t.Fatalf("%d events with a field cut, want the 3 padded calls and the long call id", n)
 	}
-	h, err := ws.Store.Search(ctx, evidence.Request{Query: "+cmdline:credentials"})
+	h, err := ws.Store.Search(ctx, evidence.Request{Query: evidence.MustParse("+cmdline:credentials")})
 	if err != nil || h.Total != 0 {
 		t.Fatalf("the index found the words after the padding (%v, %v): nothing was cut", h, err)
 	}
-	h, err = ws.Store.Search(ctx, evidence.Request{Query: "+kind:tool_call +cut:cmdline"})
+	h, err = ws.Store.Search(ctx, evidence.Request{Query: evidence.MustParse("+kind:tool_call +cut:cmdline")})
 	if err != nil || h.Total != 3 {
 		t.Fatalf("cut:cmdline finds %v (%v), want the 3 padded calls", h, err)
 	}
@@ -107,7 +107,7 @@ func TestStoreSourceMatchesCutEventsWhole(t *testing.T) {
 	ws := incidenttest.New(t, incidenttest.WriteFile(t, "ledger.jsonl", paddedLedger()))
 	ctx := context.Background()
 	var all []evidence.Event
-	if err := (evidence.StoreSource{Store: ws.Store}).Each(ctx, "", func(ev evidence.Event) error {
+	if err := (evidence.StoreSource{Store: ws.Store}).Each(ctx, evidence.MustParse(""), func(ev evidence.Event) error {
 		all = append(all, ev)
 		return nil
 	}); err != nil {
@@ -120,11 +120,11 @@ func TestStoreSourceMatchesCutEventsWhole(t *testing.T) {
 	for _, q := range []string{
 		"cmdline:credentials", "credentials", "+kind:tool_call -cmdline:nohup",
 		"cmdline:/cat|nohup/", "+kind:tool_call +cmdline:echo", "cmdline:ls", "-cmdline:ok",
-		"kind:session_start cmdline:beacon", "+call_id:" + longCallID, "call_id:c-9*", "-call_id:" + longCallID,
+		"kind:session_start OR cmdline:beacon", "+call_id:" + longCallID, "call_id:c-9*", "-call_id:" + longCallID,
 	} {
 		ids := func(src detect.Source) []string {
 			var out []string
-			if err := src.Each(ctx, q, func(ev evidence.Event) error {
+			if err := src.Each(ctx, evidence.MustParse(q), func(ev evidence.Event) error {
 				out = append(out, ev.ID)
 				return nil
 			}); err != nil {

@@ -70,7 +70,7 @@ func TestFindingsFromStoreMatchMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	var evs []evidence.Event
-	evidence.StoreSource{Store: ws.Store}.Each(ctx, "", func(ev evidence.Event) error {
+	evidence.StoreSource{Store: ws.Store}.Each(ctx, evidence.MustParse(""), func(ev evidence.Event) error {
 		evs = append(evs, ev)
 		return nil
 	})

@@ -38,12 +38,12 @@ func TestRoutineRecordsAreCountedNotIndexed(t *testing.T) {
 		t.Errorf("cloudtrail: %d events, %d routine; want 2 and 8", r.Events, r.Routine)
 	}
 	for _, word := range []string{"RequestReceived", "readyz"} {
-		h, err := st.Search(context.Background(), evidence.Request{Query: word, Limit: 1})
+		h, err := st.Search(context.Background(), evidence.Request{Query: evidence.Term("", word), Limit: 1})
 		if err != nil || h.Total > 0 {
 			t.Errorf("%s: %v, %d indexed", word, err, h.Total)
 		}
 	}
-	h, err := st.Search(context.Background(), evidence.Request{Query: "+format:cloudtrail +tags:folded", Limit: 10})
+	h, err := st.Search(context.Background(), evidence.Request{Query: evidence.MustParse("+format:cloudtrail +tags:folded"), Limit: 10})
 	if err != nil || h.Total != 2 {
 		t.Errorf("folded run ends: %v %d, want the first and the last", err, h.Total)
 	}

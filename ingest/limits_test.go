@@ -155,7 +155,7 @@ func TestHugeURLsIngestInBoundedMemory(t *testing.T) {
 			if c := st.Counts(); c.Cut != n {
 				t.Errorf("%d events say a field was cut, want %d", c.Cut, n)
 			}
-			h, err := st.Search(context.Background(), evidence.Request{Query: "+url:exfil.example +cut:url", Limit: 1})
+			h, err := st.Search(context.Background(), evidence.Request{Query: evidence.MustParse("+url:exfil.example +cut:url"), Limit: 1})
 			if err != nil || h.Total != n {
 				t.Fatalf("%v %v", h, err)
 			}

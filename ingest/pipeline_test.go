@@ -66,8 +66,8 @@ func TestPreparedAndPlainIndexAgree(t *testing.T) {
 		t.Fatalf("prepared %+v, plain %+v", r1[0], r2[0])
 	}
 	for _, q := range []string{"agent:agent-1", "echo", "+kind:tool_call +agent:agent-3"} {
-		h1, err1 := piped.Search(context.Background(), evidence.Request{Query: q})
-		h2, err2 := plain.Search(context.Background(), evidence.Request{Query: q})
+		h1, err1 := piped.Search(context.Background(), evidence.Request{Query: evidence.MustParse(q)})
+		h2, err2 := plain.Search(context.Background(), evidence.Request{Query: evidence.MustParse(q)})
 		if err1 != nil || err2 != nil || h1.Total != h2.Total || h1.Total == 0 {
 			t.Errorf("%q: prepared %v (%v), plain %v (%v)", q, h1, err1, h2, err2)
 		}

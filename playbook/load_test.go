@@ -112,7 +112,7 @@ func TestLintProblemsNameTheLine(t *testing.T) {
 		{"unclosed braces", r("- Revoke {{credential}}", "- Revoke {{credential"),
 			[]string{`p.yaml:16:13: a checklist item: {{ without }}`}},
 		{"query syntax", r(`'+user:{{credential}}'`, `'+user:{{credential}} +kind:'`),
-			[]string{`p.yaml:19:20: query "+user:{{credential}} +kind:": syntax error`}},
+			[]string{`p.yaml:19:20: query "+user:{{credential}} +kind:": kind: has no value`}},
 		{"query unknown field", r(`'+user:{{credential}}'`, `'+usr:{{credential}}'`),
 			[]string{`p.yaml:19:20: query "+usr:{{credential}}": {{credential}} on usr: a quoted value finds nothing`}},
 		{"query unknown field without variable", r(`'+source:proxy'`, `'+sorce:proxy'`),

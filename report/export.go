@@ -198,13 +198,13 @@ func TimestampDesc(kind string) string {
 	return "Event Recorded"
 }
 
-// Timesketch writes every event matching query (empty: all) to w as
+// Timesketch writes every event matching query (evidence.All: all) to w as
 // Timesketch JSONL (terminal-safe: evidence.PrintableJSON), oldest first,
 // paging through the store so that no more than a page of events is held
 // at once, each with the team's marks and notes, the findings whose
 // evidence it is and the capabilities it shows. It returns the lines
 // written.
-func Timesketch(ctx context.Context, ws *incident.Workspace, query string, w io.Writer, opts ...Option) (int, Redaction, error) {
+func Timesketch(ctx context.Context, ws *incident.Workspace, query evidence.Query, w io.Writer, opts ...Option) (int, Redaction, error) {
 	annot, err := annotations(ctx, ws)
 	if err != nil {
 		return 0, Redaction{}, err

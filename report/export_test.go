@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
 	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/report"
@@ -19,7 +20,7 @@ func TestReportExportTimesketch(t *testing.T) {
 	ws := incidenttest.New(t, "../sample-incidents/persistence-after-kill")
 	ctx := context.Background()
 	var out bytes.Buffer
-	n, _, err := report.Timesketch(ctx, ws, "", &out)
+	n, _, err := report.Timesketch(ctx, ws, evidence.All(), &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestReportExportTimesketch(t *testing.T) {
 	}
 
 	out.Reset()
-	n, _, err = report.Timesketch(ctx, ws, "agent:agent-21", &out)
+	n, _, err = report.Timesketch(ctx, ws, evidence.MustParse("agent:agent-21"), &out)
 	if err != nil || int64(n) != ws.Store.Counts().Fields["agent"]["agent-21"] || strings.Count(out.String(), "\n") != n {
 		t.Errorf("agent-21: %d lines, %v", n, err)
 	}
@@ -77,7 +78,7 @@ func TestReportExportTimesketch(t *testing.T) {
 func TestReportExportMessage(t *testing.T) {
 	ws := incidenttest.New(t, incidenttest.WriteFile(t, "ledger.jsonl", []byte(hostileLedger)))
 	var out bytes.Buffer
-	if _, _, err := report.Timesketch(context.Background(), ws, "kind:policy_decision", &out); err != nil {
+	if _, _, err := report.Timesketch(context.Background(), ws, evidence.MustParse("kind:policy_decision"), &out); err != nil {
 		t.Fatal(err)
 	}
 	var l report.TimesketchLine
@@ -100,7 +101,7 @@ func TestTimesketchExportEscapesC1AndBidi(t *testing.T) {
 	ledger := `{"v":1,"ts":"2026-07-21T10:00:05Z","type":"tool_call","agent":"agent-x","session":"s-1","call_id":"c-1","tool":"bash","args":{"cmd":"` + cmd + `"}}` + "\n"
 	ws := incidenttest.New(t, incidenttest.WriteFile(t, "ledger.jsonl", []byte(ledger)))
 	var out bytes.Buffer
-	if _, _, err := report.Timesketch(context.Background(), ws, "", &out); err != nil {
+	if _, _, err := report.Timesketch(context.Background(), ws, evidence.All(), &out); err != nil {
 		t.Fatal(err)
 	}
 	if s := out.String(); strings.ContainsAny(s, "\u009b\u009d\u009c\u202e\U000e0041") || !strings.Contains(s, `\u009b2J`) || !strings.Contains(s, `\u202e`) {
@@ -132,7 +133,7 @@ func TestTimesketchCarriesTheCasework(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if _, _, err := report.Timesketch(ctx, ws, "", &out); err != nil {
+	if _, _, err := report.Timesketch(ctx, ws, evidence.All(), &out); err != nil {
 		t.Fatal(err)
 	}
 	byID := map[string]report.TimesketchLine{}

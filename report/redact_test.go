@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
 	"github.com/cordon-ir/cordon/report"
 )
@@ -39,7 +40,7 @@ func TestOutputsAreRedactedWithTheCasesPlaceholders(t *testing.T) {
 	r.WriteMarkdown(&md)
 	outputs["report"] = md.String()
 	var ts bytes.Buffer
-	if _, red, err := report.Timesketch(ctx, ws, "", &ts); err != nil || red.Secrets == 0 || !red.Stable {
+	if _, red, err := report.Timesketch(ctx, ws, evidence.All(), &ts); err != nil || red.Secrets == 0 || !red.Stable {
 		t.Fatalf("timesketch: %+v %v", red, err)
 	}
 	outputs["timesketch"] = ts.String()

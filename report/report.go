@@ -282,7 +282,7 @@ func summarize(c evidence.Counts, sp evidence.Span, cs incident.Case, s incident
 	sum := Summary{First: sp.First.UTC(), Last: sp.Last.UTC(), Events: c.Total, Subject: cs.Subject,
 		SubjectFrom: cs.SubjectFrom, Findings: len(findings), ContainedAt: cs.ContainedAt.UTC()}
 	if sp.Outside() > 0 {
-		sum.Outside, sum.OutsideQuery = sp.OutsideLine(), sp.Query()
+		sum.Outside, sum.OutsideQuery = sp.OutsideLine(), sp.Query().String()
 	}
 	if cs.SubjectFrom == "journal" {
 		sum.SubjectBy = s.SubjectBy.Name

@@ -94,7 +94,7 @@ func agentReport(ctx context.Context, ws *incident.Workspace, out *output, agent
 	k, c := &ar.Knew, &ar.Could
 	k.Objectives, k.Models, k.Runs, k.Prompts, k.Credentials = []string{}, []string{}, []string{}, []PromptRef{}, []CredentialRef{}
 	c.Tools, c.Egress = []string{}, []string{}
-	sessions, err := st.Search(ctx, evidence.Request{Query: evidence.Must("agent", agent) + " " + evidence.Must("kind", evidence.KindSessionStart), Sort: evidence.SortTime, Limit: incident.MaxSubjectSessions})
+	sessions, err := st.Search(ctx, evidence.Request{Query: evidence.And(evidence.Term("agent", agent), evidence.Term("kind", evidence.KindSessionStart)), Sort: evidence.SortTime, Limit: incident.MaxSubjectSessions})
 	if err != nil {
 		return ar, fmt.Errorf("sessions of %s: %w", agent, err)
 	}
@@ -111,7 +111,7 @@ func agentReport(ctx context.Context, ws *incident.Workspace, out *output, agent
 		}
 		k.Credentials = append(k.Credentials, credentials(s)...)
 	}
-	prompts, err := st.Search(ctx, evidence.Request{Query: evidence.Must("agent", agent) + " " + evidence.Must("kind", evidence.KindPrompt), Sort: evidence.SortTime, Limit: maxReportPrompts})
+	prompts, err := st.Search(ctx, evidence.Request{Query: evidence.And(evidence.Term("agent", agent), evidence.Term("kind", evidence.KindPrompt)), Sort: evidence.SortTime, Limit: maxReportPrompts})
 	if err != nil {
 		return ar, fmt.Errorf("prompts of %s: %w", agent, err)
 	}
@@ -141,7 +141,7 @@ const maxSecretEvents = 1000
 
 // secretsRead groups the agent's credential accesses by what was read.
 func secretsRead(ctx context.Context, st evidence.Store, agent string) ([]SecretRead, error) {
-	hits, err := st.Search(ctx, evidence.Request{Query: evidence.Must("agent", agent) + " " + evidence.Must("kind", evidence.KindCredAccess), Sort: evidence.SortTime, Limit: maxSecretEvents})
+	hits, err := st.Search(ctx, evidence.Request{Query: evidence.And(evidence.Term("agent", agent), evidence.Term("kind", evidence.KindCredAccess)), Sort: evidence.SortTime, Limit: maxSecretEvents})
 	if err != nil {
 		return nil, fmt.Errorf("credential accesses of %s: %w", agent, err)
 	}

@@ -87,7 +87,7 @@ func attributionTable(ctx context.Context, st evidence.Store) (Attribution, erro
 	a := Attribution{Sessions: []SessionRow{}, Via: sortedCounts(c.Fields["attributed_via"]),
 		Unattributed: attribution.Unattributed(c), Ambiguous: c.Fields["attributed_via"][attribution.ViaAmbiguous]}
 	open := map[string]int{}
-	err := evidence.StoreSource{Store: st}.Each(ctx, "kind:session_start kind:session_end", func(ev evidence.Event) error {
+	err := evidence.StoreSource{Store: st}.Each(ctx, evidence.Terms("kind", evidence.KindSessionStart, evidence.KindSessionEnd), func(ev evidence.Event) error {
 		key := ev.Agent + "\x00" + ev.Session
 		if ev.Kind == evidence.KindSessionStart {
 			open[key] = len(a.Sessions)

@@ -51,7 +51,7 @@ type whyGroup struct {
 // explainFinding walks the finding's events in time order.
 func explainFinding(ctx context.Context, st evidence.Store, f detect.Finding, sessions []evidence.Event) (FindingWhy, error) {
 	w := FindingWhy{Finding: f.ID, Detector: f.Detector, Severity: f.Severity, Lines: []WhyLine{}}
-	ends, err := st.Search(ctx, evidence.Request{Query: evidence.Must("agent", f.Agent) + " " + evidence.Must("kind", evidence.KindSessionEnd), Sort: evidence.SortTime, Limit: incident.MaxSubjectSessions})
+	ends, err := st.Search(ctx, evidence.Request{Query: evidence.And(evidence.Term("agent", f.Agent), evidence.Term("kind", evidence.KindSessionEnd)), Sort: evidence.SortTime, Limit: incident.MaxSubjectSessions})
 	if err != nil {
 		return w, fmt.Errorf("session ends of %s: %w", f.Agent, err)
 	}
@@ -94,7 +94,7 @@ func explainFinding(ctx context.Context, st evidence.Store, f detect.Finding, se
 		case ev.Source == evidence.SourceLedger && ev.CallID != "" && ev.Kind != evidence.KindPolicyDecision:
 			ds, ok := decisions[ev.CallID]
 			if !ok {
-				h, err := st.Search(ctx, evidence.Request{Query: evidence.Must("agent", f.Agent) + " " + evidence.Must("call_id", ev.CallID) + " " + evidence.Must("kind", evidence.KindPolicyDecision), Limit: 10})
+				h, err := st.Search(ctx, evidence.Request{Query: evidence.And(evidence.Term("agent", f.Agent), evidence.Term("call_id", ev.CallID), evidence.Term("kind", evidence.KindPolicyDecision)), Limit: 10})
 				if err != nil {
 					return w, fmt.Errorf("decisions of %s: %w", ev.CallID, err)
 				}
@@ -123,7 +123,7 @@ func explainFinding(ctx context.Context, st evidence.Store, f detect.Finding, se
 			add("after|"+end.ID, "gap", fmt.Sprintf("activity from the sandbox after session %s ended (%s at %s): the session's end stopped neither its processes, its network nor its credentials", end.Session, orNone(end.Status), incident.Stamp(end.Time)), ev.Time, end.ID, ev.ID)
 			continue
 		}
-		h, err := st.Search(ctx, evidence.Request{Query: evidence.Must("agent", f.Agent) + " " + evidence.Must("source", evidence.SourceLedger),
+		h, err := st.Search(ctx, evidence.Request{Query: evidence.And(evidence.Term("agent", f.Agent), evidence.Term("source", evidence.SourceLedger)),
 			Since: ev.Time.Add(-counterpartWithin), Until: ev.Time.Add(counterpartWithin), Limit: 1})
 		if err != nil {
 			return w, fmt.Errorf("ledger near %s: %w", ev.ID, err)

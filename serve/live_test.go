@@ -95,7 +95,7 @@ func TestServeCommandsOnFollowedIngest(t *testing.T) {
 		AuthorizedKeys: keysFile(t, "authorized_keys", alice),
 		Inputs:         []string{input},
 		Exec: func(ctx context.Context, ws *incident.Workspace, args []string, stdout, _ io.Writer) int {
-			hits, err := ws.Store.Search(ctx, evidence.Request{Query: "*", Limit: 1})
+			hits, err := ws.Store.Search(ctx, evidence.Request{Query: evidence.MustParse("*"), Limit: 1})
 			if err != nil {
 				return 1
 			}

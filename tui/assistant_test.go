@@ -227,7 +227,7 @@ func TestAssistantStreamsFromEndpoint(t *testing.T) {
 	}
 
 	c.keys("enter")
-	if c.m.Focus() != "timeline" || c.m.Timeline().Filter() != evidence.IDQuery([]string{id}) {
+	if c.m.Focus() != "timeline" || !c.m.Timeline().Filter().Equal(evidence.IDs([]string{id}...)) {
 		t.Errorf("enter on claim 1: focus %s filter %q", c.m.Focus(), c.m.Timeline().Filter())
 	}
 	if rows := c.m.Timeline().Rows(); len(rows) != 1 || rows[0].ID != id {
@@ -289,7 +289,7 @@ func TestAssistantAskQuestion(t *testing.T) {
 	c.keys("/")
 	c.typeText("curl")
 	c.keys("enter", "a")
-	if sel := c.m.Assistant().Selection(); sel.Sel.Query != c.m.Timeline().Query() || !strings.Contains(sel.Label, "curl (2 events)") {
+	if sel := c.m.Assistant().Selection(); !sel.Sel.Query.Equal(c.m.Timeline().Query()) || !strings.Contains(sel.Label, "curl (2 events)") {
 		t.Errorf("a on a search: %+v", sel)
 	}
 	c.keys("G", "enter")
@@ -336,7 +336,7 @@ func TestAssistantSelections(t *testing.T) {
 	}
 	c.toPlaybook("detect.signal")
 	c.keys("a")
-	if sel := c.m.Assistant().Selection(); sel.Sel.Query != "" || sel.Sel.IDs != nil || sel.Label != "the whole incident and its findings" {
+	if sel := c.m.Assistant().Selection(); !sel.Sel.Query.IsAll() || sel.Sel.IDs != nil || sel.Label != "the whole incident and its findings" {
 		t.Errorf("a on the playbook: %+v", sel)
 	}
 	// i is the step note key there, n still works

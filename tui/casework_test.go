@@ -205,7 +205,7 @@ func TestPlaybookChecklistQueryAndCheck(t *testing.T) {
 	}
 	// enter on the check filters the timeline to its evidence
 	c.keys("g", "enter")
-	if c.m.Focus() != "timeline" || c.m.Timeline().Filter() != evidence.IDQuery(res.Events) {
+	if c.m.Focus() != "timeline" || !c.m.Timeline().Filter().Equal(evidence.IDs(res.Events...)) {
 		t.Errorf("focus %s filter %q", c.m.Focus(), c.m.Timeline().Filter())
 	}
 	if hits, _ := c.m.Timeline().Hits(); int(hits) != len(res.Events) {
@@ -420,7 +420,7 @@ func TestJournalEnterOnCheckFiltersEvidence(t *testing.T) {
 	}
 	c := newConsole(t, ws, 80, 24, termenv.Ascii)
 	c.keys("tab", "tab", "tab", "tab", "enter")
-	if c.m.Focus() != "timeline" || c.m.Timeline().Filter() != evidence.IDQuery(res[0].Events) {
+	if c.m.Focus() != "timeline" || !c.m.Timeline().Filter().Equal(evidence.IDs(res[0].Events...)) {
 		t.Errorf("enter on a check result: focus %s, filter %q", c.m.Focus(), c.m.Timeline().Filter())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
 	"github.com/cordon-ir/cordon/tui/findings"
 	"github.com/muesli/termenv"
@@ -36,7 +37,7 @@ func TestFindingsPaneFiltersTimeline(t *testing.T) {
 	}
 	c.keys("enter")
 	tl := c.m.Timeline()
-	if c.m.Focus() != "timeline" || !strings.HasPrefix(tl.Filter(), "+id:/(") {
+	if c.m.Focus() != "timeline" || tl.Filter().Op() != evidence.OpIDs {
 		t.Fatalf("focus %s filter %q", c.m.Focus(), tl.Filter())
 	}
 	want := min(len(fs[0].Events), findings.MaxFilterIDs)
@@ -55,7 +56,7 @@ func TestFindingsQueryCapsIDs(t *testing.T) {
 	for i := range f.Events {
 		f.Events[i] = fmt.Sprintf("%016x", i)
 	}
-	if n := strings.Count(findings.Query(f), "|") + 1; n != findings.MaxFilterIDs {
+	if n := len(findings.Query(f).Values()); n != findings.MaxFilterIDs {
 		t.Errorf("query has %d terms, want %d", n, findings.MaxFilterIDs)
 	}
 }
@@ -78,11 +79,11 @@ func TestEscFromFindingEvidenceGoesBack(t *testing.T) {
 		t.Fatalf("focus %s", c.m.Focus())
 	}
 	c.keys("enter")
-	if c.m.Focus() != "timeline" || c.m.Timeline().Filter() == "" {
+	if c.m.Focus() != "timeline" || c.m.Timeline().Filter().IsAll() {
 		t.Fatalf("enter on a finding: focus %s, filter %q", c.m.Focus(), c.m.Timeline().Filter())
 	}
 	c.keys("esc")
-	if c.m.Focus() != "findings" || c.m.Timeline().Filter() != "" {
+	if c.m.Focus() != "findings" || !c.m.Timeline().Filter().IsAll() {
 		t.Errorf("esc: focus %s, filter %q; want back on findings with no filter", c.m.Focus(), c.m.Timeline().Filter())
 	}
 }

@@ -146,7 +146,7 @@ type Model struct {
 	// filterFrom is the pane whose evidence the timeline's filter shows
 	// (filterQuery): esc clearing that filter returns there.
 	filterFrom  pane
-	filterQuery string
+	filterQuery evidence.Query
 	back        pane // where esc from the event pane returns
 	showHelp    bool
 	helpTop     int // the first help line shown
@@ -176,7 +176,7 @@ type Model struct {
 // group was shown there: the event it was opened from, the pane that event
 // had been opened from, and what the timeline showed before.
 type relatedReturn struct {
-	query string // the group's query: the return holds while it is the search
+	query string // the group's query as text: the return holds while it is the search
 	ev    evidence.Event
 	back  pane
 	place timeline.Place

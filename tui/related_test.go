@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
 	"github.com/muesli/termenv"
 )
@@ -31,7 +32,7 @@ func TestRelatedGroupInTimelineAndBack(t *testing.T) {
 	}
 	c.keys("enter")
 	tl := c.m.Timeline()
-	if c.m.Focus() != "timeline" || tl.Search() != groups[0].Query {
+	if c.m.Focus() != "timeline" || tl.Search() != groups[0].Query.String() {
 		t.Fatalf("enter on the header: focus %s, search %q, want %q", c.m.Focus(), tl.Search(), groups[0].Query)
 	}
 	if hits, _ := tl.Hits(); hits != groups[0].Total+1 { // the group and the event itself
@@ -81,11 +82,11 @@ func TestRelatedGroupFromAFilteredTimeline(t *testing.T) {
 	c.keys("tab", "tab", "enter") // the first finding's evidence
 	filter := c.m.Timeline().Filter()
 	c.keys("enter", "n", "enter")
-	if f := c.m.Timeline().Filter(); f != "" || !strings.Contains(c.screen(), "filter set aside") {
+	if f := c.m.Timeline().Filter(); !f.IsAll() || !strings.Contains(c.screen(), "filter set aside") {
 		t.Errorf("filter %q while a group shows:\n%s", f, c.screen())
 	}
 	c.keys("esc")
-	if f := c.m.Timeline().Filter(); f != filter || !strings.Contains(c.screen(), "filter: finding ") {
+	if f := c.m.Timeline().Filter(); !f.Equal(filter) || !strings.Contains(c.screen(), "filter: finding ") {
 		t.Errorf("after esc the filter is %q, want the finding's:\n%s", f, c.screen())
 	}
 }
@@ -99,21 +100,21 @@ func TestFilterLabels(t *testing.T) {
 	f := c.m.Findings().Findings()[0]
 	c.keys("enter")
 	header := strings.Split(c.screen(), "\n")[1]
-	if !strings.Contains(header, "filter: finding "+f.Detector+" · "+f.Agent+" · ") || strings.Contains(header, "+id:") {
+	if !strings.Contains(header, "filter: finding "+f.Detector+" · "+f.Agent+" · ") || strings.Contains(header, "id:(") {
 		t.Errorf("header: %q", header)
 	}
-	if !strings.HasPrefix(c.m.Timeline().Filter(), "+id:/(") {
+	if c.m.Timeline().Filter().Op() != evidence.OpIDs {
 		t.Errorf("the query that runs is %q, want the ids", c.m.Timeline().Filter())
 	}
 	// f adds a field value: the label stays, the clause shows after it
 	c.keys("f", "enter", "enter")
 	header = strings.Split(c.screen(), "\n")[1]
-	if !strings.Contains(header, "filter: finding "+f.Detector) || !strings.Contains(header, " +") {
+	if !strings.Contains(header, "filter: finding "+f.Detector) || !strings.Contains(header, " AND ") {
 		t.Errorf("after a facet, header: %q (filter %q)", header, c.m.Timeline().Filter())
 	}
 	c.keys("esc")
 	header = strings.Split(c.screen(), "\n")[1]
-	if strings.Contains(header, "finding") || c.m.Timeline().Filter() != "" {
+	if strings.Contains(header, "finding") || !c.m.Timeline().Filter().IsAll() {
 		t.Errorf("esc leaves the label or the filter: %q %q", header, c.m.Timeline().Filter())
 	}
 	// typing the same ids by hand gets no label: it is not the finding's

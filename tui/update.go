@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/tui/common"
 	"github.com/cordon-ir/cordon/tui/detail"
 	tuidrill "github.com/cordon-ir/cordon/tui/drill"
@@ -77,7 +78,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		m.focus = m.back
 		return m, nil
 	case detail.GroupMsg:
-		ret := &relatedReturn{query: msg.Query, ev: msg.Event, back: m.back, place: m.timeline.Place()}
+		ret := &relatedReturn{query: msg.Query.String(), ev: msg.Event, back: m.back, place: m.timeline.Place()}
 		if m.ret != nil && m.timeline.Search() == m.ret.query {
 			// a group of an event opened from a group: esc goes back
 			// to this event, the timeline as it was before the first
@@ -86,7 +87,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		m.ret = ret
 		m.focus = paneTimeline
 		m.status = "the related group in the timeline: esc goes back to the event"
-		if m.timeline.Filter() != "" {
+		if !m.timeline.Filter().IsAll() {
 			m.status = "the related group in the timeline (filter set aside): esc goes back to the event and the filter"
 		}
 		cmd := m.timeline.ShowRelated(msg.Query, msg.Label, msg.Event)
@@ -377,11 +378,11 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m, tea.Batch(cmds...)
 	}
 	if m.focus == paneTimeline && key.Matches(msg, k.Back) && m.filterFrom != paneTimeline &&
-		m.timeline.Search() == "" && m.timeline.Filter() == m.filterQuery {
+		m.timeline.Search() == "" && m.timeline.Filter().Equal(m.filterQuery) {
 		// esc clears the evidence filter and goes back where it came from
 		from := m.filterFrom
 		m.filterFrom = paneTimeline
-		cmd := m.timeline.SetFilter("", "")
+		cmd := m.timeline.SetFilter(evidence.All(), "")
 		m.focus = from
 		return m, cmd
 	}

@@ -213,7 +213,7 @@ func TestAgentsFilterTimeline(t *testing.T) {
 	}
 	c.keys("enter")
 	tl := c.m.Timeline()
-	if c.m.Focus() != "timeline" || tl.Filter() != "+agent:agent-7" {
+	if c.m.Focus() != "timeline" || tl.Filter().String() != "agent:agent-7" {
 		t.Fatalf("focus %s filter %q", c.m.Focus(), tl.Filter())
 	}
 	if hits, _ := tl.Hits(); hits != 51 {
@@ -238,7 +238,7 @@ func TestFacetAddsFilter(t *testing.T) {
 	}
 	c.keys("enter") // the most frequent value, deny
 	tl := c.m.Timeline()
-	if tl.Filter() != "+decision:deny" {
+	if tl.Filter().String() != "decision:deny" {
 		t.Fatalf("filter %q", tl.Filter())
 	}
 	if hits, _ := tl.Hits(); hits != 15 {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/tui/common"
 )
 
@@ -116,10 +117,10 @@ func (m Model) headerFilter() string {
 	if s := m.timeline.SearchText(); s != "" {
 		parts = append(parts, "search: "+s)
 	}
-	if m.timeline.Anded() {
-		parts = append(parts, "(all words required with a filter)")
+	if r := evidence.ReadAs(m.timeline.Search(), m.timeline.SearchQuery()); r != "" {
+		parts = append(parts, "read as: "+r)
 	}
-	if m.timeline.Query() == "" {
+	if m.timeline.Query().IsAll() {
 		parts = append(parts, "all events")
 	}
 	left := " " + strings.Join(parts, " · ")

@@ -62,7 +62,11 @@ func cmdAssist(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	last := sp.Last
-	sel := assist.Selection{Query: *query}
+	q, err := readQuery(e, *query, ws.Store.Counts())
+	if err != nil {
+		return err
+	}
+	sel := assist.Selection{Query: q, All: q.IsAll() && *query != ""}
 	if sel.Since, err = parseTime(*since, last); err != nil {
 		return err
 	}

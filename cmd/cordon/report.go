@@ -116,7 +116,11 @@ func cmdExport(ctx context.Context, e *env, args []string) error {
 				err = report.WriteSTIX(w, b)
 			}
 		default:
-			n, red, err = report.Timesketch(ctx, ws, strings.Join(pos, " "), w, opts...)
+			var q evidence.Query
+			if q, err = readQuery(e, strings.Join(pos, " "), ws.Store.Counts()); err != nil {
+				return err
+			}
+			n, red, err = report.Timesketch(ctx, ws, q, w, opts...)
 		}
 		return err
 	})

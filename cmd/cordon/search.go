@@ -34,7 +34,11 @@ func cmdSearch(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer done()
-	req := evidence.Request{Query: strings.Join(pos, " "), Limit: *limit, Sort: *order}
+	q, err := readQuery(e, strings.Join(pos, " "), ws.Store.Counts())
+	if err != nil {
+		return err
+	}
+	req := evidence.Request{Query: q, Limit: *limit, Sort: *order}
 	// "30m" counts back from the main span's end, not from a record
 	// dated 9999-12-31
 	sp, err := ws.MainSpan(ctx)
@@ -112,7 +116,7 @@ func cmdStats(ctx context.Context, e *env, args []string) error {
 	}
 	out := map[string][]evidence.Count{}
 	for _, f := range fields {
-		counts, err := ws.Store.Facet(context.Background(), "", time.Time{}, time.Time{}, f, *top)
+		counts, err := ws.Store.Facet(context.Background(), evidence.All(), time.Time{}, time.Time{}, f, *top)
 		if err != nil {
 			return fmt.Errorf("%w: %v (countable fields: %s)", errUsage, err, strings.Join(evidence.FacetFields(), ", "))
 		}
@@ -125,7 +129,7 @@ func cmdStats(ctx context.Context, e *env, args []string) error {
 		}
 		if sp.Outside() > 0 {
 			doc["main_span"] = map[string]any{"first": sp.First, "last": sp.Last}
-			doc["outside"] = map[string]any{"before": sp.Before, "after": sp.After, "query": sp.Query()}
+			doc["outside"] = map[string]any{"before": sp.Before, "after": sp.After, "query": sp.Query().String()}
 		}
 		return jsonEncoder(e.stdout).Encode(doc)
 	}

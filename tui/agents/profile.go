@@ -53,7 +53,7 @@ const maxProfileSessions = 2000
 // IPs (to mark an IP shared in time or reused), and its capabilities.
 func loadProfile(ctx context.Context, st evidence.Store, cw Capabilities, agent string) (profile, error) {
 	p := profile{agent: agent, checks: map[int]incident.CapabilityCheck{}}
-	hits, err := st.Search(ctx, evidence.Request{Query: evidence.Term("kind", evidence.KindSessionStart) + " " + evidence.Term("kind", evidence.KindSessionEnd), Sort: evidence.SortTime, Limit: maxProfileSessions})
+	hits, err := st.Search(ctx, evidence.Request{Query: evidence.Terms("kind", evidence.KindSessionStart, evidence.KindSessionEnd), Sort: evidence.SortTime, Limit: maxProfileSessions})
 	if err != nil {
 		return p, fmt.Errorf("sessions: %w", err)
 	}

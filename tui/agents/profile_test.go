@@ -29,7 +29,7 @@ func TestProfileShowsAcquiredCapabilities(t *testing.T) {
 		t.Fatal(err)
 	}
 	var text []string
-	var pxFilter string
+	var pxFilter evidence.Query
 	for _, r := range p.rows(common.Clock{}) {
 		text = append(text, r.text)
 		if strings.Contains(r.text, "px-s228 — ") {
@@ -42,7 +42,7 @@ func TestProfileShowsAcquiredCapabilities(t *testing.T) {
 			t.Errorf("profile lacks %q:\n%s", want, all)
 		}
 	}
-	if !strings.HasPrefix(pxFilter, "+id:") {
+	if pxFilter.Op() != evidence.OpIDs {
 		t.Errorf("px-s228 line filters the timeline to %q, want its evidence ids", pxFilter)
 	}
 	hits, err := ws.Store.Search(ctx, evidenceRequest(pxFilter))
@@ -51,4 +51,4 @@ func TestProfileShowsAcquiredCapabilities(t *testing.T) {
 	}
 }
 
-func evidenceRequest(q string) evidence.Request { return evidence.Request{Query: q, Limit: 1} }
+func evidenceRequest(q evidence.Query) evidence.Request { return evidence.Request{Query: q, Limit: 1} }

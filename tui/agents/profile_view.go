@@ -20,13 +20,13 @@ const maxEvidenceIDs = 500
 // to, and how it reads.
 type row struct {
 	text   string
-	filter string
+	filter evidence.Query
 	label  string
 	live   bool // a capability still live: shown as such, not by colour alone
 }
 
 func (p profile) rows(clock common.Clock) []row {
-	out := []row{{text: "every event of " + p.agent, filter: evidence.Must("agent", p.agent), label: p.agent}}
+	out := []row{{text: "every event of " + p.agent, filter: evidence.Term("agent", p.agent), label: p.agent}}
 	for _, s := range p.sessions {
 		end := "open"
 		if !s.End.IsZero() {
@@ -38,12 +38,12 @@ func (p profile) rows(clock common.Clock) []row {
 			shared = "! " + s.Shared + " · "
 		}
 		text := fmt.Sprintf("session %-8s %-8s %-15s %s%s – %s", s.ID, s.Sandbox, s.IP, shared, clock.Format(s.Start), end)
-		out = append(out, row{text: text, filter: evidence.Must("agent", p.agent) + " " + evidence.Must("session", s.ID), label: "session " + s.ID})
+		out = append(out, row{text: text, filter: evidence.And(evidence.Term("agent", p.agent), evidence.Term("session", s.ID)), label: "session " + s.ID})
 	}
 	for i := range p.caps {
 		c := &p.caps[i]
 		ch, judged := p.checks[i]
-		out = append(out, row{text: capText(c, ch, judged, clock), filter: evidence.IDQuery(capIDs(c)),
+		out = append(out, row{text: capText(c, ch, judged, clock), filter: evidence.IDs(capIDs(c)...),
 			label: c.Kind + " " + c.Value, live: judged && ch.Status == incident.CheckNotVerified})
 	}
 	return out
@@ -120,7 +120,7 @@ func (m Model) updateProfile(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.profileFor = ""
 		m.prof = profile{}
 	case key.Matches(msg, k.Open):
-		if m.pcur >= 0 && m.pcur < len(rows) && rows[m.pcur].filter != "" {
+		if m.pcur >= 0 && m.pcur < len(rows) && !rows[m.pcur].filter.IsAll() {
 			r := rows[m.pcur]
 			return m, tea.Batch(
 				common.Send(common.FilterMsg{Set: r.filter, Replace: true}),

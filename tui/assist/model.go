@@ -373,7 +373,7 @@ func (m Model) openItem() tea.Cmd {
 		text = fmt.Sprintf("timeline filtered to the events claim %d cites; %d of its %d ids were not in the evidence sent (esc clears)", it.claim+1, n, len(c.EventIDs))
 	}
 	return tea.Batch(
-		common.Send(common.FilterMsg{Set: evidence.IDQuery(ids), Replace: true, Label: fmt.Sprintf("claim %d · %s", it.claim+1, common.EventsLabel(len(ids)))}),
+		common.Send(common.FilterMsg{Set: evidence.IDs(ids...), Replace: true, Label: fmt.Sprintf("claim %d · %s", it.claim+1, common.EventsLabel(len(ids)))}),
 		common.Send(common.StatusMsg{Text: text}))
 }
 

@@ -44,7 +44,7 @@ func newPane(t *testing.T, ws common.Casework, cfg llm.Config) Model {
 	r.SetColorProfile(termenv.Ascii)
 	com := common.New(context.Background(), common.DefaultStyles(r, true), common.DefaultKeyMap(), nil).SetSize(80, 21)
 	m := New(com, ws, journal.Actor{Name: "alice"}, cfg, nil)
-	m.Open(Selection{Sel: llm.Selection{Query: "curl"}, Label: "the timeline's query curl (2 events)"})
+	m.Open(Selection{Sel: llm.Selection{Query: evidence.MustParse("curl")}, Label: "the timeline's query curl (2 events)"})
 	return m
 }
 
@@ -218,7 +218,7 @@ func TestStreamThenClaims(t *testing.T) {
 			filter = f
 		}
 	}
-	if !filter.Replace || filter.Set != evidence.IDQuery([]string{"a1", "b2"}) {
+	if !filter.Replace || !filter.Set.Equal(evidence.IDs([]string{"a1", "b2"}...)) {
 		t.Errorf("enter on claim 1: %+v", filter)
 	}
 	// a claim citing nothing says so

@@ -26,12 +26,12 @@ func Whole() Selection {
 // count when known; an empty query is the whole incident. name is the
 // query as the header shows it (a finding's evidence by its name, not its
 // ids).
-func FromQuery(q, name string, hits uint64, known bool) Selection {
-	if q == "" {
+func FromQuery(q evidence.Query, name string, hits uint64, known bool) Selection {
+	if q.IsAll() {
 		return Whole()
 	}
-	label := "the timeline's query " + q
-	if name != "" && name != q {
+	label := "the timeline's query " + q.String()
+	if name != "" && name != q.String() {
 		label = "the timeline: " + name
 	}
 	if known {

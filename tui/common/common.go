@@ -68,13 +68,13 @@ type StatusMsg struct{ Text string }
 // OpenEventMsg asks the root to show an event in the detail pane.
 type OpenEventMsg struct{ Event evidence.Event }
 
-// FilterMsg asks the root to change the timeline's filter: Add appends a
-// required clause, or Set replaces the whole filter when Replace is true.
+// FilterMsg asks the root to change the timeline's filter: Add narrows it
+// by a clause, or Set replaces the whole filter when Replace is true.
 // Label, with Set, is what the header shows instead of the query ("finding
 // boundary-probing · agent-7 · 35 events"): an id regexp reads as nothing.
 type FilterMsg struct {
-	Add     string
-	Set     string
+	Add     evidence.Query
+	Set     evidence.Query
 	Replace bool
 	Label   string
 }

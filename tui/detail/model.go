@@ -19,8 +19,9 @@ type BackMsg struct{}
 // GroupMsg asks the root to show a related group in the timeline: its
 // query as the search, Label in the header, the cursor at Event's moment.
 type GroupMsg struct {
-	Query, Label string
-	Event        evidence.Event
+	Query evidence.Query
+	Label string
+	Event evidence.Event
 }
 
 // relatedMsg carries the events linked to the shown one.

@@ -26,7 +26,7 @@ type Model struct {
 	store evidence.Store
 
 	open    bool
-	query   string
+	query   evidence.Query
 	fields  []string
 	field   string // chosen field; empty while picking one
 	values  []evidence.Count
@@ -49,7 +49,7 @@ func (m *Model) SetSize(w, h int) { m.com = m.com.SetSize(w, h) }
 func (m Model) IsOpen() bool { return m.open }
 
 // Open starts picking a field for the current query.
-func (m *Model) Open(query string) {
+func (m *Model) Open(query evidence.Query) {
 	m.open, m.query, m.field, m.values, m.err, m.cur, m.top = true, query, "", nil, nil, 0, 0
 }
 
@@ -120,10 +120,10 @@ func (m Model) choose() (Model, tea.Cmd) {
 	}
 	v := m.values[m.cur].Value
 	m.open = false
-	clause := evidence.Must(m.field, v)
+	clause := evidence.Term(m.field, v)
 	return m, tea.Batch(
 		common.Send(common.FilterMsg{Add: clause}),
-		common.Send(common.StatusMsg{Text: "filter += " + common.Clip(clause, 60)}))
+		common.Send(common.StatusMsg{Text: "filter += " + common.Clip(clause.String(), 60)}))
 }
 
 func (m *Model) count() int {
@@ -156,8 +156,8 @@ func (m Model) View() string {
 		return ""
 	}
 	scope := "all events"
-	if m.query != "" {
-		scope = m.query
+	if !m.query.IsAll() {
+		scope = m.query.String()
 	}
 	var title string
 	if m.field == "" {

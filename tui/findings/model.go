@@ -96,11 +96,9 @@ func Sort(fs []detect.Finding) {
 }
 
 // Query is the timeline filter of a finding's evidence: its event ids, at
-// most MaxFilterIDs of them, as evidence.IDQuery writes them (one required
-// clause for ids made by evidence.MakeID, so that a search or a facet added
-// later narrows the evidence rather than widening it).
-func Query(f detect.Finding) string {
-	return evidence.IDQuery(f.Events[:min(len(f.Events), MaxFilterIDs)])
+// most MaxFilterIDs of them (a search or a facet added later narrows it).
+func Query(f detect.Finding) evidence.Query {
+	return evidence.IDs(f.Events[:min(len(f.Events), MaxFilterIDs)]...)
 }
 
 // Update handles the detectors' reply and, with focus, the pane's keys.

@@ -217,7 +217,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 			var res incident.CheckResult
 			if e.Type == journal.EntryCheckResult && json.Unmarshal(e.Payload, &res) == nil && len(res.Events) > 0 {
 				label := fmt.Sprintf("check %s (journal #%d) · %s", res.Step, e.Seq, common.EventsLabel(len(res.Events)))
-				return m, tea.Batch(common.Send(common.FilterMsg{Set: evidence.IDQuery(res.Events), Replace: true, Label: label}),
+				return m, tea.Batch(common.Send(common.FilterMsg{Set: evidence.IDs(res.Events...), Replace: true, Label: label}),
 					common.Send(common.StatusMsg{Text: fmt.Sprintf("timeline filtered to the %d events check #%d cites (esc clears)", len(res.Events), e.Seq)}))
 			}
 			return m, common.Send(common.StatusMsg{Text: fmt.Sprintf("journal #%d names no event", e.Seq)})

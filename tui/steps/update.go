@@ -124,7 +124,7 @@ func (m *Model) open(stepID string) tea.Cmd {
 			return common.Send(common.StatusMsg{Text: "the check cites no event: c runs it again"})
 		}
 		label := "check " + stepID + " · " + common.EventsLabel(len(l.events))
-		return tea.Batch(common.Send(common.FilterMsg{Set: evidence.IDQuery(l.events), Replace: true, Label: label}),
+		return tea.Batch(common.Send(common.FilterMsg{Set: evidence.IDs(l.events...), Replace: true, Label: label}),
 			common.Send(common.StatusMsg{Text: fmt.Sprintf("timeline filtered to the %d events the check of %s cites (esc clears)", len(l.events), stepID)}))
 	case kItem:
 		if m.readOnly {

@@ -33,8 +33,10 @@ type anchorMsg struct {
 
 // prevQuery is the query a failed new one falls back to.
 type prevQuery struct {
-	filter, search string
-	labels         labels
+	filter  evidence.Query
+	search  string
+	searchQ evidence.Query
+	labels  labels
 }
 
 // extendMsg adds a page before or after the window.
@@ -74,7 +76,7 @@ type matchMsg struct {
 // fetchAnchor loads a window of up to 2*limit rows around at. It is a plain
 // function of its arguments: the command built from it never touches the
 // model.
-func fetchAnchor(ctx context.Context, st evidence.Store, query string, w where, at evidence.Cursor, limit int) ([]evidence.Event, int, bool, bool, error) {
+func fetchAnchor(ctx context.Context, st evidence.Store, query evidence.Query, w where, at evidence.Cursor, limit int) ([]evidence.Event, int, bool, bool, error) {
 	switch w {
 	case atStart:
 		p, err := st.Page(ctx, evidence.PageRequest{Query: query, Limit: limit})
@@ -143,7 +145,7 @@ func extendCmd(m *Model, backward bool) tea.Cmd {
 func hitsCmd(m *Model) tea.Cmd {
 	ctx, st, gen, q := m.com.Ctx, m.store, m.gen, m.query
 	return m.com.Cmd(func() tea.Msg {
-		if q == "" { // counted at ingest: no need to count a million hits
+		if q.IsAll() { // counted at ingest: no need to count a million hits
 			return hitsMsg{gen: gen, total: uint64(st.Counts().Total)}
 		}
 		h, err := st.Search(ctx, evidence.Request{Query: q, Limit: 1, Sort: evidence.SortScore})
@@ -166,7 +168,7 @@ func deniedCmd(m *Model) tea.Cmd {
 // matches the filter and the last search.
 func matchCmd(m *Model, backward bool) tea.Cmd {
 	ctx, st, gen := m.com.Ctx, m.store, m.gen
-	q, _ := evidence.Combine(m.filter, m.lastSearch)
+	q := evidence.And(m.filter, m.lastSearchQ)
 	at := cursorOf(m.rows[m.cur])
 	return m.com.Cmd(func() tea.Msg {
 		p, err := st.Page(ctx, evidence.PageRequest{Query: q, After: at, Backward: backward, Limit: 1})

@@ -2,8 +2,8 @@ package timeline
 
 import "strings"
 
-// labelled is a query and the words the header shows for it: ids in a
-// regexp say nothing to a responder, "finding boundary-probing · agent-7 ·
+// labelled is a query (as text) and the words the header shows for it: a
+// list of ids says nothing to a responder, "finding boundary-probing · agent-7 ·
 // 35 events" does. The query stays what runs.
 type labelled struct{ query, label string }
 

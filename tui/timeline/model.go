@@ -15,11 +15,14 @@ type Model struct {
 	com   common.Common
 	store evidence.Store
 
-	filter, search, lastSearch string
-	query                      string
-	labels                     labels
-	anded                      bool
-	gen                        int // bumps on every new window; older replies are dropped
+	filter      evidence.Query // set by panes: an agent, facet values, a finding's events
+	search      string         // as typed (or a related group's query, as text)
+	searchQ     evidence.Query // search, read
+	lastSearch  string
+	lastSearchQ evidence.Query
+	query       evidence.Query // filter AND search
+	labels      labels
+	gen         int // bumps on every new window; older replies are dropped
 
 	rows                        []evidence.Event
 	cur, top                    int
@@ -81,17 +84,16 @@ func (m *Model) pageSize() int { return max(100, 3*m.visible()) }
 func (m *Model) maxRows() int { return 5 * m.pageSize() }
 
 // Query is the query the timeline shows (filter and search combined).
-func (m Model) Query() string { return m.query }
+func (m Model) Query() evidence.Query { return m.query }
 
 // Filter and Search are the two parts of the query.
-func (m Model) Filter() string { return m.filter }
+func (m Model) Filter() evidence.Query { return m.filter }
 
-// Search is the active search, empty when none.
+// Search is the active search as typed, empty when none.
 func (m Model) Search() string { return m.search }
 
-// Anded reports that the search's optional words were all made required
-// to combine it with the filter.
-func (m Model) Anded() bool { return m.anded }
+// SearchQuery is the active search as read.
+func (m Model) SearchQuery() evidence.Query { return m.searchQ }
 
 // Hits is the number of events matching the query, once known.
 func (m Model) Hits() (uint64, bool) { return m.hits, m.hitsKnown }
@@ -144,12 +146,22 @@ func (m *Model) SetMarks(list []incident.Mark) {
 	}
 }
 
-// SetSearch runs a search: its results replace the timeline.
-func (m *Model) SetSearch(q string) tea.Cmd {
-	if q != "" {
-		m.lastSearch = q
+// SetSearch runs a search: its results replace the timeline. A search
+// that does not read (an unknown field, an operator with nothing after it)
+// leaves the timeline as it is and says why in the status line.
+func (m *Model) SetSearch(text string) tea.Cmd {
+	q, err := evidence.Parse(text)
+	if err != nil {
+		return common.Send(common.ErrMsg{Err: err})
 	}
-	return m.setQuery(m.filter, q, true)
+	if text != "" {
+		m.lastSearch, m.lastSearchQ = text, q
+	}
+	cmd := m.setQuery(m.filter, text, q, true)
+	if hint := Reading(text, q, m.store.Counts()); hint != "" {
+		cmd = tea.Batch(cmd, common.Send(common.StatusMsg{Text: hint}))
+	}
+	return cmd
 }
 
 // ShowRelated shows a related group of the event pane: its query as the
@@ -157,51 +169,62 @@ func (m *Model) SetSearch(q string) tea.Cmd {
 // group is about the event, not about what the timeline was narrowed to)
 // and the cursor at the event's moment. Place taken before and Restore
 // bring the timeline back.
-func (m *Model) ShowRelated(q, label string, at evidence.Event) tea.Cmd {
-	m.lastSearch = q
-	next := labels{search: labelled{query: q, label: label}}
-	return m.switchQuery("", q, next, atCursor, cursorOf(at), "")
+func (m *Model) ShowRelated(q evidence.Query, label string, at evidence.Event) tea.Cmd {
+	text := q.String()
+	m.lastSearch, m.lastSearchQ = text, q
+	next := labels{search: labelled{query: text, label: label}}
+	return m.switchQuery(evidence.All(), text, q, next, atCursor, cursorOf(at), "")
 }
 
 // Place is what the timeline shows: its query, labels and the event under
 // the cursor.
 type Place struct {
-	filter, search string
-	labels         labels
-	at             evidence.Event
-	ok             bool
+	filter  evidence.Query
+	search  string
+	searchQ evidence.Query
+	labels  labels
+	at      evidence.Event
+	ok      bool
 }
 
 // Place returns what the timeline shows now, for Restore.
 func (m Model) Place() Place {
 	ev, ok := m.Selected()
-	return Place{filter: m.filter, search: m.search, labels: m.labels, at: ev, ok: ok}
+	return Place{filter: m.filter, search: m.search, searchQ: m.searchQ, labels: m.labels, at: ev, ok: ok}
 }
 
 // Restore shows a Place again, the cursor on the event it was on.
 func (m *Model) Restore(p Place) tea.Cmd {
 	if !p.ok {
-		return m.switchQuery(p.filter, p.search, p.labels, atStart, evidence.Cursor{}, "")
+		return m.switchQuery(p.filter, p.search, p.searchQ, p.labels, atStart, evidence.Cursor{}, "")
 	}
-	return m.switchQuery(p.filter, p.search, p.labels, atCursor, cursorOf(p.at), "")
+	return m.switchQuery(p.filter, p.search, p.searchQ, p.labels, atCursor, cursorOf(p.at), "")
 }
 
 // SetFilter replaces the filter (an agent, facet values); label, when not
 // empty, is what the header shows for it instead of the query (a finding's
 // evidence: "finding boundary-probing · agent-7 · 35 events").
-func (m *Model) SetFilter(f, label string) tea.Cmd {
+func (m *Model) SetFilter(f evidence.Query, label string) tea.Cmd {
 	next := m.labels
-	next.filter = labelled{query: f, label: label}
+	next.filter = labelled{query: filterText(f), label: label}
 	w, at := atStart, evidence.Cursor{}
 	if ev, ok := m.Selected(); ok && m.search == "" {
 		w, at = atCursor, cursorOf(ev)
 	}
-	return m.switchQuery(f, m.search, next, w, at, "")
+	return m.switchQuery(f, m.search, m.searchQ, next, w, at, "")
 }
 
 // FilterText is the filter as the header shows it: its label, with any
 // clause added since, or the query itself.
-func (m Model) FilterText() string { return m.labels.filter.text(m.filter) }
+func (m Model) FilterText() string { return m.labels.filter.text(filterText(m.filter)) }
+
+// filterText is a filter as text: "" for none.
+func filterText(f evidence.Query) string {
+	if f.IsAll() {
+		return ""
+	}
+	return f.String()
+}
 
 // QueryText is the whole query as the header shows it.
 func (m Model) QueryText() string {
@@ -211,9 +234,29 @@ func (m Model) QueryText() string {
 // SearchText is the search as the header shows it.
 func (m Model) SearchText() string { return m.labels.search.text(m.search) }
 
-// AddFilter adds a required clause to the filter.
-func (m *Model) AddFilter(clause string) tea.Cmd {
-	return m.setQuery(evidence.AddClause(m.filter, clause), m.search, true)
+// AddFilter narrows the filter by a clause (a facet value), unless it is
+// there already.
+func (m *Model) AddFilter(clause evidence.Query) tea.Cmd {
+	f := m.filter
+	if !hasClause(f, clause) {
+		f = evidence.And(f, clause)
+	}
+	return m.setQuery(f, m.search, m.searchQ, true)
+}
+
+// hasClause reports whether filter is clause or ANDs it.
+func hasClause(filter, clause evidence.Query) bool {
+	if filter.Equal(clause) {
+		return true
+	}
+	if filter.Op() == evidence.OpAnd {
+		for _, s := range filter.Subs() {
+			if s.Equal(clause) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Refresh reloads the window around the cursor, keeping it on its screen
@@ -246,24 +289,36 @@ func (m *Model) JumpTo(ev evidence.Event) tea.Cmd {
 
 // setQuery switches to a new query, anchored at the event under the cursor
 // so that narrowing or widening keeps the responder's place in time.
-func (m *Model) setQuery(filter, search string, keepPlace bool) tea.Cmd {
+func (m *Model) setQuery(filter evidence.Query, search string, searchQ evidence.Query, keepPlace bool) tea.Cmd {
 	w, at := atStart, evidence.Cursor{}
 	if ev, ok := m.Selected(); ok && keepPlace && search == "" {
 		w, at = atCursor, cursorOf(ev)
 	}
-	return m.switchQuery(filter, search, m.labels, w, at, "")
+	return m.switchQuery(filter, search, searchQ, m.labels, w, at, "")
 }
 
 // switchQuery shows a new query from w (at: the event to put the cursor
 // on, want: its id, "" when any nearby will do), labelled by next as far as
 // its labels still apply.
-func (m *Model) switchQuery(filter, search string, next labels, w where, at evidence.Cursor, want string) tea.Cmd {
-	prev := prevQuery{filter: m.filter, search: m.search, labels: m.labels}
-	m.filter, m.search = filter, search
-	m.labels = next.keep(filter, search)
-	m.query, m.anded = evidence.Combine(filter, search)
+func (m *Model) switchQuery(filter evidence.Query, search string, searchQ evidence.Query, next labels, w where, at evidence.Cursor, want string) tea.Cmd {
+	prev := prevQuery{filter: m.filter, search: m.search, searchQ: m.searchQ, labels: m.labels}
+	m.filter, m.search, m.searchQ = filter, search, searchQ
+	m.labels = next.keep(filterText(filter), search)
+	m.query = evidence.And(filter, searchQ)
 	m.gen++
 	m.loading, m.loadingBefore, m.loadingAfter = true, false, false
 	m.hitsKnown = false
 	return tea.Batch(anchorCmd(m, w, at, -1, want, &prev), hitsCmd(m))
+}
+
+// Reading is the status line's note on a search that reads, "" when it
+// reads as typed with nothing to point out: how it was read, and hints
+// (evidence.Hints) about what it may not find.
+func Reading(text string, q evidence.Query, c evidence.Counts) string {
+	var parts []string
+	if r := evidence.ReadAs(text, q); r != "" {
+		parts = append(parts, "read as "+r)
+	}
+	parts = append(parts, evidence.Hints(text, q, c)...)
+	return strings.Join(parts, " · ")
 }

@@ -97,10 +97,10 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.Back):
 		switch {
 		case m.search != "":
-			cmd := tea.Batch(m.setQuery(m.filter, "", true), common.Send(common.StatusMsg{Text: "search cleared (n/N still find it)"}))
+			cmd := tea.Batch(m.setQuery(m.filter, "", evidence.All(), true), common.Send(common.StatusMsg{Text: "search cleared (n/N still find it)"}))
 			return m, cmd
-		case m.filter != "":
-			cmd := tea.Batch(m.setQuery("", "", true), common.Send(common.StatusMsg{Text: "filter cleared"}))
+		case !m.filter.IsAll():
+			cmd := tea.Batch(m.setQuery(evidence.All(), "", evidence.All(), true), common.Send(common.StatusMsg{Text: "filter cleared"}))
 			return m, cmd
 		}
 	}
@@ -159,8 +159,8 @@ func (m Model) applyAnchor(msg anchorMsg) (Model, tea.Cmd) {
 			cmds = append(cmds, common.Send(common.ErrMsg{Err: err}))
 		}
 		if msg.prev != nil {
-			m.filter, m.search, m.labels = msg.prev.filter, msg.prev.search, msg.prev.labels
-			m.query, m.anded = evidence.Combine(m.filter, m.search)
+			m.filter, m.search, m.searchQ, m.labels = msg.prev.filter, msg.prev.search, msg.prev.searchQ, msg.prev.labels
+			m.query = evidence.And(m.filter, m.searchQ)
 			m.gen++
 			cmds = append(cmds, hitsCmd(&m))
 		}

@@ -61,7 +61,7 @@ func (m Model) View() string {
 		lines = append(lines, m.sparkView())
 	}
 	if m.chrome() == 3 {
-		line := m.span.OutsideLine() + ": search " + m.span.Query() + " to see them"
+		line := m.span.OutsideLine() + ": search " + m.span.Query().String() + " to see them"
 		lines = append(lines, st.Warn.Render(common.Fit(line, w)))
 	}
 	cols := m.columns()
@@ -95,10 +95,10 @@ func (m Model) emptyText() string {
 	switch {
 	case m.loading:
 		return "  loading…"
-	case m.query != "" && m.filter != "" && m.search != "":
+	case !m.query.IsAll() && !m.filter.IsAll() && m.search != "":
 		// the hint first: the query text can be long, the screen narrow
 		return "  no events: the search only looks within the filter (esc clears the search, esc again the filter) — " + m.QueryText()
-	case m.query != "":
+	case !m.query.IsAll():
 		return "  no events match (esc clears it) — " + m.QueryText()
 	}
 	return "  no events yet"
