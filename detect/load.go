@@ -25,13 +25,21 @@ type RuleError struct {
 	File string
 	Line int
 	Msg  string
+	// Cause is the error Msg tells, when a caller may act on its kind
+	// (a *ChangedError: a query whose meaning changed with the syntax).
+	Cause error
 }
 
 // Error renders file:line: message.
 func (e *RuleError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
-// Unwrap makes errors.Is(err, ErrRule) hold.
-func (e *RuleError) Unwrap() error { return ErrRule }
+// Unwrap makes errors.Is(err, ErrRule) hold, and errors.As find Cause.
+func (e *RuleError) Unwrap() []error {
+	if e.Cause != nil {
+		return []error{ErrRule, e.Cause}
+	}
+	return []error{ErrRule}
+}
 
 //go:embed rules/*.yaml
 var builtinRules embed.FS
@@ -118,7 +126,7 @@ func Parse(name string, data []byte) ([]Rule, error) {
 				line, _ = strconv.Atoi(m[1])
 				msg = m[2]
 			}
-			errs = append(errs, &RuleError{name, line, "not YAML: " + msg})
+			errs = append(errs, &RuleError{File: name, Line: line, Msg: "not YAML: " + msg})
 			break
 		}
 		if len(doc.Content) == 0 {
@@ -135,7 +143,7 @@ func Parse(name string, data []byte) ([]Rule, error) {
 		return nil, err
 	}
 	if len(rules) == 0 {
-		return nil, &RuleError{name, 1, "no rule in file"}
+		return nil, &RuleError{File: name, Line: 1, Msg: "no rule in file"}
 	}
 	return rules, Unique(rules)
 }
@@ -144,7 +152,7 @@ func Parse(name string, data []byte) ([]Rule, error) {
 // is placed at the line of the field it is about.
 func parseRule(file string, n *yaml.Node) (Rule, error) {
 	fail := func(n *yaml.Node, format string, a ...any) error {
-		return &RuleError{file, n.Line, fmt.Sprintf(format, a...)}
+		return &RuleError{File: file, Line: n.Line, Msg: fmt.Sprintf(format, a...)}
 	}
 	if n.Kind != yaml.MappingNode {
 		return Rule{}, fail(n, "a rule is a mapping of id, title, severity, phase, explain, query, correlation")
@@ -211,7 +219,12 @@ func parseRule(file string, n *yaml.Node) (Rule, error) {
 				at = lines["correlation"]
 			}
 		}
-		return Rule{}, fail(at, "%v", err)
+		re := &RuleError{File: file, Line: at.Line, Msg: err.Error()}
+		var ce *ChangedError
+		if errors.As(err, &ce) {
+			re.Cause = ce
+		}
+		return Rule{}, re
 	}
 	return r, nil
 }

@@ -19,7 +19,7 @@ func correlationField(f string) bool {
 
 func parseCorrelation(file string, n *yaml.Node, c *Correlation, lines map[string]*yaml.Node) error {
 	fail := func(n *yaml.Node, format string, a ...any) error {
-		return &RuleError{file, n.Line, fmt.Sprintf(format, a...)}
+		return &RuleError{File: file, Line: n.Line, Msg: fmt.Sprintf(format, a...)}
 	}
 	if n.Kind != yaml.MappingNode {
 		return fail(n, "correlation is a mapping of type, group_by, window, condition, field, steps")
@@ -84,13 +84,13 @@ func parseCorrelation(file string, n *yaml.Node, c *Correlation, lines map[strin
 
 func parseCondition(file string, n *yaml.Node, c *Condition) error {
 	if n.Kind != yaml.MappingNode {
-		return &RuleError{file, n.Line, "condition is a mapping like {gte: 5}"}
+		return &RuleError{File: file, Line: n.Line, Msg: "condition is a mapping like {gte: 5}"}
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		f, err := strconv.ParseFloat(v.Value, 64)
 		if err != nil {
-			return &RuleError{file, v.Line, fmt.Sprintf("condition %s: %q is not a number", k.Value, v.Value)}
+			return &RuleError{File: file, Line: v.Line, Msg: fmt.Sprintf("condition %s: %q is not a number", k.Value, v.Value)}
 		}
 		switch k.Value {
 		case "gt":
@@ -102,7 +102,7 @@ func parseCondition(file string, n *yaml.Node, c *Condition) error {
 		case "lte":
 			c.Lte = &f
 		default:
-			return &RuleError{file, k.Line, fmt.Sprintf("condition %q: want gt, gte, lt or lte", k.Value)}
+			return &RuleError{File: file, Line: k.Line, Msg: fmt.Sprintf("condition %q: want gt, gte, lt or lte", k.Value)}
 		}
 	}
 	return nil

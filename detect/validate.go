@@ -13,12 +13,16 @@ import (
 // the loader can point at its line.
 type fieldError struct {
 	field, msg string
+	cause      error
 }
 
 func (e *fieldError) Error() string { return e.msg }
 
+// Unwrap gives the error the message tells, if any.
+func (e *fieldError) Unwrap() error { return e.cause }
+
 func invalid(field, format string, a ...any) error {
-	return &fieldError{field, fmt.Sprintf(format, a...)}
+	return &fieldError{field: field, msg: fmt.Sprintf(format, a...)}
 }
 
 var ruleID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
@@ -68,7 +72,7 @@ func (r *Rule) Validate() error {
 	for _, q := range r.Query {
 		m, err := compileRuleQuery(q)
 		if err != nil {
-			return invalid("query", "%v", err)
+			return &fieldError{field: "query", msg: err.Error(), cause: err}
 		}
 		r.match = append(r.match, m)
 	}
@@ -76,7 +80,7 @@ func (r *Rule) Validate() error {
 	for i, s := range c.Steps {
 		m, err := compileRuleQuery(s.Query)
 		if err != nil {
-			return invalid("steps", "step %d: %v", i+1, err)
+			return &fieldError{field: "steps", msg: fmt.Sprintf("step %d: %v", i+1, err), cause: err}
 		}
 		r.steps = append(r.steps, m)
 	}

@@ -12,9 +12,12 @@ import (
 // answer it without a search). None of them is an error: the query runs.
 func Hints(text string, q Query, c Counts) []string {
 	var out []string
-	if old, now, changed, err := Changed(text); err == nil && changed {
-		out = append(out, fmt.Sprintf("every clause is required (AND); the old syntax read this as %s", old))
-		_ = now
+	if old, _, changed, err := Changed(text); err == nil && changed {
+		if old.Op() == OpNone {
+			out = append(out, "the old syntax found nothing for this")
+		} else {
+			out = append(out, fmt.Sprintf("the old syntax read this as %s", old))
+		}
 	}
 	for _, w := range strings.Fields(text) {
 		switch w {

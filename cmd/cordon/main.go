@@ -56,7 +56,7 @@ func commands() []command {
 		{"open", openArgs, "the console: open a workspace, or ingest evidence in the background and open it at once", cmdOpen},
 		{"serve", serveArgs, "serve the console over SSH: public keys only, observers read-only, no shell or forwarding", cmdServe},
 		{"ingest", "--incident DIR [--format F] [--follow] FILE|DIR|- ...", "read evidence into an incident workspace (resumes, never duplicates; --follow keeps reading)", cmdIngest},
-		{"search", "--incident DIR [--json] [--since T] [--until T] [--limit N] [--sort time|-time|score] QUERY", "search the evidence (Bleve query-string syntax)", cmdSearch},
+		{"search", "--incident DIR [--json] [--since T] [--until T] [--limit N] [--sort time|-time|score] QUERY", "search the evidence (docs/query.md: clauses AND unless OR joins them; errors name the fix)", cmdSearch},
 		{"stats", "--incident DIR [--by FIELD] [--json]", "counts per value and the time span", cmdStats},
 		{"show", "--incident DIR [--json] ID", "one event: fields, origin and raw record", cmdShow},
 		{"rejects", "--incident DIR [--json]", "the records that did not parse, with file, line and reason", cmdRejects},
@@ -70,6 +70,7 @@ func commands() []command {
 		{"action", "--incident DIR [--dry-run] [--confirm AGENT] STEP_ID ACTION", "run a step's configured command after typed confirmation; journal command, exit code and output", cmdAction},
 		{"journal", journalArgs, "the case journal, oldest first; verify checks its hash chain and names the first edited, missing or torn entry", cmdJournal},
 		{"note", noteArgs, "add a note to the case journal (works while an ingest holds the workspace)", cmdNote},
+		{"rules", rulesArgs, "which of the workspace's rules, saved searches and history read otherwise since unsigned clauses are required; such rules are refused until rewritten", cmdRules},
 		{"playbook", playbookArgs, "lint playbook files (file:line:col per problem), or show the phases and steps of the built-in or a given playbook", cmdPlaybook},
 		{"assist", assistArgs, "defender-mode assistant: summarize, timeline, cluster, explain, hypotheses, ask — claims cite checked event ids; offline without an endpoint", cmdAssist},
 		{"report", reportArgs, "the incident report: the four questions answered from evidence, attribution, findings, kill switch, journal (md, json or html)", cmdReport},
@@ -146,13 +147,17 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  cordon %s %s\n      %s\n", c.name, c.args, c.summary)
 	}
 	fmt.Fprint(w, `
-Queries (Bleve query-string syntax):
-  +agent:agent-7 +decision:deny     field terms are exact; + must match (without it a clause only ranks), - must not
-  dst_host:*.example.com            wildcards on keyword fields
-  kind:proc_exec cmdline:curl       tokens inside command lines, URLs, paths
+Queries (docs/query.md):
+  agent:agent-7 decision:deny       field values are exact; every clause must match (AND)
+  curl OR wget                      either; NOT or a leading - excludes; ( ) group
+  kind:proc_exec cmdline:(curl OR wget)   words inside command lines, URLs, paths; field:(a OR b)
+  dst_host:*.example.com            wildcards; /regexp/, /regexp/i for any case
   nohup                             a bare word searches message, command line, URL, path and raw text
   bytes_out:>1000000                numeric range on bytes_out / bytes_in
   time:>"2026-07-21T10:00:00Z"      time range (or --since / --until)
+  An unknown field, a value in the wrong case or a dangling operator is an error (exit 2) with
+  the fix; "read as:" on stderr shows how a query was read. cordon rules check lists the
+  queries a workspace keeps whose meaning changed when unsigned clauses became required.
 
 Exit codes:
   0  ok (rejected records are reported, not fatal)
