@@ -305,7 +305,7 @@ func TestHelpScrollsOnSmallTerminal(t *testing.T) {
 	c := newConsole(t, incidenttest.New(t), 80, 24, termenv.Ascii)
 	c.keys("?")
 	s := c.screen()
-	if !strings.Contains(s, "more lines: j/↓ scrolls") || !strings.Contains(s, "+agent:agent-7 +decision:deny") {
+	if !strings.Contains(s, "more lines: j/↓ scrolls") || !strings.Contains(s, "agent:agent-7 decision:deny") {
 		t.Fatalf("first help screen:\n%s", s)
 	}
 	c.keys("G")
@@ -318,5 +318,36 @@ func TestHelpScrollsOnSmallTerminal(t *testing.T) {
 	c.keys("esc", "?")
 	if !strings.Contains(c.screen(), "KEYS") {
 		t.Errorf("help reopens scrolled:\n%s", c.screen())
+	}
+}
+
+// The status line says how a search was read, and hints at what it may
+// not find: no silent zero.
+func TestSearchReadingInStatusLine(t *testing.T) {
+	c := newConsole(t, incidenttest.New(t), 120, 40, termenv.Ascii)
+	c.keys("/")
+	c.typeText("agent:agent-7 decision:deny")
+	c.keys("enter")
+	header := strings.Split(c.screen(), "\n")[1]
+	if !strings.Contains(header, "read as: agent:agent-7 AND decision:deny") {
+		t.Errorf("header does not say how the search was read: %q", header)
+	}
+	if n, ok := c.m.Timeline().Hits(); !ok || n == 0 || n > 20 {
+		t.Errorf("agent-7's denials: %d hits (%v)", n, ok)
+	}
+	if !strings.Contains(c.screen(), "the old syntax read this as agent:agent-7 OR decision:deny") {
+		t.Errorf("no hint of the old reading:\n%s", c.screen())
+	}
+	c.keys("esc", "/") // esc clears the search: the bar opens empty
+	c.typeText("nosuchfield:foo")
+	c.keys("enter")
+	if _, err := c.m.Status(); err == nil || !strings.Contains(err.Error(), `unknown field "nosuchfield"`) {
+		t.Errorf("unknown field: status error %v", err)
+	}
+	c.keys("esc", "esc", "/")
+	c.typeText("agent:AGENT-7")
+	c.keys("enter")
+	if s := c.screen(); !strings.Contains(s, "agent:agent-7 has") {
+		t.Errorf("no hint for a value in another case:\n%s", s)
 	}
 }

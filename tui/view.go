@@ -228,12 +228,12 @@ func (m Model) helpLines() []string {
 	blocks := m.helpBlocks()
 	lines := []string{st.Section.Render("KEYS"), ""}
 	lines = append(lines, blocks[0]...)
-	lines = append(lines, "", st.Section.Render("QUERIES (Bleve query-string syntax)"), "")
+	lines = append(lines, "", st.Section.Render("QUERIES (docs/query.md)"), "")
 	lines = append(lines, text(
-		"+agent:agent-7 +decision:deny  exact field values; + must match, - must not",
-		"nohup   curl                   bare words: message, cmdline, URL, path, raw",
-		"agent:agent-7 nohup            without +, either may match (+ on both: both)",
-		"dst_host:*.example.com         wildcards on exact fields",
+		"agent:agent-7 decision:deny    exact field values; every clause must match",
+		"nohup   curl OR wget           bare words: message, cmdline, URL, path, raw",
+		"kind:x (a OR b) -agent:y       OR for either, ( ) group, NOT or - excludes",
+		"dst_host:*.example.com         wildcards; /regexp/, /regexp/i for any case",
 		"bytes_out:>1000000             numeric ranges on bytes_out / bytes_in",
 		"esc clears the search, then the filter; ? or esc closes this help",
 	)...)

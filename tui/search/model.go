@@ -37,7 +37,7 @@ func New(com common.Common) Model {
 	in.PlaceholderStyle = st.Dim
 	in.Cursor.Style = st.Prompt.Reverse(true)
 	in.Cursor.TextStyle = st.Input
-	in.Placeholder = "+agent:agent-7 +decision:deny   nohup   dst_host:*.example.com"
+	in.Placeholder = "agent:agent-7 decision:deny   curl OR wget   dst_host:*.example.com"
 	in.CharLimit = 4096
 	in.Cursor.SetMode(cursor.CursorStatic)
 	return Model{com: com, input: in}
