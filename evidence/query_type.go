@@ -42,7 +42,7 @@ type Query struct {
 	// sinceExcl and untilIncl keep a range as it was written (time:>T,
 	// time:<=T), so that it reads back so.
 	sinceExcl, untilIncl bool
-	subs   []Query
+	subs                 []Query
 }
 
 // All matches every event.
