@@ -67,6 +67,16 @@ type Option func(*options)
 
 type options struct {
 	shared bool
+	memory bool
+}
+
+// InMemory, when on, keeps the evidence in an in-memory store
+// (evidence.NewMemStore) instead of the Bleve index under the workspace:
+// the second implementation of the Store contract, for trying the console
+// on another backend. The evidence is gone when the process ends; the
+// journal and the rest of the workspace are on disk as ever.
+func InMemory(on bool) Option {
+	return func(o *options) { o.memory = o.memory || on }
 }
 
 // AllowShared, when allow is set, lets a writer write into a workspace
@@ -176,7 +186,12 @@ func open(dir string, write bool, o options) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := evidence.Open(filepath.Join(dir, indexDir), evidence.Options{ReadOnly: !write})
+	var st evidence.Store
+	if o.memory {
+		st = evidence.NewMemStore()
+	} else {
+		st, err = evidence.Open(filepath.Join(dir, indexDir), evidence.Options{ReadOnly: !write})
+	}
 	if err != nil {
 		l.Release()
 		if errors.Is(err, evidence.ErrIncompatible) {

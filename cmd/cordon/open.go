@@ -56,12 +56,12 @@ func cmdOpen(ctx context.Context, e *env, args []string) error {
 	}
 	var ws *incident.Workspace
 	if len(inputs) == 0 {
-		ws, err = incident.Open(*dir, incident.AllowShared(shared()))
+		ws, err = incident.Open(*dir, incident.AllowShared(shared()), storeOption())
 	} else {
 		if *dir == "" {
 			*dir = incident.DirFor(stateHome(), inputs)
 		}
-		ws, err = incident.Create(*dir, incident.AllowShared(shared()))
+		ws, err = incident.Create(*dir, incident.AllowShared(shared()), storeOption())
 	}
 	if err != nil {
 		return err
