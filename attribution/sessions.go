@@ -9,7 +9,7 @@ import (
 )
 
 // Source is what reading the session records needs of the evidence: the
-// events matching a query string, in time order. evidence.StoreSource and
+// events matching a typed query, in time order. evidence.StoreSource and
 // the detectors' sources have this shape.
 type Source interface {
 	Each(ctx context.Context, q evidence.Query, fn func(evidence.Event) error) error

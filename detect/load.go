@@ -197,7 +197,7 @@ func parseRule(file string, n *yaml.Node) (Rule, error) {
 					r.Query = append(r.Query, one)
 				}
 			default:
-				errs = append(errs, fail(v, "query is a query string or a list of them"))
+				errs = append(errs, fail(v, "query is a query or a list of them"))
 			}
 		case "correlation":
 			errs = append(errs, parseCorrelation(file, v, &r.Correlation, lines))

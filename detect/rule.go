@@ -69,9 +69,9 @@ type Rule struct {
 	// Explain is the one-line explanation, with {{variables}} naming the
 	// numbers that triggered it.
 	Explain string
-	// Query lists Bleve query strings; an event is the rule's when it
-	// matches any of them. One is the common case; several say what a flat
-	// query string cannot (A and B, or C).
+	// Query lists queries (docs/query.md); an event is the rule's when it
+	// matches any of them. One is the common case; several let each
+	// alternative carry its own comment.
 	Query       []string
 	Correlation Correlation
 	// Origin is file:line where the rule was defined.

@@ -212,6 +212,9 @@ func (s *bleveStore) Search(ctx context.Context, r Request) (*Hits, error) {
 	default:
 		return nil, fmt.Errorf("unknown sort %q (want time, -time or score)", r.Sort)
 	}
+	if err := r.Query.check(); err != nil {
+		return nil, err
+	}
 	base, qs := s.parse(r.Query), r.Query.String()
 	full, err := s.within(ctx, base, qs, r.Since, r.Until)
 	if err != nil {
@@ -251,6 +254,9 @@ func (s *bleveStore) Search(ctx context.Context, r Request) (*Hits, error) {
 }
 
 func (s *bleveStore) searchByScore(ctx context.Context, r Request, limit int) (*Hits, error) {
+	if err := r.Query.check(); err != nil {
+		return nil, err
+	}
 	q, err := s.buildQuery(ctx, r.Query, r.Since, r.Until)
 	if err != nil {
 		return nil, err
@@ -270,6 +276,9 @@ func (s *bleveStore) searchByScore(ctx context.Context, r Request, limit int) (*
 func (s *bleveStore) Facet(ctx context.Context, q Query, since, until time.Time, field string, size int) ([]Count, error) {
 	if size <= 0 {
 		size = 10
+	}
+	if err := q.check(); err != nil {
+		return nil, err
 	}
 	if q.IsAll() && since.IsZero() && until.IsZero() {
 		s.mu.RLock()

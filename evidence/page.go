@@ -21,6 +21,9 @@ func (s *bleveStore) Page(ctx context.Context, r PageRequest) (*Page, error) {
 	if limit <= 0 {
 		limit = 100
 	}
+	if err := r.Query.check(); err != nil {
+		return nil, err
+	}
 	base, qs := s.parse(r.Query), r.Query.String()
 	start := r.From
 	if r.After.ID != "" {

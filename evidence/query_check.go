@@ -261,3 +261,28 @@ func knownField(f string) bool {
 // KeywordField reports an exact-match field: a quoted value on it is the
 // whole value, where on a text field a quoted phrase finds nothing.
 func KeywordField(name string) bool { return isKeyword(name) }
+
+// check refuses a query built in code that names a field the index lacks
+// or holds a bad regular expression, which the index would answer with
+// nothing: Parse refuses both in what people type. Errors wrap ErrQuery.
+func (q Query) check() error {
+	var err error
+	q.Leaves(func(l Query) {
+		if err != nil {
+			return
+		}
+		switch l.op {
+		case OpAll, OpNone, OpIDs, OpTimeRange:
+			return
+		case OpRegexp:
+			if _, e := regexp.Compile(l.value); e != nil {
+				err = fmt.Errorf("%w: %s: %v", ErrQuery, l, e)
+				return
+			}
+		}
+		if l.field != "" && !knownField(l.field) {
+			err = fmt.Errorf("%w: %v", ErrQuery, checkField(l.field))
+		}
+	})
+	return err
+}

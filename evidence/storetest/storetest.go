@@ -81,6 +81,15 @@ func Run(t *testing.T, open func(t *testing.T) evidence.Store, events []evidence
 		if _, err := st.Search(ctx, evidence.Request{Sort: "sideways"}); err == nil {
 			t.Error("an unknown sort is accepted")
 		}
+		// a query built in code with a field the store lacks finds
+		// nothing silently nowhere: it is an error
+		bad := evidence.And(evidence.Term("kind", "tool_call"), evidence.Term("nosuchfield", "x"))
+		if _, err := st.Search(ctx, evidence.Request{Query: bad}); !errors.Is(err, evidence.ErrQuery) {
+			t.Errorf("search on an unknown field: %v, want ErrQuery", err)
+		}
+		if _, err := st.Page(ctx, evidence.PageRequest{Query: bad}); !errors.Is(err, evidence.ErrQuery) {
+			t.Errorf("page on an unknown field: %v, want ErrQuery", err)
+		}
 	})
 }
 
