@@ -27,7 +27,8 @@ func Hints(text string, q Query, c Counts) []string {
 	}
 	seen := map[string]bool{}
 	q.Leaves(func(l Query) {
-		if l.op != OpTerm || l.fold || !isCounted(l.field) || seen[l.field+":"+l.value] {
+		// dst_host is compared lowercased, its counts are not: no hint there
+		if l.op != OpTerm || l.fold || !isCounted(l.field) || l.field == "dst_host" || seen[l.field+":"+l.value] {
 			return
 		}
 		seen[l.field+":"+l.value] = true

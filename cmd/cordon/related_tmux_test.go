@@ -16,13 +16,13 @@ func TestRelatedGroupInTmux(t *testing.T) {
 	c := startTmuxConsole(t)
 	c.wait("the timeline", "TIMELINE", "74 events", "? help")
 	c.send("?")
-	c.wait("the help", "HELP", "+agent:agent-7 +decision:deny")
+	c.wait("the help", "HELP", "agent:agent-7 decision:deny")
 	c.send("Escape")
 	c.wait("the timeline again", "TIMELINE")
 	c.send("/")
-	c.send("-l", "+agent:agent-7 +decision:deny")
+	c.send("-l", "agent:agent-7 decision:deny")
 	c.send("Enter")
-	c.wait("agent-7's denials", "search: +agent:agent-7 +decision:deny", "DENY")
+	c.wait("agent-7's denials", "search: agent:agent-7 decision:deny", "DENY")
 	c.send("Enter")
 	c.wait("the event", "EVENT", "decision         DENY")
 	c.send("n")
@@ -34,7 +34,7 @@ func TestRelatedGroupInTmux(t *testing.T) {
 	c.send("q")
 	c.wait("cordon to exit", "reopen with: cordon open") // the path may wrap at 80 columns
 	b, err := os.ReadFile(filepath.Join(c.ws, "history.json"))
-	if err != nil || !strings.Contains(string(b), `"+agent:agent-7 +decision:deny"`) {
+	if err != nil || !strings.Contains(string(b), `"agent:agent-7 decision:deny"`) {
 		t.Errorf("history.json: %s %v", b, err)
 	}
 }
