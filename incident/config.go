@@ -26,6 +26,9 @@ var ErrConfig = errors.New("bad configuration")
 // Config is what a workspace's cordon.yaml sets. Every field is optional;
 // API keys are never read from it (they come from the environment only).
 type Config struct {
+	// Name is the incident's name as people call it ("Egress probe and
+	// exfiltration, eval run 4471"): the title of its report.
+	Name string `yaml:"name"`
 	// Playbook is a playbook file, or a folder of them, used instead of the
 	// built-in one; relative paths are relative to the workspace.
 	Playbook string `yaml:"playbook"`

@@ -21,9 +21,22 @@ import (
 // as it is, and the Markdown and HTML formats render from it. Text in it
 // quotes evidence as recorded; renderers make it safe for their medium.
 type Report struct {
-	Incident  string    `json:"incident"`
+	// Name is the incident's name: cordon.yaml's `name`, else its subject
+	// and the day it began. Incident is the workspace folder's name, kept
+	// for tools; the report never titles itself with it.
+	Name     string `json:"name"`
+	Incident string `json:"incident"`
+	// Generated is the time the report is as of: the later of the journal
+	// head's entry and the last event, unless At fixes it. It is not the
+	// clock's time, so that the same workspace and journal give the same
+	// report.
 	Generated time.Time `json:"generated"`
-	Summary   Summary   `json:"summary"`
+	// Built says what built it and from what.
+	Built Provenance `json:"built"`
+	// Front is the first page: status, the summary in sentences, the
+	// team's decisions.
+	Front   Front   `json:"front"`
+	Summary Summary `json:"summary"`
 	// Impact leads: what left, what is exposed, who else is affected, and
 	// whether each capability is stopped.
 	Impact Impact `json:"impact"`
@@ -32,11 +45,20 @@ type Report struct {
 	Attribution Attribution   `json:"attribution"`
 	Findings    []Finding     `json:"findings"`
 	Layers      []LayerStatus `json:"layers"`
-	// Activity is the journal minus the check results (Layers has those)
-	// and the evidence received (Evidence):
-	// steps, notes, actions, marks, assistant exchanges, overrides.
-	Activity []Entry `json:"activity"`
-	// ChecksJournaled counts the check_result entries left out of Activity.
+	// Lanes are the timeline picture's data: one lane per agent involved.
+	Lanes Lanes `json:"lanes"`
+	// Graph is the attribution and capability graph.
+	Graph Graph `json:"graph"`
+	// Interventions are the humans' interventions the evidence records
+	// (the ledger's human_intervention records): people acting on the
+	// agents' runs, before or apart from the case.
+	Interventions []Intervention `json:"human_interventions"`
+	// Actions are the responders' journal entries: the subject named,
+	// steps, checklist items, notes, actions run, marks, overrides.
+	Actions []Entry `json:"responder_actions"`
+	// Exchanges are the assistant's journaled exchanges and refusals.
+	Exchanges []Entry `json:"assistant_exchanges"`
+	// ChecksJournaled counts the check_result entries left out of Actions.
 	ChecksJournaled int        `json:"checks_journaled"`
 	Open            []OpenItem `json:"open_items"`
 	// Evidence is every input the journal records as received, with the
@@ -91,6 +113,8 @@ type Finding struct {
 	// Events are the first maxReportIDs evidence ids; EventCount all.
 	Events     []string `json:"events"`
 	EventCount int      `json:"event_count"`
+	// All are the ids the appendix lists: the first maxAppendixIDs.
+	All []string `json:"all_events"`
 }
 
 // JournalCheck is the outcome of verifying the journal's hash chain.
@@ -102,8 +126,12 @@ type JournalCheck struct {
 	Problem string `json:"problem,omitempty"`
 }
 
-// maxReportIDs bounds the evidence ids a report line lists.
-const maxReportIDs = 10
+// maxReportIDs bounds the evidence ids a report line lists;
+// maxAppendixIDs the ids of one finding the appendix lists.
+const (
+	maxReportIDs   = 10
+	maxAppendixIDs = 500
+)
 
 // Option tunes Build.
 type Option func(*options)
@@ -111,6 +139,7 @@ type Option func(*options)
 type options struct {
 	now        time.Time
 	unredacted bool
+	built      Provenance
 }
 
 // Unredacted leaves the secrets in the evidence as they are: the report,
@@ -120,7 +149,7 @@ func Unredacted() Option {
 }
 
 func optionsOf(opts []Option) options {
-	cfg := options{now: time.Now()}
+	var cfg options
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -199,9 +228,15 @@ func (o *output) done() Redaction {
 }
 
 // At stamps the report as generated at t (and runs any fresh check
-// as of t): what makes a report reproducible.
+// as of t) instead of as of its journal head and evidence.
 func At(t time.Time) Option {
 	return func(c *options) { c.now = t }
+}
+
+// BuiltBy records the cordon version and the command line that built the
+// report.
+func BuiltBy(version string, command []string) Option {
+	return func(c *options) { c.built.Cordon, c.built.Command = version, append([]string{}, command...) }
 }
 
 // Build gathers the report of the workspace from its evidence and its
@@ -210,7 +245,7 @@ func At(t time.Time) Option {
 func Build(ctx context.Context, ws *incident.Workspace, opts ...Option) (Report, error) {
 	cfg := optionsOf(opts)
 	out := newOutput(ws, cfg)
-	r := Report{Incident: filepath.Base(filepath.Clean(ws.Dir)), Generated: cfg.now.UTC(), Agents: []Agent{}, Findings: []Finding{}}
+	r := Report{Incident: filepath.Base(filepath.Clean(ws.Dir)), Agents: []Agent{}, Findings: []Finding{}}
 	c, err := ws.Config()
 	if err != nil {
 		return r, err
@@ -239,6 +274,10 @@ func Build(ctx context.Context, ws *incident.Workspace, opts ...Option) (Report,
 	if err != nil {
 		return r, err
 	}
+	if cfg.now.IsZero() {
+		cfg.now = asOf(entries, sp.Last)
+	}
+	r.Generated = cfg.now.UTC()
 	r.Summary = summarize(counts, sp, cs, state, findings)
 	for _, a := range subject {
 		ar, err := agentReport(ctx, ws, out, a, agentFindings(findings, a))
@@ -262,19 +301,65 @@ func Build(ctx context.Context, ws *incident.Workspace, opts ...Option) (Report,
 	}
 	r.Impact = impact(cs, r.Layers, r.Attribution.Sessions)
 	r.Summary.ImpactLine = r.Impact.Line()
-	r.Activity, r.ChecksJournaled = activity(entries)
+	r.Actions, r.Exchanges, r.ChecksJournaled = activity(entries)
 	r.Evidence = evidenceReceived(entries)
-	r.Open = openItems(pb, state, entries, r.Layers, findings, cs)
+	if r.Interventions, err = interventions(ctx, ws.Store); err != nil {
+		return r, err
+	}
+	if r.Open, err = openItems(ctx, ws.Store, pb, state, r.Layers, findings, cs, caps, cfg.now); err != nil {
+		return r, err
+	}
 	r.Journal, err = verifyJournal(ws.Journal())
 	if err != nil {
 		return r, err
 	}
 	r.Summary.Containment = containmentLine(r.Layers)
 	r.Summary.JournalLine = r.Journal.Line()
+	if r.Lanes, err = lanes(ctx, ws.Store, r, cs); err != nil {
+		return r, err
+	}
+	r.Graph = graph(r, cs)
+	r.Built = cfg.built
+	r.Built.JournalSeq, r.Built.JournalHead = r.Journal.Seq, r.Journal.Head
+	r.Name = incidentName(c.Name, r.Summary)
+	r.Front = front(r, cs, entries)
+	// redacted last, so that the first page and the pictures' data are too
 	out.redact(&r)
 	r.Redaction = out.done()
 	r.Summary.RedactionLine = r.Redaction.Line()
 	return r, nil
+}
+
+// Provenance is what built the report and from what: cordon's version,
+// the command line, and the journal head it read.
+type Provenance struct {
+	Cordon      string   `json:"cordon,omitempty"`
+	Command     []string `json:"command,omitempty"`
+	JournalSeq  int64    `json:"journal_seq"`
+	JournalHead string   `json:"journal_head"`
+}
+
+// Line says what built the report and from what, in one line.
+func (b Provenance) Line(at time.Time) string {
+	s := fmt.Sprintf("As of %s, from journal head %d %s", reportTime(at), b.JournalSeq, orNone(b.JournalHead))
+	if b.Cordon != "" {
+		s += "; built by cordon " + b.Cordon
+	}
+	if len(b.Command) > 0 {
+		s += ": " + incident.CommandLine(b.Command)
+	}
+	return s + "."
+}
+
+// asOf is the time a report without At is stamped with: the later of the
+// journal's last entry and the last event, so that it follows from the
+// case and not from the clock.
+func asOf(entries []journal.Entry, last time.Time) time.Time {
+	t := last
+	if len(entries) > 0 && entries[len(entries)-1].Time.After(t) {
+		t = entries[len(entries)-1].Time
+	}
+	return t.UTC()
 }
 
 // summarize fills the summary's counts and subject.
@@ -330,7 +415,7 @@ func agentFindings(fs []detect.Finding, agent string) []detect.Finding {
 func reportFinding(f detect.Finding) Finding {
 	return Finding{ID: f.ID, Detector: f.Detector, Title: f.Title, Agent: f.Agent, Severity: f.Severity,
 		Start: f.Start.UTC(), End: f.End.UTC(), Explanation: f.Explanation, Phase: f.Phase,
-		Events: capList(f.Events, maxReportIDs), EventCount: len(f.Events)}
+		Events: capList(f.Events, maxReportIDs), EventCount: len(f.Events), All: capList(f.Events, maxAppendixIDs)}
 }
 
 // capList returns the first n items of l, never nil.

@@ -57,6 +57,13 @@ type LayerStatus struct {
 	By        string               `json:"by,omitempty"`
 	At        time.Time            `json:"at"`
 	Events    []string             `json:"events"`
+	// Queries are what the check asked the evidence; Result its count in
+	// one line ("3 of 412 events after 14:21:03"); Matched the events
+	// found and Coverage the events that could have shown one.
+	Queries  []string `json:"queries"`
+	Result   string   `json:"result"`
+	Matched  int      `json:"matched"`
+	Coverage int      `json:"coverage"`
 	// Capabilities are the subject's capabilities of the layer, judged.
 	Capabilities []incident.CapabilityCheck `json:"capabilities,omitempty"`
 }
@@ -123,7 +130,8 @@ func layerStatus(ctx context.Context, st evidence.Store, pb *playbook.Playbook, 
 		}
 		l := LayerStatus{Layer: s.Layer, Title: s.Layer.Title(), Step: s.ID, StepTitle: s.Title,
 			Status: r.Status, Summary: r.Summary(), Source: "report", At: now.UTC(),
-			Events: capList(r.Events, maxReportIDs), Capabilities: r.Capabilities}
+			Events: capList(r.Events, maxReportIDs), Capabilities: r.Capabilities,
+			Queries: append([]string{}, r.Queries...), Result: r.Detail, Matched: r.Matched, Coverage: r.Coverage}
 		if e, ok := last[s.ID]; ok {
 			var j incident.CheckResult
 			if err := json.Unmarshal(e.Payload, &j); err == nil {
@@ -150,10 +158,10 @@ func lastChecks(entries []journal.Entry) map[string]journal.Entry {
 	return m
 }
 
-// activity lists the journal's entries other than check results.
-func activity(entries []journal.Entry) ([]Entry, int) {
-	out := []Entry{}
-	checks := 0
+// activity lists the journal's entries other than check results and
+// evidence received: the responders' and the assistant's apart.
+func activity(entries []journal.Entry) (actions, exchanges []Entry, checks int) {
+	actions, exchanges = []Entry{}, []Entry{}
 	for _, e := range entries {
 		if e.Type == journal.EntryCheckResult {
 			checks++
@@ -169,9 +177,13 @@ func activity(entries []journal.Entry) ([]Entry, int) {
 		case journal.EntryAssistantExchange:
 			re.Details = exchangeDetails(e.Payload)
 		}
-		out = append(out, re)
+		if e.Type == journal.EntryAssistantExchange || e.Type == journal.EntryAssistantRefusal {
+			exchanges = append(exchanges, re)
+			continue
+		}
+		actions = append(actions, re)
 	}
-	return out, checks
+	return actions, exchanges, checks
 }
 
 // actionDetails are an action's commands with their exit codes.
@@ -267,38 +279,71 @@ func exchangeDetails(payload json.RawMessage) []string {
 	return out
 }
 
-// openItems lists what the case has not closed.
-func openItems(pb *playbook.Playbook, s incident.CaseState, entries []journal.Entry, layers []LayerStatus, findings []detect.Finding, cs incident.Case) []OpenItem {
+// openItems lists what the case has not closed: steps neither done nor
+// skipped whose evidence check (when they have one) does not verify on
+// the evidence now, layers not verified, and serious agents not
+// contained. A step the evidence shows done is not open work.
+func openItems(ctx context.Context, st evidence.Store, pb *playbook.Playbook, s incident.CaseState, layers []LayerStatus, findings []detect.Finding, cs incident.Case, caps *detect.Capabilities, now time.Time) ([]OpenItem, error) {
 	out := []OpenItem{}
+	layerOf := map[string]LayerStatus{}
+	for _, l := range layers {
+		layerOf[l.Step] = l
+	}
 	for _, ref := range pb.Steps() {
-		st := s.Step(ref.Step.ID)
-		switch st.Status {
-		case incident.StepDone, incident.StepSkipped:
+		step := ref.Step
+		st2 := s.Step(step.ID)
+		if st2.Status == incident.StepDone || st2.Status == incident.StepSkipped {
 			continue
-		case incident.StepStarted:
-			out = append(out, OpenItem{"step", ref.Step.ID, fmt.Sprintf("%s: started by %s at %s, not done", ref.Step.Title, st.By.Name, incident.Stamp(st.At))})
-		default:
-			out = append(out, OpenItem{"step", ref.Step.ID, ref.Step.Title + ": not started"})
 		}
+		if l, ok := layerOf[step.ID]; ok {
+			if l.Status == incident.CheckVerified {
+				continue
+			}
+		} else if step.Check != nil {
+			r, err := incident.CheckStep(ctx, st, step, cs, caps, now)
+			if err != nil {
+				return out, err
+			}
+			if r.Status == incident.CheckVerified {
+				continue
+			}
+		}
+		if st2.Status == incident.StepStarted {
+			out = append(out, OpenItem{"step", step.ID, fmt.Sprintf("%s: started by %s at %s, not done", step.Title, st2.By.Name, incident.Stamp(st2.At))})
+			continue
+		}
+		out = append(out, OpenItem{"step", step.ID, step.Title + ": not started"})
 	}
 	for _, l := range layers {
 		if l.Status != incident.CheckVerified {
 			out = append(out, OpenItem{"layer", l.Step, fmt.Sprintf("%s: %s", l.Title, l.Summary)})
 		}
 	}
-	out = append(out, uncontained(findings, cs, layers)...)
-	checked := lastChecks(entries)
-	for _, ref := range pb.Steps() {
-		if ref.Step.Check == nil {
-			continue
-		}
-		if _, ok := checked[ref.Step.ID]; !ok {
-			text := ref.Step.Title + ": its evidence check was never journaled"
-			if ref.Step.Layer != "" {
-				text += " (run for this report only)"
-			}
-			out = append(out, OpenItem{"check", ref.Step.ID, text})
-		}
+	return append(out, uncontained(findings, cs, layers)...), nil
+}
+
+// Intervention is a human's intervention the evidence records.
+type Intervention struct {
+	Time   time.Time `json:"time"`
+	Agent  string    `json:"agent,omitempty"`
+	Who    string    `json:"who,omitempty"`
+	Text   string    `json:"text"`
+	Event  string    `json:"event"`
+	Origin string    `json:"origin,omitempty"`
+}
+
+// maxInterventions bounds the human_intervention records listed.
+const maxInterventions = 200
+
+// interventions reads the human_intervention records, oldest first.
+func interventions(ctx context.Context, st evidence.Store) ([]Intervention, error) {
+	out := []Intervention{}
+	h, err := st.Search(ctx, evidence.Request{Query: evidence.Must("kind", evidence.KindHumanIntervention), Sort: evidence.SortTime, Limit: maxInterventions})
+	if err != nil {
+		return out, fmt.Errorf("human interventions: %w", err)
 	}
-	return out
+	for _, ev := range h.Events {
+		out = append(out, Intervention{Time: ev.Time.UTC(), Agent: ev.Agent, Who: ev.User, Text: ev.Message, Event: ev.ID, Origin: ev.Origin})
+	}
+	return out, nil
 }

@@ -78,11 +78,23 @@ func countsLine(cs []evidence.Count) string {
 }
 
 // WriteMarkdown renders the report as Markdown.
-func (r Report) WriteMarkdown(out io.Writer) error {
+func (r Report) WriteMarkdown(out io.Writer) error { return r.WriteMarkdownPictures(out, "") }
+
+// WriteMarkdownPictures renders the report as Markdown; with a prefix, it
+// shows the pictures as images named prefix+Picture.Name, the files the
+// caller writes beside it.
+func (r Report) WriteMarkdownPictures(out io.Writer, prefix string) error {
 	w := bufio.NewWriter(out)
 	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	writeFrontMarkdown(p, r)
+	if prefix != "" {
+		p("\n## Pictures\n\n")
+		for _, pic := range r.Pictures() {
+			p("![%s](%s)\n\n", md(pic.Title), prefix+pic.Name)
+		}
+	}
 	s := r.Summary
-	p("# Incident report: %s\n\nGenerated %s by cordon.\n\n## Summary\n\n", md(r.Incident), reportTime(r.Generated))
+	p("\n## The case in figures\n\n")
 	p("- **Time span:** %s – %s\n", reportTime(s.First), reportTime(s.Last))
 	if s.Outside != "" {
 		p("- **Outside the time span:** %s: `%s`\n", md(s.Outside), s.OutsideQuery)
@@ -109,11 +121,34 @@ func (r Report) WriteMarkdown(out io.Writer) error {
 		writeAgentMarkdown(p, a)
 	}
 	writeTablesMarkdown(p, r)
+	writeAppendixMarkdown(p, r)
 	return w.Flush()
 }
 
-// mdPrompts is how many prompt digests the Markdown report lists.
-const mdPrompts = 5
+// writeFrontMarkdown is the first page: no event ids, a link per sentence.
+func writeFrontMarkdown(p func(string, ...any), r Report) {
+	f := r.Front
+	p("# %s\n\n**%s**\n\n## Summary\n\n", md(r.Name), md(f.Status))
+	for _, se := range f.Sentences {
+		p("- [%s](#%s)\n", md(se.Text), se.Section)
+	}
+	p("\n**Impact**\n\n")
+	for _, l := range f.Impact {
+		p("- %s\n", md(l))
+	}
+	p("\n**Containment**\n\n| layer | state | |\n|---|---|---|\n")
+	for _, l := range r.Layers {
+		p("| %s | %s %s | %s |\n", md(l.Title), statusMark(l.Status), md(string(l.Status)), md(l.Summary))
+	}
+	p("\n**Key decisions**\n\n")
+	if len(f.Decisions) == 0 {
+		p("None journaled.\n")
+	}
+	for _, d := range f.Decisions {
+		p("- %s %s [%s](#%s)\n", reportTime(d.Time), md(d.Who), md(d.Text), d.Section)
+	}
+	p("\n%s\n", md(r.Built.Line(r.Generated)))
+}
 
 func writeAgentMarkdown(p func(string, ...any), a Agent) {
 	k := a.Knew
@@ -127,19 +162,7 @@ func writeAgentMarkdown(p func(string, ...any), a Agent) {
 	for _, sr := range k.Secrets {
 		p("  - %s — first at %s, %d time(s) %s\n", md(sr.What), reportTime(sr.First), sr.Count, mdIDs(sr.Events, sr.Count))
 	}
-	shown := k.Prompts[:min(len(k.Prompts), mdPrompts)]
-	p("- Context packets: %d prompt records", k.PromptsTotal)
-	if k.PromptsTotal > len(shown) {
-		p(", the first %d listed (all in the JSON report)", len(shown))
-	}
-	p("\n")
-	for _, pr := range shown {
-		p("  - %s `%s` %s", reportTime(pr.Time), pr.Event, md(pr.Digest))
-		if pr.Tokens > 0 {
-			p(" (%d tokens)", pr.Tokens)
-		}
-		p("\n")
-	}
+	p("- Context packets: %d prompt records (their digests are in the [appendix](#prompt-digests))\n", k.PromptsTotal)
 	p("- Credentials issued:")
 	if len(k.Credentials) == 0 {
 		p(" none recorded")
@@ -256,20 +279,48 @@ func writeTablesMarkdown(p func(string, ...any), r Report) {
 		p("| %s | %s | %s | %s – %s | %s | %s |\n", strings.ToUpper(md(f.Severity)), md(f.Detector), md(f.Agent), reportTime(f.Start), reportTime(f.End), md(f.Explanation), mdIDs(f.Events, f.EventCount))
 	}
 
-	p("\n## Kill switch\n\n| layer | step | status | checked by | at | evidence |\n|---|---|---|---|---|---|\n")
+	p("\n## Kill switch\n\n| layer | step | status | query | result | checked by | at | ids counted |\n|---|---|---|---|---|---|---|---|\n")
 	for _, l := range r.Layers {
 		by := md(l.By)
 		if l.Source == "report" {
 			by = "this report (not journaled)"
 		}
-		p("| %s | %s | %s | %s | %s | %s |\n", md(l.Title), md(l.Step), md(l.Summary), by, reportTime(l.At), mdIDs(l.Events, 0))
+		p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", md(l.Title), md(l.Step), md(l.Summary), mdQueries(l.Queries), md(l.Result), by, reportTime(l.At), mdIDs(l.Events, l.Matched))
 	}
 
-	p("\n## Human interventions and assistant exchanges\n\n")
-	if len(r.Activity) == 0 {
+	p("\n## Human interventions\n\n")
+	if len(r.Interventions) == 0 {
+		p("The evidence records none.\n")
+	}
+	for _, h := range r.Interventions {
+		p("- %s %s", reportTime(h.Time), md(orNone(h.Who)))
+		if h.Agent != "" {
+			p(" on %s", md(h.Agent))
+		}
+		p(": %s — %s\n", md(h.Text), mdIDs([]string{h.Event}, 0))
+	}
+	p("\n## Responder actions\n\n")
+	writeEntriesMarkdown(p, r.Actions)
+	if r.ChecksJournaled > 0 {
+		p("\n%d evidence check results are in the journal; the last of each layer is under Kill switch.\n", r.ChecksJournaled)
+	}
+	p("\n## Assistant exchanges\n\n")
+	writeEntriesMarkdown(p, r.Exchanges)
+
+	p("\n## Open items\n\n")
+	if len(r.Open) == 0 {
+		p("None.\n")
+	}
+	for _, o := range r.Open {
+		p("- [%s] %s: %s\n", o.Kind, md(o.Ref), md(o.Text))
+	}
+}
+
+func writeEntriesMarkdown(p func(string, ...any), es []Entry) {
+	if len(es) == 0 {
 		p("The journal records none.\n")
 	}
-	for _, e := range r.Activity {
+	for _, e := range es {
 		p("- #%d %s %s (%s) **%s**", e.Seq, reportTime(e.Time), md(e.Actor.Name), md(e.Actor.Via), md(string(e.Type)))
 		if e.Step != "" {
 			p(" step %s", md(e.Step))
@@ -285,24 +336,56 @@ func writeTablesMarkdown(p func(string, ...any), r Report) {
 			p("  - %s\n", md(d))
 		}
 	}
-	if r.ChecksJournaled > 0 {
-		p("\n%d evidence check results are in the journal; the last of each layer is under Kill switch.\n", r.ChecksJournaled)
-	}
+}
 
-	p("\n## Open items\n\n")
-	if len(r.Open) == 0 {
-		p("None.\n")
+// mdQueries writes a check's queries as code, safe in a table cell.
+func mdQueries(qs []string) string {
+	if len(qs) == 0 {
+		return "—"
 	}
-	for _, o := range r.Open {
-		p("- [%s] %s: %s\n", o.Kind, md(o.Ref), md(o.Text))
+	r := strings.NewReplacer("`", "'", "|", `\|`)
+	out := make([]string, len(qs))
+	for i, q := range qs {
+		out[i] = "`" + r.Replace(evidence.Printable(q)) + "`"
+	}
+	return strings.Join(out, "<br>")
+}
+
+// writeAppendixMarkdown keeps the evidence behind the prose: prompt
+// digests, every finding's event ids, the evidence received, the journal.
+func writeAppendixMarkdown(p func(string, ...any), r Report) {
+	p("\n## Appendix\n\n### Prompt digests\n\n")
+	any := false
+	for _, a := range r.Agents {
+		for _, pr := range a.Knew.Prompts {
+			any = true
+			p("- %s %s `%s` %s", md(a.Agent), reportTime(pr.Time), pr.Event, md(pr.Digest))
+			if pr.Tokens > 0 {
+				p(" (%d tokens)", pr.Tokens)
+			}
+			p("\n")
+		}
+		if a.Knew.PromptsTotal > len(a.Knew.Prompts) {
+			p("- %s: the first %d of %d listed\n", md(a.Agent), len(a.Knew.Prompts), a.Knew.PromptsTotal)
+		}
+	}
+	if !any {
+		p("None recorded.\n")
+	}
+	p("\n### Finding events\n\n")
+	if len(r.Findings) == 0 {
+		p("No findings.\n")
+	}
+	for _, f := range r.Findings {
+		p("- `%s` %s %s: %s\n", md(f.ID), md(f.Detector), md(f.Agent), mdIDs(f.All, f.EventCount))
 	}
 	writeEvidence(p, r.Evidence)
-	p("\n## Journal verification\n\n%s\n", md(r.Journal.Line()))
+	p("\n### Journal verification\n\n%s\n", md(r.Journal.Line()))
 }
 
 // writeEvidence is the table of evidence received, from the journal.
 func writeEvidence(p func(string, ...any), rs []Received) {
-	p("\n## Evidence received\n\n")
+	p("\n### Evidence received\n\n")
 	if len(rs) == 0 {
 		p("The journal records none (ingested before cordon journaled intake, or not ingested here).\n")
 		return
