@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -51,11 +52,23 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := report.Build(ctx, ws, opts...)
+	r, err := report.Build(ctx, ws, append(opts, report.BuiltBy(cordonVersion(), append([]string{"cordon", "report"}, args...)))...)
 	if err != nil {
 		return err
 	}
 	defer sayRedaction(e, r.Redaction)
+	// A Markdown report written to a file gets its pictures beside it, as
+	// FILE-killswitch.svg and so on, and shows them as images.
+	prefix := ""
+	if *format == "md" && *outPath != "" && *outPath != "-" {
+		prefix = strings.TrimSuffix(filepath.Base(*outPath), filepath.Ext(*outPath)) + "-"
+		for _, pic := range r.Pictures() {
+			path := filepath.Join(filepath.Dir(*outPath), prefix+pic.Name)
+			if err := writeOut(e, path, func(w io.Writer) error { _, err := io.WriteString(w, pic.SVG); return err }); err != nil {
+				return err
+			}
+		}
+	}
 	return writeOut(e, *outPath, func(w io.Writer) error {
 		switch *format {
 		case "json":
@@ -65,8 +78,24 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 		case "html":
 			return r.WriteHTML(w)
 		}
-		return r.WriteMarkdown(w)
+		return r.WriteMarkdownPictures(w, prefix)
 	})
+}
+
+// cordonVersion is the module version the binary was built as ("(devel)"
+// from a checkout), with its commit when the build recorded one.
+func cordonVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+	}
+	return v
 }
 
 func cmdExport(ctx context.Context, e *env, args []string) error {

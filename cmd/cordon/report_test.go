@@ -19,10 +19,11 @@ func TestReportCommand(t *testing.T) {
 		t.Fatalf("the ingest journaled: %v\n%s", err, journaled)
 	}
 	code, out, errOut := cordon("report", "--incident", dir)
-	if code != 0 || !strings.HasPrefix(out, "# Incident report: pak\n") {
+	if code != 0 || !strings.HasPrefix(out, "# agent-21, 2026-09-02\n") {
 		t.Fatalf("md: %d %s\n%.300s", code, errOut, out)
 	}
-	for _, want := range []string{"## Summary", "## The four questions", "### agent-21", "#### Why the controls allowed it", "## Attribution", "## Findings", "## Kill switch", "## Open items", "## Evidence received", "## Journal verification"} {
+	for _, want := range []string{"## Summary", "## The four questions", "### agent-21", "#### Why the controls allowed it", "## Attribution", "## Findings", "## Kill switch",
+		"## Human interventions", "## Responder actions", "## Assistant exchanges", "## Open items", "## Appendix", "### Evidence received", "### Journal verification"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("md lacks %q", want)
 		}
@@ -45,6 +46,36 @@ func TestReportCommand(t *testing.T) {
 	b, err := os.ReadFile(file)
 	if err != nil || !strings.HasPrefix(string(b), "<!DOCTYPE html>") || !strings.Contains(string(b), "agent-21") {
 		t.Errorf("html file: %v %.200s", err, b)
+	}
+
+	// A Markdown report written to a file has its pictures beside it; the
+	// same workspace, command line and journal head give the same bytes.
+	mdFile := filepath.Join(t.TempDir(), "case.md")
+	var first map[string]string
+	for range 2 {
+		if code, out, errOut := cordon("report", "--incident", dir, "-o", mdFile); code != 0 || out != "" {
+			t.Fatalf("md file: %d %s %s", code, out, errOut)
+		}
+		got := map[string]string{}
+		for _, name := range []string{"case.md", "case-killswitch.svg", "case-graph.svg", "case-timeline.svg"} {
+			b, err := os.ReadFile(filepath.Join(filepath.Dir(mdFile), name))
+			if err != nil || len(b) == 0 {
+				t.Fatalf("%s: %v", name, err)
+			}
+			got[name] = string(b)
+		}
+		if !strings.Contains(got["case.md"], "![Kill switch") || !strings.Contains(got["case.md"], "(case-timeline.svg)") {
+			t.Errorf("the Markdown does not show its pictures")
+		}
+		if first == nil {
+			first = got
+			continue
+		}
+		for name, b := range got {
+			if b != first[name] {
+				t.Errorf("%s differs between two runs of the same command", name)
+			}
+		}
 	}
 
 	if code, _, errOut := cordon("report", "--incident", dir, "--format", "pdf"); code != exitUsage || !strings.Contains(errOut, "pdf") {
