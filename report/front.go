@@ -156,6 +156,9 @@ func reachedSentence(r Report) Sentence {
 		acquired++
 		if len(names) < 3 {
 			n := l.Kind + " " + l.Value
+			if l.Kind == detect.CapPlace {
+				n = "host " + l.Value + " outside its sandbox"
+			}
 			if l.Owner != "" && l.Owner != l.Agent {
 				n += " of " + l.Owner
 			}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 )
 
@@ -112,7 +113,8 @@ func graph(r Report, cs incident.Case) Graph {
 			edge(Edge{From: from, To: cn, Acquired: true, Label: label})
 		}
 		for _, u := range c.Uses {
-			if u.From == "" || inside[u.From] || u.Refused {
+			// a use through its own tool calls is not a place
+			if u.From == "" || inside[u.From] || u.Refused || u.Source == evidence.SourceLedger {
 				continue
 			}
 			h := node("host", u.From, u.From, colHost)
@@ -135,4 +137,47 @@ func shortID(s string) string {
 		return s[:12]
 	}
 	return s
+}
+
+// Tree writes the graph as an indented text tree, one agent at the root of
+// each, for a terminal: the same graph the picture draws. Acquired edges
+// say so and name the owner. Labels are evidence: the caller makes them
+// safe for its medium.
+func (g Graph) Tree() string {
+	out := map[string][]Edge{}
+	label := map[string]string{}
+	for _, n := range g.Nodes {
+		label[n.ID] = n.Label
+	}
+	for _, e := range g.Edges {
+		out[e.From] = append(out[e.From], e)
+	}
+	var b strings.Builder
+	var walk func(id, indent string, seen map[string]bool)
+	walk = func(id, indent string, seen map[string]bool) {
+		es := out[id]
+		for i, e := range es {
+			branch, next := "├─ ", "│  "
+			if i == len(es)-1 {
+				branch, next = "└─ ", "   "
+			}
+			b.WriteString(indent + branch + label[e.To])
+			if e.Acquired || (e.Label != "" && e.Label != "granted") {
+				b.WriteString(" [" + e.Label + "]")
+			}
+			b.WriteString("\n")
+			if !seen[e.To] {
+				seen[e.To] = true
+				walk(e.To, indent+next, seen)
+			}
+		}
+	}
+	for _, n := range g.Nodes {
+		if n.Kind != "agent" {
+			continue
+		}
+		b.WriteString(n.Label + "\n")
+		walk(n.ID, "", map[string]bool{n.ID: true})
+	}
+	return b.String()
 }

@@ -268,6 +268,10 @@ func writeTablesMarkdown(p func(string, ...any), r Report) {
 			mdList(s.Credentials), reportTime(s.Start), end, mdIDs(append([]string{s.StartEvent}, nonEmpty(s.EndEvent)...), 0))
 	}
 	p("\nAttributed via: %s. Unattributed events: %d. Ambiguous: %d.\n", md(countsLine(at.Via)), at.Unattributed, at.Ambiguous)
+	if tree := r.Graph.Tree(); tree != "" {
+		// a fence no evidence text can close: backticks become quotes
+		p("\nThe same as a graph: sessions, where they ran, credentials, hosts outside the sandboxes.\n\n```text\n%s```\n", mdFenced(tree))
+	}
 
 	p("\n## Findings\n\n")
 	if len(r.Findings) == 0 {
@@ -336,6 +340,19 @@ func writeEntriesMarkdown(p func(string, ...any), es []Entry) {
 			p("  - %s\n", md(d))
 		}
 	}
+}
+
+// mdFenced makes lines safe inside a code fence: each printable, and no
+// backtick that could close the fence.
+func mdFenced(text string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(text, "\n") {
+		if l == "" {
+			continue
+		}
+		b.WriteString(strings.ReplaceAll(evidence.Printable(strings.TrimSuffix(l, "\n")), "`", "'") + "\n")
+	}
+	return b.String()
 }
 
 // mdQueries writes a check's queries as code, safe in a table cell.

@@ -148,6 +148,15 @@ func TestPicturesEscapeHostileText(t *testing.T) {
 			Lanes: []report.Lane{{Agent: evil, Events: []int64{3, 1}, Denials: []int64{1, 0},
 				DataOut: []report.LaneBytes{{Destination: evil, Bytes: 10, First: t0, Last: t0.Add(time.Minute)}}}}},
 	}
+	// the name is in the print stylesheet's page header too
+	r.Name = evil + `"}</style><script>alert(5)</script>`
+	var h bytes.Buffer
+	if err := r.WriteHTML(&h); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(h.String(), "</style>"); n != 1 || strings.Contains(h.String(), "<script") {
+		t.Errorf("the name broke out of the stylesheet (%d </style>):\n%.2000s", n, h.String())
+	}
 	for _, p := range r.Pictures() {
 		for _, bad := range []string{"<script", "<a ", `href="`, "\x1b", "\x07"} {
 			if strings.Contains(p.SVG, bad) {
