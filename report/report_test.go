@@ -93,6 +93,13 @@ func ticking(start time.Time) func() time.Time {
 func pakCase(t *testing.T) *incident.Workspace {
 	t.Helper()
 	ws := incidenttest.New(t, "../sample-incidents/persistence-after-kill")
+	pakJournal(t, ws)
+	return ws
+}
+
+// pakJournal writes pakCase's journal into ws.
+func pakJournal(t *testing.T, ws *incident.Workspace) {
+	t.Helper()
 	ws.Journal().SetClock(ticking(time.Date(2026, 9, 2, 14, 30, 0, 0, time.UTC)))
 	ctx := context.Background()
 	who := journal.Actor{Name: "pdiaz", Via: journal.ViaCLI}
@@ -115,7 +122,6 @@ func pakCase(t *testing.T) *incident.Workspace {
 	if _, err := ws.Journal().Append(ctx, journal.Entry{Actor: who, Type: journal.EntryActionRun, Step: "contain.processes", Text: "Kill the watcher", Payload: payload}); err != nil {
 		t.Fatal(err)
 	}
-	return ws
 }
 
 // stable replaces what a journaled check makes vary from run to run: the

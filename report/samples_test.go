@@ -130,6 +130,22 @@ func TestReportSamples(t *testing.T) {
 	if cited == 0 {
 		t.Error("no summary sentence of any sample cites an event")
 	}
+	humans := 0
+	for _, s := range samples {
+		sec := mdSection(s.md, "human-interventions")
+		for _, h := range s.r.Interventions {
+			humans++
+			if !strings.Contains(sec, "`"+h.Event+"`") {
+				t.Errorf("%s: intervention %s not listed under Human interventions", s.name, h.Event)
+			}
+		}
+		if strings.Contains(sec, "assistant_exchange") {
+			t.Errorf("%s: assistant exchanges among the human interventions", s.name)
+		}
+	}
+	if humans == 0 {
+		t.Error("no sample's evidence records a human intervention")
+	}
 	if os.Getenv("CORDON_SKIP_BROWSER") == "" {
 		renderInBrowser(t, samples)
 	}
@@ -168,6 +184,62 @@ func TestPicturesEscapeHostileText(t *testing.T) {
 		}
 		if err := xml.Unmarshal([]byte(p.SVG), new(struct{ XMLName xml.Name })); err != nil {
 			t.Errorf("%s is not well-formed XML: %v", p.Name, err)
+		}
+	}
+}
+
+// TestReportNameFromConfig titles the report with cordon.yaml's name, and
+// checks what the first page and the kill switch carry.
+func TestReportNameFromConfig(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "case")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cordon.yaml"), []byte("name: Persistence after the kill, run 7\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := incident.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if _, err := ws.Ingest(ctx, []string{"../sample-incidents/persistence-after-kill"}, incident.IngestOptions{Actor: incidenttest.FixtureActor}); err != nil {
+		t.Fatal(err)
+	}
+	pakJournal(t, ws)
+	r, err := report.Build(ctx, ws, report.At(reportGenerated), report.BuiltBy("v1.2.3", []string{"cordon", "report", "--incident", "x"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m bytes.Buffer
+	if err := r.WriteMarkdown(&m); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(m.String(), "# Persistence after the kill, run 7\n") {
+		t.Errorf("title: %.80s", m.String())
+	}
+	if r.Front.Contained || len(r.Front.OpenLayers) != 5 || !strings.Contains(r.Front.Status, "Persisted state") {
+		t.Errorf("status: %+v", r.Front)
+	}
+	if len(r.Front.Decisions) != 3 || r.Front.Decisions[1].Who != "pdiaz" || !strings.Contains(r.Front.Decisions[1].Text, "contain.stop done") {
+		t.Errorf("decisions: %+v", r.Front.Decisions)
+	}
+	if !strings.Contains(m.String(), "built by cordon v1.2.3: cordon report --incident x.") || r.Built.JournalHead != r.Journal.Head || r.Built.JournalSeq != r.Journal.Seq {
+		t.Errorf("provenance: %+v", r.Built)
+	}
+	// open items: a step whose layer verifies is not open work
+	for _, o := range r.Open {
+		if o.Ref == "contain.queued-jobs" || o.Ref == "contain.tool-calls" || o.Kind == "check" {
+			t.Errorf("open item that is not open: %+v", o)
+		}
+	}
+	for _, l := range r.Layers {
+		if len(l.Queries) == 0 || l.Result == "" {
+			t.Errorf("layer %s without its query or result: %+v", l.Title, l)
+		}
+		if l.Status == incident.CheckNotVerified && len(l.Events) == 0 {
+			t.Errorf("layer %s not verified without the ids it counted", l.Title)
 		}
 	}
 }
