@@ -111,7 +111,7 @@ func lanes(ctx context.Context, st evidence.Store, r Report, cs incident.Case) (
 		if i == laneBuckets-1 {
 			until = s.Last.Add(time.Nanosecond)
 		}
-		counts, err := st.Facet(ctx, "", since, until, "agent", 1000)
+		counts, err := st.Facet(ctx, evidence.All(), since, until, "agent", 1000)
 		if err != nil {
 			return ls, fmt.Errorf("events over time: %w", err)
 		}
@@ -123,7 +123,7 @@ func lanes(ctx context.Context, st evidence.Store, r Report, cs incident.Case) (
 		if !denials {
 			continue
 		}
-		counts, err = st.Facet(ctx, evidence.Must("decision", evidence.DecisionDeny), since, until, "agent", 1000)
+		counts, err = st.Facet(ctx, evidence.Term("decision", evidence.DecisionDeny), since, until, "agent", 1000)
 		if err != nil {
 			return ls, fmt.Errorf("denials over time: %w", err)
 		}

@@ -338,7 +338,7 @@ const maxInterventions = 200
 // interventions reads the human_intervention records, oldest first.
 func interventions(ctx context.Context, st evidence.Store) ([]Intervention, error) {
 	out := []Intervention{}
-	h, err := st.Search(ctx, evidence.Request{Query: evidence.Must("kind", evidence.KindHumanIntervention), Sort: evidence.SortTime, Limit: maxInterventions})
+	h, err := st.Search(ctx, evidence.Request{Query: evidence.Term("kind", evidence.KindHumanIntervention), Sort: evidence.SortTime, Limit: maxInterventions})
 	if err != nil {
 		return out, fmt.Errorf("human interventions: %w", err)
 	}
