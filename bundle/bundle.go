@@ -160,7 +160,8 @@ func caseFiles(ctx context.Context, ws *incident.Workspace, unredacted bool) ([]
 		return nil, err
 	}
 	var md, html bytes.Buffer
-	if err := r.WriteMarkdown(&md); err != nil {
+	// the Markdown shows its pictures as the files beside it, as -o does
+	if err := r.WriteMarkdownPictures(&md, "report-"); err != nil {
 		return nil, err
 	}
 	if err := r.WriteHTML(&html); err != nil {
@@ -185,6 +186,9 @@ func caseFiles(ctx context.Context, ws *incident.Workspace, unredacted bool) ([]
 		red, _ := ws.Redactor()
 		redact.Walk(&findings, red)
 		redact.Walk(sets, red)
+	}
+	for _, pic := range r.Pictures() {
+		out = append(out, member{root + "report-" + pic.Name, []byte(pic.SVG)})
 	}
 	out = append(out,
 		member{root + "report.md", md.Bytes()},

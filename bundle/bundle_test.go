@@ -134,7 +134,7 @@ func TestBundleVerifies(t *testing.T) {
 		t.Fatalf("verify: %+v %v", v, err)
 	}
 	ms := members(t, path)
-	for _, want := range []string{"case/report.md", "case/report.html", "case/report.json", "case/findings.json", "case/capabilities.json", "case/evidence-received.json", "case/journal/journal.jsonl", "case/journal/journal.head", "case/manifest.json", "case/manifest.json.sig"} {
+	for _, want := range []string{"case/report.md", "case/report.html", "case/report.json", "case/report-killswitch.svg", "case/report-graph.svg", "case/report-timeline.svg", "case/findings.json", "case/capabilities.json", "case/evidence-received.json", "case/journal/journal.jsonl", "case/journal/journal.head", "case/manifest.json", "case/manifest.json.sig"} {
 		if _, ok := ms[want]; !ok {
 			t.Errorf("the bundle lacks %s", want)
 		}
