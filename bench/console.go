@@ -33,7 +33,11 @@ func timeConsole(ctx context.Context, ws *incident.Workspace, presses int) ([]Qu
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
 	began := time.Now()
-	var m tea.Model = tui.New(tui.Options{Name: "bench", Store: ws.Store, Workspace: ws, Renderer: r, Dark: true, Ctx: ctx, JournalPoll: -1})
+	h, err := ws.Handle(incident.HandleOptions{Name: "bench"})
+	if err != nil {
+		return nil, err
+	}
+	var m tea.Model = tui.New(h, tui.Options{Renderer: r, Dark: true, Ctx: ctx, JournalPoll: -1})
 	m = settle(m, m.Init())
 	m, cmd := m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m = settle(m, cmd)

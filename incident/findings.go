@@ -97,14 +97,11 @@ func (w *Workspace) scan(ctx context.Context) (detect.Result, error) {
 	if w.scanned.Findings != nil && w.findingsKey == key {
 		return w.scanned, nil
 	}
-	c, err := w.Config()
+	rules, err := w.rules()
 	if err != nil {
 		return detect.Result{}, err
 	}
-	rules, err := c.LoadRules()
-	if err != nil {
-		return detect.Result{}, err
-	}
+	w.detectorRuns++
 	r, err := Scan(ctx, w.Store, FindingsOptions{Rules: rules})
 	if err != nil {
 		return detect.Result{}, err
@@ -114,6 +111,25 @@ func (w *Workspace) scan(ctx context.Context) (detect.Result, error) {
 	}
 	w.scanned, w.findingsKey = r, key
 	return r, nil
+}
+
+// rules are the workspace's detection rules: the built-in ones and those
+// its cordon.yaml adds.
+func (w *Workspace) rules() ([]detect.Rule, error) {
+	c, err := w.Config()
+	if err != nil {
+		return nil, err
+	}
+	return c.LoadRules()
+}
+
+// DetectorRuns counts the runs of the detectors over the workspace's
+// evidence since it was opened: every reader shares one run until the
+// evidence changes, and tests and the bench count on that.
+func (w *Workspace) DetectorRuns() int {
+	w.findingsMu.Lock()
+	defer w.findingsMu.Unlock()
+	return w.detectorRuns
 }
 
 // evidenceKey changes whenever the evidence does: an ingest adds events, a

@@ -48,11 +48,13 @@ type Workspace struct {
 	findingsMu  sync.Mutex
 	scanned     detect.Result // findings and capabilities of the evidence findingsKey names
 	findingsKey string
-	rehearsal   bool // a drill: actions are dry runs, whoever asks
-	configOnce  sync.Once
-	config      *Config
-	configErr   error
-	custody     custody // what the journal last recorded of each input
+	// detectorRuns counts the scans behind scanned (DetectorRuns).
+	detectorRuns int
+	rehearsal    bool // a drill: actions are dry runs, whoever asks
+	configOnce   sync.Once
+	config       *Config
+	configErr    error
+	custody      custody // what the journal last recorded of each input
 }
 
 // ErrReadOnly: the workspace cannot be written (read-only media); readers

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/incident/incidenttest"
 	"github.com/cordon-ir/cordon/serve/servetest"
 	"github.com/cordon-ir/cordon/tui"
 )
@@ -57,7 +59,11 @@ func TestObserversFileUnreadableFailsClosed(t *testing.T) {
 // TestHugeWindowIsClamped: the client picks the size; the console is never
 // drawn larger than maxWidth×maxHeight.
 func TestHugeWindowIsClamped(t *testing.T) {
-	c := console{tui.New(tui.Options{JournalPoll: -1})}
+	h, err := incidenttest.New(t).Handle(incident.HandleOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := console{tui.New(h, tui.Options{JournalPoll: -1})}
 	next, _ := c.Update(tea.WindowSizeMsg{Width: 1 << 30, Height: 1 << 30})
 	if v := next.View(); len(v) > 4*maxWidth*maxHeight {
 		t.Errorf("a %d-byte frame for a huge window", len(v))

@@ -14,8 +14,6 @@ import (
 	"github.com/charmbracelet/ssh"
 	"github.com/charmbracelet/wish"
 	bm "github.com/charmbracelet/wish/bubbletea"
-	"github.com/cordon-ir/cordon/assist"
-	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/drill"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
@@ -87,18 +85,15 @@ type Options struct {
 
 // Server serves one incident's console over SSH.
 type Server struct {
-	opt       Options
-	name      string
-	ws        *incident.Workspace
-	marks     *incident.Marks
-	marksErr  error
-	rules     []detect.Rule
-	assist    assist.Config
-	assistErr error
-	keys      *keyring
-	signer    gossh.Signer
-	created   bool
-	ssh       *ssh.Server
+	opt  Options
+	name string
+	ws   *incident.Workspace
+	// getenv is where a console's assistant endpoint may come from.
+	getenv  func(string) string
+	keys    *keyring
+	signer  gossh.Signer
+	created bool
+	ssh     *ssh.Server
 	// ingest follows Options.Inputs; nil when serving a finished index.
 	ingest     *incident.IngestRun
 	stopIngest context.CancelFunc
@@ -166,20 +161,13 @@ func New(opt Options) (*Server, error) {
 		consoles: map[ssh.Session]*live{},
 	}
 	s.signJournal()
-	s.marks, s.marksErr = ws.Marks()
-	cfg, err := ws.Config()
-	if err == nil {
-		s.rules, err = cfg.LoadRules()
-	}
-	if err != nil {
+	s.getenv = opt.Getenv
+	// A cordon.yaml or rules file that cannot be read fails here, not in
+	// every session's console.
+	if _, err := ws.Handle(incident.HandleOptions{Getenv: s.getenv}); err != nil {
 		s.closeWorkspace()
 		return nil, err
 	}
-	getenv := opt.Getenv
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
-	s.assist, s.assistErr = cfg.AssistantConfig(getenv)
 	if s.ssh, err = s.newSSH(); err != nil {
 		s.closeWorkspace()
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/ssh"
 	bm "github.com/charmbracelet/wish/bubbletea"
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/tui"
 	"github.com/muesli/termenv"
@@ -160,13 +161,19 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	if noColor(sess.Environ()) {
 		r.SetColorProfile(termenv.Ascii)
 	}
-	m := tui.New(tui.Options{
-		Name: s.name, Store: s.ws.Store, Marks: s.marks, MarksErr: s.marksErr, Ingest: s.ingest,
+	// Every session's handle is on the one workspace: the consoles share
+	// its run of the detectors.
+	h, err := s.ws.Handle(incident.HandleOptions{Name: s.name, Actor: who, ReadOnly: who.Observer, Ingest: s.ingest, Getenv: s.getenv})
+	if err != nil {
+		s.opt.Log.Error("console not opened", "user", who.Name, "err", err)
+		fmt.Fprintf(sess.Stderr(), "cordon: %v\r\n", err)
+		return nil
+	}
+	m := tui.New(h, tui.Options{
 		Renderer: r, Dark: r.HasDarkBackground(),
 		Logger: s.opt.ConsoleLog.With("user", who.Name, "key", who.Key),
-		Ctx:    sess.Context(), Actor: who, ReadOnly: who.Observer,
-		Workspace: s.ws, Rules: s.rules, Assist: s.assist, AssistErr: s.assistErr,
-		Drill: s.opt.Drill, DrillFacilitator: s.facilitator(sess), DrillDebrief: s.opt.DrillDebrief,
+		Ctx:    sess.Context(),
+		Drill:  s.opt.Drill, DrillFacilitator: s.facilitator(sess), DrillDebrief: s.opt.DrillDebrief,
 	})
 	in := newActivity(input)
 	opts := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion()}, bm.MakeOptions(sess)...)

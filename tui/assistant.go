@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"errors"
-
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/cordon-ir/cordon/tui/assist"
@@ -12,12 +10,8 @@ import (
 // the finding under the cursor, the open event and its related events,
 // the timeline's search and filter, or else the whole incident.
 func (m Model) openAssistant() (Model, tea.Cmd) {
-	switch {
-	case m.opt.Actor.Observer:
+	if m.actor.Observer {
 		m.status = "read-only: observers cannot call the assistant"
-		return m, nil
-	case m.opt.Workspace == nil:
-		m.err = errors.New("the assistant needs an incident workspace (cordon open DIR)")
 		return m, nil
 	}
 	sel := assist.Whole()

@@ -97,14 +97,9 @@ func newAssistConsole(t *testing.T, ws *incident.Workspace, w, h int, profile te
 	t.Helper()
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(profile)
-	marks, err := ws.Marks()
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	m := tui.New(tui.Options{Name: "fixture-incident", Store: ws.Store, Marks: marks, Renderer: r, Dark: true, Ctx: ctx,
-		Workspace: ws, JournalPoll: -1, Actor: testActor, Assist: cfg})
+	m := tui.New(caseOf(t, ws, incident.HandleOptions{Actor: testActor, Assistant: &cfg}), tui.Options{Renderer: r, Dark: true, Ctx: ctx, JournalPoll: -1})
 	c := &console{t: t, m: m}
 	c.send(tea.WindowSizeMsg{Width: w, Height: h})
 	c.run(m.Init())
@@ -374,8 +369,7 @@ func TestAssistantConfigError(t *testing.T) {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
 	bad := assist.Config{BaseURL: "ftp://x"}
-	m := tui.New(tui.Options{Name: "fixture-incident", Store: ws.Store, Renderer: r, Ctx: context.Background(),
-		Workspace: ws, JournalPoll: -1, Actor: testActor, Assist: bad, AssistErr: bad.Validate()})
+	m := tui.New(caseOf(t, ws, incident.HandleOptions{Actor: testActor, Assistant: &bad}), tui.Options{Renderer: r, Ctx: context.Background(), JournalPoll: -1})
 	c := &console{t: t, m: m}
 	c.send(tea.WindowSizeMsg{Width: 120, Height: 40})
 	c.run(m.Init())

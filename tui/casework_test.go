@@ -339,8 +339,8 @@ func TestReadOnlyConsoleRefusesCaseKeys(t *testing.T) {
 	ws := incidenttest.New(t)
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
-	m := tui.New(tui.Options{Name: "fixture-incident", Store: ws.Store, Renderer: r, Ctx: context.Background(),
-		Workspace: ws, JournalPoll: -1, ReadOnly: true, Actor: journal.Actor{Name: "eve", Via: journal.ViaSSH}})
+	h := caseOf(t, ws, incident.HandleOptions{ReadOnly: true, Actor: journal.Actor{Name: "eve", Via: journal.ViaSSH}})
+	m := tui.New(h, tui.Options{Renderer: r, Ctx: context.Background(), JournalPoll: -1})
 	c := &console{t: t, m: m}
 	c.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	c.run(m.Init())
@@ -370,25 +370,6 @@ func TestReadOnlyConsoleRefusesCaseKeys(t *testing.T) {
 	}
 	if s := c.screen(); !strings.Contains(s, "read-only: observers cannot change the case") {
 		t.Errorf("the status line does not say why:\n%s", s)
-	}
-}
-
-func TestNoWorkspaceSaysWhy(t *testing.T) {
-	ws := incidenttest.New(t)
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	var none *incident.Workspace
-	m := tui.New(tui.Options{Store: ws.Store, Renderer: r, Workspace: none})
-	c := &console{t: t, m: m}
-	c.send(tea.WindowSizeMsg{Width: 80, Height: 24})
-	c.run(m.Init())
-	c.keys("tab", "tab", "tab", "s", "d")
-	if s := c.screen(); !strings.Contains(s, "no incident workspace") {
-		t.Errorf("playbook pane:\n%s", s)
-	}
-	c.keys("tab")
-	if s := c.screen(); !strings.Contains(s, "no incident workspace") {
-		t.Errorf("journal pane:\n%s", s)
 	}
 }
 

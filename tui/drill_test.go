@@ -11,6 +11,7 @@ import (
 	"time"
 
 	llm "github.com/cordon-ir/cordon/assist"
+	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -37,7 +38,7 @@ func newDrillConsole(t *testing.T, facilitator bool, w, h int, setup ...func(wsD
 }
 
 // newDrillConsoleWith is newDrillConsole with options changed by opts.
-func newDrillConsoleWith(t *testing.T, facilitator bool, w, h int, opts func(*tui.Options), setup ...func(wsDir string)) *drillConsole {
+func newDrillConsoleWith(t *testing.T, facilitator bool, w, h int, opts func(*incident.HandleOptions, *tui.Options), setup ...func(wsDir string)) *drillConsole {
 	t.Helper()
 	s, err := drill.Load(filepath.Join("..", "sample-incidents", "persistence-after-kill"))
 	if err != nil {
@@ -57,17 +58,13 @@ func newDrillConsoleWith(t *testing.T, facilitator bool, w, h int, opts func(*tu
 	t.Cleanup(func() { d.Close() })
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
-	marks, err := d.WS.Marks()
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := tui.Options{Name: "drill " + s.Scenario, Store: d.WS.Store, Marks: marks, Renderer: r, Dark: true, Ctx: ctx,
-		Workspace: d.WS, JournalPoll: -1, Actor: testActor,
+	ho := incident.HandleOptions{Name: "drill " + s.Scenario, Actor: testActor}
+	o := tui.Options{Renderer: r, Dark: true, Ctx: ctx, JournalPoll: -1,
 		Drill: d, DrillFacilitator: facilitator, DrillDebrief: out, DrillEvery: -1}
 	if opts != nil {
-		opts(&o)
+		opts(&ho, &o)
 	}
-	m := tui.New(o)
+	m := tui.New(caseOf(t, d.WS, ho), o)
 	c := &console{t: t, m: m}
 	c.send(tea.WindowSizeMsg{Width: w, Height: h})
 	c.run(m.Init())
@@ -365,8 +362,8 @@ func TestGoldenDrill(t *testing.T) {
 // assistant answers by rules, so that the drill replays identically and no
 // scenario evidence leaves the machine.
 func TestDrillAssistantIsOffline(t *testing.T) {
-	c := newDrillConsoleWith(t, true, 120, 40, func(o *tui.Options) {
-		o.Assist = llm.Config{BaseURL: "http://127.0.0.1:9/v1", Model: "m", APIKey: "sk-x", Timeout: time.Second}
+	c := newDrillConsoleWith(t, true, 120, 40, func(ho *incident.HandleOptions, _ *tui.Options) {
+		ho.Assistant = &llm.Config{BaseURL: "http://127.0.0.1:9/v1", Model: "m", APIKey: "sk-x", Timeout: time.Second}
 	})
 	c.keys("p")
 	c.pass(20 * time.Minute)

@@ -35,18 +35,30 @@ func newConsoleOn(t testing.TB, ws *incident.Workspace, w, h int, profile termen
 	t.Helper()
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(profile)
-	marks, err := ws.Marks()
-	if err != nil {
+	if _, err := ws.Marks(); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	m := tui.New(tui.Options{Name: "fixture-incident", Store: ws.Store, Marks: marks, Renderer: r, Dark: dark, Ctx: ctx,
-		Workspace: ws, JournalPoll: -1, Actor: testActor})
+	m := tui.New(caseOf(t, ws, incident.HandleOptions{Actor: testActor}), tui.Options{Renderer: r, Dark: dark, Ctx: ctx, JournalPoll: -1})
 	c := &console{t: t, m: m}
 	c.send(tea.WindowSizeMsg{Width: w, Height: h})
 	c.run(m.Init())
 	return c
+}
+
+// caseOf is the case handle of a test console on ws, named as the
+// fixture's folder is in the golden views.
+func caseOf(t testing.TB, ws *incident.Workspace, opt incident.HandleOptions) *incident.Handle {
+	t.Helper()
+	if opt.Name == "" {
+		opt.Name = "fixture-incident"
+	}
+	h, err := ws.Handle(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
 
 // testActor is who the journal records for a test console.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
 	"github.com/cordon-ir/cordon/tui"
 	"github.com/muesli/termenv"
@@ -20,13 +21,9 @@ func TestConsoleFlow(t *testing.T) {
 	ws := incidenttest.New(t)
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
-	marks, err := ws.Marks()
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	m := tui.New(tui.Options{Name: "fixture-incident", Store: ws.Store, Marks: marks, Renderer: r, Dark: true, Ctx: ctx})
+	m := tui.New(caseOf(t, ws, incident.HandleOptions{}), tui.Options{Renderer: r, Dark: true, Ctx: ctx})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
 
 	waitFor(t, tm, "74 hits")

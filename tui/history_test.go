@@ -3,9 +3,10 @@ package tui_test
 import (
 	"slices"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"strings"
 	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/cordon-ir/cordon/incident/incidenttest"
 	"github.com/muesli/termenv"

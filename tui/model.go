@@ -10,7 +10,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	llm "github.com/cordon-ir/cordon/assist"
-	"github.com/cordon-ir/cordon/detect"
 	dr "github.com/cordon-ir/cordon/drill"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
@@ -29,44 +28,19 @@ import (
 	"github.com/cordon-ir/cordon/tui/timeline"
 )
 
-// Options are what a console shows and how.
+// Options are how a console shows its case; what it shows comes from the
+// case handle tui.New is given.
 type Options struct {
-	// Name is the incident's name for the header.
-	Name  string
-	Store evidence.Store
-	// Marks persists marked events; nil disables marking (MarksErr says why).
-	Marks    *incident.Marks
-	MarksErr error
-	// Ingest is a background ingest to follow, or nil.
-	Ingest *incident.IngestRun
 	// Renderer is the terminal's lipgloss renderer (one per SSH session).
 	Renderer *lipgloss.Renderer
 	Dark     bool
 	Logger   *slog.Logger
 	Ctx      context.Context
-	// Rules are the detection rules the Findings pane runs (nil: the
-	// built-in ones; cordon.yaml may add more).
-	Rules []detect.Rule
-	// Actor is who the journal records for what is done in this console
-	// (default: the OS user, via the console).
-	Actor journal.Actor
-	// ReadOnly is an observer's console: it searches and reads, and keys
-	// that would change the case say why they are disabled.
-	ReadOnly bool
-	// Workspace is the case the Playbook and Journal panes work on and
-	// notes go to (an *incident.Workspace); nil leaves those panes empty
-	// and says why.
-	Workspace common.Casework
-	// Assist is the assistant's endpoint (offline when none is set);
-	// AssistErr says what is wrong with its configuration, and the
-	// Assistant pane shows it and answers offline only.
-	Assist    llm.Config
-	AssistErr error
 	// JournalPoll is how often the Journal pane looks for entries other
 	// processes wrote (0: every second; negative: only after this
 	// console's own writes).
 	JournalPoll time.Duration
-	// Drill is a tabletop drill to run over Workspace (its workspace):
+	// Drill is a tabletop drill to run over the case (its workspace):
 	// the header shows its clock, a Questions pane joins the tabs, the
 	// facilitator's keys run the clock, and every action is a dry run.
 	Drill *dr.Drill
@@ -123,9 +97,15 @@ func (p pane) String() string {
 
 // Model is the root of the console.
 type Model struct {
-	com  common.Common
-	opt  Options
-	help help.Model
+	com common.Common
+	opt Options
+	// cs is the case: every read and write of the console goes through it.
+	cs    *incident.Handle
+	actor journal.Actor
+	help  help.Model
+	// marks persists marked events; nil disables marking (marksErr says why).
+	marks    *incident.Marks
+	marksErr error
 
 	timeline timeline.Model
 	detail   detail.Model
@@ -156,8 +136,8 @@ type Model struct {
 	clock     common.Clock
 	progress  incident.IngestUpdate
 	ingesting bool
-	// watch is this console's reader of opt.Ingest: consoles of several
-	// SSH sessions follow one ingest.
+	// watch is this console's reader of the case's ingest: consoles of
+	// several SSH sessions follow one ingest.
 	watch *incident.IngestWatch
 
 	err    error
@@ -165,7 +145,7 @@ type Model struct {
 
 	drillRows int // the drill bar's height at the last resize
 
-	// history keeps the search bar's queries in the workspace, nil without one.
+	// history keeps the search bar's queries in the workspace.
 	history *incident.History
 	// ret is where esc in the timeline goes back to after a related group
 	// of the event pane was opened there; nil otherwise.
@@ -181,10 +161,6 @@ type relatedReturn struct {
 	back  pane
 	place timeline.Place
 }
-
-// historyHolder is a workspace that keeps a search history
-// (*incident.Workspace does).
-type historyHolder interface{ History() *incident.History }
 
 // historyMsg is the workspace's search history after a load or an append.
 type historyMsg struct {
@@ -207,61 +183,52 @@ func addHistoryCmd(com common.Common, h *incident.History, q string) tea.Cmd {
 	})
 }
 
-// New builds a console. Nothing touches the store until Init's commands run.
-func New(opt Options) Model {
+// New builds a console on a case. Nothing touches the store until Init's
+// commands run.
+func New(h *incident.Handle, opt Options) Model {
 	if opt.Renderer == nil {
 		opt.Renderer = lipgloss.DefaultRenderer()
 	}
-	if opt.Actor.Name == "" {
-		opt.Actor = journal.CurrentActor(journal.ViaConsole)
-	}
-	opt.Actor.Observer = opt.Actor.Observer || opt.ReadOnly
-	if ws, ok := opt.Workspace.(*incident.Workspace); ok && ws == nil {
-		opt.Workspace = nil // a typed nil would pass the nil checks
-	}
-	var jr *journal.Journal
-	if opt.Workspace != nil {
-		jr = opt.Workspace.Journal()
-	}
 	com := common.New(opt.Ctx, common.DefaultStyles(opt.Renderer, opt.Dark), common.DefaultKeyMap(), opt.Logger)
-	h := help.New()
+	hm := help.New()
 	st := com.Styles
-	h.Styles = help.Styles{
+	hm.Styles = help.Styles{
 		ShortKey: st.HelpKey, ShortDesc: st.HelpDesc, ShortSeparator: st.HelpSep, Ellipsis: st.HelpSep,
 		FullKey: st.HelpKey, FullDesc: st.HelpDesc, FullSeparator: st.HelpSep,
 	}
+	actor, store := h.Actor(), h.Store()
 	m := Model{
 		com:       com,
 		opt:       opt,
-		help:      h,
-		timeline:  timeline.New(com, opt.Store),
-		detail:    detail.New(com, opt.Store),
-		agents:    agents.New(com, opt.Store, capsOf(opt.Workspace)),
-		findings:  findings.New(com, opt.Store, opt.Rules),
+		cs:        h,
+		actor:     actor,
+		help:      hm,
+		timeline:  timeline.New(com, store),
+		detail:    detail.New(com, store),
+		agents:    agents.New(com, store, h),
+		findings:  findings.New(com, h),
 		search:    search.New(com),
-		facet:     facet.New(com, opt.Store),
-		steps:     steps.New(com, opt.Workspace, opt.Actor, opt.Actor.Observer),
-		journal:   tuijournal.New(com, jr, opt.JournalPoll),
+		facet:     facet.New(com, store),
+		steps:     steps.New(com, h, actor, actor.Observer),
+		journal:   tuijournal.New(com, h.Journal(), opt.JournalPoll),
 		prompt:    prompt.New(com),
-		ingesting: opt.Ingest != nil,
+		ingesting: h.Ingest() != nil,
+		watch:     h.Watch(),
+		history:   h.History(),
 	}
+	acfg, acfgErr := h.Assistant()
 	if opt.Drill != nil {
 		// A drill replays identically: its assistant answers by rules, and
 		// nothing of the scenario leaves the machine.
-		opt.Assist, opt.AssistErr = llm.DefaultConfig(), nil
+		acfg, acfgErr = llm.DefaultConfig(), nil
 	}
-	m.assist = assist.New(com, opt.Workspace, opt.Actor, opt.Assist, opt.AssistErr)
-	m.drill = tuidrill.New(com, tuidrill.Config{Drill: opt.Drill, Facilitator: opt.DrillFacilitator, ReadOnly: opt.Actor.Observer,
-		Actor: opt.Actor, DebriefDir: opt.DrillDebrief, Every: opt.DrillEvery})
+	m.assist = assist.New(com, h, actor, acfg, acfgErr)
+	m.drill = tuidrill.New(com, tuidrill.Config{Drill: opt.Drill, Facilitator: opt.DrillFacilitator, ReadOnly: actor.Observer,
+		Actor: actor, DebriefDir: opt.DrillDebrief, Every: opt.DrillEvery})
 	m.steps.SetDryRun(opt.Drill != nil) // a drill rehearses the kill switch, never pulls it
-	if opt.Ingest != nil {
-		m.watch = opt.Ingest.Watch()
-	}
-	if hh, ok := opt.Workspace.(historyHolder); ok {
-		m.history = hh.History()
-	}
-	if opt.Marks != nil {
-		list := opt.Marks.List()
+	m.marks, m.marksErr = h.Marks()
+	if m.marks != nil {
+		list := m.marks.List()
 		m.timeline.SetMarks(list)
 		m.detail.SetMarks(list)
 	}
@@ -271,14 +238,12 @@ func New(opt Options) Model {
 // Init loads the first page, the counts and the agents, starts following
 // the ingest and the journal (whose first read loads the playbook).
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.timeline.Init(), countsCmd(m.com, m.opt.Store, false, false), m.agents.Load(), m.journal.Init()}
+	cmds := []tea.Cmd{m.timeline.Init(), countsCmd(m.com, m.cs.Store(), false, false), m.agents.Load(), m.journal.Init()}
 	if m.watch != nil {
 		cmds = append(cmds, ingestCmd(m.com, m.watch))
 	}
 	cmds = append(cmds, m.drill.Init())
-	if m.history != nil {
-		cmds = append(cmds, loadHistoryCmd(m.com, m.history))
-	}
+	cmds = append(cmds, loadHistoryCmd(m.com, m.history))
 	return tea.Batch(cmds...)
 }
 
@@ -360,7 +325,7 @@ type markedMsg struct {
 	err   error
 }
 
-func noteCmd(com common.Common, ws common.Casework, actor journal.Actor, step, event, text string) tea.Cmd {
+func noteCmd(com common.Common, ws *incident.Handle, actor journal.Actor, step, event, text string) tea.Cmd {
 	return com.Cmd(func() tea.Msg {
 		e, err := ws.Note(com.Ctx, actor, step, event, text)
 		if err != nil {
@@ -438,12 +403,4 @@ func ingestLine(u incident.IngestUpdate) string {
 		s += fmt.Sprintf(" · file %d/%d", min(p.FilesDone+1, p.Files), p.Files)
 	}
 	return s + fmt.Sprintf(" · %s events · %s/s", common.Count(p.Events), common.Count(int64(rate)))
-}
-
-// capsOf is the case the Agents pane's capability view reads, or nil.
-func capsOf(cw common.Casework) agents.Capabilities {
-	if c, ok := cw.(agents.Capabilities); ok && cw != nil {
-		return c
-	}
-	return nil
 }

@@ -102,7 +102,7 @@ func TestBackgroundIngest(t *testing.T) {
 	r.SetColorProfile(termenv.Ascii)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c := &console{t: t, m: tui.New(tui.Options{Name: "live", Store: ws.Store, Ingest: run, Renderer: r, Dark: true, Ctx: ctx})}
+	c := &console{t: t, m: tui.New(caseOf(t, ws, incident.HandleOptions{Name: "live", Ingest: run}), tui.Options{Renderer: r, Dark: true, Ctx: ctx, JournalPoll: -1})}
 	c.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	c.run(c.m.Init()) // returns once the ingest's last update is handled
 	s := c.screen()

@@ -109,11 +109,11 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		cmd := m.timeline.AddFilter(msg.Add)
 		return m, cmd
 	case common.ToggleMarkMsg:
-		if m.opt.Marks == nil {
-			m.err = fmt.Errorf("marks are off: %w", orUnknown(m.opt.MarksErr))
+		if m.marks == nil {
+			m.err = fmt.Errorf("marks are off: %w", orUnknown(m.marksErr))
 			return m, nil
 		}
-		return m, toggleMarkCmd(m.com, m.opt.Marks, m.opt.Actor, msg.Event)
+		return m, toggleMarkCmd(m.com, m.marks, m.actor, msg.Event)
 	case markedMsg:
 		if msg.err != nil {
 			m.err = msg.err
@@ -140,7 +140,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		// A pass that ended (the ingest, or a round of following) settles
 		// the counts: the sparkline's denied marks are redrawn in full.
 		roundEnded := msg.u.Following && (msg.u.Added > prev.Added || !prev.Following)
-		cmds := []tea.Cmd{countsCmd(m.com, m.opt.Store, true, !msg.u.Done && !roundEnded)}
+		cmds := []tea.Cmd{countsCmd(m.com, m.cs.Store(), true, !msg.u.Done && !roundEnded)}
 		if roundEnded {
 			// A pass over followed files ended: agents and findings
 			// change with new evidence, as they do when an ingest ends.
@@ -164,7 +164,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, tea.Batch(cmds...)
 	case tuidrill.GrewMsg:
 		// the drill released evidence: refresh as after a followed pass
-		cmds := []tea.Cmd{countsCmd(m.com, m.opt.Store, true, true), m.agents.Load()}
+		cmds := []tea.Cmd{countsCmd(m.com, m.cs.Store(), true, true), m.agents.Load()}
 		if m.findings.Loaded() || m.focus == paneFindings {
 			cmds = append(cmds, m.findings.Load())
 		}
@@ -173,7 +173,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		m.focus = paneTimeline
 		m.ret = nil
 		cmd := m.timeline.SetSearch(msg.Query)
-		if m.history != nil && msg.Query != "" {
+		if msg.Query != "" {
 			cmd = tea.Batch(cmd, addHistoryCmd(m.com, m.history, msg.Query))
 		}
 		return m, cmd
@@ -200,7 +200,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case search.CancelMsg:
 		return m, nil
 	case common.ShowEventMsg:
-		return m, eventCmd(m.com, m.opt.Store, msg.ID)
+		return m, eventCmd(m.com, m.cs.Store(), msg.ID)
 	case common.AnswerMsg:
 		if msg.Cancelled {
 			m.status = "cancelled: nothing was written"
@@ -210,7 +210,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 				m.status = "no note: it was empty"
 				return m, nil
 			}
-			return m, noteCmd(m.com, m.opt.Workspace, m.opt.Actor, msg.Ask.Step, msg.Ask.Event, msg.Value)
+			return m, noteCmd(m.com, m.cs, m.actor, msg.Ask.Step, msg.Ask.Event, msg.Value)
 		}
 	case common.WrittenMsg:
 		if msg.Err != nil {
@@ -231,11 +231,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 // askNote opens the note input for the event under the cursor.
 func (m Model) askNote() (Model, tea.Cmd) {
 	switch {
-	case m.opt.Actor.Observer:
+	case m.actor.Observer:
 		m.status = common.ReadOnlyText()
-		return m, nil
-	case m.opt.Workspace == nil:
-		m.err = errors.New("notes need an incident workspace (cordon open DIR)")
 		return m, nil
 	}
 	ev, ok := m.timeline.Selected()

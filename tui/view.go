@@ -75,7 +75,7 @@ func (m Model) headerTop() string {
 	short := common.SpanShort(m.span.First, m.span.Last)
 	// the name yields to the count and the span, down to 12 cells
 	nameW := max(12, room-1-len([]rune(count))-3-len([]rune(short))-3)
-	left := " " + common.Fit(m.opt.Name, nameW)
+	left := " " + common.Fit(m.cs.Name(), nameW)
 	for _, alts := range [][]string{
 		{count},
 		{common.Span(m.span.First, m.span.Last), short},
@@ -97,7 +97,7 @@ func (m Model) headerFilter() string {
 	st := m.com.Styles
 	w := m.com.Width
 	var right string
-	if m.opt.Ingest != nil && (m.ingesting || m.progress.Done) {
+	if m.cs.Ingest() != nil && (m.ingesting || m.progress.Done) {
 		right = " " + ingestLine(m.progress)
 	}
 	// the hit count first: it must survive a narrow terminal

@@ -11,6 +11,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/cordon-ir/cordon/drill"
+	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/tui"
 )
 
@@ -131,12 +132,12 @@ func drillConsole(ctx context.Context, e *env, s *drill.Script, out string, faci
 	fmt.Fprintf(e.stderr, "cordon: drill %s in %s, at %s\n", s.Scenario, out, d.Clock.Now().UTC().Format("15:04:05"))
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	marks, marksErr := d.WS.Marks()
-	m := tui.New(tui.Options{
-		Name: "drill " + s.Scenario, Store: d.WS.Store, Marks: marks, MarksErr: marksErr,
-		Renderer: renderer(e.stdout), Dark: darkBackground(), Logger: log, Ctx: cctx,
-		Workspace: d.WS, Drill: d, DrillFacilitator: facilitator, DrillDebrief: out,
-	})
+	h, err := d.WS.Handle(incident.HandleOptions{Name: "drill " + s.Scenario})
+	if err != nil {
+		return err
+	}
+	m := tui.New(h, tui.Options{Renderer: renderer(e.stdout), Dark: darkBackground(), Logger: log, Ctx: cctx,
+		Drill: d, DrillFacilitator: facilitator, DrillDebrief: out})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(cctx),
 		tea.WithOutput(e.stdout))
 	final, runErr := p.Run()

@@ -12,8 +12,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/cordon-ir/cordon/assist"
-	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/ingest"
 	"github.com/cordon-ir/cordon/journal"
@@ -92,17 +90,11 @@ func cmdOpen(ctx context.Context, e *env, args []string) error {
 	if len(inputs) > 0 {
 		run = ws.StartIngest(cctx, inputs, incident.IngestOptions{Format: *format}, !*noFollow)
 	}
-	marks, marksErr := ws.Marks()
-	acfg, acfgErr := assistConfig(ws)
-	rules, err := workspaceRules(ws)
+	h, err := ws.Handle(incident.HandleOptions{Ingest: run, Getenv: os.Getenv})
 	if err != nil {
 		return err
 	}
-	m := tui.New(tui.Options{
-		Name: filepath.Base(ws.Dir), Store: ws.Store, Marks: marks, MarksErr: marksErr,
-		Ingest: run, Renderer: renderer(e.stdout), Dark: darkBackground(), Logger: log, Ctx: cctx,
-		Workspace: ws, Assist: acfg, AssistErr: acfgErr, Rules: rules,
-	})
+	m := tui.New(h, tui.Options{Renderer: renderer(e.stdout), Dark: darkBackground(), Logger: log, Ctx: cctx})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(cctx),
 		tea.WithOutput(e.stdout))
 	final, runErr := p.Run()
@@ -132,27 +124,6 @@ func cmdOpen(ctx context.Context, e *env, args []string) error {
 // consoleSignEvery is how many journal entries pass between the signed
 // checkpoints of a console opened with --sign-key.
 const consoleSignEvery = 50
-
-// workspaceRules are the detection rules: the built-in ones and those the
-// workspace's cordon.yaml adds.
-func workspaceRules(ws *incident.Workspace) ([]detect.Rule, error) {
-	c, err := ws.Config()
-	if err != nil {
-		return nil, err
-	}
-	return c.LoadRules()
-}
-
-// assistConfig is the console assistant's endpoint: the workspace's
-// cordon.yaml, then the environment. A configuration that cannot work is
-// shown in the Assistant pane rather than refusing to open the console.
-func assistConfig(ws *incident.Workspace) (assist.Config, error) {
-	c, err := ws.Config()
-	if err != nil {
-		return assist.DefaultConfig(), err
-	}
-	return c.AssistantConfig(os.Getenv)
-}
 
 // renderer styles for the terminal on w; NO_COLOR (any value) turns every
 // colour and attribute off, and the console stays readable by its labels

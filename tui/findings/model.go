@@ -1,6 +1,7 @@
 package findings
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
-	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/tui/common"
 )
 
@@ -25,11 +25,17 @@ type findingsMsg struct {
 	err      error
 }
 
+// Source is what the pane reads of the case: its findings, by the
+// workspace's rules, from the run of the detectors every reader of the
+// workspace shares (*incident.Handle), in a slice the pane may sort.
+type Source interface {
+	Findings(ctx context.Context) ([]detect.Finding, error)
+}
+
 // Model is the findings pane.
 type Model struct {
-	com   common.Common
-	store evidence.Store
-	rules []detect.Rule // nil: the built-in ones
+	com common.Common
+	src Source
 
 	findings []detect.Finding
 	loaded   bool
@@ -39,10 +45,9 @@ type Model struct {
 	clock    common.Clock
 }
 
-// New returns the pane; Load fills it by running rules (nil: the built-in
-// ones).
-func New(com common.Common, store evidence.Store, rules []detect.Rule) Model {
-	return Model{com: com, store: store, rules: rules}
+// New returns the pane; Load fills it from src.
+func New(com common.Common, src Source) Model {
+	return Model{com: com, src: src}
 }
 
 // SetSize sets the pane's size.
@@ -68,14 +73,15 @@ func (m Model) Selected() (detect.Finding, bool) {
 // Loaded reports whether the detectors have run once.
 func (m Model) Loaded() bool { return m.loaded }
 
-// Load runs the detectors again (when the pane is first shown, after an
-// ingest).
+// Load reads the findings (when the pane is first shown, after an
+// ingest): the detectors run again only if the evidence changed since any
+// reader of the workspace last asked.
 func (m *Model) Load() tea.Cmd {
 	m.seq++
 	m.loading = true
-	ctx, st, seq, rules := m.com.Ctx, m.store, m.seq, m.rules
+	ctx, src, seq := m.com.Ctx, m.src, m.seq
 	return m.com.Cmd(func() tea.Msg {
-		fs, err := incident.Findings(ctx, st, incident.FindingsOptions{Rules: rules})
+		fs, err := src.Findings(ctx)
 		Sort(fs)
 		return findingsMsg{seq: seq, findings: fs, err: err}
 	})

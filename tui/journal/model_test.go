@@ -170,3 +170,12 @@ func TestTypeFilterAndBrokenChain(t *testing.T) {
 }
 
 func verifyMsgOf(cmd tea.Cmd) tea.Msg { return cmd() }
+
+// TestNoWorkspaceSaysWhy: a pane built without a journal says why it is
+// empty.
+func TestNoWorkspaceSaysWhy(t *testing.T) {
+	m := newPane(t, nil, -1)
+	if s := ansi.Strip(m.View()); !strings.Contains(s, "no incident workspace") {
+		t.Errorf("journal pane:\n%s", s)
+	}
+}

@@ -1,14 +1,17 @@
 package steps
 
 import (
+	"context"
 	"io"
 	"strings"
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/tui/common"
 	"github.com/muesli/termenv"
 )
@@ -85,5 +88,19 @@ func TestParseTime(t *testing.T) {
 	}
 	if _, err := parseTime("10 past", now); err == nil || !strings.Contains(err.Error(), "RFC 3339") {
 		t.Errorf("bad time: %v", err)
+	}
+}
+
+// TestNoWorkspaceSaysWhy: a pane built without a case says why it is
+// empty, and its keys write nothing.
+func TestNoWorkspaceSaysWhy(t *testing.T) {
+	com := common.New(context.Background(), asciiStyles(), common.DefaultKeyMap(), nil)
+	m := New(com, nil, journal.Actor{Name: "alice"}, false)
+	m.SetSize(80, 20)
+	for _, k := range []string{"s", "d"} {
+		m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)})
+	}
+	if s := ansi.Strip(m.View()); !strings.Contains(s, "no incident workspace") {
+		t.Errorf("playbook pane:\n%s", s)
 	}
 }
