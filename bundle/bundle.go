@@ -168,7 +168,7 @@ func caseFiles(ctx context.Context, ws *incident.Workspace, unredacted bool) ([]
 		return nil, err
 	}
 	js, _ := json.MarshalIndent(r, "", "  ")
-	findings, err := ws.Findings(ctx)
+	findings, err := ws.CachedFindings(ctx)
 	if err != nil {
 		return nil, err
 	}

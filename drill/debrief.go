@@ -124,7 +124,7 @@ func BuildDebrief(ctx context.Context, ws *incident.Workspace, s *Script, st Sta
 	if err != nil {
 		return nil, err
 	}
-	found, err := ws.Findings(ctx)
+	found, err := ws.CachedFindings(ctx)
 	if err != nil {
 		return nil, err
 	}

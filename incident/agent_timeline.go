@@ -34,7 +34,7 @@ const timelineTokens = 60000
 // offline timeline tell the same story. Nothing is sent and nothing is
 // journaled. Its text is redacted with red (nil: placeholders of its own).
 func (w *Workspace) AgentTimeline(ctx context.Context, agent string, red *redact.Redactor) (AgentTimeline, error) {
-	all, err := w.Findings(ctx)
+	all, err := w.CachedFindings(ctx)
 	if err != nil {
 		return AgentTimeline{}, err
 	}

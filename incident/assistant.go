@@ -151,7 +151,7 @@ func (w *Workspace) AskPacket(ctx context.Context, sel assist.Selection) (assist
 		// first when over budget: marked Whole, or adding the findings
 		// would narrow it to their events.
 		sel.Whole = sel.Since.IsZero() && sel.Until.IsZero()
-		if sel.Findings, err = w.Findings(ctx); err != nil {
+		if sel.Findings, err = w.CachedFindings(ctx); err != nil {
 			return assist.Packet{}, err
 		}
 	}

@@ -69,7 +69,7 @@ func TestSummarizeWholeIncidentSendsMoreThanTheFindings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	findings, err := ws.Findings(ctx)
+	findings, err := ws.CachedFindings(ctx)
 	if err != nil || len(findings) == 0 {
 		t.Fatalf("findings: %d, %v", len(findings), err)
 	}

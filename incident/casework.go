@@ -49,7 +49,7 @@ func (w *Workspace) State() (CaseState, error) {
 func (w *Workspace) Case(ctx context.Context, s CaseState) (Case, error) {
 	subject, from := s.Subject, "journal"
 	if len(subject) == 0 {
-		fs, err := w.Findings(ctx)
+		fs, err := w.CachedFindings(ctx)
 		if err != nil {
 			return Case{}, err
 		}

@@ -61,7 +61,7 @@ func TestPaddedCommandLineDoesNotHideACredentialRead(t *testing.T) {
 		t.Fatalf("the stored event lost its command line's end or does not say it was cut: %d bytes, cut %v", len(ev.Cmdline), ev.Cut)
 	}
 
-	fs, err := incident.Findings(ctx, ws.Store, incident.FindingsOptions{})
+	fs, err := incident.RunDetectors(ctx, ws.Store, incident.FindingsOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,11 +21,13 @@ type FindingsOptions struct {
 	Rules []detect.Rule
 }
 
-// Findings runs the detectors over the incident's evidence and returns
-// their findings grouped per agent, most severe first (detect.Sort).
-// Until ingest stores attribution, events are attributed in memory as the
-// detectors read them.
-func Findings(ctx context.Context, st evidence.Store, opt FindingsOptions) ([]detect.Finding, error) {
+// RunDetectors runs the detectors over the evidence in st now, with the
+// rules opt gives (the built-in ones by default), and returns their
+// findings grouped per agent, most severe first (detect.Sort). Nothing is
+// kept: a console and every use case of a workspace read
+// Workspace.CachedFindings instead. Until ingest stores attribution,
+// events are attributed in memory as the detectors read them.
+func RunDetectors(ctx context.Context, st evidence.Store, opt FindingsOptions) ([]detect.Finding, error) {
 	r, err := Scan(ctx, st, opt)
 	return r.Findings, err
 }
@@ -73,18 +75,20 @@ func AttributionStored(c evidence.Counts) bool {
 	return false
 }
 
-// Findings runs the workspace's detection rules (the built-in ones and
-// those cordon.yaml adds) over the incident. The result is kept until the
-// evidence changes: the subject of a case, each check, the report and the
-// assistant all start from it, and on a million events a run takes
-// seconds.
-func (w *Workspace) Findings(ctx context.Context) ([]detect.Finding, error) {
+// CachedFindings are the findings of the workspace's detection rules (the
+// built-in ones and those cordon.yaml adds) over the incident, from one
+// run of the detectors kept until the evidence changes and shared by
+// every reader of the workspace: the consoles' Findings panes, the subject
+// of a case, each check, the report and the assistant. On a million events
+// a run takes seconds. The slice is shared: callers copy it before
+// changing it (Handle.Findings does).
+func (w *Workspace) CachedFindings(ctx context.Context) ([]detect.Finding, error) {
 	r, err := w.scan(ctx)
 	return r.Findings, err
 }
 
 // Capabilities are the agents' capability sets, from the same run of the
-// detectors as Findings (and kept with it).
+// detectors as CachedFindings (and kept with it).
 func (w *Workspace) Capabilities(ctx context.Context) (*detect.Capabilities, error) {
 	r, err := w.scan(ctx)
 	return r.Capabilities, err

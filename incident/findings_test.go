@@ -18,7 +18,7 @@ import (
 func TestFindingsOnAWorkspace(t *testing.T) {
 	ws := incidenttest.New(t, filepath.Join("..", "sample-incidents", "credential-theft"))
 	ctx := context.Background()
-	all, err := incident.Findings(ctx, ws.Store, incident.FindingsOptions{})
+	all, err := incident.RunDetectors(ctx, ws.Store, incident.FindingsOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestFindingsOnAWorkspace(t *testing.T) {
 		t.Errorf("last evidence of the misuse: %+v %v", ev, err)
 	}
 
-	high, err := incident.Findings(ctx, ws.Store, incident.FindingsOptions{MinSeverity: "high"})
+	high, err := incident.RunDetectors(ctx, ws.Store, incident.FindingsOptions{MinSeverity: "high"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,11 +51,11 @@ func TestFindingsOnAWorkspace(t *testing.T) {
 			t.Errorf("%s is %s", f.Detector, f.Severity)
 		}
 	}
-	none, err := incident.Findings(ctx, ws.Store, incident.FindingsOptions{Agent: "agent-9"})
+	none, err := incident.RunDetectors(ctx, ws.Store, incident.FindingsOptions{Agent: "agent-9"})
 	if err != nil || len(none) != 0 {
 		t.Errorf("agent-9 (the victim): %d findings, %v", len(none), err)
 	}
-	if _, err := incident.Findings(ctx, ws.Store, incident.FindingsOptions{MinSeverity: "severe"}); err == nil {
+	if _, err := incident.RunDetectors(ctx, ws.Store, incident.FindingsOptions{MinSeverity: "severe"}); err == nil {
 		t.Error("an unknown severity was accepted")
 	}
 }
@@ -65,7 +65,7 @@ func TestFindingsOnAWorkspace(t *testing.T) {
 func TestFindingsFromStoreMatchMemory(t *testing.T) {
 	ws := incidenttest.New(t, filepath.Join("..", "sample-incidents", "egress-probe-exfil"))
 	ctx := context.Background()
-	got, err := incident.Findings(ctx, ws.Store, incident.FindingsOptions{})
+	got, err := incident.RunDetectors(ctx, ws.Store, incident.FindingsOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,18 +99,18 @@ func TestFindingsFromStoreMatchMemory(t *testing.T) {
 func TestWorkspaceFindingsKeptUntilTheEvidenceChanges(t *testing.T) {
 	ws := incidenttest.New(t, "../sample-incidents/egress-probe-exfil/ledger.jsonl")
 	ctx := context.Background()
-	a, err := ws.Findings(ctx)
+	a, err := ws.CachedFindings(ctx)
 	if err != nil || len(a) == 0 {
 		t.Fatalf("findings %d, %v", len(a), err)
 	}
-	b, _ := ws.Findings(ctx)
+	b, _ := ws.CachedFindings(ctx)
 	if &a[0] != &b[0] {
 		t.Error("the detectors ran again on unchanged evidence")
 	}
 	if _, err := ws.Ingest(ctx, []string{"../sample-incidents/egress-probe-exfil/proxy"}, incident.IngestOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	c, _ := ws.Findings(ctx)
+	c, _ := ws.CachedFindings(ctx)
 	if len(c) > 0 && &c[0] == &a[0] {
 		t.Error("findings kept after an ingest changed the evidence")
 	}

@@ -119,7 +119,7 @@ func (h *Handle) History() *History { return h.ws.History() }
 // every reader of the workspace shares. The slice is the caller's own: it
 // may be sorted or cut.
 func (h *Handle) Findings(ctx context.Context) ([]detect.Finding, error) {
-	fs, err := h.ws.Findings(ctx)
+	fs, err := h.ws.CachedFindings(ctx)
 	return slices.Clone(fs), err
 }
 

@@ -48,7 +48,7 @@ func annotations(ctx context.Context, ws *incident.Workspace) (map[string]Annota
 		a.Comments = append(a.Comments, fmt.Sprintf("%s at %s: %s", e.Actor.Name, e.Time.UTC().Format(timesketchTime), e.Text))
 		out[e.Event] = a
 	}
-	findings, err := ws.Findings(ctx)
+	findings, err := ws.CachedFindings(ctx)
 	if err != nil {
 		return nil, err
 	}

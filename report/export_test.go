@@ -119,7 +119,7 @@ func TestTimesketchExportEscapesC1AndBidi(t *testing.T) {
 func TestTimesketchCarriesTheCasework(t *testing.T) {
 	ws := incidenttest.New(t, "../sample-incidents/credential-theft")
 	ctx := context.Background()
-	findings, _ := ws.Findings(ctx)
+	findings, _ := ws.CachedFindings(ctx)
 	marked, err := ws.Store.Get(ctx, findings[0].Events[0])
 	if err != nil {
 		t.Fatal(err)

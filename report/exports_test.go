@@ -41,7 +41,7 @@ func lookup(m map[string]any, path string) any {
 
 func TestOCSFDetectionFindings(t *testing.T) {
 	ws := incidenttest.New(t, "../sample-incidents/credential-theft")
-	findings, _ := ws.Findings(context.Background())
+	findings, _ := ws.CachedFindings(context.Background())
 	var buf bytes.Buffer
 	n, _, err := OCSF(context.Background(), ws, "credential-theft", &buf)
 	if err != nil || n == 0 || n != len(findings) {

@@ -50,7 +50,7 @@ type Indicator struct {
 // worrying first (acquired before granted, named by a finding, then by
 // time).
 func Indicators(ctx context.Context, ws *incident.Workspace) ([]Indicator, error) {
-	findings, err := ws.Findings(ctx)
+	findings, err := ws.CachedFindings(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -149,7 +149,7 @@ func NewOCSFFinding(name string, f detect.Finding) OCSFFinding {
 // OCSF writes the incident's findings to w as OCSF Detection Finding JSON
 // lines, redacted unless opts say Unredacted, and returns how many.
 func OCSF(ctx context.Context, ws *incident.Workspace, name string, w io.Writer, opts ...Option) (int, Redaction, error) {
-	findings, err := ws.Findings(ctx)
+	findings, err := ws.CachedFindings(ctx)
 	if err != nil {
 		return 0, Redaction{}, err
 	}

@@ -34,7 +34,7 @@ func TestFindingsReportAndChecksWithARecordDated9999(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	if _, err := ws.Findings(ctx); err != nil {
+	if _, err := ws.CachedFindings(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := report.Build(ctx, ws); err != nil {

@@ -254,7 +254,7 @@ func Build(ctx context.Context, ws *incident.Workspace, opts ...Option) (Report,
 	if err != nil {
 		return r, err
 	}
-	findings, err := ws.Findings(ctx)
+	findings, err := ws.CachedFindings(ctx)
 	if err != nil {
 		return r, err
 	}

@@ -3,7 +3,7 @@ package tui
 import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/cordon-ir/cordon/tui/assist"
+	"github.com/cordon-ir/cordon/tui/assistpane"
 )
 
 // openAssistant opens the Assistant pane on the focused pane's selection:
@@ -14,18 +14,18 @@ func (m Model) openAssistant() (Model, tea.Cmd) {
 		m.status = "read-only: observers cannot call the assistant"
 		return m, nil
 	}
-	sel := assist.Whole()
+	sel := assistpane.Whole()
 	switch m.focus {
 	case paneTimeline:
 		n, known := m.timeline.Hits()
-		sel = assist.FromQuery(m.timeline.Query(), m.timeline.QueryText(), n, known)
+		sel = assistpane.FromQuery(m.timeline.Query(), m.timeline.QueryText(), n, known)
 	case paneFindings:
 		if f, ok := m.findings.Selected(); ok {
-			sel = assist.FromFinding(f)
+			sel = assistpane.FromFinding(f)
 		}
 	case paneDetail:
 		if m.detail.Has() {
-			sel = assist.FromEvent(m.detail.Event(), m.detail.Related())
+			sel = assistpane.FromEvent(m.detail.Event(), m.detail.Related())
 		}
 	}
 	m.assistFrom, m.focus = m.focus, paneAssist

@@ -86,7 +86,7 @@ func TestDrillFindingsAgreeWithDebrief(t *testing.T) {
 	if i < 0 {
 		t.Fatalf("the drill's Findings pane lacks the rule cordon.yaml adds: %d findings", len(pane))
 	}
-	ws, err := c.d.WS.Findings(context.Background())
+	ws, err := c.d.WS.CachedFindings(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

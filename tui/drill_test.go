@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	llm "github.com/cordon-ir/cordon/assist"
+	"github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
 
@@ -19,7 +19,7 @@ import (
 	"github.com/cordon-ir/cordon/drill"
 	"github.com/cordon-ir/cordon/tui"
 	"github.com/cordon-ir/cordon/tui/common"
-	tuidrill "github.com/cordon-ir/cordon/tui/drill"
+	"github.com/cordon-ir/cordon/tui/drillpane"
 	"github.com/muesli/termenv"
 )
 
@@ -74,7 +74,7 @@ func newDrillConsoleWith(t *testing.T, facilitator bool, w, h int, opts func(*in
 // pass lets wall time pass and ticks the drill once.
 func (c *drillConsole) pass(d time.Duration) {
 	*c.wall = c.wall.Add(d)
-	c.send(tuidrill.AdvanceMsg{})
+	c.send(drillpane.AdvanceMsg{})
 }
 
 func (c *drillConsole) hits() uint64 {
@@ -363,7 +363,7 @@ func TestGoldenDrill(t *testing.T) {
 // scenario evidence leaves the machine.
 func TestDrillAssistantIsOffline(t *testing.T) {
 	c := newDrillConsoleWith(t, true, 120, 40, func(ho *incident.HandleOptions, _ *tui.Options) {
-		ho.Assistant = &llm.Config{BaseURL: "http://127.0.0.1:9/v1", Model: "m", APIKey: "sk-x", Timeout: time.Second}
+		ho.Assistant = &assist.Config{BaseURL: "http://127.0.0.1:9/v1", Model: "m", APIKey: "sk-x", Timeout: time.Second}
 	})
 	c.keys("p")
 	c.pass(20 * time.Minute)

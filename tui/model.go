@@ -9,16 +9,16 @@ import (
 	"github.com/charmbracelet/bubbles/help"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	llm "github.com/cordon-ir/cordon/assist"
-	dr "github.com/cordon-ir/cordon/drill"
+	"github.com/cordon-ir/cordon/assist"
+	"github.com/cordon-ir/cordon/drill"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/tui/agents"
-	"github.com/cordon-ir/cordon/tui/assist"
+	"github.com/cordon-ir/cordon/tui/assistpane"
 	"github.com/cordon-ir/cordon/tui/common"
 	"github.com/cordon-ir/cordon/tui/detail"
-	tuidrill "github.com/cordon-ir/cordon/tui/drill"
+	"github.com/cordon-ir/cordon/tui/drillpane"
 	"github.com/cordon-ir/cordon/tui/facet"
 	"github.com/cordon-ir/cordon/tui/findings"
 	tuijournal "github.com/cordon-ir/cordon/tui/journal"
@@ -43,7 +43,7 @@ type Options struct {
 	// Drill is a tabletop drill to run over the case (its workspace):
 	// the header shows its clock, a Questions pane joins the tabs, the
 	// facilitator's keys run the clock, and every action is a dry run.
-	Drill *dr.Drill
+	Drill *drill.Drill
 	// DrillFacilitator runs the drill's clock; a participant is told the
 	// clock keys are the facilitator's.
 	DrillFacilitator bool
@@ -115,9 +115,9 @@ type Model struct {
 	facet    facet.Model
 	steps    steps.Model
 	journal  tuijournal.Model
-	assist   assist.Model
+	assist   assistpane.Model
 	prompt   prompt.Model
-	drill    tuidrill.Model
+	drill    drillpane.Model
 
 	focus pane
 	// assistFrom is the pane the assistant was opened from: esc at its
@@ -220,10 +220,10 @@ func New(h *incident.Handle, opt Options) Model {
 	if opt.Drill != nil {
 		// A drill replays identically: its assistant answers by rules, and
 		// nothing of the scenario leaves the machine.
-		acfg, acfgErr = llm.DefaultConfig(), nil
+		acfg, acfgErr = assist.DefaultConfig(), nil
 	}
-	m.assist = assist.New(com, h, actor, acfg, acfgErr)
-	m.drill = tuidrill.New(com, tuidrill.Config{Drill: opt.Drill, Facilitator: opt.DrillFacilitator, ReadOnly: actor.Observer,
+	m.assist = assistpane.New(com, h, actor, acfg, acfgErr)
+	m.drill = drillpane.New(com, drillpane.Config{Drill: opt.Drill, Facilitator: opt.DrillFacilitator, ReadOnly: actor.Observer,
 		Actor: actor, DebriefDir: opt.DrillDebrief, Every: opt.DrillEvery})
 	m.steps.SetDryRun(opt.Drill != nil) // a drill rehearses the kill switch, never pulls it
 	m.marks, m.marksErr = h.Marks()
@@ -272,10 +272,10 @@ func (m Model) Steps() steps.Model { return m.steps }
 func (m Model) Journal() tuijournal.Model { return m.journal }
 
 // Drill returns the drill's bar and Questions pane (for tests).
-func (m Model) Drill() tuidrill.Model { return m.drill }
+func (m Model) Drill() drillpane.Model { return m.drill }
 
 // Assistant returns the Assistant pane (for tests).
-func (m Model) Assistant() assist.Model { return m.assist }
+func (m Model) Assistant() assistpane.Model { return m.assist }
 
 // SearchHistory returns the search bar's history, oldest first (for tests).
 func (m Model) SearchHistory() []string { return m.search.History() }

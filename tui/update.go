@@ -11,7 +11,7 @@ import (
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/tui/common"
 	"github.com/cordon-ir/cordon/tui/detail"
-	tuidrill "github.com/cordon-ir/cordon/tui/drill"
+	"github.com/cordon-ir/cordon/tui/drillpane"
 	"github.com/cordon-ir/cordon/tui/search"
 )
 
@@ -162,7 +162,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			cmds = append(cmds, ingestCmd(m.com, m.watch))
 		}
 		return m, tea.Batch(cmds...)
-	case tuidrill.GrewMsg:
+	case drillpane.GrewMsg:
 		// the drill released evidence: refresh as after a followed pass
 		cmds := []tea.Cmd{countsCmd(m.com, m.cs.Store(), true, true), m.agents.Load()}
 		if m.findings.Loaded() || m.focus == paneFindings {

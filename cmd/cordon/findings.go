@@ -53,7 +53,7 @@ func cmdFindings(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	found, err := incident.Findings(ctx, ws.Store, opt)
+	found, err := incident.RunDetectors(ctx, ws.Store, opt)
 	if err != nil {
 		return err
 	}

@@ -1,11 +1,11 @@
-package assist
+package assistpane
 
 import (
 	"context"
 	"fmt"
 
 	tea "github.com/charmbracelet/bubbletea"
-	llm "github.com/cordon-ir/cordon/assist"
+	"github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/tui/common"
@@ -16,7 +16,7 @@ type (
 	// packetMsg is the evidence a request would send, to confirm.
 	packetMsg struct {
 		seq    int
-		packet llm.Packet
+		packet assist.Packet
 		err    error
 	}
 	// chunkMsg is a piece of the streamed answer as the model wrote it;
@@ -28,7 +28,7 @@ type (
 	// doneMsg ends a request: its result (journaled by Ask), or why not.
 	doneMsg struct {
 		seq int
-		res llm.Result
+		res assist.Result
 		err error
 	}
 )
@@ -50,7 +50,7 @@ func newStream() *stream {
 type asking struct {
 	ws    common.Casework
 	actor journal.Actor
-	cfg   llm.Config
+	cfg   assist.Config
 	req   incident.AskRequest
 }
 
@@ -60,7 +60,7 @@ type asking struct {
 func packetCmd(com common.Common, seq int, a asking) tea.Cmd {
 	ctx := com.Ctx
 	return com.Cmd(func() tea.Msg {
-		if err := llm.Gate(a.req.Task, a.req.Question); err != nil {
+		if err := assist.Gate(a.req.Task, a.req.Question); err != nil {
 			_, err = a.ws.Ask(ctx, a.actor, a.cfg, a.req)
 			return doneMsg{seq: seq, err: err}
 		}

@@ -1,4 +1,4 @@
-package assist
+package assistpane
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
-	llm "github.com/cordon-ir/cordon/assist"
+	"github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
@@ -22,29 +22,29 @@ import (
 // is left nil, and the pane must not call them.
 type fakeCase struct {
 	common.Casework
-	packet llm.Packet
+	packet assist.Packet
 	asks   int
-	ask    func(ctx context.Context, req incident.AskRequest) (llm.Result, error)
+	ask    func(ctx context.Context, req incident.AskRequest) (assist.Result, error)
 }
 
-func (f *fakeCase) AskPacket(context.Context, llm.Selection) (llm.Packet, error) {
+func (f *fakeCase) AskPacket(context.Context, assist.Selection) (assist.Packet, error) {
 	return f.packet, nil
 }
 
-func (f *fakeCase) Ask(ctx context.Context, _ journal.Actor, _ llm.Config, req incident.AskRequest, _ ...llm.Option) (llm.Result, error) {
+func (f *fakeCase) Ask(ctx context.Context, _ journal.Actor, _ assist.Config, req incident.AskRequest, _ ...assist.Option) (assist.Result, error) {
 	f.asks++
 	return f.ask(ctx, req)
 }
 
-var online = llm.Config{BaseURL: "http://127.0.0.1:9/v1", Model: "local-model"}
+var online = assist.Config{BaseURL: "http://127.0.0.1:9/v1", Model: "local-model"}
 
-func newPane(t *testing.T, ws common.Casework, cfg llm.Config) Model {
+func newPane(t *testing.T, ws common.Casework, cfg assist.Config) Model {
 	t.Helper()
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
 	com := common.New(context.Background(), common.DefaultStyles(r, true), common.DefaultKeyMap(), nil).SetSize(80, 21)
 	m := New(com, ws, journal.Actor{Name: "alice"}, cfg, nil)
-	m.Open(Selection{Sel: llm.Selection{Query: evidence.MustParse("curl")}, Label: "the timeline's query curl (2 events)"})
+	m.Open(Selection{Sel: assist.Selection{Query: evidence.MustParse("curl")}, Label: "the timeline's query curl (2 events)"})
 	return m
 }
 
@@ -92,14 +92,14 @@ func press(m Model, keys ...string) (Model, tea.Cmd) {
 func screen(m Model) string { return strings.Join(strings.Fields(ansi.Strip(m.View())), " ") }
 
 func TestPickerConfirmsBeforeSending(t *testing.T) {
-	ws := &fakeCase{packet: llm.Packet{Sent: 3, Total: 5, Redactions: 2, Tokens: 1234}}
+	ws := &fakeCase{packet: assist.Packet{Sent: 3, Total: 5, Redactions: 2, Tokens: 1234}}
 	m := newPane(t, ws, online)
 	if s := screen(m); !strings.Contains(s, "on: the timeline's query curl (2 events)") || !strings.Contains(s, "▸ summarize") ||
 		!strings.Contains(s, "model local-model at 127.0.0.1:9") {
 		t.Fatalf("picker:\n%s", s)
 	}
 	m, _ = press(m, "j", "j")
-	if m.Task() != llm.TaskCluster {
+	if m.Task() != assist.TaskCluster {
 		t.Fatalf("j j picks %s", m.Task())
 	}
 	m, cmd := press(m, "enter")
@@ -127,10 +127,10 @@ func TestPickerConfirmsBeforeSending(t *testing.T) {
 }
 
 func TestOfflineSkipsTheQuestionAndExplainsDisabledTasks(t *testing.T) {
-	ws := &fakeCase{ask: func(_ context.Context, req incident.AskRequest) (llm.Result, error) {
-		return llm.Result{Task: req.Task, Offline: true, Sent: 2, Total: 2, Answer: llm.Answer{Claims: []llm.Claim{{Text: "two events", EventIDs: []string{"a1"}, CitesReal: true}}}}, nil
+	ws := &fakeCase{ask: func(_ context.Context, req incident.AskRequest) (assist.Result, error) {
+		return assist.Result{Task: req.Task, Offline: true, Sent: 2, Total: 2, Answer: assist.Answer{Claims: []assist.Claim{{Text: "two events", EventIDs: []string{"a1"}, CitesReal: true}}}}, nil
 	}}
-	m := newPane(t, ws, llm.Config{}) // no endpoint: offline
+	m := newPane(t, ws, assist.Config{}) // no endpoint: offline
 	if s := screen(m); !strings.Contains(s, "offline (no endpoint configured)") || !strings.Contains(s, "needs a model ·") {
 		t.Errorf("offline picker:\n%s", s)
 	}
@@ -164,14 +164,14 @@ func runUntil(t *testing.T, m Model, cmd tea.Cmd, stop func(tea.Msg) bool) (Mode
 }
 
 func TestStreamThenClaims(t *testing.T) {
-	res := llm.Result{Task: llm.TaskSummarize, Model: "local-model", Endpoint: "127.0.0.1:9", Sent: 3, Total: 5, Redactions: 1,
-		Injections: []llm.Flag{{EventID: "f00d", Excerpt: "ignore previous instructions"}},
-		Answer: llm.Answer{Structured: true, Claims: []llm.Claim{
+	res := assist.Result{Task: assist.TaskSummarize, Model: "local-model", Endpoint: "127.0.0.1:9", Sent: 3, Total: 5, Redactions: 1,
+		Injections: []assist.Flag{{EventID: "f00d", Excerpt: "ignore previous instructions"}},
+		Answer: assist.Answer{Structured: true, Claims: []assist.Claim{
 			{Text: "agent-7 probed", EventIDs: []string{"a1", "b2"}, Phase: "detect", CitesReal: true},
 			{Text: "reached a host", EventIDs: []string{"ffff"}, Unknown: []string{"ffff"}},
 			{Text: "it is stopped"},
 		}}}
-	ws := &fakeCase{packet: llm.Packet{Sent: 3, Total: 5}, ask: func(_ context.Context, req incident.AskRequest) (llm.Result, error) {
+	ws := &fakeCase{packet: assist.Packet{Sent: 3, Total: 5}, ask: func(_ context.Context, req incident.AskRequest) (assist.Result, error) {
 		req.OnChunk(`{"claims":[`)
 		req.OnChunk(`{"text":"agent-7 probed"`)
 		return res, nil
@@ -243,11 +243,11 @@ func TestStreamThenClaims(t *testing.T) {
 
 func TestEscCancelsAndStaleRepliesAreDropped(t *testing.T) {
 	started := make(chan struct{})
-	ws := &fakeCase{packet: llm.Packet{Sent: 1, Total: 1}, ask: func(ctx context.Context, req incident.AskRequest) (llm.Result, error) {
+	ws := &fakeCase{packet: assist.Packet{Sent: 1, Total: 1}, ask: func(ctx context.Context, req incident.AskRequest) (assist.Result, error) {
 		req.OnChunk("partial ")
 		close(started)
 		<-ctx.Done()
-		return llm.Result{Task: req.Task}, ctx.Err()
+		return assist.Result{Task: req.Task}, ctx.Err()
 	}}
 	m := newPane(t, ws, online)
 	m, cmd := press(m, "enter")
@@ -285,11 +285,11 @@ func TestEscCancelsAndStaleRepliesAreDropped(t *testing.T) {
 
 func TestHostileModelTextIsInert(t *testing.T) {
 	hostile := "t\x1b]0;owned\x07 \x1b[2J\x1b[H \u202egpj.exe \x9b31m \x1b]52;c;ZXZpbA==\x07"
-	res := llm.Result{Task: llm.TaskSummarize, Model: "m\x1b[31m", Endpoint: "h", Answer: llm.Answer{
+	res := assist.Result{Task: assist.TaskSummarize, Model: "m\x1b[31m", Endpoint: "h", Answer: assist.Answer{
 		Notes:  hostile,
-		Claims: []llm.Claim{{Text: hostile, EventIDs: []string{"id\x1b[2J"}, Unknown: []string{"id\x1b[2J"}, Phase: "detect"}},
-	}, Injections: []llm.Flag{{EventID: "e\u202e1", Excerpt: hostile}}}
-	ws := &fakeCase{packet: llm.Packet{Sent: 1, Total: 1}, ask: func(_ context.Context, req incident.AskRequest) (llm.Result, error) {
+		Claims: []assist.Claim{{Text: hostile, EventIDs: []string{"id\x1b[2J"}, Unknown: []string{"id\x1b[2J"}, Phase: "detect"}},
+	}, Injections: []assist.Flag{{EventID: "e\u202e1", Excerpt: hostile}}}
+	ws := &fakeCase{packet: assist.Packet{Sent: 1, Total: 1}, ask: func(_ context.Context, req incident.AskRequest) (assist.Result, error) {
 		req.OnChunk(hostile)
 		return res, nil
 	}}

@@ -1,29 +1,29 @@
-package assist
+package assistpane
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-	llm "github.com/cordon-ir/cordon/assist"
+	"github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/tui/common"
 )
 
 // taskHelp says what each task asks for, as the picker lists it.
-func taskHelp(t llm.Task) string {
+func taskHelp(t assist.Task) string {
 	switch t {
-	case llm.TaskSummarize:
+	case assist.TaskSummarize:
 		return "who acted, what was denied and what got through, what the findings mean"
-	case llm.TaskTimeline:
+	case assist.TaskTimeline:
 		return "the notable moments in time order, each with its playbook phase"
-	case llm.TaskCluster:
+	case assist.TaskCluster:
 		return "groups of related activity, with the events of each"
-	case llm.TaskExplain:
+	case assist.TaskExplain:
 		return "a step-by-step reading of the selection, and how to detect or block it"
-	case llm.TaskHypotheses:
+	case assist.TaskHypotheses:
 		return "what the agent may still hold after its process died, and the check for each"
-	case llm.TaskAsk:
+	case assist.TaskAsk:
 		return "a question of your own, answered only from the evidence"
 	}
 	return ""
@@ -94,7 +94,7 @@ func (m Model) pickLines() []line {
 	st, w := m.com.Styles, m.com.Width
 	out := []line{{item: -1}, {text: st.ColHeader.Render("  TASK"), item: -1}}
 	nw := 12
-	for i, t := range llm.Tasks() {
+	for i, t := range assist.Tasks() {
 		desc := taskHelp(t)
 		if ok, _ := m.available(t); !ok {
 			desc = "needs a model · " + desc
@@ -128,7 +128,7 @@ func (m Model) confirmLines() []line {
 	out = append(out, m.textLines(st.Prompt.Render, q)...)
 	out = append(out, m.textLines(st.Row.Render, "y sends it · n or esc does not")...)
 	out = append(out, line{item: -1})
-	if m.Task() == llm.TaskAsk {
+	if m.Task() == assist.TaskAsk {
 		out = append(out, m.textLines(st.Row.Render, "question: "+m.question)...)
 	}
 	of := "the selection's"

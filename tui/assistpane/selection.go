@@ -1,9 +1,9 @@
-package assist
+package assistpane
 
 import (
 	"fmt"
 
-	llm "github.com/cordon-ir/cordon/assist"
+	"github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
@@ -13,7 +13,7 @@ import (
 // Selection is the evidence the pane works on and how the pane names it.
 // Label may hold text from the evidence: it is made safe when drawn.
 type Selection struct {
-	Sel   llm.Selection
+	Sel   assist.Selection
 	Label string
 }
 
@@ -37,14 +37,14 @@ func FromQuery(q evidence.Query, name string, hits uint64, known bool) Selection
 	if known {
 		label = fmt.Sprintf("%s (%s events)", label, common.Count(int64(hits)))
 	}
-	return Selection{Sel: llm.Selection{Query: q}, Label: label}
+	return Selection{Sel: assist.Selection{Query: q}, Label: label}
 }
 
 // FromFinding is a finding: its events, and the finding itself for the
 // model to read.
 func FromFinding(f detect.Finding) Selection {
 	return Selection{
-		Sel:   llm.Selection{IDs: append([]string(nil), f.Events...), Findings: []detect.Finding{f}},
+		Sel:   assist.Selection{IDs: append([]string(nil), f.Events...), Findings: []detect.Finding{f}},
 		Label: fmt.Sprintf("finding %s of %s (%d events)", f.Detector, agentOr(f.Agent), len(f.Events)),
 	}
 }
@@ -66,7 +66,7 @@ func FromEvent(ev evidence.Event, related []attribution.Related) Selection {
 	if n := len(ids) - 1; n > 0 {
 		label += fmt.Sprintf(" and %d related events", n)
 	}
-	return Selection{Sel: llm.Selection{IDs: ids}, Label: label}
+	return Selection{Sel: assist.Selection{IDs: ids}, Label: label}
 }
 
 func agentOr(a string) string {

@@ -1,4 +1,4 @@
-package assist
+package assistpane
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	llm "github.com/cordon-ir/cordon/assist"
+	"github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
@@ -35,7 +35,7 @@ type Model struct {
 	com      common.Common
 	ws       common.Casework
 	actor    journal.Actor
-	cfg      llm.Config
+	cfg      assist.Config
 	cfgErr   error // the endpoint's configuration is wrong: offline only
 	readOnly bool
 
@@ -47,12 +47,12 @@ type Model struct {
 	question string
 
 	seq        int
-	packet     llm.Packet // what the confirmed request sends
+	packet     assist.Packet // what the confirmed request sends
 	stream     *stream
 	cancel     context.CancelFunc
 	cancelling bool
 	streamed   string // the answer's text received so far
-	res        llm.Result
+	res        assist.Result
 	err        error
 
 	items    []item // the answer's claims and flagged lines
@@ -70,9 +70,9 @@ type item struct {
 // New returns the pane. cfg is the endpoint (offline when it names none);
 // cfgErr, when the configuration cannot work, is shown and leaves only the
 // offline tasks. ws nil or an observer cannot ask.
-func New(com common.Common, ws common.Casework, actor journal.Actor, cfg llm.Config, cfgErr error) Model {
+func New(com common.Common, ws common.Casework, actor journal.Actor, cfg assist.Config, cfgErr error) Model {
 	if cfgErr != nil || cfg.BaseURL == "" {
-		cfg = llm.DefaultConfig()
+		cfg = assist.DefaultConfig()
 	}
 	return Model{com: com, ws: ws, actor: actor, cfg: cfg, cfgErr: cfgErr, readOnly: actor.Observer}
 }
@@ -91,10 +91,10 @@ func (m Model) Active() bool { return m.active }
 func (m Model) Selection() Selection { return m.sel }
 
 // Task is the task under the cursor.
-func (m Model) Task() llm.Task { return llm.Tasks()[m.task] }
+func (m Model) Task() assist.Task { return assist.Tasks()[m.task] }
 
 // Result is the last answer (for tests).
-func (m Model) Result() llm.Result { return m.res }
+func (m Model) Result() assist.Result { return m.res }
 
 // Err is the last request's error, if it failed.
 func (m Model) Err() error { return m.err }
@@ -140,7 +140,7 @@ func (m *Model) TakeAsk() (common.Ask, bool) {
 func (m *Model) Open(sel Selection) tea.Cmd {
 	m.stop()
 	m.active, m.sel, m.state = true, sel, statePick
-	m.err, m.res, m.items, m.cur, m.top = nil, llm.Result{}, nil, 0, 0
+	m.err, m.res, m.items, m.cur, m.top = nil, assist.Result{}, nil, 0, 0
 	m.streamed = ""
 	return nil
 }
@@ -159,9 +159,9 @@ func (m *Model) stop() {
 func (m Model) offline() bool { return m.cfg.Offline }
 
 // available says whether a task can run here, and why not.
-func (m Model) available(t llm.Task) (bool, string) {
-	if m.offline() && t != llm.TaskSummarize && t != llm.TaskTimeline {
-		return false, fmt.Sprintf("offline: %s needs a model (set %s or %s); summarize and timeline work offline", t, llm.EnvBaseURL, llm.EnvAPIKey)
+func (m Model) available(t assist.Task) (bool, string) {
+	if m.offline() && t != assist.TaskSummarize && t != assist.TaskTimeline {
+		return false, fmt.Sprintf("offline: %s needs a model (set %s or %s); summarize and timeline work offline", t, assist.EnvBaseURL, assist.EnvAPIKey)
 	}
 	return true, ""
 }
@@ -224,7 +224,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := m.com.Keys
 	switch m.state {
 	case statePick:
-		n := len(llm.Tasks())
+		n := len(assist.Tasks())
 		if cur, moved := k.MoveCursor(msg, m.task, n, n); moved {
 			m.task = cur
 			return m, nil
@@ -272,7 +272,7 @@ func (m Model) choose() (Model, tea.Cmd) {
 	if ok, why := m.available(t); !ok {
 		return m, common.Send(common.StatusMsg{Text: why})
 	}
-	if t == llm.TaskAsk {
+	if t == assist.TaskAsk {
 		m.asking = &common.Ask{Kind: common.AskQuestion, Prompt: "ask the assistant: ", Value: m.question,
 			Placeholder: "a question about this evidence"}
 		return m, nil
@@ -283,7 +283,7 @@ func (m Model) choose() (Model, tea.Cmd) {
 // request is the request of the chosen task over the selection.
 func (m Model) request() asking {
 	req := incident.AskRequest{Task: m.Task(), Selection: m.sel.Sel}
-	if req.Task == llm.TaskAsk {
+	if req.Task == assist.TaskAsk {
 		req.Question = m.question
 	}
 	return asking{ws: m.ws, actor: m.actor, cfg: m.cfg, req: req}
@@ -300,7 +300,7 @@ func (m *Model) prepare() tea.Cmd {
 		return nil
 	}
 	m.stop()
-	m.state, m.err, m.res, m.items = statePreparing, nil, llm.Result{}, nil
+	m.state, m.err, m.res, m.items = statePreparing, nil, assist.Result{}, nil
 	m.streamed = ""
 	return packetCmd(m.com, m.seq, m.request())
 }
@@ -333,7 +333,7 @@ func (m Model) finish(d doneMsg) (Model, tea.Cmd) {
 		case cancelled:
 			m.err = errors.New("cancelled: the request was stopped; what was sent is in the journal")
 			text = "cancelled: what was sent is in the journal"
-		case errors.Is(d.err, llm.ErrOutOfScope):
+		case errors.Is(d.err, assist.ErrOutOfScope):
 			text = "refused: the refusal is in the journal; nothing was sent"
 		}
 		return m, common.Send(common.WrittenMsg{Text: text})

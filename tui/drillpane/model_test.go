@@ -1,11 +1,12 @@
-package drill
+package drillpane
 
 import (
 	"context"
-	dr "github.com/cordon-ir/cordon/drill"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/cordon-ir/cordon/drill"
 )
 
 func TestCountdown(t *testing.T) {
@@ -25,12 +26,12 @@ func TestCountdown(t *testing.T) {
 // TestNextTickMeetsTheNextInject: at ×600 the loop wakes for an inject
 // rather than a whole wall second later.
 func TestNextTickMeetsTheNextInject(t *testing.T) {
-	s, err := dr.Load(filepath.Join("..", "..", "sample-incidents", "persistence-after-kill"))
+	s, err := drill.Load(filepath.Join("..", "..", "sample-incidents", "persistence-after-kill"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	wall := time.Date(2030, 1, 1, 9, 0, 0, 0, time.UTC)
-	d, err := dr.Start(context.Background(), s, filepath.Join(t.TempDir(), "w"), func() time.Time { return wall })
+	d, err := drill.Start(context.Background(), s, filepath.Join(t.TempDir(), "w"), func() time.Time { return wall })
 	if err != nil {
 		t.Fatal(err)
 	}

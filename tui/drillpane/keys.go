@@ -1,4 +1,4 @@
-package drill
+package drillpane
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	dr "github.com/cordon-ir/cordon/drill"
+	"github.com/cordon-ir/cordon/drill"
 	"github.com/cordon-ir/cordon/tui/common"
 )
 
@@ -52,7 +52,7 @@ func (m Model) Control(msg tea.KeyMsg) (Model, tea.Cmd, bool) {
 		if key.Matches(msg, k.DrillSlower) {
 			dir = -1
 		}
-		d.Clock.SetSpeed(dr.StepSpeed(d.Clock.Speed(), dir))
+		d.Clock.SetSpeed(drill.StepSpeed(d.Clock.Speed(), dir))
 		status = fmt.Sprintf("drill speed ×%g: one wall second is %s of scenario time", d.Clock.Speed(), countdown(time.Duration(d.Clock.Speed())*time.Second))
 	case key.Matches(msg, k.DrillJump):
 		_, at, ok := d.NextInject()

@@ -1,4 +1,4 @@
-package drill
+package drillpane
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	dr "github.com/cordon-ir/cordon/drill"
+	"github.com/cordon-ir/cordon/drill"
 	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/tui/common"
 )
@@ -25,7 +25,7 @@ const (
 
 // Config is what a console needs to run a drill.
 type Config struct {
-	Drill *dr.Drill
+	Drill *drill.Drill
 	// Facilitator runs the clock (p, +/-, J, E); a participant is told the
 	// keys are the facilitator's.
 	Facilitator bool
@@ -53,14 +53,14 @@ type (
 	tickMsg     struct{ seq int }
 	advancedMsg struct {
 		seq      int
-		fired    []dr.Inject // every inject fired so far, by any console
+		fired    []drill.Inject // every inject fired so far, by any console
 		released int
 		err      error
 	}
 	endedMsg struct {
 		path     string
-		score    dr.Score
-		fired    []dr.Inject
+		score    drill.Score
+		fired    []drill.Inject
 		released int
 		err      error
 	}
@@ -74,13 +74,13 @@ type Model struct {
 
 	// a snapshot of the drill, taken in Update, that View reads
 	now, start, nextAt time.Time
-	next               dr.Inject
+	next               drill.Inject
 	hasNext            bool
 	speed              float64
 	paused, ended      bool
 	seen               int // records released when last seen
 
-	notice    *dr.Inject // the last inject, until dismissed
+	notice    *drill.Inject // the last inject, until dismissed
 	noticeAt  time.Time
 	firedSeen int // injects fired when last seen
 	seq       int
@@ -136,7 +136,7 @@ func (m Model) Answer(id string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	_, a, _ := dr.AnswerOf(e)
+	_, a, _ := drill.AnswerOf(e)
 	return a, true
 }
 
@@ -173,7 +173,7 @@ func (m *Model) SetJournal(entries []journal.Entry) {
 	if !m.On() {
 		return
 	}
-	m.answers = dr.LatestAnswers(entries)
+	m.answers = drill.LatestAnswers(entries)
 	m.rebuild()
 }
 
@@ -223,7 +223,7 @@ func (m Model) tick() tea.Cmd {
 // nextTick is how long the loop waits: every, or less when an inject falls
 // due sooner — at ×600 a second of wall time is ten scenario minutes, and
 // an inject must not arrive that late.
-func nextTick(d *dr.Drill, every time.Duration) time.Duration {
+func nextTick(d *drill.Drill, every time.Duration) time.Duration {
 	if d.Clock.Paused() {
 		return every
 	}
@@ -286,7 +286,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 // released takes what an advance found: the clock, a new inject (fired
 // by this console or another sharing the drill), and whether the index
 // grew.
-func (m *Model) released(fired []dr.Inject, released int) tea.Cmd {
+func (m *Model) released(fired []drill.Inject, released int) tea.Cmd {
 	m.sync()
 	if n := len(fired); n > m.firedSeen {
 		in := fired[n-1]
@@ -324,15 +324,15 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 
 func placeholder(kind string) string {
 	switch kind {
-	case dr.KindAgent:
+	case drill.KindAgent:
 		return "one agent id, e.g. agent-7"
-	case dr.KindCredential:
+	case drill.KindCredential:
 		return "every credential, comma-separated"
-	case dr.KindTime:
+	case drill.KindTime:
 		return "HH:MM:SS or RFC 3339 (UTC)"
-	case dr.KindHost:
+	case drill.KindHost:
 		return "one host name"
-	case dr.KindEvent:
+	case drill.KindEvent:
 		return "one event id"
 	}
 	return "free text, judged by the facilitator"
@@ -382,7 +382,7 @@ func (m *Model) end() tea.Cmd {
 	})
 }
 
-func injectText(in dr.Inject) string {
+func injectText(in drill.Inject) string {
 	if in.Text != "" {
 		return in.Text
 	}
