@@ -28,7 +28,8 @@ func (m Model) openAssistant() (Model, tea.Cmd) {
 			sel = assistpane.FromEvent(m.detail.Event(), m.detail.Related())
 		}
 	}
-	m.assistFrom, m.focus = m.focus, paneAssist
+	m.nav = m.nav.drop(wayAssist).push(way{kind: wayAssist, pane: m.focus})
+	m.focus = paneAssist
 	cmd := m.assist.Open(sel)
 	return m, cmd
 }
@@ -38,7 +39,9 @@ func (m Model) openAssistant() (Model, tea.Cmd) {
 func (m *Model) toAssist(msg tea.Msg) tea.Cmd {
 	if k, ok := msg.(tea.KeyMsg); ok && key.Matches(k, m.com.Keys.Back) && m.assist.Picking() {
 		// esc at the task picker goes back where the assistant was asked
-		m.focus = m.assistFrom
+		var w way
+		m.nav, w, _ = m.nav.take(wayAssist)
+		m.focus = w.pane
 		return nil
 	}
 	var cmd tea.Cmd

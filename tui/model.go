@@ -120,16 +120,11 @@ type Model struct {
 	drill    drillpane.Model
 
 	focus pane
-	// assistFrom is the pane the assistant was opened from: esc at its
-	// task picker goes back there.
-	assistFrom pane
-	// filterFrom is the pane whose evidence the timeline's filter shows
-	// (filterQuery): esc clearing that filter returns there.
-	filterFrom  pane
-	filterQuery evidence.Query
-	back        pane // where esc from the event pane returns
-	showHelp    bool
-	helpTop     int // the first help line shown
+	// nav is the way back from each view opened on top of another: esc
+	// pops it.
+	nav      navStack
+	showHelp bool
+	helpTop  int // the first help line shown
 
 	counts    evidence.Counts
 	span      evidence.Span // the main span of counts
@@ -147,19 +142,6 @@ type Model struct {
 
 	// history keeps the search bar's queries in the workspace.
 	history *incident.History
-	// ret is where esc in the timeline goes back to after a related group
-	// of the event pane was opened there; nil otherwise.
-	ret *relatedReturn
-}
-
-// relatedReturn is what esc in the timeline returns to after a related
-// group was shown there: the event it was opened from, the pane that event
-// had been opened from, and what the timeline showed before.
-type relatedReturn struct {
-	query string // the group's query as text: the return holds while it is the search
-	ev    evidence.Event
-	back  pane
-	place timeline.Place
 }
 
 // historyMsg is the workspace's search history after a load or an append.

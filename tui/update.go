@@ -69,22 +69,22 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, nil
 	case common.OpenEventMsg:
 		if m.focus != paneDetail {
-			m.back = m.focus
+			m.nav = m.nav.push(way{kind: wayEvent, pane: m.focus})
 		}
 		m.focus = paneDetail
 		cmd := m.detail.Open(msg.Event)
 		return m, cmd
 	case detail.BackMsg:
-		m.focus = m.back
+		m.leaveEvent()
 		return m, nil
 	case detail.GroupMsg:
-		ret := &relatedReturn{query: msg.Query.String(), ev: msg.Event, back: m.back, place: m.timeline.Place()}
-		if m.ret != nil && m.timeline.Search() == m.ret.query {
+		w := way{kind: wayRelated, query: msg.Query.String(), ev: msg.Event, place: m.timeline.Place()}
+		if i := m.nav.find(wayRelated); i >= 0 && m.timeline.Search() == m.nav[i].query {
 			// a group of an event opened from a group: esc goes back
 			// to this event, the timeline as it was before the first
-			ret.place = m.ret.place
+			w.place = m.nav[i].place
 		}
-		m.ret = ret
+		m.nav = m.nav.drop(wayRelated).push(w)
 		m.focus = paneTimeline
 		m.status = "the related group in the timeline: esc goes back to the event"
 		if !m.timeline.Filter().IsAll() {
@@ -95,13 +95,13 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case common.FilterMsg:
 		from := m.focus
 		m.focus = paneTimeline
-		m.ret = nil
+		m.nav = m.nav.drop(wayRelated)
 		if msg.Replace {
 			// evidence shown for another pane (a finding, a check, a
 			// claim): esc that clears it goes back there
-			m.filterFrom = paneTimeline
+			m.nav = m.nav.drop(wayFilter)
 			if from != paneTimeline {
-				m.filterFrom, m.filterQuery = from, msg.Set
+				m.nav = m.nav.push(way{kind: wayFilter, pane: from, filter: msg.Set})
 			}
 			cmd := m.timeline.SetFilter(msg.Set, msg.Label)
 			return m, cmd
@@ -171,7 +171,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, tea.Batch(cmds...)
 	case search.SubmitMsg:
 		m.focus = paneTimeline
-		m.ret = nil
+		m.nav = m.nav.drop(wayRelated)
 		cmd := m.timeline.SetSearch(msg.Query)
 		if msg.Query != "" {
 			cmd = tea.Batch(cmd, addHistoryCmd(m.com, m.history, msg.Query))
@@ -194,7 +194,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, nil
 	case common.SearchMsg:
 		m.focus = paneTimeline
-		m.ret = nil
+		m.nav = m.nav.drop(wayRelated)
 		cmd := m.timeline.SetSearch(msg.Query)
 		return m, cmd
 	case search.CancelMsg:
@@ -362,31 +362,32 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.err = nil
 		return m, nil
 	}
-	if m.focus == paneTimeline && key.Matches(msg, k.Back) && m.ret != nil && m.timeline.Search() == m.ret.query {
-		// back from a related group to its event, the timeline as it was
-		r := m.ret
-		m.ret = nil
-		cmds := []tea.Cmd{m.timeline.Restore(r.place)}
-		if m.detail.Event().ID != r.ev.ID {
-			cmds = append(cmds, m.detail.Open(r.ev))
+	if m.focus == paneTimeline && key.Matches(msg, k.Back) {
+		if i := m.nav.find(wayRelated); i >= 0 && m.timeline.Search() == m.nav[i].query {
+			// back from a related group to its event, the timeline as it was
+			var r way
+			m.nav, r, _ = m.nav.take(wayRelated)
+			cmds := []tea.Cmd{m.timeline.Restore(r.place)}
+			if m.detail.Event().ID != r.ev.ID {
+				cmds = append(cmds, m.detail.Open(r.ev))
+			}
+			m.focus = paneDetail
+			m.status = "back to the event; the timeline shows what it did before"
+			return m, tea.Batch(cmds...)
 		}
-		m.focus, m.back = paneDetail, r.back
-		m.status = "back to the event; the timeline shows what it did before"
-		return m, tea.Batch(cmds...)
-	}
-	if m.focus == paneTimeline && key.Matches(msg, k.Back) && m.filterFrom != paneTimeline &&
-		m.timeline.Search() == "" && m.timeline.Filter().Equal(m.filterQuery) {
-		// esc clears the evidence filter and goes back where it came from
-		from := m.filterFrom
-		m.filterFrom = paneTimeline
-		cmd := m.timeline.SetFilter(evidence.All(), "")
-		m.focus = from
-		return m, cmd
+		if i := m.nav.find(wayFilter); i >= 0 && m.timeline.Search() == "" && m.timeline.Filter().Equal(m.nav[i].filter) {
+			// esc clears the evidence filter and goes back where it came from
+			var f way
+			m.nav, f, _ = m.nav.take(wayFilter)
+			cmd := m.timeline.SetFilter(evidence.All(), "")
+			m.focus = f.pane
+			return m, cmd
+		}
 	}
 	if m.focus == paneDetail && key.Matches(msg, k.Back) && !m.detail.CanGoBack() {
 		// leave the event pane here, not by a message, so that a key typed
 		// right after esc already goes to the pane it returns to
-		m.focus = m.back
+		m.leaveEvent()
 		return m, nil
 	}
 	if d, cmd, ok := m.drill.Control(msg); ok { // the drill's clock keys, whatever the focus
@@ -469,6 +470,14 @@ func (m *Model) cycle(d int) tea.Cmd {
 		return m.steps.Load()
 	}
 	return nil
+}
+
+// leaveEvent pops the event pane's way back: focus returns to the pane the
+// event was opened from (the timeline when it was reached by tab).
+func (m *Model) leaveEvent() {
+	var w way
+	m.nav, w, _ = m.nav.take(wayEvent)
+	m.focus = w.pane
 }
 
 func orUnknown(err error) error {
