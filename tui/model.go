@@ -54,47 +54,6 @@ type Options struct {
 	DrillEvery time.Duration
 }
 
-// pane identifies a pane that can have focus.
-type pane int
-
-const (
-	paneTimeline pane = iota
-	paneAgents
-	paneFindings
-	paneSteps
-	paneJournal
-	paneDetail
-	paneAssist
-	paneQuestions // a drill's briefing and questions
-)
-
-// tabOrder is the order tab cycles through (the event pane joins once an
-// event is open). A new pane is added here, in String, in Model, New,
-// resize, toAll, toFocused and body.
-func tabOrder() []pane {
-	return []pane{paneTimeline, paneAgents, paneFindings, paneSteps, paneJournal}
-}
-
-func (p pane) String() string {
-	switch p {
-	case paneAgents:
-		return "agents"
-	case paneFindings:
-		return "findings"
-	case paneSteps:
-		return "playbook"
-	case paneJournal:
-		return "journal"
-	case paneDetail:
-		return "event"
-	case paneAssist:
-		return "assistant"
-	case paneQuestions:
-		return "questions"
-	}
-	return "timeline"
-}
-
 // Model is the root of the console.
 type Model struct {
 	com common.Common

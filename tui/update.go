@@ -267,36 +267,6 @@ func (m Model) toAll(msg tea.Msg) (Model, tea.Cmd) {
 	return m, tea.Batch(append(cmds[:], drillCmd, assistCmd)...)
 }
 
-// toFocused hands a key or mouse event to the focused pane only.
-func (m Model) toFocused(msg tea.Msg) (Model, tea.Cmd) {
-	var cmd tea.Cmd
-	switch m.focus {
-	case paneAgents:
-		m.agents, cmd = m.agents.Update(msg)
-	case paneFindings:
-		m.findings, cmd = m.findings.Update(msg)
-	case paneDetail:
-		m.detail, cmd = m.detail.Update(msg)
-	case paneSteps:
-		m.steps, cmd = m.steps.Update(msg)
-		if a, ok := m.steps.TakeAsk(); ok {
-			cmd = tea.Batch(cmd, m.prompt.Open(a))
-		}
-	case paneJournal:
-		m.journal, cmd = m.journal.Update(msg)
-	case paneAssist:
-		cmd = m.toAssist(msg)
-	case paneQuestions:
-		m.drill, cmd = m.drill.Update(msg)
-		if a, ok := m.drill.TakeAsk(); ok {
-			cmd = tea.Batch(cmd, m.prompt.Open(a))
-		}
-	default:
-		m.timeline, cmd = m.timeline.Update(msg)
-	}
-	return m, cmd
-}
-
 func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := m.com.Keys
 	if msg.Alt && !msg.Paste && escThen(msg.Type) {
@@ -440,36 +410,6 @@ func escThen(t tea.KeyType) bool {
 		return true
 	}
 	return false
-}
-
-// cycle moves focus to the next pane (the event pane only once one is open).
-func (m *Model) cycle(d int) tea.Cmd {
-	order := tabOrder()
-	if m.drill.On() {
-		order = append(order, paneQuestions)
-	}
-	if m.assist.Active() {
-		order = append(order, paneAssist)
-	}
-	if m.detail.Has() {
-		order = append(order, paneDetail)
-	}
-	i := 0
-	for j, p := range order {
-		if p == m.focus {
-			i = j
-		}
-	}
-	m.focus = order[(i+d+len(order))%len(order)]
-	switch {
-	case m.focus == paneAgents:
-		return m.agents.Load()
-	case m.focus == paneFindings && !m.findings.Loaded():
-		return m.findings.Load()
-	case m.focus == paneSteps && !m.steps.Loaded():
-		return m.steps.Load()
-	}
-	return nil
 }
 
 // leaveEvent pops the event pane's way back: focus returns to the pane the

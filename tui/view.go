@@ -39,23 +39,7 @@ func (m Model) body() string {
 	case m.facet.IsOpen():
 		return m.facet.View()
 	}
-	switch m.focus {
-	case paneAgents:
-		return m.agents.View()
-	case paneFindings:
-		return m.findings.View()
-	case paneDetail:
-		return m.detail.View()
-	case paneSteps:
-		return m.steps.View()
-	case paneJournal:
-		return m.journal.View()
-	case paneAssist:
-		return m.assist.View()
-	case paneQuestions:
-		return m.drill.View()
-	}
-	return m.timeline.View()
+	return m.focused().View()
 }
 
 // headerTop: what incident, how big, when, and where the responder is.
@@ -149,17 +133,7 @@ func (m Model) statusLine() string {
 		return st.Status.Render(common.Fit(m.status, w))
 	}
 	m.help.Width = w
-	if m.focus == paneQuestions {
-		return m.help.ShortHelpView(m.drill.ShortHelp())
-	}
-	name := m.focus.String()
-	if m.focus == paneSteps && m.steps.InDetail() {
-		name = "playbook-step"
-	}
-	if m.focus == paneAssist {
-		name = m.assist.HelpName()
-	}
-	return m.help.ShortHelpView(m.com.Keys.ShortHelpFor(name))
+	return m.help.ShortHelpView(m.focused().ShortHelp())
 }
 
 // helpView is the visible part of the help; j/k, pgup/pgdn and the wheel
@@ -194,7 +168,7 @@ func (m *Model) scrollHelp(d int) {
 // helpBlocks lays the key map's groups side by side as far as the width
 // allows and the rest in blocks below, rather than cutting a group off.
 func (m Model) helpBlocks() [][]string {
-	groups := m.com.Keys.FullHelp()
+	groups := m.fullHelp()
 	h := m.help
 	h.Width = 0 // measured whole: the help model would cut a column with "…"
 	var out [][]string

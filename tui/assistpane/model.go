@@ -111,19 +111,6 @@ func (m Model) Confirming() bool { return m.state == stateConfirm }
 // Cursor is the selected claim or flagged line of an answer.
 func (m Model) Cursor() int { return m.cur }
 
-// HelpName names the pane's state for the status bar's help.
-func (m Model) HelpName() string {
-	switch m.state {
-	case stateConfirm:
-		return "assistant-confirm"
-	case statePreparing, stateRunning:
-		return "assistant-running"
-	case stateAnswer, stateFailed:
-		return "assistant-answer"
-	}
-	return "assistant"
-}
-
 // TakeAsk returns the question a key just raised, once.
 func (m *Model) TakeAsk() (common.Ask, bool) {
 	if m.asking == nil {

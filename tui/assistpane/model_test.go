@@ -113,8 +113,8 @@ func TestPickerConfirmsBeforeSending(t *testing.T) {
 	if s := screen(m); !strings.Contains(s, want) || !strings.Contains(s, "3 of the selection's 5 events would go") {
 		t.Errorf("confirmation, want %q:\n%s", want, s)
 	}
-	if m.HelpName() != "assistant-confirm" {
-		t.Errorf("help %s", m.HelpName())
+	if h := m.ShortHelp(); len(h) == 0 || h[0].Help().Desc != "send" {
+		t.Errorf("help %+v", h)
 	}
 	// n sends nothing
 	m, cmd = press(m, "n")

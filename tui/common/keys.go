@@ -78,68 +78,39 @@ func DefaultKeyMap() *KeyMap {
 	}
 }
 
-// ShortHelp is the one-line help of the status bar.
+// ShortHelp is the one-line help of the status bar where a pane adds
+// nothing of its own (the timeline).
 func (k *KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Search, k.Open, k.Facet, k.NextPane, k.Mark, k.Note, k.Assist, k.Help, k.Quit}
 }
 
-// ShortHelpFor is the status bar's help for a pane, "? help" first where it
-// applies, so that a narrow terminal cuts the other keys rather than the
-// one that lists them all ("timeline", "event",
-// "agents", "findings", "playbook", "playbook-step", "journal", and the
-// assistant's "assistant", "assistant-confirm", "assistant-running",
-// "assistant-answer"): the same
-// bindings, described for what they do there.
-func (k *KeyMap) ShortHelpFor(pane string) []key.Binding {
-	bs := k.shortHelpFor(pane)
+// GlobalHelp are the `?` screen's columns of the keys every pane shares:
+// moving, searching, and the console's own. The panes' own keys follow
+// (each pane's FullHelp).
+func (k *KeyMap) GlobalHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Search, k.NextMatch, k.PrevMatch, k.Facet, k.Open, k.Back},
+		{k.NextPane, k.PrevPane, k.Mark, k.NextMark, k.Note, k.Assist, k.Time, k.Help, k.Quit},
+	}
+}
+
+// Relabel is a binding described for what it does in one pane.
+func Relabel(b key.Binding, desc string) key.Binding {
+	b.SetHelp(b.Help().Key, desc)
+	return b
+}
+
+// HelpFirst moves the "? help" binding to the front of a status bar's
+// help, so that a narrow terminal cuts the other keys rather than the one
+// that lists them all.
+func (k *KeyMap) HelpFirst(bs []key.Binding) []key.Binding {
 	for i, b := range bs {
 		if i > 0 && b.Help() == k.Help.Help() {
 			return append(append([]key.Binding{b}, bs[:i]...), bs[i+1:]...)
 		}
 	}
 	return bs
-}
-
-func (k *KeyMap) shortHelpFor(pane string) []key.Binding {
-	as := func(b key.Binding, desc string) key.Binding {
-		b.SetHelp(b.Help().Key, desc)
-		return b
-	}
-	switch pane {
-	case "event":
-		return []key.Binding{as(k.NextMatch, "next related"), as(k.Open, "open event/group"), k.Back, k.Mark, k.Note, as(k.Assist, "assistant on event"), k.NextPane, k.Help, k.Quit}
-	case "agents":
-		return []key.Binding{as(k.Open, "open agent: sessions, capabilities"), k.NextPane, k.Search, k.Help, k.Quit}
-	case "findings":
-		return []key.Binding{as(k.Open, "filter timeline to evidence"), as(k.Assist, "assistant on finding"), k.NextPane, k.Search, k.Help, k.Quit}
-	case "playbook":
-		return []key.Binding{as(k.Open, "open"), as(k.Start, "start"), as(k.Done, "done"), as(k.Skip, "skip"), as(k.Check, "check"),
-			as(k.Toggle, "tick"), as(k.StepNote, "note"), k.Help}
-	case "playbook-step":
-		return []key.Binding{as(k.Open, "run"), as(k.Toggle, "tick"), as(k.Back, "list"), as(k.Start, "start"), as(k.Done, "done"),
-			as(k.Skip, "skip"), as(k.Check, "check"), as(k.StepNote, "note")}
-	case "journal":
-		return []key.Binding{as(k.Open, "open event"), k.TypeFilter, k.NextPane, k.Search, k.Help, k.Quit}
-	case "assistant":
-		return []key.Binding{as(k.Open, "run task"), as(k.Down, "next task"), as(k.Up, "previous task"), k.NextPane, k.Help, k.Quit}
-	case "assistant-confirm":
-		return []key.Binding{k.Yes, k.No, as(k.Back, "don't send")}
-	case "assistant-running":
-		return []key.Binding{as(k.Back, "cancel the request")}
-	case "assistant-answer":
-		return []key.Binding{as(k.Open, "show cited events"), as(k.Down, "next claim"), as(k.Up, "previous claim"), as(k.Back, "tasks"), k.NextPane, k.Help}
-	}
-	return k.ShortHelp()
-}
-
-// FullHelp is the `?` screen, one column per group.
-func (k *KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Search, k.NextMatch, k.PrevMatch, k.Facet, k.Open, k.Back},
-		{k.NextPane, k.PrevPane, k.Mark, k.NextMark, k.Note, k.Assist, k.Time, k.Help, k.Quit},
-		{k.Start, k.Done, k.Skip, k.Check, k.CheckAll, k.Toggle, k.StepNote, k.TypeFilter},
-	}
 }
 
 // InputHelp is the help shown while the search bar has focus.

@@ -71,16 +71,17 @@ func (m Model) Control(msg tea.KeyMsg) (Model, tea.Cmd, bool) {
 // ShortHelp is the status bar's help with the Questions pane focused.
 func (m Model) ShortHelp() []key.Binding {
 	k := m.com.Keys
-	as := func(b key.Binding, desc string) key.Binding {
-		b.SetHelp(b.Help().Key, desc)
-		return b
-	}
+	as := common.Relabel
 	out := []key.Binding{k.Up, k.Down, as(k.Open, "answer")}
 	if m.cfg.Facilitator {
 		out = append(out, as(k.DrillPause, "pause/run"), as(k.DrillJump, "next inject"), as(k.DrillEnd, "end"))
 	}
 	return append(out, k.NextPane, k.Help, k.Quit)
 }
+
+// FullHelp adds no column to the help screen: the drill's keys are told
+// in lines of their own (HelpLines), whose clock keys they are.
+func (m Model) FullHelp() [][]key.Binding { return nil }
 
 // HelpLines are the drill's lines of the help screen (none outside a
 // drill); a participant reads whose the clock keys are.
