@@ -83,9 +83,6 @@ func (w *Workspace) Handle(opt HandleOptions) (*Handle, error) {
 // Name is the case's name for the header.
 func (h *Handle) Name() string { return h.name }
 
-// Dir is the workspace's folder.
-func (h *Handle) Dir() string { return h.ws.Dir }
-
 // Store is the case's evidence.
 func (h *Handle) Store() evidence.Store { return h.ws.Store }
 
