@@ -175,7 +175,7 @@ func New(opt Options) (*Server, error) {
 	if len(opt.Inputs) > 0 {
 		ctx, cancel := context.WithCancel(context.Background())
 		s.stopIngest = cancel
-		s.ingest = ws.StartIngest(ctx, opt.Inputs, incident.IngestOptions{Format: opt.Format}, true)
+		s.ingest = ws.StartIngest(ctx, opt.Inputs, incident.IngestOptions{Format: opt.Format, Actor: serverActor}, true)
 		go s.logIngest(ctx)
 	}
 	return s, nil

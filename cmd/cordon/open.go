@@ -88,7 +88,7 @@ func cmdOpen(ctx context.Context, e *env, args []string) error {
 	defer cancel()
 	var run *incident.IngestRun
 	if len(inputs) > 0 {
-		run = ws.StartIngest(cctx, inputs, incident.IngestOptions{Format: *format}, !*noFollow)
+		run = ws.StartIngest(cctx, inputs, incident.IngestOptions{Format: *format, Actor: journal.CurrentActor(journal.ViaConsole)}, !*noFollow)
 	}
 	h, err := ws.Handle(incident.HandleOptions{Ingest: run, Getenv: os.Getenv})
 	if err != nil {
