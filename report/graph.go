@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"slices"
 	"strings"
 
@@ -45,6 +46,23 @@ const (
 
 // graph draws the involved agents' sessions and the subject's credentials.
 func graph(r Report, cs incident.Case) Graph {
+	return NewGraph(involved(r), r.Attribution.Sessions, cs.Capabilities)
+}
+
+// AgentGraph is one agent's graph, from the store's session records and
+// its capability set: what the console's agent profile shows as a tree.
+func AgentGraph(ctx context.Context, st evidence.Store, agent string, caps []detect.Capability) (Graph, error) {
+	a, err := attributionTable(ctx, st)
+	if err != nil {
+		return Graph{}, err
+	}
+	return NewGraph([]string{agent}, a.Sessions, caps), nil
+}
+
+// NewGraph draws the sessions of agents (where each ran, what it was
+// granted) and the credentials among caps (acquired ones from their
+// owner, and the hosts outside the sandboxes they were used from).
+func NewGraph(agents []string, sessions []SessionRow, caps []detect.Capability) Graph {
 	g := Graph{Nodes: []Node{}, Edges: []Edge{}}
 	seen := map[string]bool{}
 	node := func(kind, value, label string, col int) string {
@@ -63,10 +81,9 @@ func graph(r Report, cs incident.Case) Graph {
 		}
 		g.Edges = append(g.Edges, e)
 	}
-	agents := involved(r)
 	inside := map[string]bool{} // the sandboxes' IPs and containers
 	placeOf := map[string]string{}
-	for _, s := range r.Attribution.Sessions {
+	for _, s := range sessions {
 		if !slices.Contains(agents, s.Agent) {
 			continue
 		}
@@ -91,14 +108,14 @@ func graph(r Report, cs incident.Case) Graph {
 			edge(Edge{From: p, To: cn, Label: "granted"})
 		}
 	}
-	for _, c := range cs.Capabilities {
+	for _, c := range caps {
 		if c.Kind != detect.CapCredential {
 			continue
 		}
 		cn := node("credential", c.Value, c.Value, colCredential)
 		if c.Origin == detect.OriginAcquired {
 			from := node("agent", c.Agent, c.Agent, colAgent)
-			for _, s := range r.Attribution.Sessions {
+			for _, s := range sessions {
 				if s.Agent == c.Agent {
 					if p, ok := placeOf[firstOr(s.Credentials)]; ok {
 						from = p

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/report"
 )
 
 // Capabilities is what the profile reads of the case: the capability sets
@@ -38,6 +40,9 @@ type profile struct {
 	checks    map[int]incident.CapabilityCheck // index in caps -> judgement
 	contained time.Time
 	capsErr   error
+	// tree is the agent's attribution and capability graph as text, the
+	// one the report draws (report.AgentGraph).
+	tree []string
 }
 
 type profileMsg struct {
@@ -110,6 +115,11 @@ func loadProfile(ctx context.Context, st evidence.Store, cw Capabilities, agent 
 		return p, nil
 	}
 	p.caps = caps.For(agent)
+	if g, err := report.AgentGraph(ctx, st, agent, p.caps); err == nil {
+		if t := strings.TrimRight(g.Tree(), "\n"); t != "" {
+			p.tree = strings.Split(t, "\n")
+		}
+	}
 	if state, err := cw.State(); err == nil {
 		if cs, err := cw.Case(ctx, state); err == nil {
 			p.contained = cs.ContainedAt

@@ -46,6 +46,13 @@ func (p profile) rows(clock common.Clock) []row {
 		out = append(out, row{text: capText(c, ch, judged, clock), filter: evidence.IDs(capIDs(c)...),
 			label: c.Kind + " " + c.Value, live: judged && ch.Status == incident.CheckNotVerified})
 	}
+	if len(p.tree) > 0 {
+		// the graph the report draws; its lines open nothing
+		out = append(out, row{text: "graph: sessions → where they ran → credentials (granted, acquired) → hosts outside", filter: evidence.All()})
+		for _, l := range p.tree {
+			out = append(out, row{text: "  " + l, filter: evidence.All()}) // the view makes it printable
+		}
+	}
 	return out
 }
 
