@@ -128,6 +128,10 @@ func (h *Handle) Capabilities(ctx context.Context) (*detect.Capabilities, error)
 // Journal is the case journal.
 func (h *Handle) Journal() *journal.Journal { return h.ws.Journal() }
 
+// Workspace is the case's workspace, for the readers above the case (the
+// report's indicator register, which the console also shows).
+func (h *Handle) Workspace() *Workspace { return h.ws }
+
 // Playbook is the playbook the case follows.
 func (h *Handle) Playbook() (*playbook.Playbook, error) { return h.ws.Playbook() }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
+	"github.com/cordon-ir/cordon/report"
 	"github.com/cordon-ir/cordon/tui/agents"
 	"github.com/cordon-ir/cordon/tui/assistpane"
 	"github.com/cordon-ir/cordon/tui/common"
@@ -21,6 +22,7 @@ import (
 	"github.com/cordon-ir/cordon/tui/drillpane"
 	"github.com/cordon-ir/cordon/tui/facet"
 	"github.com/cordon-ir/cordon/tui/findings"
+	"github.com/cordon-ir/cordon/tui/indicators"
 	tuijournal "github.com/cordon-ir/cordon/tui/journal"
 	"github.com/cordon-ir/cordon/tui/prompt"
 	"github.com/cordon-ir/cordon/tui/search"
@@ -70,13 +72,15 @@ type Model struct {
 	detail   detail.Model
 	agents   agents.Model
 	findings findings.Model
-	search   search.Model
-	facet    facet.Model
-	steps    steps.Model
-	journal  tuijournal.Model
-	assist   assistpane.Model
-	prompt   prompt.Model
-	drill    drillpane.Model
+	// indicators is the indicator register (report.Indicators).
+	indicators indicators.Model
+	search     search.Model
+	facet      facet.Model
+	steps      steps.Model
+	journal    tuijournal.Model
+	assist     assistpane.Model
+	prompt     prompt.Model
+	drill      drillpane.Model
 
 	focus pane
 	// nav is the way back from each view opened on top of another: esc
@@ -139,15 +143,19 @@ func New(h *incident.Handle, opt Options) Model {
 	}
 	actor, store := h.Actor(), h.Store()
 	m := Model{
-		com:       com,
-		opt:       opt,
-		cs:        h,
-		actor:     actor,
-		help:      hm,
-		timeline:  timeline.New(com, store),
-		detail:    detail.New(com, store),
-		agents:    agents.New(com, store, h),
-		findings:  findings.New(com, h),
+		com:      com,
+		opt:      opt,
+		cs:       h,
+		actor:    actor,
+		help:     hm,
+		timeline: timeline.New(com, store),
+		detail:   detail.New(com, store),
+		agents:   agents.New(com, store, h),
+		findings: findings.New(com, h),
+		indicators: indicators.New(com, func(ctx context.Context) ([]report.Indicator, error) {
+			ins, _, err := report.RedactedIndicators(ctx, h.Workspace())
+			return ins, err
+		}),
 		search:    search.New(com),
 		facet:     facet.New(com, store),
 		steps:     steps.New(com, h, actor, actor.Observer),
@@ -203,6 +211,9 @@ func (m Model) Detail() detail.Model { return m.detail }
 // Agents returns the agents pane (for tests).
 func (m Model) Agents() agents.Model { return m.agents }
 
+// Indicators returns the indicator pane (for tests).
+func (m Model) Indicators() indicators.Model { return m.indicators }
+
 // Findings returns the findings pane (for tests).
 func (m Model) Findings() findings.Model { return m.findings }
 
@@ -237,6 +248,7 @@ func (m *Model) resize(w, h int) tea.Cmd {
 	m.detail.SetSize(w, body)
 	m.agents.SetSize(w, body)
 	m.findings.SetSize(w, body)
+	m.indicators.SetSize(w, body)
 	m.facet.SetSize(w, body)
 	m.steps.SetSize(w, body)
 	m.journal.SetSize(w, body)

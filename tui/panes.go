@@ -16,6 +16,7 @@ const (
 	paneFindings
 	paneSteps
 	paneJournal
+	paneIndicators
 	paneQuestions // a drill's briefing and questions
 	paneAssist
 	paneDetail
@@ -90,6 +91,18 @@ func panes() [paneCount]paneDef {
 			update: func(m *Model, msg tea.Msg) (cmd tea.Cmd) {
 				m.journal, cmd = m.journal.Update(msg)
 				return cmd
+			}},
+		paneIndicators: {name: "indicators",
+			get: func(m *Model) component { return m.indicators },
+			update: func(m *Model, msg tea.Msg) (cmd tea.Cmd) {
+				m.indicators, cmd = m.indicators.Update(msg)
+				return cmd
+			},
+			focused: func(m *Model) tea.Cmd {
+				if m.indicators.Loaded() {
+					return nil
+				}
+				return m.indicators.Load()
 			}},
 		paneQuestions: {name: "questions",
 			tab: func(m *Model) bool { return m.drill.On() },

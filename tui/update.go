@@ -132,6 +132,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		m.detail.SetClock(m.clock)
 		m.agents.SetClock(m.clock)
 		m.findings.SetClock(m.clock)
+		m.indicators.SetClock(m.clock)
 		cmd := m.timeline.SetCounts(msg.c, msg.span, msg.refresh, msg.live)
 		return m, cmd
 	case ingestMsg:
@@ -148,12 +149,18 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			if m.findings.Loaded() || m.focus == paneFindings {
 				cmds = append(cmds, m.findings.Load())
 			}
+			if m.indicators.Loaded() {
+				cmds = append(cmds, m.indicators.Load())
+			}
 		}
 		if msg.u.Done {
 			m.ingesting = false
 			cmds = append(cmds, m.agents.Load())
 			if m.findings.Loaded() || m.focus == paneFindings {
 				cmds = append(cmds, m.findings.Load())
+			}
+			if m.indicators.Loaded() {
+				cmds = append(cmds, m.indicators.Load())
 			}
 			if msg.u.Err != nil && !errors.Is(msg.u.Err, m.com.Ctx.Err()) {
 				m.err = fmt.Errorf("ingest: %w", msg.u.Err)
@@ -167,6 +174,9 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		cmds := []tea.Cmd{countsCmd(m.com, m.cs.Store(), true, true), m.agents.Load()}
 		if m.findings.Loaded() || m.focus == paneFindings {
 			cmds = append(cmds, m.findings.Load())
+		}
+		if m.indicators.Loaded() {
+			cmds = append(cmds, m.indicators.Load())
 		}
 		return m, tea.Batch(cmds...)
 	case search.SubmitMsg:
@@ -249,13 +259,14 @@ func (m Model) askNote() (Model, tea.Cmd) {
 
 // toAll hands a reply to every pane; each acts only on its own messages.
 func (m Model) toAll(msg tea.Msg) (Model, tea.Cmd) {
-	var cmds [9]tea.Cmd
+	var cmds [10]tea.Cmd
 	m.steps, cmds[6] = m.steps.Update(msg)
 	if a, ok := m.steps.TakeAsk(); ok { // an action's plan arrived: confirm it
 		cmds[8] = m.prompt.Open(a)
 	}
 	m.journal, cmds[7] = m.journal.Update(msg)
 	m.findings, cmds[5] = m.findings.Update(msg)
+	m.indicators, cmds[9] = m.indicators.Update(msg)
 	m.timeline, cmds[0] = m.timeline.Update(msg)
 	m.detail, cmds[1] = m.detail.Update(msg)
 	m.agents, cmds[2] = m.agents.Update(msg)
@@ -396,6 +407,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.detail.SetClock(m.clock)
 		m.agents.SetClock(m.clock)
 		m.findings.SetClock(m.clock)
+		m.indicators.SetClock(m.clock)
 		return m, nil
 	}
 	return m.toFocused(msg)
