@@ -16,9 +16,9 @@ const (
 	paneFindings
 	paneSteps
 	paneJournal
-	paneIndicators
 	paneQuestions // a drill's briefing and questions
 	paneAssist
+	paneIndicators
 	paneDetail
 	paneCount
 )
