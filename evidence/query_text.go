@@ -220,9 +220,25 @@ func termText(field, v string) string {
 		return `""`
 	}
 	if strings.ContainsAny(v, " \t") && KeywordField(field) {
-		return strconv.Quote(v)
+		return quoteValue(v)
 	}
 	return escapeValue(v, escapeAlways+"*?")
+}
+
+// quoteValue quotes v as the parser reads a quoted value back: a backslash
+// before " and \, every other byte as it is (a Go quote would write \x80
+// for a byte that is not UTF-8, which reads back as "x80").
+func quoteValue(v string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c == '"' || c == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(v[i])
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 func escapeValue(v, always string) string {
