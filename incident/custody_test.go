@@ -110,6 +110,15 @@ func TestEvidenceReceivedAndVerified(t *testing.T) {
 	if !errors.Is(err, incident.ErrEvidenceChanged) {
 		t.Errorf("verify: %v, want ErrEvidenceChanged", err)
 	}
+	// a receipt rewritten to the edited file's digest is not believed: the
+	// journal no longer verifies, and verify refuses rather than compare
+	jpath := ws.Journal().Path()
+	jb, _ := os.ReadFile(jpath)
+	os.WriteFile(jpath, []byte(strings.Replace(string(jb), `"records":20`, `"records":21`, 1)), 0o600)
+	if _, err := ws.VerifyEvidence(); !errors.Is(err, journal.ErrTampered) {
+		t.Errorf("verify over an edited journal: %v, want ErrTampered", err)
+	}
+	os.WriteFile(jpath, jb, 0o600)
 	want := map[string]incident.EvidenceStatus{"a.jsonl": incident.EvidenceGrew, "b.jsonl": incident.EvidenceChanged, "c.jsonl": incident.EvidenceChanged, "d.jsonl": incident.EvidenceGone}
 	for k, v := range want {
 		if st[k] != v {

@@ -38,8 +38,17 @@ type EvidenceCheck struct {
 // VerifyEvidence hashes every received file again where it was received
 // and compares it with the journal's latest evidence_received entry for
 // it. It needs only the journal, so it runs while an ingest holds the
-// index. The error is ErrEvidenceChanged when any file changed.
+// index. The error is ErrEvidenceChanged when any file changed. A
+// receipt is only as good as the journal that holds it: a journal that
+// does not verify is refused (journal.ErrTampered), never compared with.
 func (w *Workspace) VerifyEvidence() ([]EvidenceCheck, error) {
+	v, err := w.journal.Verify()
+	if err != nil {
+		return nil, err
+	}
+	if err := v.Err(); err != nil {
+		return nil, fmt.Errorf("the receipts cannot be trusted: %w", err)
+	}
 	rs, es, err := w.Receipts()
 	if err != nil {
 		return nil, err
