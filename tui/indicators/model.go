@@ -11,10 +11,8 @@ import (
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/report"
 	"github.com/cordon-ir/cordon/tui/common"
+	"github.com/cordon-ir/cordon/tui/findings"
 )
-
-// maxFilterIDs bounds the ids enter puts in the timeline's filter.
-const maxFilterIDs = 300
 
 // Source reads the register, redacted as every output of the case is.
 type Source func(ctx context.Context) ([]report.Indicator, error)
@@ -108,11 +106,15 @@ func (m Model) open() tea.Cmd {
 	if len(in.Events) == 0 {
 		return common.Send(common.StatusMsg{Text: "this indicator cites no event"})
 	}
-	ids := in.Events[:min(len(in.Events), maxFilterIDs)]
-	label := fmt.Sprintf("indicator %s %s · %s", in.Kind, common.Clip(in.Value, 40), common.EventsLabel(len(ids)))
+	ids := in.Events[:min(len(in.Events), findings.MaxFilterIDs)]
+	n := common.EventsLabel(len(ids))
+	if len(ids) < len(in.Events) {
+		n = fmt.Sprintf("first %d of %s", len(ids), common.EventsLabel(len(in.Events)))
+	}
+	label := fmt.Sprintf("indicator %s %s · %s", in.Kind, common.Clip(in.Value, 40), n)
 	return tea.Batch(
 		common.Send(common.FilterMsg{Set: evidence.IDs(ids...), Replace: true, Label: label}),
-		common.Send(common.StatusMsg{Text: "timeline filtered to the events of " + common.Clip(in.Value, 50) + " (esc clears)"}))
+		common.Send(common.StatusMsg{Text: "timeline filtered to the " + n + " of " + common.Clip(in.Value, 50) + " (esc clears)"}))
 }
 
 func (m *Model) rowsVisible() int { return max(m.com.Height-2, 1) }
@@ -130,7 +132,7 @@ func (m Model) View() string {
 	}
 	tw := m.clock.Width()
 	if !m.clock.Relative && !m.clock.Days {
-		tw = 8
+		tw = len(time.DateOnly) // seconds, or an outlier's whole date
 	}
 	agw := 16
 	vw := max(w-2-10-9-agw-2*tw-5-8-8, 12)
@@ -165,14 +167,15 @@ func (m Model) View() string {
 	return strings.Join(out[:h], "\n")
 }
 
-// when is a sighting's time in the pane's clock, seconds at most.
+// when is a sighting's time in the pane's clock to the second; an
+// outlier's date (Clock.Format) is kept whole, never cut to "2026-12-".
 func (m Model) when(t time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
 	s := m.clock.Format(t)
-	if !m.clock.Relative && !m.clock.Days && len(s) > 8 {
-		s = s[:8]
+	if !m.clock.Relative && !m.clock.Days && len(s) == len("15:04:05.000") {
+		s = s[:len("15:04:05")]
 	}
 	return s
 }
