@@ -90,7 +90,8 @@ func walk(v reflect.Value, r *Redactor) {
 }
 
 // placeholderRe finds the placeholders a redaction wrote.
-var placeholderRe = regexp.MustCompile(`\[SECRET-[0-9a-f]+\]|\[SECRET-\d+\]`)
+// (counted [SECRET-3] or keyed [SECRET-3f9a1c2e5b]: both are hex digits).
+var placeholderRe = regexp.MustCompile(`\[SECRET-[0-9a-f]+\]`)
 
 // Found returns the placeholders of the secrets text holds, each once, in
 // the order they appear: the secrets named without ever being kept.
