@@ -145,23 +145,11 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		if roundEnded {
 			// A pass over followed files ended: agents and findings
 			// change with new evidence, as they do when an ingest ends.
-			cmds = append(cmds, m.agents.Load())
-			if m.findings.Loaded() || m.focus == paneFindings {
-				cmds = append(cmds, m.findings.Load())
-			}
-			if m.indicators.Loaded() {
-				cmds = append(cmds, m.indicators.Load())
-			}
+			cmds = append(cmds, m.reloadCase()...)
 		}
 		if msg.u.Done {
 			m.ingesting = false
-			cmds = append(cmds, m.agents.Load())
-			if m.findings.Loaded() || m.focus == paneFindings {
-				cmds = append(cmds, m.findings.Load())
-			}
-			if m.indicators.Loaded() {
-				cmds = append(cmds, m.indicators.Load())
-			}
+			cmds = append(cmds, m.reloadCase()...)
 			if msg.u.Err != nil && !errors.Is(msg.u.Err, m.com.Ctx.Err()) {
 				m.err = fmt.Errorf("ingest: %w", msg.u.Err)
 			}
@@ -171,13 +159,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, tea.Batch(cmds...)
 	case drillpane.GrewMsg:
 		// the drill released evidence: refresh as after a followed pass
-		cmds := []tea.Cmd{countsCmd(m.com, m.cs.Store(), true, true), m.agents.Load()}
-		if m.findings.Loaded() || m.focus == paneFindings {
-			cmds = append(cmds, m.findings.Load())
-		}
-		if m.indicators.Loaded() {
-			cmds = append(cmds, m.indicators.Load())
-		}
+		cmds := append([]tea.Cmd{countsCmd(m.com, m.cs.Store(), true, true)}, m.reloadCase()...)
 		return m, tea.Batch(cmds...)
 	case search.SubmitMsg:
 		m.focus = paneTimeline
@@ -255,6 +237,19 @@ func (m Model) askNote() (Model, tea.Cmd) {
 	}
 	cmd := m.prompt.Open(common.Ask{Kind: common.AskNote, Event: ev.ID, Prompt: "note on event " + ev.ID + ": "})
 	return m, cmd
+}
+
+// reloadCase reloads what new evidence changes: the agents, and the
+// findings and indicators once shown (the findings also while in view).
+func (m *Model) reloadCase() []tea.Cmd {
+	cmds := []tea.Cmd{m.agents.Load()}
+	if m.findings.Loaded() || m.focus == paneFindings {
+		cmds = append(cmds, m.findings.Load())
+	}
+	if m.indicators.Loaded() {
+		cmds = append(cmds, m.indicators.Load())
+	}
+	return cmds
 }
 
 // toAll hands a reply to every pane; each acts only on its own messages.
