@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -219,7 +220,10 @@ func jsonOf(v any) []byte {
 // bundle (a log grown since is carried as it was received), and says
 // whether they still hash to the digest the journal recorded.
 func addEvidence(ws *incident.Workspace, tw *tar.Writer, m *Manifest) error {
-	checks, _ := ws.VerifyEvidence() // a changed file is carried, and says so
+	checks, err := ws.VerifyEvidence()
+	if err != nil && !errors.Is(err, incident.ErrEvidenceChanged) {
+		return err // a changed file is carried, and the manifest says so
+	}
 	for i, c := range checks {
 		if c.Receipt.Stdin || c.Status == incident.EvidenceGone || c.Status == incident.EvidenceUnknown {
 			continue

@@ -34,6 +34,9 @@ type Verification struct {
 	// fingerprint).
 	Signed   bool   `json:"signed"`
 	SignedBy string `json:"signed_by,omitempty"`
+	// NotAsReceived counts the evidence files the bundle carries that no
+	// longer hashed to their receipt when it was written.
+	NotAsReceived int `json:"not_as_received,omitempty"`
 	// Journal is the verification of the journal inside.
 	Journal journal.Verification `json:"journal"`
 	// Problems are every reason the bundle does not verify; none: it does.
@@ -79,7 +82,7 @@ func Verify(path string, allowed []journal.AllowedSigner) (Verification, error) 
 			v.Problems = append(v.Problems, fmt.Sprintf("%s is not a regular file", hdr.Name))
 			continue
 		}
-		if _, dup := sums[hdr.Name]; dup || hdr.Name == manifestName && manifest != nil {
+		if _, dup := sums[hdr.Name]; dup || hdr.Name == manifestName && manifest != nil || hdr.Name == manifestName+signatureExt && sig != nil {
 			v.Problems = append(v.Problems, fmt.Sprintf("%s appears twice", hdr.Name))
 			continue
 		}
@@ -129,6 +132,9 @@ func Verify(path string, allowed []journal.AllowedSigner) (Verification, error) 
 func (v *Verification) checkFiles(sums map[string]string) {
 	listed := map[string]bool{}
 	for _, f := range v.Manifest.Files {
+		if f.AsReceived != nil && !*f.AsReceived {
+			v.NotAsReceived++
+		}
 		listed[f.Name] = true
 		got, ok := sums[f.Name]
 		switch {

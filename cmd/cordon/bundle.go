@@ -68,8 +68,12 @@ func cmdBundle(ctx context.Context, e *env, args []string) error {
 		signed = "signed by " + signer.Fingerprint()
 	}
 	text := fmt.Sprintf("%s: %d files, journal to entry %d, sha256 %s, %s", *out, len(m.Files), m.Journal.Seq, sum, signed)
-	payload, _ := json.Marshal(map[string]any{"path": *out, "sha256": sum, "files": len(m.Files), "journal_seq": m.Journal.Seq,
-		"journal_hash": m.Journal.Hash, "with_evidence": m.WithEvidence, "signed_by": signed})
+	fields := map[string]any{"path": *out, "sha256": sum, "files": len(m.Files), "journal_seq": m.Journal.Seq,
+		"journal_hash": m.Journal.Hash, "with_evidence": m.WithEvidence}
+	if signer != nil {
+		fields["signed_by"] = signer.Fingerprint()
+	}
+	payload, _ := json.Marshal(fields)
 	if _, err := ws.Journal().Append(ctx, journal.Entry{Actor: actor, Type: journal.EntryBundleWritten, Text: text, Payload: payload}); err != nil {
 		return fmt.Errorf("the bundle is written but not journaled: %w", err)
 	}
@@ -121,8 +125,11 @@ func verifyBundle(e *env, args []string) error {
 			signed += " (not checked against an allowed_signers file)"
 		}
 	}
-	fmt.Fprintf(e.stdout, "bundle ok: %d files match the manifest; journal verified to entry %d (%s); %s\n",
+	fmt.Fprintf(e.stdout, "bundle ok: %d files match the manifest; the journal's hash chain holds to entry %d (%s; its checkpoints' signatures are checked by cordon journal verify --allowed-signers); %s\n",
 		len(v.Manifest.Files), v.Journal.Seq, shortHash(v.Journal.Hash), signed)
+	if v.NotAsReceived > 0 {
+		fmt.Fprintf(e.stdout, "warning: %d evidence file(s) in it no longer hashed to their receipt when it was made (as_received false in the manifest)\n", v.NotAsReceived)
+	}
 	return nil
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/cordon-ir/cordon/evidence"
@@ -41,8 +40,9 @@ func cmdEvidence(ctx context.Context, e *env, args []string) error {
 	for _, c := range checks {
 		counts[c.Status]++
 		if *asJSON {
-			b, _ := json.Marshal(c)
-			fmt.Fprintln(e.stdout, string(b))
+			if err := jsonEncoder(e.stdout).Encode(c); err != nil {
+				return err
+			}
 			continue
 		}
 		name := c.Receipt.Resolved
