@@ -173,7 +173,7 @@ func (r Redaction) Line() string {
 	case r.Off:
 		return "off: secrets in the evidence are shown as they are"
 	case r.Secrets == 0:
-		return "no secret found in what this output quotes"
+		return "none of the redaction rules (cordon's and gitleaks') found a secret in what this output quotes"
 	case r.Stable:
 		return fmt.Sprintf("%d secret(s) replaced by [SECRET-…] placeholders, the same in every output of this case", r.Secrets)
 	}
