@@ -26,7 +26,7 @@ func TestServeConsole(t *testing.T) {
 	term := servetest.Open(t, s.dial(t, "alice", alice), 100, 30)
 	term.WaitFor("TIMELINE", wait)
 	term.WaitFor("fixture-incident", wait)
-	term.WaitFor("74 hits", wait)
+	term.WaitFor(loaded, wait)
 	term.Type("q")
 	if !term.WaitEOF(wait) {
 		t.Fatal("the session did not end after q")
@@ -47,7 +47,7 @@ func TestServeObserverCannotWrite(t *testing.T) {
 		Observers:      keysFile(t, "observers", olive),
 	})
 	term := servetest.Open(t, s.dial(t, "olive", olive), 100, 30)
-	term.WaitFor("74 hits", wait)
+	term.WaitFor(loaded, wait)
 	term.Type("m")
 	term.WaitFor("read-only", wait)
 	// The note key says so too, and opens no input.
@@ -79,7 +79,7 @@ func TestServeObserverListedTwiceStaysReadOnly(t *testing.T) {
 		Observers:      keysFile(t, "observers", olive),
 	})
 	term := servetest.Open(t, s.dial(t, "olive", olive), 100, 30)
-	term.WaitFor("74 hits", wait)
+	term.WaitFor(loaded, wait)
 	term.Type("m")
 	term.WaitFor("read-only", wait)
 	if n := len(journalEntries(t, dir)); n != 0 {
@@ -111,7 +111,7 @@ func TestServeTwentyConsoles(t *testing.T) {
 	}
 	wg.Wait()
 	for i, term := range terms {
-		if !term.Wait("74 hits", wait) {
+		if !term.Wait(loaded, wait) {
 			t.Fatalf("console %d did not load:\n%s", i, term.Screen())
 		}
 	}
@@ -190,8 +190,8 @@ func TestServeSharedJournal(t *testing.T) {
 	s := start(t, dir, serve.Options{AuthorizedKeys: keysFile(t, "authorized_keys", alice, bob)})
 	a := servetest.Open(t, s.dial(t, "alice", alice), 120, 30)
 	b := servetest.Open(t, s.dial(t, "bob", bob), 100, 30)
-	a.WaitFor("74 hits", wait)
-	b.WaitFor("74 hits", wait)
+	a.WaitFor(loaded, wait)
+	b.WaitFor(loaded, wait)
 	b.Type("\t\t\t\t")
 	b.WaitFor("JOURNAL", wait)
 	a.Type("i")
@@ -212,7 +212,7 @@ func TestServeShutdown(t *testing.T) {
 	alice := servetest.NewKey(t, "alice@oncall")
 	s := start(t, dir, serve.Options{AuthorizedKeys: keysFile(t, "authorized_keys", alice)})
 	term := servetest.Open(t, s.dial(t, "alice", alice), 100, 30)
-	term.WaitFor("74 hits", wait)
+	term.WaitFor(loaded, wait)
 	began := time.Now()
 	if err := s.Stop(t); err != nil {
 		t.Fatalf("serve: %v", err)
@@ -253,8 +253,8 @@ func TestServeColourPerSession(t *testing.T) {
 	s := start(t, dir, serve.Options{AuthorizedKeys: keysFile(t, "authorized_keys", alice)})
 	colour := servetest.Open(t, s.dial(t, "alice", alice), 100, 30)
 	plain := servetest.Open(t, s.dial(t, "alice", alice), 100, 30, "NO_COLOR=1")
-	colour.WaitFor("74 hits", wait)
-	plain.WaitFor("74 hits", wait)
+	colour.WaitFor(loaded, wait)
+	plain.WaitFor(loaded, wait)
 	hasColour := func(raw string) bool {
 		return strings.Contains(raw, "[38;") || strings.Contains(raw, "[48;") || strings.Contains(raw, ";38;") || strings.Contains(raw, ";48;")
 	}
@@ -282,7 +282,7 @@ func TestServeSilentTerminalGetsAConsole(t *testing.T) {
 	alice := servetest.NewKey(t, "alice@oncall")
 	s := start(t, dir, serve.Options{AuthorizedKeys: keysFile(t, "authorized_keys", alice)})
 	term := servetest.OpenSilent(t, s.dial(t, "alice", alice), 100, 30)
-	if !term.Wait("74 hits", 10*time.Second) {
+	if !term.Wait(loaded, 10*time.Second) {
 		t.Fatalf("no console within 10s for a terminal that answers no query:\n%q", tailOf(term.Raw(), 800))
 	}
 	term.Type("?")
@@ -302,7 +302,7 @@ func TestServeSignsTheJournalWithAnOutsideHostKey(t *testing.T) {
 		}
 		s := start(t, dir, opt)
 		term := servetest.Open(t, s.dial(t, "alice", alice), 100, 30)
-		term.WaitFor("74 hits", wait)
+		term.WaitFor(loaded, wait)
 		term.Type("i")
 		term.WaitFor("note on event", wait)
 		term.Type("signed on the way out\r")

@@ -17,6 +17,10 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 )
 
+// loaded is shown once a console has drawn its first rows ("74 hits" can
+// come before them): a key typed earlier has no event to act on.
+const loaded = "▸ 09:52:10.000"
+
 // fixtureDir ingests the console fixture into a workspace and closes it,
 // as cordon ingest leaves one for cordon serve.
 func fixtureDir(t testing.TB) string {

@@ -143,8 +143,8 @@ func TestServeIdleTimeout(t *testing.T) {
 	s := start(t, dir, serve.Options{AuthorizedKeys: keysFile(t, "authorized_keys", alice), IdleTimeout: idle})
 	busy := servetest.Open(t, s.dial(t, "alice", alice), 100, 30)
 	quiet := servetest.Open(t, s.dial(t, "alice", alice), 100, 30)
-	busy.WaitFor("74 hits", wait)
-	quiet.WaitFor("74 hits", wait)
+	busy.WaitFor(loaded, wait)
+	quiet.WaitFor(loaded, wait)
 	began := time.Now()
 	for time.Since(began) < 2*idle {
 		busy.Type("j")
@@ -176,8 +176,8 @@ func TestServeMaxSessions(t *testing.T) {
 	})
 	first := servetest.Open(t, s.dial(t, "alice", alice), 100, 30)
 	observer := servetest.Open(t, s.dial(t, "olive", olive), 100, 30)
-	first.WaitFor("74 hits", wait)
-	observer.WaitFor("74 hits", wait)
+	first.WaitFor(loaded, wait)
+	observer.WaitFor(loaded, wait)
 
 	full := servetest.Open(t, s.dial(t, "alice", alice), 100, 30)
 	full.WaitFor("the server is full (2 sessions); try again later", wait)
@@ -201,7 +201,7 @@ func TestServeMaxSessions(t *testing.T) {
 	deadline := time.Now().Add(wait)
 	for {
 		next := servetest.Open(t, s.dial(t, "alice", alice), 100, 30)
-		if next.Wait("74 hits", 2*time.Second) {
+		if next.Wait(loaded, 2*time.Second) {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -309,7 +309,7 @@ func TestServeDropsStalledConnections(t *testing.T) {
 	}
 	// A client that gets in keeps its session past the timeout.
 	term := servetest.Open(t, s.dial(t, "alice", alice), 100, 30)
-	term.WaitFor("74 hits", wait)
+	term.WaitFor(loaded, wait)
 	time.Sleep(600 * time.Millisecond)
 	term.Type("?")
 	term.WaitFor("HELP", wait)

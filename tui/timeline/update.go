@@ -88,6 +88,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		if ev, ok := m.Selected(); ok {
 			return m, common.Send(common.ToggleMarkMsg{Event: ev})
 		}
+		return m, common.Send(common.StatusMsg{Text: "no event selected to mark"})
 	case key.Matches(msg, k.NextMark):
 		cmd := m.nextMark()
 		return m, cmd
