@@ -9,6 +9,7 @@ import (
 	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/credentials"
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/redact"
 )
 
 // capQuery selects what the capability scan reads: everything that grants,
@@ -32,12 +33,16 @@ type capScan struct {
 	procs  map[string]*Capability            // exec id -> detached process
 	ends   map[string][]endMark              // a name (credential, job, pid, file, sandbox) -> what ended it
 	bytes  map[*Capability]map[string]int64  // data out: bytes per source
+	// secrets names the keys in tool calls and outputs (nil: none are
+	// looked for); keyHolders are the agents that held each, by placeholder.
+	secrets    *redact.Redactor
+	keyHolders map[string][]string
 }
 
-func newCapScan(e *env, sessions []evidence.Event) *capScan {
+func newCapScan(e *env, sessions []evidence.Event, secrets *redact.Redactor) *capScan {
 	s := &capScan{e: e, caps: map[string]map[string]*Capability{}, kinds: map[string]string{},
 		borrow: map[string][]string{}, jobs: map[string]*Capability{}, reads: map[string]evidence.Event{},
-		procs: map[string]*Capability{}, ends: map[string][]endMark{}}
+		procs: map[string]*Capability{}, ends: map[string][]endMark{}, secrets: secrets, keyHolders: map[string][]string{}}
 	s.issued = map[string]bool{}
 	for id := range e.byCred {
 		s.issued[id] = true
@@ -145,6 +150,8 @@ func (s *capScan) add(_ int, ev *evidence.Event) {
 		s.ends[cred] = append(s.ends[cred], endMark{Use: Use{Time: ev.Time, ID: ev.ID, Source: ev.Source}, verb: "revoked in " + ev.Format})
 	}
 	s.credentialUse(ev)
+	s.keys(ev)
+	s.keyUse(ev)
 	s.dataOut(ev)
 	s.process(ev)
 	s.persisted(ev)

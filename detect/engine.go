@@ -7,6 +7,7 @@ import (
 
 	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/redact"
 )
 
 // Source is all the engine needs of an incident's evidence: the events
@@ -26,6 +27,11 @@ type Engine struct {
 	// attributed_via and tags are then checked in memory after
 	// attribution instead of by the Source.
 	Attribute bool
+	// Secrets, when set, finds the keys of a recognizable form in the
+	// agents' tool calls and outputs for their capability sets, named by
+	// its placeholders (the case's keyed ones, so that the report names
+	// them alike); nil looks for none.
+	Secrets *redact.Redactor
 }
 
 // correlator turns a rule's events into findings. Events come in time
@@ -102,7 +108,7 @@ func (e *Engine) Scan(ctx context.Context, src Source) (Result, error) {
 		}
 		p.addRule(r, corr[i])
 	}
-	caps := newCapScan(env, sessions)
+	caps := newCapScan(env, sessions, e.Secrets)
 	capMatch, err := evidence.Compile(capQuery)
 	if err != nil {
 		return Result{}, fmt.Errorf("capabilities: %w", err)

@@ -136,13 +136,16 @@ func checkCapability(c *detect.Capability, contained time.Time, seen seenFunc) C
 	}
 	switch c.Kind {
 	case detect.CapCredential:
-		if c.Owner == "" {
-			// a secret file no issued credential is known to be in
+		q, missing := UseSources(c.CredKind)
+		if c.Owner == "" && (!isKey(c) || q == "") {
+			// a secret file no issued credential is known to be in, or a
+			// key whose service logs nothing cordon reads: only the
+			// agent's own tool calls could show a use, and none came
+			// after the stop
 			r.Status = CheckVerified
 			r.Line = fmt.Sprintf("%s: no use can be tied to it; rotate what it holds", name)
 			return r
 		}
-		q, missing := UseSources(c.CredKind)
 		if q == "" || !seen(q, stop) {
 			r.Status = CheckNoEvidence
 			r.Line = fmt.Sprintf("%s: no source in this incident could show its use after %s (%s would); revoke it and record the revocation", name, Stamp(stop), missing)
@@ -186,6 +189,8 @@ func describeCap(c *detect.Capability) string {
 	switch {
 	case c.Kind == detect.CapCredential && c.Origin == detect.OriginAcquired && c.Owner != "":
 		return fmt.Sprintf("%s (acquired from %s's session)", c.Value, c.Owner)
+	case isKey(c):
+		return fmt.Sprintf("%s %s (%s)", c.CredKind, c.Value, c.How)
 	case c.Kind == detect.CapCredential && c.Owner == "":
 		return "secret file " + c.Value
 	case c.Kind == detect.CapPlace:
@@ -342,4 +347,10 @@ func endedUses(ctx context.Context, st evidence.Store, res CheckResult, caps []d
 // evidence in st: what the console's capability view shows.
 func CheckCapability(ctx context.Context, st evidence.Store, c *detect.Capability, contained time.Time) CapabilityCheck {
 	return checkCapability(c, contained, seenIn(ctx, st))
+}
+
+// isKey says a credential is a key found in the agent's tool calls or
+// outputs, named by its placeholder (see detect's key scan).
+func isKey(c *detect.Capability) bool {
+	return c.Kind == detect.CapCredential && c.Owner == "" && strings.HasPrefix(c.Value, "[SECRET-")
 }

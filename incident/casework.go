@@ -172,18 +172,15 @@ func (w *Workspace) Check(ctx context.Context, actor journal.Actor, ids ...strin
 	if err != nil {
 		return nil, err
 	}
-	var out []CheckResult
-	for _, st := range steps {
-		res, err := CheckStep(ctx, w.Store, st, cs, caps, w.journal.Now())
-		if err != nil {
-			return out, err
-		}
-		out = append(out, res)
-		if _, err := w.appendJSON(ctx, journal.Entry{Actor: actor, Type: journal.EntryCheckResult, Step: st.ID, Text: res.Summary()}, res); err != nil {
-			return out, err
+	// The checks run side by side; their results are journaled in the
+	// steps' order, each only once every check before it has succeeded.
+	out, err := CheckSteps(ctx, w.Store, steps, cs, caps, w.journal.Now())
+	for i, res := range out {
+		if _, jerr := w.appendJSON(ctx, journal.Entry{Actor: actor, Type: journal.EntryCheckResult, Step: steps[i].ID, Text: res.Summary()}, res); jerr != nil {
+			return out[:i+1], jerr
 		}
 	}
-	return out, nil
+	return out, err
 }
 
 // PlanAction fills a step's action for the case, for the responder to read

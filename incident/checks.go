@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cordon-ir/cordon/attribution"
+	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/playbook"
 )
@@ -228,4 +231,30 @@ func neededFor(name string) string {
 // report that quotes them.
 func Stamp(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05Z")
+}
+
+// CheckSteps runs CheckStep for each step, several at once (as many as
+// the process may use cores: each check is a few searches of the index,
+// which answers them side by side), and returns the results in the
+// steps' order, up to the first that failed, with its error.
+func CheckSteps(ctx context.Context, st evidence.Store, steps []*playbook.Step, cs Case, caps *detect.Capabilities, now time.Time) ([]CheckResult, error) {
+	out := make([]CheckResult, len(steps))
+	errs := make([]error, len(steps))
+	sem := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
+	var wg sync.WaitGroup
+	for i, step := range steps {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out[i], errs[i] = CheckStep(ctx, st, step, cs, caps, now)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return out[:i], err
+		}
+	}
+	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/redact"
 )
 
 // FindingsOptions tune the findings use case.
@@ -19,6 +20,10 @@ type FindingsOptions struct {
 	MinSeverity string
 	// Rules replace the built-in rules when not nil.
 	Rules []detect.Rule
+	// Secrets names the keys in tool calls and outputs in the capability
+	// sets (the workspace's keyed redactor, see Workspace.Redactor); nil
+	// looks for none.
+	Secrets *redact.Redactor
 }
 
 // RunDetectors runs the detectors over the evidence in st now, with the
@@ -45,7 +50,7 @@ func Scan(ctx context.Context, st evidence.Store, opt FindingsOptions) (detect.R
 			return detect.Result{}, fmt.Errorf("built-in rules: %w", err)
 		}
 	}
-	eng := detect.Engine{Rules: rules, Attribute: !AttributionStored(st.Counts())}
+	eng := detect.Engine{Rules: rules, Attribute: !AttributionStored(st.Counts()), Secrets: opt.Secrets}
 	res, err := eng.Scan(ctx, evidence.StoreSource{Store: st})
 	if err != nil {
 		return detect.Result{}, fmt.Errorf("findings: %w", err)
@@ -106,7 +111,8 @@ func (w *Workspace) scan(ctx context.Context) (detect.Result, error) {
 		return detect.Result{}, err
 	}
 	w.detectorRuns++
-	r, err := Scan(ctx, w.Store, FindingsOptions{Rules: rules})
+	secrets, _ := w.Redactor()
+	r, err := Scan(ctx, w.Store, FindingsOptions{Rules: rules, Secrets: secrets})
 	if err != nil {
 		return detect.Result{}, err
 	}

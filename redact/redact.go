@@ -16,6 +16,10 @@ type Redactor struct {
 	ids   map[string]int
 	count int
 	key   []byte // set by Keyed: placeholders are keyed hashes, not counters
+	// seen and order collect, while Keys runs, each secret replaced (by
+	// its placeholder) in the order met.
+	seen  map[string]string
+	order []string
 }
 
 // Redact returns text with every secret replaced, using r's placeholders
@@ -57,10 +61,17 @@ func (r *Redactor) placeholder(secret string) string {
 		r.ids[secret] = n
 	}
 	r.count++
+	ph := "[SECRET-" + strconv.Itoa(n) + "]"
 	if r.key != nil {
-		return "[SECRET-" + keyedName(r.key, secret) + "]"
+		ph = "[SECRET-" + keyedName(r.key, secret) + "]"
 	}
-	return "[SECRET-" + strconv.Itoa(n) + "]"
+	if r.seen != nil {
+		if _, ok := r.seen[secret]; !ok {
+			r.seen[secret] = ph
+			r.order = append(r.order, secret)
+		}
+	}
+	return ph
 }
 
 // A pattern finds secrets; group is the submatch that is the secret (0:

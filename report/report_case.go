@@ -122,12 +122,17 @@ func attributionTable(ctx context.Context, st evidence.Store) (Attribution, erro
 func layerStatus(ctx context.Context, st evidence.Store, pb *playbook.Playbook, cs incident.Case, caps *detect.Capabilities, entries []journal.Entry, now time.Time) ([]LayerStatus, error) {
 	last := lastChecks(entries)
 	out := []LayerStatus{}
-	for _, ref := range pb.LayerSteps() {
-		s := ref.Step
-		r, err := incident.CheckStep(ctx, st, s, cs, caps, now)
-		if err != nil {
-			return out, err
-		}
+	refs := pb.LayerSteps()
+	steps := make([]*playbook.Step, len(refs))
+	for i, ref := range refs {
+		steps[i] = ref.Step
+	}
+	results, err := incident.CheckSteps(ctx, st, steps, cs, caps, now)
+	if err != nil {
+		return out, err
+	}
+	for i, s := range steps {
+		r := results[i]
 		l := LayerStatus{Layer: s.Layer, Title: s.Layer.Title(), Step: s.ID, StepTitle: s.Title,
 			Status: r.Status, Summary: r.Summary(), Source: "report", At: now.UTC(),
 			Events: capList(r.Events, maxReportIDs), Capabilities: r.Capabilities,

@@ -1,0 +1,77 @@
+package detect
+
+import (
+	"strings"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// keys records the keys of a recognizable form (cloud access keys, forge
+// and API tokens, private keys) that an agent's tool calls and outputs
+// hold, named by the case's keyed placeholders, never by the secret: one
+// in an output is a key it acquired, one in a call is a use of it.
+// Credential ids the sessions were issued are left to the credential
+// scan, which knows their owners.
+func (s *capScan) keys(ev *evidence.Event) {
+	if s.secrets == nil || ev.Agent == "" || ev.Source != evidence.SourceLedger ||
+		ev.Kind != evidence.KindToolCall && ev.Kind != evidence.KindToolResult {
+		return
+	}
+	text := ev.Raw
+	if text == "" {
+		text = ev.Cmdline + "\n" + ev.Message
+	}
+	for _, k := range s.secrets.Keys(text, s.issuedID) {
+		c := s.entry(ev.Agent, CapCredential, k.Placeholder, OriginAcquired)
+		if c.How == "" {
+			c.CredKind = k.Kind
+			where := "the output of its " + ev.Tool + " call"
+			if ev.Kind == evidence.KindToolCall {
+				where = "its " + ev.Tool + " call"
+			}
+			c.How = strings.TrimSpace(k.Kind+" seen in "+where+" "+ev.CallID) + " (the key itself is not kept)"
+			c.Acquired = []string{ev.ID}
+			s.keyHolders[k.Placeholder] = appendNew(s.keyHolders[k.Placeholder], ev.Agent)
+		}
+		if ev.Kind == evidence.KindToolCall {
+			c.Uses = append(c.Uses, Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: "its tool calls"})
+		}
+	}
+}
+
+// keyUse records a use, seen by a service's own log (a cloud audit log
+// naming the access key), of a key some agent's tool calls or outputs
+// held: each holder's use, and outside every sandbox a place it acted
+// from.
+func (s *capScan) keyUse(ev *evidence.Event) {
+	if s.secrets == nil || len(s.keyHolders) == 0 || ev.Source == evidence.SourceLedger {
+		return
+	}
+	for _, cred := range ev.Credential {
+		if s.issuedID(cred) {
+			continue
+		}
+		for _, k := range s.secrets.Keys(cred, nil) {
+			for _, agent := range s.keyHolders[k.Placeholder] {
+				use := Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Refused: credRefused(ev), From: where(ev)}
+				c := s.entry(agent, CapCredential, k.Placeholder, OriginAcquired)
+				c.Uses = append(c.Uses, use)
+				if ev.SrcIP != "" && !s.sandboxIP(ev.SrcIP, ev.Time) && !s.e.throughEgress(ev.SrcIP) {
+					p := s.entry(agent, CapPlace, ev.SrcIP, OriginAcquired)
+					if p.How == "" {
+						p.How = "the " + k.Kind + " " + k.Placeholder + " its tool output held was used from it, outside every sandbox"
+						p.Acquired, p.CredKind = []string{ev.ID}, k.Kind
+					}
+					p.Uses = append(p.Uses, Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Refused: use.Refused, From: k.Placeholder})
+				}
+			}
+		}
+	}
+}
+
+// issuedID reports whether a secret is a credential id a session was
+// issued (an AWS access key id as the ledger names it).
+func (s *capScan) issuedID(secret string) bool {
+	_, ok := s.kinds[secret]
+	return ok || s.issued[secret]
+}

@@ -1,0 +1,89 @@
+package redact
+
+import "strings"
+
+// Key is a secret of a recognizable form (a cloud access key, a forge or
+// API token, a private key) found in a text: named by its placeholder,
+// never kept, with the kind its form shows.
+type Key struct {
+	Placeholder string
+	// Kind is what the form says it is: aws-access-key, github-token,
+	// gitlab-token, slack-token, openai-key, anthropic-key, stripe-key,
+	// docker-token, gcp-api-key, gcp-oauth-token, jwt, private-key.
+	Kind string
+}
+
+// keyForms are the starts that mark a key's form, with its kind, checked
+// in order (sk-ant- before sk-).
+var keyForms = []struct{ prefix, kind string }{
+	{"AKIA", "aws-access-key"}, {"ASIA", "aws-access-key"},
+	{"ghp_", "github-token"}, {"gho_", "github-token"}, {"ghu_", "github-token"},
+	{"ghs_", "github-token"}, {"ghr_", "github-token"}, {"github_pat_", "github-token"},
+	{"glpat-", "gitlab-token"},
+	{"xoxa-", "slack-token"}, {"xoxb-", "slack-token"}, {"xoxp-", "slack-token"}, {"xoxr-", "slack-token"},
+	{"sk-ant-", "anthropic-key"}, {"sk-", "openai-key"},
+	{"sk_live_", "stripe-key"}, {"rk_live_", "stripe-key"}, {"sk_test_", "stripe-key"}, {"rk_test_", "stripe-key"},
+	{"dckr_pat_", "docker-token"},
+	{"AIza", "gcp-api-key"}, {"ya29.", "gcp-oauth-token"},
+	{"eyJ", "jwt"},
+	{"-----BEGIN", "private-key"},
+}
+
+// MayHoldKey reports whether text could hold a key of a known form: a
+// check of a few substrings, so that the many texts that hold none are
+// never redacted to find out.
+func MayHoldKey(text string) bool {
+	for _, f := range keyForms {
+		for rest, at := text, 0; ; {
+			i := strings.Index(rest, f.prefix)
+			if i < 0 {
+				break
+			}
+			// a key starts a word: "task-runner" holds "sk-" but no key
+			if at+i == 0 || !wordByte(text[at+i-1]) {
+				return true
+			}
+			at += i + len(f.prefix)
+			rest = text[at:]
+		}
+	}
+	return false
+}
+
+func wordByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_'
+}
+
+// keyKind is the kind of key a secret's form shows, "" when it shows none
+// (a password, an opaque value).
+func keyKind(secret string) string {
+	for _, f := range keyForms {
+		if strings.HasPrefix(secret, f.prefix) {
+			return f.kind
+		}
+	}
+	return ""
+}
+
+// Keys returns the keys text holds, each once, in the order they appear,
+// by r's placeholders; secrets of no recognizable form are left out, and
+// so are those skip names (nil skips none): ids that are already known by
+// name, such as a credential a session was issued.
+func (r *Redactor) Keys(text string, skip func(secret string) bool) []Key {
+	if !MayHoldKey(text) {
+		return nil
+	}
+	r.seen = map[string]string{}
+	defer func() { r.seen = nil }()
+	r.Redact(text)
+	var out []Key
+	for _, s := range r.order {
+		kind := keyKind(s)
+		if kind == "" || skip != nil && skip(s) {
+			continue
+		}
+		out = append(out, Key{Placeholder: r.seen[s], Kind: kind})
+	}
+	r.order = r.order[:0]
+	return out
+}

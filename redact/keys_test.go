@@ -1,0 +1,48 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestKeysNamesKeysByTheirPlaceholders(t *testing.T) {
+	const aws = "AKIAZ7QX3M2LPN4RT6VW"
+	const gh = "ghp_0123456789abcdefABCDEFghijklmnopqrst"
+	text := "export AWS_ACCESS_KEY_ID=" + aws + "\npassword=hunter2hunter2\ngit remote set-url origin https://x:" + gh + "@github.com/acme/ci\n" + aws
+	r := Keyed([]byte("0123456789abcdef0123456789abcdef"))
+	keys := r.Keys(text, nil)
+	if len(keys) != 2 {
+		t.Fatalf("keys %+v, want the AWS key and the GitHub token once each", keys)
+	}
+	if keys[0].Kind != "aws-access-key" || keys[1].Kind != "github-token" {
+		t.Errorf("kinds %+v", keys)
+	}
+	out := Keyed([]byte("0123456789abcdef0123456789abcdef")).Redact(text)
+	for _, k := range keys {
+		if !strings.Contains(out, k.Placeholder) {
+			t.Errorf("%s is not the placeholder a report of the case writes:\n%s", k.Placeholder, out)
+		}
+		if strings.Contains(k.Placeholder, "hunter2") || strings.Contains(k.Placeholder, aws[4:]) {
+			t.Errorf("a placeholder holds the secret: %s", k.Placeholder)
+		}
+	}
+	if again := r.Keys("seen again: "+aws, nil); len(again) != 1 || again[0] != keys[0] {
+		t.Errorf("the same key in another text: %+v, want %+v", again, keys[0])
+	}
+	if skipped := r.Keys(text, func(s string) bool { return s == aws }); len(skipped) != 1 || skipped[0].Kind != "github-token" {
+		t.Errorf("skipping the known id: %+v", skipped)
+	}
+	if got := r.Keys("password=hunter2hunter2 and nothing of a key's form", nil); got != nil {
+		t.Errorf("a password is not a key: %+v", got)
+	}
+	for _, plain := range []string{"GET https://pypi.org/simple/requests/ 200", "run the task-runner on disk-7"} {
+		if MayHoldKey(plain) {
+			t.Errorf("%q may hold a key?", plain)
+		}
+	}
+	for _, k := range []string{"x " + aws, "url=https://x:" + gh + "@h", "key:sk-proj-abc"} {
+		if !MayHoldKey(k) {
+			t.Errorf("%q may not hold a key?", k)
+		}
+	}
+}
