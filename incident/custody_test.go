@@ -46,7 +46,9 @@ func status(t *testing.T, ws *incident.Workspace) (map[string]incident.EvidenceS
 	checks, err := ws.VerifyEvidence()
 	out := map[string]incident.EvidenceStatus{}
 	for _, c := range checks {
-		out[filepath.Base(c.Receipt.Resolved)] = c.Status
+		if k := filepath.Base(c.Receipt.Resolved); c.Status != incident.EvidenceReplaced {
+			out[k] = c.Status
+		}
 	}
 	return out, err
 }
@@ -124,6 +126,46 @@ func TestEvidenceReceivedAndVerified(t *testing.T) {
 		if st[k] != v {
 			t.Errorf("%s: %s, want %s", k, st[k], v)
 		}
+	}
+}
+
+// A file replaced between two ingests (another file renamed over it) is
+// journaled again, and verify says the first bytes received are no longer
+// at the path, not only that the path matches its latest receipt.
+func TestEvidenceVerifyNamesAReplacedFile(t *testing.T) {
+	ctx := context.Background()
+	src := t.TempDir()
+	a := filepath.Join(src, "a.jsonl")
+	appendLines(t, a, 0, 20)
+	ws, err := incident.Create(filepath.Join(t.TempDir(), "case"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	who := journal.Actor{Name: "pdiaz", Via: journal.ViaCLI}
+	if _, err := ws.Ingest(ctx, []string{a}, incident.IngestOptions{Actor: who}); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(src, "other.tmp")
+	appendLines(t, other, 100, 130)
+	if err := os.Rename(other, a); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws.Ingest(ctx, []string{a}, incident.IngestOptions{Actor: who}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(receipts(t, ws)); n != 2 {
+		t.Fatalf("%d receipts, want one per file that was at the path", n)
+	}
+	checks, err := ws.VerifyEvidence()
+	if err != nil || len(checks) != 2 {
+		t.Fatalf("verify: %+v, %v", checks, err)
+	}
+	if checks[0].Status != incident.EvidenceMatch {
+		t.Errorf("the file now: %s, want match", checks[0].Status)
+	}
+	if checks[1].Status != incident.EvidenceReplaced || checks[1].Seq >= checks[0].Seq || !strings.Contains(checks[1].Detail, "replaced by another file") {
+		t.Errorf("the first bytes received: %+v, want replaced by another file", checks[1])
 	}
 }
 

@@ -20,13 +20,20 @@ const (
 	EvidenceChanged EvidenceStatus = "changed" // bytes received differ, or are no longer there
 	EvidenceGone    EvidenceStatus = "gone"    // nothing at the path
 	EvidenceUnknown EvidenceStatus = "unknown" // stdin, or unreadable now: nothing to compare
+	// EvidenceReplaced is an earlier receipt of a path whose bytes are no
+	// longer there, while a later receipt (ingest saw the file replaced,
+	// rotated or truncated) stands for what is: the events read from the
+	// earlier bytes stay in the index, and those bytes must be found
+	// elsewhere (the rotated file) to be checked.
+	EvidenceReplaced EvidenceStatus = "replaced"
 )
 
 // ErrEvidenceChanged: a file no longer holds the bytes it held when it was
 // received (the CLI exits 7 on it, as on a journal that does not verify).
 var ErrEvidenceChanged = errors.New("evidence changed since it was received")
 
-// EvidenceCheck is one received file compared with its latest receipt.
+// EvidenceCheck is one received file compared with its latest receipt, or
+// an earlier receipt of it whose bytes were replaced.
 type EvidenceCheck struct {
 	Receipt Receipt        `json:"receipt"`
 	Seq     int64          `json:"seq"` // the journal entry of that receipt
@@ -37,7 +44,8 @@ type EvidenceCheck struct {
 
 // VerifyEvidence hashes every received file again where it was received
 // and compares it with the journal's latest evidence_received entry for
-// it. It needs only the journal, so it runs while an ingest holds the
+// it; earlier entries whose bytes are no longer there are listed as
+// replaced. It needs only the journal, so it runs while an ingest holds the
 // index. The error is ErrEvidenceChanged when any file changed. A
 // receipt is only as good as the journal that holds it: a journal that
 // does not verify is refused (journal.ErrTampered), never compared with.
@@ -53,31 +61,47 @@ func (w *Workspace) VerifyEvidence() ([]EvidenceCheck, error) {
 	if err != nil {
 		return nil, err
 	}
-	latest := map[string]int{}
+	byPath := map[string][]int{}
 	var order []string
 	for i, r := range rs {
 		key := r.Resolved
 		if r.Stdin {
 			key = fmt.Sprintf("stdin #%d", es[i].Seq)
 		}
-		if _, ok := latest[key]; !ok {
+		if _, ok := byPath[key]; !ok {
 			order = append(order, key)
 		}
-		latest[key] = i
+		byPath[key] = append(byPath[key], i)
 	}
 	var out []EvidenceCheck
 	changed := 0
 	for _, key := range order {
-		i := latest[key]
-		c := checkReceipt(rs[i])
-		c.Seq = es[i].Seq
+		list := byPath[key]
+		latest := list[len(list)-1]
+		c := checkReceipt(rs[latest])
+		c.Seq = es[latest].Seq
 		if c.Status == EvidenceChanged {
 			changed++
 		}
 		out = append(out, c)
+		// An earlier receipt whose bytes are still the file's first ones
+		// is one the latest grew from; any other was replaced.
+		for _, i := range list[:len(list)-1] {
+			e := checkReceipt(rs[i])
+			if e.Status == EvidenceMatch || e.Status == EvidenceGrew || e.Status == EvidenceGone || e.Status == EvidenceUnknown {
+				continue
+			}
+			how := "rewritten in place (truncated, or copied and truncated by a log rotation)"
+			if rs[i].Inode != rs[latest].Inode {
+				how = "replaced by another file (a rotation, or a swap)"
+			}
+			e.Seq, e.Status = es[i].Seq, EvidenceReplaced
+			e.Detail = fmt.Sprintf("the %d bytes received at journal #%d (sha256 %s) are no longer at the path: it was %s before journal #%d; the events read from them stay in the index", rs[i].Read, es[i].Seq, rs[i].SHA256, how, es[latest].Seq)
+			out = append(out, e)
+		}
 	}
 	if changed > 0 {
-		return out, fmt.Errorf("%w: %d of %d files", ErrEvidenceChanged, changed, len(out))
+		return out, fmt.Errorf("%w: %d of %d files", ErrEvidenceChanged, changed, len(order))
 	}
 	return out, nil
 }

@@ -52,8 +52,13 @@ func cmdEvidence(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "%-8s %s (journal #%d)\n         %s\n", c.Status, evidence.Printable(name), c.Seq, evidence.Printable(c.Detail))
 	}
 	if !*asJSON {
-		fmt.Fprintf(e.stdout, "\n%d files: %d match, %d grew, %d changed, %d gone, %d not checkable\n", len(checks),
+		files := len(checks) - counts[incident.EvidenceReplaced]
+		fmt.Fprintf(e.stdout, "\n%d files: %d match, %d grew, %d changed, %d gone, %d not checkable", files,
 			counts[incident.EvidenceMatch], counts[incident.EvidenceGrew], counts[incident.EvidenceChanged], counts[incident.EvidenceGone], counts[incident.EvidenceUnknown])
+		if n := counts[incident.EvidenceReplaced]; n > 0 {
+			fmt.Fprintf(e.stdout, "; %d earlier receipts replaced (their bytes are not at the path now)", n)
+		}
+		fmt.Fprintln(e.stdout)
 	}
 	return verr
 }
