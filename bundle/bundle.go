@@ -91,12 +91,22 @@ func Write(ctx context.Context, ws *incident.Workspace, out io.Writer, opt Optio
 		return Manifest{}, fmt.Errorf("no bundle of a journal that does not verify: %w", err)
 	}
 	dir, _ := filepath.Abs(ws.Dir)
-	m := Manifest{Version: Version, Incident: dir, Created: opt.Now().UTC(), By: opt.Actor.Name, Journal: v,
+	m := Manifest{Version: Version, Incident: dir, Created: opt.Now().UTC(), By: opt.Actor.Name,
 		WithEvidence: opt.WithEvidence, Unredacted: opt.Unredacted}
 	members, err := caseFiles(ctx, ws, opt.Unredacted)
 	if err != nil {
 		return m, err
 	}
+	// The journal last, so that it holds whatever building the rest
+	// journaled; the head the manifest records is that of these bytes.
+	jm, v, err := journalSnapshot(ws)
+	if err != nil {
+		return m, err
+	}
+	if err := v.Err(); err != nil {
+		return m, fmt.Errorf("no bundle of a journal that does not verify: %w", err)
+	}
+	m.Journal, members = v, append(jm, members...)
 	gz := gzip.NewWriter(out)
 	tw := tar.NewWriter(gz)
 	add := func(name string, data []byte) error {
@@ -138,20 +148,50 @@ type member struct {
 	data []byte
 }
 
-// caseFiles are the case's own files: the journal as stored, the report in
-// its three formats, the findings, the capability sets and the receipts.
+// journalSnapshot reads the journal as stored between two appends (its
+// entries and the head they end at), and verifies those very bytes as
+// bundle verify will: an entry appended meanwhile is in both the bytes and
+// the manifest's head, or in neither.
+func journalSnapshot(ws *incident.Workspace) ([]member, journal.Verification, error) {
+	entries, head, err := ws.Journal().Snapshot()
+	if err != nil {
+		return nil, journal.Verification{}, err
+	}
+	var out []member
+	if entries != nil {
+		out = append(out, member{journalDir + "journal.jsonl", entries})
+	}
+	if head != nil {
+		out = append(out, member{journalDir + "journal.head", head})
+	}
+	v, err := verifyJournalCopy(out)
+	return out, v, err
+}
+
+// verifyJournalCopy verifies journal files held in memory, written to a
+// directory of their own.
+func verifyJournalCopy(files []member) (journal.Verification, error) {
+	tmp, err := os.MkdirTemp("", "cordon-bundle-journal-")
+	if err != nil {
+		return journal.Verification{}, err
+	}
+	defer os.RemoveAll(tmp)
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(tmp, path.Base(f.name)), f.data, 0o600); err != nil {
+			return journal.Verification{}, err
+		}
+	}
+	j, err := journal.Open(tmp)
+	if err != nil {
+		return journal.Verification{}, err
+	}
+	return j.Verify()
+}
+
+// caseFiles are the case's own files but the journal: the report in its
+// three formats, the findings, the capability sets and the receipts.
 func caseFiles(ctx context.Context, ws *incident.Workspace, unredacted bool) ([]member, error) {
 	var out []member
-	for _, name := range []string{"journal.jsonl", "journal.head"} {
-		b, err := os.ReadFile(filepath.Join(ws.Dir, name))
-		if os.IsNotExist(err) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, member{journalDir + name, b})
-	}
 	var ropts []report.Option
 	if unredacted {
 		ropts = append(ropts, report.Unredacted())

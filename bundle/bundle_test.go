@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -202,4 +203,41 @@ func TestTamperedBundleIsRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A bundle written while another console keeps noting carries a journal
+// whose bytes end at the head its manifest records: it verifies.
+func TestBundleWhileTheJournalGrows(t *testing.T) {
+	ws := incidenttest.New(t, "../sample-incidents/credential-theft")
+	ctx := context.Background()
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := ws.Note(ctx, journal.Actor{Name: "ana", Via: journal.ViaConsole}, "", "", fmt.Sprintf("note %d", i)); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for i := range 3 {
+		out := filepath.Join(t.TempDir(), "case.tar.gz")
+		f, _ := os.Create(out)
+		_, err := bundle.Write(ctx, ws, f, bundle.Options{Actor: journal.Actor{Name: "pdiaz"}})
+		f.Close()
+		if err != nil {
+			t.Fatalf("write %d: %v", i, err)
+		}
+		if v, err := bundle.Verify(out, nil); err != nil {
+			t.Fatalf("bundle %d written while the journal grew: %+v %v", i, v.Problems, err)
+		}
+	}
+	close(stop)
+	<-done
 }

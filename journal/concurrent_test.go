@@ -128,3 +128,42 @@ func TestConcurrentProcesses(t *testing.T) {
 	}
 	checkComplete(t, j, texts)
 }
+
+// A journal verified while another writer appends verifies as it was at
+// that moment: never a stale head, never an entry half-read.
+func TestVerifyWhileAppending(t *testing.T) {
+	dir := privateDir(t)
+	w, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(dir) // another value, as another process would hold
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := w.Append(context.Background(), Entry{Actor: Actor{Name: "ana", Via: ViaCLI}, Type: EntryNote, Text: fmt.Sprintf("n%d", i)}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for range 200 {
+		if v, err := r.Verify(); err != nil || !v.OK() {
+			t.Errorf("verify while appending: %v %v", v.Problem, err)
+			break
+		}
+	}
+	close(stop)
+	wg.Wait()
+}

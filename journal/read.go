@@ -32,6 +32,11 @@ type fileLine struct {
 // scanLines calls fn for each line of the journal from offset from. An
 // absent journal has no lines.
 func (j *Journal) scanLines(from int64, fn func(fileLine) error) error {
+	return j.scanLinesTo(from, -1, fn)
+}
+
+// scanLinesTo is scanLines that stops at byte to (-1: the end of the file).
+func (j *Journal) scanLinesTo(from, to int64, fn func(fileLine) error) error {
 	f, err := os.Open(j.Path())
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -45,7 +50,11 @@ func (j *Journal) scanLines(from int64, fn func(fileLine) error) error {
 			return fmt.Errorf("read journal: %w", err)
 		}
 	}
-	r := bufio.NewReaderSize(f, 64<<10)
+	var src io.Reader = f
+	if to >= 0 {
+		src = io.LimitReader(f, max(to-from, 0))
+	}
+	r := bufio.NewReaderSize(src, 64<<10)
 	off := from
 	for n := 1; ; n++ {
 		b, err := r.ReadBytes('\n')

@@ -3,6 +3,7 @@ package journal
 import (
 	"errors"
 	"fmt"
+	"os"
 )
 
 // Verification is the outcome of Verify: how far the chain held and, if it
@@ -50,11 +51,11 @@ func (p Problem) String() string {
 // entries.
 func (j *Journal) Verify() (Verification, error) {
 	var v Verification
-	head, hasHead, herr := j.readHead()
+	head, hasHead, size, herr := j.headAndSize()
 	headSeen := ""    // hash of entry head.Seq, once reached
 	var bad *fileLine // not an entry: torn if it is the last line
 	var badWhy string
-	err := j.scanLines(0, func(l fileLine) error {
+	err := j.scanLinesTo(0, size, func(l fileLine) error {
 		if bad != nil {
 			v.Problem = &Problem{Line: bad.n, Reason: fmt.Sprintf("line %d is not a journal entry (%s)", bad.n, badWhy)}
 			return errStop
@@ -92,6 +93,26 @@ func (j *Journal) Verify() (Verification, error) {
 		v.Problem = checkHeadAnchor(v, head, hasHead, herr, headSeen)
 	}
 	return v, nil
+}
+
+// headAndSize reads the head and the journal's size between two appends
+// (under the append lock, which an append holds from its entry to its
+// head), so that a journal verified while a console appends is verified as
+// it was then: its head is the last entry up to that size. Where the lock
+// cannot be taken (read-only media, where nobody appends) they are read as
+// they are; size is -1 when the journal's size is unknown.
+func (j *Journal) headAndSize() (h Head, ok bool, size int64, err error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if unlock, lerr := j.lock(); lerr == nil {
+		defer unlock()
+	}
+	h, ok, err = j.readHead()
+	size = -1
+	if info, serr := os.Stat(j.Path()); serr == nil {
+		size = info.Size()
+	}
+	return h, ok, size, err
 }
 
 // errStop ends a scan at the first problem.
