@@ -29,26 +29,31 @@ var keyForms = []struct{ prefix, kind string }{
 	{"-----BEGIN", "private-key"},
 }
 
-// MayHoldKey reports whether text could hold a key of a known form: a
-// check of a few substrings, so that the many texts that hold none are
-// never redacted to find out.
+// MayHoldKey reports whether text could hold a key of a known form: one
+// pass over its bytes, looking for a form's start at the start of a word
+// ("task-runner" holds "sk-" but no key), so that the many texts that hold
+// none are never redacted to find out.
 func MayHoldKey(text string) bool {
-	for _, f := range keyForms {
-		for rest, at := text, 0; ; {
-			i := strings.Index(rest, f.prefix)
-			if i < 0 {
-				break
-			}
-			// a key starts a word: "task-runner" holds "sk-" but no key
-			if at+i == 0 || !wordByte(text[at+i-1]) {
+	for i := 0; i < len(text); i++ {
+		if !keyStart[text[i]] || i > 0 && wordByte(text[i-1]) {
+			continue
+		}
+		for _, f := range keyForms {
+			if strings.HasPrefix(text[i:], f.prefix) {
 				return true
 			}
-			at += i + len(f.prefix)
-			rest = text[at:]
 		}
 	}
 	return false
 }
+
+// keyStart marks the first bytes of the key forms.
+var keyStart = func() (t [256]bool) {
+	for _, f := range keyForms {
+		t[f.prefix[0]] = true
+	}
+	return t
+}()
 
 func wordByte(b byte) bool {
 	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_'
