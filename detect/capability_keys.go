@@ -25,11 +25,11 @@ func (s *capScan) keys(ev *evidence.Event) {
 		c := s.entry(ev.Agent, CapCredential, k.Placeholder, OriginAcquired)
 		if c.How == "" {
 			c.CredKind = k.Kind
-			where := "the output of its " + ev.Tool + " call"
+			call := strings.Join(strings.Fields(ev.Tool+" call "+ev.CallID), " ")
+			c.How = "seen in the output of its " + call
 			if ev.Kind == evidence.KindToolCall {
-				where = "its " + ev.Tool + " call"
+				c.How = "seen in its " + call
 			}
-			c.How = strings.TrimSpace(k.Kind+" seen in "+where+" "+ev.CallID) + " (the key itself is not kept)"
 			c.Acquired = []string{ev.ID}
 			s.keyHolders[k.Placeholder] = appendNew(s.keyHolders[k.Placeholder], ev.Agent)
 		}
