@@ -80,10 +80,12 @@ func walk(v reflect.Value, r *Redactor) {
 		// Only a string that held a secret changes: redaction also takes
 		// out invisible characters and escapes, which a string without one
 		// keeps, for its output to show escaped as it shows all evidence.
-		if s := v.String(); s != "" && v.CanSet() {
+		if s := v.String(); s != "" && v.CanSet() && !r.knownClean(s) {
 			before := r.count
 			if out := r.Redact(s); r.count > before {
 				v.SetString(out)
+			} else {
+				r.noteClean(s)
 			}
 		}
 	}
@@ -113,4 +115,28 @@ func (r *Redactor) Found(text string) []string {
 		}
 	}
 	return found
+}
+
+// Short strings that held no secret, remembered so that an export walking
+// a million events redacts each agent name, kind, host or path once, not
+// once per event. Only the absence of a secret is remembered: a string
+// that holds one is redacted (and counted) every time.
+const (
+	cleanMaxLen     = 256
+	cleanMaxEntries = 1 << 16
+)
+
+func (r *Redactor) knownClean(s string) bool {
+	_, ok := r.clean[s]
+	return ok
+}
+
+func (r *Redactor) noteClean(s string) {
+	if len(s) > cleanMaxLen {
+		return
+	}
+	if r.clean == nil || len(r.clean) >= cleanMaxEntries {
+		r.clean = make(map[string]struct{}, 1024)
+	}
+	r.clean[s] = struct{}{}
 }

@@ -72,3 +72,24 @@ func TestFoundNamesSecrets(t *testing.T) {
 		t.Errorf("found %v in a text with no secret", again)
 	}
 }
+
+// Walking many values that repeat (an export's agent names and hosts)
+// remembers only that a string held no secret: a repeated secret is
+// replaced, and counted, every time.
+func TestWalkRemembersOnlyCleanStrings(t *testing.T) {
+	r := Keyed([]byte("0123456789abcdef0123456789abcdef"))
+	type line struct{ Agent, Cmd string }
+	for i := range 3 {
+		l := line{Agent: "agent-12", Cmd: "curl -u ops:Hunter2Hunter2 https://x"}
+		Walk(&l, r)
+		if l.Agent != "agent-12" || strings.Contains(l.Cmd, "Hunter2") {
+			t.Fatalf("walk %d: %+v", i, l)
+		}
+	}
+	if r.Count() != 3 || r.Secrets() != 1 {
+		t.Errorf("count %d, secrets %d: want 3 replacements of 1 secret", r.Count(), r.Secrets())
+	}
+	if !r.knownClean("agent-12") || r.knownClean("curl -u ops:Hunter2Hunter2 https://x") {
+		t.Error("only the clean string is remembered")
+	}
+}

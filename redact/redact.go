@@ -20,6 +20,7 @@ type Redactor struct {
 	// its placeholder) in the order met.
 	seen  map[string]string
 	order []string
+	clean map[string]struct{} // see noteClean
 }
 
 // Redact returns text with every secret replaced, using r's placeholders
