@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -9,68 +8,69 @@ import (
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/spf13/cobra"
 )
 
 const findingsArgs = "--incident DIR [--json] [--agent A] [--min-severity S] [--rules FILE|DIR]"
 
-func cmdFindings(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "findings", findingsArgs)
+func cmdFindings(e *env, c *cobra.Command) {
+	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	asJSON := fs.Bool("json", false, "one finding per line as JSON")
 	agent := fs.String("agent", "", "only the findings about agent `A`")
 	minSev := fs.String("min-severity", "", "only findings of severity `S` or above (info, low, medium, high, critical)")
 	rulesPath := fs.String("rules", "", "rules from `FILE|DIR` (YAML, docs/rules.md) instead of the built-in ones and those cordon.yaml adds")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	if *dir == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: findings needs --incident DIR", errUsage)
-	}
-	if *minSev != "" && detect.SeverityRank(*minSev) < 0 {
-		return fmt.Errorf("%w: --min-severity %q: want info, low, medium, high or critical", errUsage, *minSev)
-	}
-	opt := incident.FindingsOptions{Agent: *agent, MinSeverity: *minSev}
-	if *rulesPath != "" {
-		rules, err := detect.Load(*rulesPath)
-		if err != nil {
-			return fmt.Errorf("%w: %w", errUsage, err)
+	c.RunE = func(cmd *cobra.Command, _ []string) error {
+		ctx := cmd.Context()
+		if *dir == "" {
+			fs.Usage()
+			return fmt.Errorf("%w: findings needs --incident DIR", errUsage)
 		}
-		opt.Rules = rules
-	}
-	ws, done, err := e.openIncident(*dir)
-	if err != nil {
-		return err
-	}
-	defer done()
-	if opt.Rules == nil {
-		// The built-in rules plus the rules cordon.yaml adds.
-		c, err := ws.Config()
-		if err != nil {
-			return err
+		if *minSev != "" && detect.SeverityRank(*minSev) < 0 {
+			return fmt.Errorf("%w: --min-severity %q: want info, low, medium, high or critical", errUsage, *minSev)
 		}
-		if opt.Rules, err = c.LoadRules(); err != nil {
-			return err
-		}
-	}
-	found, err := incident.RunDetectors(ctx, ws.Store, opt)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		enc := jsonEncoder(e.stdout)
-		for _, f := range found {
-			if f.Events == nil {
-				f.Events = []string{}
+		opt := incident.FindingsOptions{Agent: *agent, MinSeverity: *minSev}
+		if *rulesPath != "" {
+			rules, err := detect.Load(*rulesPath)
+			if err != nil {
+				return fmt.Errorf("%w: %w", errUsage, err)
 			}
-			if err := enc.Encode(f); err != nil {
+			opt.Rules = rules
+		}
+		ws, done, err := e.openIncident(*dir)
+		if err != nil {
+			return err
+		}
+		defer done()
+		if opt.Rules == nil {
+			// The built-in rules plus the rules cordon.yaml adds.
+			c, err := ws.Config()
+			if err != nil {
+				return err
+			}
+			if opt.Rules, err = c.LoadRules(); err != nil {
 				return err
 			}
 		}
+		found, err := incident.RunDetectors(ctx, ws.Store, opt)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := jsonEncoder(e.stdout)
+			for _, f := range found {
+				if f.Events == nil {
+					f.Events = []string{}
+				}
+				if err := enc.Encode(f); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		writeFindings(e, found)
 		return nil
 	}
-	writeFindings(e, found)
-	return nil
 }
 
 // writeFindings prints findings per agent: severity, span, detector and
