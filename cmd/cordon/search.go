@@ -28,6 +28,9 @@ func cmdSearch(e *env, c *cobra.Command) {
 			fs.Usage()
 			return fmt.Errorf("%w: search needs --incident DIR", errUsage)
 		}
+		if err := atLeastOne("--limit", *limit); err != nil {
+			return err
+		}
 		ws, done, err := e.openIncident(*dir)
 		if err != nil {
 			return err
@@ -70,6 +73,15 @@ func cmdSearch(e *env, c *cobra.Command) {
 	}
 }
 
+// atLeastOne refuses a count flag of zero or less: --limit 0 would
+// otherwise print nothing, or everything, and neither is what was asked.
+func atLeastOne(flag string, n int) error {
+	if n < 1 {
+		return fmt.Errorf("%w: %s %d: want 1 or more", errUsage, flag, n)
+	}
+	return nil
+}
+
 // parseTime reads RFC 3339 (or a date), or a Go duration counted back from
 // last, the main span's last event.
 func parseTime(s string, last time.Time) (time.Time, error) {
@@ -98,6 +110,9 @@ func cmdStats(e *env, c *cobra.Command) {
 		if *dir == "" {
 			fs.Usage()
 			return fmt.Errorf("%w: stats needs --incident DIR", errUsage)
+		}
+		if err := atLeastOne("--top", *top); err != nil {
+			return err
 		}
 		ws, err := incident.Open(*dir)
 		if err != nil {

@@ -90,8 +90,9 @@ func (h hintError) Error() string { return h.err.Error() }
 func (h hintError) Unwrap() error { return h.err }
 
 func unknownCommand(root *cobra.Command, args []string) error {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return nil
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") ||
+		args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd {
+		return nil // cobra adds its hidden completion commands as it runs
 	}
 	if c, _, err := root.Find(args[:1]); err == nil && c != root {
 		return nil
