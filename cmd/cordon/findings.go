@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -75,9 +77,15 @@ func cmdFindings(e *env, c *cobra.Command) {
 
 // writeFindings prints findings per agent: severity, span, detector and
 // the explanation, then the first evidence ids to open with cordon show.
+// On a terminal they are one table fitted to its width.
 func writeFindings(e *env, found []detect.Finding) {
 	if len(found) == 0 {
 		fmt.Fprintln(e.stderr, "no findings")
+		return
+	}
+	if width := termWidth(e.stdout); width > 0 {
+		writeFindingsTable(e.stdout, width, found)
+		fmt.Fprintf(e.stderr, "%d findings\n", len(found))
 		return
 	}
 	for i, g := range detect.Group(found) {
@@ -101,4 +109,50 @@ func writeFindings(e *env, found []detect.Finding) {
 		}
 	}
 	fmt.Fprintf(e.stderr, "%d findings\n", len(found))
+}
+
+// writeFindingsTable is the findings as one table of width columns, the
+// most severe agent first as detect.Group orders them: the explanation
+// takes what the other columns leave, and EVIDENCE holds the first event
+// id whole, for cordon show.
+func writeFindingsTable(w io.Writer, width int, found []detect.Finding) {
+	headers := []string{"AGENT", "SEVERITY", "START", "END", "DETECTOR", "PHASE", "EVIDENCE", "EXPLANATION"}
+	caps := []int{16, 8, 8, 8, 28, 10, 21, 0}
+	var rows [][]string
+	for _, g := range detect.Group(found) {
+		name := g.Agent
+		if name == "" {
+			name = "(no agent)"
+		}
+		for _, f := range g.Findings {
+			ev := ""
+			if len(f.Events) > 0 {
+				ev = f.Events[0]
+			}
+			if len(f.Events) > 1 {
+				ev += fmt.Sprintf(" +%d", len(f.Events)-1)
+			}
+			rows = append(rows, []string{evidence.Printable(name), strings.ToUpper(f.Severity), f.Start.Format(time.TimeOnly),
+				f.End.Format(time.TimeOnly), f.Detector, string(f.Phase), ev, evidence.Printable(f.Explanation)})
+		}
+	}
+	// narrow terminals lose the phase, then the end of the span
+	for _, drop := range []int{5, 3} {
+		if sum(caps)+2*len(caps)+20 <= width {
+			break
+		}
+		headers, caps = slices.Delete(headers, drop, drop+1), slices.Delete(caps, drop, drop+1)
+		for i := range rows {
+			rows[i] = slices.Delete(rows[i], drop, drop+1)
+		}
+	}
+	writeFitted(w, width, headers, rows, caps)
+}
+
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
 }
