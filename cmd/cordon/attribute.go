@@ -14,6 +14,7 @@ func cmdAttribute(e *env, c *cobra.Command) {
 	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	shared := allowSharedFlag(fs)
+	asJSON := jsonFlag(fs, "what changed and the coverage per source as JSON")
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
 		if *dir == "" {
@@ -28,6 +29,16 @@ func cmdAttribute(e *env, c *cobra.Command) {
 		res, err := ws.Attribute(ctx, time.Time{})
 		if err != nil {
 			return err
+		}
+		if *asJSON {
+			cov, err := attribution.Coverage(ctx, ws.Store)
+			if err != nil {
+				return err
+			}
+			if cov == nil {
+				cov = []attribution.SourceCoverage{}
+			}
+			return jsonEncoder(e.stdout).Encode(map[string]any{"checked": res.Checked, "changed": res.Changed, "coverage": cov})
 		}
 		fmt.Fprintf(e.stdout, "checked %d proxy and sensor events, %d changed agent\n", res.Checked, res.Changed)
 		return printCoverage(ctx, e, ws)

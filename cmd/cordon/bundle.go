@@ -26,6 +26,7 @@ func cmdBundle(e *env, c *cobra.Command) {
 	key := fs.String("sign", "", "sign the manifest with this SSH private key `FILE` (outside the workspace), as ssh-keygen -Y sign does")
 	noRedact := noRedactFlag(fs)
 	shared := allowSharedFlag(fs)
+	asJSON := jsonFlag(fs, "what was written (path, sha256, files, journal head) as JSON")
 	c.RunE = func(cmd *cobra.Command, pos []string) error {
 		ctx := cmd.Context()
 		var err error
@@ -73,7 +74,13 @@ func cmdBundle(e *env, c *cobra.Command) {
 		if _, err := ws.Journal().Append(ctx, journal.Entry{Actor: actor, Type: journal.EntryBundleWritten, Text: text, Payload: payload}); err != nil {
 			return fmt.Errorf("the bundle is written but not journaled: %w", err)
 		}
-		fmt.Fprintf(e.stdout, "bundle %s\n", evidence.Printable(text))
+		if *asJSON {
+			if err := jsonEncoder(e.stdout).Encode(fields); err != nil {
+				return err
+			}
+		} else {
+			fmt.Fprintf(e.stdout, "bundle %s\n", evidence.Printable(text))
+		}
 		if *withEvidence {
 			fmt.Fprintln(e.stderr, "cordon: the bundle carries the evidence files as received: whatever the agent read is in them (credentials, tokens, keys); keep it as you keep those secrets")
 		}

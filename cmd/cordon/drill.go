@@ -27,6 +27,7 @@ func cmdDrill(e *env, c *cobra.Command) {
 	speed := fs.String("speed", "", "scenario seconds per second, 1 to 600, or max (default: the script's)")
 	role := fs.String("role", "facilitator", "in the console: `ROLE` facilitator (runs the clock) or participant (answers only)")
 	debug := fs.String("debug", "", "console: write a debug log to `FILE`")
+	asJSON := jsonFlag(fs, "with --headless: the score as JSON")
 	c.RunE = func(cmd *cobra.Command, pos []string) error {
 		ctx := cmd.Context()
 		if len(pos) != 1 {
@@ -72,6 +73,9 @@ func cmdDrill(e *env, c *cobra.Command) {
 		deb, err := drill.RunHeadless(ctx, s, a, *out)
 		if err != nil {
 			return err
+		}
+		if *asJSON {
+			return jsonEncoder(e.stdout).Encode(map[string]any{"scenario": s.Scenario, "score": deb.Score, "debrief": filepath.Join(*out, "debrief.md")})
 		}
 		fmt.Fprintf(e.stdout, "drill %s: %d of %d right (%d wrong, %d unanswered, %d to judge)\n",
 			s.Scenario, deb.Score.Right, deb.Score.Total, deb.Score.Wrong, deb.Score.Unanswered, deb.Score.ToJudge)

@@ -22,6 +22,7 @@ func cmdIngest(e *env, c *cobra.Command) {
 	follow := fs.Bool("follow", false, "keep reading what is appended to the inputs (and survive log rotation) until interrupted")
 	rebuild := fs.Bool("rebuild", false, "discard the index and ingest every known source again (after a cordon upgrade)")
 	shared := allowSharedFlag(fs)
+	asJSON := jsonFlag(fs, "one JSON object per input file")
 	c.RunE = func(cmd *cobra.Command, inputs []string) error {
 		ctx := cmd.Context()
 		var err error
@@ -65,11 +66,11 @@ func cmdIngest(e *env, c *cobra.Command) {
 						news = append(news, r)
 					}
 				}
-				printResults(e.stdout, news)
+				printResults(e.stdout, news, *asJSON)
 			})
 		}
 		results, err := ws.Ingest(ctx, inputs, opt)
-		printResults(e.stdout, results)
+		printResults(e.stdout, results, *asJSON)
 		if errors.Is(err, evidence.ErrWrite) {
 			return fmt.Errorf("%w; free space in %s (or make it writable) and run the same ingest again: it resumes after the stored events, without duplicates", err, *dir)
 		}
@@ -106,7 +107,29 @@ func printProgress(w io.Writer, p ingest.Progress) {
 	}
 }
 
-func printResults(w io.Writer, results []ingest.FileResult) {
+// jsonFileResult is an input's result as ingest --json writes it.
+type jsonFileResult struct {
+	ingest.FileResult
+	First *time.Time `json:"first,omitempty"`
+	Last  *time.Time `json:"last,omitempty"`
+	Error string     `json:"error,omitempty"`
+}
+
+func printResults(w io.Writer, results []ingest.FileResult, asJSON bool) {
+	if asJSON {
+		enc := jsonEncoder(w)
+		for _, r := range results {
+			j := jsonFileResult{FileResult: r}
+			if !r.First.IsZero() {
+				j.First, j.Last = &r.First, &r.Last
+			}
+			if r.Err != nil {
+				j.Error = r.Err.Error()
+			}
+			enc.Encode(j)
+		}
+		return
+	}
 	for _, r := range results {
 		name := evidence.Printable(r.Path)
 		if r.Err != nil {
@@ -154,8 +177,15 @@ func termWidth(w io.Writer) int {
 }
 
 func cmdFormats(e *env, c *cobra.Command) {
+	asJSON := jsonFlag(c.Flags(), "one JSON object per format")
 	c.RunE = func(*cobra.Command, []string) error {
 		for _, p := range ingest.Parsers() {
+			if *asJSON {
+				if err := jsonEncoder(e.stdout).Encode(map[string]string{"format": p.Format(), "source": p.Source(), "framing": fmt.Sprint(p.Framing())}); err != nil {
+					return err
+				}
+				continue
+			}
 			fmt.Fprintf(e.stdout, "%-16s %-7s %s\n", p.Format(), p.Source(), p.Framing())
 		}
 		return nil

@@ -70,10 +70,13 @@ func cmdJournal(e *env, c *cobra.Command) {
 			if err != nil {
 				return err
 			}
+			if *asJSON {
+				return jsonEncoder(e.stdout).Encode(en)
+			}
 			fmt.Fprintf(e.stdout, "journal #%d: %s\n", en.Seq, evidence.Printable(en.Text))
 			return nil
 		case "anchor":
-			return anchorJournal(e, j, *dir, *to, *key)
+			return anchorJournal(e, j, *dir, *to, *key, *asJSON)
 		}
 		entries, torn, err := j.Read()
 		if err != nil {
@@ -108,7 +111,7 @@ func cmdJournal(e *env, c *cobra.Command) {
 }
 
 // anchorJournal appends the journal's head to a file outside the workspace.
-func anchorJournal(e *env, j *journal.Journal, dir, to, key string) error {
+func anchorJournal(e *env, j *journal.Journal, dir, to, key string, asJSON bool) error {
 	if to == "" {
 		return fmt.Errorf("%w: journal anchor needs --to FILE (outside the workspace)", errUsage)
 	}
@@ -122,6 +125,9 @@ func anchorJournal(e *env, j *journal.Journal, dir, to, key string) error {
 	a, err := j.AnchorTo(to, journal.CurrentActor(journal.ViaCLI), s)
 	if err != nil {
 		return err
+	}
+	if asJSON {
+		return jsonEncoder(e.stdout).Encode(a)
 	}
 	signed := "unsigned"
 	if s != nil {
@@ -199,6 +205,7 @@ func cmdNote(e *env, c *cobra.Command) {
 	event := fs.String("event", "", "the note is about event `ID`")
 	step := fs.String("step", "", "the note is about playbook step `ID`")
 	shared := allowSharedFlag(fs)
+	asJSON := jsonFlag(fs, "the journal entry as JSON")
 	c.RunE = func(cmd *cobra.Command, pos []string) error {
 		ctx := cmd.Context()
 		if *dir == "" {
@@ -236,6 +243,9 @@ func cmdNote(e *env, c *cobra.Command) {
 		})
 		if err != nil {
 			return err
+		}
+		if *asJSON {
+			return jsonEncoder(e.stdout).Encode(en)
 		}
 		fmt.Fprintf(e.stdout, "journal entry %d\n", en.Seq)
 		return nil

@@ -105,7 +105,7 @@ func cmdOpen(e *env, c *cobra.Command) {
 				// the last round read nothing new: say what the whole run did
 				fmt.Fprintf(e.stderr, "cordon: %d new events from %d files while the console was open\n", u.Added, len(u.Results))
 			} else {
-				printResults(e.stdout, u.Results)
+				printResults(e.stdout, u.Results, false)
 			}
 			if !u.Done || u.Err != nil {
 				fmt.Fprintf(e.stderr, "cordon: ingest stopped with the console; resume it with: cordon ingest --incident %s %s\n", ws.Dir, strings.Join(inputs, " "))

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -29,6 +30,7 @@ func cmdPlaybook(e *env, c *cobra.Command) {
 // message, the form editors and CI annotate, and fails when there is one.
 func cmdPlaybookLint(e *env, c *cobra.Command) {
 	fs := c.Flags()
+	asJSON := jsonFlag(fs, "the problems as JSON (file, line, col, message)")
 	c.RunE = func(_ *cobra.Command, files []string) error {
 		if len(files) == 0 {
 			fs.Usage()
@@ -58,6 +60,22 @@ func cmdPlaybookLint(e *env, c *cobra.Command) {
 			_, ps := playbook.Parse(f, data)
 			probs = append(probs, ps...)
 		}
+		if *asJSON {
+			out := []map[string]any{}
+			for _, u := range unreadable {
+				out = append(out, map[string]any{"message": u})
+			}
+			for _, p := range probs {
+				out = append(out, map[string]any{"file": p.File, "line": p.Line, "col": p.Col, "message": p.Msg})
+			}
+			if err := jsonEncoder(e.stdout).Encode(map[string]any{"problems": out}); err != nil {
+				return err
+			}
+			if n := len(out); n > 0 {
+				return fmt.Errorf("%w: %d %s", errUsage, n, countNoun(n, "problem", "problems"))
+			}
+			return nil
+		}
 		for _, u := range unreadable {
 			fmt.Fprintln(e.stdout, evidence.Printable(u))
 		}
@@ -78,6 +96,7 @@ func cmdPlaybookLint(e *env, c *cobra.Command) {
 func cmdPlaybookShow(e *env, c *cobra.Command) {
 	fs := c.Flags()
 	asYAML := fs.Bool("yaml", false, "print the playbook's YAML source (the built-in one, to copy and adapt)")
+	asJSON := jsonFlag(fs, "the phases and steps as JSON")
 	c.RunE = func(_ *cobra.Command, files []string) error {
 		var err error
 		if len(files) > 1 {
@@ -108,6 +127,9 @@ func cmdPlaybookShow(e *env, c *cobra.Command) {
 				}
 				return fmt.Errorf("%w: %v", errUsage, err)
 			}
+		}
+		if *asJSON {
+			return writePlaybookJSON(e.stdout, pb)
 		}
 		w := e.stdout
 		p := evidence.Printable
@@ -160,4 +182,34 @@ func countNoun(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// writePlaybookJSON writes what playbook show prints, as one JSON object.
+func writePlaybookJSON(w io.Writer, pb *playbook.Playbook) error {
+	type step struct {
+		ID        string `json:"id"`
+		Title     string `json:"title"`
+		Layer     string `json:"layer,omitempty"`
+		Sets      string `json:"sets,omitempty"`
+		Checklist int    `json:"checklist_items"`
+	}
+	type phase struct {
+		ID    string `json:"id"`
+		Title string `json:"title"`
+		Steps []step `json:"steps"`
+	}
+	doc := struct {
+		ID        string   `json:"id"`
+		Title     string   `json:"title"`
+		Variables []string `json:"variables"`
+		Phases    []phase  `json:"phases"`
+	}{ID: pb.ID, Title: pb.Title, Variables: pb.Variables()}
+	for _, ph := range pb.Phases {
+		out := phase{ID: string(ph.ID), Title: ph.Title, Steps: []step{}}
+		for _, st := range ph.Steps {
+			out.Steps = append(out.Steps, step{ID: st.ID, Title: st.Title, Layer: string(st.Layer), Sets: st.Sets, Checklist: len(st.Checklist)})
+		}
+		doc.Phases = append(doc.Phases, out)
+	}
+	return jsonEncoder(w).Encode(doc)
 }

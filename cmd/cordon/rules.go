@@ -26,6 +26,7 @@ func cmdRulesCheck(e *env, c *cobra.Command) {
 	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	rulesPath := fs.String("rules", "", "check the rules in `FILE|DIR` instead of those cordon.yaml adds")
+	asJSON := jsonFlag(fs, "the queries that changed meaning and the rule problems as JSON")
 	c.RunE = func(_ *cobra.Command, _ []string) error {
 		if *dir == "" && *rulesPath == "" {
 			fs.Usage()
@@ -42,7 +43,26 @@ func cmdRulesCheck(e *env, c *cobra.Command) {
 			return err
 		}
 		refused := 0
+		if *asJSON {
+			changes := []map[string]any{}
+			for _, c := range rep.Changes {
+				changes = append(changes, map[string]any{"where": c.Where, "what": c.What, "query": c.Query, "read": c.Old.String(), "reads": c.New.String(), "refused": c.What == "rule"})
+			}
+			problems := []string{}
+			for _, p := range rep.Problems {
+				problems = append(problems, p.Error())
+			}
+			if err := jsonEncoder(e.stdout).Encode(map[string]any{"checked": rep.Checked, "changes": changes, "problems": problems}); err != nil {
+				return err
+			}
+		}
 		for _, c := range rep.Changes {
+			if *asJSON {
+				if c.What == "rule" {
+					refused++
+				}
+				continue
+			}
 			note := ""
 			if c.What == "rule" {
 				note = " (refused until rewritten)"
@@ -52,7 +72,9 @@ func cmdRulesCheck(e *env, c *cobra.Command) {
 				c.Where, c.What, c.Query, note, c.Old, c.New, c.Old)
 		}
 		for _, p := range rep.Problems {
-			fmt.Fprintf(e.stdout, "%v\n", p)
+			if !*asJSON {
+				fmt.Fprintf(e.stdout, "%v\n", p)
+			}
 		}
 		fmt.Fprintf(e.stderr, "%d queries checked, %d changed meaning, %d rules refused, %d other rule problems (docs/query.md)\n",
 			rep.Checked, len(rep.Changes), refused, len(rep.Problems))

@@ -22,3 +22,9 @@ func allowSharedFlag(fs *pflag.FlagSet) func() bool {
 		return *b || env
 	}
 }
+
+// jsonFlag adds --json to a command that prints something; what says what
+// the JSON holds.
+func jsonFlag(fs *pflag.FlagSet, what string) *bool {
+	return fs.Bool("json", false, what)
+}

@@ -24,6 +24,7 @@ func cmdStep(e *env, c *cobra.Command) {
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	at := fs.String("at", "", "for a step that records a time (contained_at): when it happened, RFC 3339 (default: now)")
 	shared := allowSharedFlag(fs)
+	asJSON := jsonFlag(fs, "the journal entry as JSON")
 	c.RunE = func(cmd *cobra.Command, pos []string) error {
 		ctx := cmd.Context()
 		statuses := map[string]incident.StepStatus{"start": incident.StepStarted, "done": incident.StepDone, "skip": incident.StepSkipped}
@@ -43,6 +44,9 @@ func cmdStep(e *env, c *cobra.Command) {
 		entry, err := ws.SetStep(ctx, journal.CurrentActor(journal.ViaCLI), pos[1], statuses[pos[0]], t, strings.Join(pos[2:], " "))
 		if err != nil {
 			return err
+		}
+		if *asJSON {
+			return jsonEncoder(e.stdout).Encode(entry)
 		}
 		fmt.Fprintf(e.stdout, "journal #%d: %s %s\n", entry.Seq, entry.Type, entry.Step)
 		return nil
@@ -155,6 +159,7 @@ func cmdSubject(e *env, c *cobra.Command) {
 	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	shared := allowSharedFlag(fs)
+	asJSON := jsonFlag(fs, "the subject, where it comes from, the playbook's values and the acquired capabilities as JSON")
 	c.RunE = func(cmd *cobra.Command, agents []string) error {
 		ctx := cmd.Context()
 		if *dir == "" {
@@ -178,6 +183,15 @@ func cmdSubject(e *env, c *cobra.Command) {
 		cs, err := ws.Case(ctx, s)
 		if err != nil {
 			return err
+		}
+		if *asJSON {
+			acquired := []detect.Capability{}
+			for _, c := range cs.Capabilities {
+				if c.Origin == detect.OriginAcquired && c.Kind != detect.CapDataOut {
+					acquired = append(acquired, c)
+				}
+			}
+			return jsonEncoder(e.stdout).Encode(map[string]any{"subject": cs.Subject, "from": cs.SubjectFrom, "values": cs.Vars(), "acquired": acquired})
 		}
 		from := map[string]string{"journal": "named in the journal", "findings": "the agent of the most severe finding", "": "no agent yet"}[cs.SubjectFrom]
 		fmt.Fprintf(e.stdout, "subject: %s (%s)\n", orDash(evidence.Printable(strings.Join(cs.Subject, ", "))), from)
@@ -208,6 +222,7 @@ func cmdAction(e *env, c *cobra.Command) {
 	dry := fs.Bool("dry-run", false, "show and journal what would run; run nothing")
 	confirm := fs.String("confirm", "", "the subject `AGENT`, typed ahead for scripts (default: asked on stdin)")
 	shared := allowSharedFlag(fs)
+	asJSON := jsonFlag(fs, "the plan and what ran as JSON (the plan is then shown on stderr)")
 	c.RunE = func(cmd *cobra.Command, pos []string) error {
 		ctx := cmd.Context()
 		if *dir == "" || len(pos) != 2 {
@@ -227,22 +242,33 @@ func cmdAction(e *env, c *cobra.Command) {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "%s — %d command(s), timeout %s each:\n", evidence.Printable(plan.Title), len(plan.Commands), plan.Timeout)
+		// with --json the plan is for the person confirming, not the output
+		show := e.stdout
+		if *asJSON {
+			show = e.stderr
+		}
+		fmt.Fprintf(show, "%s — %d command(s), timeout %s each:\n", evidence.Printable(plan.Title), len(plan.Commands), plan.Timeout)
 		for _, argv := range plan.Commands {
-			fmt.Fprintf(e.stdout, "  $ %s\n", evidence.Printable(incident.CommandLine(argv)))
+			fmt.Fprintf(show, "  $ %s\n", evidence.Printable(incident.CommandLine(argv)))
 		}
 		if len(plan.Values) > 0 {
-			fmt.Fprintln(e.stdout, "Values, and where they come from:")
+			fmt.Fprintln(show, "Values, and where they come from:")
 			for _, v := range plan.Values {
-				fmt.Fprintf(e.stdout, "  {{%s}} %s: %s\n", v.Var, evidence.Printable(v.Value), evidence.Printable(v.From))
+				fmt.Fprintf(show, "  {{%s}} %s: %s\n", v.Var, evidence.Printable(v.Value), evidence.Printable(v.From))
 			}
 		}
 		if *confirm == "" {
-			fmt.Fprintf(e.stdout, "Type %s to run: ", evidence.Printable(plan.Confirm))
+			fmt.Fprintf(show, "Type %s to run: ", evidence.Printable(plan.Confirm))
 			line, _ := bufio.NewReader(e.stdin).ReadString('\n')
 			*confirm = strings.TrimSpace(line)
 		}
 		runs, err := ws.RunAction(ctx, journal.CurrentActor(journal.ViaCLI), pos[0], plan, *confirm, *dry)
+		if *asJSON {
+			if jerr := jsonEncoder(e.stdout).Encode(map[string]any{"plan": plan, "runs": runs}); jerr != nil && err == nil {
+				err = jerr
+			}
+			return err
+		}
 		for _, r := range runs {
 			switch {
 			case r.DryRun:
