@@ -110,6 +110,8 @@ func cmdExport(e *env, c *cobra.Command) {
 		if err != nil {
 			return err
 		}
+		// OCSF's product version and the STIX identity say what wrote them
+		opts = append(opts, report.BuiltBy(cordonVersion(), e.argv))
 		n, what := 0, "events"
 		var red report.Redaction
 		err = writeOut(e, *outPath, func(w io.Writer) error {
