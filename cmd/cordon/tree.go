@@ -49,6 +49,16 @@ func build(e *env, cm command) *cobra.Command {
 		fmt.Fprint(e.stderr, fs.FlagUsages())
 	}
 	cm.define(e, c)
+	// completion offers folders for a workspace
+	if fs.Lookup("incident") != nil {
+		_ = c.MarkFlagDirname("incident")
+	}
+	for flag, values := range flagChoices()[c.Name()] {
+		_ = c.RegisterFlagCompletionFunc(flag, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
+	}
+	if args, ok := argChoices()[c.Name()]; ok {
+		c.ValidArgs = args
+	}
 	for _, sub := range cm.subs {
 		c.AddCommand(build(e, sub))
 	}
@@ -64,6 +74,28 @@ func wantArgs(n int, what string) cobra.PositionalArgs {
 		}
 		return hintError{fmt.Errorf("%w: %s takes %s, not %q", errUsage, c.CommandPath(), what, strings.Join(args, " ")),
 			fmt.Sprintf("usage: %s%s", c.CommandPath(), strings.TrimPrefix(c.Use, c.Name()))}
+	}
+}
+
+// flagChoices are the values shell completion offers for flags that take
+// one of a few, by command name.
+func flagChoices() map[string]map[string][]string {
+	return map[string]map[string][]string{
+		"search":   {"sort": {"time", "-time", "score"}},
+		"findings": {"min-severity": {"info", "low", "medium", "high", "critical"}},
+		"report":   {"format": {"md", "json", "html"}},
+		"export":   {"format": {"timesketch", "ocsf", "stix"}},
+		"drill":    {"role": {"facilitator", "participant"}},
+	}
+}
+
+// argChoices are the first arguments completion offers, for commands whose
+// first argument is a word of a fixed set.
+func argChoices() map[string][]string {
+	return map[string][]string{
+		"journal":  {"verify", "sign", "anchor"},
+		"evidence": {"verify"},
+		"step":     {"start", "done", "skip"},
 	}
 }
 

@@ -91,6 +91,14 @@ func TestCompletionScripts(t *testing.T) {
 	if !strings.Contains(out, "--limit") {
 		t.Errorf("__complete search --li: %q", out)
 	}
+	_, out, _ = cordon("__complete", "search", "--sort", "")
+	if !strings.Contains(out, "-time\n") || !strings.Contains(out, "score\n") {
+		t.Errorf("__complete search --sort: %q", out)
+	}
+	_, out, _ = cordon("__complete", "journal", "")
+	if !strings.Contains(out, "verify\n") {
+		t.Errorf("__complete journal: %q", out)
+	}
 }
 
 func TestManPagesPerCommand(t *testing.T) {
