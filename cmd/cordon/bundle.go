@@ -21,7 +21,7 @@ const bundleArgs = "--incident DIR -o FILE.tar.gz [--with-evidence] [--sign KEY]
 func cmdBundle(e *env, c *cobra.Command) {
 	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
-	out := fs.String("o", "", "write the bundle to `FILE` (.tar.gz)")
+	out := fs.StringP("o", "o", "", "write the bundle to `FILE` (.tar.gz)")
 	withEvidence := fs.Bool("with-evidence", false, "carry the evidence files too (and with them every secret the agent read)")
 	key := fs.String("sign", "", "sign the manifest with this SSH private key `FILE` (outside the workspace), as ssh-keygen -Y sign does")
 	noRedact := noRedactFlag(fs)

@@ -28,7 +28,7 @@ func cmdReport(e *env, c *cobra.Command) {
 	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	format := fs.String("format", "md", "`md`, json or html")
-	outPath := fs.String("o", "", "write to `FILE` instead of stdout")
+	outPath := fs.StringP("o", "o", "", "write to `FILE` instead of stdout")
 	noRedact := noRedactFlag(fs)
 	c.RunE = func(cmd *cobra.Command, pos []string) error {
 		ctx := cmd.Context()
@@ -85,7 +85,7 @@ func cmdExport(e *env, c *cobra.Command) {
 	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	format := fs.String("format", "", "export format: `timesketch` (events as JSONL), ocsf (findings as OCSF Detection Finding JSON lines) or stix (indicators as a STIX 2.1 bundle)")
-	outPath := fs.String("o", "", "write to `FILE` instead of stdout")
+	outPath := fs.StringP("o", "o", "", "write to `FILE` instead of stdout")
 	noRedact := noRedactFlag(fs)
 	c.RunE = func(cmd *cobra.Command, pos []string) error {
 		ctx := cmd.Context()
