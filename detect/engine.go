@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
@@ -123,9 +124,12 @@ func (e *Engine) Scan(ctx context.Context, src Source) (Result, error) {
 		return Result{}, err
 	}
 	var out []Finding
-	for _, c := range corr {
+	gaps := map[string]time.Duration{}
+	for i, c := range corr {
 		out = append(out, c.done()...)
+		gaps[e.Rules[i].ID] = e.Rules[i].Gap()
 	}
+	out = Episodes(out, func(detector string) time.Duration { return gaps[detector] })
 	uniqueIDs(out)
 	Sort(out)
 	skews := skew.done()

@@ -92,12 +92,23 @@ func writeFindings(e *env, found []detect.Finding) {
 		for _, f := range g.Findings {
 			fmt.Fprintf(e.stdout, "  %-8s  %s–%s  %-28s %s\n", strings.ToUpper(f.Severity),
 				f.Start.Format(time.TimeOnly), f.End.Format(time.TimeOnly), f.Detector, evidence.Printable(f.Explanation))
-			ids := f.Events
+			ids, n := f.Evidence(5)
 			more := ""
-			if len(ids) > 5 {
-				ids, more = ids[:5], fmt.Sprintf(" (+%d)", len(f.Events)-5)
+			if n > 0 {
+				more = fmt.Sprintf(" (+%d)", n)
 			}
-			fmt.Fprintf(e.stdout, "  %8s  phase %s; evidence %s%s\n", "", f.Phase, strings.Join(ids, " "), more)
+			episode := ""
+			if f.Matches > 1 {
+				episode = fmt.Sprintf("; %d matches", f.Matches)
+			}
+			if len(f.Values) > 0 {
+				vals, n := f.Values[:min(len(f.Values), 5)], len(f.Values)-min(len(f.Values), 5)
+				episode += "; values " + evidence.Printable(strings.Join(vals, ", "))
+				if n > 0 {
+					episode += fmt.Sprintf(" (+%d)", n)
+				}
+			}
+			fmt.Fprintf(e.stdout, "  %8s  phase %s%s; evidence %s%s\n", "", f.Phase, episode, strings.Join(ids, " "), more)
 		}
 	}
 	fmt.Fprintf(e.stderr, "%d findings\n", len(found))
