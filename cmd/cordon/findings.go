@@ -11,12 +11,13 @@ import (
 	"github.com/cordon-ir/cordon/incident"
 )
 
-const findingsArgs = "--incident DIR [--json] [--agent A] [--min-severity S] [--rules FILE|DIR]"
+const findingsArgs = "--incident DIR [--json] [--by agent] [--agent A] [--min-severity S] [--rules FILE|DIR]"
 
 func cmdFindings(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "findings", findingsArgs)
 	dir := fs.String("incident", "", "incident workspace `DIR`")
-	asJSON := fs.Bool("json", false, "one finding per line as JSON")
+	asJSON := fs.Bool("json", false, "one finding (with --by agent, one agent) per line as JSON")
+	by := fs.String("by", "", "`agent`: one line per agent, ranked by concern, with the reason")
 	agent := fs.String("agent", "", "only the findings about agent `A`")
 	minSev := fs.String("min-severity", "", "only findings of severity `S` or above (info, low, medium, high, critical)")
 	rulesPath := fs.String("rules", "", "rules from `FILE|DIR` (YAML, docs/rules.md) instead of the built-in ones and those cordon.yaml adds")
@@ -26,6 +27,9 @@ func cmdFindings(ctx context.Context, e *env, args []string) error {
 	if *dir == "" {
 		fs.Usage()
 		return fmt.Errorf("%w: findings needs --incident DIR", errUsage)
+	}
+	if *by != "" && *by != "agent" {
+		return fmt.Errorf("%w: --by %q: want agent", errUsage, *by)
 	}
 	if *minSev != "" && detect.SeverityRank(*minSev) < 0 {
 		return fmt.Errorf("%w: --min-severity %q: want info, low, medium, high or critical", errUsage, *minSev)
@@ -52,6 +56,9 @@ func cmdFindings(ctx context.Context, e *env, args []string) error {
 		if opt.Rules, err = c.LoadRules(); err != nil {
 			return err
 		}
+	}
+	if *by == "agent" {
+		return writeAgentRanking(ctx, e, ws, opt, *asJSON)
 	}
 	found, err := incident.RunDetectors(ctx, ws.Store, opt)
 	if err != nil {
