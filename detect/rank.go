@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 )
 
 // AgentRank is one agent's line in the ranking a responder reads first:
@@ -16,8 +15,8 @@ type AgentRank struct {
 	// Open says it needs containment (an acquired capability, or a
 	// finding of severity medium or above) and is not contained.
 	Open bool `json:"open"`
-	// Contained says a containment time is recorded for it and no
-	// capability of its set was used after its stop time.
+	// Contained says the kill-switch checks verify it stopped: a
+	// containment time is recorded for it and every layer verifies.
 	Contained bool `json:"contained"`
 	// Acquired counts its acquired capabilities per kind.
 	Acquired map[string]int `json:"acquired,omitempty"`
@@ -45,8 +44,9 @@ const openSeverity = SeverityMedium
 type RankInput struct {
 	Findings     []Finding
 	Capabilities *Capabilities
-	// ContainedAt is the recorded containment time of the agents it names.
-	ContainedAt map[string]time.Time
+	// Contained names the agents the kill-switch checks verify stopped
+	// (incident decides it, as the report does; the ranking only reads it).
+	Contained map[string]bool
 	// Suppressed holds the ids of the findings a suppression covers: they
 	// rank like any other (a suppression never changes a verdict) and
 	// are counted.
@@ -60,7 +60,7 @@ type RankInput struct {
 // agents in cordon: the Findings pane, the report, cordon findings --by
 // agent and every other list of agents by concern read it.
 func RankAgents(in RankInput) []AgentRank {
-	fs, caps, containedAt := in.Findings, in.Capabilities, in.ContainedAt
+	fs, caps := in.Findings, in.Capabilities
 	by := map[string]*AgentRank{}
 	get := func(a string) *AgentRank {
 		r := by[a]
@@ -115,9 +115,7 @@ func RankAgents(in RankInput) []AgentRank {
 			return r.Detectors[i] < r.Detectors[j]
 		})
 		needs := len(r.Acquired) > 0 || SeverityRank(r.Severity) >= SeverityRank(openSeverity)
-		if at, ok := containedAt[a]; ok && !at.IsZero() && a != "" {
-			r.Contained = !usedAfterContainment(caps.For(a), at)
-		}
+		r.Contained = a != "" && in.Contained[a]
 		r.Open = needs && !r.Contained
 		r.Reason = r.reason()
 		out = append(out, *r)
@@ -127,17 +125,6 @@ func RankAgents(in RankInput) []AgentRank {
 		out[i].Rank = i + 1
 	}
 	return out
-}
-
-// usedAfterContainment reports a capability used after its stop time:
-// the agent's containment, or the capability's own later end.
-func usedAfterContainment(caps []Capability, at time.Time) bool {
-	for i := range caps {
-		if len(caps[i].UsedAfter(caps[i].StopTime(at).Add(time.Nanosecond))) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 func rankBefore(a, b AgentRank) bool {

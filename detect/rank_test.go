@@ -20,10 +20,9 @@ func TestRankAgentsOrder(t *testing.T) {
 		f("crit", "credential-misuse", "critical"),
 		f("", "credential-misuse", "critical"),
 	}
-	// crit is contained (no capability set, so nothing used after): it
-	// falls below every agent still open, but above those with nothing to
-	// contain.
-	ranks := detect.RankAgents(detect.RankInput{Findings: fs, ContainedAt: map[string]time.Time{"crit": t0},
+	// crit is contained: it falls below every agent still open, but above
+	// those with nothing to contain.
+	ranks := detect.RankAgents(detect.RankInput{Findings: fs, Contained: map[string]bool{"crit": true},
 		Suppressed: map[string]bool{"two-medintent-mismatch": true}})
 	want := []string{"two-med", "one-med", "one-med-once", "crit", "low-only", ""}
 	if len(ranks) != len(want) {

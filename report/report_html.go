@@ -158,6 +158,10 @@ tr,figure,li{break-inside:avoid}thead{display:table-header-group}a{color:inherit
 {{range .Sessions}}<tr><td>{{p .Agent}}</td><td>{{p .Session}}</td><td>{{p .Run}}</td><td>{{p .Sandbox}}</td><td>{{p .IP}}</td><td>{{p .Container}}</td><td>{{list .Credentials}}</td><td>{{t .Start}} – {{t .End}} {{p .EndStatus}}</td><td><code>{{p .StartEvent}}</code> {{if .EndEvent}}<code>{{p .EndEvent}}</code>{{end}}</td></tr>
 {{end}}</table>
 <p>Attributed via: {{p (counts .Via)}}. Unattributed events: {{.Unattributed}}. Ambiguous: {{.Ambiguous}}.</p>{{end}}
+<h2 id="agents-by-concern">Agents by concern</h2>
+{{if .Ranking}}<table><tr><th>#</th><th>agent</th><th>severity</th><th>episodes</th><th>why</th></tr>
+{{range .Ranking}}<tr><td>{{.Rank}}</td><td>{{if .Agent}}{{p .Agent}}{{else}}(no agent){{end}}</td><td>{{if .Severity}}<span class="sev {{p .Severity}}">{{upper (p .Severity)}}</span>{{else}}—{{end}}</td><td>{{.Episodes}}</td><td>{{p .Reason}}</td></tr>
+{{end}}</table>{{else}}<p>No agents.</p>{{end}}
 <h2 id="findings">Findings</h2>
 {{if .Findings}}<table><tr><th>severity</th><th>detector</th><th>agent</th><th>span</th><th>explanation</th><th>evidence</th></tr>
 {{range .Findings}}<tr><td class="sev {{p .Severity}}">{{upper (p .Severity)}}</td><td>{{p .Detector}}</td><td>{{p .Agent}}</td><td>{{t .Start}} – {{t .End}}</td><td>{{p .Explanation}}</td><td>{{template "ids" .Events}}{{with more .Events .EventCount}}(+{{.}}){{end}}</td></tr>

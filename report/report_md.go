@@ -273,6 +273,8 @@ func writeTablesMarkdown(p func(string, ...any), r Report) {
 		p("\nThe same as a graph: sessions, where they ran, credentials, hosts outside the sandboxes.\n\n```text\n%s```\n", mdFenced(tree))
 	}
 
+	writeRankingMD(p, r.Ranking)
+
 	p("\n## Findings\n\n")
 	if len(r.Findings) == 0 {
 		p("No findings.\n")

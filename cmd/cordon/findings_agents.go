@@ -17,7 +17,7 @@ func writeAgentRanking(ctx context.Context, e *env, ws *incident.Workspace, opt 
 	if err != nil {
 		return err
 	}
-	ranks, err := ws.RankScan(res)
+	ranks, err := ws.RankScan(ctx, res)
 	if err != nil {
 		return err
 	}
