@@ -2,6 +2,7 @@ package incident
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/cordon-ir/cordon/detect"
@@ -32,7 +33,53 @@ func (w *Workspace) RankScan(ctx context.Context, res detect.Result) ([]detect.A
 	if in.Contained, err = w.containedAgents(ctx, s, res.Capabilities); err != nil {
 		return nil, err
 	}
+	sups, err := w.Suppressions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	by, err := w.SuppressedBy(ctx, res.Findings, sups)
+	if err != nil {
+		return nil, err
+	}
+	in.Suppressed = map[string]bool{}
+	for id := range by {
+		in.Suppressed[id] = true
+	}
 	return detect.RankAgents(in), nil
+}
+
+// Triage is what the Findings pane shows: every finding, the agents
+// ranked, and which suppressions cover which finding.
+type Triage struct {
+	Findings     []detect.Finding
+	Ranks        []detect.AgentRank
+	Suppressions []Suppression
+	// SuppressedBy maps a finding id to the suppressions covering it.
+	SuppressedBy map[string][]string
+}
+
+// Triage reads the case for the Findings pane, from the run of the
+// detectors every reader shares; the findings are the caller's own.
+func (h *Handle) Triage(ctx context.Context) (Triage, error) {
+	w := h.ws
+	res, err := w.scan(ctx)
+	if err != nil {
+		return Triage{}, err
+	}
+	t := Triage{Findings: slices.Clone(res.Findings)}
+	if t.Ranks, err = w.RankScan(ctx, res); err != nil {
+		return t, err
+	}
+	if t.Suppressions, err = w.Suppressions(ctx); err != nil {
+		return t, err
+	}
+	t.SuppressedBy, err = w.SuppressedBy(ctx, res.Findings, t.Suppressions)
+	return t, err
+}
+
+// Suppress journals a suppression by the handle's actor.
+func (h *Handle) Suppress(ctx context.Context, s detect.Scope, reason string) (Suppression, error) {
+	return h.ws.Suppress(ctx, h.actor, s, reason)
 }
 
 // containedAgents are the subject agents the kill-switch checks verify
