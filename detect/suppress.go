@@ -32,3 +32,18 @@ func (s Scope) CoversFields(f Finding) bool {
 	}
 	return true
 }
+
+// String says what the scope covers: "persistence of agent-21".
+func (s Scope) String() string {
+	out := s.Detector
+	if s.Agent != "" {
+		out += " of " + s.Agent
+	}
+	if s.Value != "" {
+		out += " driven by " + s.Value
+	}
+	if s.Query != "" {
+		out += " where " + s.Query
+	}
+	return out
+}

@@ -48,6 +48,9 @@ type Report struct {
 	// agent and the Findings pane have it).
 	Ranking  []detect.AgentRank `json:"ranking"`
 	Findings []Finding          `json:"findings"`
+	// Suppressions are the suppressions on the record, each with the
+	// findings it covers; the findings are listed above all the same.
+	Suppressions []Suppression `json:"suppressions"`
 	Layers      []LayerStatus `json:"layers"`
 	// Lanes are the timeline picture's data: one lane per agent involved.
 	Lanes Lanes `json:"lanes"`
@@ -116,6 +119,8 @@ type Finding struct {
 	Phase       string    `json:"phase"`
 	// Matches counts the rule's matches the episode gathers.
 	Matches int `json:"matches"`
+	// SuppressedBy are the suppressions that cover it, if any.
+	SuppressedBy []string `json:"suppressed_by,omitempty"`
 	// Events are the first maxReportIDs evidence ids; EventCount all.
 	Events     []string `json:"events"`
 	EventCount int      `json:"event_count"`
@@ -299,6 +304,9 @@ func Build(ctx context.Context, ws *incident.Workspace, opts ...Option) (Report,
 		r.Findings = append(r.Findings, reportFinding(f))
 	}
 	if r.Ranking, err = ws.AgentRanking(ctx); err != nil {
+		return r, err
+	}
+	if r.Suppressions, err = suppressions(ctx, ws, findings, r.Findings); err != nil {
 		return r, err
 	}
 	caps, err := ws.Capabilities(ctx)

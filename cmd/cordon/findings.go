@@ -64,25 +64,40 @@ func cmdFindings(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	sups, err := ws.Suppressions(ctx)
+	if err != nil {
+		return err
+	}
+	covered, err := ws.SuppressedBy(ctx, found, sups)
+	if err != nil {
+		return err
+	}
 	if *asJSON {
 		enc := jsonEncoder(e.stdout)
 		for _, f := range found {
 			if f.Events == nil {
 				f.Events = []string{}
 			}
-			if err := enc.Encode(f); err != nil {
+			if err := enc.Encode(findingLine{f, covered[f.ID]}); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	writeFindings(e, found)
+	writeFindings(e, found, covered)
 	return nil
+}
+
+// findingLine is a finding as --json prints it: the suppressions on the
+// record that cover it, if any (it is listed all the same).
+type findingLine struct {
+	detect.Finding
+	SuppressedBy []string `json:"suppressed_by,omitempty"`
 }
 
 // writeFindings prints findings per agent: severity, span, detector and
 // the explanation, then the first evidence ids to open with cordon show.
-func writeFindings(e *env, found []detect.Finding) {
+func writeFindings(e *env, found []detect.Finding, suppressedBy map[string][]string) {
 	if len(found) == 0 {
 		fmt.Fprintln(e.stderr, "no findings")
 		return
@@ -115,8 +130,15 @@ func writeFindings(e *env, found []detect.Finding) {
 					episode += fmt.Sprintf(" (+%d)", n)
 				}
 			}
+			if sup := suppressedBy[f.ID]; len(sup) > 0 {
+				episode += "; suppressed by " + strings.Join(sup, ", ")
+			}
 			fmt.Fprintf(e.stdout, "  %8s  phase %s%s; evidence %s%s\n", "", f.Phase, episode, strings.Join(ids, " "), more)
 		}
+	}
+	if len(suppressedBy) > 0 {
+		fmt.Fprintf(e.stderr, "%d findings, %d suppressed (still listed; cordon suppress list)\n", len(found), len(suppressedBy))
+		return
 	}
 	fmt.Fprintf(e.stderr, "%d findings\n", len(found))
 }

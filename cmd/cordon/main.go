@@ -70,6 +70,7 @@ func commands() []command {
 		{"action", "--incident DIR [--dry-run] [--confirm AGENT] STEP_ID ACTION", "run a step's configured command after typed confirmation; journal command, exit code and output", cmdAction},
 		{"journal", journalArgs, "the case journal, oldest first; verify checks its hash chain and names the first edited, missing or torn entry", cmdJournal},
 		{"note", noteArgs, "add a note to the case journal (works while an ingest holds the workspace)", cmdNote},
+		{"suppress", suppressArgs, "suppress a detector's findings for an agent, a value or a query, with a reason, on the record (never removes a finding nor changes a check); list shows them", cmdSuppress},
 		{"rules", rulesArgs, "which of the workspace's rules, saved searches and history read otherwise since unsigned clauses are required; such rules are refused until rewritten", cmdRules},
 		{"playbook", playbookArgs, "lint playbook files (file:line:col per problem), or show the phases and steps of the built-in or a given playbook", cmdPlaybook},
 		{"assist", assistArgs, "defender-mode assistant: summarize, timeline, cluster, explain, hypotheses, ask — claims cite checked event ids; offline without an endpoint", cmdAssist},
