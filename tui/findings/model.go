@@ -9,6 +9,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/tui/common"
 )
 
@@ -17,19 +19,19 @@ import (
 const MaxFilterIDs = 300
 
 type findingsMsg struct {
-	seq      int
-	findings []detect.Finding
-	ranks    []detect.AgentRank
-	err      error
+	seq int
+	t   incident.Triage
+	err error
 }
 
-// Source is what the pane reads of the case: its findings, by the
-// workspace's rules, from the run of the detectors every reader of the
-// workspace shares (*incident.Handle), in a slice the pane may sort, and
-// the ranking of its agents from the same run.
+// Source is what the pane reads of the case and writes to it
+// (*incident.Handle): the findings, by the workspace's rules, from the run
+// of the detectors every reader of the workspace shares, the ranking of
+// its agents and the suppressions on the record; and a suppression.
 type Source interface {
-	Findings(ctx context.Context) ([]detect.Finding, error)
-	AgentRanking(ctx context.Context) ([]detect.AgentRank, error)
+	Triage(ctx context.Context) (incident.Triage, error)
+	Suppress(ctx context.Context, s detect.Scope, reason string) (incident.Suppression, error)
+	Actor() journal.Actor
 }
 
 // Model is the findings pane: first the agents, ranked; enter opens an
@@ -41,9 +43,15 @@ type Model struct {
 
 	findings []detect.Finding   // every finding, most severe first
 	ranks    []detect.AgentRank // the first screen
-	loaded   bool
-	loading  bool
-	seq      int
+	// suppressedBy maps a finding id to the suppressions covering it.
+	suppressedBy map[string][]string
+	// asking is the reason prompt for the root to open; suppressing is
+	// what the answer will suppress.
+	asking      *common.Ask
+	suppressing detect.Scope
+	loaded      bool
+	loading     bool
+	seq         int
 
 	// agent is the agent whose episodes are shown; episodes are its
 	// findings. open says the episodes level is showing.
@@ -99,13 +107,9 @@ func (m *Model) Load() tea.Cmd {
 	m.loading = true
 	ctx, src, seq := m.com.Ctx, m.src, m.seq
 	return m.com.Cmd(func() tea.Msg {
-		fs, err := src.Findings(ctx)
-		if err != nil {
-			return findingsMsg{seq: seq, err: err}
-		}
-		Sort(fs)
-		ranks, err := src.AgentRanking(ctx)
-		return findingsMsg{seq: seq, findings: fs, ranks: ranks, err: err}
+		t, err := src.Triage(ctx)
+		Sort(t.Findings)
+		return findingsMsg{seq: seq, t: t, err: err}
 	})
 }
 
@@ -148,11 +152,21 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		if msg.err != nil {
 			return m, common.Send(common.ErrMsg{Err: fmt.Errorf("findings: %w", msg.err)})
 		}
-		m.findings, m.ranks, m.loaded = msg.findings, msg.ranks, true
+		m.findings, m.ranks, m.suppressedBy, m.loaded = msg.t.Findings, msg.t.Ranks, msg.t.SuppressedBy, true
 		if m.open {
 			m.episodes = m.episodesOf(m.agent)
 		}
 		m.clamp()
+	case common.AnswerMsg:
+		if msg.Ask.Kind == askSuppress && !msg.Cancelled {
+			return m, m.suppress(msg.Value)
+		}
+	case suppressedMsg:
+		if msg.err != nil {
+			return m, common.Send(common.WrittenMsg{Err: fmt.Errorf("suppress: %w", msg.err)})
+		}
+		return m, tea.Batch(m.Load(), common.Send(common.WrittenMsg{
+			Text: fmt.Sprintf("suppression %s journaled: %s; the finding stays listed", msg.s.ID, msg.s.Scope)}))
 	case tea.MouseMsg:
 		m.cur, _ = m.com.Keys.MoveCursor(msg, m.cur, m.rows(), m.rowsVisible())
 		m.clamp()
@@ -168,6 +182,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, m.openEpisode()
 		case key.Matches(msg, k.Open):
 			m.openAgent()
+		case key.Matches(msg, k.Suppress):
+			return m, m.askSuppress()
 		case key.Matches(msg, k.Back) && m.open:
 			m.open, m.episodes = false, nil
 			m.cur, m.top = m.back[0], m.back[1]

@@ -157,7 +157,11 @@ func (m Model) episodesView() []string {
 	for i := m.top; i < end; i++ {
 		f := m.episodes[i]
 		span, _ := m.span(f)
-		rest := " " + common.Pad(span, tw) + " " + common.Pad(f.Detector, dw) + " " + common.Fit(f.Explanation, ew)
+		expl := f.Explanation
+		if sup := m.suppressedBy[f.ID]; len(sup) > 0 {
+			expl = "[suppressed " + strings.Join(sup, ",") + "] " + expl
+		}
+		rest := " " + common.Pad(span, tw) + " " + common.Pad(f.Detector, dw) + " " + common.Fit(expl, ew)
 		if i == m.cur {
 			out = append(out, st.RowSelected.Render(common.PadRight("▸ "+common.Pad(Label(f.Severity), 4)+rest, w)))
 			continue
@@ -165,7 +169,7 @@ func (m Model) episodesView() []string {
 		out = append(out, "  "+m.sevStyle(f.Severity).Render(common.Pad(Label(f.Severity), 4))+rest)
 	}
 	if len(m.episodes) > 0 && len(out) < h {
-		out = append(out, st.Dim.Render(common.Fit("  enter filters the timeline to an episode's evidence · esc back to the agents", w)))
+		out = append(out, st.Dim.Render(common.Fit("  enter filters the timeline to an episode's evidence · s suppresses it (with a reason) · esc back to the agents", w)))
 		out = append(out, m.preview(h-len(out))...)
 	}
 	return out
