@@ -104,9 +104,9 @@ func suppressionOf(e journal.Entry) Suppression {
 // journal that cannot be written they are not on the record and so do not
 // apply.
 func (w *Workspace) Suppressions(ctx context.Context) ([]Suppression, error) {
-	if err := w.journalConfigSuppressions(ctx); err != nil && !errors.Is(err, journal.ErrReadOnly) && !errors.Is(err, journal.ErrWorkspaceReadOnly) {
-		return nil, err
-	}
+	// A journal this process may not write (read-only media, a workspace
+	// others can read) leaves them off the record: readers still work.
+	_ = w.journalConfigSuppressions(ctx)
 	entries, err := w.Journal().Entries()
 	if err != nil {
 		return nil, err
