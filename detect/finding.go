@@ -208,6 +208,37 @@ func Sort(fs []Finding) {
 	})
 }
 
+// SortRanked orders findings grouped per agent in the order of ranks
+// (RankAgents), agents it does not name last, each agent's as Sort does.
+func SortRanked(fs []Finding, ranks []AgentRank) {
+	pos := map[string]int{}
+	for _, r := range ranks {
+		pos[r.Agent] = r.Rank
+	}
+	at := func(a string) int {
+		if p, ok := pos[a]; ok {
+			return p
+		}
+		return len(ranks) + 1
+	}
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Agent != b.Agent {
+			if pa, pb := at(a.Agent), at(b.Agent); pa != pb {
+				return pa < pb
+			}
+			return a.Agent < b.Agent
+		}
+		if ra, rb := SeverityRank(a.Severity), SeverityRank(b.Severity); ra != rb {
+			return ra > rb
+		}
+		if !a.Start.Equal(b.Start) {
+			return a.Start.Before(b.Start)
+		}
+		return a.Detector < b.Detector
+	})
+}
+
 // AgentFindings is one agent's findings.
 type AgentFindings struct {
 	Agent    string
