@@ -20,6 +20,9 @@ type AgentRank struct {
 	Contained bool `json:"contained"`
 	// Acquired counts its acquired capabilities per kind.
 	Acquired map[string]int `json:"acquired,omitempty"`
+	// Holds says one of them shows no end in the evidence: it may hold
+	// it still.
+	Holds bool `json:"holds"`
 	// BytesOut is what its acquired data-out destinations received.
 	BytesOut int64 `json:"bytes_out,omitempty"`
 	// Severity is the highest severity of its findings ("" for none).
@@ -55,7 +58,7 @@ type RankInput struct {
 
 // RankAgents ranks every agent with a finding or a capability set, in
 // turn by: open (needs containment and is not contained), holds an
-// acquired capability, highest severity, distinct detectors, episodes,
+// acquired capability (one the evidence shows no end of), highest severity, distinct detectors, episodes,
 // then name; findings of no agent come last. This is the one ranking of
 // agents in cordon: the Findings pane, the report, cordon findings --by
 // agent and every other list of agents by concern read it.
@@ -97,6 +100,7 @@ func RankAgents(in RankInput) []AgentRank {
 				r.Acquired = map[string]int{}
 			}
 			r.Acquired[c.Kind]++
+			r.Holds = r.Holds || c.EndAt.IsZero()
 			if c.Kind == CapDataOut {
 				r.BytesOut += c.BytesOut
 			}
@@ -134,8 +138,8 @@ func rankBefore(a, b AgentRank) bool {
 	if a.Open != b.Open {
 		return a.Open
 	}
-	if (len(a.Acquired) > 0) != (len(b.Acquired) > 0) {
-		return len(a.Acquired) > 0
+	if a.Holds != b.Holds {
+		return a.Holds
 	}
 	if sa, sb := SeverityRank(a.Severity), SeverityRank(b.Severity); sa != sb {
 		return sa > sb
