@@ -53,6 +53,13 @@ func TestReportListsSuppressions(t *testing.T) {
 	if !strings.Contains(md.String(), "| "+s.ID+" | pdiaz | ") || !strings.Contains(md.String(), "a drill of the harness") || !strings.Contains(md.String(), "(suppressed: "+s.ID+")") {
 		t.Errorf("the markdown report lacks the suppression:\n%s", md.String())
 	}
+	said := false
+	for _, d := range after.Front.Decisions {
+		said = said || d.Text == "suppressed persistence-after-session-end of agent-21: a drill of the harness"
+	}
+	if !said {
+		t.Errorf("the front page's decisions lack the suppression: %+v", after.Front.Decisions)
+	}
 	if !after.Journal.OK {
 		t.Errorf("journal: %+v", after.Journal)
 	}
