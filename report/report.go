@@ -41,7 +41,7 @@ type Report struct {
 	// whether each capability is stopped.
 	Impact Impact `json:"impact"`
 	// Agents answer the four questions for each subject agent.
-	Agents      []Agent       `json:"agents"`
+	Agents      []Agent     `json:"agents"`
 	Attribution Attribution `json:"attribution"`
 	// Ranking is every agent in the order a responder should look at
 	// them, with the reason (detect.RankAgents, as cordon findings --by
@@ -51,7 +51,7 @@ type Report struct {
 	// Suppressions are the suppressions on the record, each with the
 	// findings it covers; the findings are listed above all the same.
 	Suppressions []Suppression `json:"suppressions"`
-	Layers      []LayerStatus `json:"layers"`
+	Layers       []LayerStatus `json:"layers"`
 	// Lanes are the timeline picture's data: one lane per agent involved.
 	Lanes Lanes `json:"lanes"`
 	// Graph is the attribution and capability graph.
