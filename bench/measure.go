@@ -8,8 +8,9 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/cordon-ir/cordon/platform"
 )
 
 func startProfiles(cfg Config) (func() error, error) {
@@ -78,11 +79,7 @@ func diskUsage(dir string) int64 {
 			return nil
 		}
 		if info, err := d.Info(); err == nil {
-			if st, ok := info.Sys().(*syscall.Stat_t); ok {
-				n += st.Blocks * 512
-			} else {
-				n += info.Size()
-			}
+			n += platform.DiskBytes(info)
 		}
 		return nil
 	})
@@ -195,13 +192,7 @@ func machineBusy() time.Duration {
 	return time.Duration(ticks) * 10 * time.Millisecond // USER_HZ = 100
 }
 
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func selfCPU() time.Duration { return platform.ProcessCPU() }
 
 func writeHeap(path string) error {
 	f, err := os.Create(path)

@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -20,16 +18,6 @@ import (
 // tests may write: the index outgrows it after a few batches, and the
 // kernel refuses the next write past it (EFBIG) as a full disk would.
 const fsizeLimit = 1 << 20
-
-// limitFileSize makes writes past n bytes fail with EFBIG instead of
-// killing the process with SIGXFSZ.
-func limitFileSize(t *testing.T, n uint64) {
-	t.Helper()
-	signal.Ignore(syscall.SIGXFSZ)
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // noisyEvents are n events at distinct times with text that compresses
 // badly, so that the index grows quickly.

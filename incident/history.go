@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/cordon-ir/cordon/journal"
+	"github.com/cordon-ir/cordon/platform"
 )
 
 // historyFile holds the queries run in the consoles of a workspace; the
@@ -66,10 +66,10 @@ func (h *History) Add(q string) ([]string, error) {
 		return nil, fmt.Errorf("search history: %w", err)
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := platform.Lock(f, platform.Exclusive, true); err != nil {
 		return nil, fmt.Errorf("lock search history: %w", err)
 	}
-	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	defer platform.Unlock(f)
 	list, loadErr := h.Load()
 	if q == "" {
 		return list, loadErr

@@ -4,8 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
+
+	"github.com/cordon-ir/cordon/platform"
 )
 
 // Follow ingests inputs, then keeps ingesting what is appended to them every
@@ -111,9 +112,4 @@ func sameHead(path string, ck Checkpoint) bool {
 }
 
 // inode is the file's inode number (0 where the platform has none).
-func inode(info os.FileInfo) uint64 {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return st.Ino
-	}
-	return 0
-}
+func inode(info os.FileInfo) uint64 { return platform.FileID(info) }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/cordon-ir/cordon/evidence"
@@ -224,7 +223,7 @@ func TestPrettyFileStaysStreamingAcrossRuns(t *testing.T) {
 func TestExpandRefusesSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "pipe.log")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := mkfifo(fifo); err != nil {
 		t.Skipf("no FIFOs: %v", err)
 	}
 	for in, what := range map[string]string{fifo: "a named pipe (FIFO)", "/dev/null": "a character device"} {

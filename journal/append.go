@@ -10,9 +10,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cordon-ir/cordon/platform"
 )
 
 // Append writes e as the next entry and returns it as written: seq, time,
@@ -95,18 +96,12 @@ func (j *Journal) lock() (unlock func(), err error) {
 	if err != nil {
 		return nil, writeErr(j.dir, "open the journal lock", err)
 	}
-	for {
-		err = syscall.Flock(int(lf.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
+	if err = platform.Lock(lf, platform.Exclusive, true); err != nil {
 		lf.Close()
 		return nil, fmt.Errorf("lock journal: %w", err)
 	}
 	return func() {
-		syscall.Flock(int(lf.Fd()), syscall.LOCK_UN)
+		platform.Unlock(lf)
 		lf.Close()
 	}, nil
 }

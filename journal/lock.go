@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
+
+	"github.com/cordon-ir/cordon/platform"
 )
 
 // ErrLocked: another process holds the workspace.
@@ -55,13 +56,13 @@ func LockWorkspace(dir string, write bool) (*WorkspaceLock, error) {
 		}
 		return nil, fmt.Errorf("open lock: %w", err)
 	}
-	how := syscall.LOCK_SH
+	mode := platform.Shared
 	if write {
-		how = syscall.LOCK_EX
+		mode = platform.Exclusive
 	}
-	if err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB); err != nil {
+	if err := platform.Lock(f, mode, false); err != nil {
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if errors.Is(err, platform.ErrWouldBlock) {
 			return nil, busy(dir, write)
 		}
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
@@ -105,7 +106,7 @@ func (l *WorkspaceLock) Release() {
 	if l.write {
 		os.Remove(filepath.Join(l.dir, workspacePIDFile))
 	}
-	syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	platform.Unlock(l.f)
 	l.f.Close()
 	l.f = nil
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"syscall"
+
+	"github.com/cordon-ir/cordon/platform"
 )
 
 // Modes of what cordon creates in a workspace: the evidence holds what the
@@ -44,7 +46,7 @@ func writeErr(dir, what string, err error) error {
 // (ErrWorkspaceReadOnly), or other users can read it and shared is not set
 // (ErrShared). A missing dir is for the caller's own open to report.
 func CheckWritable(dir string, shared bool) error {
-	if err := syscall.Access(dir, accessWrite); err != nil && CannotWrite(err) {
+	if err := platform.Writable(dir); err != nil && CannotWrite(err) {
 		return writeErr(dir, "write there", err)
 	}
 	if shared {
@@ -52,9 +54,6 @@ func CheckWritable(dir string, shared bool) error {
 	}
 	return CheckPrivate(dir)
 }
-
-// accessWrite is access(2)'s W_OK.
-const accessWrite = 0x2
 
 // CheckPrivate refuses a workspace directory that users other than its
 // owner can enter: whatever cordon writes there would join evidence they
@@ -64,7 +63,7 @@ func CheckPrivate(dir string) error {
 	if err != nil {
 		return nil
 	}
-	if perm := info.Mode().Perm(); perm&0o077 != 0 {
+	if perm := info.Mode().Perm(); platform.OpenToOthers(info) {
 		return fmt.Errorf("%w: %s has mode %04o, so the evidence in it (and any secret the agent took) is open to other users; make it private with: chmod -R go-rwx %s", ErrShared, dir, perm, shellQuote(dir))
 	}
 	return nil

@@ -59,6 +59,7 @@ type ocsfMetadata struct {
 type ocsfProduct struct {
 	Name       string `json:"name"`
 	VendorName string `json:"vendor_name"`
+	Version    string `json:"version,omitempty"`
 }
 
 type ocsfInfo struct {
@@ -153,10 +154,13 @@ func OCSF(ctx context.Context, ws *incident.Workspace, name string, w io.Writer,
 	if err != nil {
 		return 0, Redaction{}, err
 	}
-	out := newOutput(ws, optionsOf(opts))
+	cfg := optionsOf(opts)
+	out := newOutput(ws, cfg)
 	enc := json.NewEncoder(evidence.PrintableJSONWriter(w))
 	for _, f := range findings {
 		o := NewOCSFFinding(name, f)
+		// the version that wrote it, as BuiltBy gave it (OCSF's product.version)
+		o.Metadata.Product.Version = cfg.built.Cordon
 		out.redact(&o)
 		if err := enc.Encode(o); err != nil {
 			return 0, Redaction{}, err

@@ -41,6 +41,10 @@ func STIX(ctx context.Context, ws *incident.Workspace, now time.Time, opts ...Op
 	ts := stixTime(now)
 	identity := STIXObject{"type": "identity", "spec_version": "2.1", "id": sdoID("identity", "cordon"),
 		"created": ts, "modified": ts, "name": "cordon", "identity_class": "system"}
+	if b := optionsOf(opts).built; b.Cordon != "" {
+		// what wrote the bundle, as the report's front page says it
+		identity["description"] = "built by cordon " + b.Cordon + ": " + incident.CommandLine(b.Command)
+	}
 	objects := []STIXObject{identity}
 	for _, in := range ins {
 		scos, pattern := stixObservables(in)

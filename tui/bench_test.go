@@ -4,11 +4,11 @@ import (
 	"context"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/platform"
 	"github.com/cordon-ir/cordon/tui"
 	"github.com/muesli/termenv"
 )
@@ -103,13 +103,7 @@ func BenchmarkConsoleCheckAll(b *testing.B) {
 }
 
 // processCPU is the CPU time the process used so far, every thread.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func processCPU() time.Duration { return platform.ProcessCPU() }
 
 // containAt records the subject contained at the middle of the incident
 // (once), so that the kill-switch layers' checks judge capabilities.

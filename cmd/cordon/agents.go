@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -9,6 +8,7 @@ import (
 	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/spf13/cobra"
 )
 
 // agentReport is one agent with the key bindings of its sessions.
@@ -17,76 +17,76 @@ type agentReport struct {
 	Bindings []attribution.Binding `json:"bindings"`
 }
 
-func cmdAgents(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "agents", "--incident DIR [--json]")
+func cmdAgents(e *env, c *cobra.Command) {
+	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	asJSON := fs.Bool("json", false, "one JSON document: agents, unattributed count, coverage")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	if *dir == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: agents needs --incident DIR", errUsage)
-	}
-	ws, err := incident.Open(*dir)
-	if err != nil {
-		return err
-	}
-	defer ws.Close()
-	sums, err := attribution.Agents(ctx, ws.Store)
-	if err != nil {
-		return err
-	}
-	id, err := attribution.SessionIdentity(ctx, ws.Store)
-	if err != nil {
-		return err
-	}
-	byAgent := map[string][]attribution.Binding{}
-	for _, b := range id.Bindings() {
-		byAgent[b.Agent] = append(byAgent[b.Agent], b)
-	}
-	reports := make([]agentReport, 0, len(sums))
-	for _, s := range sums {
-		if s.Agent == "" {
-			continue
+	c.RunE = func(cmd *cobra.Command, _ []string) error {
+		ctx := cmd.Context()
+		if *dir == "" {
+			fs.Usage()
+			return fmt.Errorf("%w: agents needs --incident DIR", errUsage)
 		}
-		bs := byAgent[s.Agent]
-		if bs == nil {
-			bs = []attribution.Binding{}
+		ws, err := incident.Open(*dir)
+		if err != nil {
+			return err
 		}
-		reports = append(reports, agentReport{AgentSummary: s, Bindings: bs})
-	}
-	cov, err := attribution.Coverage(ctx, ws.Store)
-	if err != nil {
-		return err
-	}
-	unattributed := attribution.Unattributed(ws.Store.Counts())
-	if *asJSON {
-		if cov == nil {
-			cov = []attribution.SourceCoverage{}
+		defer ws.Close()
+		sums, err := attribution.Agents(ctx, ws.Store)
+		if err != nil {
+			return err
 		}
-		return jsonEncoder(e.stdout).Encode(struct {
-			Agents       []agentReport                `json:"agents"`
-			Unattributed int64                        `json:"unattributed"`
-			Coverage     []attribution.SourceCoverage `json:"coverage"`
-		}{reports, unattributed, cov})
-	}
-	if len(reports) == 0 {
-		fmt.Fprintln(e.stderr, "no agent in the evidence (agents come from ledger records and attribution)")
-	}
-	for i, r := range reports {
-		if i > 0 {
+		id, err := attribution.SessionIdentity(ctx, ws.Store)
+		if err != nil {
+			return err
+		}
+		byAgent := map[string][]attribution.Binding{}
+		for _, b := range id.Bindings() {
+			byAgent[b.Agent] = append(byAgent[b.Agent], b)
+		}
+		reports := make([]agentReport, 0, len(sums))
+		for _, s := range sums {
+			if s.Agent == "" {
+				continue
+			}
+			bs := byAgent[s.Agent]
+			if bs == nil {
+				bs = []attribution.Binding{}
+			}
+			reports = append(reports, agentReport{AgentSummary: s, Bindings: bs})
+		}
+		cov, err := attribution.Coverage(ctx, ws.Store)
+		if err != nil {
+			return err
+		}
+		unattributed := attribution.Unattributed(ws.Store.Counts())
+		if *asJSON {
+			if cov == nil {
+				cov = []attribution.SourceCoverage{}
+			}
+			return jsonEncoder(e.stdout).Encode(struct {
+				Agents       []agentReport                `json:"agents"`
+				Unattributed int64                        `json:"unattributed"`
+				Coverage     []attribution.SourceCoverage `json:"coverage"`
+			}{reports, unattributed, cov})
+		}
+		if len(reports) == 0 {
+			fmt.Fprintln(e.stderr, "no agent in the evidence (agents come from ledger records and attribution)")
+		}
+		for i, r := range reports {
+			if i > 0 {
+				fmt.Fprintln(e.stdout)
+			}
+			writeAgent(e, r)
+		}
+		if len(reports) > 0 {
 			fmt.Fprintln(e.stdout)
 		}
-		writeAgent(e, r)
+		if unattributed > 0 {
+			fmt.Fprintf(e.stdout, "%d events are not attributed to any agent\n", unattributed)
+		}
+		return printCoverage(ctx, e, ws)
 	}
-	if len(reports) > 0 {
-		fmt.Fprintln(e.stdout)
-	}
-	if unattributed > 0 {
-		fmt.Fprintf(e.stdout, "%d events are not attributed to any agent\n", unattributed)
-	}
-	return printCoverage(ctx, e, ws)
 }
 
 // writeAgent prints an agent's identity and activity, then one line per

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
+	"github.com/spf13/cobra"
 )
 
 const assistArgs = "--incident DIR [--query Q] [--id ID,...] [--since T] [--until T] [--offline] [--json] TASK [QUESTION...]"
@@ -18,8 +18,8 @@ const assistArgs = "--incident DIR [--query Q] [--id ID,...] [--since T] [--unti
 // cmdAssist runs a defender-mode assistant task for scripts: the answer's
 // claims with their cited event ids, whether those are real events, and
 // whether they hold the entities each claim names.
-func cmdAssist(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "assist", assistArgs)
+func cmdAssist(e *env, c *cobra.Command) {
+	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	query := fs.String("query", "", "the evidence: events matching `QUERY` (default: the whole incident and its findings)")
 	ids := fs.String("id", "", "the evidence: these event `IDS` (comma-separated)")
@@ -28,69 +28,68 @@ func cmdAssist(ctx context.Context, e *env, args []string) error {
 	offline := fs.Bool("offline", false, "answer from rules, without a model (summarize and timeline)")
 	asJSON := fs.Bool("json", false, "the whole exchange as JSON")
 	shared := allowSharedFlag(fs)
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
+	c.RunE = func(cmd *cobra.Command, pos []string) error {
+		ctx := cmd.Context()
+		if *dir == "" || len(pos) == 0 {
+			fs.Usage()
+			return fmt.Errorf("%w: assist needs --incident DIR and a task (%s)", errUsage, taskNames())
+		}
+		task := assist.Task(pos[0])
+		if !task.Valid() {
+			return fmt.Errorf("%w: unknown task %q: want one of %s", errUsage, pos[0], taskNames())
+		}
+		ws, err := incident.Open(*dir, incident.AllowShared(shared()))
+		if err != nil {
+			return err
+		}
+		defer ws.Close()
+		c, err := ws.Config()
+		if err != nil {
+			return err
+		}
+		cfg, err := c.AssistantConfig(os.Getenv)
+		if *offline {
+			cfg.Offline, err = true, nil
+		}
+		if err != nil {
+			return err
+		}
+		// "30m" counts back from the main span's end, as search does
+		sp, err := ws.MainSpan(ctx)
+		if err != nil {
+			return err
+		}
+		last := sp.Last
+		q, err := readQuery(e, *query, ws.Store.Counts())
+		if err != nil {
+			return err
+		}
+		sel := assist.Selection{Query: q, All: q.IsAll() && *query != ""}
+		if sel.Since, err = parseTime(*since, last); err != nil {
+			return err
+		}
+		if sel.Until, err = parseTime(*until, last); err != nil {
+			return err
+		}
+		if *ids != "" {
+			sel.IDs = strings.Split(*ids, ",")
+		}
+		req := incident.AskRequest{Task: task, Question: strings.Join(pos[1:], " "), Selection: sel}
+		if !*asJSON {
+			fmt.Fprintf(e.stderr, "cordon: %s via %s\n", task, endpointName(cfg))
+		}
+		res, err := ws.Ask(ctx, journal.CurrentActor(journal.ViaCLI), cfg, req)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := jsonEncoder(e.stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(res)
+		}
+		writeAnswer(e, res)
+		return nil
 	}
-	if *dir == "" || len(pos) == 0 {
-		fs.Usage()
-		return fmt.Errorf("%w: assist needs --incident DIR and a task (%s)", errUsage, taskNames())
-	}
-	task := assist.Task(pos[0])
-	if !task.Valid() {
-		return fmt.Errorf("%w: unknown task %q: want one of %s", errUsage, pos[0], taskNames())
-	}
-	ws, err := incident.Open(*dir, incident.AllowShared(shared()))
-	if err != nil {
-		return err
-	}
-	defer ws.Close()
-	c, err := ws.Config()
-	if err != nil {
-		return err
-	}
-	cfg, err := c.AssistantConfig(os.Getenv)
-	if *offline {
-		cfg.Offline, err = true, nil
-	}
-	if err != nil {
-		return err
-	}
-	// "30m" counts back from the main span's end, as search does
-	sp, err := ws.MainSpan(ctx)
-	if err != nil {
-		return err
-	}
-	last := sp.Last
-	q, err := readQuery(e, *query, ws.Store.Counts())
-	if err != nil {
-		return err
-	}
-	sel := assist.Selection{Query: q, All: q.IsAll() && *query != ""}
-	if sel.Since, err = parseTime(*since, last); err != nil {
-		return err
-	}
-	if sel.Until, err = parseTime(*until, last); err != nil {
-		return err
-	}
-	if *ids != "" {
-		sel.IDs = strings.Split(*ids, ",")
-	}
-	req := incident.AskRequest{Task: task, Question: strings.Join(pos[1:], " "), Selection: sel}
-	if !*asJSON {
-		fmt.Fprintf(e.stderr, "cordon: %s via %s\n", task, endpointName(cfg))
-	}
-	res, err := ws.Ask(ctx, journal.CurrentActor(journal.ViaCLI), cfg, req)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		enc := jsonEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
-	}
-	writeAnswer(e, res)
-	return nil
 }
 
 func taskNames() string {

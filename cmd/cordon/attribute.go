@@ -7,30 +7,42 @@ import (
 
 	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/spf13/cobra"
 )
 
-func cmdAttribute(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "attribute", "--incident DIR")
+func cmdAttribute(e *env, c *cobra.Command) {
+	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	shared := allowSharedFlag(fs)
-	if _, err := parse(fs, args); err != nil {
-		return err
+	asJSON := jsonFlag(fs, "what changed and the coverage per source as JSON")
+	c.RunE = func(cmd *cobra.Command, _ []string) error {
+		ctx := cmd.Context()
+		if *dir == "" {
+			fs.Usage()
+			return fmt.Errorf("%w: attribute needs --incident DIR", errUsage)
+		}
+		ws, err := incident.Create(*dir, incident.AllowShared(shared()))
+		if err != nil {
+			return err
+		}
+		defer ws.Close()
+		res, err := ws.Attribute(ctx, time.Time{})
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			cov, err := attribution.Coverage(ctx, ws.Store)
+			if err != nil {
+				return err
+			}
+			if cov == nil {
+				cov = []attribution.SourceCoverage{}
+			}
+			return jsonEncoder(e.stdout).Encode(map[string]any{"checked": res.Checked, "changed": res.Changed, "coverage": cov})
+		}
+		fmt.Fprintf(e.stdout, "checked %d proxy and sensor events, %d changed agent\n", res.Checked, res.Changed)
+		return printCoverage(ctx, e, ws)
 	}
-	if *dir == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: attribute needs --incident DIR", errUsage)
-	}
-	ws, err := incident.Create(*dir, incident.AllowShared(shared()))
-	if err != nil {
-		return err
-	}
-	defer ws.Close()
-	res, err := ws.Attribute(ctx, time.Time{})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "checked %d proxy and sensor events, %d changed agent\n", res.Checked, res.Changed)
-	return printCoverage(ctx, e, ws)
 }
 
 // printCoverage prints, per source, how many events have an agent.

@@ -1,14 +1,14 @@
 package main
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/cordon-ir/cordon/bench"
+	"github.com/spf13/cobra"
 )
 
-func cmdBench(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "bench", "[--events N] [--dir DIR] [--keep] [--queries N] [--json]")
+func cmdBench(e *env, c *cobra.Command) {
+	fs := c.Flags()
 	events := fs.Int("events", 100_000, "generate and ingest `N` records")
 	dir := fs.String("dir", "", "make the scratch directory under `DIR` (default the system temp dir)")
 	keep := fs.Bool("keep", false, "keep the generated evidence and incident")
@@ -18,22 +18,21 @@ func cmdBench(ctx context.Context, e *env, args []string) error {
 	cpu := fs.String("cpuprofile", "", "write a CPU profile of the ingest (or of the queries, with --incident) to `FILE`")
 	block := fs.String("blockprofile", "", "write a block profile of the same to `FILE`")
 	mem := fs.String("memprofile", "", "write a heap profile taken late in the ingest to `FILE`")
-	rest, err := parse(fs, args)
-	if err != nil {
-		return err
+	c.RunE = func(cmd *cobra.Command, rest []string) error {
+		ctx := cmd.Context()
+		if len(rest) > 0 || *events <= 0 || *queries <= 0 {
+			fs.Usage()
+			return fmt.Errorf("%w: bench takes only flags, with positive --events and --queries", errUsage)
+		}
+		cfg := bench.Config{Events: *events, Dir: *dir, Keep: *keep, Queries: *queries, Incident: *inc, CPUProfile: *cpu, BlockProfile: *block, MemProfile: *mem}
+		cfg.Log = func(s string) { fmt.Fprintln(e.stderr, "bench:", s) }
+		res, err := bench.Run(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return bench.WriteJSON(e.stdout, res)
+		}
+		return bench.WriteTable(e.stdout, res)
 	}
-	if len(rest) > 0 || *events <= 0 || *queries <= 0 {
-		fs.Usage()
-		return fmt.Errorf("%w: bench takes only flags, with positive --events and --queries", errUsage)
-	}
-	cfg := bench.Config{Events: *events, Dir: *dir, Keep: *keep, Queries: *queries, Incident: *inc, CPUProfile: *cpu, BlockProfile: *block, MemProfile: *mem}
-	cfg.Log = func(s string) { fmt.Fprintln(e.stderr, "bench:", s) }
-	res, err := bench.Run(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return bench.WriteJSON(e.stdout, res)
-	}
-	return bench.WriteTable(e.stdout, res)
 }

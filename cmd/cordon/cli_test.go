@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
 )
 
 // TestMain lets a test start this test binary as the cordon command, so the
@@ -218,17 +220,34 @@ func TestRebuildAfterMappingChange(t *testing.T) {
 
 // TestDoubleDashEndsFlags: after "--" nothing is a flag, even past the
 // first positional argument (a remote `search -- x -limit=9` must not set
-// the limit, and a query may start with a dash).
+// the limit, and a query may start with a dash); before it, flags and
+// arguments interleave, and -name still reads as --name.
 func TestDoubleDashEndsFlags(t *testing.T) {
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	limit := fs.Int("limit", 10, "")
-	pos, err := parse(fs, []string{"--", "x", "-limit=99", "-kind:dns"})
-	if err != nil || *limit != 10 || strings.Join(pos, " ") != "x -limit=99 -kind:dns" {
-		t.Errorf("pos %q limit %d err %v", pos, *limit, err)
+	var limit int
+	var pos []string
+	tree := func() *env {
+		e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
+		return e
 	}
-	pos, err = parse(fs, []string{"a", "-limit", "3", "b"})
-	if err != nil || *limit != 3 || strings.Join(pos, " ") != "a b" {
-		t.Errorf("interleaved: pos %q limit %d err %v", pos, *limit, err)
+	cm := command{name: "t", define: func(_ *env, c *cobra.Command) {
+		l := c.Flags().Int("limit", 10, "")
+		c.RunE = func(_ *cobra.Command, args []string) error { limit, pos = *l, args; return nil }
+	}}
+	runT := func(args ...string) error {
+		e := tree()
+		root := newRoot(e)
+		root.AddCommand(build(e, cm))
+		root.SetArgs(longFlags(root, append([]string{"t"}, args...)))
+		return root.Execute()
+	}
+	if err := runT("--", "x", "-limit=99", "-kind:dns"); err != nil || limit != 10 || strings.Join(pos, " ") != "x -limit=99 -kind:dns" {
+		t.Errorf("pos %q limit %d err %v", pos, limit, err)
+	}
+	if err := runT("a", "-limit", "3", "b"); err != nil || limit != 3 || strings.Join(pos, " ") != "a b" {
+		t.Errorf("interleaved: pos %q limit %d err %v", pos, limit, err)
+	}
+	if err := runT("a", "--limit=4", "--", "--limit=5"); err != nil || limit != 4 || strings.Join(pos, " ") != "a --limit=5" {
+		t.Errorf("after --: pos %q limit %d err %v", pos, limit, err)
 	}
 }
 

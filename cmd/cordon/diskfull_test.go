@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -7,31 +9,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 )
-
-// limitFileSize makes this process's writes past size bytes fail with
-// EFBIG, as a full disk fails them with ENOSPC, instead of killing it with
-// SIGXFSZ: a write failure without root or a small filesystem.
-func limitFileSize(size string) {
-	if size == "" {
-		return
-	}
-	n, err := strconv.ParseUint(size, 10, 64)
-	if err != nil {
-		panic(err)
-	}
-	signal.Ignore(syscall.SIGXFSZ)
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
-		panic(err)
-	}
-}
 
 // Regression: a full disk was reported as success. The index's writes
 // fail in the background after each batch is searchable; ingest printed

@@ -17,9 +17,16 @@ func TestExportFormatsAndIndicators(t *testing.T) {
 	first, _, _ := strings.Cut(out, "\n")
 	var f struct {
 		ClassUID int `json:"class_uid"`
+		Metadata struct {
+			Product struct{ Version string }
+		}
 	}
 	if code != 0 || json.Unmarshal([]byte(first), &f) != nil || f.ClassUID != 2004 || !strings.Contains(errOut, "findings exported") {
 		t.Errorf("ocsf: %d %.200s %s", code, out, errOut)
+	}
+	// the export names the cordon that wrote it, as cordon version does
+	if want := cordonVersion(); want == "" || f.Metadata.Product.Version != want {
+		t.Errorf("ocsf product version %q, want %q", f.Metadata.Product.Version, want)
 	}
 	code, out, errOut = cordon("export", "--incident", dir, "--format", "stix")
 	var b struct {
@@ -28,6 +35,9 @@ func TestExportFormatsAndIndicators(t *testing.T) {
 	}
 	if code != 0 || json.Unmarshal([]byte(out), &b) != nil || b.Type != "bundle" || len(b.Objects) == 0 {
 		t.Errorf("stix: %d %.200s %s", code, out, errOut)
+	}
+	if !strings.Contains(out, "built by cordon "+cordonVersion()+": cordon export --incident ") {
+		t.Errorf("the stix identity does not say what wrote it: %.400s", out)
 	}
 	if code, _, errOut := cordon("export", "--incident", dir, "--format", "stix", "agent:agent-12"); code != exitUsage {
 		t.Errorf("a query with stix: %d %s", code, errOut)

@@ -1,91 +1,93 @@
 package main
 
 import (
-	"context"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/spf13/cobra"
 )
 
 const findingsArgs = "--incident DIR [--json] [--by agent] [--agent A] [--min-severity S] [--rules FILE|DIR]"
 
-func cmdFindings(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "findings", findingsArgs)
+func cmdFindings(e *env, c *cobra.Command) {
+	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	asJSON := fs.Bool("json", false, "one finding (with --by agent, one agent) per line as JSON")
 	by := fs.String("by", "", "`agent`: one line per agent, ranked by concern, with the reason")
 	agent := fs.String("agent", "", "only the findings about agent `A`")
 	minSev := fs.String("min-severity", "", "only findings of severity `S` or above (info, low, medium, high, critical)")
 	rulesPath := fs.String("rules", "", "rules from `FILE|DIR` (YAML, docs/rules.md) instead of the built-in ones and those cordon.yaml adds")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	if *dir == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: findings needs --incident DIR", errUsage)
-	}
-	if *by != "" && *by != "agent" {
-		return fmt.Errorf("%w: --by %q: want agent", errUsage, *by)
-	}
-	if *minSev != "" && detect.SeverityRank(*minSev) < 0 {
-		return fmt.Errorf("%w: --min-severity %q: want info, low, medium, high or critical", errUsage, *minSev)
-	}
-	opt := incident.FindingsOptions{Agent: *agent, MinSeverity: *minSev}
-	if *rulesPath != "" {
-		rules, err := detect.Load(*rulesPath)
-		if err != nil {
-			return fmt.Errorf("%w: %w", errUsage, err)
+	c.RunE = func(cmd *cobra.Command, _ []string) error {
+		ctx := cmd.Context()
+		if *dir == "" {
+			fs.Usage()
+			return fmt.Errorf("%w: findings needs --incident DIR", errUsage)
 		}
-		opt.Rules = rules
-	}
-	ws, done, err := e.openIncident(*dir)
-	if err != nil {
-		return err
-	}
-	defer done()
-	if opt.Rules == nil {
-		// The built-in rules plus the rules cordon.yaml adds.
-		c, err := ws.Config()
-		if err != nil {
-			return err
+		if *by != "" && *by != "agent" {
+			return fmt.Errorf("%w: --by %q: want agent", errUsage, *by)
 		}
-		if opt.Rules, err = c.LoadRules(); err != nil {
-			return err
+		if *minSev != "" && detect.SeverityRank(*minSev) < 0 {
+			return fmt.Errorf("%w: --min-severity %q: want info, low, medium, high or critical", errUsage, *minSev)
 		}
-	}
-	if *by == "agent" {
-		return writeAgentRanking(ctx, e, ws, opt, *asJSON)
-	}
-	found, err := incident.RunDetectors(ctx, ws.Store, opt)
-	if err != nil {
-		return err
-	}
-	sups, err := ws.Suppressions(ctx)
-	if err != nil {
-		return err
-	}
-	covered, err := ws.SuppressedBy(ctx, found, sups)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		enc := jsonEncoder(e.stdout)
-		for _, f := range found {
-			if f.Events == nil {
-				f.Events = []string{}
+		opt := incident.FindingsOptions{Agent: *agent, MinSeverity: *minSev}
+		if *rulesPath != "" {
+			rules, err := detect.Load(*rulesPath)
+			if err != nil {
+				return fmt.Errorf("%w: %w", errUsage, err)
 			}
-			if err := enc.Encode(findingLine{f, covered[f.ID]}); err != nil {
+			opt.Rules = rules
+		}
+		ws, done, err := e.openIncident(*dir)
+		if err != nil {
+			return err
+		}
+		defer done()
+		if opt.Rules == nil {
+			// The built-in rules plus the rules cordon.yaml adds.
+			c, err := ws.Config()
+			if err != nil {
+				return err
+			}
+			if opt.Rules, err = c.LoadRules(); err != nil {
 				return err
 			}
 		}
+		if *by == "agent" {
+			return writeAgentRanking(ctx, e, ws, opt, *asJSON)
+		}
+		found, err := incident.RunDetectors(ctx, ws.Store, opt)
+		if err != nil {
+			return err
+		}
+		sups, err := ws.Suppressions(ctx)
+		if err != nil {
+			return err
+		}
+		covered, err := ws.SuppressedBy(ctx, found, sups)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := jsonEncoder(e.stdout)
+			for _, f := range found {
+				if f.Events == nil {
+					f.Events = []string{}
+				}
+				if err := enc.Encode(findingLine{f, covered[f.ID]}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		writeFindings(e, found, covered)
 		return nil
 	}
-	writeFindings(e, found, covered)
-	return nil
 }
 
 // findingLine is a finding as --json prints it: the suppressions on the
@@ -97,9 +99,15 @@ type findingLine struct {
 
 // writeFindings prints findings per agent: severity, span, detector and
 // the explanation, then the first evidence ids to open with cordon show.
+// On a terminal they are one table fitted to its width.
 func writeFindings(e *env, found []detect.Finding, suppressedBy map[string][]string) {
 	if len(found) == 0 {
 		fmt.Fprintln(e.stderr, "no findings")
+		return
+	}
+	if width := termWidth(e.stdout); width > 0 {
+		writeFindingsTable(e.stdout, width, found, suppressedBy)
+		writeFindingsCount(e, found, suppressedBy)
 		return
 	}
 	for i, g := range detect.Group(found) {
@@ -136,9 +144,65 @@ func writeFindings(e *env, found []detect.Finding, suppressedBy map[string][]str
 			fmt.Fprintf(e.stdout, "  %8s  phase %s%s; evidence %s%s\n", "", f.Phase, episode, strings.Join(ids, " "), more)
 		}
 	}
+	writeFindingsCount(e, found, suppressedBy)
+}
+
+// writeFindingsCount says on stderr how many findings were listed, and how
+// many of them a suppression covers.
+func writeFindingsCount(e *env, found []detect.Finding, suppressedBy map[string][]string) {
 	if len(suppressedBy) > 0 {
 		fmt.Fprintf(e.stderr, "%d findings, %d suppressed (still listed; cordon suppress list)\n", len(found), len(suppressedBy))
 		return
 	}
 	fmt.Fprintf(e.stderr, "%d findings\n", len(found))
+}
+
+// writeFindingsTable is the findings as one table of width columns, the
+// most severe agent first as detect.Group orders them: the explanation
+// takes what the other columns leave, and EVIDENCE holds the first event
+// id whole, for cordon show.
+func writeFindingsTable(w io.Writer, width int, found []detect.Finding, suppressedBy map[string][]string) {
+	headers := []string{"AGENT", "SEVERITY", "START", "END", "DETECTOR", "PHASE", "EVIDENCE", "EXPLANATION"}
+	caps := []int{16, 8, 8, 8, 28, 10, 21, 0}
+	var rows [][]string
+	for _, g := range detect.Group(found) {
+		name := g.Agent
+		if name == "" {
+			name = "(no agent)"
+		}
+		for _, f := range g.Findings {
+			ev := ""
+			if len(f.Events) > 0 {
+				ev = f.Events[0]
+			}
+			if len(f.Events) > 1 {
+				ev += fmt.Sprintf(" +%d", len(f.Events)-1)
+			}
+			explain := evidence.Printable(f.Explanation)
+			if sup := suppressedBy[f.ID]; len(sup) > 0 {
+				explain += " (suppressed by " + strings.Join(sup, ", ") + ")"
+			}
+			rows = append(rows, []string{evidence.Printable(name), strings.ToUpper(f.Severity), f.Start.Format(time.TimeOnly),
+				f.End.Format(time.TimeOnly), f.Detector, string(f.Phase), ev, explain})
+		}
+	}
+	// narrow terminals lose the phase, then the end of the span
+	for _, drop := range []int{5, 3} {
+		if sum(caps)+2*len(caps)+20 <= width {
+			break
+		}
+		headers, caps = slices.Delete(headers, drop, drop+1), slices.Delete(caps, drop, drop+1)
+		for i := range rows {
+			rows[i] = slices.Delete(rows[i], drop, drop+1)
+		}
+	}
+	writeFitted(w, width, headers, rows, caps)
+}
+
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,82 +10,84 @@ import (
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/ingest"
+	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
 
-func cmdIngest(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "ingest", "--incident DIR [--format F] FILE|DIR|- ...")
+func cmdIngest(e *env, c *cobra.Command) {
+	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR` (created if missing)")
 	format := fs.String("format", "", "read every input as `FORMAT` instead of sniffing (see cordon formats)")
 	quiet := fs.Bool("quiet", false, "no progress line")
 	follow := fs.Bool("follow", false, "keep reading what is appended to the inputs (and survive log rotation) until interrupted")
 	rebuild := fs.Bool("rebuild", false, "discard the index and ingest every known source again (after a cordon upgrade)")
 	shared := allowSharedFlag(fs)
-	inputs, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if *dir == "" || len(inputs) == 0 && !*rebuild {
-		fs.Usage()
-		return fmt.Errorf("%w: ingest needs --incident DIR and at least one input", errUsage)
-	}
-	if *format != "" {
-		if _, err := ingest.ByFormat(*format); err != nil {
-			return fmt.Errorf("%w: %v", errUsage, err)
+	asJSON := jsonFlag(fs, "one JSON object per input file")
+	c.RunE = func(cmd *cobra.Command, inputs []string) error {
+		ctx := cmd.Context()
+		var err error
+		if *dir == "" || len(inputs) == 0 && !*rebuild {
+			fs.Usage()
+			return fmt.Errorf("%w: ingest needs --incident DIR and at least one input", errUsage)
 		}
-	}
-	// A FIFO or a device among the inputs is refused before the workspace
-	// is created or locked.
-	if _, err := ingest.Expand(inputs); err != nil {
-		return err
-	}
-	var ws *incident.Workspace
-	if *rebuild {
-		var known []string
-		ws, known, err = incident.Rebuild(*dir, incident.AllowShared(shared()))
-		inputs = append(known, inputs...)
-	} else {
-		ws, err = incident.Create(*dir, incident.AllowShared(shared()))
-	}
-	if err != nil {
-		return err
-	}
-	defer ws.Close()
-	opt := incident.IngestOptions{Format: *format, Stdin: e.stdin}
-	if isTerminal(e.stderr) && !*quiet {
-		opt.Progress = func(p ingest.Progress) { printProgress(e.stderr, p) }
-	}
-	if *follow {
-		fmt.Fprintln(e.stderr, "following; ctrl-c stops")
-		opt.Progress = nil
-		return ws.Follow(ctx, inputs, opt, 500*time.Millisecond, func(res []ingest.FileResult) {
-			var news []ingest.FileResult
-			for _, r := range res {
-				if r.New > 0 || r.Rejects > 0 || r.Err != nil {
-					news = append(news, r)
-				}
+		if *format != "" {
+			if _, err := ingest.ByFormat(*format); err != nil {
+				return fmt.Errorf("%w: %v", errUsage, err)
 			}
-			printResults(e.stdout, news)
-		})
-	}
-	results, err := ws.Ingest(ctx, inputs, opt)
-	printResults(e.stdout, results)
-	if errors.Is(err, evidence.ErrWrite) {
-		return fmt.Errorf("%w; free space in %s (or make it writable) and run the same ingest again: it resumes after the stored events, without duplicates", err, *dir)
-	}
-	if ctx.Err() != nil {
-		// what the run made of its cancelled context says less than this
-		return fmt.Errorf("ingest interrupted: every batch indexed before it is kept; run the same command again to resume after it")
-	}
-	if err != nil {
-		return err
-	}
-	for _, r := range results {
-		if r.Err != nil {
-			return fmt.Errorf("some inputs were not ingested: %w", r.Err)
 		}
+		// A FIFO or a device among the inputs is refused before the workspace
+		// is created or locked.
+		if _, err := ingest.Expand(inputs); err != nil {
+			return err
+		}
+		var ws *incident.Workspace
+		if *rebuild {
+			var known []string
+			ws, known, err = incident.Rebuild(*dir, incident.AllowShared(shared()))
+			inputs = append(known, inputs...)
+		} else {
+			ws, err = incident.Create(*dir, incident.AllowShared(shared()))
+		}
+		if err != nil {
+			return err
+		}
+		defer ws.Close()
+		opt := incident.IngestOptions{Format: *format, Stdin: e.stdin}
+		if isTerminal(e.stderr) && !*quiet {
+			opt.Progress = func(p ingest.Progress) { printProgress(e.stderr, p) }
+		}
+		if *follow {
+			fmt.Fprintln(e.stderr, "following; ctrl-c stops")
+			opt.Progress = nil
+			return ws.Follow(ctx, inputs, opt, 500*time.Millisecond, func(res []ingest.FileResult) {
+				var news []ingest.FileResult
+				for _, r := range res {
+					if r.New > 0 || r.Rejects > 0 || r.Err != nil {
+						news = append(news, r)
+					}
+				}
+				printResults(e.stdout, news, *asJSON)
+			})
+		}
+		results, err := ws.Ingest(ctx, inputs, opt)
+		printResults(e.stdout, results, *asJSON)
+		if errors.Is(err, evidence.ErrWrite) {
+			return fmt.Errorf("%w; free space in %s (or make it writable) and run the same ingest again: it resumes after the stored events, without duplicates", err, *dir)
+		}
+		if ctx.Err() != nil {
+			// what the run made of its cancelled context says less than this
+			return fmt.Errorf("ingest interrupted: every batch indexed before it is kept; run the same command again to resume after it")
+		}
+		if err != nil {
+			return err
+		}
+		for _, r := range results {
+			if r.Err != nil {
+				return fmt.Errorf("some inputs were not ingested: %w", r.Err)
+			}
+		}
+		return nil
 	}
-	return nil
 }
 
 func printProgress(w io.Writer, p ingest.Progress) {
@@ -106,7 +107,29 @@ func printProgress(w io.Writer, p ingest.Progress) {
 	}
 }
 
-func printResults(w io.Writer, results []ingest.FileResult) {
+// jsonFileResult is an input's result as ingest --json writes it.
+type jsonFileResult struct {
+	ingest.FileResult
+	First *time.Time `json:"first,omitempty"`
+	Last  *time.Time `json:"last,omitempty"`
+	Error string     `json:"error,omitempty"`
+}
+
+func printResults(w io.Writer, results []ingest.FileResult, asJSON bool) {
+	if asJSON {
+		enc := jsonEncoder(w)
+		for _, r := range results {
+			j := jsonFileResult{FileResult: r}
+			if !r.First.IsZero() {
+				j.First, j.Last = &r.First, &r.Last
+			}
+			if r.Err != nil {
+				j.Error = r.Err.Error()
+			}
+			enc.Encode(j)
+		}
+		return
+	}
 	for _, r := range results {
 		name := evidence.Printable(r.Path)
 		if r.Err != nil {
@@ -153,9 +176,18 @@ func termWidth(w io.Writer) int {
 	return width
 }
 
-func cmdFormats(_ context.Context, e *env, _ []string) error {
-	for _, p := range ingest.Parsers() {
-		fmt.Fprintf(e.stdout, "%-16s %-7s %s\n", p.Format(), p.Source(), p.Framing())
+func cmdFormats(e *env, c *cobra.Command) {
+	asJSON := jsonFlag(c.Flags(), "one JSON object per format")
+	c.RunE = func(*cobra.Command, []string) error {
+		for _, p := range ingest.Parsers() {
+			if *asJSON {
+				if err := jsonEncoder(e.stdout).Encode(map[string]string{"format": p.Format(), "source": p.Source(), "framing": fmt.Sprint(p.Framing())}); err != nil {
+					return err
+				}
+				continue
+			}
+			fmt.Fprintf(e.stdout, "%-16s %-7s %s\n", p.Format(), p.Source(), p.Framing())
+		}
+		return nil
 	}
-	return nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
+	"github.com/spf13/cobra"
 )
 
 const (
@@ -24,8 +24,8 @@ const maxNote = 1 << 20
 
 // cmdJournal lists the case journal, or verifies its hash chain. Neither
 // opens the index, so both work while an ingest holds the workspace.
-func cmdJournal(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "journal", journalArgs)
+func cmdJournal(e *env, c *cobra.Command) {
+	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	asJSON := fs.Bool("json", false, "entries as JSON lines, as stored (verify: the verification as JSON)")
 	types := fs.String("type", "", "only entries of these `TYPES` (comma-separated: note,step_done,...)")
@@ -34,82 +34,84 @@ func cmdJournal(ctx context.Context, e *env, args []string) error {
 	key := fs.String("key", "", "sign, anchor: the SSH private key `FILE` to sign with (kept outside the workspace; a passphrase-protected key through ssh-agent)")
 	to := fs.String("to", "", "anchor: append the head to this `FILE`, outside the workspace")
 	shared := allowSharedFlag(fs)
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if *dir == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: journal needs --incident DIR", errUsage)
-	}
-	sub := ""
-	if len(pos) > 0 {
-		sub = pos[0]
-	}
-	if len(pos) > 1 || sub != "" && sub != "verify" && sub != "sign" && sub != "anchor" {
-		fs.Usage()
-		return fmt.Errorf("%w: journal: unexpected %q (subcommands: verify, sign, anchor)", errUsage, strings.Join(pos, " "))
-	}
-	j, err := journal.Open(*dir)
-	if err != nil {
-		return err
-	}
-	switch sub {
-	case "verify":
-		return verifyJournal(e, j, *asJSON, *anchor, *allowed)
-	case "sign":
-		if *key == "" {
-			return fmt.Errorf("%w: journal sign needs --key KEY", errUsage)
+	c.RunE = func(cmd *cobra.Command, pos []string) error {
+		ctx := cmd.Context()
+		if *dir == "" {
+			fs.Usage()
+			return fmt.Errorf("%w: journal needs --incident DIR", errUsage)
 		}
-		s, err := journal.LoadSigner(*key, *dir)
+		sub := ""
+		if len(pos) > 0 {
+			sub = pos[0]
+		}
+		if len(pos) > 1 || sub != "" && sub != "verify" && sub != "sign" && sub != "anchor" {
+			fs.Usage()
+			return fmt.Errorf("%w: journal: unexpected %q (subcommands: verify, sign, anchor)", errUsage, strings.Join(pos, " "))
+		}
+		j, err := journal.Open(*dir)
 		if err != nil {
 			return err
 		}
-		if shared() {
-			j.AllowShared()
+		switch sub {
+		case "verify":
+			return verifyJournal(e, j, *asJSON, *anchor, *allowed)
+		case "sign":
+			if *key == "" {
+				return fmt.Errorf("%w: journal sign needs --key KEY", errUsage)
+			}
+			s, err := journal.LoadSigner(*key, *dir)
+			if err != nil {
+				return err
+			}
+			if shared() {
+				j.AllowShared()
+			}
+			en, err := j.Sign(ctx, journal.CurrentActor(journal.ViaCLI), s)
+			if err != nil {
+				return err
+			}
+			if *asJSON {
+				return jsonEncoder(e.stdout).Encode(en)
+			}
+			fmt.Fprintf(e.stdout, "journal #%d: %s\n", en.Seq, evidence.Printable(en.Text))
+			return nil
+		case "anchor":
+			return anchorJournal(e, j, *dir, *to, *key, *asJSON)
 		}
-		en, err := j.Sign(ctx, journal.CurrentActor(journal.ViaCLI), s)
+		entries, torn, err := j.Read()
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "journal #%d: %s\n", en.Seq, evidence.Printable(en.Text))
+		keep := map[string]bool{}
+		for _, t := range strings.Split(*types, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				keep[t] = true
+			}
+		}
+		shown := 0
+		for _, en := range entries {
+			if len(keep) > 0 && !keep[string(en.Type)] {
+				continue
+			}
+			shown++
+			if *asJSON {
+				e.stdout.Write(append(safeJSONLine(en.Line()), '\n'))
+				continue
+			}
+			writeEntry(e.stdout, en)
+		}
+		if torn != nil {
+			fmt.Fprintf(e.stderr, "journal: %s; the next entry sets it aside in journal.torn\n", torn)
+		}
+		if !*asJSON && shown == 0 {
+			fmt.Fprintln(e.stderr, "no journal entries")
+		}
 		return nil
-	case "anchor":
-		return anchorJournal(e, j, *dir, *to, *key)
 	}
-	entries, torn, err := j.Read()
-	if err != nil {
-		return err
-	}
-	keep := map[string]bool{}
-	for _, t := range strings.Split(*types, ",") {
-		if t = strings.TrimSpace(t); t != "" {
-			keep[t] = true
-		}
-	}
-	shown := 0
-	for _, en := range entries {
-		if len(keep) > 0 && !keep[string(en.Type)] {
-			continue
-		}
-		shown++
-		if *asJSON {
-			e.stdout.Write(append(safeJSONLine(en.Line()), '\n'))
-			continue
-		}
-		writeEntry(e.stdout, en)
-	}
-	if torn != nil {
-		fmt.Fprintf(e.stderr, "journal: %s; the next entry sets it aside in journal.torn\n", torn)
-	}
-	if !*asJSON && shown == 0 {
-		fmt.Fprintln(e.stderr, "no journal entries")
-	}
-	return nil
 }
 
 // anchorJournal appends the journal's head to a file outside the workspace.
-func anchorJournal(e *env, j *journal.Journal, dir, to, key string) error {
+func anchorJournal(e *env, j *journal.Journal, dir, to, key string, asJSON bool) error {
 	if to == "" {
 		return fmt.Errorf("%w: journal anchor needs --to FILE (outside the workspace)", errUsage)
 	}
@@ -123,6 +125,9 @@ func anchorJournal(e *env, j *journal.Journal, dir, to, key string) error {
 	a, err := j.AnchorTo(to, journal.CurrentActor(journal.ViaCLI), s)
 	if err != nil {
 		return err
+	}
+	if asJSON {
+		return jsonEncoder(e.stdout).Encode(a)
 	}
 	signed := "unsigned"
 	if s != nil {
@@ -194,54 +199,57 @@ func writeProof(e *env, v journal.Verification, p journal.Proof, anchored, allow
 }
 
 // cmdNote journals a note. It does not open the index.
-func cmdNote(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "note", noteArgs)
+func cmdNote(e *env, c *cobra.Command) {
+	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	event := fs.String("event", "", "the note is about event `ID`")
 	step := fs.String("step", "", "the note is about playbook step `ID`")
 	shared := allowSharedFlag(fs)
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if *dir == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: note needs --incident DIR", errUsage)
-	}
-	text := strings.Join(pos, " ")
-	if text == "-" {
-		b, err := io.ReadAll(io.LimitReader(e.stdin, maxNote+1))
+	asJSON := jsonFlag(fs, "the journal entry as JSON")
+	c.RunE = func(cmd *cobra.Command, pos []string) error {
+		ctx := cmd.Context()
+		if *dir == "" {
+			fs.Usage()
+			return fmt.Errorf("%w: note needs --incident DIR", errUsage)
+		}
+		text := strings.Join(pos, " ")
+		if text == "-" {
+			b, err := io.ReadAll(io.LimitReader(e.stdin, maxNote+1))
+			if err != nil {
+				return fmt.Errorf("read note: %w", err)
+			}
+			if len(b) > maxNote {
+				return fmt.Errorf("%w: a note is at most %d bytes", errUsage, maxNote)
+			}
+			text = strings.TrimRight(string(b), "\n")
+		}
+		if strings.TrimSpace(text) == "" {
+			fs.Usage()
+			return fmt.Errorf("%w: note needs TEXT (or - to read it from stdin)", errUsage)
+		}
+		if !incident.IsWorkspace(*dir) {
+			return fmt.Errorf("%w: %s is not an incident workspace (create one with cordon ingest --incident %s FILE...)", incident.ErrNoIncident, *dir, *dir)
+		}
+		j, err := journal.Open(*dir)
 		if err != nil {
-			return fmt.Errorf("read note: %w", err)
+			return err
 		}
-		if len(b) > maxNote {
-			return fmt.Errorf("%w: a note is at most %d bytes", errUsage, maxNote)
+		if shared() {
+			j.AllowShared()
 		}
-		text = strings.TrimRight(string(b), "\n")
+		en, err := j.Append(ctx, journal.Entry{
+			Type: journal.EntryNote, Actor: journal.CurrentActor(journal.ViaCLI),
+			Step: *step, Event: *event, Text: text,
+		})
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return jsonEncoder(e.stdout).Encode(en)
+		}
+		fmt.Fprintf(e.stdout, "journal entry %d\n", en.Seq)
+		return nil
 	}
-	if strings.TrimSpace(text) == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: note needs TEXT (or - to read it from stdin)", errUsage)
-	}
-	if !incident.IsWorkspace(*dir) {
-		return fmt.Errorf("%w: %s is not an incident workspace (create one with cordon ingest --incident %s FILE...)", incident.ErrNoIncident, *dir, *dir)
-	}
-	j, err := journal.Open(*dir)
-	if err != nil {
-		return err
-	}
-	if shared() {
-		j.AllowShared()
-	}
-	en, err := j.Append(ctx, journal.Entry{
-		Type: journal.EntryNote, Actor: journal.CurrentActor(journal.ViaCLI),
-		Step: *step, Event: *event, Text: text,
-	})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "journal entry %d\n", en.Seq)
-	return nil
 }
 
 // writeEntry prints one entry on a line: seq, time, actor, type, what it

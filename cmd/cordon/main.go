@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/cordon-ir/cordon/bundle"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/ingest"
 	"github.com/cordon-ir/cordon/journal"
+	"github.com/spf13/cobra"
 )
 
 func main() {
@@ -37,9 +39,13 @@ const (
 // errUsage marks a command-line mistake.
 var errUsage = errors.New("usage")
 
+// command is one entry of the command tree: its name, the arguments its
+// usage line shows, a summary for cordon help, and define, which adds its
+// flags and its run to the cobra command built for it.
 type command struct {
 	name, args, summary string
-	run                 func(ctx context.Context, env *env, args []string) error
+	define              func(e *env, c *cobra.Command)
+	subs                []command
 }
 
 // env is what a subcommand may touch.
@@ -49,40 +55,57 @@ type env struct {
 	// ws is a workspace this process already holds (cordon serve): the
 	// commands it runs read it instead of opening the index again.
 	ws *incident.Workspace
+	// argv is the command line as given, "cordon" first: reports say
+	// what built them.
+	argv []string
 }
 
 func commands() []command {
 	return []command{
-		{"open", openArgs, "the console: open a workspace, or ingest evidence in the background and open it at once", cmdOpen},
-		{"serve", serveArgs, "serve the console over SSH: public keys only, observers read-only, no shell or forwarding", cmdServe},
-		{"ingest", "--incident DIR [--format F] [--follow] FILE|DIR|- ...", "read evidence into an incident workspace (resumes, never duplicates; --follow keeps reading)", cmdIngest},
-		{"search", "--incident DIR [--json] [--since T] [--until T] [--limit N] [--sort time|-time|score] QUERY", "search the evidence (docs/query.md: clauses AND unless OR joins them; errors name the fix)", cmdSearch},
-		{"stats", "--incident DIR [--by FIELD] [--json]", "counts per value and the time span", cmdStats},
-		{"show", "--incident DIR [--json] ID", "one event: fields, origin and raw record", cmdShow},
-		{"rejects", "--incident DIR [--json]", "the records that did not parse, with file, line and reason", cmdRejects},
-		{"findings", findingsArgs, "what the detectors found, per agent: severity, span, explanation, evidence ids", cmdFindings},
-		{"agents", "--incident DIR [--json]", "each agent: model, run, sessions with sandbox, IP, container and interval, events, denials; attribution coverage", cmdAgents},
-		{"attribute", "--incident DIR", "attribute every proxy and sensor event to an agent again (ingest does this itself)", cmdAttribute},
-		{"subject", "--incident DIR [AGENT...]", "name the agents the incident is about (default: the agent of the most severe finding) and show what the playbook fills in", cmdSubject},
-		{"steps", "--incident DIR [--json]", "the playbook: each step's status, who set it and its last evidence check", cmdSteps},
-		{"step", stepArgs, "record a playbook step started, done or skipped in the journal", cmdStep},
-		{"check", "--incident DIR [--json] [STEP_ID...]", "run the evidence checks (every step's, or those named) and journal the results", cmdCheck},
-		{"action", "--incident DIR [--dry-run] [--confirm AGENT] STEP_ID ACTION", "run a step's configured command after typed confirmation; journal command, exit code and output", cmdAction},
-		{"journal", journalArgs, "the case journal, oldest first; verify checks its hash chain and names the first edited, missing or torn entry", cmdJournal},
-		{"note", noteArgs, "add a note to the case journal (works while an ingest holds the workspace)", cmdNote},
-		{"suppress", suppressArgs, "suppress a detector's findings for an agent, a value or a query, with a reason, on the record (never removes a finding nor changes a check); list shows them", cmdSuppress},
-		{"rules", rulesArgs, "which of the workspace's rules, saved searches and history read otherwise since unsigned clauses are required; such rules are refused until rewritten", cmdRules},
-		{"playbook", playbookArgs, "lint playbook files (file:line:col per problem), or show the phases and steps of the built-in or a given playbook", cmdPlaybook},
-		{"assist", assistArgs, "defender-mode assistant: summarize, timeline, cluster, explain, hypotheses, ask — claims cite checked event ids; offline without an endpoint", cmdAssist},
-		{"report", reportArgs, "the incident report: the four questions answered from evidence, attribution, findings, kill switch, journal (md, json or html)", cmdReport},
-		{"export", exportArgs, "export events (all, or those matching QUERY) as Timesketch JSONL, oldest first", cmdExport},
-		{"drill", drillArgs, "tabletop drill: replay a sample incident in scenario time with injects and questions, then debrief the team", cmdDrill},
-		{"evidence", evidenceArgs, "verify: hash every file ingested again and compare it with what the journal recorded on receipt (match, grew, changed, gone)", cmdEvidence},
-		{"bundle", bundleArgs, "write the case as one signed tar.gz (journal, report, findings, capabilities, evidence manifest; --with-evidence the files), or verify one", cmdBundle},
-		{"indicators", indicatorsArgs, "the indicator register: destinations, addresses, credential ids (never secrets), files, processes; first and last seen, agents, findings, evidence ids", cmdIndicators},
-		{"formats", "", "list the input formats cordon reads", cmdFormats},
-		{"bench", "[--events N] [--dir DIR] [--keep] [--queries N] [--json]", "generate a realistic incident, ingest it end to end and time the queries", cmdBench},
-		{"help", "", "this help", nil},
+		{"open", openArgs, "the console: open a workspace, or ingest evidence in the background and open it at once", cmdOpen, nil},
+		{"serve", serveArgs, "serve the console over SSH: public keys only, observers read-only, no shell or forwarding", cmdServe, nil},
+		{"ingest", "--incident DIR [--format F] [--follow] FILE|DIR|- ...", "read evidence into an incident workspace (resumes, never duplicates; --follow keeps reading)", cmdIngest, nil},
+		{"search", "--incident DIR [--json] [--since T] [--until T] [--limit N] [--sort time|-time|score] QUERY", "search the evidence (docs/query.md: clauses AND unless OR joins them; errors name the fix)", cmdSearch, nil},
+		{"stats", "--incident DIR [--by FIELD] [--json]", "counts per value and the time span", cmdStats, nil},
+		{"show", "--incident DIR [--json] ID", "one event: fields, origin and raw record", cmdShow, nil},
+		{"rejects", "--incident DIR [--json]", "the records that did not parse, with file, line and reason", cmdRejects, nil},
+		{"findings", findingsArgs, "what the detectors found, per agent: severity, span, explanation, evidence ids", cmdFindings, nil},
+		{"agents", "--incident DIR [--json]", "each agent: model, run, sessions with sandbox, IP, container and interval, events, denials; attribution coverage", cmdAgents, nil},
+		{"attribute", "--incident DIR", "attribute every proxy and sensor event to an agent again (ingest does this itself)", cmdAttribute, nil},
+		{"subject", "--incident DIR [AGENT...]", "name the agents the incident is about (default: the agent of the most severe finding) and show what the playbook fills in", cmdSubject, nil},
+		{"steps", "--incident DIR [--json]", "the playbook: each step's status, who set it and its last evidence check", cmdSteps, nil},
+		{"step", stepArgs, "record a playbook step started, done or skipped in the journal", cmdStep, nil},
+		{"check", "--incident DIR [--json] [STEP_ID...]", "run the evidence checks (every step's, or those named) and journal the results", cmdCheck, nil},
+		{"action", "--incident DIR [--dry-run] [--confirm AGENT] STEP_ID ACTION", "run a step's configured command after typed confirmation; journal command, exit code and output", cmdAction, nil},
+		{"journal", journalArgs, "the case journal, oldest first; verify checks its hash chain and names the first edited, missing or torn entry", cmdJournal, nil},
+		{"note", noteArgs, "add a note to the case journal (works while an ingest holds the workspace)", cmdNote, nil},
+		{"suppress", suppressArgs, "suppress a detector's findings for an agent, a value or a query, with a reason, on the record (never removes a finding nor changes a check); list shows them", cmdSuppress, []command{
+			{"list", "--incident DIR [--json]", "the suppressions on the record, with how many findings each covers now", cmdSuppressList, nil},
+		}},
+		{"rules", rulesArgs, "which of the workspace's rules, saved searches and history read otherwise since unsigned clauses are required; such rules are refused until rewritten", cmdRules, []command{
+			{"check", "--incident DIR [--rules FILE|DIR]", "list the queries whose meaning changed since unsigned clauses are required", cmdRulesCheck, nil},
+		}},
+		{"playbook", playbookArgs, "lint playbook files (file:line:col per problem), or show the phases and steps of the built-in or a given playbook", cmdPlaybook, []command{
+			{"lint", "FILE|DIR ...", "every problem of every playbook file as file:line:col", cmdPlaybookLint, nil},
+			{"show", "[--yaml] [FILE]", "the phases and steps of the built-in playbook or of FILE", cmdPlaybookShow, nil},
+		}},
+		{"assist", assistArgs, "defender-mode assistant: summarize, timeline, cluster, explain, hypotheses, ask — claims cite checked event ids; offline without an endpoint", cmdAssist, nil},
+		{"report", reportArgs, "the incident report: the four questions answered from evidence, attribution, findings, kill switch, journal (md, json or html)", cmdReport, nil},
+		{"export", exportArgs, "export events (all, or those matching QUERY) as Timesketch JSONL, oldest first", cmdExport, nil},
+		{"drill", drillArgs, "tabletop drill: replay a sample incident in scenario time with injects and questions, then debrief the team", cmdDrill, []command{
+			{"debrief", "DIR [--json]", "the debrief of a drill run before, from its folder (markdown, or --json)", cmdDrillDebrief, nil},
+		}},
+		{"evidence", evidenceArgs, "verify: hash every file ingested again and compare it with what the journal recorded on receipt (match, grew, changed, gone)", cmdEvidence, nil},
+		{"bundle", bundleArgs, "write the case as one signed tar.gz (journal, report, findings, capabilities, evidence manifest; --with-evidence the files), or verify one", cmdBundle, []command{
+			{"verify", "FILE.tar.gz [--allowed-signers FILE] [--json]", "verify a bundle: its files against the manifest, the journal's hash chain, its signature", cmdBundleVerify, nil},
+		}},
+		{"indicators", indicatorsArgs, "the indicator register: destinations, addresses, credential ids (never secrets), files, processes; first and last seen, agents, findings, evidence ids", cmdIndicators, nil},
+		{"formats", "", "list the input formats cordon reads", cmdFormats, nil},
+		{"bench", "[--events N] [--dir DIR] [--keep] [--queries N] [--json]", "generate a realistic incident, ingest it end to end and time the queries", cmdBench, nil},
+		{"version", "[--json]", "the version of this cordon, its Go toolchain and platform", cmdVersion, nil},
+		{"completion", "bash|zsh|fish|powershell", "a shell completion script (cordon completion bash > /etc/bash_completion.d/cordon)", nil, nil},
+		{"man", "DIR", "write a man page per command into DIR (cordon.1, cordon-search.1, ...)", cmdMan, nil},
+		{"help", "[COMMAND]", "this help, or a command's flags", nil, nil},
 	}
 }
 
@@ -90,18 +113,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := interruptible(context.Background())
 	defer stop()
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		usage(stdout)
-		return exitOK
-	}
-	for _, c := range commands() {
-		if c.name == args[0] && c.run != nil {
-			return exitCode(stderr, stoppedBy(ctx, c.run(ctx, e, args[1:])))
-		}
-	}
-	fmt.Fprintf(stderr, "cordon: unknown command %q\n\n", args[0])
-	usage(stderr)
-	return exitUsage
+	return exitCode(stderr, stoppedBy(ctx, execute(ctx, e, args)))
 }
 
 // exitCode reports err and maps it to the documented exit codes.
@@ -115,6 +127,10 @@ func exitCode(stderr io.Writer, err error) int {
 	// An error is our own text, quoting what it cites with %q or Printable:
 	// PrintableMessage keeps those quotes single.
 	fmt.Fprintln(stderr, "cordon:", evidence.PrintableMessage(err.Error()))
+	var h hintError
+	if errors.As(err, &h) {
+		fmt.Fprintln(stderr, "cordon:", evidence.PrintableMessage(h.hint))
+	}
 	var sig signalError
 	switch {
 	case errors.As(err, &sig):
@@ -145,7 +161,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "cordon — incident console for AI agents that crossed their sandbox boundary")
 	fmt.Fprintln(w, "\nUsage:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  cordon %s %s\n      %s\n", c.name, c.args, c.summary)
+		fmt.Fprintf(w, "  cordon %s\n      %s\n", strings.TrimSpace(c.name+" "+c.args), c.summary)
 	}
 	fmt.Fprint(w, `
 Queries (docs/query.md):
@@ -178,40 +194,4 @@ Workspaces are private to their owner (0700, files 0600). Writers (ingest, step,
 action, subject, attribute, assist, open, serve) refuse one other users can read unless given
 --allow-shared or `+allowSharedEnv+`=1; readers work on any, read-only media included.
 `)
-}
-
-// newFlags makes a FlagSet that reports usage errors as errUsage.
-func newFlags(e *env, name, args string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: cordon %s %s\n", name, args)
-		fs.PrintDefaults()
-	}
-	return fs
-}
-
-// parse parses flags interleaved with positional arguments.
-func parse(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			return nil, fmt.Errorf("%w: %v", errUsage, err)
-		}
-		rest := fs.Args()
-		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
-			// flag.Parse consumed a "--": everything after it is
-			// positional (a query such as -kind:dns, or flags smuggled
-			// in by a remote command line)
-			return append(pos, rest...), nil
-		}
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
 }

@@ -17,108 +17,109 @@ import (
 	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/tui"
 	"github.com/muesli/termenv"
+	"github.com/spf13/cobra"
 )
 
 const openArgs = "DIR | FILE|DIR... [--incident DIR] [--format F] [--no-follow] [--sign-key KEY] [--debug LOG]"
 
-func cmdOpen(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "open", openArgs)
+func cmdOpen(e *env, c *cobra.Command) {
+	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR` (default: a new one under $XDG_STATE_HOME/cordon/incidents)")
 	format := fs.String("format", "", "read every input as `FORMAT` instead of sniffing (see cordon formats)")
 	noFollow := fs.Bool("no-follow", false, "stop reading the evidence files once they are ingested (default: keep following appended lines)")
 	debug := fs.String("debug", "", "write a debug log to `FILE`")
 	signKey := fs.String("sign-key", "", "sign a checkpoint of the journal every 50 entries and on quitting with this SSH private key `FILE` (kept outside the workspace)")
 	shared := allowSharedFlag(fs)
-	inputs, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if *dir == "" && len(inputs) == 0 {
-		fs.Usage()
-		return fmt.Errorf("%w: open needs an incident workspace or evidence to ingest", errUsage)
-	}
-	for _, in := range inputs {
-		if in == "-" {
-			return fmt.Errorf("%w: the console reads keys from the terminal, not evidence from stdin; pipe it with cordon ingest --incident DIR - first", errUsage)
+	c.RunE = func(cmd *cobra.Command, inputs []string) error {
+		ctx := cmd.Context()
+		var err error
+		if *dir == "" && len(inputs) == 0 {
+			fs.Usage()
+			return fmt.Errorf("%w: open needs an incident workspace or evidence to ingest", errUsage)
 		}
-	}
-	// a FIFO or a device would hold the background ingest for ever
-	if _, err := ingest.Expand(inputs); err != nil {
-		return err
-	}
-	if !isTerminal(e.stdout) {
-		return fmt.Errorf("%w: cordon open is an interactive console and needs a terminal; use cordon search for scripts", errUsage)
-	}
-	if *dir == "" && len(inputs) == 1 && incident.IsWorkspace(inputs[0]) {
-		*dir, inputs = inputs[0], nil
-	}
-	var ws *incident.Workspace
-	if len(inputs) == 0 {
-		ws, err = incident.Open(*dir, incident.AllowShared(shared()), storeOption())
-	} else {
-		if *dir == "" {
-			*dir = incident.DirFor(stateHome(), inputs)
+		for _, in := range inputs {
+			if in == "-" {
+				return fmt.Errorf("%w: the console reads keys from the terminal, not evidence from stdin; pipe it with cordon ingest --incident DIR - first", errUsage)
+			}
 		}
-		ws, err = incident.Create(*dir, incident.AllowShared(shared()), storeOption())
-	}
-	if err != nil {
-		return err
-	}
-	defer ws.Close()
-	fmt.Fprintf(e.stderr, "cordon: incident workspace %s\n", ws.Dir)
-	if *signKey != "" {
-		s, err := journal.LoadSigner(*signKey, ws.Dir)
+		// a FIFO or a device would hold the background ingest for ever
+		if _, err := ingest.Expand(inputs); err != nil {
+			return err
+		}
+		if !isTerminal(e.stdout) {
+			return fmt.Errorf("%w: cordon open is an interactive console and needs a terminal; use cordon search for scripts", errUsage)
+		}
+		if *dir == "" && len(inputs) == 1 && incident.IsWorkspace(inputs[0]) {
+			*dir, inputs = inputs[0], nil
+		}
+		var ws *incident.Workspace
+		if len(inputs) == 0 {
+			ws, err = incident.Open(*dir, incident.AllowShared(shared()), storeOption())
+		} else {
+			if *dir == "" {
+				*dir = incident.DirFor(stateHome(), inputs)
+			}
+			ws, err = incident.Create(*dir, incident.AllowShared(shared()), storeOption())
+		}
 		if err != nil {
 			return err
 		}
-		ws.Journal().SignEvery(s, consoleSignEvery)
-		defer func() {
-			if err := ws.Journal().Seal(context.WithoutCancel(ctx), journal.CurrentActor(journal.ViaConsole)); err != nil {
-				fmt.Fprintf(e.stderr, "cordon: the journal was not sealed: %v\n", err)
+		defer ws.Close()
+		fmt.Fprintf(e.stderr, "cordon: incident workspace %s\n", ws.Dir)
+		if *signKey != "" {
+			s, err := journal.LoadSigner(*signKey, ws.Dir)
+			if err != nil {
+				return err
 			}
-		}()
-	}
+			ws.Journal().SignEvery(s, consoleSignEvery)
+			defer func() {
+				if err := ws.Journal().Seal(context.WithoutCancel(ctx), journal.CurrentActor(journal.ViaConsole)); err != nil {
+					fmt.Fprintf(e.stderr, "cordon: the journal was not sealed: %v\n", err)
+				}
+			}()
+		}
 
-	log, closeLog, err := debugLog(*debug)
-	if err != nil {
-		return err
-	}
-	defer closeLog()
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var run *incident.IngestRun
-	if len(inputs) > 0 {
-		run = ws.StartIngest(cctx, inputs, incident.IngestOptions{Format: *format, Actor: journal.CurrentActor(journal.ViaConsole)}, !*noFollow)
-	}
-	h, err := ws.Handle(incident.HandleOptions{Ingest: run, Getenv: os.Getenv})
-	if err != nil {
-		return err
-	}
-	m := tui.New(h, tui.Options{Renderer: renderer(e.stdout), Dark: darkBackground(), Logger: log, Ctx: cctx})
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(cctx),
-		tea.WithOutput(e.stdout))
-	final, runErr := p.Run()
-	cancel()
-	if run != nil {
-		u := run.Stop()
-		if u.Following {
-			// the last round read nothing new: say what the whole run did
-			fmt.Fprintf(e.stderr, "cordon: %d new events from %d files while the console was open\n", u.Added, len(u.Results))
-		} else {
-			printResults(e.stdout, u.Results)
+		log, closeLog, err := debugLog(*debug)
+		if err != nil {
+			return err
 		}
-		if !u.Done || u.Err != nil {
-			fmt.Fprintf(e.stderr, "cordon: ingest stopped with the console; resume it with: cordon ingest --incident %s %s\n", ws.Dir, strings.Join(inputs, " "))
+		defer closeLog()
+		cctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		var run *incident.IngestRun
+		if len(inputs) > 0 {
+			run = ws.StartIngest(cctx, inputs, incident.IngestOptions{Format: *format, Actor: journal.CurrentActor(journal.ViaConsole)}, !*noFollow)
 		}
+		h, err := ws.Handle(incident.HandleOptions{Ingest: run, Getenv: os.Getenv})
+		if err != nil {
+			return err
+		}
+		m := tui.New(h, tui.Options{Renderer: renderer(e.stdout), Dark: darkBackground(), Logger: log, Ctx: cctx})
+		p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(cctx),
+			tea.WithOutput(e.stdout))
+		final, runErr := p.Run()
+		cancel()
+		if run != nil {
+			u := run.Stop()
+			if u.Following {
+				// the last round read nothing new: say what the whole run did
+				fmt.Fprintf(e.stderr, "cordon: %d new events from %d files while the console was open\n", u.Added, len(u.Results))
+			} else {
+				printResults(e.stdout, u.Results, false)
+			}
+			if !u.Done || u.Err != nil {
+				fmt.Fprintf(e.stderr, "cordon: ingest stopped with the console; resume it with: cordon ingest --incident %s %s\n", ws.Dir, strings.Join(inputs, " "))
+			}
+		}
+		fmt.Fprintf(e.stderr, "cordon: reopen with: cordon open %s\n", ws.Dir)
+		if runErr != nil && !errors.Is(runErr, tea.ErrProgramKilled) {
+			return fmt.Errorf("console: %w", runErr)
+		}
+		if fm, ok := final.(tui.Model); ok && fm.Err() != nil {
+			return fmt.Errorf("console: %w", fm.Err())
+		}
+		return nil
 	}
-	fmt.Fprintf(e.stderr, "cordon: reopen with: cordon open %s\n", ws.Dir)
-	if runErr != nil && !errors.Is(runErr, tea.ErrProgramKilled) {
-		return fmt.Errorf("console: %w", runErr)
-	}
-	if fm, ok := final.(tui.Model); ok && fm.Err() != nil {
-		return fmt.Errorf("console: %w", fm.Err())
-	}
-	return nil
 }
 
 // consoleSignEvery is how many journal entries pass between the signed

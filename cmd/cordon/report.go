@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -16,6 +14,8 @@ import (
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/report"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 const (
@@ -24,145 +24,129 @@ const (
 	indicatorsArgs = "--incident DIR [--json] [--no-redact]"
 )
 
-func cmdReport(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "report", reportArgs)
+func cmdReport(e *env, c *cobra.Command) {
+	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	format := fs.String("format", "md", "`md`, json or html")
-	outPath := fs.String("o", "", "write to `FILE` instead of stdout")
+	outPath := fs.StringP("o", "o", "", "write to `FILE` instead of stdout")
 	noRedact := noRedactFlag(fs)
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if *dir == "" || len(pos) > 0 {
-		fs.Usage()
-		return fmt.Errorf("%w: report needs --incident DIR and no other arguments", errUsage)
-	}
-	switch *format {
-	case "md", "json", "html":
-	default:
-		return fmt.Errorf("%w: --format %q: want md, json or html", errUsage, *format)
-	}
-	ws, done, err := e.openIncident(*dir)
-	if err != nil {
-		return err
-	}
-	defer done()
-	opts, err := redactionOptions(ctx, ws, *noRedact, "the report")
-	if err != nil {
-		return err
-	}
-	r, err := report.Build(ctx, ws, append(opts, report.BuiltBy(cordonVersion(), append([]string{"cordon", "report"}, args...)))...)
-	if err != nil {
-		return err
-	}
-	defer sayRedaction(e, r.Redaction)
-	// A Markdown report written to a file gets its pictures beside it, as
-	// FILE-killswitch.svg and so on, and shows them as images.
-	prefix := ""
-	if *format == "md" && *outPath != "" && *outPath != "-" {
-		prefix = strings.TrimSuffix(filepath.Base(*outPath), filepath.Ext(*outPath)) + "-"
-		for _, pic := range r.Pictures() {
-			path := filepath.Join(filepath.Dir(*outPath), prefix+pic.Name)
-			if err := writeOut(e, path, func(w io.Writer) error { _, err := io.WriteString(w, pic.SVG); return err }); err != nil {
-				return err
+	c.RunE = func(cmd *cobra.Command, pos []string) error {
+		ctx := cmd.Context()
+		if *dir == "" || len(pos) > 0 {
+			fs.Usage()
+			return fmt.Errorf("%w: report needs --incident DIR and no other arguments", errUsage)
+		}
+		switch *format {
+		case "md", "json", "html":
+		default:
+			return fmt.Errorf("%w: --format %q: want md, json or html", errUsage, *format)
+		}
+		ws, done, err := e.openIncident(*dir)
+		if err != nil {
+			return err
+		}
+		defer done()
+		opts, err := redactionOptions(ctx, ws, *noRedact, "the report")
+		if err != nil {
+			return err
+		}
+		r, err := report.Build(ctx, ws, append(opts, report.BuiltBy(cordonVersion(), e.argv))...)
+		if err != nil {
+			return err
+		}
+		defer sayRedaction(e, r.Redaction)
+		// A Markdown report written to a file gets its pictures beside it, as
+		// FILE-killswitch.svg and so on, and shows them as images.
+		prefix := ""
+		if *format == "md" && *outPath != "" && *outPath != "-" {
+			prefix = strings.TrimSuffix(filepath.Base(*outPath), filepath.Ext(*outPath)) + "-"
+			for _, pic := range r.Pictures() {
+				path := filepath.Join(filepath.Dir(*outPath), prefix+pic.Name)
+				if err := writeOut(e, path, func(w io.Writer) error { _, err := io.WriteString(w, pic.SVG); return err }); err != nil {
+					return err
+				}
 			}
 		}
+		return writeOut(e, *outPath, func(w io.Writer) error {
+			switch *format {
+			case "json":
+				enc := jsonEncoder(w)
+				enc.SetIndent("", "  ")
+				return enc.Encode(r)
+			case "html":
+				return r.WriteHTML(w)
+			}
+			return r.WriteMarkdownPictures(w, prefix)
+		})
 	}
-	return writeOut(e, *outPath, func(w io.Writer) error {
-		switch *format {
-		case "json":
-			enc := jsonEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(r)
-		case "html":
-			return r.WriteHTML(w)
-		}
-		return r.WriteMarkdownPictures(w, prefix)
-	})
 }
 
-// cordonVersion is the module version the binary was built as ("(devel)"
-// from a checkout), with its commit when the build recorded one.
-func cordonVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := bi.Main.Version
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += " " + s.Value[:12]
-		}
-	}
-	return v
-}
-
-func cmdExport(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "export", exportArgs)
+func cmdExport(e *env, c *cobra.Command) {
+	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	format := fs.String("format", "", "export format: `timesketch` (events as JSONL), ocsf (findings as OCSF Detection Finding JSON lines) or stix (indicators as a STIX 2.1 bundle)")
-	outPath := fs.String("o", "", "write to `FILE` instead of stdout")
+	outPath := fs.StringP("o", "o", "", "write to `FILE` instead of stdout")
 	noRedact := noRedactFlag(fs)
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if *dir == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: export needs --incident DIR", errUsage)
-	}
-	switch *format {
-	case "timesketch", "ocsf", "stix":
-	default:
-		return fmt.Errorf("%w: --format %q: want timesketch, ocsf or stix", errUsage, *format)
-	}
-	if *format != "timesketch" && len(pos) > 0 {
-		return fmt.Errorf("%w: --format %s exports the whole case; a query selects events for timesketch only", errUsage, *format)
-	}
-	ws, err := incident.Open(*dir)
-	if err != nil {
-		return err
-	}
-	defer ws.Close()
-	opts, err := redactionOptions(ctx, ws, *noRedact, "the "+*format+" export")
-	if err != nil {
-		return err
-	}
-	n, what := 0, "events"
-	var red report.Redaction
-	err = writeOut(e, *outPath, func(w io.Writer) error {
-		var err error
-		switch *format {
-		case "ocsf":
-			what = "findings"
-			n, red, err = report.OCSF(ctx, ws, filepath.Base(ws.Dir), w, opts...)
-		case "stix":
-			what = "STIX objects"
-			var b report.STIXObject
-			if b, red, err = report.STIX(ctx, ws, time.Now(), opts...); err == nil {
-				n = len(b["objects"].([]report.STIXObject))
-				err = report.WriteSTIX(w, b)
-			}
-		default:
-			var q evidence.Query
-			if q, err = readQuery(e, strings.Join(pos, " "), ws.Store.Counts()); err != nil {
-				return err
-			}
-			n, red, err = report.Timesketch(ctx, ws, q, w, opts...)
+	c.RunE = func(cmd *cobra.Command, pos []string) error {
+		ctx := cmd.Context()
+		if *dir == "" {
+			fs.Usage()
+			return fmt.Errorf("%w: export needs --incident DIR", errUsage)
 		}
-		return err
-	})
-	if err != nil {
-		return err
+		switch *format {
+		case "timesketch", "ocsf", "stix":
+		default:
+			return fmt.Errorf("%w: --format %q: want timesketch, ocsf or stix", errUsage, *format)
+		}
+		if *format != "timesketch" && len(pos) > 0 {
+			return fmt.Errorf("%w: --format %s exports the whole case; a query selects events for timesketch only", errUsage, *format)
+		}
+		ws, err := incident.Open(*dir)
+		if err != nil {
+			return err
+		}
+		defer ws.Close()
+		opts, err := redactionOptions(ctx, ws, *noRedact, "the "+*format+" export")
+		if err != nil {
+			return err
+		}
+		// OCSF's product version and the STIX identity say what wrote them
+		opts = append(opts, report.BuiltBy(cordonVersion(), e.argv))
+		n, what := 0, "events"
+		var red report.Redaction
+		err = writeOut(e, *outPath, func(w io.Writer) error {
+			var err error
+			switch *format {
+			case "ocsf":
+				what = "findings"
+				n, red, err = report.OCSF(ctx, ws, filepath.Base(ws.Dir), w, opts...)
+			case "stix":
+				what = "STIX objects"
+				var b report.STIXObject
+				if b, red, err = report.STIX(ctx, ws, time.Now(), opts...); err == nil {
+					n = len(b["objects"].([]report.STIXObject))
+					err = report.WriteSTIX(w, b)
+				}
+			default:
+				var q evidence.Query
+				if q, err = readQuery(e, strings.Join(pos, " "), ws.Store.Counts()); err != nil {
+					return err
+				}
+				n, red, err = report.Timesketch(ctx, ws, q, w, opts...)
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "%d %s exported\n", n, what)
+		sayRedaction(e, red)
+		return nil
 	}
-	fmt.Fprintf(e.stderr, "%d %s exported\n", n, what)
-	sayRedaction(e, red)
-	return nil
 }
 
 // noRedactFlag adds --no-redact to an output's flags.
-func noRedactFlag(fs *flag.FlagSet) *bool {
+func noRedactFlag(fs *pflag.FlagSet) *bool {
 	return fs.Bool("no-redact", false, "show the secrets the evidence holds instead of [SECRET-…] placeholders (journaled)")
 }
 
@@ -195,56 +179,56 @@ func sayRedaction(e *env, r report.Redaction) {
 // cmdIndicators prints the indicator register: destinations, addresses,
 // credential ids, credential files, processes, schedules and jobs, with
 // first and last sighting, agents, evidence and the findings naming them.
-func cmdIndicators(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "indicators", indicatorsArgs)
+func cmdIndicators(e *env, c *cobra.Command) {
+	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	asJSON := fs.Bool("json", false, "one JSON object per indicator")
 	noRedact := noRedactFlag(fs)
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	if *dir == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: indicators needs --incident DIR", errUsage)
-	}
-	ws, err := incident.Open(*dir)
-	if err != nil {
-		return err
-	}
-	defer ws.Close()
-	opts, err := redactionOptions(ctx, ws, *noRedact, "the indicator register")
-	if err != nil {
-		return err
-	}
-	ins, red, err := report.RedactedIndicators(ctx, ws, opts...)
-	if err != nil {
-		return err
-	}
-	defer sayRedaction(e, red)
-	if *asJSON {
-		enc := jsonEncoder(e.stdout)
-		for _, in := range ins {
-			if err := enc.Encode(in); err != nil {
-				return err
+	c.RunE = func(cmd *cobra.Command, _ []string) error {
+		ctx := cmd.Context()
+		if *dir == "" {
+			fs.Usage()
+			return fmt.Errorf("%w: indicators needs --incident DIR", errUsage)
+		}
+		ws, err := incident.Open(*dir)
+		if err != nil {
+			return err
+		}
+		defer ws.Close()
+		opts, err := redactionOptions(ctx, ws, *noRedact, "the indicator register")
+		if err != nil {
+			return err
+		}
+		ins, red, err := report.RedactedIndicators(ctx, ws, opts...)
+		if err != nil {
+			return err
+		}
+		defer sayRedaction(e, red)
+		if *asJSON {
+			enc := jsonEncoder(e.stdout)
+			for _, in := range ins {
+				if err := enc.Encode(in); err != nil {
+					return err
+				}
 			}
+			return nil
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "KIND\tVALUE\tORIGIN\tAGENTS\tFIRST\tLAST\tUSES\tFINDINGS\tEVIDENCE")
+		for _, in := range ins {
+			ev := strings.Join(in.Events[:min(3, len(in.Events))], " ")
+			if len(in.Events) > 3 {
+				ev += fmt.Sprintf(" (+%d)", len(in.Events)-3)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", in.Kind, evidence.Printable(in.Value), in.Origin,
+				evidence.Printable(strings.Join(in.Agents, ",")), stamp(in.First), stamp(in.Last), in.Uses, len(in.Findings), ev)
+		}
+		tw.Flush()
+		if len(ins) == 0 {
+			fmt.Fprintln(e.stderr, "no indicators")
 		}
 		return nil
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KIND\tVALUE\tORIGIN\tAGENTS\tFIRST\tLAST\tUSES\tFINDINGS\tEVIDENCE")
-	for _, in := range ins {
-		ev := strings.Join(in.Events[:min(3, len(in.Events))], " ")
-		if len(in.Events) > 3 {
-			ev += fmt.Sprintf(" (+%d)", len(in.Events)-3)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", in.Kind, evidence.Printable(in.Value), in.Origin,
-			evidence.Printable(strings.Join(in.Agents, ",")), stamp(in.First), stamp(in.Last), in.Uses, len(in.Findings), ev)
-	}
-	tw.Flush()
-	if len(ins) == 0 {
-		fmt.Fprintln(e.stderr, "no indicators")
-	}
-	return nil
 }
 
 // writeOut writes to stdout, or to path through a temporary file renamed

@@ -11,62 +11,74 @@ import (
 
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/spf13/cobra"
 )
 
-func cmdSearch(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "search", "--incident DIR [flags] QUERY")
+func cmdSearch(e *env, c *cobra.Command) {
+	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	asJSON := fs.Bool("json", false, "one event per line as JSON, with raw and origin")
 	since := fs.String("since", "", "only events at or after `T` (RFC 3339, or a duration like 2h before the main span's last event)")
 	until := fs.String("until", "", "only events before `T`")
 	limit := fs.Int("limit", 50, "at most `N` events")
 	order := fs.String("sort", "time", "time, -time or score")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if *dir == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: search needs --incident DIR", errUsage)
-	}
-	ws, done, err := e.openIncident(*dir)
-	if err != nil {
-		return err
-	}
-	defer done()
-	q, err := readQuery(e, strings.Join(pos, " "), ws.Store.Counts())
-	if err != nil {
-		return err
-	}
-	req := evidence.Request{Query: q, Limit: *limit, Sort: *order}
-	// "30m" counts back from the main span's end, not from a record
-	// dated 9999-12-31
-	sp, err := ws.MainSpan(ctx)
-	if err != nil {
-		return err
-	}
-	last := sp.Last
-	if req.Since, err = parseTime(*since, last); err != nil {
-		return err
-	}
-	if req.Until, err = parseTime(*until, last); err != nil {
-		return err
-	}
-	hits, err := ws.Store.Search(ctx, req)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		enc := jsonEncoder(e.stdout)
-		for _, ev := range hits.Events {
-			if err := enc.Encode(newJSONEvent(ev)); err != nil {
-				return err
-			}
+	c.RunE = func(cmd *cobra.Command, pos []string) error {
+		ctx := cmd.Context()
+		if *dir == "" {
+			fs.Usage()
+			return fmt.Errorf("%w: search needs --incident DIR", errUsage)
 		}
+		if err := atLeastOne("--limit", *limit); err != nil {
+			return err
+		}
+		ws, done, err := e.openIncident(*dir)
+		if err != nil {
+			return err
+		}
+		defer done()
+		q, err := readQuery(e, strings.Join(pos, " "), ws.Store.Counts())
+		if err != nil {
+			return err
+		}
+		req := evidence.Request{Query: q, Limit: *limit, Sort: *order}
+		// "30m" counts back from the main span's end, not from a record
+		// dated 9999-12-31
+		sp, err := ws.MainSpan(ctx)
+		if err != nil {
+			return err
+		}
+		last := sp.Last
+		if req.Since, err = parseTime(*since, last); err != nil {
+			return err
+		}
+		if req.Until, err = parseTime(*until, last); err != nil {
+			return err
+		}
+		hits, err := ws.Store.Search(ctx, req)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := jsonEncoder(e.stdout)
+			for _, ev := range hits.Events {
+				if err := enc.Encode(newJSONEvent(ev)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		writeTable(e.stdout, termWidth(e.stdout), hits.Events)
+		fmt.Fprintf(e.stderr, "%d of %d events (%s)\n", len(hits.Events), hits.Total, hits.Took.Round(time.Microsecond))
 		return nil
 	}
-	writeTable(e.stdout, termWidth(e.stdout), hits.Events)
-	fmt.Fprintf(e.stderr, "%d of %d events (%s)\n", len(hits.Events), hits.Total, hits.Took.Round(time.Microsecond))
+}
+
+// atLeastOne refuses a count flag of zero or less: --limit 0 would
+// otherwise print nothing, or everything, and neither is what was asked.
+func atLeastOne(flag string, n int) error {
+	if n < 1 {
+		return fmt.Errorf("%w: %s %d: want 1 or more", errUsage, flag, n)
+	}
 	return nil
 }
 
@@ -87,81 +99,84 @@ func parseTime(s string, last time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%w: bad time %q (want RFC 3339 like 2026-07-21T10:04:00Z, or a duration like 30m)", errUsage, s)
 }
 
-func cmdStats(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "stats", "--incident DIR [--by FIELD] [--json]")
+func cmdStats(e *env, c *cobra.Command) {
+	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	by := fs.String("by", "", "count per value of `FIELD` (e.g. agent, kind, dst_host)")
 	asJSON := fs.Bool("json", false, "JSON output")
 	top := fs.Int("top", 20, "show the `N` most frequent values")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	if *dir == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: stats needs --incident DIR", errUsage)
-	}
-	ws, err := incident.Open(*dir)
-	if err != nil {
-		return err
-	}
-	defer ws.Close()
-	c := ws.Store.Counts()
-	sp, err := c.MainSpan().Exact(ctx, ws.Store)
-	if err != nil {
-		return err
-	}
-	fields := []string{"source", "format", "kind", "agent", "decision"}
-	if *by != "" {
-		fields = []string{*by}
-	}
-	out := map[string][]evidence.Count{}
-	for _, f := range fields {
-		counts, err := ws.Store.Facet(context.Background(), evidence.All(), time.Time{}, time.Time{}, f, *top)
-		if err != nil {
-			return fmt.Errorf("%w: %v (countable fields: %s)", errUsage, err, strings.Join(evidence.FacetFields(), ", "))
+	c.RunE = func(cmd *cobra.Command, _ []string) error {
+		ctx := cmd.Context()
+		if *dir == "" {
+			fs.Usage()
+			return fmt.Errorf("%w: stats needs --incident DIR", errUsage)
 		}
-		out[f] = counts
-	}
-	rejects, _ := ws.Rejects()
-	if *asJSON {
-		doc := map[string]any{
-			"events": c.Total, "first": c.First, "last": c.Last, "rejects": len(rejects), "by": out,
-		}
-		if sp.Outside() > 0 {
-			doc["main_span"] = map[string]any{"first": sp.First, "last": sp.Last}
-			doc["outside"] = map[string]any{"before": sp.Before, "after": sp.After, "query": sp.Query().String()}
-		}
-		return jsonEncoder(e.stdout).Encode(doc)
-	}
-	fmt.Fprintf(e.stdout, "events   %d\n", c.Total)
-	if c.Total > 0 {
-		fmt.Fprintf(e.stdout, "span     %s – %s (%s)\n", sp.First.Format(time.RFC3339), sp.Last.Format(time.RFC3339), spanLength(sp.First, sp.Last))
-	}
-	if line := sp.OutsideLine(); line != "" {
-		fmt.Fprintf(e.stdout, "outside  %s: cordon search --incident %s '%s'\n", line, *dir, sp.Query())
-	}
-	fmt.Fprintf(e.stdout, "rejects  %d\n", len(rejects))
-	if *by == "" {
-		fmt.Fprintln(e.stdout, "\nattribution")
-		if err := printCoverage(context.Background(), e, ws); err != nil {
+		if err := atLeastOne("--top", *top); err != nil {
 			return err
 		}
-	}
-	keys := make([]string, 0, len(out))
-	for k := range out {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return indexOf(fields, keys[i]) < indexOf(fields, keys[j]) })
-	for _, f := range keys {
-		fmt.Fprintf(e.stdout, "\nby %s\n", f)
-		if len(out[f]) == 0 {
-			fmt.Fprintln(e.stdout, "  (no values)")
+		ws, err := incident.Open(*dir)
+		if err != nil {
+			return err
 		}
-		for _, v := range out[f] {
-			fmt.Fprintf(e.stdout, "  %8d  %s\n", v.Count, evidence.Printable(v.Value))
+		defer ws.Close()
+		c := ws.Store.Counts()
+		sp, err := c.MainSpan().Exact(ctx, ws.Store)
+		if err != nil {
+			return err
 		}
+		fields := []string{"source", "format", "kind", "agent", "decision"}
+		if *by != "" {
+			fields = []string{*by}
+		}
+		out := map[string][]evidence.Count{}
+		for _, f := range fields {
+			counts, err := ws.Store.Facet(context.Background(), evidence.All(), time.Time{}, time.Time{}, f, *top)
+			if err != nil {
+				return fmt.Errorf("%w: %v (countable fields: %s)", errUsage, err, strings.Join(evidence.FacetFields(), ", "))
+			}
+			out[f] = counts
+		}
+		rejects, _ := ws.Rejects()
+		if *asJSON {
+			doc := map[string]any{
+				"events": c.Total, "first": c.First, "last": c.Last, "rejects": len(rejects), "by": out,
+			}
+			if sp.Outside() > 0 {
+				doc["main_span"] = map[string]any{"first": sp.First, "last": sp.Last}
+				doc["outside"] = map[string]any{"before": sp.Before, "after": sp.After, "query": sp.Query().String()}
+			}
+			return jsonEncoder(e.stdout).Encode(doc)
+		}
+		fmt.Fprintf(e.stdout, "events   %d\n", c.Total)
+		if c.Total > 0 {
+			fmt.Fprintf(e.stdout, "span     %s – %s (%s)\n", sp.First.Format(time.RFC3339), sp.Last.Format(time.RFC3339), spanLength(sp.First, sp.Last))
+		}
+		if line := sp.OutsideLine(); line != "" {
+			fmt.Fprintf(e.stdout, "outside  %s: cordon search --incident %s '%s'\n", line, *dir, sp.Query())
+		}
+		fmt.Fprintf(e.stdout, "rejects  %d\n", len(rejects))
+		if *by == "" {
+			fmt.Fprintln(e.stdout, "\nattribution")
+			if err := printCoverage(context.Background(), e, ws); err != nil {
+				return err
+			}
+		}
+		keys := make([]string, 0, len(out))
+		for k := range out {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool { return indexOf(fields, keys[i]) < indexOf(fields, keys[j]) })
+		for _, f := range keys {
+			fmt.Fprintf(e.stdout, "\nby %s\n", f)
+			if len(out[f]) == 0 {
+				fmt.Fprintln(e.stdout, "  (no values)")
+			}
+			for _, v := range out[f] {
+				fmt.Fprintf(e.stdout, "  %8d  %s\n", v.Count, evidence.Printable(v.Value))
+			}
+		}
+		return nil
 	}
-	return nil
 }
 
 // spanLength is last - first to the second, in days past what a Duration
@@ -182,32 +197,31 @@ func indexOf(xs []string, x string) int {
 	return len(xs)
 }
 
-func cmdShow(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "show", "--incident DIR [--json] ID")
+func cmdShow(e *env, c *cobra.Command) {
+	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	asJSON := fs.Bool("json", false, "JSON output")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
+	c.RunE = func(cmd *cobra.Command, pos []string) error {
+		ctx := cmd.Context()
+		if *dir == "" || len(pos) != 1 {
+			fs.Usage()
+			return fmt.Errorf("%w: show needs --incident DIR and one event id", errUsage)
+		}
+		ws, err := incident.Open(*dir)
+		if err != nil {
+			return err
+		}
+		defer ws.Close()
+		ev, err := ws.Store.Get(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return jsonEncoder(e.stdout).Encode(newJSONEvent(ev))
+		}
+		writeEvent(e.stdout, ev)
+		return nil
 	}
-	if *dir == "" || len(pos) != 1 {
-		fs.Usage()
-		return fmt.Errorf("%w: show needs --incident DIR and one event id", errUsage)
-	}
-	ws, err := incident.Open(*dir)
-	if err != nil {
-		return err
-	}
-	defer ws.Close()
-	ev, err := ws.Store.Get(ctx, pos[0])
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return jsonEncoder(e.stdout).Encode(newJSONEvent(ev))
-	}
-	writeEvent(e.stdout, ev)
-	return nil
 }
 
 // jsonEvent is an event as --json writes it. JSON strings are UTF-8: a
@@ -227,40 +241,39 @@ func newJSONEvent(ev evidence.Event) jsonEvent {
 	return j
 }
 
-func cmdRejects(_ context.Context, e *env, args []string) error {
-	fs := newFlags(e, "rejects", "--incident DIR [--json]")
+func cmdRejects(e *env, c *cobra.Command) {
+	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	asJSON := fs.Bool("json", false, "JSON lines output")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	if *dir == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: rejects needs --incident DIR", errUsage)
-	}
-	ws, err := incident.Open(*dir)
-	if err != nil {
-		return err
-	}
-	defer ws.Close()
-	rs, err := ws.Rejects()
-	if err != nil {
-		return err
-	}
-	enc := jsonEncoder(e.stdout)
-	for _, r := range rs {
-		if *asJSON {
-			if err := enc.Encode(r); err != nil {
-				return err
+	c.RunE = func(_ *cobra.Command, _ []string) error {
+		if *dir == "" {
+			fs.Usage()
+			return fmt.Errorf("%w: rejects needs --incident DIR", errUsage)
+		}
+		ws, err := incident.Open(*dir)
+		if err != nil {
+			return err
+		}
+		defer ws.Close()
+		rs, err := ws.Rejects()
+		if err != nil {
+			return err
+		}
+		enc := jsonEncoder(e.stdout)
+		for _, r := range rs {
+			if *asJSON {
+				if err := enc.Encode(r); err != nil {
+					return err
+				}
+				continue
 			}
-			continue
+			data := r.Data
+			if len(data) > 120 {
+				data = data[:120] + "…"
+			}
+			fmt.Fprintf(e.stdout, "%s  [%s] %s\n    %s\n", evidence.Printable(r.Origin), r.Format, evidence.PrintableMessage(r.Reason), evidence.Printable(data))
 		}
-		data := r.Data
-		if len(data) > 120 {
-			data = data[:120] + "…"
-		}
-		fmt.Fprintf(e.stdout, "%s  [%s] %s\n    %s\n", evidence.Printable(r.Origin), r.Format, evidence.PrintableMessage(r.Reason), evidence.Printable(data))
+		fmt.Fprintf(e.stderr, "%d rejected records\n", len(rs))
+		return nil
 	}
-	fmt.Fprintf(e.stderr, "%d rejected records\n", len(rs))
-	return nil
 }

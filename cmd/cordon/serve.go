@@ -15,14 +15,15 @@ import (
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/ingest"
 	"github.com/cordon-ir/cordon/serve"
+	"github.com/spf13/cobra"
 )
 
 const serveArgs = "--incident DIR [--format F] [FILE|DIR ...] | --drill SCENARIO [--out DIR] [--facilitators PATH] [--listen 127.0.0.1:2222] [--host-key PATH] [--authorized-keys PATH] [--observers PATH] [--idle-timeout 30m] [--max-sessions 32] [--debug LOG]"
 
 // cmdServe serves the console of one incident over SSH until SIGTERM or
 // SIGINT, then shuts down gracefully.
-func cmdServe(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "serve", serveArgs)
+func cmdServe(e *env, c *cobra.Command) {
+	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR` to serve")
 	listen := fs.String("listen", "127.0.0.1:2222", "`ADDR` to listen on (loopback unless you say otherwise)")
 	hostKey := fs.String("host-key", "", "host key `PATH` (default DIR/"+serve.HostKeyFile+", created on first start, mode 0600)")
@@ -36,105 +37,104 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 	idle := fs.Duration("idle-timeout", 30*time.Minute, "close a console after `D` without input (0: never)")
 	maxSessions := fs.Int("max-sessions", 32, "at most `N` sessions at once, observers' included (0: no limit)")
 	shared := allowSharedFlag(fs)
-	inputs, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if (*dir == "") == (*scenario == "") || (*scenario != "" && len(inputs) > 0) {
-		fs.Usage()
-		return fmt.Errorf("%w: serve needs --incident DIR or --drill SCENARIO (files to follow go with --incident only)", errUsage)
-	}
-	if *scenario == "" && (*facilitators != "" || *out != "") {
-		return fmt.Errorf("%w: --facilitators and --out are for --drill", errUsage)
-	}
-	if *format != "" && len(inputs) == 0 {
-		return fmt.Errorf("%w: --format is for the evidence files to follow: name them after --incident DIR", errUsage)
-	}
-	if *format != "" {
-		if _, err := ingest.ByFormat(*format); err != nil {
-			return fmt.Errorf("%w: %w", errUsage, err)
+	c.RunE = func(cmd *cobra.Command, inputs []string) error {
+		ctx := cmd.Context()
+		if (*dir == "") == (*scenario == "") || (*scenario != "" && len(inputs) > 0) {
+			fs.Usage()
+			return fmt.Errorf("%w: serve needs --incident DIR or --drill SCENARIO (files to follow go with --incident only)", errUsage)
 		}
-	}
-	if *idle < 0 || *maxSessions < 0 {
-		return fmt.Errorf("%w: --idle-timeout and --max-sessions cannot be negative (0 turns them off)", errUsage)
-	}
-	for _, in := range inputs {
-		if in == "-" {
-			return fmt.Errorf("%w: the server follows files, not stdin; pipe it with cordon ingest --incident DIR - first", errUsage)
+		if *scenario == "" && (*facilitators != "" || *out != "") {
+			return fmt.Errorf("%w: --facilitators and --out are for --drill", errUsage)
 		}
-	}
-	// a FIFO or a device would hold the background ingest for ever
-	if _, err := ingest.Expand(inputs); err != nil {
-		return err
-	}
-	if *scenario != "" && *facilitators == "" {
-		return fmt.Errorf("%w: --drill needs --facilitators PATH: the keys that run the drill's clock", errUsage)
-	}
-	var d *drill.Drill
-	if *scenario != "" {
-		s, err := drill.Load(*scenario)
+		if *format != "" && len(inputs) == 0 {
+			return fmt.Errorf("%w: --format is for the evidence files to follow: name them after --incident DIR", errUsage)
+		}
+		if *format != "" {
+			if _, err := ingest.ByFormat(*format); err != nil {
+				return fmt.Errorf("%w: %w", errUsage, err)
+			}
+		}
+		if *idle < 0 || *maxSessions < 0 {
+			return fmt.Errorf("%w: --idle-timeout and --max-sessions cannot be negative (0 turns them off)", errUsage)
+		}
+		for _, in := range inputs {
+			if in == "-" {
+				return fmt.Errorf("%w: the server follows files, not stdin; pipe it with cordon ingest --incident DIR - first", errUsage)
+			}
+		}
+		// a FIFO or a device would hold the background ingest for ever
+		if _, err := ingest.Expand(inputs); err != nil {
+			return err
+		}
+		if *scenario != "" && *facilitators == "" {
+			return fmt.Errorf("%w: --drill needs --facilitators PATH: the keys that run the drill's clock", errUsage)
+		}
+		var d *drill.Drill
+		if *scenario != "" {
+			s, err := drill.Load(*scenario)
+			if err != nil {
+				return err
+			}
+			if *out == "" {
+				*out = filepath.Join(stateHome(), "cordon", "drills", s.Scenario+"-"+nowStamp())
+			}
+			if d, err = drill.Start(ctx, s, filepath.Join(*out, "workspace"), nil); err != nil {
+				return err
+			}
+			defer func() {
+				d.Close()
+				fmt.Fprintf(e.stderr, "cordon: drill workspace %s; debrief it with: cordon drill debrief %s\n", d.WS.Dir, d.WS.Dir)
+			}()
+			*dir = d.WS.Dir
+		}
+		abs, err := filepath.Abs(*dir)
 		if err != nil {
 			return err
 		}
-		if *out == "" {
-			*out = filepath.Join(stateHome(), "cordon", "drills", s.Scenario+"-"+nowStamp())
+		if *authorized == "" {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return fmt.Errorf("%w: no home directory for ~/.ssh/authorized_keys; pass --authorized-keys PATH", errUsage)
+			}
+			*authorized = filepath.Join(home, ".ssh", "authorized_keys")
 		}
-		if d, err = drill.Start(ctx, s, filepath.Join(*out, "workspace"), nil); err != nil {
+		clog, closeLog, err := debugLog(*debug)
+		if err != nil {
 			return err
 		}
-		defer func() {
-			d.Close()
-			fmt.Fprintf(e.stderr, "cordon: drill workspace %s; debrief it with: cordon drill debrief %s\n", d.WS.Dir, d.WS.Dir)
-		}()
-		*dir = d.WS.Dir
-	}
-	abs, err := filepath.Abs(*dir)
-	if err != nil {
-		return err
-	}
-	if *authorized == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return fmt.Errorf("%w: no home directory for ~/.ssh/authorized_keys; pass --authorized-keys PATH", errUsage)
+		defer closeLog()
+		opt := serve.Options{
+			Dir: abs, HostKey: *hostKey, AuthorizedKeys: *authorized, Observers: *observers,
+			Inputs: inputs, Format: *format, IdleTimeout: *idle, MaxSessions: *maxSessions,
+			Exec: serveExec(abs), Log: slog.New(slog.NewTextHandler(e.stderr, nil)), ConsoleLog: clog,
+			Getenv: os.Getenv, AllowShared: shared(),
 		}
-		*authorized = filepath.Join(home, ".ssh", "authorized_keys")
+		if d != nil {
+			// a drill serves the console only: findings or a search from
+			// outside it would hand the team answers ahead of the scenario
+			opt.Exec, opt.Drill, opt.Facilitators, opt.DrillDebrief = nil, d, *facilitators, *out
+		}
+		srv, err := serve.New(opt)
+		if err != nil {
+			return err
+		}
+		ln, err := net.Listen("tcp", *listen)
+		if err != nil {
+			srv.Close()
+			return fmt.Errorf("listen: %w", err)
+		}
+		if !loopback(ln.Addr()) {
+			fmt.Fprintf(e.stderr, "cordon: warning: listening on %s, beyond this machine; only keys in %s get in\n", ln.Addr(), *authorized)
+		}
+		if srv.HostKeyCreated() {
+			fmt.Fprintf(e.stderr, "cordon: generated host key %s\n", srv.HostKeyPath())
+		}
+		fmt.Fprintf(e.stderr, "cordon: serving %s on %s\ncordon: host key fingerprint %s\n", abs, ln.Addr(), srv.Fingerprint())
+		if len(inputs) > 0 {
+			fmt.Fprintf(e.stderr, "cordon: following %s\n", strings.Join(inputs, " "))
+		}
+		return srv.Serve(ctx, ln)
 	}
-	clog, closeLog, err := debugLog(*debug)
-	if err != nil {
-		return err
-	}
-	defer closeLog()
-	opt := serve.Options{
-		Dir: abs, HostKey: *hostKey, AuthorizedKeys: *authorized, Observers: *observers,
-		Inputs: inputs, Format: *format, IdleTimeout: *idle, MaxSessions: *maxSessions,
-		Exec: serveExec(abs), Log: slog.New(slog.NewTextHandler(e.stderr, nil)), ConsoleLog: clog,
-		Getenv: os.Getenv, AllowShared: shared(),
-	}
-	if d != nil {
-		// a drill serves the console only: findings or a search from
-		// outside it would hand the team answers ahead of the scenario
-		opt.Exec, opt.Drill, opt.Facilitators, opt.DrillDebrief = nil, d, *facilitators, *out
-	}
-	srv, err := serve.New(opt)
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", *listen)
-	if err != nil {
-		srv.Close()
-		return fmt.Errorf("listen: %w", err)
-	}
-	if !loopback(ln.Addr()) {
-		fmt.Fprintf(e.stderr, "cordon: warning: listening on %s, beyond this machine; only keys in %s get in\n", ln.Addr(), *authorized)
-	}
-	if srv.HostKeyCreated() {
-		fmt.Fprintf(e.stderr, "cordon: generated host key %s\n", srv.HostKeyPath())
-	}
-	fmt.Fprintf(e.stderr, "cordon: serving %s on %s\ncordon: host key fingerprint %s\n", abs, ln.Addr(), srv.Fingerprint())
-	if len(inputs) > 0 {
-		fmt.Fprintf(e.stderr, "cordon: following %s\n", strings.Join(inputs, " "))
-	}
-	return srv.Serve(ctx, ln)
 }
 
 // serveExec runs a command the server allowed as `cordon NAME --incident DIR
@@ -144,14 +144,12 @@ func cmdServe(ctx context.Context, e *env, args []string) error {
 func serveExec(dir string) serve.ExecFunc {
 	return func(ctx context.Context, ws *incident.Workspace, args []string, stdout, stderr io.Writer) int {
 		e := &env{stdin: strings.NewReader(""), stdout: stdout, stderr: stderr, ws: ws}
-		for _, c := range commands() {
-			if c.name == args[0] && c.run != nil {
-				full := append([]string{"--incident", dir}, args[1:]...)
-				return exitCode(stderr, c.run(ctx, e, full))
-			}
+		if c, _, err := newRoot(e).Find(args[:1]); err != nil || !c.HasParent() || c.RunE == nil {
+			fmt.Fprintf(stderr, "cordon: %s is not available on this server (this cordon has no such command)\n", args[0])
+			return exitNotFound
 		}
-		fmt.Fprintf(stderr, "cordon: %s is not available on this server (this cordon has no such command)\n", args[0])
-		return exitNotFound
+		full := append([]string{args[0], "--incident", dir}, args[1:]...)
+		return exitCode(stderr, execute(ctx, e, full))
 	}
 }
 

@@ -71,7 +71,7 @@ func launchServe(t *testing.T, dir string, key servetest.Key, extra ...string) *
 	done := make(chan error, 1)
 	args := append([]string{"--incident", dir, "--listen", "127.0.0.1:0"}, extra...)
 	go func() {
-		done <- cmdServe(ctx, &env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: s.stderr}, args)
+		done <- execute(ctx, &env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: s.stderr}, append([]string{"serve"}, args...))
 	}()
 	t.Cleanup(func() {
 		cancel()

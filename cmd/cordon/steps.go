@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -13,249 +12,271 @@ import (
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/playbook"
+	"github.com/spf13/cobra"
 )
 
 const stepArgs = "--incident DIR (start|done|skip) STEP_ID [--at TIME] [TEXT...]"
 
 // cmdStep records a step's status in the journal. It needs no index, so it
 // works while an ingest holds the workspace.
-func cmdStep(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "step", stepArgs)
+func cmdStep(e *env, c *cobra.Command) {
+	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	at := fs.String("at", "", "for a step that records a time (contained_at): when it happened, RFC 3339 (default: now)")
 	shared := allowSharedFlag(fs)
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
+	asJSON := jsonFlag(fs, "the journal entry as JSON")
+	c.RunE = func(cmd *cobra.Command, pos []string) error {
+		ctx := cmd.Context()
+		statuses := map[string]incident.StepStatus{"start": incident.StepStarted, "done": incident.StepDone, "skip": incident.StepSkipped}
+		if *dir == "" || len(pos) < 2 || statuses[pos[0]] == "" {
+			fs.Usage()
+			return fmt.Errorf("%w: step needs --incident DIR, start|done|skip and a step id", errUsage)
+		}
+		t, err := parseTime(*at, time.Now())
+		if err != nil {
+			return err
+		}
+		ws, err := incident.OpenCase(*dir, incident.AllowShared(shared()))
+		if err != nil {
+			return err
+		}
+		defer ws.Close()
+		entry, err := ws.SetStep(ctx, journal.CurrentActor(journal.ViaCLI), pos[1], statuses[pos[0]], t, strings.Join(pos[2:], " "))
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return jsonEncoder(e.stdout).Encode(entry)
+		}
+		fmt.Fprintf(e.stdout, "journal #%d: %s %s\n", entry.Seq, entry.Type, entry.Step)
+		return nil
 	}
-	statuses := map[string]incident.StepStatus{"start": incident.StepStarted, "done": incident.StepDone, "skip": incident.StepSkipped}
-	if *dir == "" || len(pos) < 2 || statuses[pos[0]] == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: step needs --incident DIR, start|done|skip and a step id", errUsage)
-	}
-	t, err := parseTime(*at, time.Now())
-	if err != nil {
-		return err
-	}
-	ws, err := incident.OpenCase(*dir, incident.AllowShared(shared()))
-	if err != nil {
-		return err
-	}
-	defer ws.Close()
-	entry, err := ws.SetStep(ctx, journal.CurrentActor(journal.ViaCLI), pos[1], statuses[pos[0]], t, strings.Join(pos[2:], " "))
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "journal #%d: %s %s\n", entry.Seq, entry.Type, entry.Step)
-	return nil
 }
 
 // cmdSteps prints the playbook with each step's status and last check.
-func cmdSteps(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "steps", "--incident DIR [--json]")
+func cmdSteps(e *env, c *cobra.Command) {
+	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	asJSON := fs.Bool("json", false, "JSON: phases, steps, status, last check")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	if *dir == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: steps needs --incident DIR", errUsage)
-	}
-	ws, err := incident.OpenCase(*dir)
-	if err != nil {
-		return err
-	}
-	defer ws.Close()
-	pb, err := ws.Playbook()
-	if err != nil {
-		return err
-	}
-	s, err := ws.State()
-	if err != nil {
-		return err
-	}
-	type stepOut struct {
-		Phase  string                `json:"phase"`
-		ID     string                `json:"id"`
-		Title  string                `json:"title"`
-		Layer  string                `json:"layer,omitempty"`
-		Status string                `json:"status"`
-		By     string                `json:"by,omitempty"`
-		At     time.Time             `json:"at,omitzero"`
-		Check  *incident.CheckResult `json:"check,omitempty"`
-	}
-	var out []stepOut
-	for _, r := range pb.Steps() {
-		st := s.Step(r.Step.ID)
-		status := string(st.Status)
-		if status == "" {
-			status = "open"
+	c.RunE = func(_ *cobra.Command, _ []string) error {
+		if *dir == "" {
+			fs.Usage()
+			return fmt.Errorf("%w: steps needs --incident DIR", errUsage)
 		}
-		out = append(out, stepOut{Phase: r.Phase.ID, ID: r.Step.ID, Title: r.Step.Title, Layer: string(r.Step.Layer),
-			Status: status, By: st.By.Name, At: st.At, Check: st.Check})
-	}
-	if *asJSON {
-		enc := jsonEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"playbook": pb.ID, "subject": s.Subject, "times": s.Times, "steps": out})
-	}
-	subject := evidence.Printable(strings.Join(s.Subject, ", "))
-	if subject == "" {
-		subject = "none named yet (until one is, checks and the report take the agent of the most severe finding; see cordon subject)"
-	}
-	fmt.Fprintf(e.stdout, "%s — subject: %s\n", pb.Title, subject)
-	for name, t := range s.Times {
-		fmt.Fprintf(e.stdout, "%s: %s\n", name, t.UTC().Format(time.RFC3339Nano))
-	}
-	phase := ""
-	for _, o := range out {
-		if o.Phase != phase {
-			phase = o.Phase
-			fmt.Fprintf(e.stdout, "\n%s\n", strings.ToUpper(phase))
+		ws, err := incident.OpenCase(*dir)
+		if err != nil {
+			return err
 		}
-		fmt.Fprintf(e.stdout, "  %-8s %-28s %s\n", o.Status, o.ID, o.Title)
-		if o.Check != nil {
-			fmt.Fprintf(e.stdout, "           check: %s\n", evidence.Printable(o.Check.Summary()))
+		defer ws.Close()
+		pb, err := ws.Playbook()
+		if err != nil {
+			return err
 		}
+		s, err := ws.State()
+		if err != nil {
+			return err
+		}
+		type stepOut struct {
+			Phase  string                `json:"phase"`
+			ID     string                `json:"id"`
+			Title  string                `json:"title"`
+			Layer  string                `json:"layer,omitempty"`
+			Status string                `json:"status"`
+			By     string                `json:"by,omitempty"`
+			At     time.Time             `json:"at,omitzero"`
+			Check  *incident.CheckResult `json:"check,omitempty"`
+		}
+		var out []stepOut
+		for _, r := range pb.Steps() {
+			st := s.Step(r.Step.ID)
+			status := string(st.Status)
+			if status == "" {
+				status = "open"
+			}
+			out = append(out, stepOut{Phase: r.Phase.ID, ID: r.Step.ID, Title: r.Step.Title, Layer: string(r.Step.Layer),
+				Status: status, By: st.By.Name, At: st.At, Check: st.Check})
+		}
+		if *asJSON {
+			enc := jsonEncoder(e.stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(map[string]any{"playbook": pb.ID, "subject": s.Subject, "times": s.Times, "steps": out})
+		}
+		subject := evidence.Printable(strings.Join(s.Subject, ", "))
+		if subject == "" {
+			subject = "none named yet (until one is, checks and the report take the agent of the most severe finding; see cordon subject)"
+		}
+		fmt.Fprintf(e.stdout, "%s — subject: %s\n", pb.Title, subject)
+		for name, t := range s.Times {
+			fmt.Fprintf(e.stdout, "%s: %s\n", name, t.UTC().Format(time.RFC3339Nano))
+		}
+		phase := ""
+		for _, o := range out {
+			if o.Phase != phase {
+				phase = o.Phase
+				fmt.Fprintf(e.stdout, "\n%s\n", strings.ToUpper(phase))
+			}
+			fmt.Fprintf(e.stdout, "  %-8s %-28s %s\n", o.Status, o.ID, o.Title)
+			if o.Check != nil {
+				fmt.Fprintf(e.stdout, "           check: %s\n", evidence.Printable(o.Check.Summary()))
+			}
+		}
+		return nil
 	}
-	return nil
 }
 
 // cmdCheck runs evidence checks and journals their results.
-func cmdCheck(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "check", "--incident DIR [--json] [STEP_ID...]")
+func cmdCheck(e *env, c *cobra.Command) {
+	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	asJSON := fs.Bool("json", false, "one JSON line per check")
 	shared := allowSharedFlag(fs)
-	ids, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if *dir == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: check needs --incident DIR", errUsage)
-	}
-	ws, err := incident.Open(*dir, incident.AllowShared(shared()))
-	if err != nil {
-		return err
-	}
-	defer ws.Close()
-	results, err := ws.Check(ctx, journal.CurrentActor(journal.ViaCLI), ids...)
-	for _, r := range results {
-		if *asJSON {
-			b, _ := json.Marshal(r)
-			fmt.Fprintln(e.stdout, string(safeJSONLine(b)))
-			continue
+	c.RunE = func(cmd *cobra.Command, ids []string) error {
+		ctx := cmd.Context()
+		if *dir == "" {
+			fs.Usage()
+			return fmt.Errorf("%w: check needs --incident DIR", errUsage)
 		}
-		fmt.Fprintf(e.stdout, "%-28s %s\n", r.Step, evidence.Printable(r.Summary()))
+		ws, err := incident.Open(*dir, incident.AllowShared(shared()))
+		if err != nil {
+			return err
+		}
+		defer ws.Close()
+		results, err := ws.Check(ctx, journal.CurrentActor(journal.ViaCLI), ids...)
+		for _, r := range results {
+			if *asJSON {
+				b, _ := json.Marshal(r)
+				fmt.Fprintln(e.stdout, string(safeJSONLine(b)))
+				continue
+			}
+			fmt.Fprintf(e.stdout, "%-28s %s\n", r.Step, evidence.Printable(r.Summary()))
+		}
+		return err
 	}
-	return err
 }
 
 // cmdSubject names the agents the incident is about.
-func cmdSubject(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "subject", "--incident DIR [AGENT...]")
+func cmdSubject(e *env, c *cobra.Command) {
+	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	shared := allowSharedFlag(fs)
-	agents, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if *dir == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: subject needs --incident DIR", errUsage)
-	}
-	ws, err := incident.Open(*dir, incident.AllowShared(shared()))
-	if err != nil {
-		return err
-	}
-	defer ws.Close()
-	if len(agents) > 0 {
-		if _, err := ws.SetSubject(ctx, journal.CurrentActor(journal.ViaCLI), agents); err != nil {
+	asJSON := jsonFlag(fs, "the subject, where it comes from, the playbook's values and the acquired capabilities as JSON")
+	c.RunE = func(cmd *cobra.Command, agents []string) error {
+		ctx := cmd.Context()
+		if *dir == "" {
+			fs.Usage()
+			return fmt.Errorf("%w: subject needs --incident DIR", errUsage)
+		}
+		ws, err := incident.Open(*dir, incident.AllowShared(shared()))
+		if err != nil {
 			return err
 		}
-	}
-	s, err := ws.State()
-	if err != nil {
-		return err
-	}
-	cs, err := ws.Case(ctx, s)
-	if err != nil {
-		return err
-	}
-	from := map[string]string{"journal": "named in the journal", "findings": "the agent of the most severe finding", "": "no agent yet"}[cs.SubjectFrom]
-	fmt.Fprintf(e.stdout, "subject: %s (%s)\n", orDash(evidence.Printable(strings.Join(cs.Subject, ", "))), from)
-	vars := cs.Vars()
-	for _, name := range playbook.Variables() {
-		if v := vars[name]; len(v) > 0 {
-			fmt.Fprintf(e.stdout, "  %-13s %s\n", name, evidence.Printable(strings.Join(v, ", ")))
-		}
-	}
-	for _, c := range cs.Capabilities {
-		if c.Origin == detect.OriginAcquired && c.Kind != detect.CapDataOut {
-			owner := ""
-			if c.Owner != "" && c.Owner != c.Agent {
-				owner = " of " + c.Owner
+		defer ws.Close()
+		if len(agents) > 0 {
+			if _, err := ws.SetSubject(ctx, journal.CurrentActor(journal.ViaCLI), agents); err != nil {
+				return err
 			}
-			fmt.Fprintf(e.stdout, "  acquired      %s %s%s: %s\n", c.Kind, evidence.Printable(c.Value), evidence.Printable(owner), evidence.Printable(c.How))
 		}
+		s, err := ws.State()
+		if err != nil {
+			return err
+		}
+		cs, err := ws.Case(ctx, s)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			acquired := []detect.Capability{}
+			for _, c := range cs.Capabilities {
+				if c.Origin == detect.OriginAcquired && c.Kind != detect.CapDataOut {
+					acquired = append(acquired, c)
+				}
+			}
+			return jsonEncoder(e.stdout).Encode(map[string]any{"subject": cs.Subject, "from": cs.SubjectFrom, "values": cs.Vars(), "acquired": acquired})
+		}
+		from := map[string]string{"journal": "named in the journal", "findings": "the agent of the most severe finding", "": "no agent yet"}[cs.SubjectFrom]
+		fmt.Fprintf(e.stdout, "subject: %s (%s)\n", orDash(evidence.Printable(strings.Join(cs.Subject, ", "))), from)
+		vars := cs.Vars()
+		for _, name := range playbook.Variables() {
+			if v := vars[name]; len(v) > 0 {
+				fmt.Fprintf(e.stdout, "  %-13s %s\n", name, evidence.Printable(strings.Join(v, ", ")))
+			}
+		}
+		for _, c := range cs.Capabilities {
+			if c.Origin == detect.OriginAcquired && c.Kind != detect.CapDataOut {
+				owner := ""
+				if c.Owner != "" && c.Owner != c.Agent {
+					owner = " of " + c.Owner
+				}
+				fmt.Fprintf(e.stdout, "  acquired      %s %s%s: %s\n", c.Kind, evidence.Printable(c.Value), evidence.Printable(owner), evidence.Printable(c.How))
+			}
+		}
+		return nil
 	}
-	return nil
 }
 
 // cmdAction shows an action's exact commands, asks for the agent id typed
 // back, runs them and journals what happened.
-func cmdAction(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "action", "--incident DIR [--dry-run] [--confirm AGENT] STEP_ID ACTION")
+func cmdAction(e *env, c *cobra.Command) {
+	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
 	dry := fs.Bool("dry-run", false, "show and journal what would run; run nothing")
 	confirm := fs.String("confirm", "", "the subject `AGENT`, typed ahead for scripts (default: asked on stdin)")
 	shared := allowSharedFlag(fs)
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if *dir == "" || len(pos) != 2 {
-		fs.Usage()
-		return fmt.Errorf("%w: action needs --incident DIR, a step id and an action name", errUsage)
-	}
-	ws, err := incident.Open(*dir, incident.AllowShared(shared()))
-	if err != nil {
-		return err
-	}
-	defer ws.Close()
-	// before the plan is shown and confirmed: it could not be journaled
-	if err := ws.Journal().Writable(); err != nil {
-		return err
-	}
-	plan, err := ws.PlanAction(ctx, pos[0], pos[1])
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "%s — %d command(s), timeout %s each:\n", evidence.Printable(plan.Title), len(plan.Commands), plan.Timeout)
-	for _, argv := range plan.Commands {
-		fmt.Fprintf(e.stdout, "  $ %s\n", evidence.Printable(incident.CommandLine(argv)))
-	}
-	if len(plan.Values) > 0 {
-		fmt.Fprintln(e.stdout, "Values, and where they come from:")
-		for _, v := range plan.Values {
-			fmt.Fprintf(e.stdout, "  {{%s}} %s: %s\n", v.Var, evidence.Printable(v.Value), evidence.Printable(v.From))
+	asJSON := jsonFlag(fs, "the plan and what ran as JSON (the plan is then shown on stderr)")
+	c.RunE = func(cmd *cobra.Command, pos []string) error {
+		ctx := cmd.Context()
+		if *dir == "" || len(pos) != 2 {
+			fs.Usage()
+			return fmt.Errorf("%w: action needs --incident DIR, a step id and an action name", errUsage)
 		}
-	}
-	if *confirm == "" {
-		fmt.Fprintf(e.stdout, "Type %s to run: ", evidence.Printable(plan.Confirm))
-		line, _ := bufio.NewReader(e.stdin).ReadString('\n')
-		*confirm = strings.TrimSpace(line)
-	}
-	runs, err := ws.RunAction(ctx, journal.CurrentActor(journal.ViaCLI), pos[0], plan, *confirm, *dry)
-	for _, r := range runs {
-		switch {
-		case r.DryRun:
-			fmt.Fprintf(e.stdout, "dry run, not run: %s\n", evidence.Printable(incident.CommandLine(r.Argv)))
-		default:
-			fmt.Fprintf(e.stdout, "exit %d in %s: %s\n%s", r.ExitCode, r.Took, evidence.Printable(incident.CommandLine(r.Argv)), r.Output)
+		ws, err := incident.Open(*dir, incident.AllowShared(shared()))
+		if err != nil {
+			return err
 		}
+		defer ws.Close()
+		// before the plan is shown and confirmed: it could not be journaled
+		if err := ws.Journal().Writable(); err != nil {
+			return err
+		}
+		plan, err := ws.PlanAction(ctx, pos[0], pos[1])
+		if err != nil {
+			return err
+		}
+		// with --json the plan is for the person confirming, not the output
+		show := e.stdout
+		if *asJSON {
+			show = e.stderr
+		}
+		fmt.Fprintf(show, "%s — %d command(s), timeout %s each:\n", evidence.Printable(plan.Title), len(plan.Commands), plan.Timeout)
+		for _, argv := range plan.Commands {
+			fmt.Fprintf(show, "  $ %s\n", evidence.Printable(incident.CommandLine(argv)))
+		}
+		if len(plan.Values) > 0 {
+			fmt.Fprintln(show, "Values, and where they come from:")
+			for _, v := range plan.Values {
+				fmt.Fprintf(show, "  {{%s}} %s: %s\n", v.Var, evidence.Printable(v.Value), evidence.Printable(v.From))
+			}
+		}
+		if *confirm == "" {
+			fmt.Fprintf(show, "Type %s to run: ", evidence.Printable(plan.Confirm))
+			line, _ := bufio.NewReader(e.stdin).ReadString('\n')
+			*confirm = strings.TrimSpace(line)
+		}
+		runs, err := ws.RunAction(ctx, journal.CurrentActor(journal.ViaCLI), pos[0], plan, *confirm, *dry)
+		if *asJSON {
+			if jerr := jsonEncoder(e.stdout).Encode(map[string]any{"plan": plan, "runs": runs}); jerr != nil && err == nil {
+				err = jerr
+			}
+			return err
+		}
+		for _, r := range runs {
+			switch {
+			case r.DryRun:
+				fmt.Fprintf(e.stdout, "dry run, not run: %s\n", evidence.Printable(incident.CommandLine(r.Argv)))
+			default:
+				fmt.Fprintf(e.stdout, "exit %d in %s: %s\n%s", r.ExitCode, r.Took, evidence.Printable(incident.CommandLine(r.Argv)), r.Output)
+			}
+		}
+		return err
 	}
-	return err
 }

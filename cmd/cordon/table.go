@@ -6,54 +6,67 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/lipgloss/table"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/cordon-ir/cordon/evidence"
 )
 
-// column of the search table; width 0 means "takes what is left".
+// column of the search table: cap is the most it takes on a terminal
+// (0: what is left, for MESSAGE); fixed columns are never cut, so that
+// what they hold can be typed into the next command.
 type column struct {
 	name  string
-	width int
+	cap   int
+	fixed bool
 	value func(ev evidence.Event) string
 }
 
-func tableColumns(width int) []column {
+func tableColumns(events []evidence.Event, width int) []column {
 	cols := []column{
-		{"TIME", 23, func(ev evidence.Event) string { return ev.Time.Format("2006-01-02T15:04:05.000") }},
-		{"SOURCE", 6, func(ev evidence.Event) string { return ev.Source }},
-		{"AGENT", 10, func(ev evidence.Event) string { return ev.Agent }},
-		{"KIND", 14, func(ev evidence.Event) string { return ev.Kind }},
-		{"DEC", 5, func(ev evidence.Event) string { return ev.Decision }},
-		{"TARGET", 24, evidence.Event.Target},
-		{"MESSAGE", 0, func(ev evidence.Event) string { return ev.Message }},
-		{"ID", 16, func(ev evidence.Event) string { return ev.ID }},
+		{"TIME", 23, true, func(ev evidence.Event) string { return ev.Time.Format("2006-01-02T15:04:05.000") }},
+		{"SOURCE", 6, false, func(ev evidence.Event) string { return ev.Source }},
+		{"AGENT", 16, false, func(ev evidence.Event) string { return ev.Agent }},
+		{"KIND", 18, false, func(ev evidence.Event) string { return ev.Kind }},
+		{"DEC", 5, false, func(ev evidence.Event) string { return ev.Decision }},
+		{"TARGET", 32, false, evidence.Event.Target},
+		{"MESSAGE", 0, false, func(ev evidence.Event) string { return ev.Message }},
+		// the id, for cordon show ID: never dropped, never cut
+		{"ID", 16, true, func(ev evidence.Event) string { return ev.ID }},
 	}
 	if width == 0 {
 		return cols
 	}
-	// Narrow terminals drop the least telling columns first.
-	drop := []string{"SOURCE", "ID", "TARGET", "DEC"}
-	for _, name := range drop {
-		if fixedWidth(cols)+20 <= width {
+	// Narrow terminals drop the least telling columns first, until what
+	// the others hold leaves the message 20 cells.
+	for _, name := range []string{"SOURCE", "TARGET", "DEC"} {
+		if contentWidth(cols, events)+20 <= width {
 			break
 		}
-		for i, c := range cols {
-			if c.name == name {
-				cols = append(cols[:i], cols[i+1:]...)
-				break
-			}
-		}
+		cols = slices.DeleteFunc(cols, func(c column) bool { return c.name == name })
 	}
 	return cols
 }
 
-func fixedWidth(cols []column) int {
+// contentWidth is the width the columns other than MESSAGE take for
+// events, each up to its cap, with the gaps between columns.
+func contentWidth(cols []column, events []evidence.Event) int {
 	n := 0
 	for _, c := range cols {
-		n += c.width + 2
+		w := len(c.name)
+		if c.fixed {
+			w = c.cap
+		} else {
+			for _, ev := range events {
+				w = max(w, ansi.StringWidth(evidence.Printable(c.value(ev))))
+			}
+			w = min(w, c.cap)
+		}
+		n += w + 2
 	}
 	return n
 }
@@ -61,51 +74,92 @@ func fixedWidth(cols []column) int {
 // writeTable prints events: fitted to width on a terminal, or tab-separated
 // full values when width is 0 (a pipe).
 func writeTable(w io.Writer, width int, events []evidence.Event) {
-	cols := tableColumns(width)
-	if width == 0 {
-		names := make([]string, len(cols))
+	cols := tableColumns(events, width)
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.name
+	}
+	rows := make([][]string, len(events))
+	for r, ev := range events {
+		rows[r] = make([]string, len(cols))
 		for i, c := range cols {
-			names[i] = c.name
+			rows[r][i] = evidence.Printable(c.value(ev))
 		}
+	}
+	if width == 0 {
 		fmt.Fprintln(w, strings.Join(names, "\t"))
-		for _, ev := range events {
-			vals := make([]string, len(cols))
-			for i, c := range cols {
-				vals[i] = evidence.Printable(c.value(ev))
-			}
-			fmt.Fprintln(w, strings.Join(vals, "\t"))
+		for _, row := range rows {
+			fmt.Fprintln(w, strings.Join(row, "\t"))
 		}
 		return
 	}
-	rest := max(width-fixedWidth(cols), 10)
-	row := func(get func(c column) string) {
-		var b strings.Builder
-		for i, c := range cols {
-			wd := c.width
-			if wd == 0 {
-				wd = rest
-			}
-			cell := fit(get(c), wd)
-			b.WriteString(cell)
-			if i < len(cols)-1 {
-				b.WriteString(strings.Repeat(" ", wd-utf8.RuneCountInString(cell)+2))
-			}
+	caps := make([]int, len(cols))
+	for i, c := range cols {
+		caps[i] = c.cap
+		if c.fixed {
+			caps[i] = -c.cap
 		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
-	row(func(c column) string { return c.name })
-	for _, ev := range events {
-		row(func(c column) string { return evidence.Printable(c.value(ev)) })
+	writeFitted(w, width, names, rows, caps)
+}
+
+// writeFitted renders a table to fit width: each column as wide as its
+// content up to its cap (a negative cap: exactly that, never cut), and
+// the column of cap 0 takes what is left (at least 10). Cells past their
+// width are cut with an ellipsis.
+func writeFitted(w io.Writer, width int, headers []string, rows [][]string, caps []int) {
+	widths := make([]int, len(headers))
+	rest := width - 2*(len(headers)-1)
+	flex := -1
+	for i, h := range headers {
+		switch {
+		case caps[i] == 0:
+			flex = i
+			continue
+		case caps[i] < 0:
+			widths[i] = -caps[i]
+		default:
+			widths[i] = ansi.StringWidth(h)
+			for _, row := range rows {
+				widths[i] = max(widths[i], ansi.StringWidth(row[i]))
+			}
+			widths[i] = min(widths[i], caps[i])
+		}
+		rest -= widths[i]
+	}
+	if flex >= 0 {
+		widths[flex] = max(rest, 10)
+	}
+	cut := func(row []string) []string {
+		out := make([]string, len(row))
+		for i, cell := range row {
+			out[i] = fit(cell, widths[i])
+		}
+		return out
+	}
+	fitted := make([][]string, len(rows))
+	for r, row := range rows {
+		fitted[r] = cut(row)
+	}
+	last := len(headers) - 1
+	t := table.New().Border(lipgloss.HiddenBorder()).
+		BorderTop(false).BorderBottom(false).BorderLeft(false).BorderRight(false).
+		BorderHeader(false).BorderColumn(false).Wrap(false).
+		Headers(cut(headers)...).Rows(fitted...).
+		StyleFunc(func(_, col int) lipgloss.Style {
+			if col == last {
+				return lipgloss.NewStyle()
+			}
+			return lipgloss.NewStyle().PaddingRight(2)
+		})
+	for _, line := range strings.Split(t.Render(), "\n") {
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
 }
 
-// fit cuts s to n runes, marking the cut.
+// fit cuts s to n cells of the terminal, marking the cut.
 func fit(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:max(n-1, 0)]) + "…"
+	return ansi.Truncate(s, n, "…")
 }
 
 // writeEvent prints every non-empty field, then the raw record.
