@@ -52,6 +52,8 @@ type adapted struct {
 	t    time.Time
 	hits []hit
 	desc string
+	// values are what drove it, when the correlation names such values
+	values []string
 }
 
 // callLink is how long after a tool call a proxy denial is taken to be

@@ -147,3 +147,34 @@ func BenchmarkRuleCost(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEpisodes merges matches as many as the detectors give on the
+// 1M-event bench incident (7,315: 40 agents, 8 detectors, most of them
+// intent-mismatch a few minutes apart) into episodes.
+func BenchmarkEpisodes(b *testing.B) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	dets := []string{"intent-mismatch", "plan-divergence", "boundary-probing", "denial-adaptation",
+		"destination-expansion", "credential-access", "persistence", "action-rate"}
+	var ms []detect.Finding
+	for i := range 7315 {
+		det := dets[0]
+		if i%25 == 0 {
+			det = dets[1+i%7]
+		}
+		at := t0.Add(time.Duration(i/40) * 4 * time.Minute)
+		ids := make([]string, 4)
+		for j := range ids {
+			ids[j] = strconv.Itoa(i*4 + j)
+		}
+		ms = append(ms, detect.Finding{Detector: det, Agent: fmt.Sprintf("agent-%02d", i%40), Severity: "medium",
+			Start: at, End: at.Add(time.Minute), Events: ids, Values: ids[:1], Matches: 1, Explanation: "x"})
+	}
+	gap := func(string) time.Duration { return 15 * time.Minute }
+	b.ResetTimer()
+	for range b.N {
+		out := detect.Episodes(ms, gap)
+		if len(out) == 0 {
+			b.Fatal("no episodes")
+		}
+	}
+}

@@ -115,7 +115,7 @@ func (w *windowCount) emit(g string, ep *episode) {
 		vars["field"] = w.r.Correlation.Field
 		vars["values"] = listValues(ep.values, 5)
 	}
-	w.findings = append(w.findings, w.r.newFinding(agent, ep.hits, vars))
+	w.findings = append(w.findings, withValues(w.r.newFinding(agent, ep.hits, vars), ep.values))
 }
 
 func (w *windowCount) done() []Finding {

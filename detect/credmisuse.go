@@ -138,10 +138,10 @@ func (c *credMisuse) done() []Finding {
 		u := c.uses[k]
 		sort.SliceStable(u.hits, func(i, j int) bool { return u.hits[i].t.Before(u.hits[j].t) })
 		for _, hits := range runs(c.r, u.hits, func(x hit) time.Time { return x.t }) {
-			out = append(out, c.r.newFinding(u.agent, hits, map[string]string{
+			out = append(out, withValues(c.r.newFinding(u.agent, hits, map[string]string{
 				"credential": u.cred, "owner": u.owner, "sources": listValues(u.sources, 4),
 				"detail": strconv.Itoa(len(hits)) + " events with " + u.cred + " of " + u.owner,
-			}))
+			}), []string{u.cred}))
 		}
 	}
 	return out

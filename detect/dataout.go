@@ -90,10 +90,10 @@ func (d *dataOut) done() []Finding {
 			if !d.r.Correlation.Condition.Holds(float64(bytes)) {
 				continue
 			}
-			out = append(out, d.r.newFinding(agent, hits, map[string]string{
+			out = append(out, withValues(d.r.newFinding(agent, hits, map[string]string{
 				"bytes": humanBytes(bytes), "destination": dest, "allowlist": run[0].allow,
 				"methods": strings.Join(methods, ", "), "seen_by": seenBy,
-			}))
+			}), []string{dest}))
 		}
 	}
 	return out

@@ -138,10 +138,10 @@ func (d *divergence) done() []Finding {
 			if s := d.e.sessionAt(agent, run[0].c.t); s != nil && s.workdir != "" {
 				workdir = s.workdir
 			}
-			out = append(out, d.r.newFinding(agent, hits, map[string]string{
+			out = append(out, withValues(d.r.newFinding(agent, hits, map[string]string{
 				"count": strconv.Itoa(n), "calls": strconv.Itoa(len(run)),
 				"workdir": workdir, "values": listValues(vals, 4),
-			}))
+			}), vals))
 			epStart = -1
 		}
 		for i, pc := range calls {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
@@ -79,8 +80,8 @@ type Result struct {
 	Skews []Skew
 }
 
-// Run evaluates every rule and returns the findings sorted by Sort: the
-// findings of Scan.
+// Run evaluates every rule and returns the findings of Scan, grouped per
+// agent in the ranking's order (SortRanked).
 func (e *Engine) Run(ctx context.Context, src Source) ([]Finding, error) {
 	r, err := e.Scan(ctx, src)
 	return r.Findings, err
@@ -123,13 +124,19 @@ func (e *Engine) Scan(ctx context.Context, src Source) (Result, error) {
 		return Result{}, err
 	}
 	var out []Finding
-	for _, c := range corr {
+	gaps := map[string]time.Duration{}
+	for i, c := range corr {
 		out = append(out, c.done()...)
+		gaps[e.Rules[i].ID] = e.Rules[i].Gap()
 	}
+	out = Episodes(out, func(detector string) time.Duration { return gaps[detector] })
 	uniqueIDs(out)
-	Sort(out)
 	skews := skew.done()
-	return Result{Findings: out, Capabilities: caps.done(skews), Skews: skews}, nil
+	capSets := caps.done(skews)
+	// grouped per agent in the one ranking's order (containment aside:
+	// that is the checks', above the detectors)
+	SortRanked(out, RankAgents(RankInput{Findings: out, Capabilities: capSets}))
+	return Result{Findings: out, Capabilities: capSets, Skews: skews}, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -192,10 +192,10 @@ func (x *escalation) done() []Finding {
 					}
 				}
 			}
-			out = append(out, x.r.newFinding(agent, hits, map[string]string{
+			out = append(out, withValues(x.r.newFinding(agent, hits, map[string]string{
 				"tools": strings.Join(tools, ", "), "detail": listValues(descs, 3),
 				"count": strconv.Itoa(len(run)),
-			}))
+			}), tools))
 		}
 	}
 	return out

@@ -113,14 +113,15 @@ func (x *expansion) done() []Finding {
 				return
 			}
 			var hits []hit
-			var vals []string
+			var vals, dests []string
 			for _, n := range list[epStart:end] {
 				hits = append(hits, n.h)
 				vals = append(vals, n.why)
+				dests = appendNew(dests, n.dest)
 			}
-			out = append(out, x.r.newFinding(agent, hits, map[string]string{
+			out = append(out, withValues(x.r.newFinding(agent, hits, map[string]string{
 				"distinct": strconv.Itoa(len(vals)), "values": listValues(vals, 5),
-			}))
+			}), dests))
 			epStart = -1
 		}
 		for i := range list {

@@ -11,31 +11,34 @@ import (
 	"time"
 )
 
-// MaxFindingEvents bounds the evidence ids a finding lists; the
-// explanation still counts them all.
-const MaxFindingEvents = 1000
-
 // Finding is a detector's verdict on one agent over a span of time, with
-// the evidence that supports it.
+// the evidence that supports it: an episode of one or more matches of the
+// detector's rule (see Episodes).
 type Finding struct {
-	// ID is stable across runs: a hash of detector, agent and first
-	// event. Findings of one detector about one agent can share a first
-	// event (episodes whose stretches overlap, even starting at the same
-	// time), so when n > 1 findings share that key, each but the first is
-	// told apart by its ordinal among them, ordered by start, end, then
-	// its events: see uniqueIDs.
+	// ID is stable across runs and as the episode grows: a hash of
+	// detector, agent and first event. Should two findings still share
+	// that key (a rule grouped by another field than agent), each but the
+	// first is told apart by its ordinal among them, ordered by start,
+	// end, then its events: see uniqueIDs.
 	ID       string `json:"id"`
 	Detector string `json:"detector"`
 	Title    string `json:"title"`
 	// Agent is who the finding is about; empty when no agent could be
 	// named (e.g. a credential used from outside every sandbox).
-	Agent       string    `json:"agent"`
-	Severity    string    `json:"severity"`
-	Start       time.Time `json:"start"`
-	End         time.Time `json:"end"`
-	Events      []string  `json:"events"`
-	Explanation string    `json:"explanation"`
-	Phase       string    `json:"phase"`
+	Agent    string    `json:"agent"`
+	Severity string    `json:"severity"`
+	Start    time.Time `json:"start"`
+	End      time.Time `json:"end"`
+	// Events are every evidence id of the episode, oldest match first;
+	// views show the first few and a count (Evidence).
+	Events      []string `json:"events"`
+	Explanation string   `json:"explanation"`
+	Phase       string   `json:"phase"`
+	// Matches counts the rule's matches the episode gathers (1: one).
+	Matches int `json:"matches"`
+	// Values are the distinct values that drove it (hosts, credentials,
+	// paths, tools), in first-seen order, when the rule has such values.
+	Values []string `json:"values,omitempty"`
 }
 
 // hit is an event as correlations keep it: enough to place and cite it.
@@ -49,7 +52,7 @@ type hit struct {
 // and the variables of its explanation; the common variables are added.
 func (r *Rule) newFinding(agent string, hits []hit, vars map[string]string) Finding {
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].t.Before(hits[j].t) })
-	f := Finding{Detector: r.ID, Title: r.Title, Agent: agent, Severity: r.Severity, Phase: r.Phase}
+	f := Finding{Detector: r.ID, Title: r.Title, Agent: agent, Severity: r.Severity, Phase: r.Phase, Matches: 1}
 	seen := map[string]bool{}
 	for _, h := range hits {
 		if seen[h.id] {
@@ -62,9 +65,7 @@ func (r *Rule) newFinding(agent string, hits []hit, vars map[string]string) Find
 		if h.t.After(f.End) {
 			f.End = h.t
 		}
-		if len(f.Events) < MaxFindingEvents {
-			f.Events = append(f.Events, h.id)
-		}
+		f.Events = append(f.Events, h.id)
 	}
 	all := map[string]string{
 		"count": strconv.Itoa(len(seen)), "window": fmtDuration(r.Correlation.Window),
@@ -194,6 +195,37 @@ func Sort(fs []Finding) {
 			}
 			if top[a.Agent] != top[b.Agent] {
 				return top[a.Agent] > top[b.Agent]
+			}
+			return a.Agent < b.Agent
+		}
+		if ra, rb := SeverityRank(a.Severity), SeverityRank(b.Severity); ra != rb {
+			return ra > rb
+		}
+		if !a.Start.Equal(b.Start) {
+			return a.Start.Before(b.Start)
+		}
+		return a.Detector < b.Detector
+	})
+}
+
+// SortRanked orders findings grouped per agent in the order of ranks
+// (RankAgents), agents it does not name last, each agent's as Sort does.
+func SortRanked(fs []Finding, ranks []AgentRank) {
+	pos := map[string]int{}
+	for _, r := range ranks {
+		pos[r.Agent] = r.Rank
+	}
+	at := func(a string) int {
+		if p, ok := pos[a]; ok {
+			return p
+		}
+		return len(ranks) + 1
+	}
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Agent != b.Agent {
+			if pa, pb := at(a.Agent), at(b.Agent); pa != pb {
+				return pa < pb
 			}
 			return a.Agent < b.Agent
 		}

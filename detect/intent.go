@@ -110,18 +110,19 @@ func (x *intent) judge(st *intentState, ev *evidence.Event, h hit) {
 		return
 	}
 	hits := []hit{h}
-	var parts []string
+	var parts, values []string
 	for _, k := range kinds {
 		var whats []string
 		for _, s := range omitted[k] {
 			hits = append(hits, s.h)
 			if s.what != "" {
 				whats = appendNew(whats, s.what)
+				values = appendNew(values, s.what)
 			}
 		}
 		parts = append(parts, fmt.Sprintf("%d %s (%s)", len(omitted[k]), k, listValues(whats, 3)))
 	}
-	st.found = append(st.found, adapted{t: ev.Time, hits: hits,
+	st.found = append(st.found, adapted{t: ev.Time, hits: hits, values: values,
 		desc: fmt.Sprintf("summary at %s \"%s\" leaves out %s", ev.Time.Format(time.TimeOnly), clip(strings.TrimSpace(text), 80), strings.Join(parts, ", "))})
 }
 
@@ -139,9 +140,9 @@ func (x *intent) done() []Finding {
 			if !x.r.Correlation.Condition.Holds(float64(len(f.hits) - 1)) {
 				continue // the condition counts the actions left out
 			}
-			out = append(out, x.r.newFinding(agent, f.hits, map[string]string{
+			out = append(out, withValues(x.r.newFinding(agent, f.hits, map[string]string{
 				"detail": f.desc, "count": strconv.Itoa(len(f.hits) - 1),
-			}))
+			}), f.values))
 		}
 	}
 	return out

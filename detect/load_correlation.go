@@ -11,7 +11,7 @@ import (
 
 func correlationField(f string) bool {
 	switch f {
-	case "type", "group_by", "window", "condition", "field", "steps", "min_events":
+	case "type", "group_by", "window", "gap", "condition", "field", "steps", "min_events":
 		return true
 	}
 	return false
@@ -22,7 +22,7 @@ func parseCorrelation(file string, n *yaml.Node, c *Correlation, lines map[strin
 		return &RuleError{File: file, Line: n.Line, Msg: fmt.Sprintf(format, a...)}
 	}
 	if n.Kind != yaml.MappingNode {
-		return fail(n, "correlation is a mapping of type, group_by, window, condition, field, steps")
+		return fail(n, "correlation is a mapping of type, group_by, window, gap, condition, field, steps")
 	}
 	var errs []error
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -41,6 +41,12 @@ func parseCorrelation(file string, n *yaml.Node, c *Correlation, lines map[strin
 				errs = append(errs, fail(v, "window %q: want a Go duration like 90s, 10m, 1h", v.Value))
 			}
 			c.Window = d
+		case "gap":
+			d, err := time.ParseDuration(v.Value)
+			if err != nil || d < 0 {
+				errs = append(errs, fail(v, "gap %q: want a Go duration like 90s, 10m, 1h", v.Value))
+			}
+			c.Gap = d
 		case "min_events":
 			m, err := strconv.Atoi(v.Value)
 			if err != nil || m < 0 {
@@ -76,7 +82,7 @@ func parseCorrelation(file string, n *yaml.Node, c *Correlation, lines map[strin
 				c.Steps = append(c.Steps, st)
 			}
 		default:
-			errs = append(errs, fail(k, "unknown correlation field %q (want type, group_by, window, condition, field, steps, min_events)", k.Value))
+			errs = append(errs, fail(k, "unknown correlation field %q (want type, group_by, window, gap, condition, field, steps, min_events)", k.Value))
 		}
 	}
 	return errors.Join(errs...)

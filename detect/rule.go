@@ -96,6 +96,9 @@ type Correlation struct {
 	Steps []Step
 	// MinEvents is the fewest events in a window a rate rule judges.
 	MinEvents int
+	// Gap is how far apart two matches may be and still be one episode,
+	// one finding (default: Window).
+	Gap time.Duration
 }
 
 // Step is one step of an ordered sequence.

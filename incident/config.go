@@ -46,6 +46,10 @@ type Config struct {
 	Variables map[string]string `yaml:"variables"`
 	// Assistant is the LLM endpoint of the defender-mode assistant.
 	Assistant AssistantConfig `yaml:"assistant"`
+	// Suppress are suppressions the team keeps with the case's
+	// configuration; each is journaled, with the file's digest, the
+	// first time a workspace reads them (see Workspace.Suppressions).
+	Suppress []SuppressConfig `yaml:"suppress"`
 
 	dir string
 }
@@ -101,6 +105,11 @@ func LoadConfig(dir string) (*Config, error) {
 
 // Validate checks what YAML decoding cannot: names, templates, durations.
 func (c *Config) Validate() error {
+	for i, s := range c.Suppress {
+		if err := checkScope(s.Scope, s.Reason); err != nil {
+			return fmt.Errorf("suppress %d: %v", i+1, err)
+		}
+	}
 	names := make([]string, 0, len(c.Actions))
 	for n := range c.Actions {
 		names = append(names, n)

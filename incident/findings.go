@@ -28,7 +28,7 @@ type FindingsOptions struct {
 
 // RunDetectors runs the detectors over the evidence in st now, with the
 // rules opt gives (the built-in ones by default), and returns their
-// findings grouped per agent, most severe first (detect.Sort). Nothing is
+// findings grouped per agent in the ranking's order (detect.SortRanked). Nothing is
 // kept: a console and every use case of a workspace read
 // Workspace.CachedFindings instead. Until ingest stores attribution,
 // events are attributed in memory as the detectors read them.

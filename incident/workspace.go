@@ -55,6 +55,9 @@ type Workspace struct {
 	config       *Config
 	configErr    error
 	custody      custody // what the journal last recorded of each input
+	// suppressMu keeps two readers from journaling cordon.yaml's
+	// suppressions twice.
+	suppressMu sync.Mutex
 }
 
 // ErrReadOnly: the workspace cannot be written (read-only media); readers

@@ -59,6 +59,8 @@ const (
 	EntryEvidenceReceived    EntryType = "evidence_received"
 	EntryBundleWritten       EntryType = "bundle_written"
 	EntryUnredactedOutput    EntryType = "unredacted_output"
+	// EntrySuppression records a suppression of findings, with its reason.
+	EntrySuppression EntryType = "suppression"
 )
 
 // Entry is one line of the journal. The field order is the key order on

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -278,6 +279,13 @@ func decisions(entries []journal.Entry) []Decision {
 			text = "ran the action of step " + e.Step
 		case journal.EntryAttributionOverride:
 			text = "corrected the attribution"
+		case journal.EntrySuppression:
+			var s detect.Scope
+			_ = json.Unmarshal(e.Payload, &s) // no scope: said as "findings"
+			text = "suppressed findings"
+			if s.Detector != "" {
+				text = "suppressed " + s.String()
+			}
 		default:
 			continue
 		}

@@ -41,10 +41,17 @@ type Report struct {
 	// whether each capability is stopped.
 	Impact Impact `json:"impact"`
 	// Agents answer the four questions for each subject agent.
-	Agents      []Agent       `json:"agents"`
-	Attribution Attribution   `json:"attribution"`
-	Findings    []Finding     `json:"findings"`
-	Layers      []LayerStatus `json:"layers"`
+	Agents      []Agent     `json:"agents"`
+	Attribution Attribution `json:"attribution"`
+	// Ranking is every agent in the order a responder should look at
+	// them, with the reason (detect.RankAgents, as cordon findings --by
+	// agent and the Findings pane have it).
+	Ranking  []detect.AgentRank `json:"ranking"`
+	Findings []Finding          `json:"findings"`
+	// Suppressions are the suppressions on the record, each with the
+	// findings it covers; the findings are listed above all the same.
+	Suppressions []Suppression `json:"suppressions"`
+	Layers       []LayerStatus `json:"layers"`
 	// Lanes are the timeline picture's data: one lane per agent involved.
 	Lanes Lanes `json:"lanes"`
 	// Graph is the attribution and capability graph.
@@ -110,6 +117,10 @@ type Finding struct {
 	End         time.Time `json:"end"`
 	Explanation string    `json:"explanation"`
 	Phase       string    `json:"phase"`
+	// Matches counts the rule's matches the episode gathers.
+	Matches int `json:"matches"`
+	// SuppressedBy are the suppressions that cover it, if any.
+	SuppressedBy []string `json:"suppressed_by,omitempty"`
 	// Events are the first maxReportIDs evidence ids; EventCount all.
 	Events     []string `json:"events"`
 	EventCount int      `json:"event_count"`
@@ -292,6 +303,12 @@ func Build(ctx context.Context, ws *incident.Workspace, opts ...Option) (Report,
 	for _, f := range findings {
 		r.Findings = append(r.Findings, reportFinding(f))
 	}
+	if r.Ranking, err = ws.AgentRanking(ctx); err != nil {
+		return r, err
+	}
+	if r.Suppressions, err = suppressions(ctx, ws, findings, r.Findings); err != nil {
+		return r, err
+	}
 	caps, err := ws.Capabilities(ctx)
 	if err != nil {
 		return r, err
@@ -414,7 +431,7 @@ func agentFindings(fs []detect.Finding, agent string) []detect.Finding {
 
 func reportFinding(f detect.Finding) Finding {
 	return Finding{ID: f.ID, Detector: f.Detector, Title: f.Title, Agent: f.Agent, Severity: f.Severity,
-		Start: f.Start.UTC(), End: f.End.UTC(), Explanation: f.Explanation, Phase: f.Phase,
+		Start: f.Start.UTC(), End: f.End.UTC(), Explanation: f.Explanation, Phase: f.Phase, Matches: f.Matches,
 		Events: capList(f.Events, maxReportIDs), EventCount: len(f.Events), All: capList(f.Events, maxAppendixIDs)}
 }
 

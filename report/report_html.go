@@ -158,10 +158,19 @@ tr,figure,li{break-inside:avoid}thead{display:table-header-group}a{color:inherit
 {{range .Sessions}}<tr><td>{{p .Agent}}</td><td>{{p .Session}}</td><td>{{p .Run}}</td><td>{{p .Sandbox}}</td><td>{{p .IP}}</td><td>{{p .Container}}</td><td>{{list .Credentials}}</td><td>{{t .Start}} – {{t .End}} {{p .EndStatus}}</td><td><code>{{p .StartEvent}}</code> {{if .EndEvent}}<code>{{p .EndEvent}}</code>{{end}}</td></tr>
 {{end}}</table>
 <p>Attributed via: {{p (counts .Via)}}. Unattributed events: {{.Unattributed}}. Ambiguous: {{.Ambiguous}}.</p>{{end}}
+<h2 id="agents-by-concern">Agents by concern</h2>
+{{if .Ranking}}<table><tr><th>#</th><th>agent</th><th>severity</th><th>episodes</th><th>why</th></tr>
+{{range .Ranking}}<tr><td>{{.Rank}}</td><td>{{if .Agent}}{{p .Agent}}{{else}}(no agent){{end}}</td><td>{{if .Severity}}<span class="sev {{p .Severity}}">{{upper (p .Severity)}}</span>{{else}}—{{end}}</td><td>{{.Episodes}}</td><td>{{p .Reason}}</td></tr>
+{{end}}</table>{{else}}<p>No agents.</p>{{end}}
 <h2 id="findings">Findings</h2>
 {{if .Findings}}<table><tr><th>severity</th><th>detector</th><th>agent</th><th>span</th><th>explanation</th><th>evidence</th></tr>
-{{range .Findings}}<tr><td class="sev {{p .Severity}}">{{upper (p .Severity)}}</td><td>{{p .Detector}}</td><td>{{p .Agent}}</td><td>{{t .Start}} – {{t .End}}</td><td>{{p .Explanation}}</td><td>{{template "ids" .Events}}{{with more .Events .EventCount}}(+{{.}}){{end}}</td></tr>
+{{range .Findings}}<tr><td class="sev {{p .Severity}}">{{upper (p .Severity)}}</td><td>{{p .Detector}}</td><td>{{p .Agent}}</td><td>{{t .Start}} – {{t .End}}</td><td>{{p .Explanation}}{{with .SuppressedBy}} (suppressed: {{list .}}){{end}}</td><td>{{template "ids" .Events}}{{with more .Events .EventCount}}(+{{.}}){{end}}</td></tr>
 {{end}}</table>{{else}}<p>No findings.</p>{{end}}
+<h2 id="suppressions">Suppressions</h2>
+{{if .Suppressions}}<p>Suppressed findings are still listed above; a suppression changes no check, containment status or verdict.</p>
+<table><tr><th>id</th><th>by</th><th>at</th><th>covers</th><th>reason</th><th>findings</th></tr>
+{{range .Suppressions}}<tr><td>{{p .ID}}</td><td>{{p .By.Name}}{{with .From}} ({{p .}}){{end}}</td><td>{{t .At}}</td><td>{{p .Scope.String}}</td><td>{{p .Reason}}</td><td>{{template "ids" .Findings}}</td></tr>
+{{end}}</table>{{else}}<p>None: no finding was suppressed.</p>{{end}}
 <h2 id="kill-switch">Kill switch</h2>
 <table><tr><th>layer</th><th>step</th><th>status</th><th>query</th><th>result</th><th>checked by</th><th>at</th><th>ids counted</th></tr>
 {{range .Layers}}<tr><td>{{p .Title}}</td><td>{{p .Step}}</td><td>{{p .Summary}}</td><td>{{range .Queries}}<code>{{p .}}</code><br>{{else}}—{{end}}</td><td>{{p .Result}}</td><td>{{if eq .Source "report"}}this report (not journaled){{else}}{{p .By}}{{end}}</td><td>{{t .At}}</td><td>{{template "ids" .Events}}{{with more .Events .Matched}}{{if gt . 0}}(+{{.}}){{end}}{{end}}</td></tr>

@@ -273,6 +273,8 @@ func writeTablesMarkdown(p func(string, ...any), r Report) {
 		p("\nThe same as a graph: sessions, where they ran, credentials, hosts outside the sandboxes.\n\n```text\n%s```\n", mdFenced(tree))
 	}
 
+	writeRankingMD(p, r.Ranking)
+
 	p("\n## Findings\n\n")
 	if len(r.Findings) == 0 {
 		p("No findings.\n")
@@ -280,8 +282,10 @@ func writeTablesMarkdown(p func(string, ...any), r Report) {
 		p("| severity | detector | agent | span | explanation | evidence |\n|---|---|---|---|---|---|\n")
 	}
 	for _, f := range r.Findings {
-		p("| %s | %s | %s | %s – %s | %s | %s |\n", strings.ToUpper(md(f.Severity)), md(f.Detector), md(f.Agent), reportTime(f.Start), reportTime(f.End), md(f.Explanation), mdIDs(f.Events, f.EventCount))
+		p("| %s | %s | %s | %s – %s | %s | %s |\n", strings.ToUpper(md(f.Severity)), md(f.Detector), md(f.Agent), reportTime(f.Start), reportTime(f.End), md(f.Explanation+suppressedNote(f.SuppressedBy)), mdIDs(f.Events, f.EventCount))
 	}
+
+	writeSuppressionsMD(p, r.Suppressions)
 
 	p("\n## Kill switch\n\n| layer | step | status | query | result | checked by | at | ids counted |\n|---|---|---|---|---|---|---|---|\n")
 	for _, l := range r.Layers {

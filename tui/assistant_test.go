@@ -142,7 +142,7 @@ func (c *console) flatScreen() string { return strings.Join(strings.Fields(c.scr
 // toFindingsAssistant opens the assistant on the first finding.
 func (c *console) toFindingsAssistant() {
 	c.t.Helper()
-	c.keys("tab", "tab")
+	c.keys("tab", "tab", "enter") // the first agent's episodes
 	if c.m.Focus() != "findings" || len(c.m.Findings().Findings()) == 0 {
 		c.t.Fatalf("focus %s, %d findings", c.m.Focus(), len(c.m.Findings().Findings()))
 	}
@@ -420,9 +420,9 @@ func TestGoldenAssistant(t *testing.T) {
 			name string
 			keys []string
 		}{
-			{"tasks", []string{"tab", "tab", "a"}},
-			{"offline", []string{"tab", "tab", "a", "enter"}},
-			{"offline-scrolled", []string{"tab", "tab", "a", "enter", "G"}},
+			{"tasks", []string{"tab", "tab", "enter", "a"}},
+			{"offline", []string{"tab", "tab", "enter", "a", "enter"}},
+			{"offline-scrolled", []string{"tab", "tab", "enter", "a", "enter", "G"}},
 		} {
 			t.Run(fmt.Sprintf("%s-%dx%d", view.name, w, h), func(t *testing.T) {
 				c := newConsole(t, incidenttest.New(t), w, h, termenv.Ascii)

@@ -18,7 +18,7 @@ var colourViews = []struct {
 	{"denied", []string{"/", "+", "d", "e", "c", "i", "s", "i", "o", "n", ":", "d", "e", "n", "y", "enter"}},
 	{"detail", []string{"/", "c", "u", "r", "l", "enter", "enter", "n", "n"}},
 	{"findings", []string{"tab", "tab"}},
-	{"finding-evidence", []string{"tab", "tab", "enter"}},
+	{"finding-evidence", []string{"tab", "tab", "enter", "enter"}},
 	{"journal", []string{"tab", "tab", "tab", "tab"}},
 }
 

@@ -21,9 +21,25 @@ func TestFindingsPaneFiltersTimeline(t *testing.T) {
 	if c.m.Focus() != "findings" {
 		t.Fatalf("tab tab focuses %s", c.m.Focus())
 	}
+	// the first screen lists agents, ranked, not findings
+	ranks := c.m.Findings().Ranks()
+	if len(ranks) == 0 || ranks[0].Agent != "agent-7" {
+		t.Fatalf("ranks %+v, want agent-7 first", ranks)
+	}
+	if s := c.screen(); !strings.Contains(s, "▸ 1   agent-7") || !strings.Contains(s, ranks[0].Reason[:20]) {
+		t.Errorf("the first screen lacks the ranked agent and its reason:\n%s", s)
+	}
+	if _, ok := c.m.Findings().Selected(); ok {
+		t.Error("a finding is selected on the agents screen")
+	}
+	c.keys("enter")
 	fs := c.m.Findings().Findings()
 	if len(fs) == 0 {
 		t.Fatal("no finding for the fixture")
+	}
+	f, ok := c.m.Findings().Selected()
+	if !ok || f.Agent != "agent-7" {
+		t.Fatalf("enter on agent-7: selected %+v", f)
 	}
 	for i := 1; i < len(fs); i++ {
 		if detect.SeverityRank(fs[i].Severity) > detect.SeverityRank(fs[i-1].Severity) {
@@ -31,16 +47,21 @@ func TestFindingsPaneFiltersTimeline(t *testing.T) {
 		}
 	}
 	s := c.screen()
-	first := strings.SplitN(fs[0].Detector, "-", 2)[0]
-	if !strings.Contains(s, findings.Label(fs[0].Severity)+" ") || !strings.Contains(s, first) {
-		t.Errorf("findings pane lacks the first finding %s %s:\n%s", fs[0].Severity, fs[0].Detector, s)
+	first := strings.SplitN(f.Detector, "-", 2)[0]
+	if !strings.Contains(s, findings.Label(f.Severity)+" ") || !strings.Contains(s, first) || !strings.Contains(s, "agent-7 · ") {
+		t.Errorf("episodes screen lacks the first episode %s %s:\n%s", f.Severity, f.Detector, s)
 	}
-	c.keys("enter")
+	// esc goes back to the agents, the cursor where it was
+	c.keys("esc")
+	if _, open := c.m.Findings().Agent(); open || c.m.Focus() != "findings" {
+		t.Fatalf("esc from the episodes: still open %v, focus %s", open, c.m.Focus())
+	}
+	c.keys("enter", "enter")
 	tl := c.m.Timeline()
 	if c.m.Focus() != "timeline" || tl.Filter().Op() != evidence.OpIDs {
 		t.Fatalf("focus %s filter %q", c.m.Focus(), tl.Filter())
 	}
-	want := min(len(fs[0].Events), findings.MaxFilterIDs)
+	want := min(len(f.Events), findings.MaxFilterIDs)
 	if hits, _ := tl.Hits(); int(hits) != want {
 		t.Errorf("filter shows %d events, the finding cites %d", hits, want)
 	}
@@ -74,7 +95,7 @@ func TestFindingsLabelReadsWithoutColour(t *testing.T) {
 // group returns to its event.
 func TestEscFromFindingEvidenceGoesBack(t *testing.T) {
 	c := newConsole(t, incidenttest.New(t), 80, 24, termenv.Ascii)
-	c.keys("tab", "tab")
+	c.keys("tab", "tab", "enter")
 	if c.m.Focus() != "findings" || len(c.m.Findings().Findings()) == 0 {
 		t.Fatalf("focus %s", c.m.Focus())
 	}
@@ -85,5 +106,8 @@ func TestEscFromFindingEvidenceGoesBack(t *testing.T) {
 	c.keys("esc")
 	if c.m.Focus() != "findings" || !c.m.Timeline().Filter().IsAll() {
 		t.Errorf("esc: focus %s, filter %q; want back on findings with no filter", c.m.Focus(), c.m.Timeline().Filter())
+	}
+	if _, open := c.m.Findings().Agent(); !open {
+		t.Error("back from the evidence, the pane left the agent's episodes")
 	}
 }

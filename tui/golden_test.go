@@ -54,13 +54,14 @@ func TestGoldenViews(t *testing.T) {
 			{"detail-related", []string{"/", "c", "u", "r", "l", "enter", "enter", "n"}},
 			{"agents", []string{"tab"}},
 			{"findings", []string{"tab", "tab"}},
+			{"findings-episodes", []string{"tab", "tab", "enter"}},
 			{"facet", []string{"f", "j", "j", "enter"}},
 			{"help", []string{"?"}},
 			{"playbook", []string{"tab", "tab", "tab"}},
 			{"playbook-step", []string{"tab", "tab", "tab", "j", "enter"}},
 			{"journal", []string{"tab", "tab", "tab", "tab"}},
 			// a finding's evidence: the header names the finding, not its ids
-			{"finding-evidence", []string{"tab", "tab", "enter"}},
+			{"finding-evidence", []string{"tab", "tab", "enter", "enter"}},
 			// the first related group of the first curl event, in the timeline
 			{"related-group", []string{"/", "c", "u", "r", "l", "enter", "enter", "n", "enter"}},
 		} {

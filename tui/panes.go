@@ -63,6 +63,9 @@ func panes() [paneCount]paneDef {
 			get: func(m *Model) component { return m.findings },
 			update: func(m *Model, msg tea.Msg) (cmd tea.Cmd) {
 				m.findings, cmd = m.findings.Update(msg)
+				if a, ok := m.findings.TakeAsk(); ok {
+					cmd = tea.Batch(cmd, m.prompt.Open(a))
+				}
 				return cmd
 			},
 			focused: func(m *Model) tea.Cmd {

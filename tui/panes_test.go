@@ -10,7 +10,8 @@ import (
 
 // TestEveryPaneOwnsItsHelp: the status bar's help comes from the focused
 // pane, every binding it shows says what it does, and the help screen's
-// last column is what the panes add (the Playbook's and the Journal's).
+// last column is what the panes add (the Findings', the Playbook's and
+// the Journal's).
 func TestEveryPaneOwnsItsHelp(t *testing.T) {
 	h, err := incidenttest.New(t).Handle(incident.HandleOptions{})
 	if err != nil {
@@ -32,7 +33,7 @@ func TestEveryPaneOwnsItsHelp(t *testing.T) {
 	groups := m.fullHelp()
 	own := groups[len(groups)-1]
 	k := m.com.Keys
-	if len(own) != 8 || own[0].Help() != k.Start.Help() || own[len(own)-1].Help() != k.TypeFilter.Help() {
+	if len(own) != 9 || own[0].Help() != k.Suppress.Help() || own[1].Help() != k.Start.Help() || own[len(own)-1].Help() != k.TypeFilter.Help() {
 		t.Errorf("the panes' column: %d bindings", len(own))
 	}
 }

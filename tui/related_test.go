@@ -79,7 +79,7 @@ func TestRelatedTimeWindowGroupIsBounded(t *testing.T) {
 // group shows, and is back after esc.
 func TestRelatedGroupFromAFilteredTimeline(t *testing.T) {
 	c := newConsole(t, incidenttest.New(t), 80, 24, termenv.Ascii)
-	c.keys("tab", "tab", "enter") // the first finding's evidence
+	c.keys("tab", "tab", "enter", "enter") // the first agent's first episode's evidence
 	filter := c.m.Timeline().Filter()
 	c.keys("enter", "n", "enter")
 	if f := c.m.Timeline().Filter(); !f.IsAll() || !strings.Contains(c.screen(), "filter set aside") {
@@ -96,8 +96,8 @@ func TestRelatedGroupFromAFilteredTimeline(t *testing.T) {
 // clears its label.
 func TestFilterLabels(t *testing.T) {
 	c := newConsole(t, incidenttest.New(t), 120, 40, termenv.Ascii)
-	c.keys("tab", "tab")
-	f := c.m.Findings().Findings()[0]
+	c.keys("tab", "tab", "enter")
+	f, _ := c.m.Findings().Selected()
 	c.keys("enter")
 	header := strings.Split(c.screen(), "\n")[1]
 	if !strings.Contains(header, "filter: finding "+f.Detector+" · "+f.Agent+" · ") || strings.Contains(header, "id:(") {

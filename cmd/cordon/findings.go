@@ -13,12 +13,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const findingsArgs = "--incident DIR [--json] [--agent A] [--min-severity S] [--rules FILE|DIR]"
+const findingsArgs = "--incident DIR [--json] [--by agent] [--agent A] [--min-severity S] [--rules FILE|DIR]"
 
 func cmdFindings(e *env, c *cobra.Command) {
 	fs := c.Flags()
 	dir := fs.String("incident", "", "incident workspace `DIR`")
-	asJSON := fs.Bool("json", false, "one finding per line as JSON")
+	asJSON := fs.Bool("json", false, "one finding (with --by agent, one agent) per line as JSON")
+	by := fs.String("by", "", "`agent`: one line per agent, ranked by concern, with the reason")
 	agent := fs.String("agent", "", "only the findings about agent `A`")
 	minSev := fs.String("min-severity", "", "only findings of severity `S` or above (info, low, medium, high, critical)")
 	rulesPath := fs.String("rules", "", "rules from `FILE|DIR` (YAML, docs/rules.md) instead of the built-in ones and those cordon.yaml adds")
@@ -27,6 +28,9 @@ func cmdFindings(e *env, c *cobra.Command) {
 		if *dir == "" {
 			fs.Usage()
 			return fmt.Errorf("%w: findings needs --incident DIR", errUsage)
+		}
+		if *by != "" && *by != "agent" {
+			return fmt.Errorf("%w: --by %q: want agent", errUsage, *by)
 		}
 		if *minSev != "" && detect.SeverityRank(*minSev) < 0 {
 			return fmt.Errorf("%w: --min-severity %q: want info, low, medium, high or critical", errUsage, *minSev)
@@ -54,7 +58,18 @@ func cmdFindings(e *env, c *cobra.Command) {
 				return err
 			}
 		}
+		if *by == "agent" {
+			return writeAgentRanking(ctx, e, ws, opt, *asJSON)
+		}
 		found, err := incident.RunDetectors(ctx, ws.Store, opt)
+		if err != nil {
+			return err
+		}
+		sups, err := ws.Suppressions(ctx)
+		if err != nil {
+			return err
+		}
+		covered, err := ws.SuppressedBy(ctx, found, sups)
 		if err != nil {
 			return err
 		}
@@ -64,28 +79,35 @@ func cmdFindings(e *env, c *cobra.Command) {
 				if f.Events == nil {
 					f.Events = []string{}
 				}
-				if err := enc.Encode(f); err != nil {
+				if err := enc.Encode(findingLine{f, covered[f.ID]}); err != nil {
 					return err
 				}
 			}
 			return nil
 		}
-		writeFindings(e, found)
+		writeFindings(e, found, covered)
 		return nil
 	}
+}
+
+// findingLine is a finding as --json prints it: the suppressions on the
+// record that cover it, if any (it is listed all the same).
+type findingLine struct {
+	detect.Finding
+	SuppressedBy []string `json:"suppressed_by,omitempty"`
 }
 
 // writeFindings prints findings per agent: severity, span, detector and
 // the explanation, then the first evidence ids to open with cordon show.
 // On a terminal they are one table fitted to its width.
-func writeFindings(e *env, found []detect.Finding) {
+func writeFindings(e *env, found []detect.Finding, suppressedBy map[string][]string) {
 	if len(found) == 0 {
 		fmt.Fprintln(e.stderr, "no findings")
 		return
 	}
 	if width := termWidth(e.stdout); width > 0 {
-		writeFindingsTable(e.stdout, width, found)
-		fmt.Fprintf(e.stderr, "%d findings\n", len(found))
+		writeFindingsTable(e.stdout, width, found, suppressedBy)
+		writeFindingsCount(e, found, suppressedBy)
 		return
 	}
 	for i, g := range detect.Group(found) {
@@ -100,13 +122,37 @@ func writeFindings(e *env, found []detect.Finding) {
 		for _, f := range g.Findings {
 			fmt.Fprintf(e.stdout, "  %-8s  %s–%s  %-28s %s\n", strings.ToUpper(f.Severity),
 				f.Start.Format(time.TimeOnly), f.End.Format(time.TimeOnly), f.Detector, evidence.Printable(f.Explanation))
-			ids := f.Events
+			ids, n := f.Evidence(5)
 			more := ""
-			if len(ids) > 5 {
-				ids, more = ids[:5], fmt.Sprintf(" (+%d)", len(f.Events)-5)
+			if n > 0 {
+				more = fmt.Sprintf(" (+%d)", n)
 			}
-			fmt.Fprintf(e.stdout, "  %8s  phase %s; evidence %s%s\n", "", f.Phase, strings.Join(ids, " "), more)
+			episode := ""
+			if f.Matches > 1 {
+				episode = fmt.Sprintf("; %d matches", f.Matches)
+			}
+			if len(f.Values) > 0 {
+				vals, n := f.Values[:min(len(f.Values), 5)], len(f.Values)-min(len(f.Values), 5)
+				episode += "; values " + evidence.Printable(strings.Join(vals, ", "))
+				if n > 0 {
+					episode += fmt.Sprintf(" (+%d)", n)
+				}
+			}
+			if sup := suppressedBy[f.ID]; len(sup) > 0 {
+				episode += "; suppressed by " + strings.Join(sup, ", ")
+			}
+			fmt.Fprintf(e.stdout, "  %8s  phase %s%s; evidence %s%s\n", "", f.Phase, episode, strings.Join(ids, " "), more)
 		}
+	}
+	writeFindingsCount(e, found, suppressedBy)
+}
+
+// writeFindingsCount says on stderr how many findings were listed, and how
+// many of them a suppression covers.
+func writeFindingsCount(e *env, found []detect.Finding, suppressedBy map[string][]string) {
+	if len(suppressedBy) > 0 {
+		fmt.Fprintf(e.stderr, "%d findings, %d suppressed (still listed; cordon suppress list)\n", len(found), len(suppressedBy))
+		return
 	}
 	fmt.Fprintf(e.stderr, "%d findings\n", len(found))
 }
@@ -115,7 +161,7 @@ func writeFindings(e *env, found []detect.Finding) {
 // most severe agent first as detect.Group orders them: the explanation
 // takes what the other columns leave, and EVIDENCE holds the first event
 // id whole, for cordon show.
-func writeFindingsTable(w io.Writer, width int, found []detect.Finding) {
+func writeFindingsTable(w io.Writer, width int, found []detect.Finding, suppressedBy map[string][]string) {
 	headers := []string{"AGENT", "SEVERITY", "START", "END", "DETECTOR", "PHASE", "EVIDENCE", "EXPLANATION"}
 	caps := []int{16, 8, 8, 8, 28, 10, 21, 0}
 	var rows [][]string
@@ -132,8 +178,12 @@ func writeFindingsTable(w io.Writer, width int, found []detect.Finding) {
 			if len(f.Events) > 1 {
 				ev += fmt.Sprintf(" +%d", len(f.Events)-1)
 			}
+			explain := evidence.Printable(f.Explanation)
+			if sup := suppressedBy[f.ID]; len(sup) > 0 {
+				explain += " (suppressed by " + strings.Join(sup, ", ") + ")"
+			}
 			rows = append(rows, []string{evidence.Printable(name), strings.ToUpper(f.Severity), f.Start.Format(time.TimeOnly),
-				f.End.Format(time.TimeOnly), f.Detector, string(f.Phase), ev, evidence.Printable(f.Explanation)})
+				f.End.Format(time.TimeOnly), f.Detector, string(f.Phase), ev, explain})
 		}
 	}
 	// narrow terminals lose the phase, then the end of the span

@@ -79,6 +79,9 @@ func commands() []command {
 		{"action", "--incident DIR [--dry-run] [--confirm AGENT] STEP_ID ACTION", "run a step's configured command after typed confirmation; journal command, exit code and output", cmdAction, nil},
 		{"journal", journalArgs, "the case journal, oldest first; verify checks its hash chain and names the first edited, missing or torn entry", cmdJournal, nil},
 		{"note", noteArgs, "add a note to the case journal (works while an ingest holds the workspace)", cmdNote, nil},
+		{"suppress", suppressArgs, "suppress a detector's findings for an agent, a value or a query, with a reason, on the record (never removes a finding nor changes a check); list shows them", cmdSuppress, []command{
+			{"list", "--incident DIR [--json]", "the suppressions on the record, with how many findings each covers now", cmdSuppressList, nil},
+		}},
 		{"rules", rulesArgs, "which of the workspace's rules, saved searches and history read otherwise since unsigned clauses are required; such rules are refused until rewritten", cmdRules, []command{
 			{"check", "--incident DIR [--rules FILE|DIR]", "list the queries whose meaning changed since unsigned clauses are required", cmdRulesCheck, nil},
 		}},

@@ -60,7 +60,7 @@ func TestFindingsTableFitsTheTerminal(t *testing.T) {
 	}
 	for _, width := range []int{80, 120, 200} {
 		var b strings.Builder
-		writeFindingsTable(&b, width, found)
+		writeFindingsTable(&b, width, found, nil)
 		out := b.String()
 		for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
 			if ansi.StringWidth(l) > width {

@@ -22,6 +22,9 @@ type KeyMap struct {
 	// The Assistant pane: a opens it on the selection; y/n answer its
 	// question before evidence is sent.
 	Assist, Yes, No key.Binding
+
+	// The Findings pane: s suppresses an episode's detector for its agent.
+	Suppress key.Binding
 }
 
 // DefaultKeyMap returns a fresh key map (one per console).
@@ -75,6 +78,8 @@ func DefaultKeyMap() *KeyMap {
 		Assist: b("a", "assistant", "a"),
 		Yes:    b("y", "send", "y"),
 		No:     b("n", "don't send", "n"),
+
+		Suppress: b("s", "suppress (with a reason)", "s"),
 	}
 }
 

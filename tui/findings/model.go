@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/tui/common"
 )
 
@@ -20,29 +19,49 @@ import (
 const MaxFilterIDs = 300
 
 type findingsMsg struct {
-	seq      int
-	findings []detect.Finding
-	err      error
+	seq int
+	t   incident.Triage
+	err error
 }
 
-// Source is what the pane reads of the case: its findings, by the
-// workspace's rules, from the run of the detectors every reader of the
-// workspace shares (*incident.Handle), in a slice the pane may sort.
+// Source is what the pane reads of the case and writes to it
+// (*incident.Handle): the findings, by the workspace's rules, from the run
+// of the detectors every reader of the workspace shares, the ranking of
+// its agents and the suppressions on the record; and a suppression.
 type Source interface {
-	Findings(ctx context.Context) ([]detect.Finding, error)
+	Triage(ctx context.Context) (incident.Triage, error)
+	Suppress(ctx context.Context, s detect.Scope, reason string) (incident.Suppression, error)
+	Actor() journal.Actor
 }
 
-// Model is the findings pane.
+// Model is the findings pane: first the agents, ranked; enter opens an
+// agent's episodes, enter on an episode filters the timeline to its
+// events, esc goes back a level.
 type Model struct {
 	com common.Common
 	src Source
 
-	findings []detect.Finding
-	loaded   bool
-	loading  bool
-	seq      int
+	findings []detect.Finding   // every finding, most severe first
+	ranks    []detect.AgentRank // the first screen
+	// suppressedBy maps a finding id to the suppressions covering it.
+	suppressedBy map[string][]string
+	// asking is the reason prompt for the root to open; suppressing is
+	// what the answer will suppress.
+	asking      *common.Ask
+	suppressing detect.Scope
+	loaded      bool
+	loading     bool
+	seq         int
+
+	// agent is the agent whose episodes are shown; episodes are its
+	// findings. open says the episodes level is showing.
+	open     bool
+	agent    string
+	episodes []detect.Finding
 	cur, top int
-	clock    common.Clock
+	// back is where the cursor was on the agents screen, for esc.
+	back  [2]int
+	clock common.Clock
 }
 
 // New returns the pane; Load fills it from src.
@@ -59,31 +78,38 @@ func (m *Model) SetSize(w, h int) {
 // SetClock sets how times are shown.
 func (m *Model) SetClock(c common.Clock) { m.clock = c }
 
-// Findings returns the rows (for tests).
+// Findings returns every finding the pane holds (for tests).
 func (m Model) Findings() []detect.Finding { return m.findings }
 
-// Selected returns the finding under the cursor.
+// Ranks returns the agents of the first screen, ranked (for tests).
+func (m Model) Ranks() []detect.AgentRank { return m.ranks }
+
+// Agent returns the agent whose episodes are open, if any.
+func (m Model) Agent() (string, bool) { return m.agent, m.open }
+
+// Selected returns the episode under the cursor, when an agent's episodes
+// are open.
 func (m Model) Selected() (detect.Finding, bool) {
-	if m.cur < 0 || m.cur >= len(m.findings) {
+	if !m.open || m.cur < 0 || m.cur >= len(m.episodes) {
 		return detect.Finding{}, false
 	}
-	return m.findings[m.cur], true
+	return m.episodes[m.cur], true
 }
 
 // Loaded reports whether the detectors have run once.
 func (m Model) Loaded() bool { return m.loaded }
 
-// Load reads the findings (when the pane is first shown, after an
-// ingest): the detectors run again only if the evidence changed since any
-// reader of the workspace last asked.
+// Load reads the findings and the ranking (when the pane is first shown,
+// after an ingest): the detectors run again only if the evidence changed
+// since any reader of the workspace last asked.
 func (m *Model) Load() tea.Cmd {
 	m.seq++
 	m.loading = true
 	ctx, src, seq := m.com.Ctx, m.src, m.seq
 	return m.com.Cmd(func() tea.Msg {
-		fs, err := src.Findings(ctx)
-		Sort(fs)
-		return findingsMsg{seq: seq, findings: fs, err: err}
+		t, err := src.Triage(ctx)
+		Sort(t.Findings)
+		return findingsMsg{seq: seq, t: t, err: err}
 	})
 }
 
@@ -107,6 +133,14 @@ func Query(f detect.Finding) evidence.Query {
 	return evidence.IDs(f.Events[:min(len(f.Events), MaxFilterIDs)]...)
 }
 
+// rows is how many rows the current screen lists.
+func (m Model) rows() int {
+	if m.open {
+		return len(m.episodes)
+	}
+	return len(m.ranks)
+}
+
 // Update handles the detectors' reply and, with focus, the pane's keys.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
@@ -118,33 +152,75 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		if msg.err != nil {
 			return m, common.Send(common.ErrMsg{Err: fmt.Errorf("findings: %w", msg.err)})
 		}
-		m.findings, m.loaded = msg.findings, true
+		m.findings, m.ranks, m.suppressedBy, m.loaded = msg.t.Findings, msg.t.Ranks, msg.t.SuppressedBy, true
+		if m.open {
+			m.episodes = m.episodesOf(m.agent)
+		}
 		m.clamp()
+	case common.AnswerMsg:
+		if msg.Ask.Kind == askSuppress && !msg.Cancelled {
+			return m, m.suppress(msg.Value)
+		}
+	case suppressedMsg:
+		if msg.err != nil {
+			return m, common.Send(common.WrittenMsg{Err: fmt.Errorf("suppress: %w", msg.err)})
+		}
+		return m, tea.Batch(m.Load(), common.Send(common.WrittenMsg{
+			Text: fmt.Sprintf("suppression %s journaled: %s; the finding stays listed", msg.s.ID, msg.s.Scope)}))
 	case tea.MouseMsg:
-		m.cur, _ = m.com.Keys.MoveCursor(msg, m.cur, len(m.findings), m.rowsVisible())
+		m.cur, _ = m.com.Keys.MoveCursor(msg, m.cur, m.rows(), m.rowsVisible())
 		m.clamp()
 	case tea.KeyMsg:
 		k := m.com.Keys
-		if cur, moved := k.MoveCursor(msg, m.cur, len(m.findings), m.rowsVisible()); moved {
+		if cur, moved := k.MoveCursor(msg, m.cur, m.rows(), m.rowsVisible()); moved {
 			m.cur = cur
 			m.clamp()
 			return m, nil
 		}
 		switch {
+		case key.Matches(msg, k.Open) && m.open:
+			return m, m.openEpisode()
 		case key.Matches(msg, k.Open):
-			return m, m.open()
+			m.openAgent()
+		case key.Matches(msg, k.Suppress):
+			return m, m.askSuppress()
+		case key.Matches(msg, k.Back) && m.open:
+			m.open, m.episodes = false, nil
+			m.cur, m.top = m.back[0], m.back[1]
 		}
 		m.clamp()
 	}
 	return m, nil
 }
 
-// open filters the timeline to the selected finding's evidence.
-func (m Model) open() tea.Cmd {
-	if m.cur < 0 || m.cur >= len(m.findings) {
+// episodesOf are agent's findings, most severe first.
+func (m Model) episodesOf(agent string) []detect.Finding {
+	var out []detect.Finding
+	for _, f := range m.findings {
+		if f.Agent == agent {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// openAgent shows the episodes of the agent under the cursor.
+func (m *Model) openAgent() {
+	if m.cur < 0 || m.cur >= len(m.ranks) {
+		return
+	}
+	m.back = [2]int{m.cur, m.top}
+	m.agent, m.open = m.ranks[m.cur].Agent, true
+	m.episodes = m.episodesOf(m.agent)
+	m.cur, m.top = 0, 0
+}
+
+// openEpisode filters the timeline to the selected episode's evidence.
+func (m Model) openEpisode() tea.Cmd {
+	f, ok := m.Selected()
+	if !ok {
 		return nil
 	}
-	f := m.findings[m.cur]
 	if len(f.Events) == 0 {
 		return common.Send(common.StatusMsg{Text: "this finding cites no event"})
 	}
@@ -171,123 +247,15 @@ func FilterLabel(f detect.Finding) string {
 	return fmt.Sprintf("finding %s · %s · %s", f.Detector, agent, n)
 }
 
-func (m *Model) rowsVisible() int { return max(m.com.Height-2, 1) }
+// rowsVisible is the rows a screen lists: a header, and on the episodes
+// screen the agent's line above it.
+func (m *Model) rowsVisible() int {
+	if m.open {
+		return max(m.com.Height-3, 1)
+	}
+	return max(m.com.Height-2, 1)
+}
 
 func (m *Model) clamp() {
-	m.cur, m.top = common.Scroll(m.cur, m.top, len(m.findings), m.rowsVisible())
-}
-
-// Label is a severity as the pane shows it: a word, so that it reads
-// without colour.
-func Label(sev string) string {
-	switch sev {
-	case detect.SeverityCritical:
-		return "CRIT"
-	case detect.SeverityHigh:
-		return "HIGH"
-	case detect.SeverityMedium:
-		return "MED"
-	case detect.SeverityLow:
-		return "LOW"
-	case detect.SeverityInfo:
-		return "INFO"
-	}
-	return strings.ToUpper(sev)
-}
-
-func (m Model) sevStyle(sev string) lipgloss.Style {
-	st := m.com.Styles
-	switch sev {
-	case detect.SeverityCritical, detect.SeverityHigh:
-		return st.Deny
-	case detect.SeverityMedium:
-		return st.Warn
-	}
-	return st.Info
-}
-
-// span is a finding's time span in the pane's clock.
-func (m Model) span(f detect.Finding) (string, int) {
-	c := m.clock
-	short := !c.Relative && !c.Days
-	start, end := c.Format(f.Start), c.Format(f.End)
-	w := c.Width()*2 + 1
-	if short {
-		start, end, w = start[:8], end[:8], 17
-	}
-	if f.Start.IsZero() {
-		return "", w
-	}
-	if start == end {
-		return start, w
-	}
-	return start + "–" + end, w
-}
-
-// View renders the findings table.
-func (m Model) View() string {
-	st := m.com.Styles
-	h, w := m.com.Height, m.com.Width
-	if h <= 0 || w <= 0 {
-		return ""
-	}
-	_, tw := m.span(detect.Finding{})
-	aw, dw := 9, 16
-	if w >= 110 {
-		aw, dw = 12, 22
-	}
-	ew := max(w-2-5-tw-aw-dw-4, 8)
-	row := func(sev, span, agent, det, expl string) string {
-		return common.Pad(sev, 4) + " " + common.Pad(span, tw) + " " + common.Pad(agent, aw) + " " +
-			common.Pad(det, dw) + " " + common.Fit(expl, ew)
-	}
-	out := []string{st.ColHeader.Render(common.PadRight("  "+row("SEV", "TIME", "AGENT", "DETECTOR", "EXPLANATION"), w))}
-	switch {
-	case !m.loaded && m.loading:
-		out = append(out, st.Dim.Render("  running the detectors…"))
-	case m.loaded && len(m.findings) == 0:
-		out = append(out, st.Dim.Render(common.Fit("  no finding: no detector fired on the evidence so far", w)))
-	}
-	end := min(m.top+m.rowsVisible(), len(m.findings))
-	for i := m.top; i < end; i++ {
-		f := m.findings[i]
-		span, _ := m.span(f)
-		agent := f.Agent
-		if agent == "" {
-			agent = "-"
-		}
-		sel := i == m.cur
-		rest := " " + common.Pad(span, tw) + " " + common.Pad(agent, aw) + " " + common.Pad(f.Detector, dw) + " " + common.Fit(f.Explanation, ew)
-		if sel {
-			out = append(out, st.RowSelected.Render(common.PadRight("▸ "+common.Pad(Label(f.Severity), 4)+rest, w)))
-			continue
-		}
-		out = append(out, "  "+m.sevStyle(f.Severity).Render(common.Pad(Label(f.Severity), 4))+rest)
-	}
-	if len(m.findings) > 0 && len(out) < h {
-		out = append(out, st.Dim.Render(common.Fit(fmt.Sprintf("  %d findings · enter filters the timeline to a finding's evidence", len(m.findings)), w)))
-		out = append(out, m.preview(h-len(out))...)
-	}
-	for len(out) < h {
-		out = append(out, "")
-	}
-	return strings.Join(out[:h], "\n")
-}
-
-// preview is the selected finding in full, wrapped, in at most n lines.
-func (m Model) preview(n int) []string {
-	if n < 3 || m.cur >= len(m.findings) {
-		return nil
-	}
-	st, w := m.com.Styles, m.com.Width
-	f := m.findings[m.cur]
-	out := []string{"", st.Section.Render(common.Fit(fmt.Sprintf("  %s %s · %s · %d events", Label(f.Severity), f.Title, f.Phase, len(f.Events)), w))}
-	text := ansi.Wordwrap(evidence.Printable(f.Explanation), max(w-4, 8), " ")
-	for _, l := range strings.Split(text, "\n") {
-		out = append(out, "  "+common.Cut(l, w-2))
-	}
-	if len(out) > n {
-		out = out[:n]
-	}
-	return out
+	m.cur, m.top = common.Scroll(m.cur, m.top, m.rows(), m.rowsVisible())
 }

@@ -1,0 +1,122 @@
+package incident
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/playbook"
+)
+
+// AgentRanking ranks the case's agents (detect.RankAgents) from the run of
+// the detectors every reader shares. An agent counts as contained as the
+// report has it: it is the case's subject, a containment time is
+// recorded, and every kill-switch layer's check verifies. The
+// suppressions on the record are counted, never taken out.
+func (w *Workspace) AgentRanking(ctx context.Context) ([]detect.AgentRank, error) {
+	res, err := w.scan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return w.RankScan(ctx, res)
+}
+
+// RankScan ranks the agents of a run of the detectors (Scan with other
+// rules, or findings cut to some agents) as AgentRanking does.
+func (w *Workspace) RankScan(ctx context.Context, res detect.Result) ([]detect.AgentRank, error) {
+	s, err := w.State()
+	if err != nil {
+		return nil, err
+	}
+	in := detect.RankInput{Findings: res.Findings, Capabilities: res.Capabilities}
+	if in.Contained, err = w.containedAgents(ctx, s, res.Capabilities); err != nil {
+		return nil, err
+	}
+	sups, err := w.Suppressions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	by, err := w.SuppressedBy(ctx, res.Findings, sups)
+	if err != nil {
+		return nil, err
+	}
+	in.Suppressed = map[string]bool{}
+	for id := range by {
+		in.Suppressed[id] = true
+	}
+	return detect.RankAgents(in), nil
+}
+
+// Triage is what the Findings pane shows: every finding, the agents
+// ranked, and which suppressions cover which finding.
+type Triage struct {
+	Findings     []detect.Finding
+	Ranks        []detect.AgentRank
+	Suppressions []Suppression
+	// SuppressedBy maps a finding id to the suppressions covering it.
+	SuppressedBy map[string][]string
+}
+
+// Triage reads the case for the Findings pane, from the run of the
+// detectors every reader shares; the findings are the caller's own.
+func (h *Handle) Triage(ctx context.Context) (Triage, error) {
+	w := h.ws
+	res, err := w.scan(ctx)
+	if err != nil {
+		return Triage{}, err
+	}
+	t := Triage{Findings: slices.Clone(res.Findings)}
+	if t.Ranks, err = w.RankScan(ctx, res); err != nil {
+		return t, err
+	}
+	if t.Suppressions, err = w.Suppressions(ctx); err != nil {
+		return t, err
+	}
+	t.SuppressedBy, err = w.SuppressedBy(ctx, res.Findings, t.Suppressions)
+	return t, err
+}
+
+// Suppress journals a suppression by the handle's actor.
+func (h *Handle) Suppress(ctx context.Context, s detect.Scope, reason string) (Suppression, error) {
+	return h.ws.Suppress(ctx, h.actor, s, reason)
+}
+
+// containedAgents are the subject agents the kill-switch checks verify
+// stopped: none until a containment time is recorded.
+func (w *Workspace) containedAgents(ctx context.Context, s CaseState, caps *detect.Capabilities) (map[string]bool, error) {
+	if s.Times[playbook.VarContainedAt].IsZero() {
+		return nil, nil
+	}
+	cs, err := w.Case(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	pb, err := w.Playbook()
+	if err != nil {
+		return nil, err
+	}
+	layers := pb.LayerSteps()
+	if len(layers) == 0 {
+		return nil, nil
+	}
+	for _, ref := range layers {
+		r, err := CheckStep(ctx, w.Store, ref.Step, cs, caps, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		if r.Status != CheckVerified {
+			return nil, nil
+		}
+	}
+	out := map[string]bool{}
+	for _, a := range cs.Subject {
+		out[a] = true
+	}
+	return out, nil
+}
+
+// AgentRanking ranks the case's agents: see Workspace.AgentRanking.
+func (h *Handle) AgentRanking(ctx context.Context) ([]detect.AgentRank, error) {
+	return h.ws.AgentRanking(ctx)
+}
