@@ -20,7 +20,8 @@ type Case struct {
 	// Subject are the agents under investigation, in the order named.
 	Subject []string
 	// SubjectFrom says where Subject came from: "journal" (a responder named
-	// them), "findings" (the agent of the most severe finding) or "" (none).
+	// them), "findings" (the first agent of the ranking by concern) or ""
+	// (none).
 	SubjectFrom string
 	// Sessions are the subject's session_start records, oldest first.
 	Sessions []evidence.Event
@@ -171,25 +172,19 @@ func LoadCase(ctx context.Context, st evidence.Store, subject []string, containe
 	return c, nil
 }
 
-// DefaultSubject is the agent of the most severe finding (earliest first on
-// a tie), or none: what a responder investigates until they name another.
-func DefaultSubject(findings []detect.Finding) []string {
-	best := -1
-	for i, f := range findings {
-		if f.Agent == "" {
-			continue
-		}
-		if best < 0 {
-			best = i
-			continue
-		}
-		r, rb := detect.SeverityRank(f.Severity), detect.SeverityRank(findings[best].Severity)
-		if r > rb || r == rb && f.Start.Before(findings[best].Start) {
-			best = i
+// DefaultSubject is the agent a case is about when no responder named
+// one: the first agent with a finding in the ranking (detect.RankAgents,
+// with no containment judged yet: it is this choice that names whose
+// containment to judge), or none.
+func DefaultSubject(findings []detect.Finding, caps *detect.Capabilities) []string {
+	with := map[string]bool{}
+	for _, f := range findings {
+		with[f.Agent] = f.Agent != ""
+	}
+	for _, r := range detect.RankAgents(detect.RankInput{Findings: findings, Capabilities: caps}) {
+		if with[r.Agent] {
+			return []string{r.Agent}
 		}
 	}
-	if best < 0 {
-		return nil
-	}
-	return []string{findings[best].Agent}
+	return nil
 }

@@ -45,15 +45,15 @@ func (w *Workspace) State() (CaseState, error) {
 }
 
 // Case fills the case from the journal and the evidence: the subject a
-// responder named, or else the agent of the most severe finding.
+// responder named, or else the first agent of the ranking (DefaultSubject).
 func (w *Workspace) Case(ctx context.Context, s CaseState) (Case, error) {
 	subject, from := s.Subject, "journal"
 	if len(subject) == 0 {
-		fs, err := w.CachedFindings(ctx)
+		res, err := w.scan(ctx)
 		if err != nil {
 			return Case{}, err
 		}
-		subject, from = DefaultSubject(fs), "findings"
+		subject, from = DefaultSubject(res.Findings, res.Capabilities), "findings"
 	}
 	if len(subject) == 0 {
 		from = ""

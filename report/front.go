@@ -116,7 +116,7 @@ func whoSentence(r Report) Sentence {
 			}
 		}
 	}
-	how := "the agent of the most severe finding"
+	how := "the first agent of the ranking by concern"
 	if s.SubjectFrom == "journal" {
 		how = "named by " + s.SubjectBy
 	}

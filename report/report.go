@@ -88,8 +88,8 @@ type Summary struct {
 	Events   int64            `json:"events"`
 	BySource []evidence.Count `json:"by_source"`
 	Subject  []string         `json:"subject"`
-	// SubjectFrom: "journal" (named by SubjectBy), "findings" (the agent of
-	// the most severe finding) or "" (none).
+	// SubjectFrom: "journal" (named by SubjectBy), "findings" (the first
+	// agent of the ranking by concern) or "" (none).
 	SubjectFrom string           `json:"subject_from"`
 	SubjectBy   string           `json:"subject_by,omitempty"`
 	Findings    int              `json:"findings"`

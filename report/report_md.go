@@ -63,7 +63,7 @@ func (r Report) SubjectLine() string {
 	case "journal":
 		return fmt.Sprintf("%s (named by %s in the journal)", strings.Join(s.Subject, ", "), s.SubjectBy)
 	case "findings":
-		return strings.Join(s.Subject, ", ") + " (the agent of the most severe finding; no responder named one)"
+		return strings.Join(s.Subject, ", ") + " (the first agent of the ranking by concern; no responder named one)"
 	}
 	return "none (no responder named one and no finding names an agent)"
 }

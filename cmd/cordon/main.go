@@ -72,7 +72,7 @@ func commands() []command {
 		{"findings", findingsArgs, "what the detectors found, per agent: severity, span, explanation, evidence ids", cmdFindings, nil},
 		{"agents", "--incident DIR [--json]", "each agent: model, run, sessions with sandbox, IP, container and interval, events, denials; attribution coverage", cmdAgents, nil},
 		{"attribute", "--incident DIR", "attribute every proxy and sensor event to an agent again (ingest does this itself)", cmdAttribute, nil},
-		{"subject", "--incident DIR [AGENT...]", "name the agents the incident is about (default: the agent of the most severe finding) and show what the playbook fills in", cmdSubject, nil},
+		{"subject", "--incident DIR [AGENT...]", "name the agents the incident is about (default: the first agent of the ranking, cordon findings --by agent) and show what the playbook fills in", cmdSubject, nil},
 		{"steps", "--incident DIR [--json]", "the playbook: each step's status, who set it and its last evidence check", cmdSteps, nil},
 		{"step", stepArgs, "record a playbook step started, done or skipped in the journal", cmdStep, nil},
 		{"check", "--incident DIR [--json] [STEP_ID...]", "run the evidence checks (every step's, or those named) and journal the results", cmdCheck, nil},

@@ -103,7 +103,7 @@ func cmdSteps(e *env, c *cobra.Command) {
 		}
 		subject := evidence.Printable(strings.Join(s.Subject, ", "))
 		if subject == "" {
-			subject = "none named yet (until one is, checks and the report take the agent of the most severe finding; see cordon subject)"
+			subject = "none named yet (until one is, checks and the report take the first agent of the ranking by concern; see cordon subject)"
 		}
 		fmt.Fprintf(e.stdout, "%s — subject: %s\n", pb.Title, subject)
 		for name, t := range s.Times {
@@ -193,7 +193,7 @@ func cmdSubject(e *env, c *cobra.Command) {
 			}
 			return jsonEncoder(e.stdout).Encode(map[string]any{"subject": cs.Subject, "from": cs.SubjectFrom, "values": cs.Vars(), "acquired": acquired})
 		}
-		from := map[string]string{"journal": "named in the journal", "findings": "the agent of the most severe finding", "": "no agent yet"}[cs.SubjectFrom]
+		from := map[string]string{"journal": "named in the journal", "findings": "the first agent of the ranking by concern", "": "no agent yet"}[cs.SubjectFrom]
 		fmt.Fprintf(e.stdout, "subject: %s (%s)\n", orDash(evidence.Printable(strings.Join(cs.Subject, ", "))), from)
 		vars := cs.Vars()
 		for _, name := range playbook.Variables() {
