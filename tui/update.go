@@ -27,6 +27,7 @@ func (m Model) Update(msg tea.Msg) (out tea.Model, cmd tea.Cmd) {
 		}
 	}()
 	m, cmd = m.update(msg)
+	m.detail.SetHighlight(m.timeline.HitTerms())
 	if r := m.drill.Rows(m.com.Width); r != m.drillRows && m.com.Width > 0 {
 		// an inject's text came or went: the body gives up or takes back rows
 		cmd = tea.Batch(cmd, m.resize(m.com.Width, m.com.Height))
@@ -214,6 +215,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, cmd
 	case common.JournalChangedMsg:
 		m.drill.SetJournal(m.journal.Entries())
+		m.detail.SetNotes(m.journal.Entries())
 		cmd := m.steps.Load()
 		return m, cmd
 	}

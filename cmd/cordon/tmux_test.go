@@ -40,6 +40,12 @@ func startTmuxConsole(t *testing.T) *tmuxConsole {
 // workspace that command line works in.
 func startTmux(t *testing.T, command func(dir, bin string) (line, ws string)) *tmuxConsole {
 	t.Helper()
+	return startTmuxSized(t, 80, 24, command)
+}
+
+// startTmuxSized is startTmux in a w×h terminal.
+func startTmuxSized(t *testing.T, w, h int, command func(dir, bin string) (line, ws string)) *tmuxConsole {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed (CI installs it; apt-get install tmux to run this test)")
 	}
@@ -59,7 +65,7 @@ func startTmux(t *testing.T, command func(dir, bin string) (line, ws string)) *t
 	}
 	t.Cleanup(func() { tmux("kill-server") })
 	line, ws := command(dir, bin)
-	if out, err := tmux("new-session", "-d", "-s", "cordon", "-x", "80", "-y", "24", line); err != nil {
+	if out, err := tmux("new-session", "-d", "-s", "cordon", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), line); err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
 	if out, err := tmux("set-option", "-t", "cordon", "remain-on-exit", "on"); err != nil {

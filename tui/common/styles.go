@@ -49,6 +49,9 @@ type Styles struct {
 
 	Status, StatusError lipgloss.Style
 	Prompt, Input       lipgloss.Style
+	// Selection is a previous query shown selected in an input (typing
+	// replaces it); Match a search hit within a row or a line.
+	Selection, Match, MatchSelected lipgloss.Style
 	Popup, PopupTitle   lipgloss.Style
 
 	HelpKey, HelpDesc, HelpSep lipgloss.Style
@@ -100,6 +103,10 @@ func DefaultStyles(r *lipgloss.Renderer, dark bool) *Styles {
 		StatusError: s().Bold(true).Foreground(p.Deny),
 		Prompt:      s().Bold(true).Foreground(p.Accent),
 		Input:       s().Foreground(p.Fg),
+		// Reverse as well as colour: a hit must show under NO_COLOR too
+		Selection:     s().Reverse(true),
+		Match:         s().Bold(true).Underline(true).Foreground(p.Warn),
+		MatchSelected: s().Bold(true).Underline(true).Background(p.Selected),
 		Popup:       s().Border(lipgloss.RoundedBorder()).BorderForeground(p.Accent).Padding(0, 1),
 		PopupTitle:  s().Bold(true).Foreground(p.Accent),
 

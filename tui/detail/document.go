@@ -49,7 +49,7 @@ const labelWidth = 17 // the longest field name (egress_allowlist) and a space
 
 // build lays out the document for an event at width w.
 // attr is the attribution path ("" when none applies).
-func build(ev evidence.Event, attr string, rel []attribution.Related, relState string, clock common.Clock, w int) []line {
+func build(ev evidence.Event, attr string, notes []string, rel []attribution.Related, relState string, clock common.Clock, w int) []line {
 	var out []line
 	add := func(r role, text string) { out = append(out, line{role: r, text: text}) }
 	head := ev.Kind
@@ -58,6 +58,15 @@ func build(ev evidence.Event, attr string, rel []attribution.Related, relState s
 	}
 	add(section, common.Fit("EVENT  "+head+"  "+ev.Time.UTC().Format(time.RFC3339Nano), w))
 	out = append(out, fields(ev, clock, w)...)
+	if len(notes) > 0 {
+		add(plain, "")
+		add(section, fmt.Sprintf("NOTES (%d, from the journal)", len(notes)))
+		for _, n := range notes {
+			for _, part := range wrap(n, w-2, wrapLines) {
+				add(plain, "  "+part)
+			}
+		}
+	}
 	if attr != "" {
 		add(plain, "")
 		add(section, "ATTRIBUTION")
@@ -179,7 +188,34 @@ func raw(r string, w int) []line {
 			out = append(out, line{role: note, text: "  … the rest is in: cordon show --incident DIR ID"})
 			break
 		}
-		out = append(out, line{role: plain, text: "  " + common.Fit(l, w-2)})
+		// a long line wraps rather than being cut: the raw record is the
+		// evidence, and its end is often the part that matters
+		for j, part := range wrapRaw(l, w-2) {
+			if j > 0 && len(out) >= maxRawLines {
+				break
+			}
+			out = append(out, line{role: plain, text: "  " + part})
+		}
+	}
+	return out
+}
+
+// wrapRaw makes one line of a raw record safe and wraps it at w cells,
+// breaking inside long words too (a URL, a base64 blob); a continuation is
+// marked with "↪" so that it is not read as a line of its own.
+func wrapRaw(l string, w int) []string {
+	s := evidence.Printable(l)
+	if ansi.StringWidth(s) <= w || w < 8 {
+		return []string{common.Cut(s, max(w, 1))}
+	}
+	indent := len(s) - len(strings.TrimLeft(s, " "))
+	indent = min(indent, w/2)
+	first, _, _ := strings.Cut(ansi.Wrap(s, w, ""), "\n")
+	out := []string{first}
+	rest := strings.TrimLeft(strings.TrimPrefix(s, first), " ")
+	cont := strings.Repeat(" ", indent) + "↪ "
+	for _, p := range strings.Split(ansi.Wrap(rest, w-ansi.StringWidth(cont), ""), "\n") {
+		out = append(out, cont+p)
 	}
 	return out
 }
@@ -220,7 +256,7 @@ func (m Model) render(l line, selected bool, w int) string {
 		if selected {
 			return st.RowSelected.Render(common.PadRight(s, w))
 		}
-		return cursorGlyph(false) + " " + st.Label.Render(common.PadRight(l.label, labelWidth)) + st.Value.Render(l.text)
+		return cursorGlyph(false) + " " + st.Label.Render(common.PadRight(l.label, labelWidth)) + common.Highlight(l.text, m.hl, st.Value, st.Match)
 	case link:
 		glyph := "  "
 		if m.marks[l.ev.ID] {
@@ -241,6 +277,9 @@ func (m Model) render(l line, selected bool, w int) string {
 	}
 	if selected {
 		return st.RowSelected.Render(common.PadRight(cursorGlyph(true)+l.text, w))
+	}
+	if len(m.hl) > 0 {
+		return cursorGlyph(false) + common.Highlight(l.text, m.hl, st.Value, st.Match)
 	}
 	return cursorGlyph(false) + l.text
 }

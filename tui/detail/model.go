@@ -9,6 +9,7 @@ import (
 	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/tui/common"
 )
 
@@ -54,6 +55,8 @@ type Model struct {
 
 	clock    common.Clock
 	marks    map[string]bool
+	hl       []string            // the timeline's search words, highlighted
+	notes    map[string][]string // event id -> its journal notes, oldest first
 	lines    []line
 	cur, top int
 }
@@ -102,6 +105,29 @@ func (m *Model) SetMarks(list []incident.Mark) {
 	}
 }
 
+// SetHighlight takes the words of the timeline's search: the event view
+// marks them where they occur.
+func (m *Model) SetHighlight(terms []string) { m.hl = terms }
+
+// SetNotes takes the journal: the notes on the open event show under its
+// fields, so that what a responder wrote about it is read with it.
+func (m *Model) SetNotes(entries []journal.Entry) {
+	notes := map[string][]string{}
+	for _, e := range entries {
+		if e.Type == journal.EntryNote && e.Event != "" {
+			notes[e.Event] = append(notes[e.Event], fmt.Sprintf("#%d %s %s: %s", e.Seq, e.Time.UTC().Format("01-02 15:04"), e.Actor.Name, e.Text))
+		}
+	}
+	changed := len(notes[m.ev.ID]) != len(m.notes[m.ev.ID])
+	m.notes = notes
+	if changed {
+		m.rebuild()
+	}
+}
+
+// Notes are the journal's notes on the open event (for tests).
+func (m Model) Notes() []string { return m.notes[m.ev.ID] }
+
 // Open shows ev, forgetting the events opened before it.
 func (m *Model) Open(ev evidence.Event) tea.Cmd {
 	m.stack = m.stack[:0]
@@ -129,7 +155,7 @@ func (m *Model) rebuild() {
 		m.lines = nil
 		return
 	}
-	m.lines = build(m.ev, m.attr, m.related, m.relState, m.clock, max(m.com.Width-1, 20))
+	m.lines = build(m.ev, m.attr, m.notes[m.ev.ID], m.related, m.relState, m.clock, max(m.com.Width-1, 20))
 	m.clamp()
 }
 

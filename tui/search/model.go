@@ -25,6 +25,9 @@ type Model struct {
 	history []string // oldest first
 	hpos    int      // index into history while browsing; len(history) = the draft
 	draft   string
+	// selected says the text shown is the previous query, selected as in
+	// lnav: a key that types replaces it, an arrow keeps it to edit.
+	selected bool
 }
 
 // New returns a closed search bar.
@@ -68,17 +71,42 @@ func (m *Model) SetHistory(list []string) {
 	}
 }
 
-// Open focuses the bar with the current search to edit.
+// Open focuses the bar with the current search, or else the previous
+// one, selected: typing replaces it, ← or → keeps it to edit, ↑ recalls
+// older queries.
 func (m *Model) Open(current string) tea.Cmd {
 	m.open = true
+	m.hpos, m.draft = len(m.history), current
+	if n := len(m.history); n > 0 && (current == "" || current == m.history[n-1]) {
+		// the bar is on the newest query: ↑ goes to the one before it
+		current, m.hpos, m.draft = m.history[n-1], n-1, ""
+	}
 	m.input.SetValue(current)
 	m.input.CursorEnd()
-	m.hpos, m.draft = len(m.history), current
+	m.selected = current != ""
 	return m.input.Focus()
 }
 
+// Selected reports whether the text shown is still selected (for tests).
+func (m Model) Selected() bool { return m.selected }
+
+// replaceSelection applies a key to a selected previous query: a key that
+// types starts a new query, one that deletes empties the bar, others
+// (arrows, home, end) keep the text to edit.
+func (m *Model) replaceSelection(k tea.KeyMsg) (done bool) {
+	m.selected = false
+	switch k.Type {
+	case tea.KeyRunes, tea.KeySpace:
+		m.input.SetValue("")
+	case tea.KeyBackspace, tea.KeyDelete, tea.KeyCtrlU, tea.KeyCtrlW:
+		m.input.SetValue("")
+		return true
+	}
+	return false
+}
+
 func (m *Model) close() {
-	m.open = false
+	m.open, m.selected = false, false
 	m.input.Blur()
 }
 
@@ -104,6 +132,10 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		case key.Matches(k, keys.HistoryDown):
 			m.browse(1)
 			return m, nil
+		case m.selected:
+			if m.replaceSelection(k) {
+				return m, nil
+			}
 		}
 	}
 	var cmd tea.Cmd
@@ -114,6 +146,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 // browse steps through the history; stepping past the newest returns to
 // what was being typed.
 func (m *Model) browse(d int) {
+	m.selected = false
 	if m.hpos == len(m.history) {
 		m.draft = m.input.Value()
 	}
@@ -132,7 +165,13 @@ func (m *Model) remember(q string) {
 	m.history = incident.MergeHistory(append(m.history, q))
 }
 
-// View renders the bar.
+// View renders the bar; a selected previous query shows reversed.
 func (m Model) View() string {
+	if m.selected {
+		st := m.com.Styles
+		v := common.Fit(m.input.Value(), max(m.com.Width-2, 1))
+		hint := st.Dim.Render("  (type to replace, ← → to edit, ↑ older)")
+		return common.PadRight(st.Prompt.Render(m.input.Prompt)+st.Selection.Render(v)+hint, m.com.Width)
+	}
 	return common.PadRight(m.input.View(), m.com.Width)
 }

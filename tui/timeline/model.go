@@ -21,6 +21,7 @@ type Model struct {
 	lastSearch  string
 	lastSearchQ evidence.Query
 	query       evidence.Query // filter AND search
+	hl          []string       // the search's words, highlighted in the rows
 	labels      labels
 	gen         int // bumps on every new window; older replies are dropped
 
@@ -91,6 +92,13 @@ func (m Model) Filter() evidence.Query { return m.filter }
 
 // Search is the active search as typed, empty when none.
 func (m Model) Search() string { return m.search }
+
+// LastSearch is the last search run, kept after esc cleared it (n/N
+// still find it, and / offers it again).
+func (m Model) LastSearch() string { return m.lastSearch }
+
+// HitTerms are the words of the search the rows highlight.
+func (m Model) HitTerms() []string { return m.hl }
 
 // SearchQuery is the active search as read.
 func (m Model) SearchQuery() evidence.Query { return m.searchQ }
@@ -305,6 +313,7 @@ func (m *Model) switchQuery(filter evidence.Query, search string, searchQ eviden
 	m.filter, m.search, m.searchQ = filter, search, searchQ
 	m.labels = next.keep(filterText(filter), search)
 	m.query = evidence.And(filter, searchQ)
+	m.hl = common.HitTerms(searchQ)
 	m.gen++
 	m.loading, m.loadingBefore, m.loadingAfter = true, false, false
 	m.hitsKnown = false

@@ -162,6 +162,7 @@ func (m Model) applyAnchor(msg anchorMsg) (Model, tea.Cmd) {
 		if msg.prev != nil {
 			m.filter, m.search, m.searchQ, m.labels = msg.prev.filter, msg.prev.search, msg.prev.searchQ, msg.prev.labels
 			m.query = evidence.And(m.filter, m.searchQ)
+			m.hl = common.HitTerms(m.searchQ)
 			m.gen++
 			cmds = append(cmds, hitsCmd(&m))
 		}

@@ -118,6 +118,26 @@ func (m Model) row(ev evidence.Event, selected bool, cols []column, w int) strin
 		markGlyph = "*"
 	}
 	var b strings.Builder
+	if selected && len(m.hl) > 0 {
+		// the hits stay marked under the cursor: a row styled whole would
+		// hide them
+		b.WriteString(st.RowSelected.Render(gutter + markGlyph))
+		for i, c := range cols {
+			if i > 0 {
+				b.WriteString(st.RowSelected.Render(" "))
+			}
+			if c.value == nil {
+				label, _ := st.Decision(ev)
+				b.WriteString(st.RowSelected.Render(common.Pad(label, c.width)))
+				continue
+			}
+			b.WriteString(common.Highlight(common.Pad(c.value(ev), c.width), m.hl, st.RowSelected, st.MatchSelected))
+		}
+		if n := w - lipgloss.Width(b.String()); n > 0 {
+			b.WriteString(st.RowSelected.Render(strings.Repeat(" ", n)))
+		}
+		return b.String()
+	}
 	if selected {
 		b.WriteString(gutter + markGlyph)
 		for i, c := range cols {
@@ -149,7 +169,12 @@ func (m Model) row(ev evidence.Event, selected bool, cols []column, w int) strin
 			cell, style = common.Pad(c.value(ev), c.width), st.Row
 		}
 		if c.title == "TIME" {
-			style = st.Dim
+			b.WriteString(st.Dim.Render(cell))
+			continue
+		}
+		if c.value != nil && len(m.hl) > 0 {
+			b.WriteString(common.Highlight(cell, m.hl, style, st.Match))
+			continue
 		}
 		b.WriteString(style.Render(cell))
 	}
