@@ -52,7 +52,7 @@ type Styles struct {
 	// Selection is a previous query shown selected in an input (typing
 	// replaces it); Match a search hit within a row or a line.
 	Selection, Match, MatchSelected lipgloss.Style
-	Popup, PopupTitle   lipgloss.Style
+	Popup, PopupTitle               lipgloss.Style
 
 	HelpKey, HelpDesc, HelpSep lipgloss.Style
 }
@@ -107,8 +107,8 @@ func DefaultStyles(r *lipgloss.Renderer, dark bool) *Styles {
 		Selection:     s().Reverse(true),
 		Match:         s().Bold(true).Underline(true).Foreground(p.Warn),
 		MatchSelected: s().Bold(true).Underline(true).Background(p.Selected),
-		Popup:       s().Border(lipgloss.RoundedBorder()).BorderForeground(p.Accent).Padding(0, 1),
-		PopupTitle:  s().Bold(true).Foreground(p.Accent),
+		Popup:         s().Border(lipgloss.RoundedBorder()).BorderForeground(p.Accent).Padding(0, 1),
+		PopupTitle:    s().Bold(true).Foreground(p.Accent),
 
 		HelpKey:  s().Bold(true).Foreground(p.Accent),
 		HelpDesc: s().Foreground(p.Dim),
