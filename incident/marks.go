@@ -135,6 +135,21 @@ func NextMark(list []Mark, after evidence.Cursor) (Mark, bool) {
 	return list[0], true
 }
 
+// PrevMark is the mark before the cursor, wrapping to the last: NextMark
+// the other way.
+func PrevMark(list []Mark, before evidence.Cursor) (Mark, bool) {
+	if len(list) == 0 {
+		return Mark{}, false
+	}
+	for i := len(list) - 1; i >= 0; i-- {
+		k := list[i]
+		if k.Time.Before(before.Time) || k.Time.Equal(before.Time) && k.ID < before.ID {
+			return k, true
+		}
+	}
+	return list[len(list)-1], true
+}
+
 func sortMarks(l []Mark) {
 	sort.Slice(l, func(i, j int) bool {
 		if !l[i].Time.Equal(l[j].Time) {

@@ -17,6 +17,7 @@ import (
 	"github.com/cordon-ir/cordon/drill"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
+	"github.com/cordon-ir/cordon/tui/config"
 	"github.com/muesli/termenv"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -49,6 +50,11 @@ type Options struct {
 	Getenv func(string) string
 	// ConsoleLog is the consoles' debug log (default: discarded).
 	ConsoleLog *slog.Logger
+	// Console is the console config every session starts from (the
+	// server's config.yaml; nil: the defaults), and Version is cordon's
+	// version for what the consoles write.
+	Console *config.Config
+	Version string
 	// Grace is how long shutdown waits for sessions to end (default 5s).
 	Grace time.Duration
 	// Handshake bounds the time from connecting to opening a session

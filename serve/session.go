@@ -174,6 +174,8 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		Logger: s.opt.ConsoleLog.With("user", who.Name, "key", who.Key),
 		Ctx:    sess.Context(),
 		Drill:  s.opt.Drill, DrillFacilitator: s.facilitator(sess), DrillDebrief: s.opt.DrillDebrief,
+		// a session writes its reports and exports only into exports/
+		Remote: true, Config: s.opt.Console, Version: s.opt.Version,
 	})
 	in := newActivity(input)
 	opts := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion()}, bm.MakeOptions(sess)...)

@@ -17,7 +17,9 @@ import (
 	"github.com/cordon-ir/cordon/report"
 	"github.com/cordon-ir/cordon/tui/agents"
 	"github.com/cordon-ir/cordon/tui/assistpane"
+	"github.com/cordon-ir/cordon/tui/command"
 	"github.com/cordon-ir/cordon/tui/common"
+	"github.com/cordon-ir/cordon/tui/config"
 	"github.com/cordon-ir/cordon/tui/detail"
 	"github.com/cordon-ir/cordon/tui/drillpane"
 	"github.com/cordon-ir/cordon/tui/facet"
@@ -26,6 +28,7 @@ import (
 	tuijournal "github.com/cordon-ir/cordon/tui/journal"
 	"github.com/cordon-ir/cordon/tui/prompt"
 	"github.com/cordon-ir/cordon/tui/search"
+	"github.com/cordon-ir/cordon/tui/sheet"
 	"github.com/cordon-ir/cordon/tui/steps"
 	"github.com/cordon-ir/cordon/tui/timeline"
 )
@@ -54,6 +57,16 @@ type Options struct {
 	DrillDebrief string
 	// DrillEvery is the drill's tick (0: a second; negative: none, tests).
 	DrillEvery time.Duration
+	// Remote says the console is an SSH session: `:report` and `:export`
+	// write only into the workspace's exports/ folder.
+	Remote bool
+	// Config is the responder's config.yaml (nil: the defaults);
+	// ConfigErr why it could not be read (the console opens on the
+	// defaults and says so).
+	Config    *config.Config
+	ConfigErr error
+	// Version is cordon's version, named in reports written from `:`.
+	Version string
 }
 
 // Model is the root of the console.
@@ -81,6 +94,9 @@ type Model struct {
 	assist     assistpane.Model
 	prompt     prompt.Model
 	drill      drillpane.Model
+	command    command.Model
+	sheet      sheet.Model
+	cfg        config.Config
 
 	focus pane
 	// nav is the way back from each view opened on top of another: esc
@@ -134,7 +150,12 @@ func New(h *incident.Handle, opt Options) Model {
 	if opt.Renderer == nil {
 		opt.Renderer = lipgloss.DefaultRenderer()
 	}
-	com := common.New(opt.Ctx, common.DefaultStyles(opt.Renderer, opt.Dark), common.DefaultKeyMap(), opt.Logger)
+	var cfg config.Config
+	if opt.Config != nil {
+		cfg = *opt.Config
+	}
+	keys, pal, cfgErr := configured(cfg, opt.Dark)
+	com := common.New(opt.Ctx, common.PaletteStyles(opt.Renderer, pal), keys, opt.Logger)
 	hm := help.New()
 	st := com.Styles
 	hm.Styles = help.Styles{
@@ -164,6 +185,15 @@ func New(h *incident.Handle, opt Options) Model {
 		ingesting: h.Ingest() != nil,
 		watch:     h.Watch(),
 		history:   h.History(),
+		sheet:     sheet.New(com),
+		cfg:       cfg,
+	}
+	if cfgErr == nil && opt.ConfigErr != nil {
+		m.err = fmt.Errorf("%w (the defaults apply)", opt.ConfigErr)
+	}
+	if cfgErr != nil {
+		// the console still opens, on the defaults, and says why
+		m.err = fmt.Errorf("%s: %w (the defaults apply)", orDefault(cfg.Path, "config.yaml"), cfgErr)
 	}
 	acfg, acfgErr := h.Assistant()
 	if opt.Drill != nil {
@@ -175,6 +205,7 @@ func New(h *incident.Handle, opt Options) Model {
 	m.drill = drillpane.New(com, drillpane.Config{Drill: opt.Drill, Facilitator: opt.DrillFacilitator, ReadOnly: actor.Observer,
 		Actor: actor, DebriefDir: opt.DrillDebrief, Every: opt.DrillEvery})
 	m.steps.SetDryRun(opt.Drill != nil) // a drill rehearses the kill switch, never pulls it
+	m.command = command.New(com, m.verbs(), cfg.Aliases)
 	m.marks, m.marksErr = h.Marks()
 	if m.marks != nil {
 		list := m.marks.List()
@@ -235,6 +266,12 @@ func (m Model) SearchHistory() []string { return m.search.History() }
 // Prompt returns the one-line input (for tests).
 func (m Model) Prompt() prompt.Model { return m.prompt }
 
+// Command returns the `:` line (for tests).
+func (m Model) Command() command.Model { return m.command }
+
+// Sheet returns the list a `:` command shows (for tests).
+func (m Model) Sheet() sheet.Model { return m.sheet }
+
 // Status returns the status line's text and error (for tests).
 func (m Model) Status() (string, error) { return m.status, m.err }
 
@@ -255,6 +292,8 @@ func (m *Model) resize(w, h int) tea.Cmd {
 	m.assist.SetSize(w, body)
 	m.search.SetSize(w)
 	m.prompt.SetSize(w)
+	m.command.SetSize(w)
+	m.sheet.SetSize(w, body)
 	m.help.Width = w
 	return cmd
 }
@@ -356,4 +395,29 @@ func ingestLine(u incident.IngestUpdate) string {
 		s += fmt.Sprintf(" · file %d/%d", min(p.FilesDone+1, p.Files), p.Files)
 	}
 	return s + fmt.Sprintf(" · %s events · %s/s", common.Count(p.Events), common.Count(int64(rate)))
+}
+
+// configured is the key map and palette config.yaml makes of the
+// defaults; an error keeps the defaults whole.
+func configured(cfg config.Config, dark bool) (*common.KeyMap, common.Palette, error) {
+	keys := common.DefaultKeyMap()
+	pal := common.LightPalette()
+	if dark {
+		pal = common.DarkPalette()
+	}
+	if err := keys.Remap(cfg.Keys); err != nil {
+		return common.DefaultKeyMap(), pal, err
+	}
+	p := pal
+	if err := p.Override(cfg.Palette); err != nil {
+		return keys, pal, err
+	}
+	return keys, p, nil
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
 }

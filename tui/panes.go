@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"strings"
+
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -34,9 +36,11 @@ type component interface {
 // field of Model, made in New.
 type paneDef struct {
 	name string
-	// tab says whether tab reaches the pane now (nil: always).
-	tab func(m *Model) bool
-	get func(m *Model) component
+	// tab says whether tab reaches the pane now (nil: always); when says,
+	// for the help, when it does.
+	tab  func(m *Model) bool
+	when string
+	get  func(m *Model) component
 	// update hands the pane a key or mouse event while it has focus.
 	update func(m *Model, msg tea.Msg) tea.Cmd
 	// focused is what the pane loads when tab brings it into view, or nil.
@@ -107,7 +111,7 @@ func panes() [paneCount]paneDef {
 				}
 				return m.indicators.Load()
 			}},
-		paneQuestions: {name: "questions",
+		paneQuestions: {name: "questions", when: "in a drill",
 			tab: func(m *Model) bool { return m.drill.On() },
 			get: func(m *Model) component { return m.drill },
 			update: func(m *Model, msg tea.Msg) (cmd tea.Cmd) {
@@ -117,11 +121,11 @@ func panes() [paneCount]paneDef {
 				}
 				return cmd
 			}},
-		paneAssist: {name: "assistant",
+		paneAssist: {name: "assistant", when: "once a opened it",
 			tab:    func(m *Model) bool { return m.assist.Active() },
 			get:    func(m *Model) component { return m.assist },
 			update: func(m *Model, msg tea.Msg) tea.Cmd { return m.toAssist(msg) }},
-		paneDetail: {name: "event",
+		paneDetail: {name: "event", when: "once enter opened one",
 			tab: func(m *Model) bool { return m.detail.Has() },
 			get: func(m *Model) component { return m.detail },
 			update: func(m *Model, msg tea.Msg) (cmd tea.Cmd) {
@@ -168,6 +172,23 @@ func (m *Model) cycle(d int) tea.Cmd {
 		return f(m)
 	}
 	return nil
+}
+
+// tabCycle is the help's line of the panes tab goes through, in order,
+// those it reaches only at times with when.
+func tabCycle() string {
+	var parts []string
+	for _, def := range panes() {
+		n := def.name
+		if n == "steps" {
+			n = "playbook"
+		}
+		if def.when != "" {
+			n += " (" + def.when + ")"
+		}
+		parts = append(parts, n)
+	}
+	return "tab: " + strings.Join(parts, " → ")
 }
 
 // fullHelp is the help screen's columns: the keys every pane shares, then

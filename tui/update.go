@@ -9,10 +9,12 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/tui/command"
 	"github.com/cordon-ir/cordon/tui/common"
 	"github.com/cordon-ir/cordon/tui/detail"
 	"github.com/cordon-ir/cordon/tui/drillpane"
 	"github.com/cordon-ir/cordon/tui/search"
+	"github.com/cordon-ir/cordon/tui/sheet"
 )
 
 // Update routes: replies go to every pane (each keeps only its own), keys
@@ -192,6 +194,21 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, cmd
 	case search.CancelMsg:
 		return m, nil
+	case command.SubmitMsg:
+		return m.runCommand(msg.Line)
+	case sheet.OpenMsg:
+		m.focus = paneTimeline
+		return m, m.timeline.JumpTo(msg.Event)
+	case evidenceMsg:
+		switch {
+		case msg.err != nil:
+			m.err = fmt.Errorf("finding evidence: %w", msg.err)
+			return m, nil
+		case len(msg.ids) == 0:
+			m.status = "no finding cites any event"
+			return m, nil
+		}
+		return m, m.timeline.Seek(evidence.IDs(msg.ids...), msg.backward, "finding evidence")
 	case common.ShowEventMsg:
 		return m, eventCmd(m.com, m.cs.Store(), msg.ID)
 	case common.AnswerMsg:
@@ -285,7 +302,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m, cmd2 := m.handleKey(msg)
 		return m, tea.Batch(cmd, cmd2)
 	}
-	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.search.IsOpen() && !m.prompt.IsOpen() {
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.search.IsOpen() && !m.prompt.IsOpen() && !m.command.IsOpen() {
 		// Bubble Tea reads keys that arrive together (a slow SSH link,
 		// tmux send-keys) as one message "jjj"; outside an input each is
 		// its own key press.
@@ -309,6 +326,12 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.status = ""
 		var cmd tea.Cmd
 		m.prompt, cmd = m.prompt.Update(msg)
+		return m, cmd
+	}
+	if m.command.IsOpen() {
+		m.status = ""
+		var cmd tea.Cmd
+		m.command, cmd = m.command.Update(msg)
 		return m, cmd
 	}
 	m.status = ""
@@ -335,6 +358,16 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		var cmd tea.Cmd
 		m.facet, cmd = m.facet.Update(msg)
 		return m, cmd
+	}
+	if m.sheet.IsOpen() {
+		if key.Matches(msg, k.Command) {
+			m.sheet = sheet.New(m.com) // : from a list: the list gives way
+			m.sheet.SetSize(m.com.Width, m.com.Height)
+		} else {
+			var cmd tea.Cmd
+			m.sheet, cmd = m.sheet.Update(msg)
+			return m, cmd
+		}
 	}
 	if m.err != nil && key.Matches(msg, k.Back) {
 		m.err = nil
@@ -399,13 +432,14 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.Assist) && m.focus != paneAssist:
 		return m.openAssistant()
 	case key.Matches(msg, k.Time) && m.focus != paneJournal: // t filters the journal by type
-		m.clock.Relative = !m.clock.Relative
-		m.timeline.SetRelative(m.clock.Relative)
-		m.detail.SetClock(m.clock)
-		m.agents.SetClock(m.clock)
-		m.findings.SetClock(m.clock)
-		m.indicators.SetClock(m.clock)
-		return m, nil
+		return m.cycleTime()
+	case key.Matches(msg, k.Command):
+		m.command.SetVerbs(m.verbs())
+		cmd := m.command.Open()
+		return m, cmd
+	}
+	if m, cmd, ok := m.jumpKey(msg); ok {
+		return m, cmd
 	}
 	return m.toFocused(msg)
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/tui/common"
 )
@@ -38,6 +39,8 @@ func (m Model) body() string {
 		return m.helpView()
 	case m.facet.IsOpen():
 		return m.facet.View()
+	case m.sheet.IsOpen():
+		return m.sheet.View()
 	}
 	return m.focused().View()
 }
@@ -127,6 +130,8 @@ func (m Model) statusLine() string {
 		return m.search.View()
 	case m.prompt.IsOpen():
 		return m.prompt.View()
+	case m.command.IsOpen():
+		return m.command.View()
 	case m.err != nil:
 		return st.StatusError.Render(common.FitMessage("error: "+m.err.Error()+"  (esc dismisses)", w))
 	case m.status != "":
@@ -193,9 +198,16 @@ func (m Model) helpBlocks() [][]string {
 func (m Model) helpLines() []string {
 	st := m.com.Styles
 	text := func(ls ...string) []string {
-		out := make([]string, len(ls))
-		for i, l := range ls {
-			out[i] = "  " + st.HelpDesc.Render(common.Fit(l, m.com.Width-2))
+		// wrapped, not cut: the help is where a key is looked up
+		var out []string
+		for _, l := range ls {
+			for i, part := range strings.Split(ansi.Wrap(l, max(m.com.Width-4, 10), ""), "\n") {
+				indent := "  "
+				if i > 0 {
+					indent = "    "
+				}
+				out = append(out, indent+st.HelpDesc.Render(common.Cut(part, m.com.Width-len(indent))))
+			}
 		}
 		return out
 	}
@@ -211,10 +223,16 @@ func (m Model) helpLines() []string {
 		"bytes_out:>1000000             numeric ranges on bytes_out / bytes_in",
 		"esc clears the search, then the filter; ? or esc closes this help",
 	)...)
+	lines = append(lines, "", st.Section.Render("JUMPS AND COMMANDS"), "")
+	lines = append(lines, text(
+		"] [ denials, } { finding evidence, ' \" marks (:marks lists them), w walks the call/process/credential, T times from the event",
+		": runs a command (tab completes, ↑ recalls): subject, step, note, check, report, export, goto, since, filter, marks, files, help",
+		"facet picker: enter includes a value, x or - excludes it, p picks a pivot of two fields",
+	)...)
 	lines = append(lines, "", st.Section.Render("PANES"), "")
 	lines = append(lines, text(
-		"tab: timeline → agents → findings → playbook → journal",
-		"event: enter opens a related event, or a group in the timeline from its header",
+		tabCycle(),
+		"event: enter opens a related event, or a group in the timeline from its header; its notes show under its fields",
 		"playbook: enter step, s start, d done, x skip, c/C check, space tick, n note",
 		"journal: t by type, enter opens its event; i: note on the selected event",
 		"a: the assistant on the selection (a search, a finding, an event); it asks before sending evidence",

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/cordon-ir/cordon/incident/incidenttest"
+	"github.com/cordon-ir/cordon/journal"
+	"github.com/cordon-ir/cordon/serve/servetest"
 )
 
 // consoleSizes are the terminals the console's tmux tests run in.
@@ -65,4 +67,108 @@ func TestSearchReplacesThePreviousQueryInTmux(t *testing.T) {
 		c.send("q")
 		c.wait("cordon to exit", "reopen with: cordon open")
 	})
+}
+
+// TestCommandLineInTmux: : completes a verb and its argument with tab,
+// and :goto moves the timeline.
+func TestCommandLineInTmux(t *testing.T) {
+	eachSize(t, func(t *testing.T, w, h int) {
+		c := startSizedConsole(t, w, h)
+		c.wait("the timeline", "TIMELINE", "74 events")
+		c.send(":")
+		c.wait("the command line", "tab completes")
+		c.send("-l", "sub")
+		c.send("Tab")
+		c.wait("the verb completed", ":subject ")
+		c.send("-l", "agent-")
+		c.send("Tab")
+		c.wait("the agents offered", "tab: agent-")
+		c.send("Escape")
+		c.send(":")
+		c.send("-l", "goto 10:05")
+		c.send("Enter")
+		s := c.wait("the jump", "at 2026-07-21T10:05:00Z")
+		fits(t, s, h)
+		c.send("q")
+		c.wait("cordon to exit", "reopen with: cordon open")
+	})
+}
+
+// TestJumpToNextDenialInTmux: ] goes to the next denial and says so.
+func TestJumpToNextDenialInTmux(t *testing.T) {
+	eachSize(t, func(t *testing.T, w, h int) {
+		c := startSizedConsole(t, w, h)
+		c.wait("the timeline", "TIMELINE", "74 events")
+		c.send("]")
+		s := c.wait("the denial", "denial at ")
+		if !strings.Contains(selectedRow(s), "DENY") {
+			t.Errorf("] does not select a denial:\n%s", s)
+		}
+		c.send("q")
+		c.wait("cordon to exit", "reopen with: cordon open")
+	})
+}
+
+// selectedRow is the timeline's row under the cursor on a screen.
+func selectedRow(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, "▸") {
+			return l
+		}
+	}
+	return ""
+}
+
+// TestObserverRefusedAtColonInTmux: over SSH an observer's : line that
+// would change the case is refused and the journal does not grow; a
+// responder's :report lands in the workspace's exports/ folder.
+func TestObserverRefusedAtColonInTmux(t *testing.T) {
+	fixture, err := filepath.Abs(incidenttest.ConsoleFixture())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "incident")
+	if code, _, errOut := cordon("ingest", "--incident", dir, fixture); code != 0 {
+		t.Fatalf("ingest: %d %s", code, errOut)
+	}
+	alice := servetest.NewKey(t, "alice@oncall")
+	olive := servetest.NewKey(t, "olive@audit")
+	keys := t.TempDir()
+	servetest.WriteKeys(t, filepath.Join(keys, "oncall.keys"), alice)
+	servetest.WriteKeys(t, filepath.Join(keys, "observers.keys"), olive)
+	s := launchServe(t, dir, alice, "--authorized-keys", filepath.Join(keys, "oncall.keys"),
+		"--observers", filepath.Join(keys, "observers.keys"))
+	x := newSSHTmux(t, s)
+	for i, sz := range consoleSizes {
+		user := fmt.Sprintf("olive%d", i)
+		x.connectSized(user, olive, sz[0], sz[1])
+		x.wait(user, "the console", "TIMELINE", "74 events")
+		x.send(user, ":")
+		x.send(user, "-l", "subject agent-7")
+		x.send(user, "Enter")
+		x.wait(user, "the refusal", ":subject refused: read-only: observers cannot")
+	}
+	x.connectSized("alice", alice, 80, 24)
+	x.wait("alice", "the console", "TIMELINE", "74 events")
+	x.send("alice", ":")
+	x.send("alice", "-l", "report md /tmp/elsewhere.md")
+	x.send("alice", "Enter")
+	x.wait("alice", "the path refused", "refused over SSH")
+	x.send("alice", ":")
+	x.send("alice", "-l", "report md")
+	x.send("alice", "Enter")
+	x.wait("alice", "the report written", "wrote ", "exports")
+	if files, _ := filepath.Glob(filepath.Join(dir, "exports", "report-*.md")); len(files) != 1 {
+		t.Errorf("exports/ holds %q", files)
+	}
+	j, err := journal.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := j.Entries()
+	for _, e := range entries {
+		if e.Actor.Key == olive.Fingerprint() {
+			t.Errorf("the observer wrote to the journal: %+v", e)
+		}
+	}
 }

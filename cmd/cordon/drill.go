@@ -137,7 +137,7 @@ func drillConsole(ctx context.Context, e *env, s *drill.Script, out string, faci
 		return err
 	}
 	m := tui.New(h, tui.Options{Renderer: renderer(e.stdout), Dark: darkBackground(), Logger: log, Ctx: cctx,
-		Drill: d, DrillFacilitator: facilitator, DrillDebrief: out})
+		Drill: d, DrillFacilitator: facilitator, DrillDebrief: out, Version: cordonVersion()})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(cctx),
 		tea.WithOutput(e.stdout))
 	final, runErr := p.Run()

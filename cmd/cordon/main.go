@@ -101,6 +101,10 @@ func commands() []command {
 		}},
 		{"indicators", indicatorsArgs, "the indicator register: destinations, addresses, credential ids (never secrets), files, processes; first and last seen, agents, findings, evidence ids", cmdIndicators, nil},
 		{"formats", "", "list the input formats cordon reads", cmdFormats, nil},
+		{"config", "path|check", "where the console's own settings are read from (key remaps, : aliases, saved searches, palette), and whether they read", cmdConfig, []command{
+			{"path", "", "print the console config's path ($XDG_CONFIG_HOME/cordon/config.yaml)", cmdConfigPath, nil},
+			{"check", "", "read the console config and say what it sets, or where it does not read", cmdConfigCheck, nil},
+		}},
 		{"bench", "[--events N] [--dir DIR] [--keep] [--queries N] [--json]", "generate a realistic incident, ingest it end to end and time the queries", cmdBench, nil},
 		{"version", "[--json]", "the version of this cordon, its Go toolchain and platform", cmdVersion, nil},
 		{"completion", "bash|zsh|fish|powershell", "a shell completion script (cordon completion bash > /etc/bash_completion.d/cordon)", nil, nil},

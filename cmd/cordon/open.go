@@ -94,7 +94,9 @@ func cmdOpen(e *env, c *cobra.Command) {
 		if err != nil {
 			return err
 		}
-		m := tui.New(h, tui.Options{Renderer: renderer(e.stdout), Dark: darkBackground(), Logger: log, Ctx: cctx})
+		cfg, cfgErr := consoleConfig()
+		m := tui.New(h, tui.Options{Renderer: renderer(e.stdout), Dark: darkBackground(), Logger: log, Ctx: cctx,
+			Config: &cfg, ConfigErr: cfgErr, Version: cordonVersion()})
 		p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(cctx),
 			tea.WithOutput(e.stdout))
 		final, runErr := p.Run()

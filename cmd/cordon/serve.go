@@ -107,7 +107,12 @@ func cmdServe(e *env, c *cobra.Command) {
 			Dir: abs, HostKey: *hostKey, AuthorizedKeys: *authorized, Observers: *observers,
 			Inputs: inputs, Format: *format, IdleTimeout: *idle, MaxSessions: *maxSessions,
 			Exec: serveExec(abs), Log: slog.New(slog.NewTextHandler(e.stderr, nil)), ConsoleLog: clog,
-			Getenv: os.Getenv, AllowShared: shared(),
+			Getenv: os.Getenv, AllowShared: shared(), Version: cordonVersion(),
+		}
+		if cfg, err := consoleConfig(); err != nil {
+			fmt.Fprintf(e.stderr, "cordon: %v (the consoles use the defaults)\n", err)
+		} else {
+			opt.Console = &cfg
 		}
 		if d != nil {
 			// a drill serves the console only: findings or a search from

@@ -48,11 +48,17 @@ func newSSHTmux(t *testing.T, srv *served) *sshTmux {
 // connect opens `ssh -tt` as user with key in a tmux session of that name.
 func (x *sshTmux) connect(user string, key servetest.Key) {
 	x.t.Helper()
+	x.connectSized(user, key, 100, 30)
+}
+
+// connectSized is connect in a w×h terminal.
+func (x *sshTmux) connectSized(user string, key servetest.Key, w, h int) {
+	x.t.Helper()
 	keyPath := filepath.Join(x.tmp, user+"_ed25519")
 	key.WritePrivate(x.t, keyPath)
 	cmd := fmt.Sprintf("env TERM=xterm-256color ssh -tt -F /dev/null -i %s -p %s -o IdentitiesOnly=yes -o BatchMode=yes "+
 		"-o StrictHostKeyChecking=accept-new -o UserKnownHostsFile=%s %s@127.0.0.1", keyPath, x.port, x.known, user)
-	if out, err := x.tmux("new-session", "-d", "-s", user, "-x", "100", "-y", "30", cmd); err != nil {
+	if out, err := x.tmux("new-session", "-d", "-s", user, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), cmd); err != nil {
 		x.t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
 	if out, err := x.tmux("set-option", "-t", user, "remain-on-exit", "on"); err != nil {

@@ -8,7 +8,11 @@ type KeyMap struct {
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 	NextPane, PrevPane, Open, Back          key.Binding
 	Search, NextMatch, PrevMatch, Facet     key.Binding
-	Mark, NextMark, Time                    key.Binding
+	Mark, NextMark, PrevMark, Time          key.Binding
+	// Jumps: the next or previous denial and finding evidence, walking
+	// one call/process/credential, the clock's origin, the `:` line.
+	NextDenial, PrevDenial, NextEvidence, PrevEvidence key.Binding
+	Walk, TimeOrigin, Command                          key.Binding
 	Help, Quit, ForceQuit                   key.Binding
 	HistoryUp, HistoryDown, Submit          key.Binding
 
@@ -49,7 +53,16 @@ func DefaultKeyMap() *KeyMap {
 		Facet:     b("f", "filter by field", "f"),
 		Mark:      b("m", "mark event", "m"),
 		NextMark:  b("'", "next mark", "'"),
+		PrevMark:  b("\"", "previous mark", "\""),
 		Time:      b("t", "absolute/relative time", "t"),
+
+		NextDenial:   b("]", "next denial", "]"),
+		PrevDenial:   b("[", "previous denial", "["),
+		NextEvidence: b("}", "next finding evidence", "}"),
+		PrevEvidence: b("{", "prev. finding evidence", "{"),
+		Walk:         b("w", "walk call/process/cred.", "w"),
+		TimeOrigin:   b("T", "time from this event", "T"),
+		Command:      b(":", "command line", ":"),
 		Help:      b("?", "help", "?"),
 		Quit:      b("q", "quit", "q"),
 		ForceQuit: b("ctrl+c", "quit", "ctrl+c"),
@@ -96,7 +109,8 @@ func (k *KeyMap) GlobalHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Search, k.NextMatch, k.PrevMatch, k.Facet, k.Open, k.Back},
-		{k.NextPane, k.PrevPane, k.Mark, k.NextMark, k.Note, k.Assist, k.Time, k.Help, k.Quit},
+		{k.NextPane, k.PrevPane, k.Mark, k.NextMark, k.PrevMark, k.Note, k.Assist, k.Time, k.TimeOrigin, k.Help, k.Quit},
+		{k.Command, k.NextDenial, k.PrevDenial, k.NextEvidence, k.PrevEvidence, k.Walk},
 	}
 }
 

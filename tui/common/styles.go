@@ -65,6 +65,12 @@ func DefaultStyles(r *lipgloss.Renderer, dark bool) *Styles {
 	if dark {
 		p = DarkPalette()
 	}
+	return PaletteStyles(r, p)
+}
+
+// PaletteStyles builds the styles from the palette p (the default for the
+// background, with the roles config.yaml overrides).
+func PaletteStyles(r *lipgloss.Renderer, p Palette) *Styles {
 	s := r.NewStyle
 	return &Styles{
 		Title:      s().Bold(true).Foreground(p.Accent),

@@ -128,6 +128,30 @@ type Clock struct {
 	// lie outside it: those rows show their date instead, which is what
 	// sets them apart (and no offset of ten thousand years).
 	Low, High time.Time
+	// Anchor, when set, is what relative times count from instead of the
+	// first event (the containment time, a mark); Base names it for the
+	// header ("containment 10:21:03").
+	Anchor time.Time
+	Base   string
+}
+
+// Zero is the time relative times count from.
+func (c Clock) Zero() time.Time {
+	if !c.Anchor.IsZero() {
+		return c.Anchor
+	}
+	return c.Origin
+}
+
+// Says is how the header names the clock: "" for absolute UTC times.
+func (c Clock) Says() string {
+	switch {
+	case !c.Relative:
+		return ""
+	case c.Anchor.IsZero():
+		return "time from the first event"
+	}
+	return "time from " + c.Base + " " + c.Anchor.UTC().Format("15:04:05")
 }
 
 // ForSpan sets the clock for the main span of an incident: its origin,
@@ -168,7 +192,7 @@ func (c Clock) Format(t time.Time) string {
 		}
 		return t.UTC().Format("15:04:05.000")
 	}
-	d := t.Sub(c.Origin)
+	d := t.Sub(c.Zero())
 	sign := "+"
 	if d < 0 {
 		sign, d = "-", -d

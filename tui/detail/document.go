@@ -118,7 +118,7 @@ func fields(ev evidence.Event, clock common.Clock, w int) []line {
 		case time.Time:
 			val = x.UTC().Format(time.RFC3339Nano)
 			if clock.Relative {
-				val += "  (" + common.Clock{Relative: true, Origin: clock.Origin, Days: clock.Days}.Format(x) + ")"
+				val += "  (" + common.Clock{Relative: true, Origin: clock.Origin, Days: clock.Days, Anchor: clock.Anchor}.Format(x) + ")"
 			}
 		case []string:
 			val = strings.Join(x, ", ")

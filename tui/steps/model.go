@@ -103,6 +103,16 @@ func (m Model) Selected() string {
 // State is the case state the pane shows (for tests).
 func (m Model) State() incident.CaseState { return m.state }
 
+// StepIDs are the playbook's step ids in order (the `:` line completes
+// them).
+func (m Model) StepIDs() []string {
+	out := make([]string, len(m.refs))
+	for i, r := range m.refs {
+		out[i] = r.Step.ID
+	}
+	return out
+}
+
 // InDetail reports whether the keys move within the selected step.
 func (m Model) InDetail() bool { return m.inDetail }
 

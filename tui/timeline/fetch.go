@@ -71,6 +71,7 @@ type matchMsg struct {
 	ev    evidence.Event
 	found bool
 	err   error
+	what  string // the jump's name ("denial"), "" for the last search
 }
 
 // fetchAnchor loads a window of up to 2*limit rows around at. It is a plain
@@ -167,18 +168,23 @@ func deniedCmd(m *Model) tea.Cmd {
 // matchCmd finds the next (or previous) event after the cursor that
 // matches the filter and the last search.
 func matchCmd(m *Model, backward bool) tea.Cmd {
+	return seekCmd(m, evidence.And(m.filter, m.lastSearchQ), backward, "")
+}
+
+// seekCmd finds the next (or previous) event after the cursor that
+// matches q; what names the jump in the reply.
+func seekCmd(m *Model, q evidence.Query, backward bool, what string) tea.Cmd {
 	ctx, st, gen := m.com.Ctx, m.store, m.gen
-	q := evidence.And(m.filter, m.lastSearchQ)
 	at := cursorOf(m.rows[m.cur])
 	return m.com.Cmd(func() tea.Msg {
 		p, err := st.Page(ctx, evidence.PageRequest{Query: q, After: at, Backward: backward, Limit: 1})
 		if err != nil {
-			return matchMsg{gen: gen, err: err}
+			return matchMsg{gen: gen, err: err, what: what}
 		}
 		if len(p.Events) == 0 {
-			return matchMsg{gen: gen}
+			return matchMsg{gen: gen, what: what}
 		}
-		return matchMsg{gen: gen, ev: p.Events[0], found: true}
+		return matchMsg{gen: gen, ev: p.Events[0], found: true, what: what}
 	})
 }
 

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/cordon-ir/cordon/evidence"
@@ -123,6 +124,10 @@ func (m Model) Rows() []evidence.Event { return m.rows }
 // SetRelative switches between absolute and relative times.
 func (m *Model) SetRelative(rel bool) { m.clock.Relative = rel }
 
+// SetAnchor sets what relative times count from (zero: the first event),
+// named base in the header.
+func (m *Model) SetAnchor(at time.Time, base string) { m.clock.Anchor, m.clock.Base = at, base }
+
 // SetCounts takes new whole-incident counts and the main span found from
 // them: the sparkline and the clock's origin follow the main span. After
 // an ingest batch (refresh) it also reloads the window, since new events
@@ -144,6 +149,9 @@ func (m *Model) SetCounts(c evidence.Counts, sp evidence.Span, refresh, live boo
 	}
 	return tea.Batch(cmds...)
 }
+
+// Marked reports whether the event id is marked.
+func (m Model) Marked(id string) bool { return m.marks[id] }
 
 // SetMarks takes the marks after a change.
 func (m *Model) SetMarks(list []incident.Mark) {

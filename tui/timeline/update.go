@@ -37,10 +37,16 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		if err := quiet(msg.err); err != nil {
 			return m, common.Send(common.ErrMsg{Err: err})
 		}
+		if !msg.found && msg.what != "" {
+			return m, common.Send(common.StatusMsg{Text: "no more " + msg.what + " in the timeline's events this way"})
+		}
 		if !msg.found {
 			return m, common.Send(common.StatusMsg{Text: "no more matches of " + common.Clip(m.lastSearch, 60)})
 		}
 		cmd := m.JumpTo(msg.ev)
+		if msg.what != "" {
+			cmd = tea.Batch(cmd, common.Send(common.StatusMsg{Text: msg.what + " at " + msg.ev.Time.UTC().Format("15:04:05.000") + " · " + common.Clip(msg.ev.Kind, 20)}))
+		}
 		return m, cmd
 	case tea.KeyMsg:
 		return m.handleKey(msg)
@@ -91,6 +97,9 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m, common.Send(common.StatusMsg{Text: "no event selected to mark"})
 	case key.Matches(msg, k.NextMark):
 		cmd := m.nextMark()
+		return m, cmd
+	case key.Matches(msg, k.PrevMark):
+		cmd := m.prevMark()
 		return m, cmd
 	case key.Matches(msg, k.NextMatch, k.PrevMatch):
 		cmd := m.nextMatch(key.Matches(msg, k.PrevMatch))
@@ -240,6 +249,29 @@ func (m *Model) nextMark() tea.Cmd {
 		at = cursorOf(ev)
 	}
 	k, _ := incident.NextMark(m.markList, at)
+	return m.JumpTo(evidence.Event{ID: k.ID, Time: k.Time})
+}
+
+// Seek jumps to the next (or previous, backward) event after the cursor
+// that matches q among the events the timeline shows; what names it in
+// the status line ("denial").
+func (m *Model) Seek(q evidence.Query, backward bool, what string) tea.Cmd {
+	if len(m.rows) == 0 {
+		return common.Send(common.StatusMsg{Text: "no events to jump from"})
+	}
+	return seekCmd(m, evidence.And(m.query, q), backward, what)
+}
+
+// prevMark jumps to the mark before the cursor (wrapping to the last).
+func (m *Model) prevMark() tea.Cmd {
+	if len(m.markList) == 0 {
+		return common.Send(common.StatusMsg{Text: "no marks yet: m marks the event under the cursor"})
+	}
+	at := evidence.Cursor{}
+	if ev, ok := m.Selected(); ok {
+		at = cursorOf(ev)
+	}
+	k, _ := incident.PrevMark(m.markList, at)
 	return m.JumpTo(evidence.Event{ID: k.ID, Time: k.Time})
 }
 

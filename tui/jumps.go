@@ -1,0 +1,234 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/ingest"
+	"github.com/cordon-ir/cordon/playbook"
+	"github.com/cordon-ir/cordon/tui/common"
+	"github.com/cordon-ir/cordon/tui/sheet"
+)
+
+// walkFields are the links w follows through time, in the order it tries
+// them on the selected event.
+var walkFields = []string{"call_id", "exec_id", "credential"}
+
+// maxEvidenceIDs bounds the finding evidence { and } jump between: the
+// findings of a million events cite more ids than one query should hold.
+const maxEvidenceIDs = 10000
+
+// evidenceMsg carries the ids the findings cite, for { and }.
+type evidenceMsg struct {
+	ids      []string
+	backward bool
+	err      error
+}
+
+func evidenceCmd(m *Model, backward bool) tea.Cmd {
+	h, ctx := m.cs, m.com.Ctx
+	return m.com.Cmd(func() tea.Msg {
+		fs, err := h.Findings(ctx)
+		if err != nil {
+			return evidenceMsg{err: err}
+		}
+		seen := map[string]bool{}
+		var ids []string
+		for _, f := range fs {
+			for _, id := range f.Events {
+				if !seen[id] && len(ids) < maxEvidenceIDs {
+					seen[id] = true
+					ids = append(ids, id)
+				}
+			}
+		}
+		return evidenceMsg{ids: ids, backward: backward}
+	})
+}
+
+// jumpKey handles the keys that move the timeline to another event by
+// what it is: the next denial, the next finding evidence, a walk, the
+// clock's origin. ok is false for any other key.
+func (m Model) jumpKey(msg tea.KeyMsg) (Model, tea.Cmd, bool) {
+	k := m.com.Keys
+	switch {
+	case m.focus != paneTimeline && m.focus != paneDetail:
+		return m, nil, false
+	case key.Matches(msg, k.NextDenial, k.PrevDenial):
+		m.focus = paneTimeline
+		cmd := m.timeline.Seek(evidence.Term("decision", evidence.DecisionDeny), key.Matches(msg, k.PrevDenial), "denial")
+		return m, cmd, true
+	case key.Matches(msg, k.NextEvidence, k.PrevEvidence):
+		m.focus = paneTimeline
+		return m, evidenceCmd(&m, key.Matches(msg, k.PrevEvidence)), true
+	case key.Matches(msg, k.Walk):
+		m, cmd := m.walk("")
+		return m, cmd, true
+	case key.Matches(msg, k.TimeOrigin):
+		m, cmd := m.setTimeBase("event")
+		return m, cmd, true
+	}
+	return m, nil, false
+}
+
+// walk shows the selected event's call (or process, or credential)
+// through time: the timeline filtered to the events sharing it. field ""
+// takes the first link the event has.
+func (m Model) walk(field string) (Model, tea.Cmd) {
+	ev, ok := m.selectedEvent()
+	if !ok {
+		m.status = "no event selected to walk from"
+		return m, nil
+	}
+	fields := walkFields
+	if field != "" {
+		fields = []string{field}
+	}
+	for _, f := range fields {
+		var v string
+		switch f {
+		case "call_id":
+			v = ev.CallID
+		case "exec_id":
+			v = ev.ExecID
+		case "credential":
+			if len(ev.Credential) > 0 {
+				v = ev.Credential[0]
+			}
+		default:
+			m.status = "walk: " + f + " is not one of " + strings.Join(walkFields, ", ")
+			return m, nil
+		}
+		if v == "" {
+			continue
+		}
+		m.focus = paneTimeline
+		label := "walk " + f + " " + v
+		return m, tea.Batch(common.Send(common.FilterMsg{Set: evidence.Term(f, v), Replace: true, Label: label}),
+			common.Send(common.StatusMsg{Text: label + " through time: j/k step along it, esc goes back"}))
+	}
+	m.status = "this event has no " + strings.Join(fields, ", ") + " to walk"
+	return m, nil
+}
+
+// setTimeBase sets what times count from: abs (absolute UTC), start (the
+// first event), containment (as the playbook recorded it) or event (the
+// event under the cursor, a mark). The header says which.
+func (m Model) setTimeBase(base string) (Model, tea.Cmd) {
+	c := m.clock
+	switch base {
+	case "abs", "absolute":
+		c.Relative, c.Anchor, c.Base = false, time.Time{}, ""
+	case "start", "":
+		c.Relative, c.Anchor, c.Base = true, time.Time{}, ""
+	case "containment":
+		at, ok := m.steps.State().Times[playbook.VarContainedAt]
+		if !ok {
+			m.status = "no containment time yet: mark the step that sets contained_at done (contain.stop)"
+			return m, nil
+		}
+		c.Relative, c.Anchor, c.Base = true, at, "containment"
+	case "event", "mark":
+		ev, ok := m.selectedEvent()
+		if !ok {
+			m.status = "no event selected to count time from"
+			return m, nil
+		}
+		c.Relative, c.Anchor, c.Base = true, ev.Time, "event"
+		if m.timeline.Marked(ev.ID) {
+			c.Base = "mark"
+		}
+	default:
+		m.status = "time: want abs, start, containment or event"
+		return m, nil
+	}
+	m.applyClock(c)
+	if s := c.Says(); s != "" {
+		m.status = s + " (t cycles, :time abs returns to UTC)"
+	}
+	return m, nil
+}
+
+// cycleTime is t: absolute → from the first event → from containment
+// (once recorded) → absolute.
+func (m Model) cycleTime() (Model, tea.Cmd) {
+	switch {
+	case !m.clock.Relative:
+		return m.setTimeBase("start")
+	case m.clock.Anchor.IsZero():
+		if _, ok := m.steps.State().Times[playbook.VarContainedAt]; ok {
+			return m.setTimeBase("containment")
+		}
+	}
+	return m.setTimeBase("abs")
+}
+
+// applyClock hands the clock to every pane that shows times.
+func (m *Model) applyClock(c common.Clock) {
+	m.clock = c
+	m.timeline.SetRelative(c.Relative)
+	m.timeline.SetAnchor(c.Anchor, c.Base)
+	m.detail.SetClock(c)
+	m.agents.SetClock(c)
+	m.findings.SetClock(c)
+	m.indicators.SetClock(c)
+}
+
+// showMarks lists the marks, the cursor on the first at or after the
+// timeline's place; enter jumps to one.
+func (m *Model) showMarks() {
+	if m.marks == nil {
+		m.status = fmt.Sprintf("marks are off: %v", orUnknown(m.marksErr))
+		return
+	}
+	list := m.marks.List()
+	rows := make([]sheet.Row, len(list))
+	sel := 0
+	at, _ := m.timeline.Selected()
+	for i, k := range list {
+		ev := evidence.Event{ID: k.ID, Time: k.Time}
+		rows[i] = sheet.Row{Text: m.clock.Format(k.Time) + "  " + k.Summary, Event: &ev}
+		if k.Time.Before(at.Time) {
+			sel = i + 1
+		}
+	}
+	m.sheet.Show(fmt.Sprintf("MARKS (%d)  enter jumps, ' and \" step through them in the timeline, esc closes", len(list)), rows, sel)
+}
+
+// showFiles lists the inputs of the background ingest, those not ingested
+// first with the reason.
+func (m *Model) showFiles() {
+	var bad, good []sheet.Row
+	for _, r := range m.progress.Results {
+		name := evidence.Printable(r.Path)
+		if r.Err != nil {
+			bad = append(bad, sheet.Row{Text: "NOT INGESTED  " + name + ": " + evidence.PrintableMessage(r.Err.Error())})
+			continue
+		}
+		line := fmt.Sprintf("ok            %s: %s, %d events (%d new), %d rejected", name, r.Format, r.Events, r.New, r.Rejects)
+		if r.Rejects > 0 {
+			line += " (cordon rejects lists them)"
+		}
+		good = append(good, sheet.Row{Text: line})
+	}
+	title := fmt.Sprintf("FILES  %d not ingested, %d read · esc closes", len(bad), len(good))
+	if m.cs.Ingest() == nil {
+		title = "FILES  no ingest runs with this console (cordon ingest reports its files) · esc closes"
+	}
+	m.sheet.Show(title, append(bad, good...), 0)
+}
+
+// notIngested are the inputs the ingest could not read, with the reason.
+func notIngested(u []ingest.FileResult) []string {
+	var out []string
+	for _, r := range u {
+		if r.Err != nil {
+			out = append(out, evidence.Printable(r.Path)+": "+evidence.PrintableMessage(r.Err.Error()))
+		}
+	}
+	return out
+}
