@@ -171,3 +171,98 @@ func TestBadConfigSaysWhyAndKeepsDefaults(t *testing.T) {
 		t.Error("/ no longer searches")
 	}
 }
+
+func TestNoteShowsWhenItsEventIsOpened(t *testing.T) {
+	c := newConsole(t, incidenttest.New(t), 80, 24, termenv.Ascii)
+	c.keys("j", "j", ":")
+	c.typeText("note the agent read the token here")
+	c.keys("enter")
+	if _, err := c.m.Status(); err != nil {
+		t.Fatal(err)
+	}
+	c.keys("enter")
+	if s := c.screen(); !strings.Contains(s, "NOTES (1, from the journal)") || !strings.Contains(s, "the agent read the token here") {
+		t.Errorf("the event view:\n%s", s)
+	}
+}
+
+func TestJumpsToDenialsAndMarksBothWays(t *testing.T) {
+	c := newConsole(t, incidenttest.New(t), 120, 40, termenv.Ascii)
+	c.keys("]")
+	first, _ := c.m.Timeline().Selected()
+	if first.Decision != "deny" {
+		t.Fatalf("] selects %s %s", first.Kind, first.Decision)
+	}
+	c.keys("]")
+	second, _ := c.m.Timeline().Selected()
+	if second.Decision != "deny" || !second.Time.After(first.Time) && second.ID == first.ID {
+		t.Errorf("] again selects %+v", second)
+	}
+	c.keys("[")
+	if back, _ := c.m.Timeline().Selected(); back.ID != first.ID {
+		t.Errorf("[ goes to %s, want %s", back.ID, first.ID)
+	}
+	c.keys("m", "]", "m", "g")
+	c.keys("\"")
+	if ev, _ := c.m.Timeline().Selected(); ev.ID != second.ID {
+		t.Errorf("\" from the top goes to %s, want the last mark %s", ev.ID, second.ID)
+	}
+	c.keys(":")
+	c.typeText("marks")
+	c.keys("enter")
+	if rows := c.m.Sheet().Rows(); len(rows) != 2 {
+		t.Errorf(":marks lists %d", len(rows))
+	}
+	c.keys("k", "enter") // the list opens on the mark at the cursor: the second
+
+	if ev, _ := c.m.Timeline().Selected(); ev.ID != first.ID {
+		t.Errorf("enter on the first mark goes to %s", ev.ID)
+	}
+}
+
+func TestTimeFromContainmentSaysSoInTheHeader(t *testing.T) {
+	c := newConsole(t, incidenttest.New(t), 120, 40, termenv.Ascii)
+	c.keys(":")
+	c.typeText("time containment")
+	c.keys("enter")
+	if text, _ := c.m.Status(); !strings.Contains(text, "no containment time yet") {
+		t.Errorf("before contain.stop: %q", text)
+	}
+	c.keys("j", "j", "T")
+	if s := c.screen(); !strings.Contains(s, "time from event") || !strings.Contains(s, "+00:00:00.000") {
+		t.Errorf("T:\n%s", s)
+	}
+	c.keys(":")
+	c.typeText("time abs")
+	c.keys("enter")
+	if s := c.screen(); strings.Contains(s, "time from") {
+		t.Errorf(":time abs still says relative:\n%s", s)
+	}
+}
+
+func TestWalkFollowsTheCallThroughTime(t *testing.T) {
+	c := newConsole(t, incidenttest.New(t), 120, 40, termenv.Ascii)
+	for i := 0; i < 80; i++ {
+		if ev, ok := c.m.Timeline().Selected(); ok && ev.CallID != "" {
+			break
+		}
+		c.keys("j")
+	}
+	ev, _ := c.m.Timeline().Selected()
+	if ev.CallID == "" {
+		t.Fatal("the fixture has no call_id")
+	}
+	c.keys("w")
+	if f := c.m.Timeline().FilterText(); !strings.Contains(f, "walk call_id "+ev.CallID) {
+		t.Errorf("w: filter %q", f)
+	}
+	for _, row := range c.m.Timeline().Rows() {
+		if row.CallID != ev.CallID {
+			t.Errorf("a row of another call: %+v", row)
+		}
+	}
+	c.keys("esc")
+	if !c.m.Timeline().Filter().IsAll() {
+		t.Error("esc did not leave the walk")
+	}
+}

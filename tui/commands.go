@@ -13,6 +13,7 @@ import (
 	"github.com/cordon-ir/cordon/tui/command"
 	"github.com/cordon-ir/cordon/tui/common"
 	"github.com/cordon-ir/cordon/tui/sheet"
+	"github.com/cordon-ir/cordon/tui/steps"
 )
 
 // verbs are the `:` line's commands. They mirror the command line's
@@ -139,12 +140,13 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 		}
 		return m, noteCmd(m.com, m.cs, m.actor, "", ev, rest)
 	case "check":
+		setters := m.steps.Setters()
 		return m, m.caseWrite("check", func() (string, error) {
 			res, err := m.cs.Check(m.com.Ctx, m.actor, args...)
 			if err != nil {
 				return "", err
 			}
-			return checkSummary(res), nil
+			return steps.CheckSummary(res, setters), nil
 		})
 	case "report", "export":
 		return m.writeExport(v.Name, args, rest)
@@ -230,29 +232,6 @@ func (m Model) caseWrite(what string, f func() (string, error)) tea.Cmd {
 		}
 		return common.WrittenMsg{Text: text}
 	})
-}
-
-// checkSummary says what the checks found and, for those that did not
-// run, why (the first reason: "needs contained_at: mark contain.stop done
-// first").
-func checkSummary(res []incident.CheckResult) string {
-	if len(res) == 1 {
-		return res[0].Step + ": " + res[0].Summary()
-	}
-	counts := map[incident.CheckStatus]int{}
-	why := ""
-	for _, r := range res {
-		counts[r.Status]++
-		if r.Status == incident.CheckNotRun && why == "" && r.Detail != "" && r.Detail != "this step has no evidence check" {
-			why = r.Step + " " + r.Detail
-		}
-	}
-	s := fmt.Sprintf("%d checks: %d verified, %d NOT VERIFIED, %d no evidence, %d not run", len(res),
-		counts[incident.CheckVerified], counts[incident.CheckNotVerified], counts[incident.CheckNoEvidence], counts[incident.CheckNotRun])
-	if why != "" {
-		s += " — " + why
-	}
-	return s
 }
 
 // selectedEvent is the event the responder is on: the open event in the

@@ -141,6 +141,13 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case ingestMsg:
 		prev := m.progress
 		m.progress = msg.u
+		if bad := notIngested(msg.u.Results); len(bad) > len(notIngested(prev.Results)) && m.status == "" {
+			// said while the console runs, not only after q
+			m.status = "not ingested: " + bad[0]
+			if len(bad) > 1 {
+				m.status = fmt.Sprintf("%d files not ingested (:files lists them): %s", len(bad), bad[0])
+			}
+		}
 		// A pass that ended (the ingest, or a round of following) settles
 		// the counts: the sparkline's denied marks are redrawn in full.
 		roundEnded := msg.u.Following && (msg.u.Added > prev.Added || !prev.Following)

@@ -84,8 +84,13 @@ func (m Model) headerFilter() string {
 	st := m.com.Styles
 	w := m.com.Width
 	var right string
-	if m.cs.Ingest() != nil && (m.ingesting || m.progress.Done) {
+	if m.cs.Ingest() != nil && (m.ingesting || m.progress.Done || m.progress.Following) {
 		right = " " + ingestLine(m.progress)
+	}
+	if bad := notIngested(m.progress.Results); len(bad) > 0 {
+		// first, so that a narrow header keeps it: evidence that is not
+		// in the index must not pass for evidence of nothing
+		right = fmt.Sprintf(" %d not ingested (:files)", len(bad)) + strings.Replace(right, " ", " · ", 1)
 	}
 	// the hit count first: it must survive a narrow terminal
 	var parts []string
@@ -109,6 +114,9 @@ func (m Model) headerFilter() string {
 	}
 	if m.timeline.Query().IsAll() {
 		parts = append(parts, "all events")
+	}
+	if c := m.clock.Says(); c != "" {
+		parts = append(parts, c)
 	}
 	left := " " + strings.Join(parts, " · ")
 	if over := len([]rune(left)) + len([]rune(right)); over > w && right != "" {

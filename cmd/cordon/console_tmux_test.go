@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -171,4 +172,32 @@ func TestObserverRefusedAtColonInTmux(t *testing.T) {
 			t.Errorf("the observer wrote to the journal: %+v", e)
 		}
 	}
+}
+
+// TestFailedFileReasonInTmux: a file cordon cannot read is said in the
+// console while it runs, with the reason, and :files lists it.
+func TestFailedFileReasonInTmux(t *testing.T) {
+	eachSize(t, func(t *testing.T, w, h int) {
+		fixture, err := filepath.Abs(incidenttest.ConsoleFixture())
+		if err != nil {
+			t.Fatal(err)
+		}
+		junk := filepath.Join(t.TempDir(), "capture.bin")
+		if err := os.WriteFile(junk, []byte("\x00\x01\x02 not a log format cordon reads\n\x7fELF\x02\x01"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c := startTmuxSized(t, w, h, func(dir, bin string) (string, string) {
+			ws := filepath.Join(dir, "incident")
+			return fmt.Sprintf("env XDG_STATE_HOME=%s XDG_CONFIG_HOME=%s TERM=xterm-256color %s open --incident %s %s %s",
+				dir, dir, bin, ws, fixture, junk), ws
+		})
+		c.wait("the header's count", "1 not ingested (:files)")
+		c.send(":")
+		c.send("-l", "files")
+		c.send("Enter")
+		s := c.wait("the reason", "NOT INGESTED", "capture.bin")
+		fits(t, s, h)
+		c.send("Escape", "q")
+		c.wait("cordon to exit", "reopen with: cordon open")
+	})
 }

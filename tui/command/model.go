@@ -42,7 +42,7 @@ type Model struct {
 
 	// cands are the completions of the word under the cursor, shown after
 	// the input; tab cycles them from cpos (-1: none taken yet).
-	cands []string
+	cands  []string
 	cpos   int
 	base   string // the line before the word being completed
 	listed bool   // the candidates were listed by a tab that chose none

@@ -13,8 +13,8 @@ type KeyMap struct {
 	// one call/process/credential, the clock's origin, the `:` line.
 	NextDenial, PrevDenial, NextEvidence, PrevEvidence key.Binding
 	Walk, TimeOrigin, Command                          key.Binding
-	Help, Quit, ForceQuit                   key.Binding
-	HistoryUp, HistoryDown, Submit          key.Binding
+	Help, Quit, ForceQuit                              key.Binding
+	HistoryUp, HistoryDown, Submit                     key.Binding
 
 	// Case work: the Playbook pane, notes, the Journal pane.
 	Start, Done, Skip, Check, CheckAll, Toggle key.Binding
@@ -63,9 +63,9 @@ func DefaultKeyMap() *KeyMap {
 		Walk:         b("w", "walk call/process/cred.", "w"),
 		TimeOrigin:   b("T", "time from this event", "T"),
 		Command:      b(":", "command line", ":"),
-		Help:      b("?", "help", "?"),
-		Quit:      b("q", "quit", "q"),
-		ForceQuit: b("ctrl+c", "quit", "ctrl+c"),
+		Help:         b("?", "help", "?"),
+		Quit:         b("q", "quit", "q"),
+		ForceQuit:    b("ctrl+c", "quit", "ctrl+c"),
 
 		HistoryUp:   b("↑", "older query", "up"),
 		HistoryDown: b("↓", "newer query", "down"),

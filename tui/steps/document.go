@@ -248,7 +248,21 @@ func (m Model) document(r playbook.StepRef, ss incident.StepState, w int) []line
 	if len(s.Actions) > 0 {
 		section("ACTIONS · enter shows the commands and asks first")
 		for _, a := range s.Actions {
+			if m.actions.known && !m.actions.names[a] {
+				// said here, before enter: the responder learns how to
+				// configure it, not only that it failed
+				out = append(out, line{kind: kAction, action: a, text: common.Fit("▶ "+a+"   NOT CONFIGURED", w-2)})
+				for _, l := range wrapText("add a template named "+a+" under actions: in "+m.actions.file+" (docs/playbooks.md: configuring actions), then reopen the console", w-4) {
+					text("    " + l)
+				}
+				continue
+			}
 			out = append(out, line{kind: kAction, action: a, text: common.Fit("▶ "+a+"   (or: cordon action "+s.ID+" "+a+")", w-2)})
+		}
+	} else if s.Layer != "" {
+		section("ACTIONS · none configured")
+		for _, l := range wrapText("this kill-switch layer has no action to run: add actions: [NAME] to the step in the playbook and a command template NAME under actions: in cordon.yaml (docs/playbooks.md: configuring actions)", w-2) {
+			text("  " + l)
 		}
 	}
 

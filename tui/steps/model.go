@@ -18,6 +18,7 @@ import (
 type loadedMsg struct {
 	seq     int
 	pb      *playbook.Playbook
+	actions actionSet
 	state   incident.CaseState
 	vars    playbook.Vars
 	varsKey string
@@ -37,6 +38,7 @@ type Model struct {
 
 	pb      *playbook.Playbook
 	refs    []playbook.StepRef
+	actions actionSet // the command templates cordon.yaml configures
 	state   incident.CaseState
 	vars    playbook.Vars
 	varsKey string
@@ -132,13 +134,14 @@ func (m *Model) Load() tea.Cmd {
 		if err != nil {
 			return loadedMsg{seq: seq, err: err}
 		}
+		acts := configuredActions(ws)
 		s, err := ws.State()
 		if err != nil {
 			return loadedMsg{seq: seq, pb: pb, err: err}
 		}
 		key := varsKey(s)
 		if key == prevKey && prevVars != nil {
-			return loadedMsg{seq: seq, pb: pb, state: s, vars: prevVars, varsKey: key}
+			return loadedMsg{seq: seq, pb: pb, actions: acts, state: s, vars: prevVars, varsKey: key}
 		}
 		cs, cerr := ws.Case(ctx, s)
 		var vars playbook.Vars
@@ -147,7 +150,7 @@ func (m *Model) Load() tea.Cmd {
 			// acquired too (revoke px-s228 as well as its own)
 			vars = cs.ActionVars()
 		}
-		return loadedMsg{seq: seq, pb: pb, state: s, vars: vars, varsKey: key, caseErr: cerr}
+		return loadedMsg{seq: seq, pb: pb, actions: acts, state: s, vars: vars, varsKey: key, caseErr: cerr}
 	})
 }
 
@@ -177,7 +180,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m.err, m.caseErr = msg.err, msg.caseErr
 		if msg.pb != nil {
 			sel := m.Selected()
-			m.pb, m.refs = msg.pb, msg.pb.Steps()
+			m.pb, m.refs, m.actions = msg.pb, msg.pb.Steps(), msg.actions
 			if i := m.indexOf(sel); i >= 0 {
 				m.cur = i
 			}
@@ -321,4 +324,34 @@ func parseTime(s string, now time.Time) (time.Time, error) {
 		}
 	}
 	return time.Time{}, fmt.Errorf("time %q: want RFC 3339, like %s (the step is not marked done)", s, now.UTC().Format(time.RFC3339))
+}
+
+// actionSet is what the workspace's cordon.yaml configures: the action
+// templates by name, and the file to add one to.
+type actionSet struct {
+	known bool // the config was read: an action not in names is missing
+	names map[string]bool
+	file  string
+}
+
+// configuredActions reads the action templates of a workspace that has a
+// config (a test's fake may not: then nothing is said missing).
+func configuredActions(ws common.Casework) actionSet {
+	type configured interface{ Config() (*incident.Config, error) }
+	c, ok := ws.(configured)
+	if h, isHandle := ws.(interface{ Workspace() *incident.Workspace }); !ok && isHandle && h.Workspace() != nil {
+		c, ok = h.Workspace(), true
+	}
+	if !ok {
+		return actionSet{}
+	}
+	cfg, err := c.Config()
+	if err != nil || cfg == nil {
+		return actionSet{}
+	}
+	set := actionSet{known: true, names: map[string]bool{}, file: cfg.Path("cordon.yaml")}
+	for n := range cfg.Actions {
+		set.names[n] = true
+	}
+	return set
 }

@@ -224,7 +224,7 @@ func (m Model) toggle(id string, item int, done bool) tea.Cmd {
 
 // check runs the evidence checks of ids (none: all of them).
 func (m Model) check(ids ...string) tea.Cmd {
-	ws, actor := m.ws, m.actor
+	ws, actor, setters := m.ws, m.actor, m.Setters()
 	what := "checks"
 	if len(ids) == 1 {
 		what = "check of " + ids[0]
@@ -234,16 +234,70 @@ func (m Model) check(ids ...string) tea.Cmd {
 		if err != nil {
 			return "", err
 		}
-		if len(ids) == 1 && len(res) == 1 {
-			return ids[0] + ": " + res[0].Summary(), nil
-		}
-		counts := map[incident.CheckStatus]int{}
-		for _, r := range res {
-			counts[r.Status]++
-		}
-		return fmt.Sprintf("%d checks: %d verified, %d NOT VERIFIED, %d no evidence, %d not run", len(res),
-			counts[incident.CheckVerified], counts[incident.CheckNotVerified], counts[incident.CheckNoEvidence], counts[incident.CheckNotRun]), nil
+		return CheckSummary(res, setters), nil
 	})
+}
+
+// waitsOn names the step a check that did not run waits on, "" for any
+// other.
+func waitsOn(r incident.CheckResult, setters map[string]string) string {
+	if r.Status != incident.CheckNotRun {
+		return ""
+	}
+	for v, step := range setters {
+		if strings.HasPrefix(r.Detail, "needs "+v+":") {
+			return " — mark " + step + " done first"
+		}
+	}
+	return ""
+}
+
+// Setters are the steps that set each time variable, by variable
+// (contained_at: contain.stop), for saying which step a check waits on.
+func (m Model) Setters() map[string]string {
+	out := map[string]string{}
+	for _, r := range m.refs {
+		if s := r.Step.Sets; s != "" && out[s] == "" {
+			out[s] = r.Step.ID
+		}
+	}
+	return out
+}
+
+// CheckSummary is the status line after checks ran: one check's result,
+// or the counts of many and, when some did not run, why the first did not
+// ("contain.verify needs contained_at: mark contain.stop done first").
+func CheckSummary(res []incident.CheckResult, setters map[string]string) string {
+	if len(res) == 1 {
+		return res[0].Step + ": " + res[0].Summary() + waitsOn(res[0], setters)
+	}
+	counts := map[incident.CheckStatus]int{}
+	why, more := "", 0
+	for _, r := range res {
+		counts[r.Status]++
+		if r.Status != incident.CheckNotRun || r.Detail == "" {
+			continue
+		}
+		if why == "" {
+			why = r.Step + " " + r.Detail
+			for v, step := range setters {
+				if strings.HasPrefix(r.Detail, "needs "+v+":") {
+					why = fmt.Sprintf("%s needs %s: mark %s done first", r.Step, v, step)
+				}
+			}
+		} else {
+			more++
+		}
+	}
+	s := fmt.Sprintf("%d checks: %d verified, %d NOT VERIFIED, %d no evidence, %d not run", len(res),
+		counts[incident.CheckVerified], counts[incident.CheckNotVerified], counts[incident.CheckNoEvidence], counts[incident.CheckNotRun])
+	if why != "" {
+		s += " — " + why
+		if more > 0 {
+			s += fmt.Sprintf(" (and %d more: the Playbook pane says each)", more)
+		}
+	}
+	return s
 }
 
 // Detail cursor: it rests on actionable lines; past the first or last one
