@@ -337,7 +337,9 @@ type actionSet struct {
 // configuredActions reads the action templates of a workspace that has a
 // config (a test's fake may not: then nothing is said missing).
 func configuredActions(ws common.Casework) actionSet {
-	type configured interface{ Config() (*incident.Config, error) }
+	type configured interface {
+		Config() (*incident.Config, error)
+	}
 	c, ok := ws.(configured)
 	if h, isHandle := ws.(interface{ Workspace() *incident.Workspace }); !ok && isHandle && h.Workspace() != nil {
 		c, ok = h.Workspace(), true
