@@ -266,6 +266,9 @@ func (m Model) SearchHistory() []string { return m.search.History() }
 // Prompt returns the one-line input (for tests).
 func (m Model) Prompt() prompt.Model { return m.prompt }
 
+// Facet returns the field picker (for tests).
+func (m Model) Facet() facet.Model { return m.facet }
+
 // Command returns the `:` line (for tests).
 func (m Model) Command() command.Model { return m.command }
 

@@ -55,7 +55,13 @@ func (m Model) headerTop() string {
 		title = "help"
 	}
 	right := " " + strings.ToUpper(title) + " "
-	room := max(w-len([]rune(right))-len("cordon"), 0)
+	// the left part is laid out for the longest pane name, whichever pane
+	// is shown: the title does not change its parts from pane to pane
+	widest := len([]rune(right))
+	for _, def := range panes() {
+		widest = max(widest, len([]rune(def.name))+2)
+	}
+	room := max(w-widest-len("cordon"), 0)
 	count := common.Count(m.counts.Total) + " events"
 	// the main span: a record dated 9999-12-31 is named by the timeline,
 	// not allowed to stretch the header to ten thousand years
@@ -74,7 +80,7 @@ func (m Model) headerTop() string {
 			}
 		}
 	}
-	left = common.PadRight(common.Fit(left, room), room)
+	left = common.PadRight(common.Fit(left, room), room+widest-len([]rune(right)))
 	return st.Title.Render("cordon") + st.HeaderText.Render(left) + st.HeaderPane.Render(right)
 }
 

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
 	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/serve/servetest"
@@ -200,4 +202,71 @@ func TestFailedFileReasonInTmux(t *testing.T) {
 		c.send("Escape", "q")
 		c.wait("cordon to exit", "reopen with: cordon open")
 	})
+}
+
+// TestFacetExcludeInTmux: in the field picker x excludes a value: the
+// header's filter reads NOT it.
+func TestFacetExcludeInTmux(t *testing.T) {
+	eachSize(t, func(t *testing.T, w, h int) {
+		c := startSizedConsole(t, w, h)
+		c.wait("the timeline", "TIMELINE", "74 events")
+		c.send("f")
+		c.wait("the fields", "FILTER BY FIELD")
+		for _, f := range evidence.FacetFields() {
+			if f == "source" {
+				break
+			}
+			c.send("j")
+		}
+		c.wait("source selected", "▸ source")
+		c.send("Enter")
+		c.wait("the values", "FILTER BY source", "x or - excludes")
+		c.send("x")
+		s := c.wait("the value excluded", "filter -= NOT source:", "filter: NOT source:")
+		fits(t, s, h)
+		c.send("q")
+		c.wait("cordon to exit", "reopen with: cordon open")
+	})
+}
+
+// TestRawRecordWrapsInTmux: a raw record longer than the terminal wraps
+// in the event view (its end shows) instead of being cut with "…".
+func TestRawRecordWrapsInTmux(t *testing.T) {
+	eachSize(t, func(t *testing.T, w, h int) {
+		c := startSizedConsole(t, w, h)
+		c.wait("the timeline", "TIMELINE", "74 events")
+		c.send("/")
+		c.send("-l", "format:falco")
+		c.send("Enter")
+		c.wait("the results", "search: format:falco")
+		c.send("Enter")
+		c.wait("the event", "EVENT  ")
+		// page down to the raw record's long "output" line
+		for i := 0; i < 12 && !c.shows(time.Second, "↪"); i++ {
+			c.send("NPage")
+		}
+		s := c.wait("a wrapped line", "↪")
+		if !strings.Contains(s, "RAW RECORD") && !strings.Contains(s, `"output"`) {
+			t.Errorf("the wrapped line is not the raw record's:\n%s", s)
+		}
+		fits(t, s, h)
+		c.send("q")
+		c.wait("cordon to exit", "reopen with: cordon open")
+	})
+}
+
+// shows polls the screen for up to d until every part shows.
+func (c *tmuxConsole) shows(d time.Duration, parts ...string) bool {
+	deadline := time.Now().Add(d)
+	for {
+		s := c.screen()
+		ok := true
+		for _, p := range parts {
+			ok = ok && strings.Contains(s, p)
+		}
+		if ok || time.Now().After(deadline) {
+			return ok
+		}
+		time.Sleep(50 * time.Millisecond) // polling a real terminal
+	}
 }

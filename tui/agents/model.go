@@ -154,8 +154,12 @@ func (m Model) columns() []column {
 		}
 		return s
 	}
+	agentW := 12
+	for _, a := range m.agents {
+		agentW = max(agentW, min(ansi.StringWidth(a.Agent), 24))
+	}
 	cols := []column{
-		{"AGENT", 12, false, func(a attribution.AgentSummary) string { return a.Agent }},
+		{"AGENT", agentW, false, func(a attribution.AgentSummary) string { return a.Agent }},
 		{"MODEL", 0, false, func(a attribution.AgentSummary) string { return a.Model }},
 	}
 	if w >= 110 {
@@ -169,11 +173,18 @@ func (m Model) columns() []column {
 		column{"EVENTS", 7, true, func(a attribution.AgentSummary) string { return common.Count(a.Events) }},
 		column{"DENIED", 8, true, func(a attribution.AgentSummary) string { return denied(a.Denied) }},
 	)
+	// MODEL takes what its values need, up to what is left: a model
+	// version is a short name, and a column of blanks pushes the numbers
+	// that matter to the far right of a wide terminal
 	used := 2
 	for _, c := range cols {
 		used += c.width + 1
 	}
-	cols[1].width = max(w-used, 6)
+	need := len("MODEL")
+	for _, a := range m.agents {
+		need = max(need, ansi.StringWidth(a.Model))
+	}
+	cols[1].width = max(min(need, w-used), 6)
 	return cols
 }
 

@@ -15,6 +15,9 @@ type KeyMap struct {
 	Walk, TimeOrigin, Command                          key.Binding
 	Help, Quit, ForceQuit                              key.Binding
 	HistoryUp, HistoryDown, Submit                     key.Binding
+	// Left and Right move across a pivot's columns; Exclude takes a facet
+	// value out of the filter rather than into it.
+	Left, Right, Exclude key.Binding
 
 	// Case work: the Playbook pane, notes, the Journal pane.
 	Start, Done, Skip, Check, CheckAll, Toggle key.Binding
@@ -70,6 +73,9 @@ func DefaultKeyMap() *KeyMap {
 		HistoryUp:   b("↑", "older query", "up"),
 		HistoryDown: b("↓", "newer query", "down"),
 		Submit:      b("enter", "run", "enter"),
+		Left:        b("←/h", "left", "left", "h"),
+		Right:       b("→/l", "right", "right", "l"),
+		Exclude:     b("x/-", "exclude value", "x", "-"),
 
 		Start:      b("s", "start step", "s"),
 		Done:       b("d", "step done", "d"),

@@ -35,6 +35,12 @@ type Model struct {
 	seq     int
 	cur     int
 	top     int
+
+	// pivotOn shows pivot, a count over two fields; pcol is the column
+	// under the cursor (cur is its row).
+	pivotOn bool
+	pivot   Pivot
+	pcol    int
 }
 
 // New returns a closed picker.
@@ -51,7 +57,11 @@ func (m Model) IsOpen() bool { return m.open }
 // Open starts picking a field for the current query.
 func (m *Model) Open(query evidence.Query) {
 	m.open, m.query, m.field, m.values, m.err, m.cur, m.top = true, query, "", nil, nil, 0, 0
+	m.pivotOn = false
 }
+
+// PivotShown is the pivot on screen, if any (for tests).
+func (m Model) PivotShown() (Pivot, bool) { return m.pivot, m.pivotOn && !m.loading }
 
 // Close closes the picker.
 func (m *Model) Close() { m.open = false }
@@ -74,6 +84,11 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			m.loading, m.values, m.err = false, msg.values, msg.err
 		}
 		return m, nil
+	case pivotMsg:
+		if msg.seq == m.seq {
+			m.loading, m.pivot, m.err = false, msg.p, msg.err
+		}
+		return m, nil
 	case tea.MouseMsg:
 		if m.open {
 			m.cur, _ = m.com.Keys.MoveCursor(msg, m.cur, m.count(), m.listHeight())
@@ -85,6 +100,12 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		k := m.com.Keys
+		if m.pivotOn {
+			return m.pivotKey(msg)
+		}
+		if m.field != "" && key.Matches(msg, k.Exclude) {
+			return m.choose(true)
+		}
 		if cur, moved := k.MoveCursor(msg, m.cur, m.count(), m.listHeight()); moved {
 			m.cur = cur
 			m.clamp()
@@ -100,17 +121,25 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 				m.open = false
 			}
 		case key.Matches(msg, k.Open):
-			return m.choose()
+			return m.choose(false)
 		}
 		m.clamp()
 	}
 	return m, nil
 }
 
-func (m Model) choose() (Model, tea.Cmd) {
+// choose picks the field (or pivot) under the cursor, or adds its value
+// to the filter: as a clause, or excluded (NOT) when exclude.
+func (m Model) choose(exclude bool) (Model, tea.Cmd) {
 	if m.field == "" {
-		if m.cur < len(m.fields) {
+		switch {
+		case m.cur < len(m.fields):
 			cmd := m.pick(m.fields[m.cur])
+			return m, cmd
+		case m.cur < len(m.fields)+len(pivots):
+			p := pivots[m.cur-len(m.fields)]
+			m.field = p[0] + " × " + p[1]
+			cmd := m.pickPivot(p[0], p[1])
 			return m, cmd
 		}
 		return m, nil
@@ -120,15 +149,18 @@ func (m Model) choose() (Model, tea.Cmd) {
 	}
 	v := m.values[m.cur].Value
 	m.open = false
-	clause := evidence.Term(m.field, v)
+	clause, verb := evidence.Term(m.field, v), "filter += "
+	if exclude {
+		clause, verb = evidence.Not(clause), "filter -= "
+	}
 	return m, tea.Batch(
 		common.Send(common.FilterMsg{Add: clause}),
-		common.Send(common.StatusMsg{Text: "filter += " + common.Clip(clause.String(), 60)}))
+		common.Send(common.StatusMsg{Text: verb + common.Clip(clause.String(), 60)}))
 }
 
 func (m *Model) count() int {
 	if m.field == "" {
-		return len(m.fields)
+		return len(m.fields) + len(pivots)
 	}
 	return len(m.values)
 }
@@ -160,12 +192,31 @@ func (m Model) View() string {
 		scope = m.query.String()
 	}
 	var title string
-	if m.field == "" {
-		title = "FILTER BY FIELD  pick a field (enter), esc closes"
-	} else {
-		title = fmt.Sprintf("FILTER BY %s  values in %s (enter adds, esc back)", m.field, scope)
+	switch {
+	case m.field == "":
+		title = "FILTER BY FIELD  pick a field or a pivot (enter), esc closes"
+	case m.pivotOn:
+		title = fmt.Sprintf("PIVOT %s  in %s (←→ ↑↓ move, enter shows a cell's events, x excludes them, esc back)", m.field, scope)
+	default:
+		title = fmt.Sprintf("FILTER BY %s  values in %s (enter adds, x or - excludes, esc back)", m.field, scope)
 	}
 	out := []string{st.Section.Render(common.Fit(title, w)), ""}
+	if m.pivotOn {
+		switch {
+		case m.loading:
+			out = append(out, st.Dim.Render("  counting…"))
+		case m.err != nil:
+			out = append(out, st.StatusError.Render(common.FitMessage("  error: "+m.err.Error(), w)))
+		case len(m.pivot.Rows) == 0:
+			out = append(out, st.Dim.Render(common.Fit("  no events to pivot in "+scope, w)))
+		default:
+			out = append(out, m.pivotView(w)...)
+		}
+		for len(out) < h {
+			out = append(out, "")
+		}
+		return strings.Join(out[:h], "\n")
+	}
 	switch {
 	case m.field != "" && m.loading:
 		out = append(out, st.Dim.Render("  counting…"))
@@ -177,7 +228,10 @@ func (m Model) View() string {
 	end := min(m.top+m.listHeight(), m.count())
 	for i := m.top; i < end; i++ {
 		var s string
-		if m.field == "" {
+		if m.field == "" && i >= len(m.fields) {
+			p := pivots[i-len(m.fields)]
+			s = "pivot: " + p[0] + " × " + p[1]
+		} else if m.field == "" {
 			s = m.fields[i]
 		} else {
 			v := m.values[i]
