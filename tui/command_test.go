@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -264,5 +265,25 @@ func TestWalkFollowsTheCallThroughTime(t *testing.T) {
 	c.keys("esc")
 	if !c.m.Timeline().Filter().IsAll() {
 		t.Error("esc did not leave the walk")
+	}
+}
+
+func TestSearchWordsHighlightedInTimelineAndEvent(t *testing.T) {
+	c := newConsole(t, incidenttest.New(t), 120, 40, termenv.ANSI256)
+	c.keys("/")
+	c.typeText("curl")
+	c.keys("enter")
+	// the hit carries the match style (reversed), on rows and in the event
+	underlined := regexp.MustCompile(`\x1b\[(?:[0-9;]*;)?7[;m][0-9;]*m?(?i:curl)`)
+	if !underlined.MatchString(c.m.View()) {
+		t.Errorf("the timeline does not mark curl:\n%q", c.m.View())
+	}
+	c.keys("enter")
+	if !underlined.MatchString(c.m.View()) {
+		t.Errorf("the event view does not mark curl:\n%s", c.screen())
+	}
+	c.keys("esc", "esc")
+	if underlined.MatchString(c.m.View()) {
+		t.Error("the search is cleared and curl is still marked")
 	}
 }

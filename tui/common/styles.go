@@ -109,10 +109,11 @@ func PaletteStyles(r *lipgloss.Renderer, p Palette) *Styles {
 		StatusError: s().Bold(true).Foreground(p.Deny),
 		Prompt:      s().Bold(true).Foreground(p.Accent),
 		Input:       s().Foreground(p.Fg),
-		// Reverse as well as colour: a hit must show under NO_COLOR too
+		// reversed as well as coloured: a hit must show under NO_COLOR too
+		// (and underline is drawn rune by rune, many times the bytes)
 		Selection:     s().Reverse(true),
-		Match:         s().Bold(true).Underline(true).Foreground(p.Warn),
-		MatchSelected: s().Bold(true).Underline(true).Background(p.Selected),
+		Match:         s().Bold(true).Reverse(true).Foreground(p.Warn),
+		MatchSelected: s().Bold(true).Reverse(true),
 		Popup:         s().Border(lipgloss.RoundedBorder()).BorderForeground(p.Accent).Padding(0, 1),
 		PopupTitle:    s().Bold(true).Foreground(p.Accent),
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/tui/common"
@@ -35,6 +36,7 @@ type Model struct {
 	hitsKnown                   bool
 
 	counts   evidence.Counts
+	agentW   int           // the longest agent name in counts
 	span     evidence.Span // the main span, and the events outside it
 	clock    common.Clock
 	marks    map[string]bool
@@ -136,6 +138,10 @@ func (m *Model) SetAnchor(at time.Time, base string) { m.clock.Anchor, m.clock.B
 func (m *Model) SetCounts(c evidence.Counts, sp evidence.Span, refresh, live bool) tea.Cmd {
 	chrome := m.chrome()
 	m.counts, m.span = c, sp
+	m.agentW = 0
+	for a := range c.Fields["agent"] {
+		m.agentW = max(m.agentW, ansi.StringWidth(a))
+	}
 	if m.chrome() != chrome { // the outside line came or went
 		m.clampTop()
 	}

@@ -28,6 +28,11 @@ func (m *Model) columns() []column {
 	if w >= 100 {
 		agentW = 11
 	}
+	if w >= 160 {
+		// room to spare: as wide as the longest agent name (counted at
+		// ingest, so that scrolling never moves the columns)
+		agentW = max(agentW, min(m.agentW, 24))
+	}
 	cols = append(cols,
 		column{"AGENT", agentW, func(ev evidence.Event) string { return ev.Agent }},
 		column{"KIND", 15, func(ev evidence.Event) string { return ev.Kind }},
