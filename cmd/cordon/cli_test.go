@@ -24,7 +24,11 @@ func TestMain(m *testing.M) {
 		limitFileSize(os.Getenv("CORDON_TEST_FSIZE"))
 		os.Exit(run(strings.Split(args, "\x1f"), os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if builtCordon.dir != "" {
+		os.RemoveAll(builtCordon.dir)
+	}
+	os.Exit(code)
 }
 
 // cordonProcess starts `cordon ARGS...` as a child process.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -53,11 +54,7 @@ func startTmuxSized(t *testing.T, w, h int, command func(dir, bin string) (line,
 		t.Skip("builds the binary")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "cordon")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := cordonBinary(t)
 	socket := fmt.Sprintf("cordon-test-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))
 	tmux := func(args ...string) (string, error) {
 		out, err := exec.Command("tmux", append([]string{"-L", socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
@@ -76,6 +73,34 @@ func startTmuxSized(t *testing.T, w, h int, command func(dir, bin string) (line,
 		return out
 	}
 	return &tmuxConsole{t: t, ws: ws, tmux: tmux, screen: screen}
+}
+
+// builtCordon is the binary the tmux tests run: built once per test
+// process (a build per test would be most of their time), removed by
+// TestMain.
+var builtCordon struct {
+	once     sync.Once
+	dir, bin string
+	out      []byte
+	err      error
+}
+
+// cordonBinary builds cordon once and returns its path.
+func cordonBinary(t *testing.T) string {
+	t.Helper()
+	builtCordon.once.Do(func() {
+		builtCordon.dir, builtCordon.err = os.MkdirTemp("", "cordon-tmux-")
+		if builtCordon.err != nil {
+			return
+		}
+		builtCordon.bin = filepath.Join(builtCordon.dir, "cordon")
+		build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", builtCordon.bin, ".")
+		builtCordon.out, builtCordon.err = build.CombinedOutput()
+	})
+	if builtCordon.err != nil {
+		t.Fatalf("go build: %v\n%s", builtCordon.err, builtCordon.out)
+	}
+	return builtCordon.bin
 }
 
 // wait polls the screen until every part shows.
