@@ -101,7 +101,8 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 		m.status = ":" + v.Name + " refused: " + common.ReadOnlyText()
 		return m, nil
 	}
-	st := m.cs.Store()
+	// what the commands' closures use, copied: they never read the model
+	cs, ctx, actor := m.cs, m.com.Ctx, m.actor
 	switch v.Name {
 	case "subject":
 		if len(args) == 0 {
@@ -109,7 +110,7 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 			return m, nil
 		}
 		return m, m.caseWrite("subject", func() (string, error) {
-			e, err := m.cs.Workspace().SetSubject(m.com.Ctx, m.actor, args)
+			e, err := cs.Workspace().SetSubject(ctx, actor, args)
 			if err != nil {
 				return "", err
 			}
@@ -123,7 +124,7 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 		}
 		text := strings.TrimSpace(strings.Join(args[2:], " "))
 		return m, m.caseWrite("step", func() (string, error) {
-			e, err := m.cs.SetStep(m.com.Ctx, m.actor, args[1], status[args[0]], time.Time{}, text)
+			e, err := cs.SetStep(ctx, actor, args[1], status[args[0]], time.Time{}, text)
 			if err != nil {
 				return "", err
 			}
@@ -142,7 +143,7 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 	case "check":
 		setters := m.steps.Setters()
 		return m, m.caseWrite("check", func() (string, error) {
-			res, err := m.cs.Check(m.com.Ctx, m.actor, args...)
+			res, err := cs.Check(ctx, actor, args...)
 			if err != nil {
 				return "", err
 			}
@@ -209,7 +210,6 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 	case "quit":
 		return m, tea.Quit
 	}
-	_ = st
 	return m, nil
 }
 
