@@ -9,20 +9,19 @@ import (
 )
 
 // cmdConfig is `cordon config`: its subcommands say where the console's
-// own settings are read from and whether they read.
-func cmdConfig(e *env, c *cobra.Command) {
-	c.Args = wantArgs(0, "a subcommand: path or check")
-	c.RunE = func(*cobra.Command, []string) error {
-		fmt.Fprintf(e.stderr, "usage: cordon config path | check\n")
-		return fmt.Errorf("%w: config needs path or check", errUsage)
-	}
-}
+// own settings are read from and whether they read; alone it lists them.
+func cmdConfig(*env, *cobra.Command) {}
 
 // cmdConfigPath prints the file the console reads its settings from.
 func cmdConfigPath(e *env, c *cobra.Command) {
+	asJSON := jsonFlag(c.Flags(), `{"path": ...}`)
 	c.Args = wantArgs(0, "no arguments")
 	c.RunE = func(*cobra.Command, []string) error {
-		fmt.Fprintln(e.stdout, config.Path(os.Getenv))
+		path := config.Path(os.Getenv)
+		if *asJSON {
+			return jsonEncoder(e.stdout).Encode(map[string]string{"path": path})
+		}
+		fmt.Fprintln(e.stdout, path)
 		return nil
 	}
 }
@@ -30,12 +29,17 @@ func cmdConfigPath(e *env, c *cobra.Command) {
 // cmdConfigCheck reads the console config and says what it sets, or
 // where it does not read.
 func cmdConfigCheck(e *env, c *cobra.Command) {
+	asJSON := jsonFlag(c.Flags(), "what the file sets, as JSON")
 	c.Args = wantArgs(0, "no arguments")
 	c.RunE = func(*cobra.Command, []string) error {
 		path := config.Path(os.Getenv)
 		cfg, err := consoleConfig()
 		if err != nil {
 			return err
+		}
+		if *asJSON {
+			return jsonEncoder(e.stdout).Encode(map[string]any{"path": path, "found": cfg.Path != "",
+				"keys": len(cfg.Keys), "aliases": len(cfg.Aliases), "searches": len(cfg.Searches), "palette": len(cfg.Palette)})
 		}
 		if cfg.Path == "" {
 			fmt.Fprintf(e.stdout, "%s: not there; the console uses its defaults\n", path)

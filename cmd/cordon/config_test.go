@@ -22,7 +22,10 @@ func TestConfigPath(t *testing.T) {
 	if code, _, errOut := cordon("config", "check"); code == 0 || !strings.Contains(errOut, "alises") {
 		t.Errorf("config check of a typo: %d %q", code, errOut)
 	}
-	if code, _, _ := cordon("config"); code != exitUsage {
-		t.Errorf("config alone: exit %d, want %d", code, exitUsage)
+	if code, out, errOut := cordon("config"); !strings.Contains(out+errOut, "path") || !strings.Contains(out+errOut, "check") {
+		t.Errorf("config alone: %d %q %q, want its subcommands named", code, out, errOut)
+	}
+	if code, out, _ := cordon("config", "path", "--json"); code != 0 || !strings.Contains(out, `"path":`) {
+		t.Errorf("config path --json: %d %q", code, out)
 	}
 }

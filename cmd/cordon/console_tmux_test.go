@@ -103,10 +103,9 @@ func TestJumpToNextDenialInTmux(t *testing.T) {
 		c := startSizedConsole(t, w, h)
 		c.wait("the timeline", "TIMELINE", "74 events")
 		c.send("]")
-		s := c.wait("the denial", "denial at ")
-		if !strings.Contains(selectedRow(s), "DENY") {
-			t.Errorf("] does not select a denial:\n%s", s)
-		}
+		c.wait("the jump said", "denial at ")
+		// the status can come before the window around the denial
+		c.waitUntil("a denial selected", func(s string) bool { return strings.Contains(selectedRow(s), "DENY") })
 		c.send("q")
 		c.wait("cordon to exit", "reopen with: cordon open")
 	})
@@ -266,6 +265,22 @@ func (c *tmuxConsole) shows(d time.Duration, parts ...string) bool {
 		}
 		if ok || time.Now().After(deadline) {
 			return ok
+		}
+		time.Sleep(50 * time.Millisecond) // polling a real terminal
+	}
+}
+
+// waitUntil polls the screen until ok says it shows what the test waits for.
+func (c *tmuxConsole) waitUntil(what string, ok func(screen string) bool) string {
+	c.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s := c.screen()
+		if ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("timed out waiting for %s; the screen shows:\n%s", what, s)
 		}
 		time.Sleep(50 * time.Millisecond) // polling a real terminal
 	}
