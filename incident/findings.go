@@ -111,8 +111,7 @@ func (w *Workspace) scan(ctx context.Context) (detect.Result, error) {
 		return detect.Result{}, err
 	}
 	w.detectorRuns++
-	secrets, _ := w.Redactor()
-	r, err := Scan(ctx, w.Store, FindingsOptions{Rules: rules, Secrets: secrets})
+	r, err := Scan(ctx, w.Store, FindingsOptions{Rules: rules, Secrets: w.scanRedactor()})
 	if err != nil {
 		return detect.Result{}, err
 	}

@@ -20,10 +20,10 @@ const redactKeyFile = "redact.key"
 // cannot be written (read-only media) with no key yet gets a key for this
 // output only.
 func (w *Workspace) Redactor() (r *redact.Redactor, stable bool) {
-	path := filepath.Join(w.Dir, redactKeyFile)
-	if key, err := os.ReadFile(path); err == nil && len(key) >= 32 {
-		return redact.Keyed(key), true
+	if r, ok := w.keptRedactor(); ok {
+		return r, true
 	}
+	path := filepath.Join(w.Dir, redactKeyFile)
 	key := make([]byte, 32)
 	rand.Read(key)
 	// Written whole under another name, then linked into place: a reader
@@ -49,4 +49,28 @@ func (w *Workspace) Redactor() (r *redact.Redactor, stable bool) {
 		}
 	}
 	return redact.Keyed(key), err == nil
+}
+
+// keptRedactor is the redactor of the key the workspace keeps, if it
+// keeps one.
+func (w *Workspace) keptRedactor() (*redact.Redactor, bool) {
+	if key, err := os.ReadFile(filepath.Join(w.Dir, redactKeyFile)); err == nil && len(key) >= 32 {
+		return redact.Keyed(key), true
+	}
+	return nil, false
+}
+
+// scanRedactor names the keys the detectors' pass finds, and never writes:
+// the pass runs in the background of a console, which must not be making
+// files in the workspace as it closes. A workspace opened for writing made
+// its key when it was opened; one opened read-only with no key yet gets a
+// key for this pass only (its placeholders then differ from a later
+// output's).
+func (w *Workspace) scanRedactor() *redact.Redactor {
+	if r, ok := w.keptRedactor(); ok {
+		return r
+	}
+	key := make([]byte, 32)
+	rand.Read(key)
+	return redact.Keyed(key)
 }

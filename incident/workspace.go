@@ -215,6 +215,9 @@ func open(dir string, write bool, o options) (*Workspace, error) {
 			w.Close()
 			return nil, err
 		}
+		// the case's redaction key, made now rather than by whichever
+		// output or background pass needs it first
+		w.Redactor()
 	}
 	return w, nil
 }
