@@ -114,6 +114,7 @@ func (c *Client) exchange(ctx context.Context, task Task, question string, p Pac
 		return Offline(task, p, p.Findings)
 	}
 	start := c.now()
+	p = c.cfg.Fit(task, question, p)
 	msgs, redactions, err := Messages(task, question, p)
 	if err != nil {
 		return Result{}, err
@@ -123,10 +124,11 @@ func (c *Client) exchange(ctx context.Context, task Task, question string, p Pac
 		Sent: p.Sent, Total: p.Total, Account: p.SentLine(), Redactions: redactions, Injections: p.Injections,
 		PromptDigest: Digest(msgs), JSONSchema: c.cfg.JSONSchema,
 	}
+	timeout := c.cfg.AttemptTimeout(p.PromptTokens)
 	retries := 0
 	for {
 		res.Attempts++
-		text, ae := c.attempt(ctx, msgs, res.JSONSchema, onChunk)
+		text, ae := c.attempt(ctx, msgs, res.JSONSchema, onChunk, timeout)
 		if ae == nil {
 			res.Raw = text
 			res.Answer = Verify(ParseAnswer(text), p)
@@ -138,7 +140,7 @@ func (c *Client) exchange(ctx context.Context, task Task, question string, p Pac
 		}
 		switch {
 		case errors.Is(ae.err, context.DeadlineExceeded):
-			return res, &callError{ErrTimeout, fmt.Sprintf("no answer from host %s within %s: raise the timeout or try a smaller packet", c.cfg.Host(), c.cfg.Timeout)}
+			return res, &callError{ErrTimeout, fmt.Sprintf("no answer from host %s within %s (for %d prompt tokens): raise the assistant's timeout or timeout_per_1k_tokens, or try a smaller packet", c.cfg.Host(), timeout, p.PromptTokens)}
 		case res.JSONSchema && ae.schemaRejected():
 			// Once, and not counted as a retry: the endpoint works, it only
 			// lacks structured output; the prompt still asks for JSON.
@@ -162,11 +164,13 @@ var answerSchema = json.RawMessage(`{"type":"object","properties":{"claims":{"ty
 // asked, the answer schema. No tools and no functions, ever.
 func (c *Client) request(msgs []Message, schema, stream bool) openai.ChatCompletionRequest {
 	req := openai.ChatCompletionRequest{Model: c.cfg.Model, Stream: stream}
+	// Always sent: llama-server's default is to generate until the
+	// context is full, which a small model stuck in a loop does.
 	if reasoningModel(c.cfg.Model) {
 		// go-openai refuses max_tokens for these before sending anything.
-		req.MaxCompletionTokens = c.cfg.MaxTokens
+		req.MaxCompletionTokens = c.cfg.ReplyTokens()
 	} else {
-		req.MaxTokens = c.cfg.MaxTokens
+		req.MaxTokens = c.cfg.ReplyTokens()
 	}
 	for _, m := range msgs {
 		req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
@@ -181,13 +185,13 @@ func (c *Client) request(msgs []Message, schema, stream bool) openai.ChatComplet
 }
 
 // attempt sends one request and returns the reply text.
-func (c *Client) attempt(ctx context.Context, msgs []Message, schema bool, onChunk func(string)) (string, *attemptError) {
+func (c *Client) attempt(ctx context.Context, msgs []Message, schema bool, onChunk func(string), timeout time.Duration) (string, *attemptError) {
 	rec := &recorder{doer: c.http}
 	oc := openai.DefaultConfig(c.cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(c.cfg.BaseURL, "/")
 	oc.HTTPClient = rec
 	api := openai.NewClientWithConfig(oc)
-	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	fail := func(err error) (string, *attemptError) {
 		if actx.Err() != nil {

@@ -43,9 +43,14 @@ type Selection struct {
 
 // Budget bounds a packet.
 type Budget struct {
-	// Tokens is the evidence's size in approximate tokens (bytes/4);
+	// Tokens is the evidence's size in tokens, as Count counts them;
 	// 0 means DefaultTokens.
 	Tokens int
+	// Count counts one line's tokens: the model's tokenizer for a packet
+	// that goes to a model (Config.PacketBudget). nil approximates with
+	// bytes/4, which only the offline outputs use, as they reach no model.
+	// Each line costs one token more, for its line break.
+	Count func(string) int
 	// LineBytes caps one event line; 0 means DefaultLineBytes.
 	LineBytes int
 	// ReadLimit caps the events read from the store before sampling; 0
@@ -73,8 +78,15 @@ func (b Budget) withDefaults() Budget {
 	if b.ReadLimit <= 0 {
 		b.ReadLimit = DefaultReadLimit
 	}
+	if b.Count == nil {
+		b.Count = approxTokens
+	}
 	return b
 }
+
+// approxTokens is the old bytes/4 approximation, kept for the offline
+// outputs' budgets.
+func approxTokens(s string) int { return len(s) / 4 }
 
 // PacketEvent is one event as the packet carries it: redacted, printable,
 // capped.
@@ -132,8 +144,19 @@ type Packet struct {
 	Redactions int `json:"redactions"`
 	// Injections are the lines that read like instructions to an AI.
 	Injections []Flag `json:"injections,omitempty"`
-	// Tokens is the approximate size of the evidence text.
+	// Tokens is the size of the evidence text, as the budget counts it.
 	Tokens int `json:"tokens"`
+	// PromptTokens is the whole request's size (system prompt, framing,
+	// evidence, question) counted with Tokenizer, ContextTokens the
+	// model's context and ReplyTokens the reply's limit: set by
+	// Config.Fit, zero for a packet no model reads.
+	PromptTokens  int    `json:"prompt_tokens,omitempty"`
+	ContextTokens int    `json:"context_tokens,omitempty"`
+	ReplyTokens   int    `json:"reply_tokens,omitempty"`
+	Tokenizer     string `json:"tokenizer,omitempty"`
+	// Shrunk says why events were dropped after the packet was built, to
+	// fit the model's context: "" when none were.
+	Shrunk string `json:"shrunk,omitempty"`
 
 	redactor *redact.Redactor
 	ids      map[string]bool
@@ -188,6 +211,9 @@ func (p Packet) LeftOut() string {
 	}
 	why = append(why, fmt.Sprintf("over budget of %d tokens: the findings' events first (%d sent), then %d of the other %d sampled evenly by time",
 		p.BudgetTokens, p.FindingEvents, p.Sent-p.FindingEvents, p.Total-p.FindingEvents))
+	if p.Shrunk != "" {
+		why = append(why, p.Shrunk)
+	}
 	return strings.Join(why, "; ")
 }
 
@@ -217,7 +243,7 @@ func BuildPacket(ctx context.Context, st evidence.Store, sel Selection, budget B
 	scratch, before := red.Clone(), red.Count()
 	costs := make([]int, len(evs))
 	for i, ev := range evs {
-		costs[i] = len(renderEvent(ev, scratch, budget.LineBytes, inFinding[ev.ID]).Line)/4 + 1
+		costs[i] = budget.Count(renderEvent(ev, scratch, budget.LineBytes, inFinding[ev.ID]).Line) + 1
 	}
 	p := Packet{Findings: sel.Findings, Total: total, Missing: missing, Whole: sel.Whole, BudgetTokens: budget.Tokens, ReadLimit: budget.ReadLimit,
 		ReadCapped: total > len(evs), redactor: red, ids: map[string]bool{}}
@@ -231,7 +257,7 @@ func BuildPacket(ctx context.Context, st evidence.Store, sel Selection, budget B
 	}
 	left := budget.Tokens
 	for _, l := range append(p.FindingLines, p.CapabilityLines...) {
-		left -= len(l)/4 + 1
+		left -= budget.Count(l) + 1
 	}
 	keep := choose(evs, costs, inFinding, left)
 	p.Sampled = len(keep) < total
@@ -241,7 +267,7 @@ func BuildPacket(ctx context.Context, st evidence.Store, sel Selection, budget B
 		if pe.Flagged {
 			p.Injections = append(p.Injections, Flag{EventID: pe.ID, Excerpt: pe.excerpt})
 		}
-		tokens += len(pe.Line)/4 + 1
+		tokens += budget.Count(pe.Line) + 1
 		if pe.InFinding {
 			p.FindingEvents++
 		}

@@ -28,6 +28,19 @@ func (c *Config) AssistantConfig(getenv func(string) string) (assist.Config, err
 	if f.Timeout != "" {
 		a.Timeout, _ = time.ParseDuration(f.Timeout) // checked by Validate
 	}
+	if f.TimeoutPer1K != "" {
+		if a.TimeoutPer1K, _ = time.ParseDuration(f.TimeoutPer1K); a.TimeoutPer1K == 0 {
+			a.TimeoutPer1K = -1 // "0s": no scaling
+		}
+	}
+	a.ContextTokens, a.MaxTokens, a.Endpoint = f.ContextTokens, f.MaxTokens, f.Endpoint
+	var err error
+	if a.ContextTokens, err = assist.EnvInt(getenv, assist.EnvContextTokens, a.ContextTokens); err != nil {
+		return a, err
+	}
+	if a.MaxTokens, err = assist.EnvInt(getenv, assist.EnvMaxTokens, a.MaxTokens); err != nil {
+		return a, err
+	}
 	if v := strings.TrimSpace(getenv(assist.EnvBaseURL)); v != "" {
 		a.BaseURL = v
 	}
@@ -51,9 +64,20 @@ func (c *Config) AssistantConfig(getenv func(string) string) (assist.Config, err
 	return a, a.Validate()
 }
 
-// Budget is the evidence packet's size from cordon.yaml.
+// Budget is the evidence packet's size from cordon.yaml, for a packet no
+// model reads; PacketBudget is the one a model gets.
 func (c *Config) Budget() assist.Budget {
 	return assist.Budget{Tokens: c.Assistant.BudgetTokens}
+}
+
+// PacketBudget is the budget of the packet task sends to cfg's model: what
+// its context leaves after the reply and the prompt, within cordon.yaml's
+// budget_tokens when set. Offline, it is Budget.
+func (c *Config) PacketBudget(cfg assist.Config, task assist.Task, question string) assist.Budget {
+	if cfg.Offline {
+		return c.Budget()
+	}
+	return cfg.PacketBudget(task, question, c.Assistant.BudgetTokens)
 }
 
 // AskRequest is one question to the assistant.
@@ -104,7 +128,7 @@ func (w *Workspace) Ask(ctx context.Context, actor journal.Actor, cfg assist.Con
 		}
 		return assist.Result{}, err
 	}
-	packet, err := w.AskPacket(ctx, req.Selection)
+	packet, err := w.AskPacket(ctx, cfg, req)
 	if err != nil {
 		return assist.Result{}, err
 	}
@@ -137,11 +161,12 @@ func (w *Workspace) Ask(ctx context.Context, actor journal.Actor, cfg assist.Con
 	return res, err
 }
 
-// AskPacket builds the evidence packet Ask sends for sel, so that a caller
-// can say what will leave the machine (how many events, tokens and
-// redactions) before asking. An empty selection is the whole incident with
-// every finding.
-func (w *Workspace) AskPacket(ctx context.Context, sel assist.Selection) (assist.Packet, error) {
+// AskPacket builds the evidence packet Ask sends for req to cfg's model,
+// so that a caller can say what will leave the machine (how many events,
+// how many tokens of the model's context, how many redactions) before
+// asking. An empty selection is the whole incident with every finding.
+func (w *Workspace) AskPacket(ctx context.Context, cfg assist.Config, req AskRequest) (assist.Packet, error) {
+	sel := req.Selection
 	c, err := w.Config()
 	if err != nil {
 		return assist.Packet{}, err
@@ -160,7 +185,11 @@ func (w *Workspace) AskPacket(ctx context.Context, sel assist.Selection) (assist
 			return assist.Packet{}, err
 		}
 	}
-	return assist.BuildPacket(ctx, w.Store, sel, c.Budget())
+	p, err := assist.BuildPacket(ctx, w.Store, sel, c.PacketBudget(cfg, req.Task, req.Question))
+	if err != nil || cfg.Offline {
+		return p, err
+	}
+	return cfg.Fit(req.Task, req.Question, p), nil
 }
 
 // exchangeLine sums an exchange up for the journal's one line.

@@ -85,7 +85,7 @@ func TestSummarizeWholeIncidentSendsMoreThanTheFindings(t *testing.T) {
 	}
 
 	// What the confirmation reads, before anything is sent.
-	p, err := ws.AskPacket(ctx, assist.Selection{})
+	p, err := ws.AskPacket(ctx, cfg, incident.AskRequest{Task: assist.TaskSummarize})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -172,7 +172,7 @@ func TestAssistantStreamsFromEndpoint(t *testing.T) {
 	}
 	c.keys("enter")
 	s := c.flatScreen()
-	if !regexp.MustCompile(`summarize: send \d+ events \([\d,]+ tokens, \d+ secrets redacted\) to local-model at 127\.0\.0\.1:\d+\?`).MatchString(s) ||
+	if !regexp.MustCompile(`summarize: send \d+ events \(≈[\d.]+k? of 8k tokens, reply up to 1k, estimated, \d+ secrets redacted\) to local-model at 127\.0\.0\.1:\d+\?`).MatchString(s) ||
 		!strings.Contains(s, "y sends it · n or esc does not") || srv.calls.Load() != 0 {
 		t.Fatalf("no confirmation before sending (calls %d):\n%s", srv.calls.Load(), c.screen())
 	}

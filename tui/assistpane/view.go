@@ -122,8 +122,8 @@ func (m Model) pickLines() []line {
 func (m Model) confirmLines() []line {
 	st := m.com.Styles
 	p := m.packet
-	q := fmt.Sprintf("%s: send %d events (%s tokens, %d secrets redacted) to %s at %s?",
-		m.Task(), p.Sent, common.Count(int64(p.Tokens)), p.Redactions, m.cfg.Model, m.cfg.Host())
+	q := fmt.Sprintf("%s: send %d events (%s, %d secrets redacted) to %s at %s?",
+		m.Task(), p.Sent, p.Figures(), p.Redactions, m.cfg.Model, m.cfg.Host())
 	out := []line{{item: -1}}
 	out = append(out, m.textLines(st.Prompt.Render, q)...)
 	out = append(out, m.textLines(st.Row.Render, "y sends it · n or esc does not")...)
