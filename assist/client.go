@@ -107,7 +107,7 @@ func (c *Client) exchange(ctx context.Context, task Task, question string, p Pac
 	if err := Gate(task, question); err != nil {
 		return Result{}, err
 	}
-	if task == TaskAsk && strings.TrimSpace(question) == "" {
+	if task.NeedsQuestion() && strings.TrimSpace(question) == "" {
 		return Result{}, ErrNoQuestion
 	}
 	if c.cfg.Offline {
@@ -128,10 +128,10 @@ func (c *Client) exchange(ctx context.Context, task Task, question string, p Pac
 	retries := 0
 	for {
 		res.Attempts++
-		text, ae := c.attempt(ctx, msgs, res.JSONSchema, onChunk, timeout)
+		text, finish, ae := c.attempt(ctx, msgs, res.JSONSchema, onChunk, timeout)
 		if ae == nil {
 			res.Raw = text
-			res.Answer = Verify(ParseAnswer(text), p)
+			res.Answer = Verify(ParseReply(text, finish == openai.FinishReasonLength), p)
 			res.Duration = c.now().Sub(start)
 			return res, nil
 		}
@@ -184,8 +184,9 @@ func (c *Client) request(msgs []Message, schema, stream bool) openai.ChatComplet
 	return req
 }
 
-// attempt sends one request and returns the reply text.
-func (c *Client) attempt(ctx context.Context, msgs []Message, schema bool, onChunk func(string), timeout time.Duration) (string, *attemptError) {
+// attempt sends one request and returns the reply text and why the model
+// stopped ("length": at the reply's limit).
+func (c *Client) attempt(ctx context.Context, msgs []Message, schema bool, onChunk func(string), timeout time.Duration) (string, openai.FinishReason, *attemptError) {
 	rec := &recorder{doer: c.http}
 	oc := openai.DefaultConfig(c.cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(c.cfg.BaseURL, "/")
@@ -193,11 +194,11 @@ func (c *Client) attempt(ctx context.Context, msgs []Message, schema bool, onChu
 	api := openai.NewClientWithConfig(oc)
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	fail := func(err error) (string, *attemptError) {
+	fail := func(err error) (string, openai.FinishReason, *attemptError) {
 		if actx.Err() != nil {
 			err = actx.Err()
 		}
-		return "", c.newAttemptError(err, rec)
+		return "", "", c.newAttemptError(err, rec)
 	}
 	if onChunk == nil {
 		resp, err := api.CreateChatCompletion(actx, c.request(msgs, schema, false))
@@ -207,7 +208,7 @@ func (c *Client) attempt(ctx context.Context, msgs []Message, schema bool, onChu
 		if len(resp.Choices) == 0 {
 			return fail(errors.New("the reply has no choices"))
 		}
-		return resp.Choices[0].Message.Content, nil
+		return resp.Choices[0].Message.Content, resp.Choices[0].FinishReason, nil
 	}
 	stream, err := api.CreateChatCompletionStream(actx, c.request(msgs, schema, true))
 	if err != nil {
@@ -215,15 +216,19 @@ func (c *Client) attempt(ctx context.Context, msgs []Message, schema bool, onChu
 	}
 	defer stream.Close()
 	var b strings.Builder
+	var finish openai.FinishReason
 	for {
 		chunk, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
-			return b.String(), nil
+			return b.String(), finish, nil
 		}
 		if err != nil {
 			return fail(err)
 		}
 		for _, ch := range chunk.Choices {
+			if ch.FinishReason != "" {
+				finish = ch.FinishReason
+			}
 			if ch.Delta.Content != "" {
 				b.WriteString(ch.Delta.Content)
 				onChunk(ch.Delta.Content)

@@ -9,7 +9,7 @@ import (
 // MaxEvidenceTokens caps the evidence of a model with a large context: a
 // 128k-token model could take a whole incident, but the answer does not
 // get better past a few hundred events and the bill does.
-const MaxEvidenceTokens = 12000
+const MaxEvidenceTokens = 16000
 
 // contextMargin is kept free of the context beyond the reply: the
 // packet's account of itself is written after its size is known.

@@ -64,7 +64,8 @@ func TestSummarizeWholeIncidentSendsMoreThanTheFindings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{assist.EnvBaseURL: srv.URL + "/v1", assist.EnvModel: "local-model"}
+	// a context that holds more than the findings' events
+	env := map[string]string{assist.EnvBaseURL: srv.URL + "/v1", assist.EnvModel: "local-model", assist.EnvContextTokens: "32768"}
 	cfg, err := c.AssistantConfig(func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
