@@ -124,10 +124,10 @@ func kilo(n int) string {
 	switch {
 	case n < 1000:
 		return fmt.Sprint(n)
-	case n%1024 == 0:
-		return fmt.Sprintf("%dk", n/1024)
 	case n%1000 == 0:
 		return fmt.Sprintf("%dk", n/1000)
+	case n%1024 == 0:
+		return fmt.Sprintf("%dk", n/1024)
 	}
 	return fmt.Sprintf("%.1fk", float64(n)/1000)
 }

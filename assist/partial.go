@@ -11,38 +11,53 @@ import (
 // complete too; a claim cut in the middle is left out, never guessed at.
 // ok is false when the text does not start an answer object at all.
 func PartialClaims(text string) (claims []Claim, notes string, ok bool) {
+	claims, notes, _, ok = partialClaims(text)
+	return claims, notes, ok
+}
+
+// StreamedClaims is PartialClaims for a reply still arriving: the claims
+// complete so far, and the text received after the last of them (the
+// claim on its way, as the model writes it).
+func StreamedClaims(text string) (claims []Claim, pending string, ok bool) {
+	claims, _, pending, ok = partialClaims(text)
+	return claims, pending, ok
+}
+
+func partialClaims(text string) (claims []Claim, notes, pending string, ok bool) {
 	s := stripOpenFence(text)
 	start := strings.IndexByte(s, '{')
 	if start < 0 {
-		return nil, "", false
+		return nil, "", "", false
 	}
 	s = s[start:]
+	end := 0
+	defer func() { pending = strings.TrimLeft(s[end:], ", \t\r\n") }()
 	// Walk the top-level object's keys; inside "claims", take each
 	// balanced element of the array.
 	sc := scanner{s: s}
 	if !sc.byte('{') {
-		return nil, "", false
+		return nil, "", "", false
 	}
 	for {
 		sc.space()
 		if sc.byte('}') || sc.done() {
-			return claims, notes, true
+			return claims, notes, "", true
 		}
 		sc.byte(',')
 		sc.space()
 		key, kok := sc.str()
 		if !kok {
-			return claims, notes, true
+			return claims, notes, "", true
 		}
 		sc.space()
 		if !sc.byte(':') {
-			return claims, notes, true
+			return claims, notes, "", true
 		}
 		sc.space()
 		switch key {
 		case "claims":
 			if !sc.byte('[') {
-				return claims, notes, true
+				return claims, notes, "", true
 			}
 			for {
 				sc.space()
@@ -53,22 +68,23 @@ func PartialClaims(text string) (claims []Claim, notes string, ok bool) {
 				sc.space()
 				raw, vok := sc.value()
 				if !vok {
-					return claims, notes, true
+					return claims, notes, "", true
 				}
 				if c, cok := decodeClaim(raw); cok {
 					claims = append(claims, c)
+					end = sc.i
 				}
 			}
 		case "notes":
 			raw, vok := sc.value()
 			if !vok {
-				return claims, notes, true
+				return claims, notes, "", true
 			}
 			_ = json.Unmarshal([]byte(raw), &notes)
 			notes = strings.TrimSpace(notes)
 		default:
 			if _, vok := sc.value(); !vok {
-				return claims, notes, true
+				return claims, notes, "", true
 			}
 		}
 	}

@@ -202,6 +202,9 @@ func exchangeLine(r assist.Result) string {
 	if n := r.Answer.Unsupported(); n > 0 {
 		unsupported = fmt.Sprintf(", %d not supported by their events", n)
 	}
+	if r.Answer.Truncated {
+		unsupported += ", the reply cut off"
+	}
 	return fmt.Sprintf("%d claims (%d unverified%s) from %s; sent %d of %d events, %d redactions",
 		len(r.Answer.Claims), r.Answer.Uncited(), unsupported, src, r.Sent, r.Total, r.Redactions)
 }

@@ -287,7 +287,7 @@ func TestAssistantAskQuestion(t *testing.T) {
 	if sel := c.m.Assistant().Selection(); !sel.Sel.Query.Equal(c.m.Timeline().Query()) || !strings.Contains(sel.Label, "curl (2 events)") {
 		t.Errorf("a on a search: %+v", sel)
 	}
-	c.keys("G", "enter")
+	c.keys("G", "k", "enter") // ask, above query
 	if !c.m.Prompt().IsOpen() || c.m.Prompt().Ask().Kind != common.AskQuestion {
 		t.Fatalf("ask opened %+v", c.m.Prompt().Ask())
 	}

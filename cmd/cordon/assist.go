@@ -131,6 +131,9 @@ func writeAnswer(e *env, res assist.Result) {
 	if res.Answer.Notes != "" {
 		fmt.Fprintf(e.stdout, "\nnotes: %s\n", evidence.Printable(res.Answer.Notes))
 	}
+	if res.Answer.Truncated {
+		fmt.Fprintf(e.stdout, "\n%s\n", res.Answer.TruncatedLine())
+	}
 	if n := len(res.Injections); n > 0 {
 		fmt.Fprintf(e.stdout, "\n%d evidence lines read like instructions to an AI (treated as data):\n", n)
 		for _, f := range res.Injections {

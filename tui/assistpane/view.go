@@ -25,6 +25,8 @@ func taskHelp(t assist.Task) string {
 		return "what the agent may still hold after its process died, and the check for each"
 	case assist.TaskAsk:
 		return "a question of your own, answered only from the evidence"
+	case assist.TaskQuery:
+		return "a question in plain words made a search query, shown with its hits before it runs"
 	}
 	return ""
 }
@@ -162,6 +164,19 @@ func (m Model) runningLines(room int) []line {
 	out = append(out, m.textLines(st.Prompt.Render, what)...)
 	out = append(out, line{item: -1})
 	stream := m.streamLines(st.Row.Render)
+	if claims, pending, ok := assist.StreamedClaims(m.streamed); ok && len(claims) > 0 {
+		// An answer object: its claims as each one completes, then the
+		// words of the one on its way.
+		stream = nil
+		for i, c := range claims {
+			text := fmt.Sprintf("%d. %s  {%s}", i+1, c.Text, strings.Join(c.EventIDs, " "))
+			stream = append(stream, m.textLines(st.Row.Render, text)...)
+		}
+		stream = append(stream, m.textLines(st.Dim.Render, fmt.Sprintf("%s so far, checked when the answer is complete", plural(len(claims), "claim")))...)
+		if pending != "" {
+			stream = append(stream, m.textLines(st.Dim.Render, pending)...)
+		}
+	}
 	if len(stream) == 0 {
 		stream = m.textLines(st.Dim.Render, "waiting for the first words…")
 	}
@@ -210,6 +225,9 @@ func (m Model) answerHeader() []string {
 	}
 	if !a.Structured && len(a.Claims) > 0 {
 		sum += " · the reply was not in the answer format"
+	}
+	if a.Truncated {
+		sum += " · TRUNCATED: the reply was cut off, its complete claims are kept"
 	}
 	sum += " · enter shows a claim's events in the timeline"
 	return []string{st.Label.Render(common.Fit(src, w)), st.Dim.Render(common.Fit(sum, w)), ""}
