@@ -125,7 +125,7 @@ func (c *Client) exchange(ctx context.Context, task Task, question string, p Pac
 		PromptDigest: Digest(msgs), JSONSchema: c.cfg.JSONSchema,
 	}
 	timeout := c.cfg.AttemptTimeout(p.PromptTokens)
-	retries := 0
+	retries, shrunk := 0, false
 	for {
 		res.Attempts++
 		text, finish, ae := c.attempt(ctx, msgs, res.JSONSchema, onChunk, timeout)
@@ -141,6 +141,18 @@ func (c *Client) exchange(ctx context.Context, task Task, question string, p Pac
 		switch {
 		case errors.Is(ae.err, context.DeadlineExceeded):
 			return res, &callError{ErrTimeout, fmt.Sprintf("no answer from host %s within %s (for %d prompt tokens): raise the assistant's timeout or timeout_per_1k_tokens, or try a smaller packet", c.cfg.Host(), timeout, p.PromptTokens)}
+		case ae.overflow && !shrunk:
+			// Once: the count was short of the server's, or the context
+			// is smaller than configured. Drop the least relevant events
+			// and say so.
+			shrunk = true
+			p = c.shrinkForOverflow(task, question, p, ae.nctx)
+			if msgs, redactions, err = Messages(task, question, p); err != nil {
+				return res, err
+			}
+			res.EventIDs, res.Sent, res.Account, res.Redactions = p.EventIDs(), p.Sent, p.SentLine(), redactions
+			res.Injections, res.PromptDigest = p.Injections, Digest(msgs)
+			continue
 		case res.JSONSchema && ae.schemaRejected():
 			// Once, and not counted as a retry: the endpoint works, it only
 			// lacks structured output; the prompt still asks for JSON.
@@ -240,4 +252,21 @@ func (c *Client) attempt(ctx context.Context, msgs []Message, schema bool, onChu
 // reasoningModel: OpenAI's o-series and gpt-5 take max_completion_tokens.
 func reasoningModel(m string) bool {
 	return len(m) > 1 && m[0] == 'o' && m[1] >= '1' && m[1] <= '9' || strings.HasPrefix(m, "gpt-5")
+}
+
+// shrinkForOverflow makes p smaller after the endpoint refused it as over
+// its context: to what the context it reported leaves, and by a quarter
+// at least, since the endpoint counted more than cordon did.
+func (c *Client) shrinkForOverflow(task Task, question string, p Packet, nctx int) Packet {
+	cfg := c.cfg
+	target := p.Tokens * 3 / 4
+	why := "the endpoint refused the request as over the model's context, so it was sent again smaller"
+	if nctx > 0 && nctx < cfg.Context() {
+		cfg.ContextTokens = nctx
+		why = fmt.Sprintf("the endpoint refused the request as over its context of %d tokens, so it was sent again smaller", nctx)
+	}
+	target = min(target, cfg.EvidenceBudget(task, question, 0))
+	tok := cfg.Tokenizer()
+	p = p.Shrink(target, tok.Count, why)
+	return cfg.Fit(task, question, p)
 }

@@ -128,6 +128,7 @@ func (w *Workspace) Ask(ctx context.Context, actor journal.Actor, cfg assist.Con
 		}
 		return assist.Result{}, err
 	}
+	cfg = w.probedConfig(ctx, cfg, opts...)
 	packet, err := w.AskPacket(ctx, cfg, req)
 	if err != nil {
 		return assist.Result{}, err
@@ -167,6 +168,7 @@ func (w *Workspace) Ask(ctx context.Context, actor journal.Actor, cfg assist.Con
 // asking. An empty selection is the whole incident with every finding.
 func (w *Workspace) AskPacket(ctx context.Context, cfg assist.Config, req AskRequest) (assist.Packet, error) {
 	sel := req.Selection
+	cfg = w.probedConfig(ctx, cfg)
 	c, err := w.Config()
 	if err != nil {
 		return assist.Packet{}, err

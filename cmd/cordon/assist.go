@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const assistArgs = "--incident DIR [--query Q] [--id ID,...] [--since T] [--until T] [--offline] [--json] TASK [QUESTION...]"
+const assistArgs = "--incident DIR [--query Q] [--id ID,...] [--since T] [--until T] [--offline] [--json] TASK [QUESTION...] | --incident DIR --check"
 
 // cmdAssist runs a defender-mode assistant task for scripts: the answer's
 // claims with their cited event ids, whether those are real events, and
@@ -27,9 +27,13 @@ func cmdAssist(e *env, c *cobra.Command) {
 	until := fs.String("until", "", "only events before `TIME`")
 	offline := fs.Bool("offline", false, "answer from rules, without a model (summarize and timeline)")
 	asJSON := fs.Bool("json", false, "the whole exchange as JSON")
+	check := fs.Bool("check", false, "probe the endpoint again and say what it found (models, context size, tokenizer, budget); sends no evidence")
 	shared := allowSharedFlag(fs)
 	c.RunE = func(cmd *cobra.Command, pos []string) error {
 		ctx := cmd.Context()
+		if *check && *dir != "" {
+			return assistCheck(ctx, e, *dir, shared(), *asJSON)
+		}
 		if *dir == "" || len(pos) == 0 {
 			fs.Usage()
 			return fmt.Errorf("%w: assist needs --incident DIR and a task (%s)", errUsage, taskNames())
