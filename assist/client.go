@@ -82,6 +82,9 @@ type Result struct {
 	// JSONSchema: the request that answered asked for json_schema output.
 	JSONSchema bool `json:"json_schema"`
 	Attempts   int  `json:"attempts,omitempty"`
+	// Suggestion is the query task's query, checked and (by the case)
+	// counted; nil for the other tasks.
+	Suggestion *Suggestion `json:"suggestion,omitempty"`
 }
 
 // Run asks the model to do task over packet p and waits for the whole
@@ -128,10 +131,20 @@ func (c *Client) exchange(ctx context.Context, task Task, question string, p Pac
 	retries, shrunk := 0, false
 	for {
 		res.Attempts++
-		text, finish, ae := c.attempt(ctx, msgs, res.JSONSchema, onChunk, timeout)
+		var schema json.RawMessage
+		if res.JSONSchema {
+			schema = schemaOf(task)
+		}
+		text, finish, ae := c.attempt(ctx, msgs, schema, onChunk, timeout)
 		if ae == nil {
 			res.Raw = text
-			res.Answer = Verify(ParseReply(text, finish == openai.FinishReasonLength), p)
+			if task == TaskQuery {
+				s, a := ParseSuggestion(text)
+				a.Truncated = finish == openai.FinishReasonLength
+				res.Suggestion, res.Answer = &s, Verify(a, p)
+			} else {
+				res.Answer = Verify(ParseReply(text, finish == openai.FinishReasonLength), p)
+			}
 			res.Duration = c.now().Sub(start)
 			return res, nil
 		}
@@ -172,9 +185,17 @@ func (c *Client) exchange(ctx context.Context, task Task, question string, p Pac
 // answerSchema is the JSON schema every task's reply follows.
 var answerSchema = json.RawMessage(`{"type":"object","properties":{"claims":{"type":"array","items":{"type":"object","properties":{"text":{"type":"string"},"event_ids":{"type":"array","items":{"type":"string"}},"phase":{"type":"string","enum":["detect","triage","attribute","contain","eradicate","recover","review"]}},"required":["text","event_ids"],"additionalProperties":false}},"notes":{"type":"string"}},"required":["claims"],"additionalProperties":false}`)
 
+// schemaOf is the JSON schema of task's reply.
+func schemaOf(task Task) json.RawMessage {
+	if task == TaskQuery {
+		return querySchema
+	}
+	return answerSchema
+}
+
 // request builds the chat request: messages, model, limits and, when
 // asked, the answer schema. No tools and no functions, ever.
-func (c *Client) request(msgs []Message, schema, stream bool) openai.ChatCompletionRequest {
+func (c *Client) request(msgs []Message, schema json.RawMessage, stream bool) openai.ChatCompletionRequest {
 	req := openai.ChatCompletionRequest{Model: c.cfg.Model, Stream: stream}
 	// Always sent: llama-server's default is to generate until the
 	// context is full, which a small model stuck in a loop does.
@@ -187,10 +208,10 @@ func (c *Client) request(msgs []Message, schema, stream bool) openai.ChatComplet
 	for _, m := range msgs {
 		req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
 	}
-	if schema {
+	if schema != nil {
 		req.ResponseFormat = &openai.ChatCompletionResponseFormat{
 			Type:       openai.ChatCompletionResponseFormatTypeJSONSchema,
-			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: "cordon_answer", Schema: answerSchema},
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: "cordon_answer", Schema: schema},
 		}
 	}
 	return req
@@ -198,7 +219,7 @@ func (c *Client) request(msgs []Message, schema, stream bool) openai.ChatComplet
 
 // attempt sends one request and returns the reply text and why the model
 // stopped ("length": at the reply's limit).
-func (c *Client) attempt(ctx context.Context, msgs []Message, schema bool, onChunk func(string), timeout time.Duration) (string, openai.FinishReason, *attemptError) {
+func (c *Client) attempt(ctx context.Context, msgs []Message, schema json.RawMessage, onChunk func(string), timeout time.Duration) (string, openai.FinishReason, *attemptError) {
 	rec := &recorder{doer: c.http}
 	oc := openai.DefaultConfig(c.cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(c.cfg.BaseURL, "/")

@@ -158,8 +158,9 @@ type Packet struct {
 	// fit the model's context: "" when none were.
 	Shrunk string `json:"shrunk,omitempty"`
 
-	redactor *redact.Redactor
-	ids      map[string]bool
+	redactor  *redact.Redactor
+	ids       map[string]bool
+	shrunkWhy string // the reason Shrunk gives, for a later Shrink
 }
 
 // Has reports whether the packet carries event id. A packet decoded from

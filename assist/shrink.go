@@ -15,7 +15,10 @@ func (p Packet) Shrink(budget int, count func(string) int, why string) Packet {
 	if count == nil {
 		count = approxTokens
 	}
-	if why == "" {
+	switch {
+	case why == "" && p.shrunkWhy != "":
+		why = p.shrunkWhy // fitting after a refusal: the refusal is the reason
+	case why == "":
 		why = fmt.Sprintf("fitted to the model's context of %d tokens", p.ContextTokens)
 	}
 	left := budget
@@ -73,6 +76,7 @@ func (p Packet) Shrink(budget int, count func(string) int, why string) Packet {
 		dropped += shrunkCount(out.Shrunk)
 	}
 	out.Shrunk = fmt.Sprintf("%d more left out, %s: the events of no finding first", dropped, why)
+	out.shrunkWhy = why
 	return out
 }
 

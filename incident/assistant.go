@@ -10,6 +10,7 @@ import (
 
 	"github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/journal"
 )
 
@@ -143,12 +144,25 @@ func (w *Workspace) Ask(ctx context.Context, actor journal.Actor, cfg assist.Con
 	} else {
 		res, err = client.Run(ctx, req.Task, req.Question, packet)
 	}
+	if err == nil && res.Suggestion != nil && res.Suggestion.Runnable() {
+		// The preview's count: the query is not run for the responder
+		// until they accept it, but how much it finds is part of what
+		// they decide on.
+		if q, perr := res.Suggestion.Parsed(); perr == nil {
+			if hits, serr := w.Store.Search(ctx, evidence.Request{Query: q, Limit: 1}); serr == nil {
+				res.Suggestion.Hits = int(hits.Total)
+			}
+		}
+	}
 	p := ExchangePayload{Result: res, Question: req.Question}
 	if res.Task == "" {
 		p.Task, p.Model, p.Endpoint, p.EventIDs = req.Task, cfg.Model, cfg.Host(), packet.EventIDs()
 		p.Sent, p.Total, p.Redactions = packet.Sent, packet.Total, packet.Redactions
 	}
 	text := fmt.Sprintf("%s: %s", req.Task, exchangeLine(res))
+	if sg := res.Suggestion; sg != nil {
+		text = fmt.Sprintf("%s: %s", req.Task, suggestionLine(*sg, res))
+	}
 	if err != nil {
 		p.Error = err.Error()
 		text = fmt.Sprintf("%s: failed: %v", req.Task, err)
@@ -192,6 +206,14 @@ func (w *Workspace) AskPacket(ctx context.Context, cfg assist.Config, req AskReq
 		return p, err
 	}
 	return cfg.Fit(req.Task, req.Question, p), nil
+}
+
+// suggestionLine sums a query suggestion up for the journal's one line.
+func suggestionLine(s assist.Suggestion, r assist.Result) string {
+	if !s.Runnable() {
+		return fmt.Sprintf("no runnable query from %s at %s (%s); sent %d of %d events", r.Model, r.Endpoint, s.Err, r.Sent, r.Total)
+	}
+	return fmt.Sprintf("suggested %q (%d hits, not run) from %s at %s; sent %d of %d events", s.Query, s.Hits, r.Model, r.Endpoint, r.Sent, r.Total)
 }
 
 // exchangeLine sums an exchange up for the journal's one line.

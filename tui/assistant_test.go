@@ -42,6 +42,11 @@ var evidenceID = regexp.MustCompile(`(?m)^([0-9a-f]{16}) `)
 func newSSEServer(t *testing.T, parts []string, hang bool) *sseServer {
 	s := &sseServer{release: make(chan struct{}, len(parts)+1)}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			// the endpoint's probe: models and settings, no evidence
+			http.NotFound(w, r)
+			return
+		}
 		s.calls.Add(1)
 		var req struct {
 			Stream   bool  `json:"stream"`

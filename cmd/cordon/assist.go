@@ -91,9 +91,39 @@ func cmdAssist(e *env, c *cobra.Command) {
 			enc.SetIndent("", "  ")
 			return enc.Encode(res)
 		}
+		if res.Suggestion != nil {
+			writeSuggestion(e, *dir, res)
+			return nil
+		}
 		writeAnswer(e, res)
 		return nil
 	}
+}
+
+// writeSuggestion prints the query task's query with its hit count: a
+// preview, not a search; the responder runs it by choice.
+func writeSuggestion(e *env, dir string, res assist.Result) {
+	s := *res.Suggestion
+	if !s.Runnable() {
+		fmt.Fprintf(e.stdout, "no query to run: %s\n", evidence.Printable(s.Err))
+		if s.Query != "" {
+			fmt.Fprintf(e.stdout, "  the model wrote: %s\n", evidence.Printable(s.Query))
+		}
+	} else {
+		fmt.Fprintf(e.stdout, "suggested query (not run): %s\n  %d hits · run it: cordon search --incident %s %s\n",
+			evidence.Printable(s.Query), s.Hits, shellQuote(dir), shellQuote(evidence.Printable(s.Query)))
+	}
+	for _, cl := range res.Answer.Claims {
+		fmt.Fprintf(e.stdout, "  why: %s\n    %s: %s\n", evidence.Printable(cl.Text), evidence.Printable(cl.Verdict()), evidence.Printable(strings.Join(cl.EventIDs, " ")))
+	}
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func taskNames() string {

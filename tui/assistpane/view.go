@@ -130,7 +130,7 @@ func (m Model) confirmLines() []line {
 	out = append(out, m.textLines(st.Prompt.Render, q)...)
 	out = append(out, m.textLines(st.Row.Render, "y sends it · n or esc does not")...)
 	out = append(out, line{item: -1})
-	if m.Task() == assist.TaskAsk {
+	if m.Task().NeedsQuestion() {
 		out = append(out, m.textLines(st.Row.Render, "question: "+m.question)...)
 	}
 	of := "the selection's"
@@ -229,6 +229,9 @@ func (m Model) answerHeader() []string {
 	if a.Truncated {
 		sum += " · TRUNCATED: the reply was cut off, its complete claims are kept"
 	}
+	if m.res.Suggestion != nil {
+		sum = " a query, not run yet"
+	}
 	sum += " · enter shows a claim's events in the timeline"
 	return []string{st.Label.Render(common.Fit(src, w)), st.Dim.Render(common.Fit(sum, w)), ""}
 }
@@ -237,6 +240,9 @@ func (m Model) answerLines() []line {
 	st, w := m.com.Styles, m.com.Width
 	a := m.res.Answer
 	var out []line
+	if sg := m.res.Suggestion; sg != nil {
+		out = append(out, m.suggestionLines(*sg)...)
+	}
 	if len(a.Claims) == 0 {
 		out = append(out, m.textLines(st.Dim.Render, "the answer holds no claim")...)
 	}
@@ -344,6 +350,22 @@ func (m Model) messageLines(render func(...string) string, text string) []line {
 		out = append(out, line{text: "  " + render(common.Cut(l, m.com.Width-2)), item: -1})
 	}
 	return out
+}
+
+// suggestionLines show the query task's query and its hit count: a
+// preview, which runs only on y.
+func (m Model) suggestionLines(sg assist.Suggestion) []line {
+	st := m.com.Styles
+	if !sg.Runnable() {
+		out := m.textLines(st.StatusError.Render, "no query to run: "+sg.Err)
+		if sg.Query != "" {
+			out = append(out, m.textLines(st.Dim.Render, "the model wrote: "+sg.Query)...)
+		}
+		return append(out, line{item: -1})
+	}
+	out := m.textLines(st.Prompt.Render, "query: "+sg.Query)
+	out = append(out, m.textLines(st.Row.Render, fmt.Sprintf("%s · y runs it in the timeline · esc leaves it", plural(sg.Hits, "hit")))...)
+	return append(out, line{item: -1})
 }
 
 // streamLines is the streamed text as it came, line by line, made safe.
