@@ -154,6 +154,9 @@ type Packet struct {
 	ContextTokens int    `json:"context_tokens,omitempty"`
 	ReplyTokens   int    `json:"reply_tokens,omitempty"`
 	Tokenizer     string `json:"tokenizer,omitempty"`
+	// LinesLeftOut counts the finding and capability lines the budget had
+	// no room for.
+	LinesLeftOut int `json:"lines_left_out,omitempty"`
 	// Shrunk says why events were dropped after the packet was built, to
 	// fit the model's context: "" when none were.
 	Shrunk string `json:"shrunk,omitempty"`
@@ -212,6 +215,9 @@ func (p Packet) LeftOut() string {
 	}
 	why = append(why, fmt.Sprintf("over budget of %d tokens: the findings' events first (%d sent), then %d of the other %d sampled evenly by time",
 		p.BudgetTokens, p.FindingEvents, p.Sent-p.FindingEvents, p.Total-p.FindingEvents))
+	if p.LinesLeftOut > 0 {
+		why = append(why, fmt.Sprintf("%d finding and capability lines left out for room", p.LinesLeftOut))
+	}
 	if p.Shrunk != "" {
 		why = append(why, p.Shrunk)
 	}
@@ -256,12 +262,17 @@ func BuildPacket(ctx context.Context, st evidence.Store, sel Selection, budget B
 			p.CapabilityLines = append(p.CapabilityLines, renderCapability(c, p.redactor, budget.LineBytes))
 		}
 	}
-	left := budget.Tokens
-	for _, l := range append(p.FindingLines, p.CapabilityLines...) {
-		left -= budget.Count(l) + 1
-	}
+	// The findings and capabilities take at most half the budget: with a
+	// small context, their lines alone would leave no room for events.
+	var used int
+	p.FindingLines, used, p.LinesLeftOut = trimLines(p.FindingLines, budget.Tokens/2, budget.Count)
+	var capUsed, capLeft int
+	p.CapabilityLines, capUsed, capLeft = trimLines(p.CapabilityLines, budget.Tokens/2-used, budget.Count)
+	p.LinesLeftOut += capLeft
+	p.Sampled = p.LinesLeftOut > 0
+	left := budget.Tokens - used - capUsed
 	keep := choose(evs, costs, inFinding, left)
-	p.Sampled = len(keep) < total
+	p.Sampled = p.Sampled || len(keep) < total
 	tokens := budget.Tokens - left
 	for _, i := range keep {
 		pe := renderEvent(evs[i], p.redactor, budget.LineBytes, inFinding[evs[i].ID])
@@ -279,4 +290,21 @@ func BuildPacket(ctx context.Context, st evidence.Store, sel Selection, budget B
 	p.Redactions = p.redactor.Count() - before
 	p.Tokens = tokens
 	return p, nil
+}
+
+// trimLines keeps lines, in order, while they fit in room tokens: it
+// returns those kept, the tokens they take and how many were left out.
+func trimLines(lines []string, room int, count func(string) int) ([]string, int, int) {
+	var kept []string
+	used, dropped := 0, 0
+	for _, l := range lines {
+		c := count(l) + 1
+		if used+c > room {
+			dropped++
+			continue
+		}
+		used += c
+		kept = append(kept, l)
+	}
+	return kept, used, dropped
 }

@@ -21,10 +21,9 @@ func (p Packet) Shrink(budget int, count func(string) int, why string) Packet {
 	case why == "":
 		why = fmt.Sprintf("fitted to the model's context of %d tokens", p.ContextTokens)
 	}
-	left := budget
-	for _, l := range append(append([]string(nil), p.FindingLines...), p.CapabilityLines...) {
-		left -= count(l) + 1
-	}
+	findingLines, fUsed, fLeft := trimLines(p.FindingLines, budget/2, count)
+	capLines, cUsed, cLeft := trimLines(p.CapabilityLines, budget/2-fUsed, count)
+	left := budget - fUsed - cUsed
 	costs := make([]int, len(p.Events))
 	var first, rest []int
 	for i, e := range p.Events {
@@ -46,11 +45,13 @@ func (p Packet) Shrink(budget int, count func(string) int, why string) Packet {
 			keep = append(keep, i)
 		}
 	}
-	if len(keep) == len(p.Events) {
+	if len(keep) == len(p.Events) && fLeft+cLeft == 0 {
 		return p
 	}
 	sort.Ints(keep)
 	out := p
+	out.FindingLines, out.CapabilityLines = findingLines, capLines
+	out.LinesLeftOut += fLeft + cLeft
 	out.Events, out.Injections, out.ids = nil, nil, map[string]bool{}
 	out.FindingEvents, out.Tokens = 0, budget-left
 	flagged := map[string]Flag{}
