@@ -53,10 +53,10 @@ var ErrConfig = errors.New("assistant configuration")
 // Config is how the assistant reaches a model. Its String and LogValue
 // never show the API key.
 type Config struct {
-	BaseURL    string        // OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1
-	Model      string        // model name at that endpoint
-	APIKey     string        // from OPENAI_API_KEY only
-	Timeout    time.Duration // per attempt, fixed part; 0 means DefaultTimeout
+	BaseURL string        // OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1
+	Model   string        // model name at that endpoint
+	APIKey  string        // from OPENAI_API_KEY only
+	Timeout time.Duration // per attempt, fixed part; 0 means DefaultTimeout
 	// TimeoutPer1K is added to Timeout per thousand tokens of the prompt
 	// and the reply's limit (AttemptTimeout); 0 means DefaultTimeoutPer1K,
 	// negative means none.

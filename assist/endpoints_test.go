@@ -34,7 +34,7 @@ func bigStore(t *testing.T, n int) evidence.Store {
 			ID: hex.EncodeToString(sum[:8]), Time: t0.Add(time.Duration(i) * 1700 * time.Millisecond), Source: "sensor", Format: "falco",
 			Kind: evidence.KindProcExec, Agent: fmt.Sprintf("agent-%d", i%13), Container: hex.EncodeToString(sum[8:20]),
 			Message: fmt.Sprintf("execve pid=%d ppid=%d /usr/bin/curl -s http://10.0.%d.%d:%d/v1/upload?part=%d -o /tmp/.cache/%x", 4000+i, 3000+i, i%256, (i*7)%256, 8000+i%1000, i, sum[20:24]),
-			DstIP: fmt.Sprintf("10.0.%d.%d", i%256, (i*7)%256), DstPort: 8000 + i%1000,
+			DstIP:   fmt.Sprintf("10.0.%d.%d", i%256, (i*7)%256), DstPort: 8000 + i%1000,
 		}
 	}
 	if _, err := st.Index(context.Background(), evs, nil); err != nil {

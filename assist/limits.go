@@ -23,14 +23,18 @@ func (c Config) ReplyTokens() int {
 	return DefaultMaxTokens
 }
 
-// Context is the model's context size: configured, else known for the
-// model, else DefaultContextTokens.
+// Context is the model's context size: configured (or probed), else
+// known for the model, else the server's default, else
+// DefaultContextTokens.
 func (c Config) Context() int {
 	if c.ContextTokens > 0 {
 		return c.ContextTokens
 	}
 	if n := knownContext(c.Model); n > 0 {
 		return n
+	}
+	if p, ok := PresetNamed(c.Endpoint); ok && p.DefaultContext > 0 {
+		return p.DefaultContext // Ollama's, which it enforces by cutting
 	}
 	return DefaultContextTokens
 }

@@ -121,3 +121,17 @@ func TestFitShrinksToTheContext(t *testing.T) {
 		t.Errorf("a packet that fits was shrunk again: %d -> %d", fit.Sent, again.Sent)
 	}
 }
+
+func TestContextOfAnOllamaNotProbed(t *testing.T) {
+	c := Config{BaseURL: "http://127.0.0.1:11434/v1", Model: "qwen2.5:0.5b", Endpoint: "ollama"}
+	if c.Context() != 4096 {
+		t.Errorf("ollama unprobed: %d", c.Context())
+	}
+	c.ContextTokens = 8192
+	if c.Context() != 8192 {
+		t.Errorf("ollama configured: %d", c.Context())
+	}
+	if err := (Config{BaseURL: "http://x:1/v1", Model: "m", Endpoint: "lmstudio"}).Validate(); err == nil || !strings.Contains(err.Error(), "llama-server") {
+		t.Errorf("unknown endpoint: %v", err)
+	}
+}
