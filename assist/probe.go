@@ -39,9 +39,15 @@ type Probe struct {
 	Err string `json:"error,omitempty"`
 }
 
-// ProbeKey names what a probe of c is about: its host, path and model.
+// ProbeKey names what a probe of c is about: its scheme, host, path and
+// model, never credentials a URL may carry.
 func ProbeKey(c Config) string {
-	return strings.TrimRight(c.BaseURL, "/") + " " + c.Model
+	u, err := neturl.Parse(strings.TrimRight(c.BaseURL, "/"))
+	if err != nil {
+		return "(invalid endpoint) " + c.Model
+	}
+	u.User, u.RawQuery, u.Fragment, u.Path = nil, "", "", strings.TrimRight(u.Path, "/")
+	return u.String() + " " + c.Model
 }
 
 // probeTimeout bounds each request of a probe: it asks for lists, not

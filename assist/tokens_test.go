@@ -135,3 +135,10 @@ func TestContextOfAnOllamaNotProbed(t *testing.T) {
 		t.Errorf("unknown endpoint: %v", err)
 	}
 }
+
+func TestProbeKeyHoldsNoCredentials(t *testing.T) {
+	k := ProbeKey(Config{BaseURL: "https://user:s3cret@llm.example:8443/v1/?key=abc", Model: "m"})
+	if strings.Contains(k, "s3cret") || strings.Contains(k, "abc") || k != "https://llm.example:8443/v1 m" {
+		t.Errorf("probe key %q", k)
+	}
+}
