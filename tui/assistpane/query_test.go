@@ -87,3 +87,26 @@ func TestQueryTaskOffline(t *testing.T) {
 		t.Errorf("offline query: %q", got)
 	}
 }
+
+// TestStreamShowsClaimsAsTheyComplete: once a claim's object closes, the
+// stream shows it as a claim, then the words of the next one.
+func TestStreamShowsClaimsAsTheyComplete(t *testing.T) {
+	ws := &fakeCase{packet: assist.Packet{Sent: 3, Total: 5}, ask: func(_ context.Context, req incident.AskRequest) (assist.Result, error) {
+		req.OnChunk(`{"claims":[{"text":"agent-7 probed pastebin","event_ids":["ev04"]},`)
+		req.OnChunk(`{"text":"then it re`)
+		return assist.Result{}, nil
+	}}
+	m := newPane(t, ws, online)
+	m, cmd := press(m, "enter")
+	m, _ = runUntil(t, m, cmd, func(tea.Msg) bool { return true })
+	m, cmd = press(m, "y")
+	m, cmd = runUntil(t, m, cmd, func(msg tea.Msg) bool { _, ok := msg.(chunkMsg); return ok })
+	s := screen(m)
+	if !strings.Contains(s, "1. agent-7 probed pastebin {ev04}") || !strings.Contains(s, "1 claim so far, checked when the answer is complete") || strings.Contains(s, `"event_ids"`) {
+		t.Errorf("first claim:\n%s", s)
+	}
+	m, _ = runUntil(t, m, cmd, func(msg tea.Msg) bool { _, ok := msg.(chunkMsg); return ok })
+	if s := screen(m); !strings.Contains(s, `{"text":"then it re`) || !strings.Contains(s, "1. agent-7 probed pastebin") {
+		t.Errorf("the claim on its way:\n%s", s)
+	}
+}
