@@ -82,6 +82,13 @@ type Result struct {
 	// JSONSchema: the request that answered asked for json_schema output.
 	JSONSchema bool `json:"json_schema"`
 	Attempts   int  `json:"attempts,omitempty"`
+	// PromptTokens is the request's size as cordon counted it (with
+	// Tokenizer), ContextTokens the model's context it was fitted to and
+	// ReplyTokens the max_tokens sent.
+	PromptTokens  int    `json:"prompt_tokens,omitempty"`
+	ContextTokens int    `json:"context_tokens,omitempty"`
+	ReplyTokens   int    `json:"max_tokens,omitempty"`
+	Tokenizer     string `json:"tokenizer,omitempty"`
 	// Suggestion is the query task's query, checked and (by the case)
 	// counted; nil for the other tasks.
 	Suggestion *Suggestion `json:"suggestion,omitempty"`
@@ -126,6 +133,7 @@ func (c *Client) exchange(ctx context.Context, task Task, question string, p Pac
 		Task: task, Model: c.cfg.Model, Endpoint: c.cfg.Host(), EventIDs: p.EventIDs(),
 		Sent: p.Sent, Total: p.Total, Account: p.SentLine(), Redactions: redactions, Injections: p.Injections,
 		PromptDigest: Digest(msgs), JSONSchema: c.cfg.JSONSchema,
+		PromptTokens: p.PromptTokens, ContextTokens: p.ContextTokens, ReplyTokens: p.ReplyTokens, Tokenizer: p.Tokenizer,
 	}
 	timeout := c.cfg.AttemptTimeout(p.PromptTokens)
 	retries, shrunk := 0, false
@@ -165,6 +173,8 @@ func (c *Client) exchange(ctx context.Context, task Task, question string, p Pac
 			}
 			res.EventIDs, res.Sent, res.Account, res.Redactions = p.EventIDs(), p.Sent, p.SentLine(), redactions
 			res.Injections, res.PromptDigest = p.Injections, Digest(msgs)
+			res.PromptTokens, res.ContextTokens = p.PromptTokens, p.ContextTokens
+			timeout = c.cfg.AttemptTimeout(p.PromptTokens)
 			continue
 		case res.JSONSchema && ae.schemaRejected():
 			// Once, and not counted as a retry: the endpoint works, it only

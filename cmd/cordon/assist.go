@@ -152,6 +152,9 @@ func writeAnswer(e *env, res assist.Result) {
 	if account == "" {
 		account = fmt.Sprintf("sent %d of %d events", res.Sent, res.Total)
 	}
+	if res.ContextTokens > 0 {
+		account += fmt.Sprintf(", ≈%d of %d tokens", res.PromptTokens, res.ContextTokens)
+	}
 	fmt.Fprintf(e.stdout, "%s (%s) — %s, %d secrets redacted, %s\n\n",
 		label, res.Task, account, res.Redactions, res.Duration.Round(time.Millisecond))
 	for i, cl := range res.Answer.Claims {
