@@ -84,6 +84,9 @@ type Answer struct {
 	Structured bool `json:"structured"`
 	// Offline: built by rules, without a model.
 	Offline bool `json:"offline,omitempty"`
+	// Truncated: the reply was cut off (at the reply's limit, or it
+	// never closed); Claims are the ones that were complete.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // Uncited counts the claims that do not cite real events.
@@ -258,6 +261,9 @@ func (a Answer) Text() string {
 	if a.Notes != "" {
 		b.WriteString("notes: " + a.Notes + "\n")
 	}
+	if a.Truncated {
+		b.WriteString(a.TruncatedLine() + "\n")
+	}
 	return b.String()
 }
 
@@ -282,4 +288,9 @@ func escapeControls(s string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+// TruncatedLine says what was kept of a reply that was cut off.
+func (a Answer) TruncatedLine() string {
+	return fmt.Sprintf("TRUNCATED: the reply was cut off; the %d claims that were complete are kept, the rest is lost (raise max_tokens for more)", len(a.Claims))
 }

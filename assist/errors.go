@@ -1,9 +1,11 @@
 package assist
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -25,6 +27,9 @@ var (
 	ErrTimeout = errors.New("the assistant timed out")
 	// ErrEndpoint: any other failure talking to the endpoint.
 	ErrEndpoint = errors.New("assistant endpoint failed")
+	// ErrContext: the prompt was over the model's context, and still was
+	// once made smaller.
+	ErrContext = errors.New("the prompt is over the model's context")
 	// ErrNoQuestion: the ask task was given no question.
 	ErrNoQuestion = errors.New("ask needs a question")
 	// ErrNeedsEndpoint: the task has no offline form and no endpoint is
@@ -48,10 +53,15 @@ type attemptError struct {
 	status     int    // HTTP status, 0 when none came back
 	retryAfter string // the Retry-After header, if any
 	message    string // the endpoint's error message, made safe
+	// overflow: the endpoint said the prompt was over the model's
+	// context; nctx is the context it gave, when it did.
+	overflow bool
+	nctx     int
 }
 
 func (c *Client) newAttemptError(err error, rec *recorder) *attemptError {
 	ae := &attemptError{err: err, status: rec.status, retryAfter: rec.retryAfter}
+	ae.overflow, ae.nctx = contextOverflow(rec.status, rec.errBody)
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
 	switch {
@@ -111,6 +121,9 @@ func (c *Client) explain(ae *attemptError) error {
 	case ae.status == http.StatusNotFound || strings.Contains(m, "model_not_found") ||
 		(strings.Contains(m, "model") && (strings.Contains(m, "not found") || strings.Contains(m, "does not exist"))):
 		return &callError{ErrModelNotFound, fmt.Sprintf("model %q not found at host %s (%d): check %s and %s", model, host, ae.status, EnvModel, EnvBaseURL)}
+	case ae.overflow:
+		return &callError{ErrContext, fmt.Sprintf("host %s refused the prompt as over model %q's context (%d), even after it was made smaller: set assistant.context_tokens (%s) to the server's context, or give the server a larger one",
+			host, model, ae.status, EnvContextTokens)}
 	case ae.status == http.StatusTooManyRequests:
 		return &callError{ErrEndpoint, fmt.Sprintf("host %s is rate limiting (429) after %d retries: try again later", host, c.cfg.MaxRetries)}
 	case ae.status >= 200 && ae.status < 300:
@@ -172,12 +185,21 @@ type recorder struct {
 	doer       Doer
 	status     int
 	retryAfter string
+	// errBody is the body of an error response, which go-openai reads
+	// into its own fields only in part (llama-server's n_ctx is lost).
+	errBody string
 }
 
 func (r *recorder) Do(req *http.Request) (*http.Response, error) {
 	resp, err := r.doer.Do(req)
 	if resp != nil {
 		r.status, r.retryAfter = resp.StatusCode, resp.Header.Get("Retry-After")
+		if resp.StatusCode >= 400 && resp.Body != nil {
+			data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+			resp.Body.Close()
+			r.errBody = string(data)
+			resp.Body = io.NopCloser(bytes.NewReader(data))
+		}
 	}
 	return resp, err
 }

@@ -125,7 +125,7 @@ func TestTimeout(t *testing.T) {
 		}
 	})
 	defer close(release)
-	c, _ := f.client(t, func(c *Config) { c.Timeout = 50 * time.Millisecond })
+	c, _ := f.client(t, func(c *Config) { c.Timeout, c.TimeoutPer1K = 50*time.Millisecond, -1 })
 	_, err := c.Run(context.Background(), TaskSummarize, "", p)
 	if !errors.Is(err, ErrTimeout) || f.count() != 1 {
 		t.Errorf("err %v after %d requests", err, f.count())

@@ -126,7 +126,7 @@ func choose(evs []evidence.Event, costs []int, inFinding map[string]bool, left i
 	}
 	var keep []int
 	for _, group := range [][]int{first, rest} {
-		for _, i := range spread(evs, group) {
+		for _, i := range spread(func(i int) time.Time { return evs[i].Time }, group) {
 			if costs[i] > left {
 				continue
 			}
@@ -141,7 +141,7 @@ func choose(evs []evidence.Event, costs []int, inFinding map[string]bool, left i
 // spread orders group (indexes into evs, in time order) so that any
 // prefix of the result is spread evenly over the group's time span: the
 // first, the last, then the events nearest successive midpoints.
-func spread(evs []evidence.Event, group []int) []int {
+func spread(at func(int) time.Time, group []int) []int {
 	if len(group) <= 2 {
 		return group
 	}
@@ -155,7 +155,7 @@ func spread(evs []evidence.Event, group []int) []int {
 			if s.b-s.a < 2 {
 				continue
 			}
-			mid := nearestTime(evs, group, s.a, s.b)
+			mid := nearestTime(at, group, s.a, s.b)
 			if !taken[mid] {
 				taken[mid] = true
 				out = append(out, group[mid])
@@ -169,14 +169,14 @@ func spread(evs []evidence.Event, group []int) []int {
 
 // nearestTime is the position strictly between a and b whose event is
 // nearest the midpoint in time of group[a] and group[b].
-func nearestTime(evs []evidence.Event, group []int, a, b int) int {
-	ta, tb := evs[group[a]].Time, evs[group[b]].Time
+func nearestTime(at func(int) time.Time, group []int, a, b int) int {
+	ta, tb := at(group[a]), at(group[b])
 	mid := ta.Add(tb.Sub(ta) / 2)
-	i := a + 1 + sort.Search(b-a-1, func(k int) bool { return !evs[group[a+1+k]].Time.Before(mid) })
+	i := a + 1 + sort.Search(b-a-1, func(k int) bool { return !at(group[a+1+k]).Before(mid) })
 	if i >= b {
 		i = b - 1
 	}
-	if i > a+1 && mid.Sub(evs[group[i-1]].Time) < evs[group[i]].Time.Sub(mid) {
+	if i > a+1 && mid.Sub(at(group[i-1])) < at(group[i]).Sub(mid) {
 		i--
 	}
 	return i

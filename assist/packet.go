@@ -43,9 +43,14 @@ type Selection struct {
 
 // Budget bounds a packet.
 type Budget struct {
-	// Tokens is the evidence's size in approximate tokens (bytes/4);
+	// Tokens is the evidence's size in tokens, as Count counts them;
 	// 0 means DefaultTokens.
 	Tokens int
+	// Count counts one line's tokens: the model's tokenizer for a packet
+	// that goes to a model (Config.PacketBudget). nil approximates with
+	// bytes/4, which only the offline outputs use, as they reach no model.
+	// Each line costs one token more, for its line break.
+	Count func(string) int
 	// LineBytes caps one event line; 0 means DefaultLineBytes.
 	LineBytes int
 	// ReadLimit caps the events read from the store before sampling; 0
@@ -73,8 +78,15 @@ func (b Budget) withDefaults() Budget {
 	if b.ReadLimit <= 0 {
 		b.ReadLimit = DefaultReadLimit
 	}
+	if b.Count == nil {
+		b.Count = approxTokens
+	}
 	return b
 }
+
+// approxTokens is the old bytes/4 approximation, kept for the offline
+// outputs' budgets.
+func approxTokens(s string) int { return len(s) / 4 }
 
 // PacketEvent is one event as the packet carries it: redacted, printable,
 // capped.
@@ -132,11 +144,26 @@ type Packet struct {
 	Redactions int `json:"redactions"`
 	// Injections are the lines that read like instructions to an AI.
 	Injections []Flag `json:"injections,omitempty"`
-	// Tokens is the approximate size of the evidence text.
+	// Tokens is the size of the evidence text, as the budget counts it.
 	Tokens int `json:"tokens"`
+	// PromptTokens is the whole request's size (system prompt, framing,
+	// evidence, question) counted with Tokenizer, ContextTokens the
+	// model's context and ReplyTokens the reply's limit: set by
+	// Config.Fit, zero for a packet no model reads.
+	PromptTokens  int    `json:"prompt_tokens,omitempty"`
+	ContextTokens int    `json:"context_tokens,omitempty"`
+	ReplyTokens   int    `json:"reply_tokens,omitempty"`
+	Tokenizer     string `json:"tokenizer,omitempty"`
+	// LinesLeftOut counts the finding and capability lines the budget had
+	// no room for.
+	LinesLeftOut int `json:"lines_left_out,omitempty"`
+	// Shrunk says why events were dropped after the packet was built, to
+	// fit the model's context: "" when none were.
+	Shrunk string `json:"shrunk,omitempty"`
 
-	redactor *redact.Redactor
-	ids      map[string]bool
+	redactor  *redact.Redactor
+	ids       map[string]bool
+	shrunkWhy string // the reason Shrunk gives, for a later Shrink
 }
 
 // Has reports whether the packet carries event id. A packet decoded from
@@ -188,6 +215,12 @@ func (p Packet) LeftOut() string {
 	}
 	why = append(why, fmt.Sprintf("over budget of %d tokens: the findings' events first (%d sent), then %d of the other %d sampled evenly by time",
 		p.BudgetTokens, p.FindingEvents, p.Sent-p.FindingEvents, p.Total-p.FindingEvents))
+	if p.LinesLeftOut > 0 {
+		why = append(why, fmt.Sprintf("%d finding and capability lines left out for room", p.LinesLeftOut))
+	}
+	if p.Shrunk != "" {
+		why = append(why, p.Shrunk)
+	}
 	return strings.Join(why, "; ")
 }
 
@@ -217,7 +250,7 @@ func BuildPacket(ctx context.Context, st evidence.Store, sel Selection, budget B
 	scratch, before := red.Clone(), red.Count()
 	costs := make([]int, len(evs))
 	for i, ev := range evs {
-		costs[i] = len(renderEvent(ev, scratch, budget.LineBytes, inFinding[ev.ID]).Line)/4 + 1
+		costs[i] = budget.Count(renderEvent(ev, scratch, budget.LineBytes, inFinding[ev.ID]).Line) + 1
 	}
 	p := Packet{Findings: sel.Findings, Total: total, Missing: missing, Whole: sel.Whole, BudgetTokens: budget.Tokens, ReadLimit: budget.ReadLimit,
 		ReadCapped: total > len(evs), redactor: red, ids: map[string]bool{}}
@@ -229,19 +262,24 @@ func BuildPacket(ctx context.Context, st evidence.Store, sel Selection, budget B
 			p.CapabilityLines = append(p.CapabilityLines, renderCapability(c, p.redactor, budget.LineBytes))
 		}
 	}
-	left := budget.Tokens
-	for _, l := range append(p.FindingLines, p.CapabilityLines...) {
-		left -= len(l)/4 + 1
-	}
+	// The findings and capabilities take at most half the budget: with a
+	// small context, their lines alone would leave no room for events.
+	var used int
+	p.FindingLines, used, p.LinesLeftOut = trimLines(p.FindingLines, budget.Tokens/2, budget.Count)
+	var capUsed, capLeft int
+	p.CapabilityLines, capUsed, capLeft = trimLines(p.CapabilityLines, budget.Tokens/2-used, budget.Count)
+	p.LinesLeftOut += capLeft
+	p.Sampled = p.LinesLeftOut > 0
+	left := budget.Tokens - used - capUsed
 	keep := choose(evs, costs, inFinding, left)
-	p.Sampled = len(keep) < total
+	p.Sampled = p.Sampled || len(keep) < total
 	tokens := budget.Tokens - left
 	for _, i := range keep {
 		pe := renderEvent(evs[i], p.redactor, budget.LineBytes, inFinding[evs[i].ID])
 		if pe.Flagged {
 			p.Injections = append(p.Injections, Flag{EventID: pe.ID, Excerpt: pe.excerpt})
 		}
-		tokens += len(pe.Line)/4 + 1
+		tokens += budget.Count(pe.Line) + 1
 		if pe.InFinding {
 			p.FindingEvents++
 		}
@@ -252,4 +290,21 @@ func BuildPacket(ctx context.Context, st evidence.Store, sel Selection, budget B
 	p.Redactions = p.redactor.Count() - before
 	p.Tokens = tokens
 	return p, nil
+}
+
+// trimLines keeps lines, in order, while they fit in room tokens: it
+// returns those kept, the tokens they take and how many were left out.
+func trimLines(lines []string, room int, count func(string) int) ([]string, int, int) {
+	var kept []string
+	used, dropped := 0, 0
+	for _, l := range lines {
+		c := count(l) + 1
+		if used+c > room {
+			dropped++
+			continue
+		}
+		used += c
+		kept = append(kept, l)
+	}
+	return kept, used, dropped
 }

@@ -19,11 +19,14 @@ const (
 	TaskExplain    Task = "explain"
 	TaskHypotheses Task = "hypotheses"
 	TaskAsk        Task = "ask"
+	// TaskQuery turns a question in plain words into a cordon query; the
+	// responder sees it, with its hit count, before it runs.
+	TaskQuery Task = "query"
 )
 
 // Tasks lists every task in the order a menu shows them.
 func Tasks() []Task {
-	return []Task{TaskSummarize, TaskTimeline, TaskCluster, TaskExplain, TaskHypotheses, TaskAsk}
+	return []Task{TaskSummarize, TaskTimeline, TaskCluster, TaskExplain, TaskHypotheses, TaskAsk, TaskQuery}
 }
 
 // ErrUnknownTask: the task is not one of Tasks().
@@ -31,6 +34,10 @@ var ErrUnknownTask = errors.New("unknown assistant task")
 
 //go:embed prompts/*.md
 var promptFS embed.FS
+
+// NeedsQuestion reports whether t works on a question the responder
+// types.
+func (t Task) NeedsQuestion() bool { return t == TaskAsk || t == TaskQuery }
 
 // Valid reports whether t is one of Tasks().
 func (t Task) Valid() bool {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/journal"
 )
 
@@ -27,6 +28,19 @@ func (c *Config) AssistantConfig(getenv func(string) string) (assist.Config, err
 	}
 	if f.Timeout != "" {
 		a.Timeout, _ = time.ParseDuration(f.Timeout) // checked by Validate
+	}
+	if f.TimeoutPer1K != "" {
+		if a.TimeoutPer1K, _ = time.ParseDuration(f.TimeoutPer1K); a.TimeoutPer1K == 0 {
+			a.TimeoutPer1K = -1 // "0s": no scaling
+		}
+	}
+	a.ContextTokens, a.MaxTokens, a.Endpoint = f.ContextTokens, f.MaxTokens, f.Endpoint
+	var err error
+	if a.ContextTokens, err = assist.EnvInt(getenv, assist.EnvContextTokens, a.ContextTokens); err != nil {
+		return a, err
+	}
+	if a.MaxTokens, err = assist.EnvInt(getenv, assist.EnvMaxTokens, a.MaxTokens); err != nil {
+		return a, err
 	}
 	if v := strings.TrimSpace(getenv(assist.EnvBaseURL)); v != "" {
 		a.BaseURL = v
@@ -51,9 +65,20 @@ func (c *Config) AssistantConfig(getenv func(string) string) (assist.Config, err
 	return a, a.Validate()
 }
 
-// Budget is the evidence packet's size from cordon.yaml.
+// Budget is the evidence packet's size from cordon.yaml, for a packet no
+// model reads; PacketBudget is the one a model gets.
 func (c *Config) Budget() assist.Budget {
 	return assist.Budget{Tokens: c.Assistant.BudgetTokens}
+}
+
+// PacketBudget is the budget of the packet task sends to cfg's model: what
+// its context leaves after the reply and the prompt, within cordon.yaml's
+// budget_tokens when set. Offline, it is Budget.
+func (c *Config) PacketBudget(cfg assist.Config, task assist.Task, question string) assist.Budget {
+	if cfg.Offline {
+		return c.Budget()
+	}
+	return cfg.PacketBudget(task, question, c.Assistant.BudgetTokens)
 }
 
 // AskRequest is one question to the assistant.
@@ -104,7 +129,8 @@ func (w *Workspace) Ask(ctx context.Context, actor journal.Actor, cfg assist.Con
 		}
 		return assist.Result{}, err
 	}
-	packet, err := w.AskPacket(ctx, req.Selection)
+	cfg = w.probedConfig(ctx, cfg, opts...)
+	packet, err := w.AskPacket(ctx, cfg, req)
 	if err != nil {
 		return assist.Result{}, err
 	}
@@ -118,12 +144,25 @@ func (w *Workspace) Ask(ctx context.Context, actor journal.Actor, cfg assist.Con
 	} else {
 		res, err = client.Run(ctx, req.Task, req.Question, packet)
 	}
+	if err == nil && res.Suggestion != nil && res.Suggestion.Runnable() {
+		// The preview's count: the query is not run for the responder
+		// until they accept it, but how much it finds is part of what
+		// they decide on.
+		if q, perr := res.Suggestion.Parsed(); perr == nil {
+			if hits, serr := w.Store.Search(ctx, evidence.Request{Query: q, Limit: 1}); serr == nil {
+				res.Suggestion.Hits = int(hits.Total)
+			}
+		}
+	}
 	p := ExchangePayload{Result: res, Question: req.Question}
 	if res.Task == "" {
 		p.Task, p.Model, p.Endpoint, p.EventIDs = req.Task, cfg.Model, cfg.Host(), packet.EventIDs()
 		p.Sent, p.Total, p.Redactions = packet.Sent, packet.Total, packet.Redactions
 	}
 	text := fmt.Sprintf("%s: %s", req.Task, exchangeLine(res))
+	if sg := res.Suggestion; sg != nil {
+		text = fmt.Sprintf("%s: %s", req.Task, suggestionLine(*sg, res))
+	}
 	if err != nil {
 		p.Error = err.Error()
 		text = fmt.Sprintf("%s: failed: %v", req.Task, err)
@@ -137,11 +176,13 @@ func (w *Workspace) Ask(ctx context.Context, actor journal.Actor, cfg assist.Con
 	return res, err
 }
 
-// AskPacket builds the evidence packet Ask sends for sel, so that a caller
-// can say what will leave the machine (how many events, tokens and
-// redactions) before asking. An empty selection is the whole incident with
-// every finding.
-func (w *Workspace) AskPacket(ctx context.Context, sel assist.Selection) (assist.Packet, error) {
+// AskPacket builds the evidence packet Ask sends for req to cfg's model,
+// so that a caller can say what will leave the machine (how many events,
+// how many tokens of the model's context, how many redactions) before
+// asking. An empty selection is the whole incident with every finding.
+func (w *Workspace) AskPacket(ctx context.Context, cfg assist.Config, req AskRequest) (assist.Packet, error) {
+	sel := req.Selection
+	cfg = w.probedConfig(ctx, cfg)
 	c, err := w.Config()
 	if err != nil {
 		return assist.Packet{}, err
@@ -160,7 +201,19 @@ func (w *Workspace) AskPacket(ctx context.Context, sel assist.Selection) (assist
 			return assist.Packet{}, err
 		}
 	}
-	return assist.BuildPacket(ctx, w.Store, sel, c.Budget())
+	p, err := assist.BuildPacket(ctx, w.Store, sel, c.PacketBudget(cfg, req.Task, req.Question))
+	if err != nil || cfg.Offline {
+		return p, err
+	}
+	return cfg.Fit(req.Task, req.Question, p), nil
+}
+
+// suggestionLine sums a query suggestion up for the journal's one line.
+func suggestionLine(s assist.Suggestion, r assist.Result) string {
+	if !s.Runnable() {
+		return fmt.Sprintf("no runnable query from %s at %s (%s); sent %d of %d events", r.Model, r.Endpoint, s.Err, r.Sent, r.Total)
+	}
+	return fmt.Sprintf("suggested %q (%d hits, not run) from %s at %s; sent %d of %d events", s.Query, s.Hits, r.Model, r.Endpoint, r.Sent, r.Total)
 }
 
 // exchangeLine sums an exchange up for the journal's one line.
@@ -172,6 +225,9 @@ func exchangeLine(r assist.Result) string {
 	unsupported := ""
 	if n := r.Answer.Unsupported(); n > 0 {
 		unsupported = fmt.Sprintf(", %d not supported by their events", n)
+	}
+	if r.Answer.Truncated {
+		unsupported += ", the reply cut off"
 	}
 	return fmt.Sprintf("%d claims (%d unverified%s) from %s; sent %d of %d events, %d redactions",
 		len(r.Answer.Claims), r.Answer.Uncited(), unsupported, src, r.Sent, r.Total, r.Redactions)

@@ -64,7 +64,8 @@ func TestSummarizeWholeIncidentSendsMoreThanTheFindings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{assist.EnvBaseURL: srv.URL + "/v1", assist.EnvModel: "local-model"}
+	// a context that holds more than the findings' events
+	env := map[string]string{assist.EnvBaseURL: srv.URL + "/v1", assist.EnvModel: "local-model", assist.EnvContextTokens: "32768"}
 	cfg, err := c.AssistantConfig(func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +86,7 @@ func TestSummarizeWholeIncidentSendsMoreThanTheFindings(t *testing.T) {
 	}
 
 	// What the confirmation reads, before anything is sent.
-	p, err := ws.AskPacket(ctx, assist.Selection{})
+	p, err := ws.AskPacket(ctx, cfg, incident.AskRequest{Task: assist.TaskSummarize})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -138,7 +138,7 @@ func TestBorrowedCredentialVerifiesAtRevocation(t *testing.T) {
 // that agent-12 holds agent-9's px-s228 and the host it was used from.
 func TestPacketCarriesCapabilities(t *testing.T) {
 	ws := incidenttest.New(t, "../sample-incidents/credential-theft")
-	p, err := ws.AskPacket(context.Background(), assist.Selection{})
+	p, err := ws.AskPacket(context.Background(), assist.DefaultConfig(), incident.AskRequest{Task: assist.TaskSummarize})
 	if err != nil {
 		t.Fatal(err)
 	}

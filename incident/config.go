@@ -72,6 +72,16 @@ type AssistantConfig struct {
 	BudgetTokens int    `yaml:"budget_tokens"`
 	JSONSchema   *bool  `yaml:"json_schema"`
 	Timeout      string `yaml:"timeout"`
+	// TimeoutPer1K is added to Timeout per thousand tokens of prompt and
+	// reply ("20s"; "0s" for none).
+	TimeoutPer1K string `yaml:"timeout_per_1k_tokens"`
+	// ContextTokens is the model's context size, MaxTokens the reply's
+	// limit: the packet gets what is left.
+	ContextTokens int `yaml:"context_tokens"`
+	MaxTokens     int `yaml:"max_tokens"`
+	// Endpoint names the server's kind: llama-server, ollama, vllm or
+	// openai (default: found by the probe).
+	Endpoint string `yaml:"endpoint"`
 }
 
 // defaultActionTimeout bounds an action whose config names none.
@@ -146,8 +156,13 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("assistant: timeout: %v", err)
 		}
 	}
-	if c.Assistant.BudgetTokens < 0 {
-		return fmt.Errorf("assistant: budget_tokens must be positive")
+	if c.Assistant.BudgetTokens < 0 || c.Assistant.ContextTokens < 0 || c.Assistant.MaxTokens < 0 {
+		return fmt.Errorf("assistant: budget_tokens, context_tokens and max_tokens must be positive")
+	}
+	if c.Assistant.TimeoutPer1K != "" {
+		if _, err := time.ParseDuration(c.Assistant.TimeoutPer1K); err != nil {
+			return fmt.Errorf("assistant: timeout_per_1k_tokens: %v", err)
+		}
 	}
 	return nil
 }

@@ -173,8 +173,8 @@ func (h *Handle) RunAction(ctx context.Context, actor journal.Actor, stepID stri
 }
 
 // AskPacket is the evidence Ask would send (Workspace.AskPacket).
-func (h *Handle) AskPacket(ctx context.Context, sel assist.Selection) (assist.Packet, error) {
-	return h.ws.AskPacket(ctx, sel)
+func (h *Handle) AskPacket(ctx context.Context, cfg assist.Config, req AskRequest) (assist.Packet, error) {
+	return h.ws.AskPacket(ctx, cfg, req)
 }
 
 // Ask runs an assistant task and journals the exchange (Workspace.Ask).

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/ingest"
@@ -58,6 +59,8 @@ type Workspace struct {
 	// suppressMu keeps two readers from journaling cordon.yaml's
 	// suppressions twice.
 	suppressMu sync.Mutex
+	probeMu    sync.Mutex
+	probe      *assist.Probe // the assistant endpoint's, once read or made
 }
 
 // ErrReadOnly: the workspace cannot be written (read-only media); readers

@@ -42,6 +42,11 @@ var evidenceID = regexp.MustCompile(`(?m)^([0-9a-f]{16}) `)
 func newSSEServer(t *testing.T, parts []string, hang bool) *sseServer {
 	s := &sseServer{release: make(chan struct{}, len(parts)+1)}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			// the endpoint's probe: models and settings, no evidence
+			http.NotFound(w, r)
+			return
+		}
 		s.calls.Add(1)
 		var req struct {
 			Stream   bool  `json:"stream"`
@@ -172,7 +177,7 @@ func TestAssistantStreamsFromEndpoint(t *testing.T) {
 	}
 	c.keys("enter")
 	s := c.flatScreen()
-	if !regexp.MustCompile(`summarize: send \d+ events \([\d,]+ tokens, \d+ secrets redacted\) to local-model at 127\.0\.0\.1:\d+\?`).MatchString(s) ||
+	if !regexp.MustCompile(`summarize: send \d+ events \(≈[\d.]+k? of 8k tokens, reply up to 1k, estimated, \d+ secrets redacted\) to local-model at 127\.0\.0\.1:\d+\?`).MatchString(s) ||
 		!strings.Contains(s, "y sends it · n or esc does not") || srv.calls.Load() != 0 {
 		t.Fatalf("no confirmation before sending (calls %d):\n%s", srv.calls.Load(), c.screen())
 	}
@@ -287,7 +292,7 @@ func TestAssistantAskQuestion(t *testing.T) {
 	if sel := c.m.Assistant().Selection(); !sel.Sel.Query.Equal(c.m.Timeline().Query()) || !strings.Contains(sel.Label, "curl (2 events)") {
 		t.Errorf("a on a search: %+v", sel)
 	}
-	c.keys("G", "enter")
+	c.keys("G", "k", "enter") // ask, above query
 	if !c.m.Prompt().IsOpen() || c.m.Prompt().Ask().Kind != common.AskQuestion {
 		t.Fatalf("ask opened %+v", c.m.Prompt().Ask())
 	}

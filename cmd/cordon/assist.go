@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const assistArgs = "--incident DIR [--query Q] [--id ID,...] [--since T] [--until T] [--offline] [--json] TASK [QUESTION...]"
+const assistArgs = "--incident DIR [--query Q] [--id ID,...] [--since T] [--until T] [--offline] [--json] TASK [QUESTION...] | --incident DIR --check"
 
 // cmdAssist runs a defender-mode assistant task for scripts: the answer's
 // claims with their cited event ids, whether those are real events, and
@@ -27,9 +27,13 @@ func cmdAssist(e *env, c *cobra.Command) {
 	until := fs.String("until", "", "only events before `TIME`")
 	offline := fs.Bool("offline", false, "answer from rules, without a model (summarize and timeline)")
 	asJSON := fs.Bool("json", false, "the whole exchange as JSON")
+	check := fs.Bool("check", false, "probe the endpoint again and say what it found (models, context size, tokenizer, budget); sends no evidence")
 	shared := allowSharedFlag(fs)
 	c.RunE = func(cmd *cobra.Command, pos []string) error {
 		ctx := cmd.Context()
+		if *check && *dir != "" {
+			return assistCheck(ctx, e, *dir, shared(), *asJSON)
+		}
 		if *dir == "" || len(pos) == 0 {
 			fs.Usage()
 			return fmt.Errorf("%w: assist needs --incident DIR and a task (%s)", errUsage, taskNames())
@@ -87,9 +91,39 @@ func cmdAssist(e *env, c *cobra.Command) {
 			enc.SetIndent("", "  ")
 			return enc.Encode(res)
 		}
+		if res.Suggestion != nil {
+			writeSuggestion(e, *dir, res)
+			return nil
+		}
 		writeAnswer(e, res)
 		return nil
 	}
+}
+
+// writeSuggestion prints the query task's query with its hit count: a
+// preview, not a search; the responder runs it by choice.
+func writeSuggestion(e *env, dir string, res assist.Result) {
+	s := *res.Suggestion
+	if !s.Runnable() {
+		fmt.Fprintf(e.stdout, "no query to run: %s\n", evidence.Printable(s.Err))
+		if s.Query != "" {
+			fmt.Fprintf(e.stdout, "  the model wrote: %s\n", evidence.Printable(s.Query))
+		}
+	} else {
+		fmt.Fprintf(e.stdout, "suggested query (not run): %s\n  %d hits · run it: cordon search --incident %s %s\n",
+			evidence.Printable(s.Query), s.Hits, shellQuote(dir), shellQuote(evidence.Printable(s.Query)))
+	}
+	for _, cl := range res.Answer.Claims {
+		fmt.Fprintf(e.stdout, "  why: %s\n    %s: %s\n", evidence.Printable(cl.Text), evidence.Printable(cl.Verdict()), evidence.Printable(strings.Join(cl.EventIDs, " ")))
+	}
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func taskNames() string {
@@ -118,6 +152,9 @@ func writeAnswer(e *env, res assist.Result) {
 	if account == "" {
 		account = fmt.Sprintf("sent %d of %d events", res.Sent, res.Total)
 	}
+	if res.ContextTokens > 0 {
+		account += fmt.Sprintf(", ≈%d of %d tokens", res.PromptTokens, res.ContextTokens)
+	}
 	fmt.Fprintf(e.stdout, "%s (%s) — %s, %d secrets redacted, %s\n\n",
 		label, res.Task, account, res.Redactions, res.Duration.Round(time.Millisecond))
 	for i, cl := range res.Answer.Claims {
@@ -130,6 +167,9 @@ func writeAnswer(e *env, res assist.Result) {
 	}
 	if res.Answer.Notes != "" {
 		fmt.Fprintf(e.stdout, "\nnotes: %s\n", evidence.Printable(res.Answer.Notes))
+	}
+	if res.Answer.Truncated {
+		fmt.Fprintf(e.stdout, "\n%s\n", res.Answer.TruncatedLine())
 	}
 	if n := len(res.Injections); n > 0 {
 		fmt.Fprintf(e.stdout, "\n%d evidence lines read like instructions to an AI (treated as data):\n", n)

@@ -17,6 +17,9 @@ func (m Model) ShortHelp() []key.Binding {
 	case statePreparing, stateRunning:
 		return []key.Binding{as(k.Back, "cancel the request")}
 	case stateAnswer, stateFailed:
+		if m.res.Suggestion != nil && m.res.Suggestion.Runnable() && m.state == stateAnswer {
+			return k.HelpFirst([]key.Binding{as(k.Yes, "run the query"), as(k.Back, "tasks"), as(k.Open, "show cited events"), k.NextPane, k.Help})
+		}
 		return k.HelpFirst([]key.Binding{as(k.Open, "show cited events"), as(k.Down, "next claim"), as(k.Up, "previous claim"), as(k.Back, "tasks"), k.NextPane, k.Help})
 	}
 	return k.HelpFirst([]key.Binding{as(k.Open, "run task"), as(k.Down, "next task"), as(k.Up, "previous task"), k.NextPane, k.Help, k.Quit})

@@ -234,6 +234,14 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 			return m, common.Send(common.StatusMsg{Text: "cancelling the request…"})
 		}
 	case stateAnswer, stateFailed:
+		if sg := m.res.Suggestion; sg != nil && m.state == stateAnswer && key.Matches(msg, k.Yes) {
+			if !sg.Runnable() {
+				return m, common.Send(common.StatusMsg{Text: "no query to run: " + sg.Err})
+			}
+			// Accepted: the query runs as if typed in the search bar.
+			return m, tea.Batch(common.Send(common.SearchMsg{Query: sg.Query}),
+				common.Send(common.StatusMsg{Text: fmt.Sprintf("running the suggested query (%s)", plural(sg.Hits, "hit"))}))
+		}
 		if cur, moved := k.MoveCursor(msg, m.cur, len(m.items), 1); moved {
 			m.cur = cur
 			m.clamp()
@@ -259,9 +267,14 @@ func (m Model) choose() (Model, tea.Cmd) {
 	if ok, why := m.available(t); !ok {
 		return m, common.Send(common.StatusMsg{Text: why})
 	}
-	if t == assist.TaskAsk {
+	switch t {
+	case assist.TaskAsk:
 		m.asking = &common.Ask{Kind: common.AskQuestion, Prompt: "ask the assistant: ", Value: m.question,
 			Placeholder: "a question about this evidence"}
+		return m, nil
+	case assist.TaskQuery:
+		m.asking = &common.Ask{Kind: common.AskQuestion, Prompt: "find, in plain words: ", Value: m.question,
+			Placeholder: "everything agent-12 did with the stolen token after the kill"}
 		return m, nil
 	}
 	return m, m.prepare()
@@ -270,7 +283,7 @@ func (m Model) choose() (Model, tea.Cmd) {
 // request is the request of the chosen task over the selection.
 func (m Model) request() asking {
 	req := incident.AskRequest{Task: m.Task(), Selection: m.sel.Sel}
-	if req.Task == assist.TaskAsk {
+	if req.Task.NeedsQuestion() {
 		req.Question = m.question
 	}
 	return asking{ws: m.ws, actor: m.actor, cfg: m.cfg, req: req}

@@ -27,7 +27,7 @@ type fakeCase struct {
 	ask    func(ctx context.Context, req incident.AskRequest) (assist.Result, error)
 }
 
-func (f *fakeCase) AskPacket(context.Context, assist.Selection) (assist.Packet, error) {
+func (f *fakeCase) AskPacket(context.Context, assist.Config, incident.AskRequest) (assist.Packet, error) {
 	return f.packet, nil
 }
 
@@ -92,7 +92,7 @@ func press(m Model, keys ...string) (Model, tea.Cmd) {
 func screen(m Model) string { return strings.Join(strings.Fields(ansi.Strip(m.View())), " ") }
 
 func TestPickerConfirmsBeforeSending(t *testing.T) {
-	ws := &fakeCase{packet: assist.Packet{Sent: 3, Total: 5, Redactions: 2, Tokens: 1234}}
+	ws := &fakeCase{packet: assist.Packet{Sent: 3, Total: 5, Redactions: 2, Tokens: 1234, PromptTokens: 10040, ContextTokens: 16384, ReplyTokens: 1024, Tokenizer: assist.Estimate}}
 	m := newPane(t, ws, online)
 	if s := screen(m); !strings.Contains(s, "on: the timeline's query curl (2 events)") || !strings.Contains(s, "▸ summarize") ||
 		!strings.Contains(s, "model local-model at 127.0.0.1:9") {
@@ -109,7 +109,7 @@ func TestPickerConfirmsBeforeSending(t *testing.T) {
 	if !m.Confirming() {
 		t.Fatalf("no confirmation:\n%s", screen(m))
 	}
-	want := "cluster: send 3 events (1,234 tokens, 2 secrets redacted) to local-model at 127.0.0.1:9?"
+	want := "cluster: send 3 events (≈10.0k of 16k tokens, reply up to 1k, estimated, 2 secrets redacted) to local-model at 127.0.0.1:9?"
 	if s := screen(m); !strings.Contains(s, want) || !strings.Contains(s, "3 of the selection's 5 events would go") {
 		t.Errorf("confirmation, want %q:\n%s", want, s)
 	}

@@ -64,7 +64,7 @@ func packetCmd(com common.Common, seq int, a asking) tea.Cmd {
 			_, err = a.ws.Ask(ctx, a.actor, a.cfg, a.req)
 			return doneMsg{seq: seq, err: err}
 		}
-		p, err := a.ws.AskPacket(ctx, a.req.Selection)
+		p, err := a.ws.AskPacket(ctx, a.cfg, a.req)
 		return packetMsg{seq: seq, packet: p, err: err}
 	})
 }

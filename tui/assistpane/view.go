@@ -25,6 +25,8 @@ func taskHelp(t assist.Task) string {
 		return "what the agent may still hold after its process died, and the check for each"
 	case assist.TaskAsk:
 		return "a question of your own, answered only from the evidence"
+	case assist.TaskQuery:
+		return "a question in plain words made a search query, shown with its hits before it runs"
 	}
 	return ""
 }
@@ -122,13 +124,13 @@ func (m Model) pickLines() []line {
 func (m Model) confirmLines() []line {
 	st := m.com.Styles
 	p := m.packet
-	q := fmt.Sprintf("%s: send %d events (%s tokens, %d secrets redacted) to %s at %s?",
-		m.Task(), p.Sent, common.Count(int64(p.Tokens)), p.Redactions, m.cfg.Model, m.cfg.Host())
+	q := fmt.Sprintf("%s: send %d events (%s, %d secrets redacted) to %s at %s?",
+		m.Task(), p.Sent, p.Figures(), p.Redactions, m.cfg.Model, m.cfg.Host())
 	out := []line{{item: -1}}
 	out = append(out, m.textLines(st.Prompt.Render, q)...)
 	out = append(out, m.textLines(st.Row.Render, "y sends it · n or esc does not")...)
 	out = append(out, line{item: -1})
-	if m.Task() == assist.TaskAsk {
+	if m.Task().NeedsQuestion() {
 		out = append(out, m.textLines(st.Row.Render, "question: "+m.question)...)
 	}
 	of := "the selection's"
@@ -162,6 +164,19 @@ func (m Model) runningLines(room int) []line {
 	out = append(out, m.textLines(st.Prompt.Render, what)...)
 	out = append(out, line{item: -1})
 	stream := m.streamLines(st.Row.Render)
+	if claims, pending, ok := assist.StreamedClaims(m.streamed); ok && len(claims) > 0 {
+		// An answer object: its claims as each one completes, then the
+		// words of the one on its way.
+		stream = nil
+		for i, c := range claims {
+			text := fmt.Sprintf("%d. %s  {%s}", i+1, c.Text, strings.Join(c.EventIDs, " "))
+			stream = append(stream, m.textLines(st.Row.Render, text)...)
+		}
+		stream = append(stream, m.textLines(st.Dim.Render, fmt.Sprintf("%s so far, checked when the answer is complete", plural(len(claims), "claim")))...)
+		if pending != "" {
+			stream = append(stream, m.textLines(st.Dim.Render, pending)...)
+		}
+	}
 	if len(stream) == 0 {
 		stream = m.textLines(st.Dim.Render, "waiting for the first words…")
 	}
@@ -211,6 +226,12 @@ func (m Model) answerHeader() []string {
 	if !a.Structured && len(a.Claims) > 0 {
 		sum += " · the reply was not in the answer format"
 	}
+	if a.Truncated {
+		sum += " · TRUNCATED: the reply was cut off, its complete claims are kept"
+	}
+	if m.res.Suggestion != nil {
+		sum = " a query, not run yet"
+	}
 	sum += " · enter shows a claim's events in the timeline"
 	return []string{st.Label.Render(common.Fit(src, w)), st.Dim.Render(common.Fit(sum, w)), ""}
 }
@@ -219,6 +240,9 @@ func (m Model) answerLines() []line {
 	st, w := m.com.Styles, m.com.Width
 	a := m.res.Answer
 	var out []line
+	if sg := m.res.Suggestion; sg != nil {
+		out = append(out, m.suggestionLines(*sg)...)
+	}
 	if len(a.Claims) == 0 {
 		out = append(out, m.textLines(st.Dim.Render, "the answer holds no claim")...)
 	}
@@ -326,6 +350,22 @@ func (m Model) messageLines(render func(...string) string, text string) []line {
 		out = append(out, line{text: "  " + render(common.Cut(l, m.com.Width-2)), item: -1})
 	}
 	return out
+}
+
+// suggestionLines show the query task's query and its hit count: a
+// preview, which runs only on y.
+func (m Model) suggestionLines(sg assist.Suggestion) []line {
+	st := m.com.Styles
+	if !sg.Runnable() {
+		out := m.textLines(st.StatusError.Render, "no query to run: "+sg.Err)
+		if sg.Query != "" {
+			out = append(out, m.textLines(st.Dim.Render, "the model wrote: "+sg.Query)...)
+		}
+		return append(out, line{item: -1})
+	}
+	out := m.textLines(st.Prompt.Render, "query: "+sg.Query)
+	out = append(out, m.textLines(st.Row.Render, fmt.Sprintf("%s · y runs it in the timeline · esc leaves it", plural(sg.Hits, "hit")))...)
+	return append(out, line{item: -1})
 }
 
 // streamLines is the streamed text as it came, line by line, made safe.

@@ -24,10 +24,11 @@ type Casework interface {
 	Note(ctx context.Context, actor journal.Actor, step, event, text string) (journal.Entry, error)
 	PlanAction(ctx context.Context, stepID, name string) (incident.ActionPlan, error)
 	RunAction(ctx context.Context, actor journal.Actor, stepID string, p incident.ActionPlan, confirm string, dryRun bool) ([]incident.ActionRun, error)
-	// AskPacket is the evidence Ask would send for a selection (to say
-	// what leaves the machine before it does); Ask runs an assistant task
-	// and journals the exchange.
-	AskPacket(ctx context.Context, sel assist.Selection) (assist.Packet, error)
+	// AskPacket is the evidence Ask would send for a request to cfg's
+	// model (to say what leaves the machine, and how much of the model's
+	// context it takes, before it does); Ask runs an assistant task and
+	// journals the exchange.
+	AskPacket(ctx context.Context, cfg assist.Config, req incident.AskRequest) (assist.Packet, error)
 	Ask(ctx context.Context, actor journal.Actor, cfg assist.Config, req incident.AskRequest, opts ...assist.Option) (assist.Result, error)
 }
 
