@@ -14,9 +14,10 @@ const redactKeyFile = "redact.key"
 
 // Redactor returns a fresh redactor for one output of the case (a report,
 // a bundle, an export). Its placeholders are keyed by the workspace's own
-// key, made on first use: the same secret has the same placeholder in
-// every output of the case, and none of them can be traced back to it
-// without the workspace. Stable says whether they are: a workspace that
+// key, made when the workspace is opened for writing (or by the first
+// output that needs it): the same secret has the same placeholder in every
+// output of the case, and none of them can be traced back to it without
+// the workspace. Stable says whether they are: a workspace that
 // cannot be written (read-only media) with no key yet gets a key for this
 // output only.
 func (w *Workspace) Redactor() (r *redact.Redactor, stable bool) {
