@@ -33,6 +33,9 @@ func (s *capScan) keys(ev *evidence.Event) {
 			c.Acquired = []string{ev.ID}
 			s.keyHolders[k.Placeholder] = appendNew(s.keyHolders[k.Placeholder], ev.Agent)
 		}
+		for _, l := range k.Logged {
+			s.keyLogged[l] = k
+		}
 		if ev.Kind == evidence.KindToolCall {
 			c.Uses = append(c.Uses, Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: "its tool calls"})
 		}
@@ -51,7 +54,11 @@ func (s *capScan) keyUse(ev *evidence.Event) {
 		if s.issuedID(cred) {
 			continue
 		}
-		for _, k := range s.secrets.Keys(cred, nil) {
+		keys := s.secrets.Keys(cred, nil)
+		if k, ok := s.keyLogged[cred]; ok {
+			keys = append(keys, k)
+		}
+		for _, k := range keys {
 			for _, agent := range s.keyHolders[k.Placeholder] {
 				use := Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Refused: credRefused(ev), From: where(ev)}
 				c := s.entry(agent, CapCredential, k.Placeholder, OriginAcquired)

@@ -37,12 +37,13 @@ type capScan struct {
 	// looked for); keyHolders are the agents that held each, by placeholder.
 	secrets    *redact.Redactor
 	keyHolders map[string][]string
+	keyLogged  map[string]redact.Key // a key's logged form (GitHub's hashed_token) -> the key
 }
 
 func newCapScan(e *env, sessions []evidence.Event, secrets *redact.Redactor) *capScan {
 	s := &capScan{e: e, caps: map[string]map[string]*Capability{}, kinds: map[string]string{},
 		borrow: map[string][]string{}, jobs: map[string]*Capability{}, reads: map[string]evidence.Event{},
-		procs: map[string]*Capability{}, ends: map[string][]endMark{}, secrets: secrets, keyHolders: map[string][]string{}}
+		procs: map[string]*Capability{}, ends: map[string][]endMark{}, secrets: secrets, keyHolders: map[string][]string{}, keyLogged: map[string]redact.Key{}}
 	s.issued = map[string]bool{}
 	for id := range e.byCred {
 		s.issued[id] = true

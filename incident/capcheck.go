@@ -137,11 +137,19 @@ func checkCapability(c *detect.Capability, contained time.Time, seen seenFunc) C
 	switch c.Kind {
 	case detect.CapCredential:
 		q, missing := UseSources(c.CredKind)
-		if c.Owner == "" && (!isKey(c) || q == "") {
-			// a secret file no issued credential is known to be in, or a
-			// key whose service logs nothing cordon reads: only the
-			// agent's own tool calls could show a use, and none came
-			// after the stop
+		if isKey(c) {
+			q, missing = keyUseSources(c.CredKind)
+		}
+		switch {
+		case isKey(c) && q == "":
+			// a key whose service's log cordon reads none of: its own
+			// tool calls showed no use, but a use from elsewhere would
+			// show nowhere
+			r.Status = CheckNoEvidence
+			r.Line = fmt.Sprintf("%s: no source in this incident could show its use after %s (%s would); revoke it and record the revocation", name, Stamp(stop), missing)
+			return r
+		case c.Owner == "" && !isKey(c):
+			// a secret file no issued credential is known to be in
 			r.Status = CheckVerified
 			r.Line = fmt.Sprintf("%s: no use can be tied to it; rotate what it holds", name)
 			return r
@@ -347,6 +355,21 @@ func endedUses(ctx context.Context, st evidence.Store, res CheckResult, caps []d
 // evidence in st: what the console's capability view shows.
 func CheckCapability(ctx context.Context, st evidence.Store, c *detect.Capability, contained time.Time) CapabilityCheck {
 	return checkCapability(c, contained, seenIn(ctx, st))
+}
+
+// keyUseSources are the sources that can show a use of a key found in
+// tool output, by its kind: only those whose records name the key (or its
+// hash) can tie a use to it — CloudTrail names an access key id, GitHub's
+// audit log a token's hash; Google's logs name neither an API key nor an
+// OAuth token.
+func keyUseSources(kind string) (query, missing string) {
+	switch kind {
+	case "aws-access-key":
+		return "+format:cloudtrail", "an AWS CloudTrail log"
+	case "github-token":
+		return "+format:github-audit", "a GitHub audit log"
+	}
+	return "", "the log of the service that accepts it"
 }
 
 // isKey says a credential is a key found in the agent's tool calls or

@@ -167,6 +167,36 @@ func TestEvidenceVerifyNamesAReplacedFile(t *testing.T) {
 	if checks[1].Status != incident.EvidenceReplaced || checks[1].Seq >= checks[0].Seq || !strings.Contains(checks[1].Detail, "replaced by another file") {
 		t.Errorf("the first bytes received: %+v, want replaced by another file", checks[1])
 	}
+
+	// A byte edited in place (same file, same size) before lines are
+	// appended is not a rotation: the index holds events of bytes that are
+	// no longer there, and verify says changed.
+	b := filepath.Join(src, "b.jsonl")
+	appendLines(t, b, 0, 20)
+	if _, err := ws.Ingest(ctx, []string{b}, incident.IngestOptions{Actor: who}); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(b)
+	i := strings.LastIndex(string(raw), "agent")
+	raw[i] = 'A'
+	os.WriteFile(b, raw, 0o644)
+	appendLines(t, b, 20, 22)
+	if _, err := ws.Ingest(ctx, []string{b}, incident.IngestOptions{Actor: who}); err != nil {
+		t.Fatal(err)
+	}
+	checks, err = ws.VerifyEvidence()
+	if !errors.Is(err, incident.ErrEvidenceChanged) {
+		t.Fatalf("verify after an edit in place: %v, want ErrEvidenceChanged; %+v", err, checks)
+	}
+	edited := false
+	for _, c := range checks {
+		if filepath.Base(c.Receipt.Resolved) == "b.jsonl" && c.Status == incident.EvidenceChanged && strings.Contains(c.Detail, "edited in place") {
+			edited = true
+		}
+	}
+	if !edited {
+		t.Errorf("no check says b.jsonl was edited in place: %+v", checks)
+	}
 }
 
 // A followed file is journaled when it is first read, at once when it is

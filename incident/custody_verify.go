@@ -91,9 +91,20 @@ func (w *Workspace) VerifyEvidence() ([]EvidenceCheck, error) {
 			if e.Status == EvidenceMatch || e.Status == EvidenceGrew || e.Status == EvidenceGone || e.Status == EvidenceUnknown {
 				continue
 			}
-			how := "rewritten in place (truncated, or copied and truncated by a log rotation)"
-			if rs[i].Inode != rs[latest].Inode {
+			// Replaced only when ingest saw it go: another file at the
+			// path, or the file cut shorter than this receipt (a
+			// copytruncate rotation). Bytes edited in a file that only
+			// grew since were changed under the index's feet.
+			how := "cut and written again (a copytruncate rotation, or a rewrite)"
+			switch {
+			case rs[i].Inode != rs[latest].Inode:
 				how = "replaced by another file (a rotation, or a swap)"
+			case rs[latest].Read >= rs[i].Read && rs[latest].ResumedAt > 0:
+				e.Seq = es[i].Seq
+				e.Detail = fmt.Sprintf("the %d bytes received at journal #%d (sha256 %s) were edited in place: the file kept its inode and only grew, yet its first bytes no longer hash to that receipt; the events read from them stay in the index", rs[i].Read, es[i].Seq, rs[i].SHA256)
+				changed++
+				out = append(out, e)
+				continue
 			}
 			e.Seq, e.Status = es[i].Seq, EvidenceReplaced
 			e.Detail = fmt.Sprintf("the %d bytes received at journal #%d (sha256 %s) are no longer at the path: it was %s before journal #%d; the events read from them stay in the index", rs[i].Read, es[i].Seq, rs[i].SHA256, how, es[latest].Seq)

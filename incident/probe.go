@@ -44,6 +44,11 @@ func (w *Workspace) AssistantProbe(ctx context.Context, cfg assist.Config, refre
 	if p.Err != "" && p.Endpoint == "" && ctx.Err() != nil {
 		return p, ctx.Err()
 	}
+	if p.Err != "" {
+		// a server not up yet is asked again next time, not taken at
+		// the defaults for good
+		return p, nil
+	}
 	w.probe = &p
 	if w.write {
 		// A probe that cannot be kept is asked again next time: no

@@ -14,11 +14,11 @@ import (
 func (j *Journal) Snapshot() (entries, head []byte, err error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	unlock, err := j.lock()
-	if err != nil {
-		return nil, nil, err
+	// Where the lock cannot be taken (read-only media) nobody appends:
+	// the files are read as they are.
+	if unlock, lerr := j.lock(); lerr == nil {
+		defer unlock()
 	}
-	defer unlock()
 	read := func(name string) ([]byte, error) {
 		b, err := os.ReadFile(filepath.Join(j.dir, name))
 		if errors.Is(err, os.ErrNotExist) {

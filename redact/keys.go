@@ -1,6 +1,10 @@
 package redact
 
-import "strings"
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"strings"
+)
 
 // Key is a secret of a recognizable form (a cloud access key, a forge or
 // API token, a private key) found in a text: named by its placeholder,
@@ -11,6 +15,10 @@ type Key struct {
 	// gitlab-token, slack-token, openai-key, anthropic-key, stripe-key,
 	// docker-token, gcp-api-key, gcp-oauth-token, jwt, private-key.
 	Kind string
+	// Logged are the forms a service's own log names it by, when not the
+	// key itself: GitHub's audit log gives a token's hashed_token, the
+	// base64 of its SHA-256.
+	Logged []string
 }
 
 // keyForms are the starts that mark a key's form, with its kind, checked
@@ -63,9 +71,15 @@ func wordByte(b byte) bool {
 // (a password, an opaque value).
 func keyKind(secret string) string {
 	for _, f := range keyForms {
-		if strings.HasPrefix(secret, f.prefix) {
-			return f.kind
+		if !strings.HasPrefix(secret, f.prefix) {
+			continue
 		}
+		if f.kind == "jwt" && strings.Count(secret, ".") < 2 {
+			// a token's header alone ("eyJhbGciOi…", an excerpt cut
+			// short) signs nothing: not a key anyone can present
+			return ""
+		}
+		return f.kind
 	}
 	return ""
 }
@@ -87,7 +101,12 @@ func (r *Redactor) Keys(text string, skip func(secret string) bool) []Key {
 		if kind == "" || skip != nil && skip(s) {
 			continue
 		}
-		out = append(out, Key{Placeholder: r.seen[s], Kind: kind})
+		k := Key{Placeholder: r.seen[s], Kind: kind}
+		if kind == "github-token" {
+			sum := sha256.Sum256([]byte(s))
+			k.Logged = []string{base64.StdEncoding.EncodeToString(sum[:])}
+		}
+		out = append(out, k)
 	}
 	r.order = r.order[:0]
 	return out
