@@ -169,7 +169,7 @@ func (m Model) episodesView() []string {
 		out = append(out, "  "+m.sevStyle(f.Severity).Render(common.Pad(Label(f.Severity), 4))+rest)
 	}
 	if len(m.episodes) > 0 && len(out) < h {
-		out = append(out, st.Dim.Render(common.Fit("  enter filters the timeline to an episode's evidence · s suppresses it (with a reason) · esc back to the agents", w)))
+		out = append(out, st.Dim.Render(common.Fit("  enter filters the timeline to an episode's evidence · s suppresses its detector for this agent (with a reason) · esc back to the agents", w)))
 		out = append(out, m.preview(h-len(out))...)
 	}
 	return out
