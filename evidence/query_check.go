@@ -44,14 +44,17 @@ func nearestField(name string) string {
 		}
 	}
 	for _, f := range Fields() {
-		if editDistance(strings.ToLower(name), f) <= 1 || len(name) > 3 && strings.HasPrefix(f, strings.ToLower(name)) {
+		if EditDistance(strings.ToLower(name), f) <= 1 || len(name) > 3 && strings.HasPrefix(f, strings.ToLower(name)) {
 			return f
 		}
 	}
 	return ""
 }
 
-func editDistance(a, b string) int {
+// EditDistance is how many single-byte insertions, deletions and
+// substitutions turn a into b: how near a typed name is to a known one
+// (a query's field, a command's flag).
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	for j := range prev {
 		prev[j] = j

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cordon-ir/cordon/evidence"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -174,7 +175,7 @@ func nearestFlag(fs *pflag.FlagSet, typed string) string {
 	typed, _, _ = strings.Cut(typed, "=")
 	best, bestD := "", max(1, len(typed)/3)+1
 	fs.VisitAll(func(f *pflag.Flag) {
-		d := editDistance(typed, f.Name)
+		d := evidence.EditDistance(typed, f.Name)
 		if len(typed) > 1 && strings.HasPrefix(f.Name, typed) {
 			d = 0
 		}
@@ -183,26 +184,6 @@ func nearestFlag(fs *pflag.FlagSet, typed string) string {
 		}
 	})
 	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // longFlags rewrites -name to --name for the long flags of the command

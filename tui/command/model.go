@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -50,17 +49,7 @@ type Model struct {
 
 // New returns a closed line that knows verbs and the user's aliases.
 func New(com common.Common, verbs []Verb, aliases map[string]string) Model {
-	in := textinput.New()
-	st := com.Styles
-	in.Prompt = ":"
-	in.PromptStyle = st.Prompt
-	in.TextStyle = st.Input
-	in.PlaceholderStyle = st.Dim
-	in.Cursor.Style = st.Prompt.Reverse(true)
-	in.Cursor.TextStyle = st.Input
-	in.Placeholder = "tab completes, :help lists · subject agent-7 · step done contain.stop · goto 10:21 · since 30m"
-	in.CharLimit = 2000
-	in.Cursor.SetMode(cursor.CursorStatic)
+	in := common.NewInput(com.Styles, ":", "tab completes, :help lists · subject agent-7 · step done contain.stop · goto 10:21 · since 30m", 2000)
 	return Model{com: com, input: in, verbs: verbs, aliases: aliases}
 }
 

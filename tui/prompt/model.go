@@ -3,7 +3,6 @@ package prompt
 import (
 	"strings"
 
-	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -24,15 +23,7 @@ type Model struct {
 
 // New returns a closed input.
 func New(com common.Common) Model {
-	in := textinput.New()
-	st := com.Styles
-	in.PromptStyle = st.Prompt
-	in.TextStyle = st.Input
-	in.PlaceholderStyle = st.Dim
-	in.Cursor.Style = st.Prompt.Reverse(true)
-	in.Cursor.TextStyle = st.Input
-	in.CharLimit = maxInput
-	in.Cursor.SetMode(cursor.CursorStatic)
+	in := common.NewInput(com.Styles, "> ", "", maxInput)
 	return Model{com: com, input: in}
 }
 

@@ -3,7 +3,6 @@ package search
 import (
 	"strings"
 
-	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -32,17 +31,7 @@ type Model struct {
 
 // New returns a closed search bar.
 func New(com common.Common) Model {
-	in := textinput.New()
-	st := com.Styles
-	in.Prompt = "/"
-	in.PromptStyle = st.Prompt
-	in.TextStyle = st.Input
-	in.PlaceholderStyle = st.Dim
-	in.Cursor.Style = st.Prompt.Reverse(true)
-	in.Cursor.TextStyle = st.Input
-	in.Placeholder = "agent:agent-7 decision:deny   curl OR wget   dst_host:*.example.com"
-	in.CharLimit = 4096
-	in.Cursor.SetMode(cursor.CursorStatic)
+	in := common.NewInput(com.Styles, "/", "agent:agent-7 decision:deny   curl OR wget   dst_host:*.example.com", 4096)
 	return Model{com: com, input: in}
 }
 
