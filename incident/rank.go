@@ -25,27 +25,34 @@ func (w *Workspace) AgentRanking(ctx context.Context) ([]detect.AgentRank, error
 // RankScan ranks the agents of a run of the detectors (Scan with other
 // rules, or findings cut to some agents) as AgentRanking does.
 func (w *Workspace) RankScan(ctx context.Context, res detect.Result) ([]detect.AgentRank, error) {
+	t, err := w.triage(ctx, res)
+	return t.Ranks, err
+}
+
+// triage ranks the agents of res and says which suppressions cover which
+// finding, reading the suppressions and matching them once.
+func (w *Workspace) triage(ctx context.Context, res detect.Result) (Triage, error) {
+	t := Triage{Findings: res.Findings}
 	s, err := w.State()
 	if err != nil {
-		return nil, err
+		return t, err
 	}
 	in := detect.RankInput{Findings: res.Findings, Capabilities: res.Capabilities}
 	if in.Contained, err = w.containedAgents(ctx, s, res.Capabilities); err != nil {
-		return nil, err
+		return t, err
 	}
-	sups, err := w.Suppressions(ctx)
-	if err != nil {
-		return nil, err
+	if t.Suppressions, err = w.Suppressions(ctx); err != nil {
+		return t, err
 	}
-	by, err := w.SuppressedBy(ctx, res.Findings, sups)
-	if err != nil {
-		return nil, err
+	if t.SuppressedBy, err = w.SuppressedBy(ctx, res.Findings, t.Suppressions); err != nil {
+		return t, err
 	}
 	in.Suppressed = map[string]bool{}
-	for id := range by {
+	for id := range t.SuppressedBy {
 		in.Suppressed[id] = true
 	}
-	return detect.RankAgents(in), nil
+	t.Ranks = detect.RankAgents(in)
+	return t, nil
 }
 
 // Triage is what the Findings pane shows: every finding, the agents
@@ -66,14 +73,8 @@ func (h *Handle) Triage(ctx context.Context) (Triage, error) {
 	if err != nil {
 		return Triage{}, err
 	}
-	t := Triage{Findings: slices.Clone(res.Findings)}
-	if t.Ranks, err = w.RankScan(ctx, res); err != nil {
-		return t, err
-	}
-	if t.Suppressions, err = w.Suppressions(ctx); err != nil {
-		return t, err
-	}
-	t.SuppressedBy, err = w.SuppressedBy(ctx, res.Findings, t.Suppressions)
+	t, err := w.triage(ctx, res)
+	t.Findings = slices.Clone(res.Findings)
 	return t, err
 }
 

@@ -104,12 +104,16 @@ func suppressionOf(e journal.Entry) Suppression {
 // journal that cannot be written they are not on the record and so do not
 // apply.
 func (w *Workspace) Suppressions(ctx context.Context) ([]Suppression, error) {
-	// A journal this process may not write (read-only media, a workspace
-	// others can read) leaves them off the record: readers still work.
-	_ = w.journalConfigSuppressions(ctx)
 	entries, err := w.Journal().Entries()
 	if err != nil {
 		return nil, err
+	}
+	// A journal this process may not write (read-only media, a workspace
+	// others can read) leaves them off the record: readers still work.
+	if added, _ := w.journalConfigSuppressions(ctx, entries); added {
+		if entries, err = w.Journal().Entries(); err != nil {
+			return nil, err
+		}
 	}
 	var out []Suppression
 	for _, e := range entries {
@@ -121,37 +125,44 @@ func (w *Workspace) Suppressions(ctx context.Context) ([]Suppression, error) {
 }
 
 // journalConfigSuppressions journals cordon.yaml's suppressions once per
-// digest of the file.
-func (w *Workspace) journalConfigSuppressions(ctx context.Context) error {
+// digest of the file, unless entries (the journal as read) hold them; it
+// reports whether it added any.
+func (w *Workspace) journalConfigSuppressions(ctx context.Context, entries []journal.Entry) (bool, error) {
 	c, err := w.Config()
 	if err != nil || len(c.Suppress) == 0 {
-		return nil // a configuration that does not load is reported by its readers
+		return false, nil // a configuration that does not load is reported by its readers
 	}
 	b, err := os.ReadFile(filepath.Join(w.Dir, configFile))
 	if err != nil {
-		return nil
+		return false, nil
 	}
 	sum := sha256.Sum256(b)
 	from := configFile + " sha256:" + hex.EncodeToString(sum[:])
+	has := func(list []journal.Entry) bool {
+		for _, e := range list {
+			if e.Type == journal.EntrySuppression && suppressionOf(e).From == from {
+				return true
+			}
+		}
+		return false
+	}
+	if has(entries) {
+		return false, nil
+	}
 	w.suppressMu.Lock()
 	defer w.suppressMu.Unlock()
-	entries, err := w.Journal().Entries()
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if e.Type == journal.EntrySuppression && suppressionOf(e).From == from {
-			return nil
-		}
+	// another console of this process may have journaled them meanwhile
+	if entries, err = w.Journal().Entries(); err != nil || has(entries) {
+		return false, err
 	}
 	actor := journal.CurrentActor(configFile)
 	for _, s := range c.Suppress {
 		if _, err := w.appendJSON(ctx, journal.Entry{Actor: actor, Type: journal.EntrySuppression, Text: strings.TrimSpace(s.Reason)},
 			suppressionPayload{Scope: s.Scope, From: from}); err != nil {
-			return err
+			return true, err
 		}
 	}
-	return nil
+	return true, nil
 }
 
 // SuppressedBy says which suppressions cover each finding: finding id ->
