@@ -73,6 +73,10 @@ type Options struct {
 type Model struct {
 	com common.Common
 	opt Options
+	// initAgents is the Agents pane's first load, started by New on the
+	// model itself: one started by Init (on a copy of the model) would be
+	// answered to a pane that no longer waits for it, and thrown away.
+	initAgents tea.Cmd
 	// cs is the case: every read and write of the console goes through it.
 	cs    *incident.Handle
 	actor journal.Actor
@@ -206,6 +210,7 @@ func New(h *incident.Handle, opt Options) Model {
 		Actor: actor, DebriefDir: opt.DrillDebrief, Every: opt.DrillEvery})
 	m.steps.SetDryRun(opt.Drill != nil) // a drill rehearses the kill switch, never pulls it
 	m.command = command.New(com, m.verbs(), cfg.Aliases)
+	m.initAgents = m.agents.Load()
 	m.marks, m.marksErr = h.Marks()
 	if m.marks != nil {
 		list := m.marks.List()
@@ -218,7 +223,7 @@ func New(h *incident.Handle, opt Options) Model {
 // Init loads the first page, the counts and the agents, starts following
 // the ingest and the journal (whose first read loads the playbook).
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.timeline.Init(), countsCmd(m.com, m.cs.Store(), false, false), m.agents.Load(), m.journal.Init()}
+	cmds := []tea.Cmd{m.timeline.Init(), countsCmd(m.com, m.cs.Store(), false, false), m.initAgents, m.journal.Init()}
 	if m.watch != nil {
 		cmds = append(cmds, ingestCmd(m.com, m.watch))
 	}

@@ -351,3 +351,15 @@ func TestSearchReadingInStatusLine(t *testing.T) {
 		t.Errorf("no hint for a value in another case:\n%s", s)
 	}
 }
+
+// The Agents pane's first load, started when the console opens, is the
+// one the pane keeps: its agents are there before the pane is focused.
+func TestAgentsLoadedAtOpenAreKept(t *testing.T) {
+	c := newConsole(t, incidenttest.New(t), 80, 24, termenv.Ascii)
+	if c.m.Focus() == "agents" {
+		t.Fatal("the console opened on the Agents pane")
+	}
+	if n := len(c.m.Agents().Agents()); n == 0 {
+		t.Error("the agents loaded at open were thrown away")
+	}
+}
