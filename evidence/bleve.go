@@ -198,19 +198,13 @@ func (s *bleveStore) Get(ctx context.Context, id string) (Event, error) {
 // query matching 100,000 events never sorts them all.
 func (s *bleveStore) Search(ctx context.Context, r Request) (*Hits, error) {
 	began := time.Now()
-	limit := r.Limit
-	if limit <= 0 {
-		limit = 100
-	}
-	var desc bool
-	switch r.Sort {
-	case SortScore:
+	limit := limitOr(r.Limit)
+	if r.Sort == SortScore {
 		return s.searchByScore(ctx, r, limit)
-	case "", SortTime:
-	case SortTimeDesc:
-		desc = true
-	default:
-		return nil, fmt.Errorf("unknown sort %q (want time, -time or score)", r.Sort)
+	}
+	desc, err := r.newestFirst()
+	if err != nil {
+		return nil, err
 	}
 	if err := r.Query.check(); err != nil {
 		return nil, err

@@ -102,18 +102,11 @@ func (s *memStore) Search(ctx context.Context, r Request) (*Hits, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	desc := false
-	switch r.Sort {
-	case "", SortTime, SortScore:
-	case SortTimeDesc:
-		desc = true
-	default:
-		return nil, fmt.Errorf("unknown sort %q (want time, -time or score)", r.Sort)
+	desc, err := r.newestFirst()
+	if err != nil {
+		return nil, err
 	}
-	limit := r.Limit
-	if limit <= 0 {
-		limit = 100
-	}
+	limit := limitOr(r.Limit)
 	m, err := s.matcher(r.Query)
 	if err != nil {
 		return nil, err
@@ -137,10 +130,7 @@ func (s *memStore) Page(ctx context.Context, r PageRequest) (*Page, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	limit := r.Limit
-	if limit <= 0 {
-		limit = 100
-	}
+	limit := limitOr(r.Limit)
 	m, err := s.matcher(r.Query)
 	if err != nil {
 		return nil, err

@@ -17,10 +17,7 @@ import (
 // only the hits inside it, and widens the window when a filter leaves it
 // short.
 func (s *bleveStore) Page(ctx context.Context, r PageRequest) (*Page, error) {
-	limit := r.Limit
-	if limit <= 0 {
-		limit = 100
-	}
+	limit := limitOr(r.Limit)
 	if err := r.Query.check(); err != nil {
 		return nil, err
 	}

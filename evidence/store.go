@@ -3,6 +3,7 @@ package evidence
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -88,7 +89,31 @@ type PageRequest struct {
 	From     time.Time // page starts at this time (zero: the start)
 	After    Cursor    // or just after this event (takes precedence over From)
 	Backward bool      // page ends just before From/After, newest last
-	Limit    int
+	Limit    int       // 0 means 100
+}
+
+// defaultLimit is how many events a search or a page holds when its
+// Limit is not set.
+const defaultLimit = 100
+
+func limitOr(n int) int {
+	if n <= 0 {
+		return defaultLimit
+	}
+	return n
+}
+
+// newestFirst reads a search's order: newest first for SortTimeDesc,
+// oldest first for SortTime (and for SortScore in a store that does not
+// rank), an error for any other.
+func (r Request) newestFirst() (bool, error) {
+	switch r.Sort {
+	case "", SortTime, SortScore:
+		return false, nil
+	case SortTimeDesc:
+		return true, nil
+	}
+	return false, fmt.Errorf("unknown sort %q (want time, -time or score)", r.Sort)
 }
 
 // Cursor is an opaque position in time order.
