@@ -58,7 +58,7 @@ type Model struct {
 	items    []item // the answer's claims and flagged lines
 	cur, top int
 
-	asking *common.Ask
+	common.Asking
 }
 
 // item is one selectable row of an answer.
@@ -110,16 +110,6 @@ func (m Model) Confirming() bool { return m.state == stateConfirm }
 
 // Cursor is the selected claim or flagged line of an answer.
 func (m Model) Cursor() int { return m.cur }
-
-// TakeAsk returns the question a key just raised, once.
-func (m *Model) TakeAsk() (common.Ask, bool) {
-	if m.asking == nil {
-		return common.Ask{}, false
-	}
-	a := *m.asking
-	m.asking = nil
-	return a, true
-}
 
 // Open points the pane at a selection and shows the tasks. A request
 // still running for the previous selection is cancelled: its replies are
@@ -269,11 +259,11 @@ func (m Model) choose() (Model, tea.Cmd) {
 	}
 	switch t {
 	case assist.TaskAsk:
-		m.asking = &common.Ask{Kind: common.AskQuestion, Prompt: "ask the assistant: ", Value: m.question,
+		m.Pending = &common.Ask{Kind: common.AskQuestion, Prompt: "ask the assistant: ", Value: m.question,
 			Placeholder: "a question about this evidence"}
 		return m, nil
 	case assist.TaskQuery:
-		m.asking = &common.Ask{Kind: common.AskQuestion, Prompt: "find, in plain words: ", Value: m.question,
+		m.Pending = &common.Ask{Kind: common.AskQuestion, Prompt: "find, in plain words: ", Value: m.question,
 			Placeholder: "everything agent-12 did with the stolen token after the kill"}
 		return m, nil
 	}

@@ -89,3 +89,19 @@ func EventsLabel(n int) string {
 
 // ToggleMarkMsg asks the root to mark or unmark an event.
 type ToggleMarkMsg struct{ Event evidence.Event }
+
+// Asking holds the question a pane's key raised (Pending) until the
+// console opens its prompt for it (TakeAsk). A pane that asks embeds it.
+type Asking struct {
+	Pending *Ask
+}
+
+// TakeAsk returns the question a key just raised, once.
+func (q *Asking) TakeAsk() (Ask, bool) {
+	if q.Pending == nil {
+		return Ask{}, false
+	}
+	a := *q.Pending
+	q.Pending = nil
+	return a, true
+}

@@ -35,7 +35,7 @@ func (m Model) Control(msg tea.KeyMsg) (Model, tea.Cmd, bool) {
 	var cmd tea.Cmd
 	switch {
 	case key.Matches(msg, k.DrillEnd):
-		m.asking = &common.Ask{Kind: AskEnd, Prompt: "end the drill? the clock jumps to the end and the debrief is written; type yes: "}
+		m.Pending = &common.Ask{Kind: AskEnd, Prompt: "end the drill? the clock jumps to the end and the debrief is written; type yes: "}
 		return m, nil, true
 	case m.ended:
 		status = "the scenario has ended: E writes the debrief"

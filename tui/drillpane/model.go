@@ -89,9 +89,9 @@ type Model struct {
 	cur, top int
 	doc      []string // the pane, rendered for its width
 	qline    []int    // first line of each question in doc
-	asking   *common.Ask
-	ending   bool
-	debrief  string
+	common.Asking
+	ending  bool
+	debrief string
 }
 
 // New returns the drill's model; cfg.Drill nil means no drill.
@@ -150,16 +150,6 @@ func (m Model) Selected() string {
 
 // Debrief is where the debrief was written ("" before E).
 func (m Model) Debrief() string { return m.debrief }
-
-// TakeAsk returns the question a key just raised, once.
-func (m *Model) TakeAsk() (common.Ask, bool) {
-	if m.asking == nil {
-		return common.Ask{}, false
-	}
-	a := *m.asking
-	m.asking = nil
-	return a, true
-}
 
 // SetSize sets the Questions pane's size.
 func (m *Model) SetSize(w, h int) {
@@ -316,7 +306,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	}
 	q := qs[m.cur]
 	cur, _ := m.Answer(q.ID)
-	m.asking = &common.Ask{Kind: AskAnswer, Step: q.ID, Value: cur,
+	m.Pending = &common.Ask{Kind: AskAnswer, Step: q.ID, Value: cur,
 		Prompt:      fmt.Sprintf("answer %s (%s): ", q.ID, q.Kind),
 		Placeholder: placeholder(q.Kind)}
 	return m, nil

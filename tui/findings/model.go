@@ -45,9 +45,9 @@ type Model struct {
 	ranks    []detect.AgentRank // the first screen
 	// suppressedBy maps a finding id to the suppressions covering it.
 	suppressedBy map[string][]string
-	// asking is the reason prompt for the root to open; suppressing is
-	// what the answer will suppress.
-	asking      *common.Ask
+	// Pending (Asking) is the reason prompt for the root to open;
+	// suppressing is what the answer will suppress.
+	common.Asking
 	suppressing detect.Scope
 	loaded      bool
 	loading     bool

@@ -17,17 +17,6 @@ type suppressedMsg struct {
 	err error
 }
 
-// TakeAsk returns the question a key just raised, once: the root opens it
-// at once so that the keys typed next land in it.
-func (m *Model) TakeAsk() (common.Ask, bool) {
-	if m.asking == nil {
-		return common.Ask{}, false
-	}
-	a := *m.asking
-	m.asking = nil
-	return a, true
-}
-
 // SuppressedBy are the suppressions covering a finding (for tests).
 func (m Model) SuppressedBy(id string) []string { return m.suppressedBy[id] }
 
@@ -44,7 +33,7 @@ func (m *Model) askSuppress() tea.Cmd {
 		return common.Send(common.StatusMsg{Text: "read-only: observers cannot suppress"})
 	}
 	m.suppressing = detect.Scope{Detector: f.Detector, Agent: f.Agent}
-	m.asking = &common.Ask{Kind: askSuppress, Prompt: fmt.Sprintf("suppress %s — reason (journaled; the findings stay; esc cancels): ", m.suppressing),
+	m.Pending = &common.Ask{Kind: askSuppress, Prompt: fmt.Sprintf("suppress %s — reason (journaled; the findings stay; esc cancels): ", m.suppressing),
 		Placeholder: "why this is not a concern"}
 	return nil
 }

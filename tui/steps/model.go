@@ -59,19 +59,10 @@ type Model struct {
 	planStep string
 	planSeq  int
 
-	// asking is a question for the root to open at once: the keys typed
-	// right after d, x or n must land in the input, not in the list.
-	asking *common.Ask
-}
-
-// TakeAsk returns the question a key just raised, once.
-func (m *Model) TakeAsk() (common.Ask, bool) {
-	if m.asking == nil {
-		return common.Ask{}, false
-	}
-	a := *m.asking
-	m.asking = nil
-	return a, true
+	// Pending (Asking) is a question for the root to open at once: the
+	// keys typed right after d, x or n must land in the input, not in
+	// the list.
+	common.Asking
 }
 
 // New returns the pane; ws nil shows why there is no playbook. An observer
@@ -201,10 +192,10 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, common.Send(common.ErrMsg{Err: msg.err})
 		}
 		m.plan, m.planStep = &msg.plan, msg.step
-		m.asking = &common.Ask{Kind: common.AskConfirm, Step: msg.step,
+		m.Pending = &common.Ask{Kind: common.AskConfirm, Step: msg.step,
 			Prompt: fmt.Sprintf("type %s to run %s (esc cancels): ", msg.plan.Confirm, msg.plan.Name)}
 		if m.dryRun {
-			m.asking.Prompt = fmt.Sprintf("drill: type %s to dry-run %s, nothing runs (esc cancels): ", msg.plan.Confirm, msg.plan.Name)
+			m.Pending.Prompt = fmt.Sprintf("drill: type %s to dry-run %s, nothing runs (esc cancels): ", msg.plan.Confirm, msg.plan.Name)
 		}
 		m.rebuild()
 		m.dtop = 0 // the commands first

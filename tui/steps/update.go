@@ -39,7 +39,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 			if c := st.Check; c != nil && c.Status == incident.CheckVerified && !c.First.IsZero() {
 				at, from = c.First, "as its check found"
 			}
-			m.asking = &common.Ask{
+			m.Pending = &common.Ask{
 				Kind: common.AskDoneAt, Step: id,
 				Prompt: fmt.Sprintf("%s done — %s (RFC 3339, %s): ", id, s, from),
 				Value:  at.UTC().Format(time.RFC3339Nano),
@@ -48,7 +48,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		}
 		return m, m.setStep(id, incident.StepDone, time.Time{}, "")
 	case key.Matches(msg, k.Skip):
-		m.asking = &common.Ask{
+		m.Pending = &common.Ask{
 			Kind: common.AskSkip, Step: id, Prompt: "skip " + id + " — why? ",
 			Placeholder: "the reason goes in the journal",
 		}
@@ -61,7 +61,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.CheckAll):
 		return m, m.check()
 	case key.Matches(msg, k.StepNote):
-		m.asking = &common.Ask{Kind: common.AskNote, Step: id, Prompt: "note on " + id + ": "}
+		m.Pending = &common.Ask{Kind: common.AskNote, Step: id, Prompt: "note on " + id + ": "}
 		return m, nil
 	}
 	if !m.inDetail {
