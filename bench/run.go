@@ -25,6 +25,9 @@ type Config struct {
 	CPUProfile, BlockProfile string
 	// MemProfile, when set, gets a heap profile taken late in the ingest.
 	MemProfile string
+	// Live times the console's term, bare-word and page queries once a
+	// second while the ingest runs (they take CPU from it).
+	Live bool
 	// Log, when set, hears what the benchmark is doing.
 	Log func(string)
 }
@@ -43,10 +46,15 @@ type Result struct {
 	PeakRSS       int64   `json:"peak_rss_bytes"` // up to the end of the ingest
 	// PeakRSSRun is the peak over the whole run: the detectors' scan maps
 	// the whole index, which counts in RSS as page cache.
-	PeakRSSRun int64        `json:"peak_rss_run_bytes"`
-	PeakAnon   int64        `json:"peak_rss_anon_bytes"` // sampled: heap and stacks
-	PeakFile   int64        `json:"peak_rss_file_bytes"` // sampled: mapped index segments
-	Queries    []QueryStats `json:"queries"`
+	PeakRSSRun int64 `json:"peak_rss_run_bytes"`
+	PeakAnon   int64 `json:"peak_rss_anon_bytes"` // sampled: heap and stacks
+	PeakFile   int64 `json:"peak_rss_file_bytes"` // sampled: mapped index segments
+	// FirstSearchable is the time from the start of the ingest to the
+	// first event a query can find.
+	FirstSearchable float64      `json:"first_searchable_seconds"`
+	Queries         []QueryStats `json:"queries"`
+	// LiveQueries are the queries timed while the ingest ran (Live).
+	LiveQueries []QueryStats `json:"live_queries,omitempty"`
 	// FindingsSeconds is how long the built-in detectors took over the
 	// whole incident; Findings how many they raised.
 	FindingsSeconds float64 `json:"findings_seconds"`
@@ -108,7 +116,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	rss := sampleRSS()
 	began, cpu := time.Now(), startCPU()
-	err = ingest(ctx, incDir, gen.Dir, res)
+	err = ingest(ctx, incDir, gen.Dir, cfg.Live, res)
 	res.IngestSeconds = time.Since(began).Seconds()
 	res.Machine.OtherCPU = cpu.others()
 	res.IngestCPU = (selfCPU() - cpu.self).Seconds()
@@ -153,12 +161,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 // ingest runs the same path as `cordon ingest`: create the workspace,
 // ingest the folder (read, sniff, parse, normalize, index), close.
-func ingest(ctx context.Context, incDir, evidenceDir string, res *Result) error {
+func ingest(ctx context.Context, incDir, evidenceDir string, live bool, res *Result) error {
+	began := time.Now()
 	ws, err := incident.Create(incDir)
 	if err != nil {
 		return err
 	}
+	w := watch(ctx, ws.Store, began, live)
 	files, err := ws.Ingest(ctx, []string{evidenceDir}, incident.IngestOptions{})
+	res.FirstSearchable, res.LiveQueries = w.stop()
 	if err != nil {
 		ws.Close()
 		return fmt.Errorf("ingest: %w", err)

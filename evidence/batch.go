@@ -34,60 +34,53 @@ func (s *bleveStore) Prepare(events []Event) (*Prepared, error) {
 	return p, nil
 }
 
-// Index adds the events that are not yet in the store.
+// Index adds the events that are not yet in the store, and returns once
+// they are searchable.
 func (s *bleveStore) Index(ctx context.Context, events []Event, state map[string][]byte) (int, error) {
 	p, err := s.Prepare(events)
 	if err != nil {
 		return 0, err
 	}
-	return s.IndexPrepared(ctx, p, state, nil)
-}
-
-// IndexPrepared adds the prepared events that are not yet in the store,
-// with state, in one batch, and returns how many were new. Checking which
-// ids exist costs one query per batch and is what keeps re-ingest of a
-// copy, a rotated file or a crashed run from counting an event twice.
-// stored, if not nil, is told the same number once the batch is on disk,
-// on another goroutine (see Sync).
-func (s *bleveStore) IndexPrepared(ctx context.Context, p *Prepared, state map[string][]byte, stored func(fresh int)) (int, error) {
-	if err := s.writable(); err != nil {
-		return 0, err
-	}
-	fresh, err := s.missing(ctx, p.events)
+	landed := make(chan struct{})
+	n, err := s.IndexPrepared(ctx, p, state, func() { close(landed) }, nil)
 	if err != nil {
 		return 0, err
 	}
-	b := s.index().NewBatch()
-	s.mu.RLock()
-	next := s.counts.clone()
-	s.mu.RUnlock()
-	for _, i := range fresh {
-		if err := b.IndexAdvanced(p.docs[i]); err != nil {
-			return 0, fmt.Errorf("event %s: %w", p.events[i].ID, err)
-		}
-		next.add(&p.events[i])
+	select {
+	case <-landed:
+		return n, nil
+	case <-s.builders.failed:
+		return 0, s.builders.failure()
+	case <-ctx.Done():
+		return 0, ctx.Err()
 	}
-	for k, v := range state {
-		b.SetInternal([]byte("state:"+k), v)
-	}
-	if err := s.commit(b, next, len(fresh) > 0, len(fresh), stored); err != nil {
-		return 0, fmt.Errorf("index batch: %w", err)
-	}
-	return len(fresh), nil
 }
 
-// missing returns the positions of the events whose ids are not in the
-// index, first occurrence only.
-func (s *bleveStore) missing(ctx context.Context, events []Event) ([]int, error) {
+// missing returns the positions of the events whose ids are neither in
+// the index nor in one of others (the batches being built), first
+// occurrence only.
+func (s *bleveStore) missing(ctx context.Context, events []Event, others []map[string]struct{}) ([]int, error) {
 	seen := make(map[string]bool, len(events))
 	ids := make([]string, 0, len(events))
 	for _, ev := range events {
-		if _, ok := seen[ev.ID]; !ok {
-			seen[ev.ID] = false
+		if _, ok := seen[ev.ID]; ok {
+			continue
+		}
+		building := false
+		for _, o := range others {
+			if _, building = o[ev.ID]; building {
+				break
+			}
+		}
+		seen[ev.ID] = building
+		if !building {
 			ids = append(ids, ev.ID)
 		}
 	}
-	if len(ids) > 0 && s.counts.Total > 0 {
+	s.mu.RLock()
+	any := s.counts.Total > 0
+	s.mu.RUnlock()
+	if len(ids) > 0 && any {
 		req := bleve.NewSearchRequestOptions(query.NewDocIDQuery(ids), len(ids), 0, false)
 		req.Score = bleve.ScoreNone
 		res, err := s.index().SearchInContext(ctx, req)

@@ -38,17 +38,22 @@ type bleveStore struct {
 	tl          *timeline         // counts laid out for the pager; nil until needed
 	matchCounts map[string]uint64 // query -> matches, until the next batch
 
-	// persisted is closed when the last batch reached disk. Batches are
-	// "unsafe" (not fsynced one by one) for speed; a crash loses only whole
-	// recent batches, checkpoints included, so a re-run resumes before them.
-	// A failure to write them is kept in ws (see persist.go).
-	persisted chan struct{}
+	// persisted are closed as the batches written reach disk (those not
+	// closed yet at the last write are kept). Batches are "unsafe" (not
+	// fsynced one by one) for speed; a crash loses only whole recent
+	// batches, checkpoints included, so a re-run resumes before them. A
+	// failure to write them is kept in ws (see persist.go).
+	persisted []chan struct{}
 	ws        *writeState
+	builders  *builders
 }
 
 // Options tune how a store is opened.
 type Options struct {
 	ReadOnly bool
+	// Builders is how many batches may be built at once (0: one fewer
+	// than GOMAXPROCS; at least 1, at most maxBuilders).
+	Builders int
 }
 
 // Open opens the index at dir (creating it unless read-only). An index
@@ -58,7 +63,7 @@ func Open(dir string, opt Options) (Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build mapping: %w", err)
 	}
-	s := &bleveStore{im: im, build: newDocBuilder(im), readOnly: opt.ReadOnly, ws: newWriteState(), dir: dir}
+	s := &bleveStore{im: im, build: newDocBuilder(im), readOnly: opt.ReadOnly, ws: newWriteState(), dir: dir, builders: newBuilders(opt.Builders)}
 	vpath := filepath.Join(dir, versionFile)
 	if _, err := os.Stat(filepath.Join(dir, "index_meta.json")); errors.Is(err, os.ErrNotExist) {
 		if opt.ReadOnly {
@@ -85,10 +90,18 @@ func Open(dir string, opt Options) (Store, error) {
 		return nil, fmt.Errorf("open index %s: %w", dir, err)
 	}
 	s.idx = idx
-	if s.counts, err = readCounts(idx); err != nil {
+	base, deltas, total, err := readCountsAndDeltas(idx)
+	if err == nil && len(deltas) > 0 && !opt.ReadOnly {
+		err = s.foldLeftovers(total, deltas)
+	}
+	if err != nil {
 		idx.Close()
 		s.unregister()
 		return nil, err
+	}
+	s.counts, s.builders.base = total, base
+	if len(deltas) > 0 && !opt.ReadOnly {
+		s.builders.base = total.clone() // folded
 	}
 	return s, nil
 }
@@ -108,11 +121,11 @@ func create(dir string, im *mapping.IndexMappingImpl) error {
 	if err != nil {
 		return fmt.Errorf("create index %s: %w", dir, err)
 	}
-	s := &bleveStore{im: im, idx: idx, ws: newWriteState()}
+	s := &bleveStore{im: im, idx: idx, ws: newWriteState(), builders: newBuilders(1)}
 	// With unsafe_batch, the mapping bleve stores at creation reaches the
 	// disk with a later snapshot: an empty batch whose persistence Close
 	// waits for carries it down.
-	err = s.commit(idx.NewBatch(), Counts{}, true, 0, nil)
+	err = s.commit(idx.NewBatch(), &Counts{}, nil)
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}

@@ -89,6 +89,38 @@ func fieldValue(ev *Event, f string) string {
 	return ""
 }
 
+// merge adds the counts d holds.
+func (c *Counts) merge(d *Counts) {
+	if d.Total == 0 {
+		return
+	}
+	if c.Fields == nil {
+		c.Fields = map[string]map[string]int64{}
+		c.Minutes = map[int64]int64{}
+	}
+	if c.Total == 0 || d.First.Before(c.First) {
+		c.First = d.First
+	}
+	if c.Total == 0 || d.Last.After(c.Last) {
+		c.Last = d.Last
+	}
+	c.Total += d.Total
+	c.Cut += d.Cut
+	for m, n := range d.Minutes {
+		c.Minutes[m] += n
+	}
+	for f, vs := range d.Fields {
+		m := c.Fields[f]
+		if m == nil {
+			m = make(map[string]int64, len(vs))
+			c.Fields[f] = m
+		}
+		for v, n := range vs {
+			m[v] += n
+		}
+	}
+}
+
 func (c Counts) clone() Counts {
 	out := c
 	out.Fields = make(map[string]map[string]int64, len(c.Fields))

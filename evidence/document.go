@@ -119,7 +119,7 @@ func (b docBuilder) build(ev *Event) (*document.Document, error) {
 		}
 		doc.AddField(keywords(name, opts, terms...))
 	}
-	kw("id", ev.ID, false)
+	// The id is searched in the _id field Bleve gives every document.
 	kw("source", ev.Source, true)
 	kw("format", ev.Format, true)
 	kw("kind", ev.Kind, true)
@@ -157,31 +157,33 @@ func (b docBuilder) build(ev *Event) (*document.Document, error) {
 	list("tools_allowed", ev.ToolsAllowed, false)
 	list("egress_allowlist", ev.EgressAllowlist, false)
 
-	text := func(name, v string) string {
+	var words []index.TokenFrequencies // of the text fields, which a bare word also searches
+	text := func(name, v string) {
 		if v != "" {
-			doc.AddField(b.textField(name, v))
+			f := b.textField(name, v)
+			words = append(words, f.freqs)
+			doc.AddField(f)
 		}
-		return v
 	}
-	msg := text("message", indexed("message", ev.Message))
-	cmd := text("cmdline", indexed("cmdline", ev.Cmdline))
-	url := text("url", indexed("url", ev.URL))
-	path := text("path", indexed("path", ev.Path))
+	text("message", indexed("message", ev.Message))
+	text("cmdline", indexed("cmdline", ev.Cmdline))
+	text("url", indexed("url", ev.URL))
+	text("path", indexed("path", ev.Path))
 	raw := ev.Raw
 	if len(raw) > maxAllRaw {
 		raw = raw[:maxAllRaw]
 	}
-	raw = RawText(raw)
-	text(allField, strings.Join([]string{msg, cmd, url, path, prefix(ev.DstHost, MaxIndexed), raw}, " \n "))
+	all := b.textField(allField, prefix(ev.DstHost, MaxIndexed)+" \n "+RawText(raw))
+	if all.without(words) {
+		doc.AddField(all)
+	}
 
 	for _, n := range []struct {
 		name string
 		v    int64
 	}{{"bytes_out", ev.BytesOut}, {"bytes_in", ev.BytesIn}} {
 		if n.v != 0 {
-			f := document.NewNumericFieldWithIndexingOptions(n.name, nil, float64(n.v), index.IndexField)
-			f.Analyze()
-			doc.AddField(analyzed{f})
+			doc.AddField(keywords(n.name, kwOpts, numTerms(n.v)...))
 		}
 	}
 	list("cut", ev.Cut, false)

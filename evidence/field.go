@@ -41,6 +41,21 @@ func (b docBuilder) textField(name, text string) *field {
 	return &field{name: name, opts: textOpts, length: n, freqs: freqs}
 }
 
+// without takes from a text field the words any of others holds, and
+// reports whether it holds any word still.
+func (f *field) without(others []index.TokenFrequencies) bool {
+	for term, tf := range f.freqs {
+		for _, o := range others {
+			if _, ok := o[term]; ok {
+				f.length -= tf.Frequency()
+				delete(f.freqs, term)
+				break
+			}
+		}
+	}
+	return len(f.freqs) > 0
+}
+
 func (f *field) Name() string                                     { return f.name }
 func (f *field) ArrayPositions() []uint64                         { return nil }
 func (f *field) Options() index.FieldIndexingOptions              { return f.opts }
@@ -59,8 +74,3 @@ func (f *field) Size() int {
 	}
 	return n
 }
-
-// analyzed wraps a Bleve field that was analysed already.
-type analyzed struct{ document.Field }
-
-func (analyzed) Analyze() {}

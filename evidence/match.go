@@ -85,6 +85,9 @@ func compileNode(q Query, an *analyzer) (pred, error) {
 		}
 		return compileTerm(q.field, q.value, an)
 	case OpPrefix, OpWildcard, OpRegexp:
+		if f, _ := LookupField(q.field); f.kind == numField && q.op == OpWildcard && q.value == "*" {
+			return compileNumRange(NumRange(q.field, nil, nil, false, false)) // bytes_out:* is any number
+		}
 		return compilePattern(q.field, leafRegexp(q, false), an)
 	case OpNumRange:
 		return compileNumRange(q)

@@ -24,6 +24,8 @@ var parityQueries = []string{
 	`(cmdline:curl OR cmdline:wget) -agent:agent-7`, `agent:/AGENT-7/i`, `cmdline:/CURL/`, `cmdline:CURL*`, `dst_host:HTTPBIN.ORG`,
 	`kind:proc_exec cmdline:curl`, `id:* NOT kind:proc_exec`, `bytes_out:>=1 AND bytes_out:<100000`,
 	`time:>="2026-07-21T10:00:00Z" AND time:<"2026-07-21T10:30:00Z" AND source:sensor`,
+	`bytes_out:*`, `bytes_in:>0 -bytes_out:*`, `bytes_out:>255 AND bytes_out:<=65536`, `bytes_out:<0`,
+	`id:/[0-9a-f]{4}.*/ source:proxy`,
 }
 
 // The in-memory matcher agrees with the Bleve index on every sample

@@ -105,10 +105,10 @@ func (s *bleveStore) writeErr() error {
 	return s.ws.err
 }
 
-// persistedCallback is what a batch calls when it is on disk: stored is
-// told the batch's new events, then done is closed. Scorch calls it only
-// once the batch was written; an error passed anyway is a failure.
-func (s *bleveStore) persistedCallback(fresh int, stored func(int), done chan struct{}) func(error) {
+// persistedCallback is what a batch calls when it is on disk: onDisk (may
+// be nil) runs, then done is closed. Scorch calls it only once the batch
+// was written; an error passed anyway is a failure.
+func (s *bleveStore) persistedCallback(onDisk func(), done chan struct{}) func(error) {
 	var once sync.Once
 	return func(err error) {
 		once.Do(func() {
@@ -116,10 +116,12 @@ func (s *bleveStore) persistedCallback(fresh int, stored func(int), done chan st
 				s.asyncError(err)
 				return
 			}
-			if stored != nil {
-				stored(fresh)
+			if onDisk != nil {
+				onDisk()
 			}
-			close(done)
+			if done != nil {
+				close(done)
+			}
 		})
 	}
 }
@@ -128,26 +130,41 @@ func (s *bleveStore) persistedCallback(fresh int, stored func(int), done chan st
 // write failure (ErrWrite) that keeps one from getting there, or the
 // context's error.
 func (s *bleveStore) Sync(ctx context.Context) error {
+	if err := s.builders.drain(); err != nil {
+		return err
+	}
 	s.mu.RLock()
-	done := s.persisted
+	pending := append([]chan struct{}(nil), s.persisted...)
 	s.mu.RUnlock()
-	if done == nil {
-		return nil
-	}
-	select {
-	case <-done:
-		return nil
-	case <-s.ws.failed:
+	for _, done := range pending {
 		select {
-		case <-done: // written after all, on a retry
-			return nil
-		default:
-			s.seal()
-			return s.writeErr()
+		case <-done:
+		case <-s.ws.failed:
+			select {
+			case <-done: // written after all, on a retry
+			default:
+				s.seal()
+				return s.writeErr()
+			}
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-	case <-ctx.Done():
-		return ctx.Err()
 	}
+	return nil
+}
+
+// track adds the channel a batch's persisted callback closes to those Sync
+// waits for, and forgets those closed already. It runs under s.mu.
+func (s *bleveStore) track(done chan struct{}) {
+	kept := s.persisted[:0]
+	for _, d := range s.persisted {
+		select {
+		case <-d:
+		default:
+			kept = append(kept, d)
+		}
+	}
+	s.persisted = append(kept, done)
 }
 
 // seal makes the store hold only what is on disk, after a write failure.
@@ -201,30 +218,28 @@ func (s *bleveStore) Close() error {
 	return err
 }
 
-// commit writes a batch with the counts it leads to (when they changed),
-// in one atomic step, and makes them the store's counts. stored (may be
-// nil) is told the number of new events once the batch is on disk; Sync
-// waits for that. A store whose writes failed takes no more batches.
-func (s *bleveStore) commit(b *bleve.Batch, next Counts, countsChanged bool, fresh int, stored func(int)) error {
+// commit writes a batch with the base counts (when not nil) in one atomic
+// step and waits until it is searchable; onDisk (may be nil) runs once it
+// is on disk, and Sync waits for that. A store whose writes failed takes
+// no more batches.
+func (s *bleveStore) commit(b *bleve.Batch, base *Counts, onDisk func()) error {
 	if err := s.writeErr(); err != nil {
 		return err
 	}
-	if countsChanged {
-		raw, err := json.Marshal(next)
+	if base != nil {
+		raw, err := json.Marshal(base)
 		if err != nil {
 			return err
 		}
 		b.SetInternal([]byte(countsKey), raw)
 	}
 	done := make(chan struct{})
-	b.SetPersistedCallback(s.persistedCallback(fresh, stored, done))
+	b.SetPersistedCallback(s.persistedCallback(onDisk, done))
 	if err := s.index().Batch(b); err != nil {
 		return err
 	}
 	s.mu.Lock()
-	s.counts = next
-	s.tl, s.matchCounts = nil, nil
-	s.persisted = done
+	s.track(done)
 	s.mu.Unlock()
 	return nil
 }

@@ -63,7 +63,7 @@ func writeFailureChild(t *testing.T, dir string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, ierr = p.IndexPrepared(context.Background(), prep, map[string][]byte{"batch": []byte(strconv.Itoa(b))}, func(fresh int) {
+		n, ierr = p.IndexPrepared(context.Background(), prep, map[string][]byte{"batch": []byte(strconv.Itoa(b))}, nil, func(fresh int) {
 			mu.Lock()
 			stored += fresh
 			mu.Unlock()

@@ -63,10 +63,7 @@ func (t *timeline) toBleve(q Query) query.Query {
 	case OpIDs:
 		return query.NewDocIDQuery(q.values)
 	case OpNumRange:
-		lo, hi := q.loIncl, q.hiIncl
-		r := query.NewNumericRangeInclusiveQuery(q.lo, q.hi, &lo, &hi)
-		r.SetField(q.field)
-		return r
+		return numRangeQuery(q.field, q.lo, q.hi, q.loIncl, q.hiIncl)
 	case OpTimeRange:
 		since, until := q.Span()
 		if since.IsZero() {
@@ -81,12 +78,26 @@ func (t *timeline) toBleve(q Query) query.Query {
 }
 
 func leafToBleve(q Query) query.Query {
-	f, _ := LookupField(q.field)
-	field := q.field
-	if field == "" {
-		field = allField
+	if q.field == "" {
+		ds := make([]query.Query, len(bareFields))
+		for i, f := range bareFields {
+			ds[i] = leafOn(q, f, true)
+		}
+		return query.NewDisjunctionQuery(ds)
 	}
-	text := f.kind == textField
+	if q.field == "id" {
+		return leafOn(q, idField, false)
+	}
+	f, _ := LookupField(q.field)
+	return leafOn(q, q.field, f.kind == textField)
+}
+
+// idField is where Bleve indexes each document's id; cordon indexes no
+// second copy of it.
+const idField = "_id"
+
+// leafOn is leaf q on one index field.
+func leafOn(q Query, field string, text bool) query.Query {
 	var out interface{ SetField(string) }
 	switch {
 	case q.op == OpTerm && text:

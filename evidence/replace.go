@@ -27,6 +27,12 @@ func (s *bleveStore) Replace(ctx context.Context, events []Event) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("read events to replace: %w", err)
 	}
+	// The counts are replaced whole: no batch may be on its way meanwhile.
+	if err := s.builders.drain(); err != nil {
+		return 0, err
+	}
+	s.builders.foldMu.Lock()
+	defer s.builders.foldMu.Unlock()
 	b := s.index().NewBatch()
 	s.mu.RLock()
 	next := s.counts.clone()
@@ -55,8 +61,13 @@ func (s *bleveStore) Replace(ctx context.Context, events []Event) (int, error) {
 	if n == 0 {
 		return 0, nil
 	}
-	if err := s.commit(b, next, true, 0, nil); err != nil {
+	if err := s.commit(b, &next, nil); err != nil {
 		return 0, fmt.Errorf("replace batch: %w", err)
 	}
+	s.mu.Lock()
+	s.counts = next
+	s.tl, s.matchCounts = nil, nil
+	s.mu.Unlock()
+	s.builders.base = next.clone()
 	return n, nil
 }

@@ -49,12 +49,16 @@ type Store interface {
 }
 
 // Preparer is a Store that can do the CPU-heavy half of Index (building
-// and analysing documents) ahead of time: an ingest pipeline prepares one
-// batch while the previous one is being written. Index(events, state) is
-// IndexPrepared(Prepare(events), state, nil).
+// and analysing documents) ahead of time, and index batches without
+// waiting for each: an ingest pipeline prepares one batch while earlier
+// ones are being built, several at once. IndexPrepared returns once a
+// builder has the batch; landed runs when it is searchable and stored
+// when it is on disk (either may be nil). States are written in the order
+// of the calls, each once every earlier batch is searchable. Index(events,
+// state) is IndexPrepared(Prepare(events), state, …) waiting for landed.
 type Preparer interface {
 	Prepare(events []Event) (*Prepared, error)
-	IndexPrepared(ctx context.Context, p *Prepared, state map[string][]byte, stored func(fresh int)) (int, error)
+	IndexPrepared(ctx context.Context, p *Prepared, state map[string][]byte, landed func(), stored func(fresh int)) (int, error)
 }
 
 // Sort orders.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"sync"
 
@@ -11,11 +12,12 @@ import (
 	"github.com/cordon-ir/cordon/ingest/parse"
 )
 
-// writer indexes batches on its own goroutine, one at a time and in the
-// order they were sent, while the caller reads, parses and prepares the
-// next one. Each batch still lands in one Index call with the checkpoint
-// that covers it and after its rejects are durable, so a crash resumes
-// exactly where it always did.
+// writer hands batches to the store on its own goroutine, in the order
+// they were sent, while the caller reads, parses and prepares the next
+// one; the store builds several at once (evidence.Preparer). Each batch's
+// rejects are durable before it is handed over, and its checkpoint is
+// written once it and every earlier batch are in the index, so a crash
+// resumes exactly where it always did.
 type writer struct {
 	ctx     context.Context
 	store   evidence.Store
@@ -110,18 +112,16 @@ func (w *writer) write(j job) error {
 		}
 	}
 	if j.prepared != nil {
-		if _, err := w.prep.IndexPrepared(w.ctx, j.prepared, j.state, stored); err != nil {
-			return err
-		}
-	} else {
-		// A store that cannot say when a batch is on disk: Run's Sync
-		// stands for all of them.
-		n, err := w.store.Index(w.ctx, j.events, j.state)
-		if err != nil {
-			return err
-		}
-		stored(n)
+		_, err := w.prep.IndexPrepared(w.ctx, j.prepared, j.state, j.landed, stored)
+		return err
 	}
+	// A store that cannot say when a batch is on disk: Run's Sync stands
+	// for all of them.
+	n, err := w.store.Index(w.ctx, j.events, j.state)
+	if err != nil {
+		return err
+	}
+	stored(n)
 	j.landed()
 	return nil
 }
@@ -173,10 +173,13 @@ func (w *writer) freeze(read func()) {
 // Ingest allocates fast and keeps little: with the default GC target the
 // collector ran about a tenth of the time. A higher target roughly halves
 // that; the soft limit holds the heap, and with the index's mapped
-// segments the resident set, under 1 GiB on a million events.
+// segments the resident set, under 1 GiB on a million events with up to
+// two cores. Each core past two adds a batch builder (evidence.Open),
+// and ingestMemoryPerCore for the batches it holds.
 const (
-	ingestGCPercent   = 400
-	ingestMemoryLimit = 384 << 20
+	ingestGCPercent     = 400
+	ingestMemoryLimit   = 384 << 20
+	ingestMemoryPerCore = 128 << 20
 )
 
 // tuneGC applies the ingest GC settings and returns what restores the
@@ -189,7 +192,7 @@ func tuneGC() func() {
 		debug.SetGCPercent(gc)
 	}
 	limit := debug.SetMemoryLimit(-1)
-	debug.SetMemoryLimit(min(limit, ingestMemoryLimit))
+	debug.SetMemoryLimit(min(limit, ingestMemoryLimit+int64(max(0, runtime.GOMAXPROCS(0)-2))*ingestMemoryPerCore))
 	return func() {
 		debug.SetGCPercent(gc)
 		debug.SetMemoryLimit(limit)

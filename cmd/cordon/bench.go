@@ -17,6 +17,7 @@ func cmdBench(e *env, c *cobra.Command) {
 	inc := fs.String("incident", "", "only time the queries, on an incident `DIR` kept by an earlier --keep run")
 	cpu := fs.String("cpuprofile", "", "write a CPU profile of the ingest (or of the queries, with --incident) to `FILE`")
 	block := fs.String("blockprofile", "", "write a block profile of the same to `FILE`")
+	live := fs.Bool("live", false, "also time the console's term, bare-word and page queries once a second while the ingest runs")
 	mem := fs.String("memprofile", "", "write a heap profile taken late in the ingest to `FILE`")
 	c.RunE = func(cmd *cobra.Command, rest []string) error {
 		ctx := cmd.Context()
@@ -24,7 +25,7 @@ func cmdBench(e *env, c *cobra.Command) {
 			fs.Usage()
 			return fmt.Errorf("%w: bench takes only flags, with positive --events and --queries", errUsage)
 		}
-		cfg := bench.Config{Events: *events, Dir: *dir, Keep: *keep, Queries: *queries, Incident: *inc, CPUProfile: *cpu, BlockProfile: *block, MemProfile: *mem}
+		cfg := bench.Config{Events: *events, Dir: *dir, Keep: *keep, Queries: *queries, Incident: *inc, CPUProfile: *cpu, BlockProfile: *block, MemProfile: *mem, Live: *live}
 		cfg.Log = func(s string) { fmt.Fprintln(e.stderr, "bench:", s) }
 		res, err := bench.Run(ctx, cfg)
 		if err != nil {
