@@ -22,6 +22,19 @@ func (a *analyzer) stream(s string) analysis.TokenStream {
 	return a.filter.Filter(a.tok.Tokenize([]byte(s)))
 }
 
+// words are the distinct tokens of s.
+func (a *analyzer) words(s string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range a.stream(s) {
+		if w := string(t.Term); !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 func (a *analyzer) tokens(s string) []string {
 	var out []string
 	for _, t := range a.stream(s) {

@@ -78,32 +78,53 @@ func (t *timeline) toBleve(q Query) query.Query {
 }
 
 func leafToBleve(q Query) query.Query {
-	if q.field == "" {
-		ds := make([]query.Query, len(bareFields))
-		for i, f := range bareFields {
-			ds[i] = leafOn(q, f, true)
+	fields, text := []string{q.field}, false
+	switch q.field {
+	case "":
+		fields, text = bareFields, true
+	case "id":
+		fields = []string{idField}
+	default:
+		f, _ := LookupField(q.field)
+		text = f.kind == textField
+	}
+	var ds []query.Query
+	if q.op == OpTerm && text {
+		// The words of the value, each a term of each field, in one flat
+		// disjunction: Bleve unions the postings of such term queries
+		// straight into a bitmap when nothing is scored.
+		for _, w := range queryAnalyzer.words(q.value) {
+			for _, f := range fields {
+				t := query.NewTermQuery(w)
+				t.SetField(f)
+				ds = append(ds, t)
+			}
 		}
-		return query.NewDisjunctionQuery(ds)
+		if len(ds) == 0 {
+			return query.NewMatchNoneQuery()
+		}
+	} else {
+		for _, f := range fields {
+			ds = append(ds, leafOn(q, f, text))
+		}
 	}
-	if q.field == "id" {
-		return leafOn(q, idField, false)
+	if len(ds) == 1 {
+		return ds[0]
 	}
-	f, _ := LookupField(q.field)
-	return leafOn(q, q.field, f.kind == textField)
+	return query.NewDisjunctionQuery(ds)
 }
+
+// queryAnalyzer splits a query's text as the index's analyzer does.
+var queryAnalyzer = newAnalyzer()
 
 // idField is where Bleve indexes each document's id; cordon indexes no
 // second copy of it.
 const idField = "_id"
 
-// leafOn is leaf q on one index field.
+// leafOn is leaf q, not a word of text, on one index field.
 func leafOn(q Query, field string, text bool) query.Query {
 	var out interface{ SetField(string) }
 	switch {
-	case q.op == OpTerm && text:
-		m := query.NewMatchQuery(q.value)
-		m.Analyzer = textAnalyzer
-		out = m
 	case q.op == OpTerm && !q.fold:
 		out = query.NewTermQuery(q.value)
 	case q.op == OpPrefix && !q.fold:
