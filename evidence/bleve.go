@@ -43,7 +43,7 @@ type bleveStore struct {
 	// fsynced one by one) for speed; a crash loses only whole recent
 	// batches, checkpoints included, so a re-run resumes before them. A
 	// failure to write them is kept in ws (see persist.go).
-	persisted []chan struct{}
+	persisted []unpersisted
 	ws        *writeState
 	builders  *builders
 }

@@ -193,16 +193,17 @@ func (s *bleveStore) IndexPrepared(ctx context.Context, p *Prepared, state map[s
 		var err error
 		if n := len(fresh); n > 0 {
 			done := make(chan struct{})
-			b.SetPersistedCallback(s.persistedCallback(func() {
+			cb := s.persistedCallback(func() {
 				if stored != nil {
 					stored(n)
 				}
-			}, done))
+			}, done)
+			b.SetPersistedCallback(cb)
 			if err = s.index().Batch(b); err == nil {
 				s.mu.Lock()
 				s.counts.merge(&w.delta)
 				s.tl, s.matchCounts = nil, nil
-				s.track(done)
+				s.track(unpersisted{done: done, probe: p.events[fresh[0]].ID, confirm: cb})
 				s.mu.Unlock()
 			}
 		} else if stored != nil {

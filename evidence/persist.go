@@ -11,6 +11,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/search/query"
 )
 
 // ErrWrite: the index could not write a batch to disk (the disk is full,
@@ -134,14 +135,14 @@ func (s *bleveStore) Sync(ctx context.Context) error {
 		return err
 	}
 	s.mu.RLock()
-	pending := append([]chan struct{}(nil), s.persisted...)
+	pending := append([]unpersisted(nil), s.persisted...)
 	s.mu.RUnlock()
-	for _, done := range pending {
+	for _, u := range pending {
 		select {
-		case <-done:
+		case <-u.done:
 		case <-s.ws.failed:
 			select {
-			case <-done: // written after all, on a retry
+			case <-u.done: // written after all, on a retry
 			default:
 				s.seal()
 				return s.writeErr()
@@ -153,18 +154,52 @@ func (s *bleveStore) Sync(ctx context.Context) error {
 	return nil
 }
 
-// track adds the channel a batch's persisted callback closes to those Sync
-// waits for, and forgets those closed already. It runs under s.mu.
-func (s *bleveStore) track(done chan struct{}) {
+// unpersisted is a batch written but not yet reported on disk: done is
+// closed, and confirm was called, when it is. probe is one of its event
+// ids ("" for a batch of state only).
+type unpersisted struct {
+	done    chan struct{}
+	probe   string
+	confirm func(error)
+}
+
+// track adds a batch to those Sync waits for, and forgets those on disk
+// already. It runs under s.mu.
+func (s *bleveStore) track(u unpersisted) {
 	kept := s.persisted[:0]
-	for _, d := range s.persisted {
+	for _, p := range s.persisted {
 		select {
-		case <-d:
+		case <-p.done:
 		default:
-			kept = append(kept, d)
+			kept = append(kept, p)
 		}
 	}
-	s.persisted = append(kept, done)
+	s.persisted = append(kept, u)
+}
+
+// confirmFromDisk reports on disk the batches the reopened index ro holds
+// although their persisted callback never came: closing scorch after a
+// failure can stop its persister between writing a snapshot and calling
+// the callbacks of the batches in it. A batch is in one segment of one
+// snapshot: one of its events on disk means all of them are.
+func (s *bleveStore) confirmFromDisk(ro bleve.Index) {
+	s.mu.RLock()
+	pending := append([]unpersisted(nil), s.persisted...)
+	s.mu.RUnlock()
+	for _, u := range pending {
+		select {
+		case <-u.done:
+			continue
+		default:
+		}
+		if u.probe == "" {
+			continue
+		}
+		req := bleve.NewSearchRequestOptions(query.NewDocIDQuery([]string{u.probe}), 1, 0, false)
+		if res, err := ro.Search(req); err == nil && res.Total > 0 {
+			u.confirm(nil)
+		}
+	}
 }
 
 // seal makes the store hold only what is on disk, after a write failure.
@@ -184,11 +219,12 @@ func (s *bleveStore) seal() {
 		if err != nil {
 			return // reads fail on the closed index, saying so
 		}
-		c, err := readCounts(ro)
+		_, _, c, err := readCountsAndDeltas(ro)
 		if err != nil {
 			ro.Close()
 			return
 		}
+		s.confirmFromDisk(ro)
 		s.idx = ro
 		s.mu.Lock()
 		s.counts = c
@@ -234,12 +270,13 @@ func (s *bleveStore) commit(b *bleve.Batch, base *Counts, onDisk func()) error {
 		b.SetInternal([]byte(countsKey), raw)
 	}
 	done := make(chan struct{})
-	b.SetPersistedCallback(s.persistedCallback(onDisk, done))
+	cb := s.persistedCallback(onDisk, done)
+	b.SetPersistedCallback(cb)
 	if err := s.index().Batch(b); err != nil {
 		return err
 	}
 	s.mu.Lock()
-	s.track(done)
+	s.track(unpersisted{done: done, confirm: cb})
 	s.mu.Unlock()
 	return nil
 }

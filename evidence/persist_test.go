@@ -76,6 +76,15 @@ func writeFailureChild(t *testing.T, dir string) {
 		}
 	}
 	serr := s.Sync(context.Background())
+	if ierr == nil {
+		// Every batch was taken before the failure was known (several
+		// builders): the next one, after Sync has reported it, is refused.
+		prep, err := p.Prepare(noisyEvents(noisyBatches*noisyBatch, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ierr = p.IndexPrepared(context.Background(), prep, nil, nil, nil)
+	}
 	cerr := s.Close()
 	mu.Lock()
 	defer mu.Unlock()

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -79,9 +78,12 @@ func TestFullDiskIsReportedWithWhatWasStored(t *testing.T) {
 	if got := eventCount(t, dir); got != 30500 {
 		t.Errorf("after the re-run: %d events, want 30500", got)
 	}
-	want := fmt.Sprintf("%d events (%d new)", 30000-stored, 30000-stored)
-	if !strings.Contains(stdout, want) {
-		t.Errorf("re-run says %q, want %q", stdout, want)
+	// With several batch builders the last checkpoint may lag what is on
+	// disk by the batches still building when the disk filled: those are
+	// read again and skipped by id, never counted twice.
+	m = regexp.MustCompile(`(\d+) events \((\d+) new\)`).FindStringSubmatch(stdout)
+	if m == nil || atoi(t, m[2]) != 30000-stored || atoi(t, m[1]) < 30000-stored {
+		t.Errorf("re-run says %q, want %d new events", stdout, 30000-stored)
 	}
 	info, _ := os.Stat(big)
 	found := false
