@@ -18,8 +18,8 @@ const (
 // WriteTable prints a result for people.
 func WriteTable(w io.Writer, r *Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "machine\t%d CPUs, %s, load %.2f before / %.2f after, other processes used %.2f cores during ingest\n",
-		r.Machine.CPUs, r.Machine.GoVersion, r.Machine.LoadBefore, r.Machine.LoadAfter, r.Machine.OtherCPU)
+	fmt.Fprintf(tw, "machine\t%d CPUs (GOMAXPROCS %d), %s, load %.2f before / %.2f after, other processes used %.2f cores during ingest\n",
+		r.Machine.CPUs, r.Machine.GOMAXPROCS, r.Machine.GoVersion, r.Machine.LoadBefore, r.Machine.LoadAfter, r.Machine.OtherCPU)
 	fmt.Fprintf(tw, "input\t%d records, %.1f MB, %d rejected\n", r.Records, float64(r.InputBytes)/1e6, r.Rejects)
 	fmt.Fprintf(tw, "ingest\t%d events in %.1f s = %.0f events/s (%.0f µs CPU/event)\t%s\n", r.Events, r.IngestSeconds, r.EventsPerSec,
 		1e6*r.IngestCPU/float64(max(1, r.Events)), verdict(r.EventsPerSec >= TargetEventsPerSec, ">= 20000/s"))

@@ -66,6 +66,7 @@ type Result struct {
 // Machine describes where the figures were taken.
 type Machine struct {
 	CPUs       int     `json:"cpus"`
+	GOMAXPROCS int     `json:"gomaxprocs"` // the ingest builds batches on one fewer
 	GoVersion  string  `json:"go_version"`
 	LoadBefore float64 `json:"load_before"` // 1-minute load average
 	LoadAfter  float64 `json:"load_after"`
@@ -103,7 +104,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("generate: %w", err)
 	}
 	res := &Result{Records: gen.Records, InputBytes: gen.Bytes}
-	res.Machine = Machine{CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), LoadBefore: loadAvg()}
+	res.Machine = Machine{CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), GoVersion: runtime.Version(), LoadBefore: loadAvg()}
 	if cfg.Keep {
 		res.Dir = root
 	}
@@ -193,7 +194,7 @@ func queriesOnly(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	defer ws.Close()
 	res := &Result{Events: ws.Store.Counts().Total, Dir: cfg.Incident}
-	res.Machine = Machine{CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), LoadBefore: loadAvg()}
+	res.Machine = Machine{CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), GoVersion: runtime.Version(), LoadBefore: loadAvg()}
 	res.IndexBytes = diskUsage(filepath.Join(cfg.Incident, "index.bleve"))
 	if res.Events > 0 {
 		res.BytesPerEvent = float64(res.IndexBytes) / float64(res.Events)
