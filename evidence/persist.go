@@ -107,16 +107,17 @@ func (s *bleveStore) writeErr() error {
 }
 
 // persistedCallback is what a batch calls when it is on disk: onDisk (may
-// be nil) runs, then done is closed. Scorch calls it only once the batch
-// was written; an error passed anyway is a failure.
+// be nil) runs, then done is closed, once. Scorch calls it only once the
+// batch was written; an error passed anyway is a failure, which leaves
+// the batch to a later call (a retry that wrote it, or confirmFromDisk).
 func (s *bleveStore) persistedCallback(onDisk func(), done chan struct{}) func(error) {
 	var once sync.Once
 	return func(err error) {
+		if err != nil {
+			s.asyncError(err)
+			return
+		}
 		once.Do(func() {
-			if err != nil {
-				s.asyncError(err)
-				return
-			}
 			if onDisk != nil {
 				onDisk()
 			}
