@@ -2,6 +2,7 @@ package assist
 
 import (
 	"fmt"
+	"github.com/cordon-ir/cordon/capability"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,29 +70,39 @@ func renderFinding(f detect.Finding, r *redact.Redactor, limit int) string {
 // summarized reports whether a capability goes into a packet: everything
 // acquired, and the credentials of the grant; the sandbox it was given and
 // the destinations its allowlist names are the grant itself.
-func summarized(c detect.Capability) bool {
-	return c.Origin == detect.OriginAcquired || c.Kind == detect.CapCredential
+func summarized(c capability.Capability) bool {
+	return c.Origin == capability.Acquired || c.Kind == capability.Credential
 }
 
 // renderCapability is one capability as the model reads it; its values
 // (a credential id, a path) are evidence, redacted like every line.
-func renderCapability(c detect.Capability, r *redact.Redactor, limit int) string {
+// The verdict is the case's Assessment's, when it judged it: the model is
+// told what cordon decided, never left to decide it.
+func renderCapability(c capability.Capability, a *capability.Assessment, r *redact.Redactor, limit int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "capability %s %s %s agent=%s", clean(c.Kind, r), clean(c.Origin, r), clean(c.Value, r), orDash(clean(c.Agent, r)))
+	fmt.Fprintf(&b, "capability %s %s %s agent=%s", clean(string(c.Kind), r), clean(string(c.Origin), r), clean(c.Value, r), orDash(clean(c.Agent, r)))
 	if c.Owner != "" && c.Owner != c.Agent {
 		fmt.Fprintf(&b, " owner=%s", clean(c.Owner, r))
 	}
-	fmt.Fprintf(&b, " uses=%d", len(c.Uses))
+	fmt.Fprintf(&b, " uses=%d", c.UseCount())
 	if u, ok := c.LastOK(); ok {
 		fmt.Fprintf(&b, " last_ok=%s/%s", u.Time.UTC().Format(time.TimeOnly), clean(u.ID, r))
 	}
 	if c.BytesOut > 0 {
 		fmt.Fprintf(&b, " bytes_out=%d allowlist=%s", c.BytesOut, clean(c.Allowlist, r))
 	}
-	if c.EndAt.IsZero() {
-		b.WriteString(" ended=no")
+	if e, ok := c.Ended(); ok {
+		fmt.Fprintf(&b, " ended=%s/%s %s (%s)", e.At.UTC().Format(time.TimeOnly), clean(e.ID, r), clean(e.How, r), clean(e.By, r))
 	} else {
-		fmt.Fprintf(&b, " ended=%s/%s %s", c.EndAt.UTC().Format(time.TimeOnly), clean(c.EndID, r), clean(c.EndHow, r))
+		b.WriteString(" ended=no")
+	}
+	for _, e := range c.Claims() {
+		fmt.Fprintf(&b, " claimed_end=%s/%s", e.At.UTC().Format(time.TimeOnly), clean(e.ID, r))
+	}
+	if a != nil {
+		if v, ok := a.Of(&c); ok {
+			fmt.Fprintf(&b, " verdict=%q", string(v.State))
+		}
 	}
 	if len(c.Acquired) > 0 {
 		fmt.Fprintf(&b, " evidence=%s", clean(strings.Join(c.Acquired[:min(len(c.Acquired), 4)], ","), r))

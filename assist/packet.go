@@ -3,6 +3,7 @@ package assist
 import (
 	"context"
 	"fmt"
+	"github.com/cordon-ir/cordon/capability"
 	"strings"
 	"time"
 
@@ -33,7 +34,10 @@ type Selection struct {
 	// Capabilities are the capability sets of the agents concerned: the
 	// packet carries a summary line of each, so that the model sees what
 	// the agent acquired and what is still live.
-	Capabilities []detect.Capability
+	Capabilities []capability.Capability
+	// Assessment is the case's verdict on them (nil: none yet), rendered
+	// beside each.
+	Assessment *capability.Assessment
 	// Redactor redacts the packet: nil for a fresh one, whose placeholders
 	// ([SECRET-n]) are the packet's own; an output of the case (the
 	// report's timeline) passes its own, so that one secret has one
@@ -259,7 +263,7 @@ func BuildPacket(ctx context.Context, st evidence.Store, sel Selection, budget B
 	}
 	for _, c := range sel.Capabilities {
 		if summarized(c) {
-			p.CapabilityLines = append(p.CapabilityLines, renderCapability(c, p.redactor, budget.LineBytes))
+			p.CapabilityLines = append(p.CapabilityLines, renderCapability(c, sel.Assessment, p.redactor, budget.LineBytes))
 		}
 	}
 	// The findings and capabilities take at most half the budget: with a

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cordon-ir/cordon/capability"
 	"io"
 	"os"
 	"path"
@@ -17,7 +18,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/redact"
@@ -243,8 +243,8 @@ func caseFiles(ctx context.Context, ws *incident.Workspace, unredacted bool) ([]
 }
 
 // capabilitySets is each agent's capability set, by agent.
-func capabilitySets(cs *detect.Capabilities) map[string][]detect.Capability {
-	out := map[string][]detect.Capability{}
+func capabilitySets(cs *capability.Set) map[string][]capability.Capability {
+	out := map[string][]capability.Capability{}
 	for _, a := range cs.Agents() {
 		out[a] = cs.For(a)
 	}

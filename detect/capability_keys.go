@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"github.com/cordon-ir/cordon/capability"
 	"strings"
 
 	"github.com/cordon-ir/cordon/evidence"
@@ -22,7 +23,7 @@ func (s *capScan) keys(ev *evidence.Event) {
 		text = ev.Cmdline + "\n" + ev.Message
 	}
 	for _, k := range s.secrets.Keys(text, s.issuedID) {
-		c := s.entry(ev.Agent, CapCredential, k.Placeholder, OriginAcquired)
+		c := s.entry(ev.Agent, capability.Credential, k.Placeholder, capability.Acquired)
 		if c.How == "" {
 			c.CredKind = k.Kind
 			call := strings.Join(strings.Fields(ev.Tool+" call "+ev.CallID), " ")
@@ -37,7 +38,7 @@ func (s *capScan) keys(ev *evidence.Event) {
 			s.keyLogged[l] = k
 		}
 		if ev.Kind == evidence.KindToolCall {
-			c.Uses = append(c.Uses, Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: "its tool calls"})
+			c.Uses = append(c.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: "its tool calls"})
 		}
 	}
 }
@@ -60,16 +61,16 @@ func (s *capScan) keyUse(ev *evidence.Event) {
 		}
 		for _, k := range keys {
 			for _, agent := range s.keyHolders[k.Placeholder] {
-				use := Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Refused: credRefused(ev), From: where(ev)}
-				c := s.entry(agent, CapCredential, k.Placeholder, OriginAcquired)
+				use := capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Refused: credRefused(ev), From: where(ev)}
+				c := s.entry(agent, capability.Credential, k.Placeholder, capability.Acquired)
 				c.Uses = append(c.Uses, use)
 				if ev.SrcIP != "" && !s.sandboxIP(ev.SrcIP, ev.Time) && !s.e.throughEgress(ev.SrcIP) {
-					p := s.entry(agent, CapPlace, ev.SrcIP, OriginAcquired)
+					p := s.entry(agent, capability.Place, ev.SrcIP, capability.Acquired)
 					if p.How == "" {
 						p.How = "the " + k.Kind + " " + k.Placeholder + " its tool output held was used from it, outside every sandbox"
 						p.Acquired, p.CredKind = []string{ev.ID}, k.Kind
 					}
-					p.Uses = append(p.Uses, Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Refused: use.Refused, From: k.Placeholder})
+					p.Uses = append(p.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Refused: use.Refused, From: k.Placeholder})
 				}
 			}
 		}

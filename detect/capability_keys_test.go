@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"github.com/cordon-ir/cordon/capability"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,8 +13,6 @@ import (
 
 	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/detect"
-	"github.com/cordon-ir/cordon/incident"
-	"github.com/cordon-ir/cordon/playbook"
 	"github.com/cordon-ir/cordon/redact"
 )
 
@@ -66,54 +65,45 @@ func TestKeysInToolOutputAreAcquiredCapabilities(t *testing.T) {
 			t.Errorf("a capability keeps the secret itself: %+v", c)
 		}
 	}
-	aws, ok := findCap(caps, detect.CapCredential, placeholder(awsKey))
+	aws, ok := findCap(caps, capability.Credential, placeholder(awsKey))
 	if !ok {
 		t.Fatalf("the AWS key the output held is not in the set %s:\n%+v", placeholder(awsKey), caps)
 	}
-	if aws.Origin != detect.OriginAcquired || aws.CredKind != "aws-access-key" || len(aws.Uses) != 1 || aws.Uses[0].From != "198.51.100.23" {
+	if aws.Origin != capability.Acquired || aws.CredKind != "aws-access-key" || len(aws.Uses) != 1 || aws.Uses[0].From != "198.51.100.23" {
 		t.Errorf("AWS key: %+v, want acquired, aws-access-key, one use from 198.51.100.23 (the CloudTrail record)", aws)
 	}
-	if p, ok := findCap(caps, detect.CapPlace, "198.51.100.23"); !ok || p.Origin != detect.OriginAcquired {
+	if p, ok := findCap(caps, capability.Place, "198.51.100.23"); !ok || p.Origin != capability.Acquired {
 		t.Errorf("the host the key was used from is not a place it acted from: %+v", caps)
 	}
-	gh, ok := findCap(caps, detect.CapCredential, placeholder(ghToken))
+	gh, ok := findCap(caps, capability.Credential, placeholder(ghToken))
 	if !ok || gh.CredKind != "github-token" || len(gh.Uses) != 2 || !gh.Uses[0].Time.Equal(time.Date(2026, 10, 20, 9, 20, 0, 0, time.UTC)) ||
 		gh.Uses[1].From != "198.51.100.23" {
 		t.Fatalf("GitHub token: %+v, want two uses: the git push at 09:20 and GitHub's record of it by hash from 198.51.100.23", gh)
 	}
-	oa, ok := findCap(caps, detect.CapCredential, placeholder(openaiKey))
+	oa, ok := findCap(caps, capability.Credential, placeholder(openaiKey))
 	if !ok || oa.CredKind != "openai-key" {
 		t.Fatalf("the OpenAI key the output held: %+v", caps)
 	}
-	if px, ok := findCap(caps, detect.CapCredential, "px-s3"); !ok || px.Origin != detect.OriginGranted {
+	if px, ok := findCap(caps, capability.Credential, "px-s3"); !ok || px.Origin != capability.Granted {
 		t.Errorf("its own proxy login: %+v", px)
 	}
 
-	// Contained at 09:10: both keys were used after it.
+	// Killed at 09:10: both keys were used after it.
 	contained := time.Date(2026, 10, 20, 9, 10, 0, 0, time.UTC)
-	seen := func(string, time.Time) bool { return true }
-	checks := incident.CheckCapabilities(playbook.LayerCachedCredentials, caps, contained, seen)
-	status := map[string]incident.CheckStatus{}
-	for _, ch := range checks {
-		status[ch.Value] = ch.Status
-	}
-	if status[aws.Value] != incident.CheckNotVerified || status[gh.Value] != incident.CheckNotVerified {
-		t.Errorf("checks %+v: both keys were used after the stop", checks)
-	}
-	// Contained at 09:30: no use since; the AWS key is judged on
-	// CloudTrail, which must have reported after the stop.
-	late := time.Date(2026, 10, 20, 9, 30, 0, 0, time.UTC)
-	quiet := func(string, time.Time) bool { return false }
-	for _, ch := range incident.CheckCapabilities(playbook.LayerCachedCredentials, caps, late, quiet) {
-		if ch.Value == aws.Value && ch.Status != incident.CheckNoEvidence {
-			t.Errorf("with no CloudTrail after the stop the AWS key is %s: %s", ch.Status, ch.Line)
+	for _, c := range []capability.Capability{aws, gh} {
+		if v := capability.Judge(&c, contained, time.Time{}, r.Coverage); v.State != capability.Live {
+			t.Errorf("%s is %s: both keys were used after the kill: %s", c.Value, v.State, v.Line)
 		}
+	}
+	// Killed at 09:30: no use since; the AWS key is judged on CloudTrail,
+	// which must have reported after the kill.
+	late := time.Date(2026, 10, 20, 9, 30, 0, 0, time.UTC)
+	if v := capability.Judge(&aws, late, time.Time{}, capability.NewCoverage()); v.State != capability.CannotTell {
+		t.Errorf("with no CloudTrail after the kill the AWS key is %s: %s", v.State, v.Line)
 	}
 	// A key of a service whose log cordon reads none of is never
-	// verified: a use from elsewhere would show nowhere.
-	for _, ch := range incident.CheckCapabilities(playbook.LayerCachedCredentials, caps, late, seen) {
-		if ch.Value == oa.Value && ch.Status != incident.CheckNoEvidence {
-			t.Errorf("the OpenAI key is %s: %s", ch.Status, ch.Line)
-		}
+	// stopped: a use from elsewhere would show nowhere.
+	if v := capability.Judge(&oa, late, time.Time{}, r.Coverage); v.State != capability.CannotTell {
+		t.Errorf("the OpenAI key is %s: %s", v.State, v.Line)
 	}
 }

@@ -2,12 +2,12 @@ package detect
 
 import (
 	"cmp"
+	"github.com/cordon-ir/cordon/capability"
 	"path"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/cordon-ir/cordon/credentials"
 	"github.com/cordon-ir/cordon/evidence"
@@ -27,7 +27,7 @@ func (s *capScan) secretRead(ev *evidence.Event) {
 		if s.readCredentialOf(ev, p, loc) {
 			continue
 		}
-		c := s.entry(ev.Agent, CapCredential, p, OriginAcquired)
+		c := s.entry(ev.Agent, capability.Credential, p, capability.Acquired)
 		c.CredKind = loc.Class
 		if c.How == "" {
 			c.How = "read " + loc.Name + " (" + p + ")"
@@ -68,7 +68,7 @@ func (s *capScan) readCredentialOf(ev *evidence.Event, p string, loc credentials
 		}
 		found = true
 		if sess.agent == ev.Agent {
-			c := s.entry(ev.Agent, CapCredential, cr, OriginGranted)
+			c := s.entry(ev.Agent, capability.Credential, cr, capability.Granted)
 			c.Acquired = appendNew(c.Acquired, ev.ID)
 			continue
 		}
@@ -93,13 +93,13 @@ func (s *capScan) dataOut(ev *evidence.Event) {
 		return
 	}
 	host = strings.ToLower(host)
-	c := s.entry(ev.Agent, CapDataOut, host, OriginAcquired)
+	c := s.entry(ev.Agent, capability.DataOut, host, capability.Acquired)
 	if c.Allowlist == "" {
 		c.Allowlist = "none"
 		if sess := s.e.sessionAt(ev.Agent, ev.Time); sess != nil {
 			switch exact, wild := allowed(sess.egress, host); {
 			case exact:
-				c.Allowlist, c.Origin = "exact", OriginGranted
+				c.Allowlist, c.Origin = "exact", capability.Granted
 			case wild:
 				c.Allowlist = "wildcard"
 			}
@@ -109,9 +109,9 @@ func (s *capScan) dataOut(ev *evidence.Event) {
 	if ev.Method != "" {
 		c.Methods = appendNew(c.Methods, ev.Method)
 	}
-	c.Uses = append(c.Uses, Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: ev.Source})
+	c.Uses = append(c.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: ev.Source})
 	if s.bytes == nil {
-		s.bytes = map[*Capability]map[string]int64{}
+		s.bytes = map[*capability.Capability]map[string]int64{}
 	}
 	if s.bytes[c] == nil {
 		s.bytes[c] = map[string]int64{}
@@ -128,12 +128,31 @@ func mayDetach(cmd string) bool {
 		strings.Contains(cmd, "disown") || strings.Contains(cmd, "daemonize")
 }
 
-// process records detached processes and their exits.
+// process records detached processes, what they and their descendants
+// did (each a use: the process alive and acting), and their exits.
 func (s *capScan) process(ev *evidence.Event) {
+	if ev.Source == evidence.SourceSensor && ev.Kind != evidence.KindProcExit && len(s.procs) > 0 {
+		c := s.procs[ev.ExecID]
+		if c == nil && ev.Pid != 0 {
+			// the same process after an exec (nohup execs its command)
+			c = s.procs[pidKey(ev)]
+			if c != nil && ev.ExecID != "" {
+				s.procs[ev.ExecID] = c
+			}
+		}
+		if c == nil && ev.ParentExecID != "" {
+			if c = s.procs[ev.ParentExecID]; c != nil && ev.ExecID != "" && ev.Kind == evidence.KindProcExec {
+				s.procs[ev.ExecID] = c // a descendant acts for it
+			}
+		}
+		if c != nil && (len(c.Uses) == 0 || c.Uses[len(c.Uses)-1].ID != ev.ID) {
+			c.Uses = append(c.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Format: ev.Format, From: shortID(ev.Container)})
+		}
+	}
 	switch {
 	case ev.Kind == evidence.KindProcExit:
-		if c := s.procs[ev.ExecID]; c != nil && ev.ExecID != "" && c.EndAt.IsZero() {
-			c.EndAt, c.EndHow, c.EndID = ev.Time, "exited", ev.ID
+		if c := s.procs[ev.ExecID]; c != nil && ev.ExecID != "" {
+			c.AddEnd(capability.End{At: ev.Time, How: "exited", ID: ev.ID, By: issuerName(ev), Source: ev.Source, Authority: capability.Authoritative})
 		}
 	case ev.Kind == evidence.KindProcExec && ev.Source == evidence.SourceSensor && ev.Agent != "" && mayDetach(ev.Cmdline) && detachRe.MatchString(ev.Cmdline):
 		// named as a responder finds it with ps: its pid, in its container
@@ -141,18 +160,21 @@ func (s *capScan) process(ev *evidence.Event) {
 		if ev.Pid == 0 {
 			key = "exec " + ev.ExecID
 		}
-		c := s.entry(ev.Agent, CapProcess, key, OriginAcquired)
+		c := s.entry(ev.Agent, capability.Process, key, capability.Acquired)
 		if c.How == "" {
 			c.How = clip(ev.Cmdline, 80)
-			c.Acquired, c.pid = []string{ev.ID}, ev.Pid
-			c.placeOf = []string{ev.Pod, ev.Container}
+			c.Acquired, c.Pid = []string{ev.ID}, ev.Pid
+			c.PlaceOf = []string{ev.Pod, ev.Container}
 			if sess := s.e.sessionAt(ev.Agent, ev.Time); sess != nil && sess.sandbox != "" {
-				c.placeOf = append(c.placeOf, sess.sandbox)
+				c.PlaceOf = append(c.PlaceOf, sess.sandbox)
 			}
 		}
-		c.Uses = append(c.Uses, Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: shortID(ev.Container)})
+		c.Uses = append(c.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: shortID(ev.Container)})
 		if ev.ExecID != "" {
 			s.procs[ev.ExecID] = c
+		}
+		if ev.Pid != 0 {
+			s.procs[pidKey(ev)] = c
 		}
 	}
 }
@@ -167,31 +189,31 @@ func (s *capScan) persisted(ev *evidence.Event) {
 	if ev.Kind != evidence.KindFileWrite || ev.Agent == "" || ev.Path == "" {
 		return
 	}
-	kind := ""
+	var kind capability.Kind
 	switch {
 	case scheduleRe.MatchString(ev.Path):
-		kind = CapSchedule
+		kind = capability.Schedule
 	case persistFileRe.MatchString(ev.Path):
-		kind = CapPersisted
+		kind = capability.Persisted
 	default:
 		return
 	}
-	c := s.entry(ev.Agent, kind, ev.Path, OriginAcquired)
+	c := s.entry(ev.Agent, kind, ev.Path, capability.Acquired)
 	if c.How == "" {
 		c.How = "wrote " + ev.Path
 		// deleting the sandbox or pod it is in removes it too
-		c.placeOf = []string{ev.Pod, ev.Container}
+		c.PlaceOf = []string{ev.Pod, ev.Container}
 		if sess := s.e.sessionAt(ev.Agent, ev.Time); sess != nil && sess.sandbox != "" {
-			c.placeOf = append(c.placeOf, sess.sandbox)
+			c.PlaceOf = append(c.PlaceOf, sess.sandbox)
 		}
 	}
 	c.Acquired = appendNew(c.Acquired, ev.ID)
-	c.Uses = append(c.Uses, Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: ev.Source})
+	c.Uses = append(c.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: ev.Source})
 }
 
 // done ends each capability where the evidence shows its end and returns
 // the sets.
-func (s *capScan) done(skews []Skew) *Capabilities {
+func (s *capScan) done(skews []Skew) *capability.Set {
 	// credential reads by tool calls whose result is not in the evidence:
 	// the call was made and nothing says it failed
 	pending := make([]evidence.Event, 0, len(s.reads))
@@ -207,13 +229,14 @@ func (s *capScan) done(skews []Skew) *Capabilities {
 	for i := range pending {
 		s.secretRead(&pending[i])
 	}
-	out := &Capabilities{byAgent: map[string][]*Capability{}}
+	s.openCalls()
+	out := map[string][]*capability.Capability{}
 	bySource := map[string]Skew{}
 	for _, k := range skews {
 		bySource[k.Source] = k
 	}
 	for agent, m := range s.caps {
-		list := make([]*Capability, 0, len(m))
+		list := make([]*capability.Capability, 0, len(m))
 		for _, c := range m {
 			// on the ledger's clock, which the containment time is on
 			for i := range c.Uses {
@@ -228,95 +251,117 @@ func (s *capScan) done(skews []Skew) *Capabilities {
 			}
 			sort.SliceStable(c.Uses, func(i, j int) bool { return c.Uses[i].Time.Before(c.Uses[j].Time) })
 			s.finish(c)
+			for i := range c.Ends {
+				if k, ok := bySource[c.Ends[i].Source]; ok && k.Applied {
+					c.Ends[i].At = c.Ends[i].At.Add(-k.Offset)
+				}
+			}
 			list = append(list, c)
 		}
 		for _, c := range list {
-			if c.Kind == CapPlace && c.Origin == OriginAcquired {
+			if c.Kind == capability.Place && c.Origin == capability.Acquired {
 				s.endPlace(c, m)
 			}
+			c.Compact()
 		}
-		sortCaps(list)
-		out.byAgent[agent] = list
+		out[agent] = list
 	}
-	return out
+	return capability.NewSet(out)
 }
 
-func (s *capScan) finish(c *Capability) {
+func (s *capScan) finish(c *capability.Capability) {
 	if by := s.bytes[c]; by != nil {
 		// each source sees the same transfers: the largest view counts
 		for _, n := range by {
 			c.BytesOut = max(c.BytesOut, n)
 		}
 	}
-	if !c.EndAt.IsZero() {
-		return
+	// its issuer's or runner's own record of its end: by its key, and for
+	// what ran or was written in a pod, the pod's deletion
+	for _, e := range s.auth[c.Value] {
+		c.AddEnd(e)
 	}
-	// what ends it, by the verbs that end its kind; the earliest counts
-	type named struct{ name, kind string }
+	if c.Kind == capability.Process || c.Kind == capability.Schedule || c.Kind == capability.Persisted {
+		for _, p := range c.PlaceOf {
+			for _, e := range s.auth[podName(p)] {
+				c.AddEnd(e)
+			}
+		}
+	}
+	// what a person says ended it, by the verbs that end its kind: claims
+	type named struct {
+		name string
+		kind capability.Kind
+	}
 	names := []named{{c.Value, c.Kind}}
 	switch c.Kind {
-	case CapPersisted, CapSchedule:
+	case capability.Persisted, capability.Schedule:
 		// a file by its name when the name is its own (sync-keeper.py, not
 		// "agent"), a crontab by the word
 		if b := path.Base(c.Value); strings.ContainsAny(b, ".-_") && len(b) >= 6 {
 			names = append(names, named{b, c.Kind})
 		}
-		if c.Kind == CapSchedule && strings.Contains(c.Value, "cron") {
+		if c.Kind == capability.Schedule && strings.Contains(c.Value, "cron") {
 			names = append(names, named{"crontab", c.Kind}, named{"crontabs", c.Kind})
 		}
-	case CapProcess:
+	case capability.Process:
 		// killed by its pid, not by its exec id
 		names = nil
-		if c.pid > 0 {
-			names = append(names, named{"pid:" + strconv.Itoa(c.pid), c.Kind})
+		if c.Pid > 0 {
+			names = append(names, named{"pid:" + strconv.Itoa(c.Pid), c.Kind})
 		}
 	}
 	// gone with its pod, container or sandbox
-	for _, p := range c.placeOf {
-		names = append(names, named{p, CapPersisted})
+	for _, p := range c.PlaceOf {
+		names = append(names, named{p, capability.Persisted})
 	}
 	for _, n := range names {
 		if n.name == "" {
 			continue
 		}
-		if m, ok := s.ended(n.kind, n.name); ok && (c.EndAt.IsZero() || m.Time.Before(c.EndAt)) {
-			c.EndAt, c.EndHow, c.EndID = m.Time, m.verb, m.ID
-			if n.name != c.Value {
-				c.EndHow += " " + strings.Replace(n.name, "pid:", "pid ", 1)
-			}
+		if m, ok := s.ended(n.kind, n.name); ok {
+			c.AddEnd(m.End)
 		}
 	}
-	if !c.EndAt.IsZero() {
-		return
-	}
-	if c.Kind == CapCredential && len(c.Uses) > 0 && c.Uses[len(c.Uses)-1].Refused {
+	if c.Kind == capability.Credential && len(c.Uses) > 0 && c.Uses[len(c.Uses)-1].Refused {
+		// every use from then on refused: the service's own answer ends it
 		i := len(c.Uses) - 1
 		for i > 0 && c.Uses[i-1].Refused {
 			i--
 		}
-		by := "the proxy"
+		by := "the proxy's refusals"
 		if c.Uses[i].Source == evidence.SourceAudit {
-			by = "the service it is for"
+			by = "the refusals of the service it is for"
 		}
-		c.EndAt, c.EndHow, c.EndID = c.Uses[i].Time, "refused by "+by+" from then on", c.Uses[i].ID
+		c.AddEnd(capability.End{At: c.Uses[i].Time, How: "refused from then on", ID: c.Uses[i].ID, By: by, Source: c.Uses[i].Source, Authority: capability.Authoritative})
 	}
 }
 
 // endPlace ends a host outside the sandboxes when every credential used
-// from it has ended: the latest of their ends.
-func (s *capScan) endPlace(p *Capability, m map[string]*Capability) {
-	var end time.Time
-	var id string
+// from it has an authoritative end: the latest of them.
+func (s *capScan) endPlace(p *capability.Capability, m map[string]*capability.Capability) {
+	var last capability.End
 	for _, u := range p.Uses {
-		cr := m[CapCredential+"\x00"+u.From]
-		if cr == nil || cr.EndAt.IsZero() {
+		cr := m[string(capability.Credential)+"\x00"+u.From]
+		if cr == nil {
 			return
 		}
-		if cr.EndAt.After(end) {
-			end, id = cr.EndAt, cr.EndID
+		e, ok := cr.Ended()
+		if !ok {
+			return
+		}
+		if e.At.After(last.At) {
+			last = e
 		}
 	}
-	if !end.IsZero() {
-		p.EndAt, p.EndHow, p.EndID = end, "every credential used from it ended", id
+	if !last.At.IsZero() {
+		last.How = "every credential used from it ended (" + last.How + ")"
+		p.AddEnd(last)
 	}
+}
+
+// pidKey names a process by its pid in its container: an exec keeps the
+// pid, so what runs under it after is the same process.
+func pidKey(ev *evidence.Event) string {
+	return "pid\x00" + ev.Container + "\x00" + strconv.Itoa(ev.Pid)
 }

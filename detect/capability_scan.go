@@ -2,6 +2,7 @@ package detect
 
 import (
 	"encoding/json"
+	"github.com/cordon-ir/cordon/capability"
 	"regexp"
 	"strings"
 	"time"
@@ -18,32 +19,36 @@ import (
 // tool calls, and the capability set keeps the detached ones and their
 // exits.
 var capQuery = evidence.MustParse("kind:(human_intervention OR tool_call OR tool_result OR cred_access OR file_write " +
-	"OR net_request OR proc_exec OR proc_exit) OR source:proxy OR credential:* OR tags:cred-read")
+	"OR net_request OR proc_exec OR proc_exit OR session_end OR sensor_gap) OR source:(proxy OR sensor OR audit) OR credential:* OR tags:cred-read")
 
 // capScan builds every agent's capability set in one pass over the
 // evidence, in time order. It is fed like a correlator and finished once.
 type capScan struct {
 	e      *env
-	caps   map[string]map[string]*Capability // agent -> kind+value -> entry
-	kinds  map[string]string                 // credential id -> kind from its session_start
-	issued map[string]bool                   // issued credential ids
-	borrow map[string][]string               // credential -> agents that acquired it, in order
-	jobs   map[string]*Capability            // tool call id -> job waiting for its result
-	reads  map[string]evidence.Event         // tool call id -> credential read waiting for its result
-	procs  map[string]*Capability            // exec id -> detached process
-	ends   map[string][]endMark              // a name (credential, job, pid, file, sandbox) -> what ended it
-	bytes  map[*Capability]map[string]int64  // data out: bytes per source
+	caps   map[string]map[string]*capability.Capability // agent -> kind+value -> entry
+	kinds  map[string]string                            // credential id -> kind from its session_start
+	issued map[string]bool                              // issued credential ids
+	borrow map[string][]string                          // credential -> agents that acquired it, in order
+	jobs   map[string]*capability.Capability            // tool call id -> job waiting for its result
+	reads  map[string]evidence.Event                    // tool call id -> credential read waiting for its result
+	procs  map[string]*capability.Capability            // exec id -> detached process
+	ends   map[string][]endMark                         // a name (credential, job, pid, file, sandbox) -> who says they ended it
+	auth   map[string][]capability.End                  // a key (credential, pod) -> its issuer's record of its end
+	calls  map[string]*callUse                          // tool call id -> the call waiting for its result
+	bytes  map[*capability.Capability]map[string]int64  // data out: bytes per source
 	// secrets names the keys in tool calls and outputs (nil: none are
 	// looked for); keyHolders are the agents that held each, by placeholder.
 	secrets    *redact.Redactor
 	keyHolders map[string][]string
 	keyLogged  map[string]redact.Key // a key's logged form (GitHub's hashed_token) -> the key
+	// cov is what each source reported: its watermark and gaps.
+	cov *capability.Coverage
 }
 
 func newCapScan(e *env, sessions []evidence.Event, secrets *redact.Redactor) *capScan {
-	s := &capScan{e: e, caps: map[string]map[string]*Capability{}, kinds: map[string]string{},
-		borrow: map[string][]string{}, jobs: map[string]*Capability{}, reads: map[string]evidence.Event{},
-		procs: map[string]*Capability{}, ends: map[string][]endMark{}, secrets: secrets, keyHolders: map[string][]string{}, keyLogged: map[string]redact.Key{}}
+	s := &capScan{e: e, caps: map[string]map[string]*capability.Capability{}, kinds: map[string]string{},
+		borrow: map[string][]string{}, jobs: map[string]*capability.Capability{}, reads: map[string]evidence.Event{},
+		procs: map[string]*capability.Capability{}, ends: map[string][]endMark{}, auth: map[string][]capability.End{}, calls: map[string]*callUse{}, secrets: secrets, keyHolders: map[string][]string{}, keyLogged: map[string]redact.Key{}, cov: capability.NewCoverage()}
 	s.issued = map[string]bool{}
 	for id := range e.byCred {
 		s.issued[id] = true
@@ -56,7 +61,7 @@ func newCapScan(e *env, sessions []evidence.Event, secrets *redact.Redactor) *ca
 			s.kinds[id] = kind
 		}
 		for _, cr := range ev.Credential {
-			c := s.entry(ev.Agent, CapCredential, cr, OriginGranted)
+			c := s.entry(ev.Agent, capability.Credential, cr, capability.Granted)
 			c.Owner, c.CredKind = ev.Agent, s.kinds[cr]
 			if c.How == "" {
 				c.How = "issued to session " + ev.Session
@@ -68,7 +73,7 @@ func newCapScan(e *env, sessions []evidence.Event, secrets *redact.Redactor) *ca
 			if key == "" {
 				key = ev.Container
 			}
-			c := s.entry(ev.Agent, CapPlace, key, OriginGranted)
+			c := s.entry(ev.Agent, capability.Place, key, capability.Granted)
 			if c.How == "" {
 				c.How = "its sandbox " + strings.TrimSpace(ev.Sandbox+" "+shortID(ev.Container))
 			}
@@ -106,23 +111,23 @@ func shortID(c string) string {
 	return c
 }
 
-func (s *capScan) entry(agent, kind, value, origin string) *Capability {
+func (s *capScan) entry(agent string, kind capability.Kind, value string, origin capability.Origin) *capability.Capability {
 	m := s.caps[agent]
 	if m == nil {
-		m = map[string]*Capability{}
+		m = map[string]*capability.Capability{}
 		s.caps[agent] = m
 	}
-	k := kind + "\x00" + value
+	k := string(kind) + "\x00" + value
 	c := m[k]
 	if c == nil {
-		c = &Capability{Agent: agent, Kind: kind, Value: value, Origin: origin}
+		c = &capability.Capability{Agent: agent, Kind: kind, Value: value, Origin: origin}
 		m[k] = c
 	}
 	return c
 }
 
-func (s *capScan) has(agent, kind, value string) bool {
-	_, ok := s.caps[agent][kind+"\x00"+value]
+func (s *capScan) has(agent string, kind capability.Kind, value string) bool {
+	_, ok := s.caps[agent][string(kind)+"\x00"+value]
 	return ok
 }
 
@@ -132,9 +137,14 @@ func (s *capScan) add(_ int, ev *evidence.Event) {
 		s.intervention(ev)
 	case ev.Source == evidence.SourceLedger && ev.Kind == evidence.KindToolCall:
 		s.toolCall(ev)
+		if ev.Agent != "" {
+			s.call(ev)
+		}
 	case ev.Source == evidence.SourceLedger && ev.Kind == evidence.KindToolResult:
 		s.toolResult(ev)
+		s.result(ev)
 	}
+	s.cov.Observe(ev)
 	if ev.Agent != "" && (ev.Kind == evidence.KindCredAccess || hasTag(ev.Tags, credentials.TagCredRead)) {
 		switch {
 		case ev.Decision == evidence.DecisionDeny || ev.Decision == evidence.DecisionError:
@@ -148,7 +158,22 @@ func (s *capScan) add(_ int, ev *evidence.Event) {
 	}
 	for _, cred := range credentials.Revoked(ev.Tags) {
 		// the service's own record of the revocation, whoever made it
-		s.ends[cred] = append(s.ends[cred], endMark{Use: Use{Time: ev.Time, ID: ev.ID, Source: ev.Source}, verb: "revoked in " + ev.Format})
+		e := capability.End{At: ev.Time, How: "revoked", ID: ev.ID, By: issuerName(ev), Source: ev.Source, Authority: capability.Authoritative}
+		s.auth[cred] = append(s.auth[cred], e)
+		if s.secrets != nil {
+			// a key its tool output held, named by its placeholder
+			for _, k := range s.secrets.Keys(cred, nil) {
+				s.auth[k.Placeholder] = append(s.auth[k.Placeholder], e)
+			}
+		}
+	}
+	if pod := deletedPod(ev); pod != "" {
+		// the orchestrator's own record that the pod is gone, and with it
+		// what ran or was written in it
+		s.auth[pod] = append(s.auth[pod], capability.End{At: ev.Time, How: "pod " + pod + " deleted", ID: ev.ID, By: issuerName(ev), Source: ev.Source, Authority: capability.Authoritative})
+	}
+	if ev.Kind == evidence.KindSessionEnd && ev.Source == evidence.SourceLedger && ev.Session != "" {
+		s.sessionEnd(ev)
 	}
 	s.credentialUse(ev)
 	s.keys(ev)
@@ -162,20 +187,21 @@ func (s *capScan) add(_ int, ev *evidence.Event) {
 // what it ended.
 var endRe = regexp.MustCompile(`(?i)\b((?:revok|rotat|disabl|invalidat|expir|delet|remov|cancel|stopp|abort|kill|terminat)\w*)\s+`)
 
-// endMark is a person's intervention that may end what its words name.
+// endMark is a person's intervention that may end what its words name:
+// a claim, shown beside the verdict, never an end by itself.
 type endMark struct {
-	Use
+	capability.End
 	verb string // lowercased: revoked, cancelled, killed, deleted
 }
 
 // The verbs that end each kind of capability: a credential is revoked, not
 // killed; a process is killed, not revoked.
-var endVerbs = map[string][]string{
-	CapCredential: {"revok", "rotat", "disabl", "invalidat", "expir", "delet"},
-	CapJob:        {"cancel", "stopp", "abort", "kill", "delet", "terminat"},
-	CapProcess:    {"kill", "stopp", "terminat", "delet", "remov"},
-	CapSchedule:   {"remov", "delet", "disabl"},
-	CapPersisted:  {"remov", "delet", "disabl", "quarantin"},
+var endVerbs = map[capability.Kind][]string{
+	capability.Credential: {"revok", "rotat", "disabl", "invalidat", "expir", "delet"},
+	capability.Job:        {"cancel", "stopp", "abort", "kill", "delet", "terminat"},
+	capability.Process:    {"kill", "stopp", "terminat", "delet", "remov"},
+	capability.Schedule:   {"remov", "delet", "disabl"},
+	capability.Persisted:  {"remov", "delet", "disabl", "quarantin"},
 }
 
 // fillers are the nouns between an ending verb and the name of what it
@@ -190,14 +216,21 @@ var postfixRe = regexp.MustCompile(`(?i)\b(?:pod|container|sandbox)\s+(\S+)\s+((
 // pidRe names a process by its pid ("pid 182095").
 var pidRe = regexp.MustCompile(`(?i)\bpid\s+(\d+)`)
 
-// intervention records what a person ended: the first word after an ending
-// verb that is not a filler noun, a pod or sandbox named as deleted, and a
-// process named by its pid.
+// intervention records what a person says they ended: the first word
+// after an ending verb that is not a filler noun, a pod or sandbox named
+// as deleted, and a process named by its pid. The record is the ledger's,
+// which nothing but the issuer's own log corroborates: each is a claimed
+// end.
 func (s *capScan) intervention(ev *evidence.Event) {
+	how := strings.TrimSpace(ev.Message)
+	if i := strings.IndexAny(how, "\n"); i >= 0 {
+		how = how[:i]
+	}
 	mark := func(name, verb string) {
 		name = strings.Trim(name, ".:()'\"`")
 		if name != "" {
-			s.ends[name] = append(s.ends[name], endMark{Use: Use{Time: ev.Time, ID: ev.ID, Source: ev.Source}, verb: strings.ToLower(verb)})
+			e := capability.End{At: ev.Time, How: clip(how, 100), ID: ev.ID, By: "a human_intervention record (" + ev.ID + ")", Source: ev.Source, Authority: capability.Claimed}
+			s.ends[name] = append(s.ends[name], endMark{End: e, verb: strings.ToLower(verb)})
 		}
 	}
 	for _, m := range endRe.FindAllStringSubmatchIndex(ev.Message, -1) {
@@ -221,8 +254,9 @@ func (s *capScan) intervention(ev *evidence.Event) {
 	}
 }
 
-// ended is the first intervention that ends a capability of kind named n.
-func (s *capScan) ended(kind, n string) (endMark, bool) {
+// ended is the first intervention that claims to end a capability of
+// kind named n.
+func (s *capScan) ended(kind capability.Kind, n string) (endMark, bool) {
 	for _, m := range s.ends[n] {
 		for _, v := range endVerbs[kind] {
 			if strings.HasPrefix(m.verb, v) {
@@ -248,9 +282,9 @@ func (s *capScan) toolCall(ev *evidence.Event) {
 		if owner == nil {
 			continue
 		}
-		use := Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: "its tool calls"}
+		use := capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: "its tool calls"}
 		if owner.agent == ev.Agent {
-			s.entry(ev.Agent, CapCredential, cred, OriginGranted).Uses = append(s.entry(ev.Agent, CapCredential, cred, OriginGranted).Uses, use)
+			s.entry(ev.Agent, capability.Credential, cred, capability.Granted).Uses = append(s.entry(ev.Agent, capability.Credential, cred, capability.Granted).Uses, use)
 			continue
 		}
 		c := s.acquire(ev.Agent, cred, owner.agent, ev)
@@ -260,9 +294,9 @@ func (s *capScan) toolCall(ev *evidence.Event) {
 		c.Uses = append(c.Uses, use)
 	}
 	if ev.Tool != "" && jobToolRe.MatchString(ev.Tool) && ev.CallID != "" {
-		c := &Capability{Agent: ev.Agent, Kind: CapJob, Origin: OriginAcquired,
+		c := &capability.Capability{Agent: ev.Agent, Kind: capability.Job, Origin: capability.Acquired,
 			How: "queued by " + ev.Tool + " (" + ev.CallID + ")", Acquired: []string{ev.ID},
-			Uses: []Use{{Time: ev.Time, ID: ev.ID, Source: ev.Source}}}
+			Uses: []capability.Use{{Time: ev.Time, ID: ev.ID, Source: ev.Source}}}
 		s.jobs[ev.CallID] = c
 	}
 }
@@ -272,6 +306,19 @@ func (s *capScan) toolResult(ev *evidence.Event) {
 		delete(s.reads, ev.CallID)
 		if ev.Decision != evidence.DecisionDeny && ev.Decision != evidence.DecisionError {
 			s.secretRead(&call)
+		}
+	}
+	if ev.Agent != "" && ev.Decision != evidence.DecisionDeny && ev.Status != "denied" {
+		// another session's credential the tool printed to it
+		for _, cred := range s.named(ev.Message) {
+			owner := s.e.credOwner(cred, ev.Time)
+			if owner == nil || owner.agent == ev.Agent {
+				continue
+			}
+			c := s.acquire(ev.Agent, cred, owner.agent, ev)
+			if c.How == "" {
+				c.How, c.Provenance = "printed in the output of its tool call "+ev.CallID, capability.ByPrint
+			}
 		}
 	}
 	c := s.jobs[ev.CallID]
@@ -286,10 +333,10 @@ func (s *capScan) toolResult(ev *evidence.Event) {
 	if m := jobIDRe.FindStringSubmatch(ev.Message); m != nil {
 		value = m[1]
 	}
-	e := s.entry(c.Agent, CapJob, value, OriginAcquired)
+	e := s.entry(c.Agent, capability.Job, value, capability.Acquired)
 	e.How, e.Acquired = c.How, append(c.Acquired, ev.ID)
 	e.Uses = append(e.Uses, c.Uses...)
-	e.Uses = append(e.Uses, Use{Time: ev.Time, ID: ev.ID, Source: ev.Source})
+	e.Uses = append(e.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source})
 }
 
 // named are the issued credentials a text names as whole words.
@@ -304,8 +351,8 @@ func (s *capScan) named(text string) []string {
 }
 
 // acquire records that agent holds another agent's credential.
-func (s *capScan) acquire(agent, cred, owner string, ev *evidence.Event) *Capability {
-	c := s.entry(agent, CapCredential, cred, OriginAcquired)
+func (s *capScan) acquire(agent, cred, owner string, ev *evidence.Event) *capability.Capability {
+	c := s.entry(agent, capability.Credential, cred, capability.Acquired)
 	c.Owner, c.CredKind = owner, s.kinds[cred]
 	if len(c.Acquired) == 0 {
 		c.Acquired = []string{ev.ID}
@@ -349,7 +396,7 @@ func (s *capScan) credentialUse(ev *evidence.Event) {
 		if owner == nil {
 			continue
 		}
-		use := Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Refused: credRefused(ev), From: where(ev)}
+		use := capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Refused: credRefused(ev), From: where(ev)}
 		sandboxed := ev.Agent != "" && (ev.AttributedVia == attribution.ViaContainer || ev.AttributedVia == attribution.ViaPod || ev.AttributedVia == attribution.ViaIP)
 		if sandboxed && ev.Agent != owner.agent {
 			c := s.acquire(ev.Agent, cred, owner.agent, ev)
@@ -359,7 +406,7 @@ func (s *capScan) credentialUse(ev *evidence.Event) {
 			c.Uses = append(c.Uses, use)
 			continue
 		}
-		own := s.entry(owner.agent, CapCredential, cred, OriginGranted)
+		own := s.entry(owner.agent, capability.Credential, cred, capability.Granted)
 		own.Owner = owner.agent
 		own.Uses = append(own.Uses, use)
 		if sandboxed || s.e.throughEgress(ev.SrcIP) {
@@ -372,16 +419,16 @@ func (s *capScan) credentialUse(ev *evidence.Event) {
 		}
 		for _, b := range holders {
 			if b != owner.agent {
-				c := s.entry(b, CapCredential, cred, OriginAcquired)
+				c := s.entry(b, capability.Credential, cred, capability.Acquired)
 				c.Uses = append(c.Uses, use)
 			}
 			if ev.SrcIP != "" && !s.sandboxIP(ev.SrcIP, ev.Time) {
-				p := s.entry(b, CapPlace, ev.SrcIP, OriginAcquired)
+				p := s.entry(b, capability.Place, ev.SrcIP, capability.Acquired)
 				if p.How == "" {
 					p.How = cred + " of " + owner.agent + " used from it, outside every sandbox"
 					p.Acquired, p.CredKind = []string{ev.ID}, s.kinds[cred]
 				}
-				p.Uses = append(p.Uses, Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Refused: use.Refused || ev.Decision == evidence.DecisionDeny, From: cred})
+				p.Uses = append(p.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Refused: use.Refused || ev.Decision == evidence.DecisionDeny, From: cred})
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package detect_test
 
 import (
 	"context"
+	"github.com/cordon-ir/cordon/capability"
 	"strings"
 	"testing"
 
@@ -60,13 +61,13 @@ func TestReadFileOfAnotherSessionsSecret(t *testing.T) {
 	if !found {
 		t.Errorf("no credential-access finding for agent-41: %+v", r.Findings)
 	}
-	c, ok := findCap(r.Capabilities.For("agent-41"), detect.CapCredential, "px-s300")
-	if !ok || c.Origin != detect.OriginAcquired || c.Owner != "agent-40" || !strings.Contains(c.How, "/mnt/shared/eval/s-300/proxy.env") {
+	c, ok := findCap(r.Capabilities.For("agent-41"), capability.Credential, "px-s300")
+	if !ok || c.Origin != capability.Acquired || c.Owner != "agent-40" || !strings.Contains(c.How, "/mnt/shared/eval/s-300/proxy.env") {
 		t.Errorf("px-s300 of agent-41: %+v (found %v)", c, ok)
 	}
 
 	r = scan(ledgerEvents(t, append([]string{s40, s41}, read("c-2", "/mnt/shared/eval/s-300/proxy.env", "denied")...)...))
-	if c, ok := findCap(r.Capabilities.For("agent-41"), detect.CapCredential, "px-s300"); ok {
+	if c, ok := findCap(r.Capabilities.For("agent-41"), capability.Credential, "px-s300"); ok {
 		t.Errorf("a refused read_file acquired px-s300: %+v", c)
 	}
 }

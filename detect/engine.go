@@ -3,6 +3,7 @@ package detect
 import (
 	"context"
 	"fmt"
+	"github.com/cordon-ir/cordon/capability"
 	"sort"
 	"time"
 
@@ -75,7 +76,10 @@ type Result struct {
 	Findings []Finding
 	// Capabilities are every agent's capability set, from the same pass,
 	// their use times corrected by the clock skews found.
-	Capabilities *Capabilities
+	Capabilities *capability.Set
+	// Coverage is what each source reported, from the same pass: the
+	// watermarks and gaps the one rule judges coverage by.
+	Coverage *capability.Coverage
 	// Skews are the sources' clock offsets from the ledger.
 	Skews []Skew
 }
@@ -136,7 +140,7 @@ func (e *Engine) Scan(ctx context.Context, src Source) (Result, error) {
 	// grouped per agent in the one ranking's order (containment aside:
 	// that is the checks', above the detectors)
 	SortRanked(out, RankAgents(RankInput{Findings: out, Capabilities: capSets}))
-	return Result{Findings: out, Capabilities: capSets, Skews: skews}, nil
+	return Result{Findings: out, Capabilities: capSets, Coverage: caps.cov, Skews: skews}, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

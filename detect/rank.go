@@ -2,6 +2,8 @@ package detect
 
 import (
 	"fmt"
+	"github.com/cordon-ir/cordon/capability"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -15,13 +17,14 @@ type AgentRank struct {
 	// Open says it needs containment (an acquired capability, or a
 	// finding of severity medium or above) and is not contained.
 	Open bool `json:"open"`
-	// Contained says the kill-switch checks verify it stopped: a
-	// containment time is recorded for it and every layer verifies.
+	// Contained says the case's Assessment has it contained: it is the
+	// subject, a kill time is recorded, and every layer is stopped.
 	Contained bool `json:"contained"`
 	// Acquired counts its acquired capabilities per kind.
-	Acquired map[string]int `json:"acquired,omitempty"`
-	// Holds says one of them shows no end in the evidence: it may hold
-	// it still.
+	Acquired map[capability.Kind]int `json:"acquired,omitempty"`
+	// Holds says it may hold one of them still: for the subject, one
+	// the Assessment does not find stopped; for another agent, one no
+	// authoritative end is recorded for.
 	Holds bool `json:"holds"`
 	// BytesOut is what its acquired data-out destinations received.
 	BytesOut int64 `json:"bytes_out,omitempty"`
@@ -46,10 +49,10 @@ const openSeverity = SeverityMedium
 // RankInput is what the ranking reads.
 type RankInput struct {
 	Findings     []Finding
-	Capabilities *Capabilities
-	// Contained names the agents the kill-switch checks verify stopped
-	// (incident decides it, as the report does; the ranking only reads it).
-	Contained map[string]bool
+	Capabilities *capability.Set
+	// Assessment is the case's one answer to "is it stopped?" (nil: none
+	// yet); the ranking reads it for the subject and decides nothing.
+	Assessment *capability.Assessment
 	// Suppressed holds the ids of the findings a suppression covers: they
 	// rank like any other (a suppression never changes a verdict) and
 	// are counted.
@@ -93,15 +96,17 @@ func RankAgents(in RankInput) []AgentRank {
 	for _, a := range caps.Agents() {
 		r := get(a)
 		for _, c := range caps.For(a) {
-			if c.Origin != OriginAcquired {
+			if c.Origin != capability.Acquired {
 				continue
 			}
 			if r.Acquired == nil {
-				r.Acquired = map[string]int{}
+				r.Acquired = map[capability.Kind]int{}
 			}
 			r.Acquired[c.Kind]++
-			r.Holds = r.Holds || c.EndAt.IsZero()
-			if c.Kind == CapDataOut {
+			if _, ended := c.Ended(); !ended && capability.Judged(&c) && !assessed(in.Assessment, a) {
+				r.Holds = true
+			}
+			if c.Kind == capability.DataOut {
 				r.BytesOut += c.BytesOut
 			}
 		}
@@ -119,7 +124,10 @@ func RankAgents(in RankInput) []AgentRank {
 			return r.Detectors[i] < r.Detectors[j]
 		})
 		needs := len(r.Acquired) > 0 || SeverityRank(r.Severity) >= SeverityRank(openSeverity)
-		r.Contained = a != "" && in.Contained[a]
+		if assessed(in.Assessment, a) {
+			r.Contained = in.Assessment.Contained
+			r.Holds = in.Assessment.Holds(a)
+		}
 		r.Open = needs && !r.Contained
 		r.Reason = r.reason()
 		out = append(out, *r)
@@ -155,13 +163,17 @@ func rankBefore(a, b AgentRank) bool {
 
 // acquiredWords says each kind of acquired capability as a responder
 // would: "acquired 2 credentials".
-var acquiredWords = []struct{ kind, one, many string }{
-	{CapCredential, "acquired a credential", "acquired %d credentials"},
-	{CapPlace, "acted from a place outside its sandbox", "acted from %d places outside its sandbox"},
-	{CapJob, "queued a job", "queued %d jobs"},
-	{CapProcess, "left a process running", "left %d processes running"},
-	{CapSchedule, "scheduled a follow-up", "scheduled %d follow-ups"},
-	{CapPersisted, "persisted a file", "persisted %d files"},
+var acquiredWords = []struct {
+	kind      capability.Kind
+	one, many string
+}{
+	{capability.Credential, "acquired a credential", "acquired %d credentials"},
+	{capability.Place, "acted from a place outside its sandbox", "acted from %d places outside its sandbox"},
+	{capability.Job, "queued a job", "queued %d jobs"},
+	{capability.Workload, "created a workload", "created %d workloads"},
+	{capability.Process, "left a process running", "left %d processes running"},
+	{capability.Schedule, "scheduled a follow-up", "scheduled %d follow-ups"},
+	{capability.Persisted, "persisted a file", "persisted %d files"},
 }
 
 func (r AgentRank) reason() string {
@@ -181,7 +193,7 @@ func (r AgentRank) reason() string {
 			got = append(got, fmt.Sprintf(w.many, n))
 		}
 	}
-	if n := r.Acquired[CapDataOut]; n > 0 {
+	if n := r.Acquired[capability.DataOut]; n > 0 {
 		s := "sent " + shortBytes(r.BytesOut) + " out"
 		if n > 1 {
 			s += fmt.Sprintf(" to %d destinations", n)
@@ -227,4 +239,10 @@ func shortBytes(n int64) string {
 		return s[:i]
 	}
 	return s
+}
+
+// assessed says the Assessment judged agent: a kill time is recorded and
+// it is the subject.
+func assessed(a *capability.Assessment, agent string) bool {
+	return a != nil && !a.Kill.IsZero() && slices.Contains(a.Subject, agent)
 }

@@ -1,6 +1,8 @@
 package detect_test
 
 import (
+	"github.com/cordon-ir/cordon/capability"
+	"github.com/cordon-ir/cordon/evidence"
 	"testing"
 	"time"
 
@@ -22,7 +24,12 @@ func TestRankAgentsOrder(t *testing.T) {
 	}
 	// crit is contained: it falls below every agent still open, but above
 	// those with nothing to contain.
-	ranks := detect.RankAgents(detect.RankInput{Findings: fs, Contained: map[string]bool{"crit": true},
+	// the Assessment of crit, killed at t0 with nothing held, is contained
+	a := capability.Assess(capability.NewSet(nil), []string{"crit"}, t0, time.Time{}, everySource(t0))
+	if !a.Contained {
+		t.Fatalf("assessment %+v", a)
+	}
+	ranks := detect.RankAgents(detect.RankInput{Findings: fs, Assessment: &a,
 		Suppressed: map[string]bool{"two-medintent-mismatch": true}})
 	want := []string{"two-med", "one-med", "one-med-once", "crit", "low-only", ""}
 	if len(ranks) != len(want) {
@@ -39,4 +46,17 @@ func TestRankAgentsOrder(t *testing.T) {
 	if r := ranks[3]; !r.Contained || r.Open || r.Reason != "contained; 1 detector, up to critical (credential-misuse); 1 episode" {
 		t.Errorf("crit: %+v", r)
 	}
+}
+
+// everySource is a coverage in which every source reported after t.
+func everySource(t time.Time) *capability.Coverage {
+	c := capability.NewCoverage()
+	for _, o := range capability.AllObservers() {
+		ev := evidence.Event{Source: o.Source, Format: o.Format, Time: t.Add(time.Hour)}
+		if ev.Source == "" {
+			ev.Source = evidence.SourceAudit
+		}
+		c.Observe(&ev)
+	}
+	return c
 }

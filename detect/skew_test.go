@@ -2,6 +2,7 @@ package detect_test
 
 import (
 	"context"
+	"github.com/cordon-ir/cordon/capability"
 	"testing"
 	"time"
 
@@ -36,7 +37,7 @@ func TestClockSkewIsEstimatedAndApplied(t *testing.T) {
 		t.Fatalf("skews %+v", r.Skews)
 	}
 	for _, c := range r.Capabilities.For("a") {
-		if c.Kind == detect.CapCredential && c.Value == "px-1" {
+		if c.Kind == capability.Credential && c.Value == "px-1" {
 			if len(c.Uses) != 8 || c.Uses[0].Time.Sub(t0.Add(3*time.Minute)).Abs() > time.Second {
 				t.Errorf("uses not on the ledger's clock: %+v", c.Uses)
 			}

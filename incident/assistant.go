@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cordon-ir/cordon/capability"
 	"slices"
 	"strings"
 	"time"
@@ -201,6 +202,14 @@ func (w *Workspace) AskPacket(ctx context.Context, cfg assist.Config, req AskReq
 			return assist.Packet{}, err
 		}
 	}
+	if sel.Assessment == nil {
+		// the verdicts the model is told, never asked to make
+		a, err := w.Assessment(ctx)
+		if err != nil {
+			return assist.Packet{}, err
+		}
+		sel.Assessment = &a
+	}
 	p, err := assist.BuildPacket(ctx, w.Store, sel, c.PacketBudget(cfg, req.Task, req.Question))
 	if err != nil || cfg.Offline {
 		return p, err
@@ -236,7 +245,7 @@ func exchangeLine(r assist.Result) string {
 // packetCapabilities are the capability sets of the case's subject and of
 // the agents the selection's findings name: what the model must see to say
 // what is still live.
-func (w *Workspace) packetCapabilities(ctx context.Context, findings []detect.Finding) ([]detect.Capability, error) {
+func (w *Workspace) packetCapabilities(ctx context.Context, findings []detect.Finding) ([]capability.Capability, error) {
 	caps, err := w.Capabilities(ctx)
 	if err != nil {
 		return nil, err
@@ -250,7 +259,7 @@ func (w *Workspace) packetCapabilities(ctx context.Context, findings []detect.Fi
 			agents = append(agents, f.Agent)
 		}
 	}
-	out := []detect.Capability{}
+	out := []capability.Capability{}
 	for _, a := range agents {
 		out = append(out, caps.For(a)...)
 	}

@@ -1,6 +1,7 @@
 package incident_test
 
 import (
+	"github.com/cordon-ir/cordon/capability"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,51 +11,55 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
-	"github.com/cordon-ir/cordon/playbook"
 )
 
-// A cloud key's layer is verified only when that cloud's audit log is
-// ingested and reports after the stop: the proxy's log says nothing of
-// it, and a use the audit log shows after the stop keeps the layer open.
+// A cloud key is stopped only when that cloud's audit log is ingested
+// and reports after the kill: the proxy's log says nothing of it, and a
+// use the audit log shows after the kill keeps it live.
 func TestCloudKeyLayerNeedsItsAuditLog(t *testing.T) {
 	kill := time.Date(2026, 10, 14, 11, 10, 0, 0, time.UTC)
-	key := detect.Capability{Agent: "agent-52", Kind: detect.CapCredential, Value: "AKIAEVAL52EXAMPLE", Origin: detect.OriginGranted,
+	key := capability.Capability{Agent: "agent-52", Kind: capability.Credential, Value: "AKIAEVAL52EXAMPLE", Origin: capability.Granted,
 		Owner: "agent-52", CredKind: "aws-access-key"}
-	place := detect.Capability{Agent: "agent-52", Kind: detect.CapPlace, Value: "198.51.100.23", Origin: detect.OriginAcquired,
+	place := capability.Capability{Agent: "agent-52", Kind: capability.Place, Value: "198.51.100.23", Origin: capability.Acquired,
 		CredKind: "aws-access-key", How: "AKIAEVAL52EXAMPLE of agent-52 used from it, outside every sandbox"}
+	reported := func(formats ...string) *capability.Coverage {
+		c := capability.NewCoverage()
+		for _, f := range formats {
+			src := evidence.SourceAudit
+			if f == "squid" {
+				src = evidence.SourceProxy
+			}
+			c.Observe(&evidence.Event{Source: src, Format: f, Time: kill.Add(time.Hour)})
+		}
+		return c
+	}
 	for _, tc := range []struct {
 		name    string
-		formats []string // what reported after the stop
-		uses    []detect.Use
-		want    incident.CheckStatus
+		formats []string // what reported after the kill
+		uses    []capability.Use
+		want    capability.State
 		line    string
 	}{
-		{"only the proxy", []string{"+source:proxy"}, nil, incident.CheckNoEvidence, "an AWS CloudTrail log would"},
-		{"cloudtrail, no use", []string{"+source:proxy", "+format:cloudtrail"}, nil, incident.CheckVerified, "not used after"},
-		{"cloudtrail shows a use", []string{"+format:cloudtrail"}, []detect.Use{{Time: kill.Add(5 * time.Minute), ID: "e1", From: "198.51.100.23", Source: "audit"}},
-			incident.CheckNotVerified, "used once from 198.51.100.23"},
-		{"a refused use", []string{"+format:cloudtrail"}, []detect.Use{{Time: kill.Add(5 * time.Minute), ID: "e1", From: "198.51.100.23", Refused: true}},
-			incident.CheckVerified, "not used after"},
+		{"only the proxy", []string{"squid"}, nil, capability.CannotTell, "an AWS CloudTrail log is not in this incident"},
+		{"cloudtrail, no use", []string{"squid", "cloudtrail"}, nil, capability.Stopped, "not used after"},
+		{"cloudtrail shows a use", []string{"cloudtrail"}, []capability.Use{{Time: kill.Add(5 * time.Minute), ID: "e1", From: "198.51.100.23", Source: "audit"}},
+			capability.Live, "used once after the kill (2026-10-14 11:10:00Z) from 198.51.100.23"},
+		{"a refused use", []string{"cloudtrail"}, []capability.Use{{Time: kill.Add(5 * time.Minute), ID: "e1", From: "198.51.100.23", Refused: true}},
+			capability.Stopped, "not used after"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			seen := func(q string, after time.Time) bool {
-				return after.Equal(kill) && strings.Contains(strings.Join(tc.formats, " "), q)
-			}
 			c := key
 			c.Uses = tc.uses
-			got := incident.CheckCapabilities(playbook.LayerCachedCredentials, []detect.Capability{c}, kill, seen)
-			if len(got) != 1 || got[0].Status != tc.want || !strings.Contains(got[0].Line, tc.line) {
-				t.Errorf("%+v, want %s saying %q", got, tc.want, tc.line)
+			if v := capability.Judge(&c, kill, time.Time{}, reported(tc.formats...)); v.State != tc.want || !strings.Contains(v.Line, tc.line) {
+				t.Errorf("%s: %s, want %s saying %q", v.State, v.Line, tc.want, tc.line)
 			}
 		})
 	}
 	// a host is seen where its key is: the proxy's log is not enough
-	seen := func(q string, after time.Time) bool { return q == "+source:proxy" }
-	got := incident.CheckCapabilities(playbook.LayerExternalSessions, []detect.Capability{place}, kill, seen)
-	if len(got) != 1 || got[0].Status != incident.CheckNoEvidence || !strings.Contains(got[0].Line, "an AWS CloudTrail log reported nothing") {
-		t.Errorf("place: %+v", got)
+	if v := capability.Judge(&place, kill, time.Time{}, reported("squid")); v.State != capability.CannotTell || !strings.Contains(v.Line, "an AWS CloudTrail log is not in this incident") {
+		t.Errorf("place: %s %s", v.State, v.Line)
 	}
 }
 
@@ -115,14 +120,14 @@ func cutCloud(t *testing.T, cut time.Time) string {
 }
 
 // cloud-key-after-kill: agent-52 handed its own AWS key and its pod's
-// service-account token to a preview runner outside every sandbox. With
-// containment at the kill (10:54:02) the credentials and external-sessions
-// layers are open, on what CloudTrail and the Kubernetes audit log show:
-// cut at 11:10 before any end, and on the whole evidence too, since the
-// key was used after the kill; the lines say until when. Contained at
-// 11:25, after the key's deactivation (CloudTrail, 11:18:31) and the
-// service account's deletion (Kubernetes audit, 11:24:10), both verify:
-// the runner's refused tries with the deactivated key close the layer.
+// service-account token to a preview runner outside every sandbox. Killed
+// at 10:54:02, the credentials and external-sessions layers are live on
+// what CloudTrail and the Kubernetes audit log show when cut at 11:10,
+// before any end. On the whole evidence they stopped only at the key's
+// deactivation (CloudTrail, 11:18:31) and the service account's deletion
+// (Kubernetes audit, 11:24:10): stopped then, live after the kill until
+// then, never a plain "verified". Killed at 11:25, after both, they are
+// stopped: the runner's tries with the deactivated key were refused.
 func TestCloudKeyAfterKill(t *testing.T) {
 	kill := time.Date(2026, 10, 14, 10, 54, 2, 100_000_000, time.UTC)
 	steps := []string{"contain.credentials", "contain.external"}
@@ -134,15 +139,15 @@ func TestCloudKeyAfterKill(t *testing.T) {
 		if r := open[step]; r.Status != incident.CheckNotVerified || !strings.Contains(r.Detail, "AKIAEVAL611EXAMPLE01") || !strings.Contains(r.Detail, "198.51.100.23") {
 			t.Errorf("cut at 11:10, %s: %s", step, r.Summary())
 		}
-		if r := later[step]; r.Status != incident.CheckVerified {
-			t.Errorf("contained at 11:25, %s: %s", step, r.Summary())
+		if r := atKill[step]; !strings.HasPrefix(r.Summary(), "stopped at 2026-10-14 11:24:10Z, live after the kill until then") {
+			t.Errorf("whole evidence, at the kill, %s: %s", step, r.Summary())
+		}
+		if r := later[step]; r.Status != incident.CheckVerified || !strings.HasPrefix(r.Summary(), "verified") {
+			t.Errorf("killed at 11:25, %s: %s", step, r.Summary())
 		}
 	}
-	if r := atKill["contain.credentials"]; r.Status != incident.CheckNotVerified || !strings.Contains(r.Detail, "stayed live 24m29s after the kill (revoked in cloudtrail 11:18:31)") ||
-		!strings.Contains(r.Detail, "revoked in k8s-audit 11:24:10") {
+	if r := atKill["contain.credentials"]; !strings.Contains(r.Detail, "stopped at 11:18:31 (revoked, CloudTrail), live for 24m29s after the kill") ||
+		!strings.Contains(r.Detail, "stopped at 11:24:10 (revoked, the Kubernetes audit log)") {
 		t.Errorf("whole evidence, at the kill: %s", r.Summary())
-	}
-	if r := later["contain.credentials"]; !strings.Contains(r.Detail, "refused use of a credential already ended") {
-		t.Errorf("the refused tries after the deactivation are not what the line says: %s", r.Detail)
 	}
 }

@@ -115,21 +115,23 @@ func TestBorrowedCredentialKeepsLayersOpen(t *testing.T) {
 	}
 }
 
-// On the whole evidence px-s228 was revoked at 10:34:12: the layers verify
-// as of then, and say how long the credential outlived the kill.
-func TestBorrowedCredentialVerifiesAtRevocation(t *testing.T) {
+// On the whole evidence the proxy refused px-s228 from 10:34:27 (a
+// person's record says it was revoked at 10:34:12, which only the proxy's
+// refusals corroborate): the external-sessions layer is stopped then, live
+// after the kill until then, never plainly verified. The credentials layer
+// cannot be told: aws-k-231's revocation is a person's word, and no
+// CloudTrail log could show its use; the CI job's cancellation likewise.
+func TestBorrowedCredentialStopsAtTheProxysRefusal(t *testing.T) {
 	rs := checkAfterKill(t, "../sample-incidents/credential-theft", "contain.credentials", "contain.external", "contain.queued-jobs")
-	for _, step := range []string{"contain.credentials", "contain.external"} {
-		r := rs[step]
-		if r.Status != incident.CheckVerified {
-			t.Errorf("%s: %s, want verified", step, r.Summary())
-			continue
-		}
-		if !strings.Contains(r.Detail, "13m9s after the kill") || !strings.Contains(r.Detail, "10:34:12") {
-			t.Errorf("%s: %q does not say px-s228 stayed live 13 minutes, until 10:34:12", step, r.Detail)
-		}
+	if r := rs["contain.external"]; r.Status != incident.CheckVerified || !strings.HasPrefix(r.Summary(), "stopped at 2026-08-11 10:34:27Z, live after the kill") ||
+		!strings.Contains(r.Detail, "10.30.8.15") || !strings.Contains(r.Detail, "last use 10:33:27") {
+		t.Errorf("external: %s", r.Summary())
 	}
-	if r := rs["contain.queued-jobs"]; r.Status != incident.CheckVerified || !strings.Contains(r.Detail, "ci-88213") {
+	if r := rs["contain.credentials"]; r.Status != incident.CheckNoEvidence || !strings.Contains(r.Detail, "aws-k-231: cannot tell") ||
+		!strings.Contains(r.Detail, "an AWS CloudTrail log") || !strings.Contains(r.Detail, "px-s228 (acquired from agent-9's session): stopped at 10:34:27") {
+		t.Errorf("credentials: %s", r.Summary())
+	}
+	if r := rs["contain.queued-jobs"]; r.Status != incident.CheckNoEvidence || !strings.Contains(r.Detail, "ci-88213") || !strings.Contains(r.Detail, "only a claimed end") {
 		t.Errorf("queued jobs: %s", r.Summary())
 	}
 }
@@ -190,8 +192,10 @@ func TestActionRevokesAcquiredCredentials(t *testing.T) {
 // shared-volume-token: agent-40 read agent-41's px-s512 with read_file from
 // the shared volume and handed it to a bench job on 10.30.12.7. Cut at
 // 11:05, after the kill at 10:44:31 and before the revocation at 11:07:40,
-// both layers are open; on the whole evidence they verify at the
-// revocation.
+// both layers are live; on the whole evidence the proxy refused px-s512
+// from 11:08:24: the external layer stopped then, and the credentials
+// layer cannot be told (aws-k-509's revocation is a person's word, and no
+// CloudTrail log could show its use).
 func TestSharedVolumeCredentialAfterKill(t *testing.T) {
 	kill := time.Date(2026, 9, 23, 10, 44, 31, 200_000_000, time.UTC)
 	cut := time.Date(2026, 9, 23, 11, 5, 0, 0, time.UTC)
@@ -202,8 +206,11 @@ func TestSharedVolumeCredentialAfterKill(t *testing.T) {
 		if r := open[step]; r.Status != incident.CheckNotVerified || !strings.Contains(r.Detail, "px-s512") || !strings.Contains(r.Detail, "10.30.12.7") {
 			t.Errorf("cut at 11:05, %s: %s", step, r.Summary())
 		}
-		if r := full[step]; r.Status != incident.CheckVerified || !strings.Contains(r.Detail, "11:07:40") {
-			t.Errorf("whole evidence, %s: %s", step, r.Summary())
-		}
+	}
+	if r := full["contain.external"]; !strings.HasPrefix(r.Summary(), "stopped at 2026-09-23 11:08:24Z, live after the kill") {
+		t.Errorf("whole evidence, external: %s", r.Summary())
+	}
+	if r := full["contain.credentials"]; r.Status != incident.CheckNoEvidence || !strings.Contains(r.Detail, "aws-k-509: cannot tell") {
+		t.Errorf("whole evidence, credentials: %s", r.Summary())
 	}
 }

@@ -3,6 +3,7 @@ package incident
 import (
 	"context"
 	"fmt"
+	"github.com/cordon-ir/cordon/capability"
 	"slices"
 	"sort"
 	"strings"
@@ -35,7 +36,10 @@ type Case struct {
 	ContainedAt time.Time
 	// Capabilities are the subject's capability sets, granted and
 	// acquired (Workspace.Case fills them).
-	Capabilities []detect.Capability
+	Capabilities []capability.Capability
+	// Assessment is the one answer to "is every capability stopped?" for
+	// the subject at ContainedAt (Workspace.Case fills it).
+	Assessment capability.Assessment
 }
 
 // Vars are the playbook's template variables for the case: each may hold
@@ -83,7 +87,7 @@ func (c Case) Vars() playbook.Vars {
 func (c Case) ActionVars() playbook.Vars {
 	v := c.Vars()
 	for _, cp := range c.Capabilities {
-		if cp.Kind == detect.CapCredential && cp.Origin == detect.OriginAcquired && cp.Owner != "" && !slices.Contains(v[playbook.VarCredential], cp.Value) {
+		if cp.Kind == capability.Credential && cp.Origin == capability.Acquired && cp.Owner != "" && !slices.Contains(v[playbook.VarCredential], cp.Value) {
 			v[playbook.VarCredential] = append(v[playbook.VarCredential], cp.Value)
 		}
 	}
@@ -123,7 +127,7 @@ func (c Case) Provenance() map[string]string {
 		}
 	}
 	for _, cp := range c.Capabilities {
-		if cp.Kind == detect.CapCredential && cp.Origin == detect.OriginAcquired && cp.Owner != "" {
+		if cp.Kind == capability.Credential && cp.Origin == capability.Acquired && cp.Owner != "" {
 			out[cp.Value] = fmt.Sprintf("acquired from %s's session: %s (events %s)", cp.Owner, cp.How, strings.Join(cp.Acquired[:min(len(cp.Acquired), 3)], ", "))
 		}
 	}
@@ -176,7 +180,7 @@ func LoadCase(ctx context.Context, st evidence.Store, subject []string, containe
 // one: the first agent with a finding in the ranking (detect.RankAgents,
 // with no containment judged yet: it is this choice that names whose
 // containment to judge), or none.
-func DefaultSubject(findings []detect.Finding, caps *detect.Capabilities) []string {
+func DefaultSubject(findings []detect.Finding, caps *capability.Set) []string {
 	with := map[string]bool{}
 	for _, f := range findings {
 		with[f.Agent] = f.Agent != ""

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cordon-ir/cordon/capability"
 	"slices"
 	"strings"
 	"time"
@@ -63,13 +64,14 @@ func (w *Workspace) Case(ctx context.Context, s CaseState) (Case, error) {
 	if err != nil || len(subject) == 0 {
 		return cs, err
 	}
-	caps, err := w.Capabilities(ctx)
+	res, err := w.scan(ctx)
 	if err != nil {
 		return cs, err
 	}
 	for _, a := range subject {
-		cs.Capabilities = append(cs.Capabilities, caps.For(a)...)
+		cs.Capabilities = append(cs.Capabilities, res.Capabilities.For(a)...)
 	}
+	cs.Assessment = capability.Assess(res.Capabilities, subject, cs.ContainedAt, time.Time{}, res.Coverage)
 	return cs, nil
 }
 
@@ -168,13 +170,9 @@ func (w *Workspace) Check(ctx context.Context, actor journal.Actor, ids ...strin
 		}
 		steps = append(steps, r.Step)
 	}
-	caps, err := w.Capabilities(ctx)
-	if err != nil {
-		return nil, err
-	}
 	// The checks run side by side; their results are journaled in the
 	// steps' order, each only once every check before it has succeeded.
-	out, err := CheckSteps(ctx, w.Store, steps, cs, caps, w.journal.Now())
+	out, err := CheckSteps(ctx, w.Store, steps, cs, w.journal.Now())
 	for i, res := range out {
 		if _, jerr := w.appendJSON(ctx, journal.Entry{Actor: actor, Type: journal.EntryCheckResult, Step: steps[i].ID, Text: res.Summary()}, res); jerr != nil {
 			return out[:i+1], jerr

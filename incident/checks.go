@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cordon-ir/cordon/capability"
 	"runtime"
 	"slices"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/cordon-ir/cordon/attribution"
-	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/playbook"
 )
@@ -52,9 +52,11 @@ type CheckResult struct {
 	// were left out.
 	Missing []string  `json:"missing,omitempty"`
 	Checked time.Time `json:"checked"`
-	// Capabilities are the subject's capabilities of the step's layer, as
-	// CheckStep judged them.
-	Capabilities []CapabilityCheck `json:"capabilities,omitempty"`
+	// Layer is the Assessment's verdict of the step's layer, and
+	// Capabilities its verdicts of the subject's capabilities of that
+	// layer: what decides a layer step's status.
+	Layer        *capability.LayerVerdict `json:"layer,omitempty"`
+	Capabilities []capability.Verdict     `json:"capabilities,omitempty"`
 }
 
 // Bounds of a check: ids kept per query to count the union exactly, and ids
@@ -209,11 +211,17 @@ func judge(c *playbook.Check, r CheckResult) (CheckStatus, string) {
 
 // Summary is the status with its detail, as the console and report print it:
 // "not verified (37 events since 14:21:03, first at 14:22:10)".
+// A layer that stopped only after something of it was live past the kill
+// says when, never a plain "verified".
 func (r CheckResult) Summary() string {
-	if r.Detail == "" {
-		return string(r.Status)
+	status := string(r.Status)
+	if l := r.Layer; l != nil && l.State == capability.Stopped && l.LiveAfterKill {
+		status = "stopped at " + Stamp(l.StoppedAt) + ", live after the kill until then"
 	}
-	return fmt.Sprintf("%s (%s)", r.Status, r.Detail)
+	if r.Detail == "" {
+		return status
+	}
+	return fmt.Sprintf("%s (%s)", status, r.Detail)
 }
 
 // neededFor says how a time variable gets its value.
@@ -237,7 +245,7 @@ func Stamp(t time.Time) string {
 // the process may use cores: each check is a few searches of the index,
 // which answers them side by side), and returns the results in the
 // steps' order, up to the first that failed, with its error.
-func CheckSteps(ctx context.Context, st evidence.Store, steps []*playbook.Step, cs Case, caps *detect.Capabilities, now time.Time) ([]CheckResult, error) {
+func CheckSteps(ctx context.Context, st evidence.Store, steps []*playbook.Step, cs Case, now time.Time) ([]CheckResult, error) {
 	out := make([]CheckResult, len(steps))
 	errs := make([]error, len(steps))
 	sem := make(chan struct{}, max(runtime.GOMAXPROCS(0), 1))
@@ -247,7 +255,7 @@ func CheckSteps(ctx context.Context, st evidence.Store, steps []*playbook.Step, 
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			out[i], errs[i] = CheckStep(ctx, st, step, cs, caps, now)
+			out[i], errs[i] = CheckStep(ctx, st, step, cs, now)
 		}()
 	}
 	wg.Wait()

@@ -108,23 +108,47 @@ func TestKillSwitchLayers(t *testing.T) {
 		return out
 	}
 
+	// At the kill: the loop stopped (its tool calls ended with the session,
+	// a second later); its credential was used after it and nothing its
+	// issuer recorded ended it; its watcher acted until the sensor saw it
+	// exit at 15:04:48; the crontab and the unit only a person says were
+	// removed; nothing outside the sandbox was held.
 	atKill := check(pakKill)
-	for _, id := range []string{"contain.queued-jobs", "contain.tool-calls"} {
-		if r := atKill[id]; r.Status != incident.CheckVerified {
-			t.Errorf("at the kill %s: %s, want verified (the agent loop stopped)", id, r.Summary())
+	want := map[string]incident.CheckStatus{
+		"contain.queued-jobs": incident.CheckVerified, "contain.tool-calls": incident.CheckVerified, "contain.external": incident.CheckVerified,
+		"contain.credentials": incident.CheckNotVerified, "contain.processes": incident.CheckVerified,
+		"contain.schedules": incident.CheckNoEvidence, "contain.state": incident.CheckNoEvidence,
+	}
+	for id, w := range want {
+		if r := atKill[id]; r.Status != w {
+			t.Errorf("at the kill %s: %s, want %s", id, r.Summary(), w)
 		}
 	}
-	for _, id := range []string{"contain.credentials", "contain.processes", "contain.external", "contain.schedules", "contain.state"} {
-		if r := atKill[id]; r.Status != incident.CheckNotVerified || r.First.Before(pakKill) {
-			t.Errorf("at the kill %s: %s, want not verified", id, r.Summary())
-		}
+	if r := atKill["contain.credentials"]; !strings.Contains(r.Detail, "px-s305: live") || !strings.Contains(r.Detail, "last 15:05:06 from 10.0.4.14") {
+		t.Errorf("at the kill, credentials: %s", r.Detail)
+	}
+	if r := atKill["contain.processes"]; !strings.HasPrefix(r.Summary(), "stopped at 2026-09-02 15:04:48Z, live after the kill") ||
+		!strings.Contains(r.Detail, "sync-keeper.py --watch\": stopped at 15:04:48 (exited, the runtime sensor (tetragon)), live for 43m45s after the kill") {
+		t.Errorf("at the kill, processes: %s", r.Detail)
 	}
 
+	// Killed at 15:08:42, after the cleanup: nothing was used after it
+	// and the watcher had exited, but the crontab, the unit, the data
+	// token and the webhook have only a person's word for their end, and
+	// no source could show the token's or the webhook's use: cannot tell.
 	cleaned := check(time.Date(2026, 9, 2, 15, 8, 42, 0, time.UTC))
-	for _, id := range layers {
-		if r := cleaned[id]; r.Status != incident.CheckVerified {
-			t.Errorf("after the cleanup %s: %s, want verified", id, r.Summary())
+	want = map[string]incident.CheckStatus{
+		"contain.queued-jobs": incident.CheckVerified, "contain.tool-calls": incident.CheckVerified, "contain.external": incident.CheckVerified,
+		"contain.credentials": incident.CheckNoEvidence, "contain.processes": incident.CheckVerified,
+		"contain.schedules": incident.CheckNoEvidence, "contain.state": incident.CheckNoEvidence,
+	}
+	for id, w := range want {
+		if r := cleaned[id]; r.Status != w {
+			t.Errorf("after the cleanup %s: %s, want %s", id, r.Summary(), w)
 		}
+	}
+	if r := cleaned["contain.credentials"]; !strings.Contains(r.Detail, "tok-data-305: cannot tell") || strings.Contains(r.Detail, "px-s305: live") {
+		t.Errorf("after the cleanup, credentials: %s", r.Detail)
 	}
 
 	// The journal holds it all, and the state folds back from it.
@@ -135,8 +159,8 @@ func TestKillSwitchLayers(t *testing.T) {
 	if got := s.Times["contained_at"]; !got.Equal(time.Date(2026, 9, 2, 15, 8, 42, 0, time.UTC)) {
 		t.Errorf("contained_at from the journal: %v", got)
 	}
-	if st := s.Step("contain.processes"); st.Check == nil || st.Check.Status != incident.CheckVerified {
-		t.Errorf("last journaled check of contain.processes: %+v", st.Check)
+	if st := s.Step("contain.schedules"); st.Check == nil || st.Check.Status != incident.CheckNoEvidence {
+		t.Errorf("last journaled check of contain.schedules: %+v", st.Check)
 	}
 	if st := s.Step("contain.stop"); st.Status != incident.StepDone || st.By.Name != "oncall" {
 		t.Errorf("contain.stop state: %+v", st)

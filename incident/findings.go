@@ -3,6 +3,7 @@ package incident
 import (
 	"context"
 	"fmt"
+	"github.com/cordon-ir/cordon/capability"
 	"sort"
 	"strings"
 
@@ -94,7 +95,7 @@ func (w *Workspace) CachedFindings(ctx context.Context) ([]detect.Finding, error
 
 // Capabilities are the agents' capability sets, from the same run of the
 // detectors as CachedFindings (and kept with it).
-func (w *Workspace) Capabilities(ctx context.Context) (*detect.Capabilities, error) {
+func (w *Workspace) Capabilities(ctx context.Context) (*capability.Set, error) {
 	r, err := w.scan(ctx)
 	return r.Capabilities, err
 }

@@ -2,6 +2,7 @@ package incident
 
 import (
 	"context"
+	"github.com/cordon-ir/cordon/capability"
 	"path/filepath"
 	"slices"
 	"time"
@@ -121,7 +122,7 @@ func (h *Handle) Findings(ctx context.Context) ([]detect.Finding, error) {
 }
 
 // Capabilities are the agents' capability sets, from the same run.
-func (h *Handle) Capabilities(ctx context.Context) (*detect.Capabilities, error) {
+func (h *Handle) Capabilities(ctx context.Context) (*capability.Set, error) {
 	return h.ws.Capabilities(ctx)
 }
 

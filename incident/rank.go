@@ -3,7 +3,6 @@ package incident
 import (
 	"context"
 	"slices"
-	"time"
 
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/playbook"
@@ -11,8 +10,8 @@ import (
 
 // AgentRanking ranks the case's agents (detect.RankAgents) from the run of
 // the detectors every reader shares. An agent counts as contained as the
-// report has it: it is the case's subject, a containment time is
-// recorded, and every kill-switch layer's check verifies. The
+// case's Assessment has it (it is the subject, a kill time is recorded,
+// every layer stopped); the ranking decides nothing of it. The
 // suppressions on the record are counted, never taken out.
 func (w *Workspace) AgentRanking(ctx context.Context) ([]detect.AgentRank, error) {
 	res, err := w.scan(ctx)
@@ -38,8 +37,12 @@ func (w *Workspace) triage(ctx context.Context, res detect.Result) (Triage, erro
 		return t, err
 	}
 	in := detect.RankInput{Findings: res.Findings, Capabilities: res.Capabilities}
-	if in.Contained, err = w.containedAgents(ctx, s, res.Capabilities); err != nil {
-		return t, err
+	if !s.Times[playbook.VarContainedAt].IsZero() {
+		cs, err := w.Case(ctx, s)
+		if err != nil {
+			return t, err
+		}
+		in.Assessment = &cs.Assessment
 	}
 	if t.Suppressions, err = w.Suppressions(ctx); err != nil {
 		return t, err
@@ -81,40 +84,6 @@ func (h *Handle) Triage(ctx context.Context) (Triage, error) {
 // Suppress journals a suppression by the handle's actor.
 func (h *Handle) Suppress(ctx context.Context, s detect.Scope, reason string) (Suppression, error) {
 	return h.ws.Suppress(ctx, h.actor, s, reason)
-}
-
-// containedAgents are the subject agents the kill-switch checks verify
-// stopped: none until a containment time is recorded.
-func (w *Workspace) containedAgents(ctx context.Context, s CaseState, caps *detect.Capabilities) (map[string]bool, error) {
-	if s.Times[playbook.VarContainedAt].IsZero() {
-		return nil, nil
-	}
-	cs, err := w.Case(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	pb, err := w.Playbook()
-	if err != nil {
-		return nil, err
-	}
-	layers := pb.LayerSteps()
-	if len(layers) == 0 {
-		return nil, nil
-	}
-	for _, ref := range layers {
-		r, err := CheckStep(ctx, w.Store, ref.Step, cs, caps, time.Now())
-		if err != nil {
-			return nil, err
-		}
-		if r.Status != CheckVerified {
-			return nil, nil
-		}
-	}
-	out := map[string]bool{}
-	for _, a := range cs.Subject {
-		out[a] = true
-	}
-	return out, nil
 }
 
 // AgentRanking ranks the case's agents: see Workspace.AgentRanking.

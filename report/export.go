@@ -5,11 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cordon-ir/cordon/capability"
 	"io"
 	"slices"
 	"strings"
 
-	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
@@ -73,8 +73,8 @@ func annotations(ctx context.Context, ws *incident.Workspace) (map[string]Annota
 				ids = append(ids, u.ID)
 			}
 			for _, id := range ids {
-				tag(id, "capability:"+c.Kind)
-				if c.Origin == detect.OriginAcquired {
+				tag(id, "capability:"+string(c.Kind))
+				if c.Origin == capability.Acquired {
 					tag(id, "capability:acquired")
 				}
 				a := out[id]

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cordon-ir/cordon/capability"
 	"slices"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
+	"github.com/cordon-ir/cordon/playbook"
 )
 
 // Front is the report's first page, for a reader who reads nothing else:
@@ -17,9 +19,9 @@ import (
 // decisions. It names no event id; each sentence links to the section
 // that proves it, and that section lists the ids.
 type Front struct {
-	// Contained is true when a containment time is recorded and every
-	// kill-switch layer verifies; Status says it in words, with the open
-	// layers.
+	// Contained is the case's Assessment's: a kill time is recorded and
+	// every kill-switch layer is stopped; Status says it in words, with
+	// the open layers.
 	Contained  bool       `json:"contained"`
 	Status     string     `json:"status"`
 	OpenLayers []string   `json:"open_layers"`
@@ -81,20 +83,14 @@ func incidentName(configured string, s Summary) string {
 // front writes the first page from the sections it summarizes.
 func front(r Report, cs incident.Case, entries []journal.Entry) Front {
 	f := Front{OpenLayers: []string{}, Sentences: []Sentence{}, Decisions: []Decision{}}
-	for _, l := range r.Layers {
-		if l.Status != incident.CheckVerified {
-			f.OpenLayers = append(f.OpenLayers, l.Title)
+	a := cs.Assessment
+	for _, l := range a.Layers {
+		if l.State != capability.Stopped {
+			f.OpenLayers = append(f.OpenLayers, playbook.Layer(l.Layer).Title()+" ("+string(l.State)+")")
 		}
 	}
-	f.Contained = !cs.ContainedAt.IsZero() && len(f.OpenLayers) == 0 && len(r.Layers) > 0
-	switch {
-	case f.Contained:
-		f.Status = "Contained: every kill-switch layer verified since " + reportTime(cs.ContainedAt)
-	case cs.ContainedAt.IsZero():
-		f.Status = "Not contained: no containment time is recorded"
-	default:
-		f.Status = fmt.Sprintf("Not contained: %s still open", strings.Join(f.OpenLayers, ", "))
-	}
+	f.Contained = a.Contained
+	f.Status = incident.Headline(a)
 	f.Sentences = append(f.Sentences, whoSentence(r), didSentence(r), reachedSentence(r), leftSentence(r), openSentence(r, cs, f.OpenLayers))
 	f.Impact = impactLines(r.Impact)
 	f.Decisions = decisions(entries)
@@ -151,13 +147,13 @@ func reachedSentence(r Report) Sentence {
 	var names, ids []string
 	acquired := 0
 	for _, l := range append(append([]CapabilityLine{}, r.Impact.Credentials...), r.Impact.Capabilities...) {
-		if l.Origin != detect.OriginAcquired {
+		if l.Origin != capability.Acquired {
 			continue
 		}
 		acquired++
 		if len(names) < 3 {
-			n := l.Kind + " " + l.Value
-			if l.Kind == detect.CapPlace {
+			n := string(l.Kind) + " " + l.Value
+			if l.Kind == capability.Place {
 				n = "host " + l.Value + " outside its sandbox"
 			}
 			if l.Owner != "" && l.Owner != l.Agent {
@@ -201,11 +197,15 @@ func openSentence(r Report, cs incident.Case, open []string) Sentence {
 		return Sentence{Text: "No containment time is recorded: every capability may still be live (" + r.Summary.Containment + ").",
 			Section: secKillSwitch, Events: layerIDs(r.Layers)}
 	}
-	if len(open) == 0 {
-		return Sentence{Text: "Contained at " + reportTime(cs.ContainedAt) + "; every kill-switch layer verifies, nothing is open.",
-			Section: secKillSwitch, Events: []string{}}
+	a := cs.Assessment
+	if a.Contained {
+		text := "Contained at " + reportTime(a.ContainedAt) + " (killed " + reportTime(a.Kill) + "); every kill-switch layer is stopped."
+		if !a.ContainedAt.Equal(a.Kill) {
+			text = "Killed at " + reportTime(a.Kill) + ", contained only at " + reportTime(a.ContainedAt) + ", when the last capability stopped; every kill-switch layer is stopped now."
+		}
+		return Sentence{Text: text, Section: secKillSwitch, Events: layerIDs(r.Layers)}
 	}
-	return Sentence{Text: fmt.Sprintf("Contained at %s, but %s: still open are %s.", reportTime(cs.ContainedAt), r.Summary.Containment, strings.Join(open, ", ")),
+	return Sentence{Text: fmt.Sprintf("Killed at %s, but not contained: still open are %s.", reportTime(a.Kill), strings.Join(open, ", ")),
 		Section: secKillSwitch, Events: layerIDs(r.Layers)}
 }
 
@@ -237,19 +237,19 @@ func impactLines(im Impact) []string {
 	}
 	count := func(ls []CapabilityLine) (acq, live int) {
 		for _, l := range ls {
-			if l.Origin == detect.OriginAcquired {
+			if l.Origin == capability.Acquired {
 				acq++
 			}
-			if l.Stopped == "live" || l.Stopped == "exposed" {
+			if l.Stopped == string(capability.Live) || l.Stopped == string(capability.CannotTell) {
 				live++
 			}
 		}
 		return
 	}
 	a, l := count(im.Credentials)
-	lines = append(lines, fmt.Sprintf("Credentials: %d, %d acquired, %d live or exposed", len(im.Credentials), a, l))
+	lines = append(lines, fmt.Sprintf("Credentials: %d, %d acquired, %d live or cannot tell", len(im.Credentials), a, l))
 	a, l = count(im.Capabilities)
-	lines = append(lines, fmt.Sprintf("Other capabilities: %d, %d acquired, %d live", len(im.Capabilities), a, l))
+	lines = append(lines, fmt.Sprintf("Other capabilities: %d, %d acquired, %d live or cannot tell", len(im.Capabilities), a, l))
 	if len(im.Victims) > 0 {
 		var names []string
 		for _, v := range im.Victims {

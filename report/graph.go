@@ -2,10 +2,10 @@ package report
 
 import (
 	"context"
+	"github.com/cordon-ir/cordon/capability"
 	"slices"
 	"strings"
 
-	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 )
@@ -51,7 +51,7 @@ func graph(r Report, cs incident.Case) Graph {
 
 // AgentGraph is one agent's graph, from the store's session records and
 // its capability set: what the console's agent profile shows as a tree.
-func AgentGraph(ctx context.Context, st evidence.Store, agent string, caps []detect.Capability) (Graph, error) {
+func AgentGraph(ctx context.Context, st evidence.Store, agent string, caps []capability.Capability) (Graph, error) {
 	a, err := attributionTable(ctx, st)
 	if err != nil {
 		return Graph{}, err
@@ -62,7 +62,7 @@ func AgentGraph(ctx context.Context, st evidence.Store, agent string, caps []det
 // NewGraph draws the sessions of agents (where each ran, what it was
 // granted) and the credentials among caps (acquired ones from their
 // owner, and the hosts outside the sandboxes they were used from).
-func NewGraph(agents []string, sessions []SessionRow, caps []detect.Capability) Graph {
+func NewGraph(agents []string, sessions []SessionRow, caps []capability.Capability) Graph {
 	g := Graph{Nodes: []Node{}, Edges: []Edge{}}
 	seen := map[string]bool{}
 	node := func(kind, value, label string, col int) string {
@@ -109,11 +109,11 @@ func NewGraph(agents []string, sessions []SessionRow, caps []detect.Capability) 
 		}
 	}
 	for _, c := range caps {
-		if c.Kind != detect.CapCredential {
+		if c.Kind != capability.Credential {
 			continue
 		}
 		cn := node("credential", c.Value, c.Value, colCredential)
-		if c.Origin == detect.OriginAcquired {
+		if c.Origin == capability.Acquired {
 			from := node("agent", c.Agent, c.Agent, colAgent)
 			for _, s := range sessions {
 				if s.Agent == c.Agent {
@@ -135,7 +135,7 @@ func NewGraph(agents []string, sessions []SessionRow, caps []detect.Capability) 
 				continue
 			}
 			h := node("host", u.From, u.From, colHost)
-			edge(Edge{From: cn, To: h, Acquired: c.Origin == detect.OriginAcquired, Label: "used from"})
+			edge(Edge{From: cn, To: h, Acquired: c.Origin == capability.Acquired, Label: "used from"})
 		}
 	}
 	return g

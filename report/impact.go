@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/cordon-ir/cordon/capability"
 	"maps"
 	"slices"
 	"sort"
@@ -44,22 +45,19 @@ type DataOut struct {
 
 // CapabilityLine is one capability as the report lists it.
 type CapabilityLine struct {
-	Agent  string `json:"agent"`
-	Kind   string `json:"kind"`
-	Value  string `json:"value"`
-	Origin string `json:"origin"`
-	Owner  string `json:"owner,omitempty"`
-	How    string `json:"how"`
+	Agent  string            `json:"agent"`
+	Kind   capability.Kind   `json:"kind"`
+	Value  string            `json:"value"`
+	Origin capability.Origin `json:"origin"`
+	Owner  string            `json:"owner,omitempty"`
+	How    string            `json:"how"`
 	// LastOK is its last use that was not refused (zero: none seen).
 	LastOK     time.Time `json:"last_ok,omitzero"`
 	LastOKFrom string    `json:"last_ok_from,omitempty"`
-	// Stopped says whether it is stopped, as the kill switch's check of
-	// its layer judged it: "stopped" (an end is recorded), "unused since
-	// the stop" (no use seen after it, no end recorded), "exposed" (a
-	// secret read that no known credential is in), "live", "no evidence",
-	// or "not checked" (no containment time, or no layer).
+	// Stopped is the case's Assessment of it: "stopped", "live", "cannot
+	// tell", or "not judged" (no kill time recorded, or no layer stops it).
 	Stopped string `json:"stopped"`
-	// Check is that judgement's line.
+	// Check is the Assessment's line for it.
 	Check  string   `json:"check,omitempty"`
 	Events []string `json:"events"`
 }
@@ -75,15 +73,9 @@ type Victim struct {
 // capability checks of the layers.
 func impact(cs incident.Case, layers []LayerStatus, sessions []SessionRow) Impact {
 	im := Impact{DataOut: []DataOut{}, Credentials: []CapabilityLine{}, Victims: []Victim{}, Capabilities: []CapabilityLine{}}
-	checks := map[string]incident.CapabilityCheck{}
-	for _, l := range layers {
-		for _, c := range l.Capabilities {
-			checks[c.Agent+"\x00"+c.Kind+"\x00"+c.Value] = c
-		}
-	}
 	victims := map[string]*Victim{}
 	for _, c := range cs.Capabilities {
-		if c.Kind == detect.CapDataOut {
+		if c.Kind == capability.DataOut {
 			if c.Allowlist == "exact" {
 				im.Allowed += c.BytesOut
 				continue
@@ -93,11 +85,11 @@ func impact(cs incident.Case, layers []LayerStatus, sessions []SessionRow) Impac
 			im.DataOut = append(im.DataOut, d)
 			continue
 		}
-		if c.Kind == detect.CapPlace && c.Origin == detect.OriginGranted {
+		if c.Kind == capability.Place && c.Origin == capability.Granted {
 			continue
 		}
-		line := capabilityLine(c, checks, cs.ContainedAt)
-		if c.Kind != detect.CapCredential {
+		line := capabilityLine(c, &cs.Assessment)
+		if c.Kind != capability.Credential {
 			im.Capabilities = append(im.Capabilities, line)
 			continue
 		}
@@ -123,42 +115,25 @@ func impact(cs incident.Case, layers []LayerStatus, sessions []SessionRow) Impac
 	return im
 }
 
-func capabilityLine(c detect.Capability, checks map[string]incident.CapabilityCheck, contained time.Time) CapabilityLine {
+func capabilityLine(c capability.Capability, a *capability.Assessment) CapabilityLine {
 	l := CapabilityLine{Agent: c.Agent, Kind: c.Kind, Value: c.Value, Origin: c.Origin, Owner: c.Owner, How: c.How,
 		Events: capList(c.Acquired, maxReportIDs)}
 	if u, ok := c.LastOK(); ok {
 		l.LastOK, l.LastOKFrom = u.Time.UTC(), u.From
 	}
-	ch, ok := checks[c.Agent+"\x00"+c.Kind+"\x00"+c.Value]
+	v, ok := a.Of(&c)
 	switch {
-	case contained.IsZero():
-		l.Stopped = "not checked"
-		l.Check = "no containment time is recorded"
+	case a.Kill.IsZero():
+		l.Stopped, l.Check = "not judged", "no kill time is recorded"
 	case !ok:
-		l.Stopped = "not checked"
-		l.Check = "no kill-switch layer stops it"
+		l.Stopped, l.Check = "not judged", "no kill-switch layer stops it"
 	default:
-		l.Check = ch.Line
-		switch {
-		case ch.Status == incident.CheckVerified && c.Kind == detect.CapCredential && c.Owner == "":
-			// a secret read that no known credential is in: nothing shows a
-			// use, and nothing can show it stopped
-			l.Stopped = "exposed"
-		case ch.Status == incident.CheckVerified && c.EndAt.IsZero():
-			// no end recorded: the evidence shows no use since, not an end
-			l.Stopped = "unused since the stop"
-		case ch.Status == incident.CheckVerified:
-			l.Stopped = "stopped"
-		case ch.Status == incident.CheckNotVerified:
-			l.Stopped = "live"
-		default:
-			l.Stopped = "no evidence"
-		}
+		l.Stopped, l.Check = string(v.State), v.Line
 	}
 	return l
 }
 
-func useIDs(us []detect.Use) []string {
+func useIDs(us []capability.Use) []string {
 	out := []string{}
 	for _, u := range us {
 		if len(out) == maxReportIDs {
@@ -182,7 +157,7 @@ func (im Impact) Line() string {
 	}
 	acquired, live := 0, 0
 	for _, l := range append(append([]CapabilityLine{}, im.Credentials...), im.Capabilities...) {
-		if l.Origin == detect.OriginAcquired {
+		if l.Origin == capability.Acquired {
 			acquired++
 		}
 		if l.Stopped == "live" {

@@ -38,8 +38,9 @@ func TestReportLeadsWithDataOut(t *testing.T) {
 
 // credential-theft, agent-12 killed at 10:21:03: the containment line, the
 // kill-switch table and the impact section say the same of px-s228 — it
-// stayed live 13 minutes after the kill and is stopped since the
-// revocation; agent-9 is a victim.
+// stayed live 13 minutes after the kill and is stopped since the proxy
+// refused it; agent-9 is a victim; the credentials layer cannot be told
+// (aws-k-231 has no CloudTrail to show its use).
 func TestReportDoesNotContradictItself(t *testing.T) {
 	ws := incidenttest.New(t, "../sample-incidents/credential-theft")
 	ctx := context.Background()
@@ -61,7 +62,7 @@ func TestReportDoesNotContradictItself(t *testing.T) {
 			px = &r.Impact.Credentials[i]
 		}
 	}
-	if px == nil || px.Origin != "acquired" || px.Owner != "agent-9" || px.Stopped != "stopped" || !strings.Contains(px.Check, "13m9s") ||
+	if px == nil || px.Origin != "acquired" || px.Owner != "agent-9" || px.Stopped != "stopped" || !strings.Contains(px.Check, "stopped at 10:34:27") || !strings.Contains(px.Check, "live for 13m25s after the kill") ||
 		px.LastOK.Format("15:04:05") != "10:33:27" {
 		t.Errorf("px-s228 in the impact section: %+v", px)
 	}
@@ -73,7 +74,7 @@ func TestReportDoesNotContradictItself(t *testing.T) {
 		if l.Status == incident.CheckVerified {
 			verified++
 		}
-		if l.Step == "contain.credentials" && (l.Status != incident.CheckVerified || !strings.Contains(l.Summary, "px-s228")) {
+		if l.Step == "contain.credentials" && (l.Status != incident.CheckNoEvidence || !strings.Contains(l.Summary, "px-s228") || !strings.Contains(l.Summary, "aws-k-231: cannot tell")) {
 			t.Errorf("credentials layer: %s", l.Summary)
 		}
 	}

@@ -3,13 +3,13 @@ package report
 import (
 	"context"
 	"errors"
+	"github.com/cordon-ir/cordon/capability"
 	"net/netip"
 	"slices"
 	"sort"
 	"time"
 
 	catalogue "github.com/cordon-ir/cordon/credentials"
-	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 )
@@ -33,10 +33,10 @@ type Indicator struct {
 	Value  string   `json:"value"`
 	Agents []string `json:"agents"`
 	// Origin: "granted" (the agent's own) or "acquired" (anything else).
-	Origin string    `json:"origin"`
-	First  time.Time `json:"first_seen,omitzero"`
-	Last   time.Time `json:"last_seen,omitzero"`
-	Uses   int       `json:"uses"`
+	Origin capability.Origin `json:"origin"`
+	First  time.Time         `json:"first_seen,omitzero"`
+	Last   time.Time         `json:"last_seen,omitzero"`
+	Uses   int               `json:"uses"`
 	// Events are its evidence (the acquisition, then the uses); Findings
 	// the findings whose evidence includes any of them.
 	Events   []string `json:"events"`
@@ -97,8 +97,8 @@ func Indicators(ctx context.Context, ws *incident.Workspace) ([]Indicator, error
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
-		if (a.Origin == detect.OriginAcquired) != (b.Origin == detect.OriginAcquired) {
-			return a.Origin == detect.OriginAcquired
+		if (a.Origin == capability.Acquired) != (b.Origin == capability.Acquired) {
+			return a.Origin == capability.Acquired
 		}
 		if (len(a.Findings) > 0) != (len(b.Findings) > 0) {
 			return len(a.Findings) > 0
@@ -120,30 +120,30 @@ func RedactedIndicators(ctx context.Context, ws *incident.Workspace, opts ...Opt
 
 // indicatorKind maps a capability to the kind of indicator it is. An
 // agent's own sandbox is not one: it is internal, and known.
-func indicatorKind(c detect.Capability) (string, bool) {
+func indicatorKind(c capability.Capability) (string, bool) {
 	switch c.Kind {
-	case detect.CapDataOut:
+	case capability.DataOut:
 		if _, err := netip.ParseAddr(c.Value); err == nil {
 			return IndicatorIP, true
 		}
 		return IndicatorDomain, true
-	case detect.CapPlace:
-		if c.Origin != detect.OriginAcquired {
+	case capability.Place:
+		if c.Origin != capability.Acquired {
 			return "", false
 		}
 		return IndicatorIP, true
-	case detect.CapCredential:
+	case capability.Credential:
 		if catalogue.IsPath(c.Value) {
 			return IndicatorFile, true
 		}
 		return IndicatorCredential, true
-	case detect.CapPersisted:
+	case capability.Persisted:
 		return IndicatorFile, true
-	case detect.CapProcess:
+	case capability.Process:
 		return IndicatorProcess, true
-	case detect.CapJob:
+	case capability.Job:
 		return IndicatorJob, true
-	case detect.CapSchedule:
+	case capability.Schedule:
 		return IndicatorSchedule, true
 	}
 	return "", false
@@ -171,12 +171,12 @@ func acquiredSpan(ctx context.Context, ws *incident.Workspace, in *Indicator) er
 	return nil
 }
 
-func mergeCapability(in *Indicator, c detect.Capability, namedBy map[string][]string) {
+func mergeCapability(in *Indicator, c capability.Capability, namedBy map[string][]string) {
 	if !slices.Contains(in.Agents, c.Agent) && c.Agent != "" {
 		in.Agents = append(in.Agents, c.Agent)
 	}
-	if c.Origin == detect.OriginAcquired {
-		in.Origin, in.How = detect.OriginAcquired, c.How
+	if c.Origin == capability.Acquired {
+		in.Origin, in.How = capability.Acquired, c.How
 	}
 	in.BytesOut += c.BytesOut
 	ids := slices.Clone(c.Acquired)

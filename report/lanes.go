@@ -3,10 +3,10 @@ package report
 import (
 	"context"
 	"fmt"
+	"github.com/cordon-ir/cordon/capability"
 	"slices"
 	"time"
 
-	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 )
@@ -144,12 +144,15 @@ func lanes(ctx context.Context, st evidence.Store, r Report, cs incident.Case) (
 		}
 	}
 	for _, c := range cs.Capabilities {
-		if j, ok := at[c.Agent]; ok && c.Kind == detect.CapDataOut && c.BytesOut > 0 {
+		if j, ok := at[c.Agent]; ok && c.Kind == capability.DataOut && c.BytesOut > 0 {
 			ls.Lanes[j].DataOut = append(ls.Lanes[j].DataOut, LaneBytes{Destination: c.Value, Bytes: c.BytesOut, First: c.First().UTC(), Last: c.Last().UTC()})
 		}
 	}
 	if !cs.ContainedAt.IsZero() {
-		ls.Rules = append(ls.Rules, Rule{Time: cs.ContainedAt.UTC(), Label: "contained"})
+		ls.Rules = append(ls.Rules, Rule{Time: cs.ContainedAt.UTC(), Label: "killed"})
+	}
+	if a := cs.Assessment; a.Contained && a.ContainedAt.After(a.Kill) {
+		ls.Rules = append(ls.Rules, Rule{Time: a.ContainedAt.UTC(), Label: "contained"})
 	}
 	for _, l := range r.Layers {
 		if l.Status == incident.CheckVerified && l.Source == "journal" {

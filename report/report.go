@@ -94,7 +94,10 @@ type Summary struct {
 	SubjectBy   string           `json:"subject_by,omitempty"`
 	Findings    int              `json:"findings"`
 	BySeverity  []evidence.Count `json:"by_severity"`
-	ContainedAt time.Time        `json:"contained_at,omitzero"`
+	// KilledAt is the kill time the journal records; ContainedAt when the
+	// Assessment has every capability stopped (zero: not contained).
+	KilledAt    time.Time `json:"killed_at,omitzero"`
+	ContainedAt time.Time `json:"contained_at,omitzero"`
 	// Containment is the kill switch in one line: "5 of 7 kill-switch
 	// layers verified; 2 not verified".
 	Containment string `json:"containment"`
@@ -309,11 +312,7 @@ func Build(ctx context.Context, ws *incident.Workspace, opts ...Option) (Report,
 	if r.Suppressions, err = suppressions(ctx, ws, findings, r.Findings); err != nil {
 		return r, err
 	}
-	caps, err := ws.Capabilities(ctx)
-	if err != nil {
-		return r, err
-	}
-	if r.Layers, err = layerStatus(ctx, ws.Store, pb, cs, caps, entries, cfg.now); err != nil {
+	if r.Layers, err = layerStatus(ctx, ws.Store, pb, cs, entries, cfg.now); err != nil {
 		return r, err
 	}
 	r.Impact = impact(cs, r.Layers, r.Attribution.Sessions)
@@ -323,7 +322,7 @@ func Build(ctx context.Context, ws *incident.Workspace, opts ...Option) (Report,
 	if r.Interventions, err = interventions(ctx, ws.Store); err != nil {
 		return r, err
 	}
-	if r.Open, err = openItems(ctx, ws.Store, pb, state, r.Layers, findings, cs, caps, cfg.now); err != nil {
+	if r.Open, err = openItems(ctx, ws.Store, pb, state, r.Layers, findings, cs, cfg.now); err != nil {
 		return r, err
 	}
 	r.Journal, err = verifyJournal(ws.Journal())
@@ -382,7 +381,7 @@ func asOf(entries []journal.Entry, last time.Time) time.Time {
 // summarize fills the summary's counts and subject.
 func summarize(c evidence.Counts, sp evidence.Span, cs incident.Case, s incident.CaseState, findings []detect.Finding) Summary {
 	sum := Summary{First: sp.First.UTC(), Last: sp.Last.UTC(), Events: c.Total, Subject: cs.Subject,
-		SubjectFrom: cs.SubjectFrom, Findings: len(findings), ContainedAt: cs.ContainedAt.UTC()}
+		SubjectFrom: cs.SubjectFrom, Findings: len(findings), KilledAt: cs.ContainedAt.UTC(), ContainedAt: cs.Assessment.ContainedAt.UTC()}
 	if sp.Outside() > 0 {
 		sum.Outside, sum.OutsideQuery = sp.OutsideLine(), sp.Query().String()
 	}
@@ -482,16 +481,8 @@ func (j JournalCheck) Line() string {
 	return fmt.Sprintf("verified: %d entries, head %d %s", j.Entries, j.Seq, j.Head)
 }
 
-// contained reports whether agent counts as stopped: a subject agent whose
-// containment time is recorded and every kill-switch layer verified.
-func contained(agent string, cs incident.Case, layers []LayerStatus) bool {
-	if cs.ContainedAt.IsZero() || !slices.Contains(cs.Subject, agent) {
-		return false
-	}
-	for _, l := range layers {
-		if l.Status != incident.CheckVerified {
-			return false
-		}
-	}
-	return true
+// contained reports whether agent counts as stopped, as the case's
+// Assessment has it: a subject agent, contained.
+func contained(agent string, cs incident.Case) bool {
+	return cs.Assessment.Contained && slices.Contains(cs.Subject, agent)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cordon-ir/cordon/capability"
 	"slices"
 	"sort"
 	"strings"
@@ -65,7 +66,7 @@ type LayerStatus struct {
 	Matched  int      `json:"matched"`
 	Coverage int      `json:"coverage"`
 	// Capabilities are the subject's capabilities of the layer, judged.
-	Capabilities []incident.CapabilityCheck `json:"capabilities,omitempty"`
+	Capabilities []capability.Verdict `json:"capabilities,omitempty"`
 }
 
 // Entry is a journal entry as the report lists it.
@@ -119,7 +120,7 @@ func attributionTable(ctx context.Context, st evidence.Store) (Attribution, erro
 // evidence as it is now: the containment line and the impact section are
 // computed from the same checks. A journaled check that agrees is credited
 // to who ran it; one that no longer agrees is named in the summary.
-func layerStatus(ctx context.Context, st evidence.Store, pb *playbook.Playbook, cs incident.Case, caps *detect.Capabilities, entries []journal.Entry, now time.Time) ([]LayerStatus, error) {
+func layerStatus(ctx context.Context, st evidence.Store, pb *playbook.Playbook, cs incident.Case, entries []journal.Entry, now time.Time) ([]LayerStatus, error) {
 	last := lastChecks(entries)
 	out := []LayerStatus{}
 	refs := pb.LayerSteps()
@@ -127,7 +128,7 @@ func layerStatus(ctx context.Context, st evidence.Store, pb *playbook.Playbook, 
 	for i, ref := range refs {
 		steps[i] = ref.Step
 	}
-	results, err := incident.CheckSteps(ctx, st, steps, cs, caps, now)
+	results, err := incident.CheckSteps(ctx, st, steps, cs, now)
 	if err != nil {
 		return out, err
 	}
@@ -225,7 +226,7 @@ func uncontained(findings []detect.Finding, cs incident.Case, layers []LayerStat
 	var agents []string
 	serious := map[string][]string{}
 	for _, f := range findings {
-		if detect.SeverityRank(f.Severity) < detect.SeverityRank(detect.SeverityHigh) || contained(f.Agent, cs, layers) {
+		if detect.SeverityRank(f.Severity) < detect.SeverityRank(detect.SeverityHigh) || contained(f.Agent, cs) {
 			continue
 		}
 		who := f.Agent
@@ -250,7 +251,7 @@ func uncontained(findings []detect.Finding, cs incident.Case, layers []LayerStat
 		case !slices.Contains(cs.Subject, who):
 			why = "it is not the case's subject (cordon subject names it)"
 		case cs.ContainedAt.IsZero():
-			why = "no containment time is recorded (mark the step that stops it done)"
+			why = "no kill time is recorded (mark the step that stops it done)"
 		}
 		out = append(out, OpenItem{"agent", who, fmt.Sprintf("%d finding(s) of severity high or above (%s); %s",
 			len(serious[who]), strings.Join(serious[who], ", "), why)})
@@ -288,7 +289,7 @@ func exchangeDetails(payload json.RawMessage) []string {
 // skipped whose evidence check (when they have one) does not verify on
 // the evidence now, layers not verified, and serious agents not
 // contained. A step the evidence shows done is not open work.
-func openItems(ctx context.Context, st evidence.Store, pb *playbook.Playbook, s incident.CaseState, layers []LayerStatus, findings []detect.Finding, cs incident.Case, caps *detect.Capabilities, now time.Time) ([]OpenItem, error) {
+func openItems(ctx context.Context, st evidence.Store, pb *playbook.Playbook, s incident.CaseState, layers []LayerStatus, findings []detect.Finding, cs incident.Case, now time.Time) ([]OpenItem, error) {
 	out := []OpenItem{}
 	layerOf := map[string]LayerStatus{}
 	for _, l := range layers {
@@ -305,7 +306,7 @@ func openItems(ctx context.Context, st evidence.Store, pb *playbook.Playbook, s 
 				continue
 			}
 		} else if step.Check != nil {
-			r, err := incident.CheckStep(ctx, st, step, cs, caps, now)
+			r, err := incident.CheckStep(ctx, st, step, cs, now)
 			if err != nil {
 				return out, err
 			}

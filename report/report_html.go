@@ -107,13 +107,13 @@ tr,figure,li{break-inside:avoid}thead{display:table-header-group}a{color:inherit
 <li><b>Events:</b> {{.Events}} ({{p (counts .BySource)}})</li>
 <li><b>Subject:</b> {{p subject}}</li>
 <li><b>Findings:</b> {{.Findings}}{{if .BySeverity}} ({{counts .BySeverity}}){{end}}</li>
-<li><b>Containment:</b> {{p .Containment}}{{if not .ContainedAt.IsZero}}; contained at {{t .ContainedAt}}{{end}}</li>
+<li><b>Containment:</b> {{p .Containment}}{{if not .KilledAt.IsZero}}; killed at {{t .KilledAt}}{{end}}{{if not .ContainedAt.IsZero}}; contained at {{t .ContainedAt}}{{end}}</li>
 <li><b>Impact:</b> {{p .ImpactLine}}</li>
 <li><b>Journal:</b> {{p .JournalLine}}</li>
 <li><b>Redaction:</b> {{p .RedactionLine}}</li>
 </ul>{{end}}
 {{define "caps"}}<table><tr><th>agent</th><th>capability</th><th>origin</th><th>owner</th><th>last successful use</th><th>stopped</th><th>why</th><th>evidence</th></tr>
-{{range .}}<tr><td>{{p .Agent}}</td><td>{{p .Kind}} {{p .Value}}</td><td>{{p .Origin}}</td><td>{{p .Owner}}</td><td>{{if .LastOK.IsZero}}none seen{{else}}{{t .LastOK}}{{with .LastOKFrom}} from {{p .}}{{end}}{{end}}</td><td><b>{{p .Stopped}}</b></td><td>{{p .How}}; {{p .Check}}</td><td>{{template "ids" .Events}}</td></tr>
+{{range .}}<tr><td>{{p .Agent}}</td><td>{{p (print .Kind)}} {{p .Value}}</td><td>{{p (print .Origin)}}</td><td>{{p .Owner}}</td><td>{{if .LastOK.IsZero}}none seen{{else}}{{t .LastOK}}{{with .LastOKFrom}} from {{p .}}{{end}}{{end}}</td><td><b>{{p .Stopped}}</b></td><td>{{p .How}}; {{p .Check}}</td><td>{{template "ids" .Events}}</td></tr>
 {{end}}</table>{{end}}
 {{with .Impact}}<h2 id="impact">Impact</h2>
 <h3>What left</h3>

@@ -106,6 +106,9 @@ func (r Report) WriteMarkdownPictures(out io.Writer, prefix string) error {
 		p(" (%s)", countsLine(s.BySeverity))
 	}
 	p("\n- **Containment:** %s", md(s.Containment))
+	if !s.KilledAt.IsZero() {
+		p("; killed at %s", reportTime(s.KilledAt))
+	}
 	if !s.ContainedAt.IsZero() {
 		p("; contained at %s", reportTime(s.ContainedAt))
 	}
@@ -251,7 +254,7 @@ func writeCapTable(p func(string, ...any), lines []CapabilityLine, none string) 
 				last += " from " + md(l.LastOKFrom)
 			}
 		}
-		p("| %s | %s %s | %s | %s | %s | **%s** | %s | %s |\n", md(l.Agent), md(l.Kind), md(l.Value), md(l.Origin), md(l.Owner), last,
+		p("| %s | %s %s | %s | %s | %s | **%s** | %s | %s |\n", md(l.Agent), md(string(l.Kind)), md(l.Value), md(string(l.Origin)), md(l.Owner), last,
 			md(l.Stopped), md(l.How+"; "+l.Check), mdIDs(l.Events, 0))
 	}
 }

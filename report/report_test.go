@@ -174,7 +174,7 @@ func TestReportGolden(t *testing.T) {
 	if s.SubjectFrom != "journal" || s.SubjectBy != "pdiaz" || len(s.Subject) != 1 || s.Subject[0] != "agent-21" {
 		t.Errorf("subject: %+v", s)
 	}
-	if s.Containment != "2 of 7 kill-switch layers verified; 5 not verified" {
+	if s.Containment != "4 of 7 kill-switch layers verified; 1 not verified; 2 no evidence available" {
 		t.Errorf("containment %q", s.Containment)
 	}
 	if !r.Journal.OK || r.Journal.Entries != 10+len(r.Evidence) {

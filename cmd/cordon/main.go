@@ -34,6 +34,8 @@ const (
 	exitNotFound     = 6
 	exitTampered     = 7
 	exitWrite        = 8
+	exitLive         = 9
+	exitCannotTell   = 10
 )
 
 // errUsage marks a command-line mistake.
@@ -157,6 +159,10 @@ func exitCode(stderr io.Writer, err error) int {
 		return exitIncompatible
 	case errors.Is(err, incident.ErrNoIncident), errors.Is(err, evidence.ErrNotFound):
 		return exitNotFound
+	case errors.Is(err, incident.ErrLive):
+		return exitLive
+	case errors.Is(err, incident.ErrCannotTell):
+		return exitCannotTell
 	}
 	return exitError
 }
@@ -191,6 +197,10 @@ Exit codes:
   7  the case journal does not verify (edited, deleted, reordered or torn entries)
   8  the evidence could not be written (disk full, not writable): what was stored is kept,
       and the same command again resumes after it
+  9  check: a kill-switch layer is live (a capability was used after the kill and nothing
+      its issuer recorded ended it)
+  10 check: cannot tell whether every layer is stopped (no kill time, a claimed end only, or
+      no source that could see a use: the line names the one missing)
   130 stopped by SIGINT (ctrl-c), 143 by SIGTERM: the workspace lock is released, and an
       ingest keeps every batch it indexed and resumes after it when run again
 

@@ -22,7 +22,11 @@ func TestFreshWorkspaceIsPrivate(t *testing.T) {
 		{"check", "--incident", dir},
 		{"report", "--incident", dir, "-o", filepath.Join(dir, "report.md")},
 	} {
-		if code, out, errOut := cordon(args...); code != 0 {
+		want := 0
+		if args[0] == "check" {
+			want = exitCannotTell // no kill time is recorded: nothing is judged
+		}
+		if code, out, errOut := cordon(args...); code != want {
 			t.Fatalf("%s: exit %d %s %s", args[0], code, out, errOut)
 		}
 	}
@@ -90,5 +94,41 @@ func TestSharedWorkspaceIsRefusedForWriting(t *testing.T) {
 	t.Setenv(allowSharedEnv, "1")
 	if code, _, errOut := cordon("note", "--incident", dir, "shared on purpose"); code != 0 {
 		t.Errorf("note with %s=1: %s", allowSharedEnv, errOut)
+	}
+}
+
+// check's exit status is the case's Assessment's: 9 when a layer is live
+// (persistence-after-kill at the kill: its proxy login was used after it),
+// 10 when one cannot be told (credential-theft: aws-k-231 has no CloudTrail
+// to show its use, the CI job only a person says was cancelled).
+func TestCheckExitStatusFollowsTheRule(t *testing.T) {
+	for _, tc := range []struct {
+		sample, agent, kill string
+		want                int
+		says                string
+	}{
+		{"persistence-after-kill", "agent-21", "2026-09-02T14:21:03Z", exitLive, "Cached credentials live"},
+		{"credential-theft", "agent-12", "2026-08-11T10:21:03Z", exitCannotTell, "Queued jobs cannot tell"},
+	} {
+		t.Run(tc.sample, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "incident")
+			for _, args := range [][]string{
+				{"ingest", "--incident", dir, filepath.Join("..", "..", "sample-incidents", tc.sample)},
+				{"subject", "--incident", dir, tc.agent},
+				{"step", "--incident", dir, "done", "contain.stop", "--at", tc.kill, "killed"},
+			} {
+				if code, out, errOut := cordon(args...); code != 0 {
+					t.Fatalf("%s: exit %d %s %s", args[0], code, out, errOut)
+				}
+			}
+			code, out, errOut := cordon("check", "--incident", dir)
+			if code != tc.want || !strings.Contains(errOut, tc.says) {
+				t.Errorf("check: exit %d, want %d saying %q\n%s%s", code, tc.want, tc.says, out, errOut)
+			}
+			// a check of steps that close no layer answers for those alone
+			if code, out, errOut := cordon("check", "--incident", dir, "detect.signal"); code != 0 {
+				t.Errorf("check detect.signal: exit %d %s %s", code, out, errOut)
+			}
+		})
 	}
 }

@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/cordon-ir/cordon/capability"
 	"strings"
 	"time"
 
-	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
@@ -142,7 +142,9 @@ func cmdCheck(e *env, c *cobra.Command) {
 		}
 		defer ws.Close()
 		results, err := ws.Check(ctx, journal.CurrentActor(journal.ViaCLI), ids...)
+		layers := false
 		for _, r := range results {
+			layers = layers || r.Layer != nil || r.Status == incident.CheckNotRun && isLayerStep(ws, r.Step)
 			if *asJSON {
 				b, _ := json.Marshal(r)
 				fmt.Fprintln(e.stdout, string(safeJSONLine(b)))
@@ -150,7 +152,16 @@ func cmdCheck(e *env, c *cobra.Command) {
 			}
 			fmt.Fprintf(e.stdout, "%-28s %s\n", r.Step, evidence.Printable(r.Summary()))
 		}
-		return err
+		if err != nil || !layers {
+			return err
+		}
+		// the exit status is the case's Assessment's, which the layer
+		// lines above render
+		a, err := ws.Assessment(ctx)
+		if err != nil {
+			return err
+		}
+		return incident.Verdict(a)
 	}
 }
 
@@ -185,13 +196,14 @@ func cmdSubject(e *env, c *cobra.Command) {
 			return err
 		}
 		if *asJSON {
-			acquired := []detect.Capability{}
+			acquired := []capability.Capability{}
 			for _, c := range cs.Capabilities {
-				if c.Origin == detect.OriginAcquired && c.Kind != detect.CapDataOut {
+				if c.Origin == capability.Acquired && c.Kind != capability.DataOut {
 					acquired = append(acquired, c)
 				}
 			}
-			return jsonEncoder(e.stdout).Encode(map[string]any{"subject": cs.Subject, "from": cs.SubjectFrom, "values": cs.Vars(), "acquired": acquired})
+			return jsonEncoder(e.stdout).Encode(map[string]any{"subject": cs.Subject, "from": cs.SubjectFrom, "values": cs.Vars(), "acquired": acquired,
+				"assessment": cs.Assessment})
 		}
 		from := map[string]string{"journal": "named in the journal", "findings": "the first agent of the ranking by concern", "": "no agent yet"}[cs.SubjectFrom]
 		fmt.Fprintf(e.stdout, "subject: %s (%s)\n", orDash(evidence.Printable(strings.Join(cs.Subject, ", "))), from)
@@ -202,14 +214,20 @@ func cmdSubject(e *env, c *cobra.Command) {
 			}
 		}
 		for _, c := range cs.Capabilities {
-			if c.Origin == detect.OriginAcquired && c.Kind != detect.CapDataOut {
+			if c.Origin == capability.Acquired && c.Kind != capability.DataOut {
 				owner := ""
 				if c.Owner != "" && c.Owner != c.Agent {
 					owner = " of " + c.Owner
 				}
-				fmt.Fprintf(e.stdout, "  acquired      %s %s%s: %s\n", c.Kind, evidence.Printable(c.Value), evidence.Printable(owner), evidence.Printable(c.How))
+				state := ""
+				if v, ok := cs.Assessment.Of(&c); ok {
+					state = " [" + string(v.State) + "]"
+				}
+				fmt.Fprintf(e.stdout, "  acquired      %s %s%s: %s%s\n", c.Kind, evidence.Printable(c.Value), evidence.Printable(owner), evidence.Printable(c.How), state)
 			}
 		}
+		// the case's one verdict, as check and the report say it
+		fmt.Fprintf(e.stdout, "verdict: %s\n", evidence.Printable(incident.Headline(cs.Assessment)))
 		return nil
 	}
 }
@@ -279,4 +297,14 @@ func cmdAction(e *env, c *cobra.Command) {
 		}
 		return err
 	}
+}
+
+// isLayerStep says a step closes a kill-switch layer.
+func isLayerStep(ws *incident.Workspace, id string) bool {
+	pb, err := ws.Playbook()
+	if err != nil {
+		return false
+	}
+	ref, ok := pb.Step(id)
+	return ok && ref.Step.Layer != ""
 }

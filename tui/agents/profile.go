@@ -3,12 +3,12 @@ package agents
 import (
 	"context"
 	"fmt"
+	"github.com/cordon-ir/cordon/capability"
 	"sort"
 	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/report"
@@ -18,7 +18,7 @@ import (
 // (from the same run of the detectors as the findings) and the case, for
 // its containment time.
 type Capabilities interface {
-	Capabilities(ctx context.Context) (*detect.Capabilities, error)
+	Capabilities(ctx context.Context) (*capability.Set, error)
 	State() (incident.CaseState, error)
 	Case(ctx context.Context, s incident.CaseState) (incident.Case, error)
 }
@@ -36,8 +36,8 @@ type session struct {
 type profile struct {
 	agent     string
 	sessions  []session
-	caps      []detect.Capability
-	checks    map[int]incident.CapabilityCheck // index in caps -> judgement
+	caps      []capability.Capability
+	checks    map[int]capability.Verdict // index in caps -> the case Assessment's verdict
 	contained time.Time
 	capsErr   error
 	// tree is the agent's attribution and capability graph as text, the
@@ -57,7 +57,7 @@ const maxProfileSessions = 2000
 // loadProfile reads an agent's sessions, every session holding one of its
 // IPs (to mark an IP shared in time or reused), and its capabilities.
 func loadProfile(ctx context.Context, st evidence.Store, cw Capabilities, agent string) (profile, error) {
-	p := profile{agent: agent, checks: map[int]incident.CapabilityCheck{}}
+	p := profile{agent: agent, checks: map[int]capability.Verdict{}}
 	hits, err := st.Search(ctx, evidence.Request{Query: evidence.Terms("kind", evidence.KindSessionStart, evidence.KindSessionEnd), Sort: evidence.SortTime, Limit: maxProfileSessions})
 	if err != nil {
 		return p, fmt.Errorf("sessions: %w", err)
@@ -120,16 +120,15 @@ func loadProfile(ctx context.Context, st evidence.Store, cw Capabilities, agent 
 			p.tree = strings.Split(t, "\n")
 		}
 	}
+	// the verdicts are the case's Assessment's: the subject's, at the kill
+	// time the journal records; the pane decides nothing
 	if state, err := cw.State(); err == nil {
 		if cs, err := cw.Case(ctx, state); err == nil {
 			p.contained = cs.ContainedAt
-		}
-	}
-	if !p.contained.IsZero() {
-		for i := range p.caps {
-			// its sandbox is the session's own: the layer's queries judge it
-			if c := &p.caps[i]; incident.LayerOf(c.Kind) != "" && !(c.Kind == detect.CapPlace && c.Origin == detect.OriginGranted) {
-				p.checks[i] = incident.CheckCapability(ctx, st, &p.caps[i], p.contained)
+			for i := range p.caps {
+				if v, ok := cs.Assessment.Of(&p.caps[i]); ok {
+					p.checks[i] = v
+				}
 			}
 		}
 	}

@@ -37,7 +37,7 @@ func TestProfileShowsAcquiredCapabilities(t *testing.T) {
 		}
 	}
 	all := strings.Join(text, "\n")
-	for _, want := range []string{"session s-231", "killed", "acquired from agent-9", "px-s228 — stopped, revoked", "10.30.8.15", "ci-88213",
+	for _, want := range []string{"session s-231", "killed", "acquired from agent-9", "px-s228 — stopped at 10:34:27.705, live 13m25s after the kill", "10.30.8.15", "ci-88213",
 		"graph: sessions", "└─ px-s228 [acquired from agent-9]", "[used from]"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("profile lacks %q:\n%s", want, all)

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"fmt"
+	"github.com/cordon-ir/cordon/capability"
 	"strings"
 	"time"
 
@@ -9,7 +10,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
-	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/tui/common"
 )
 
@@ -44,7 +44,7 @@ func (p profile) rows(clock common.Clock) []row {
 		c := &p.caps[i]
 		ch, judged := p.checks[i]
 		out = append(out, row{text: capText(c, ch, judged, clock), filter: evidence.IDs(capIDs(c)...),
-			label: c.Kind + " " + c.Value, live: judged && ch.Status == incident.CheckNotVerified})
+			label: string(c.Kind) + " " + c.Value, live: judged && ch.State == capability.Live})
 	}
 	if len(p.tree) > 0 {
 		// the graph the report draws; its lines open nothing
@@ -58,34 +58,35 @@ func (p profile) rows(clock common.Clock) []row {
 
 // capText is a capability in one line: kind, origin, value, owner, and
 // whether it is stopped.
-func capText(c *detect.Capability, ch incident.CapabilityCheck, judged bool, clock common.Clock) string {
-	origin := c.Origin
-	if c.Origin == detect.OriginAcquired && c.Owner != "" && c.Owner != c.Agent {
+func capText(c *capability.Capability, ch capability.Verdict, judged bool, clock common.Clock) string {
+	origin := string(c.Origin)
+	if c.Origin == capability.Acquired && c.Owner != "" && c.Owner != c.Agent {
 		origin = "acquired from " + c.Owner
 	}
 	state := ""
 	switch {
-	case c.Kind == detect.CapDataOut:
+	case c.Kind == capability.DataOut:
 		state = fmt.Sprintf("%s sent (allowlist: %s)", detect.SizeText(c.BytesOut), c.Allowlist)
-	case c.Kind == detect.CapPlace && c.Origin == detect.OriginGranted:
+	case c.Kind == capability.Place && c.Origin == capability.Granted:
 		state = "its sandbox (the playbook's checks judge it)"
-	case c.Kind == detect.CapCredential && c.Owner == "":
-		state = "exposed: no use can be tied to it; rotate what it holds"
-	case judged && ch.Status == incident.CheckNotVerified:
-		state = "LIVE after its stop time"
-	case judged && ch.Status == incident.CheckVerified && c.EndAt.IsZero():
-		state = "unused since the stop (no end recorded)"
-	case judged && ch.Status == incident.CheckVerified:
-		state = "stopped"
+	case judged && ch.State == capability.Live:
+		state = "LIVE after the kill"
+	case judged && ch.State == capability.Stopped && ch.LiveFor > 0:
+		state = "stopped at " + clock.Format(ch.StoppedAt) + ", live " + capability.DurationText(ch.LiveFor) + " after the kill"
 	case judged:
-		state = "unknown: " + string(ch.Status)
-	case !c.EndAt.IsZero():
-		state = "ended " + clock.Format(c.EndAt) + " (" + c.EndHow + ")"
+		state = strings.ToUpper(string(ch.State[:1])) + string(ch.State[1:])
+		if ch.Missing != "" {
+			state += " (" + ch.Missing + " would show it)"
+		}
 	default:
-		state = "no end recorded (mark the stop step done to judge it)"
+		if e, ok := c.Ended(); ok {
+			state = "ended " + clock.Format(e.At) + " (" + e.How + ", " + e.By + ")"
+		} else {
+			state = "no authoritative end recorded (only the subject is judged, once a kill time is recorded)"
+		}
 	}
-	if c.Kind != detect.CapDataOut && !c.EndAt.IsZero() && judged {
-		state += ", " + c.EndHow + " " + clock.Format(c.EndAt)
+	if n := len(c.Claims()); n > 0 && !(judged && ch.State == capability.Stopped) {
+		state += fmt.Sprintf("; %d claimed end(s), uncorroborated", n)
 	}
 	last := ""
 	if u, ok := c.LastOK(); ok {
@@ -99,13 +100,13 @@ func capText(c *detect.Capability, ch incident.CapabilityCheck, judged bool, clo
 
 // capIDs are the events behind a capability: how it came, its uses and
 // its end.
-func capIDs(c *detect.Capability) []string {
+func capIDs(c *capability.Capability) []string {
 	ids := append([]string{}, c.Acquired...)
 	for _, u := range c.Uses {
 		ids = append(ids, u.ID)
 	}
-	if c.EndID != "" {
-		ids = append(ids, c.EndID)
+	for _, e := range c.Ends {
+		ids = append(ids, e.ID)
 	}
 	if len(ids) > maxEvidenceIDs {
 		ids = ids[:maxEvidenceIDs]
@@ -151,7 +152,7 @@ func (m Model) viewProfile() string {
 		out = append(out, st.Dim.Render(common.Fit("  capabilities unavailable: "+m.prof.capsErr.Error(), w)))
 	}
 	if m.profLoaded && !m.prof.contained.IsZero() {
-		out = append(out, st.Dim.Render(common.Fit("  judged against containment at "+m.prof.contained.UTC().Format(time.DateTime)+"Z and each capability's own end", w)))
+		out = append(out, st.Dim.Render(common.Fit("  judged by the case's Assessment at the kill "+m.prof.contained.UTC().Format(time.DateTime)+"Z", w)))
 	}
 	visible := max(h-len(out), 1)
 	end := min(m.ptop+visible, len(rows))

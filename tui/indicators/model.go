@@ -150,7 +150,7 @@ func (m Model) View() string {
 	end := min(m.top+m.rowsVisible(), len(m.ins))
 	for i := m.top; i < end; i++ {
 		in := m.ins[i]
-		line := row(in.Kind, in.Value, in.Origin, strings.Join(in.Agents, ","), m.when(in.First), m.when(in.Last),
+		line := row(in.Kind, in.Value, string(in.Origin), strings.Join(in.Agents, ","), m.when(in.First), m.when(in.Last),
 			fmt.Sprint(in.Uses), fmt.Sprint(len(in.Findings)))
 		if i == m.cur {
 			out = append(out, st.RowSelected.Render(common.PadRight(common.Fit("▸ "+line, w), w)))

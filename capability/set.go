@@ -1,0 +1,73 @@
+package capability
+
+import "sort"
+
+// Set is the capability sets of an incident's agents.
+type Set struct {
+	byAgent map[string][]*Capability
+}
+
+// NewSet makes a set of the given capabilities, each agent's sorted.
+func NewSet(caps map[string][]*Capability) *Set {
+	s := &Set{byAgent: map[string][]*Capability{}}
+	for a, list := range caps {
+		Sort(list)
+		s.byAgent[a] = list
+	}
+	return s
+}
+
+// For returns an agent's capability set, copied: kind, then granted before
+// acquired, then the most bytes or the value.
+func (s *Set) For(agent string) []Capability {
+	if s == nil {
+		return nil
+	}
+	list := s.byAgent[agent]
+	out := make([]Capability, len(list))
+	for i, c := range list {
+		out[i] = *c
+	}
+	return out
+}
+
+// Agents lists the agents with a capability set, sorted.
+func (s *Set) Agents() []string {
+	if s == nil {
+		return nil
+	}
+	out := make([]string, 0, len(s.byAgent))
+	for a := range s.byAgent {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// kindOrder is the order capability kinds are listed in.
+func kindOrder(k Kind) int {
+	for i, x := range Kinds() {
+		if x == k {
+			return i
+		}
+	}
+	return len(Kinds())
+}
+
+// Sort orders a capability list: kind, granted before acquired, data-out
+// by bytes, then value.
+func Sort(list []*Capability) {
+	sort.SliceStable(list, func(i, j int) bool {
+		a, b := list[i], list[j]
+		if a.Kind != b.Kind {
+			return kindOrder(a.Kind) < kindOrder(b.Kind)
+		}
+		if a.Origin != b.Origin {
+			return a.Origin == Granted
+		}
+		if a.Kind == DataOut && a.BytesOut != b.BytesOut {
+			return a.BytesOut > b.BytesOut
+		}
+		return a.Value < b.Value
+	})
+}
