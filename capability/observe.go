@@ -124,10 +124,15 @@ type Gap struct {
 // Coverage is what each source reported: its last event (its watermark)
 // and its gaps. It is fed every event of the case in time order.
 type Coverage struct {
+	// by observer key ("source:proxy", "format:cloudtrail"): the last
+	// event, the minutes it reported in (ascending), its gaps
 	last    map[string]time.Time
-	minutes map[string][]int64 // observer key -> the minutes it reported in, ascending
+	minutes map[string][]int64
 	gaps    map[string][]Gap
 	silence map[string]time.Duration // observer key -> stated maximum
+	// the keys of the sources and formats seen, so that an event costs no
+	// string building
+	keys map[[2]string][2]string
 }
 
 // NewCoverage makes an empty coverage of the given observers' stated
@@ -136,7 +141,8 @@ func NewCoverage(obs ...Observer) *Coverage {
 	if len(obs) == 0 {
 		obs = AllObservers()
 	}
-	c := &Coverage{last: map[string]time.Time{}, minutes: map[string][]int64{}, gaps: map[string][]Gap{}, silence: map[string]time.Duration{}}
+	c := &Coverage{last: map[string]time.Time{}, minutes: map[string][]int64{}, gaps: map[string][]Gap{}, silence: map[string]time.Duration{},
+		keys: map[[2]string][2]string{}}
 	for _, o := range obs {
 		if o.MaxSilence > 0 {
 			c.silence[o.key()] = o.MaxSilence
@@ -152,7 +158,12 @@ func AllObservers() []Observer {
 
 // Observe takes one event.
 func (c *Coverage) Observe(ev *evidence.Event) {
-	for _, k := range []string{"source:" + ev.Source, "format:" + ev.Format} {
+	ks, ok := c.keys[[2]string{ev.Source, ev.Format}]
+	if !ok {
+		ks = [2]string{"source:" + ev.Source, "format:" + ev.Format}
+		c.keys[[2]string{ev.Source, ev.Format}] = ks
+	}
+	for _, k := range ks {
 		prev, seen := c.last[k]
 		if max := c.silence[k]; max > 0 && seen && ev.Time.Sub(prev) > max {
 			c.gaps[k] = append(c.gaps[k], Gap{From: prev, To: ev.Time, Why: "silent for " + ev.Time.Sub(prev).Round(time.Second).String() + ", longer than its stated maximum " + max.String()})

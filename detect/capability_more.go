@@ -131,11 +131,11 @@ func mayDetach(cmd string) bool {
 // process records detached processes, what they and their descendants
 // did (each a use: the process alive and acting), and their exits.
 func (s *capScan) process(ev *evidence.Event) {
-	if ev.Source == evidence.SourceSensor && ev.Kind != evidence.KindProcExit && len(s.procs) > 0 {
+	if len(s.procs) > 0 && ev.Source == evidence.SourceSensor && ev.Kind != evidence.KindProcExit {
 		c := s.procs[ev.ExecID]
 		if c == nil && ev.Pid != 0 {
 			// the same process after an exec (nohup execs its command)
-			c = s.procs[pidKey(ev)]
+			c = s.pids[pidKey{ev.Container, ev.Pid}]
 			if c != nil && ev.ExecID != "" {
 				s.procs[ev.ExecID] = c
 			}
@@ -174,7 +174,7 @@ func (s *capScan) process(ev *evidence.Event) {
 			s.procs[ev.ExecID] = c
 		}
 		if ev.Pid != 0 {
-			s.procs[pidKey(ev)] = c
+			s.pids[pidKey{ev.Container, ev.Pid}] = c
 		}
 	}
 }
@@ -362,6 +362,7 @@ func (s *capScan) endPlace(p *capability.Capability, m map[string]*capability.Ca
 
 // pidKey names a process by its pid in its container: an exec keeps the
 // pid, so what runs under it after is the same process.
-func pidKey(ev *evidence.Event) string {
-	return "pid\x00" + ev.Container + "\x00" + strconv.Itoa(ev.Pid)
+type pidKey struct {
+	container string
+	pid       int
 }

@@ -31,6 +31,7 @@ type capScan struct {
 	borrow map[string][]string                          // credential -> agents that acquired it, in order
 	jobs   map[string]*capability.Capability            // tool call id -> job waiting for its result
 	reads  map[string]evidence.Event                    // tool call id -> credential read waiting for its result
+	pids   map[pidKey]*capability.Capability            // pid in its container -> detached process
 	procs  map[string]*capability.Capability            // exec id -> detached process
 	ends   map[string][]endMark                         // a name (credential, job, pid, file, sandbox) -> who says they ended it
 	auth   map[string][]capability.End                  // a key (credential, pod) -> its issuer's record of its end
@@ -43,12 +44,17 @@ type capScan struct {
 	keyLogged  map[string]redact.Key // a key's logged form (GitHub's hashed_token) -> the key
 	// cov is what each source reported: its watermark and gaps.
 	cov *capability.Coverage
+	// workloads are the objects agents created through an API, by
+	// namespace/name (a job's pods too); minted the access keys they made.
+	workloads map[string][]*capability.Capability
+	minted    map[string][]*capability.Capability
 }
 
 func newCapScan(e *env, sessions []evidence.Event, secrets *redact.Redactor) *capScan {
 	s := &capScan{e: e, caps: map[string]map[string]*capability.Capability{}, kinds: map[string]string{},
 		borrow: map[string][]string{}, jobs: map[string]*capability.Capability{}, reads: map[string]evidence.Event{},
-		procs: map[string]*capability.Capability{}, ends: map[string][]endMark{}, auth: map[string][]capability.End{}, calls: map[string]*callUse{}, secrets: secrets, keyHolders: map[string][]string{}, keyLogged: map[string]redact.Key{}, cov: capability.NewCoverage()}
+		procs: map[string]*capability.Capability{}, pids: map[pidKey]*capability.Capability{}, ends: map[string][]endMark{}, auth: map[string][]capability.End{}, calls: map[string]*callUse{}, secrets: secrets, keyHolders: map[string][]string{}, keyLogged: map[string]redact.Key{}, cov: capability.NewCoverage(),
+		workloads: map[string][]*capability.Capability{}, minted: map[string][]*capability.Capability{}}
 	s.issued = map[string]bool{}
 	for id := range e.byCred {
 		s.issued[id] = true
@@ -176,6 +182,8 @@ func (s *capScan) add(_ int, ev *evidence.Event) {
 		s.sessionEnd(ev)
 	}
 	s.credentialUse(ev)
+	s.workload(ev)
+	s.mintedUse(ev)
 	s.keys(ev)
 	s.keyUse(ev)
 	s.dataOut(ev)

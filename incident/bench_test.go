@@ -4,7 +4,11 @@ package incident_test
 
 import (
 	"context"
+
+	"github.com/cordon-ir/cordon/capability"
+	"github.com/cordon-ir/cordon/detect"
 	"os"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -57,4 +61,81 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkAssessment: the one verdict on a kept bench incident
+// (CORDON_BENCH_INCIDENT=DIR/incident), its top-ranked agent killed at the
+// midpoint of its events. The detectors' pass runs once (and is reported
+// as scan-cpu-s, of which a CPU profile says the capability part); each
+// iteration then produces the Assessment from the kept state: the case
+// (subject, sessions, kill time) and the rule over every capability.
+func BenchmarkAssessment(b *testing.B) {
+	dir := os.Getenv("CORDON_BENCH_INCIDENT")
+	if dir == "" {
+		b.Skip("set CORDON_BENCH_INCIDENT to an incident kept by cordon bench --keep")
+	}
+	ws, err := incident.Open(dir, incident.AllowShared(true))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ws.Close()
+	ctx := context.Background()
+	began := processCPU()
+	ranks, err := ws.AgentRanking(ctx)
+	if err != nil || len(ranks) == 0 {
+		b.Fatalf("ranking: %v", err)
+	}
+	b.ReportMetric((processCPU() - began).Seconds(), "scan-cpu-s")
+	top := ranks[0].Agent
+	cs, err := incident.LoadCase(ctx, ws.Store, []string{top}, time.Time{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	kill := cs.First.Add(cs.Last.Sub(cs.First) / 2)
+	b.ResetTimer()
+	var a capability.Assessment
+	for i := 0; i < b.N; i++ {
+		if a, err = ws.Assess(ctx, []string{top}, kill, time.Time{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(len(a.Capabilities)), "capabilities")
+	b.Logf("%s killed at %s: %s", top, kill.Format(time.RFC3339), a.Headline())
+}
+
+// BenchmarkCapabilityPass: what the capability part costs of the
+// detectors' pass, on a kept bench incident: the whole pass (the built-in
+// rules, the capability sets and the sources' coverage) against a pass
+// with no rules, which reads only the sessions and what the capability
+// scan reads, and builds the sets. CPU seconds per pass, GC included.
+func BenchmarkCapabilityPass(b *testing.B) {
+	dir := os.Getenv("CORDON_BENCH_INCIDENT")
+	if dir == "" {
+		b.Skip("set CORDON_BENCH_INCIDENT to an incident kept by cordon bench --keep")
+	}
+	ws, err := incident.Open(dir, incident.AllowShared(true))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ws.Close()
+	secrets, _ := ws.Redactor()
+	for _, tc := range []struct {
+		name  string
+		rules []detect.Rule // nil: the built-in ones
+	}{{"whole", nil}, {"capabilities", []detect.Rule{}}} {
+		b.Run(tc.name, func(b *testing.B) {
+			var cpu time.Duration
+			for i := 0; i < b.N; i++ {
+				runtime.GC()
+				began := processCPU()
+				r, err := incident.Scan(context.Background(), ws.Store, incident.FindingsOptions{Rules: tc.rules, Secrets: secrets})
+				cpu += processCPU() - began
+				if err != nil || len(r.Capabilities.Agents()) == 0 {
+					b.Fatalf("scan: %v", err)
+				}
+			}
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+		})
+	}
 }
