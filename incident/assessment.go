@@ -27,17 +27,23 @@ func (w *Workspace) Assess(ctx context.Context, subject []string, kill, asOf tim
 
 // Assessment is the Assessment of the case the journal describes now:
 // its subject, at the kill time it records (contained_at, which a step's
-// --at sets).
+// --at sets), on all the evidence.
 func (w *Workspace) Assessment(ctx context.Context) (capability.Assessment, error) {
+	return w.AssessmentAsOf(ctx, time.Time{})
+}
+
+// AssessmentAsOf is the same Assessment on the evidence up to asOf: what
+// a responder could have known then (a drill's debrief, an evaluation).
+func (w *Workspace) AssessmentAsOf(ctx context.Context, asOf time.Time) (capability.Assessment, error) {
 	s, err := w.State()
 	if err != nil {
 		return capability.Assessment{}, err
 	}
 	cs, err := w.Case(ctx, s)
-	if err != nil {
-		return capability.Assessment{}, err
+	if err != nil || asOf.IsZero() {
+		return cs.Assessment, err
 	}
-	return cs.Assessment, nil
+	return w.Assess(ctx, cs.Subject, cs.ContainedAt, asOf)
 }
 
 // Assessment is the case's Assessment (Workspace.Assessment).

@@ -78,6 +78,7 @@ func commands() []command {
 		{"steps", "--incident DIR [--json]", "the playbook: each step's status, who set it and its last evidence check", cmdSteps, nil},
 		{"step", stepArgs, "record a playbook step started, done or skipped in the journal", cmdStep, nil},
 		{"check", "--incident DIR [--json] [STEP_ID...]", "run the evidence checks (every step's, or those named) and journal the results", cmdCheck, nil},
+		{"verdict", "--incident DIR [--as-of TIME] [--json]", "is every capability stopped? the case's one verdict per layer, as check renders it, without journaling (exit 0 stopped, 9 live, 10 cannot tell)", cmdVerdict, nil},
 		{"action", "--incident DIR [--dry-run] [--confirm AGENT] STEP_ID ACTION", "run a step's configured command after typed confirmation; journal command, exit code and output", cmdAction, nil},
 		{"journal", journalArgs, "the case journal, oldest first; verify checks its hash chain and names the first edited, missing or torn entry", cmdJournal, nil},
 		{"note", noteArgs, "add a note to the case journal (works while an ingest holds the workspace)", cmdNote, nil},

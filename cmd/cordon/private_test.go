@@ -132,3 +132,31 @@ func TestCheckExitStatusFollowsTheRule(t *testing.T) {
 		})
 	}
 }
+
+// verdict prints the Assessment without journaling it, and --as-of judges
+// on the evidence a responder had then: cloud-key-after-kill's AWS key was
+// live at 11:10 (CloudTrail had shown it used after the 10:54:02 kill, and
+// revoked only at 11:18:31); on all the evidence its job cannot be told.
+func TestVerdictAsOf(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "incident")
+	for _, args := range [][]string{
+		{"ingest", "--incident", dir, filepath.Join("..", "..", "sample-incidents", "cloud-key-after-kill")},
+		{"subject", "--incident", dir, "agent-52"},
+		{"step", "--incident", dir, "done", "contain.stop", "--at", "2026-10-14T10:54:02.1Z", "killed"},
+	} {
+		if code, out, errOut := cordon(args...); code != 0 {
+			t.Fatalf("%s: exit %d %s %s", args[0], code, out, errOut)
+		}
+	}
+	code, out, _ := cordon("verdict", "--incident", dir)
+	if code != exitCannotTell || !strings.Contains(out, "Cached credentials     stopped      AKIAEVAL611EXAMPLE01: stopped at 11:18:31 (revoked, CloudTrail)") {
+		t.Errorf("verdict: exit %d\n%s", code, out)
+	}
+	code, out, _ = cordon("verdict", "--incident", dir, "--as-of", "2026-10-14T11:10:00Z")
+	if code != exitLive || !strings.Contains(out, "Cached credentials     live") || !strings.Contains(out, "as of 2026-10-14 11:10:00Z") {
+		t.Errorf("verdict as of 11:10: exit %d\n%s", code, out)
+	}
+	if code, out, _ := cordon("journal", "--incident", dir, "--type", "check_result"); code != 0 || strings.TrimSpace(out) != "" {
+		t.Errorf("verdict journaled checks: %d %q", code, out)
+	}
+}
