@@ -27,9 +27,9 @@ func (s *capScan) keys(ev *evidence.Event) {
 		if c.How == "" {
 			c.CredKind = k.Kind
 			call := strings.Join(strings.Fields(ev.Tool+" call "+ev.CallID), " ")
-			c.How = "seen in the output of its " + call
+			c.How, c.Provenance = "seen in the output of its "+call, capability.ByPrint
 			if ev.Kind == evidence.KindToolCall {
-				c.How = "seen in its " + call
+				c.How, c.Provenance = "seen in its "+call, capability.ByName
 			}
 			c.Acquired = []string{ev.ID}
 			s.keyHolders[k.Placeholder] = appendNew(s.keyHolders[k.Placeholder], ev.Agent)
@@ -67,6 +67,7 @@ func (s *capScan) keyUse(ev *evidence.Event) {
 				if ev.SrcIP != "" && !s.sandboxIP(ev.SrcIP, ev.Time) && !s.e.throughEgress(ev.SrcIP) {
 					p := s.entry(agent, capability.Place, ev.SrcIP, capability.Acquired)
 					if p.How == "" {
+						p.Provenance = capability.ByOutside
 						p.How = "the " + k.Kind + " " + k.Placeholder + " its tool output held was used from it, outside every sandbox"
 						p.Acquired, p.CredKind = []string{ev.ID}, k.Kind
 					}

@@ -30,7 +30,7 @@ func (s *capScan) secretRead(ev *evidence.Event) {
 		c := s.entry(ev.Agent, capability.Credential, p, capability.Acquired)
 		c.CredKind = loc.Class
 		if c.How == "" {
-			c.How = "read " + loc.Name + " (" + p + ")"
+			c.How, c.Provenance = "read "+loc.Name+" ("+p+")", capability.ByRead
 		}
 		c.Acquired = appendNew(c.Acquired, ev.ID)
 	}
@@ -73,7 +73,7 @@ func (s *capScan) readCredentialOf(ev *evidence.Event, p string, loc credentials
 			continue
 		}
 		c := s.acquire(ev.Agent, cr, sess.agent, ev)
-		c.How = "read " + p
+		c.How, c.Provenance = "read "+p, capability.ByRead
 		c.Acquired = appendNew(c.Acquired, ev.ID)
 	}
 	return found
@@ -104,6 +104,7 @@ func (s *capScan) dataOut(ev *evidence.Event) {
 				c.Allowlist = "wildcard"
 			}
 		}
+		c.Provenance = capability.BySend
 		c.How = "sent to " + host + " (allowlist: " + c.Allowlist + ")"
 	}
 	if ev.Method != "" {
@@ -162,7 +163,7 @@ func (s *capScan) process(ev *evidence.Event) {
 		}
 		c := s.entry(ev.Agent, capability.Process, key, capability.Acquired)
 		if c.How == "" {
-			c.How = clip(ev.Cmdline, 80)
+			c.How, c.Provenance = clip(ev.Cmdline, 80), capability.ByStart
 			c.Acquired, c.Pid = []string{ev.ID}, ev.Pid
 			c.PlaceOf = []string{ev.Pod, ev.Container}
 			if sess := s.e.sessionAt(ev.Agent, ev.Time); sess != nil && sess.sandbox != "" {
@@ -200,7 +201,7 @@ func (s *capScan) persisted(ev *evidence.Event) {
 	}
 	c := s.entry(ev.Agent, kind, ev.Path, capability.Acquired)
 	if c.How == "" {
-		c.How = "wrote " + ev.Path
+		c.How, c.Provenance = "wrote "+ev.Path, capability.ByWrite
 		// deleting the sandbox or pod it is in removes it too
 		c.PlaceOf = []string{ev.Pod, ev.Container}
 		if sess := s.e.sessionAt(ev.Agent, ev.Time); sess != nil && sess.sandbox != "" {

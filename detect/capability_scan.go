@@ -70,7 +70,7 @@ func newCapScan(e *env, sessions []evidence.Event, secrets *redact.Redactor) *ca
 			c := s.entry(ev.Agent, capability.Credential, cr, capability.Granted)
 			c.Owner, c.CredKind = ev.Agent, s.kinds[cr]
 			if c.How == "" {
-				c.How = "issued to session " + ev.Session
+				c.How, c.Provenance = "issued to session "+ev.Session, capability.ByGrant
 			}
 			c.Acquired = appendNew(c.Acquired, ev.ID)
 		}
@@ -81,6 +81,7 @@ func newCapScan(e *env, sessions []evidence.Event, secrets *redact.Redactor) *ca
 			}
 			c := s.entry(ev.Agent, capability.Place, key, capability.Granted)
 			if c.How == "" {
+				c.Provenance = capability.ByGrant
 				c.How = "its sandbox " + strings.TrimSpace(ev.Sandbox+" "+shortID(ev.Container))
 			}
 			c.Acquired = appendNew(c.Acquired, ev.ID)
@@ -297,6 +298,7 @@ func (s *capScan) toolCall(ev *evidence.Event) {
 		}
 		c := s.acquire(ev.Agent, cred, owner.agent, ev)
 		if c.How == "" {
+			c.Provenance = capability.ByName
 			c.How = "named in its tool call " + ev.CallID + " (" + ev.Tool + ")"
 		}
 		c.Uses = append(c.Uses, use)
@@ -342,7 +344,7 @@ func (s *capScan) toolResult(ev *evidence.Event) {
 		value = m[1]
 	}
 	e := s.entry(c.Agent, capability.Job, value, capability.Acquired)
-	e.How, e.Acquired = c.How, append(c.Acquired, ev.ID)
+	e.How, e.Acquired, e.Provenance = c.How, append(c.Acquired, ev.ID), capability.ByQueue
 	e.Uses = append(e.Uses, c.Uses...)
 	e.Uses = append(e.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source})
 }
@@ -409,7 +411,7 @@ func (s *capScan) credentialUse(ev *evidence.Event) {
 		if sandboxed && ev.Agent != owner.agent {
 			c := s.acquire(ev.Agent, cred, owner.agent, ev)
 			if c.How == "" {
-				c.How = "used from its sandbox (" + use.From + ")"
+				c.How, c.Provenance = "used from its sandbox ("+use.From+")", capability.ByUse
 			}
 			c.Uses = append(c.Uses, use)
 			continue
@@ -433,6 +435,7 @@ func (s *capScan) credentialUse(ev *evidence.Event) {
 			if ev.SrcIP != "" && !s.sandboxIP(ev.SrcIP, ev.Time) {
 				p := s.entry(b, capability.Place, ev.SrcIP, capability.Acquired)
 				if p.How == "" {
+					p.Provenance = capability.ByOutside
 					p.How = cred + " of " + owner.agent + " used from it, outside every sandbox"
 					p.Acquired, p.CredKind = []string{ev.ID}, s.kinds[cred]
 				}
