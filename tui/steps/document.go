@@ -2,6 +2,7 @@ package steps
 
 import (
 	"fmt"
+	"github.com/cordon-ir/cordon/capability"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -50,10 +51,23 @@ func Glyph(s incident.StepStatus) string {
 }
 
 // CheckLabel is a check's answer in a few words: verified, NOT VERIFIED (N),
-// no evidence, not run.
+// no evidence, not run; for a kill-switch layer, the Assessment's: stopped,
+// stopped late (live after the kill until it stopped), LIVE, cannot tell.
 func CheckLabel(c *incident.CheckResult) string {
 	if c == nil {
 		return "not run"
+	}
+	if l := c.Layer; l != nil {
+		// a kill-switch layer says the case's verdict in its words
+		switch {
+		case l.State == capability.Live:
+			return "LIVE"
+		case l.State == capability.CannotTell:
+			return "cannot tell"
+		case l.LiveAfterKill:
+			return "stopped late"
+		}
+		return "stopped"
 	}
 	switch c.Status {
 	case incident.CheckVerified:

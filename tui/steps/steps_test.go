@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"github.com/cordon-ir/cordon/capability"
 	"io"
 	"strings"
 	"testing"
@@ -71,6 +72,10 @@ func TestLabels(t *testing.T) {
 		{&incident.CheckResult{Status: incident.CheckNotVerified, Matched: 1000, Capped: true}, "NOT VERIFIED (1000+)"},
 		{&incident.CheckResult{Status: incident.CheckNoEvidence}, "no evidence"},
 		{&incident.CheckResult{Status: incident.CheckNotRun}, "not run"},
+		{&incident.CheckResult{Status: incident.CheckVerified, Layer: &capability.LayerVerdict{State: capability.Stopped}}, "stopped"},
+		{&incident.CheckResult{Status: incident.CheckVerified, Layer: &capability.LayerVerdict{State: capability.Stopped, LiveAfterKill: true}}, "stopped late"},
+		{&incident.CheckResult{Status: incident.CheckNotVerified, Matched: 3, Layer: &capability.LayerVerdict{State: capability.Live}}, "LIVE"},
+		{&incident.CheckResult{Status: incident.CheckNoEvidence, Layer: &capability.LayerVerdict{State: capability.CannotTell}}, "cannot tell"},
 	} {
 		if got := CheckLabel(c.r); got != c.want {
 			t.Errorf("CheckLabel = %s, want %s", got, c.want)
