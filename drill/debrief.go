@@ -10,9 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
+	"github.com/cordon-ir/cordon/playbook"
 )
 
 // Debrief scores a drill from its journal and its workspace: the answers,
@@ -29,9 +31,13 @@ type Debrief struct {
 	Detect    *Milestone       `json:"time_to_detect,omitempty"`
 	Attribute *Milestone       `json:"time_to_attribute,omitempty"`
 	Contain   *Milestone       `json:"time_to_contain,omitempty"`
-	Steps     StepsResult      `json:"steps"`
-	Findings  []FindingResult  `json:"findings"`
-	Journal   []JournalLine    `json:"journal"`
+	// Called is the team's call that the agent was stopped, and what the
+	// case's Assessment said of it then and says now: speed is credited
+	// (Contain) only when every capability was in fact stopped.
+	Called   *ContainCall    `json:"contain_called,omitempty"`
+	Steps    StepsResult     `json:"steps"`
+	Findings []FindingResult `json:"findings"`
+	Journal  []JournalLine   `json:"journal"`
 }
 
 // QuestionResult is one question, the team's last answer and its verdict.
@@ -63,6 +69,22 @@ type Milestone struct {
 	At    time.Time     `json:"at"`
 	After time.Duration `json:"after"`
 	How   string        `json:"how"`
+}
+
+// ContainCall is the team marking the agent stopped: when, the kill time it
+// gave, and the Assessment then — on the evidence released by the call —
+// and on all the evidence the drill released.
+type ContainCall struct {
+	At   time.Time `json:"at"`
+	Kill time.Time `json:"kill"`
+	// StateThen is the case's state when they called it; OpenThen the
+	// layers not stopped then, each with the Assessment's line.
+	StateThen capability.State `json:"state_then"`
+	OpenThen  []string         `json:"open_then"`
+	// Contained and ContainedAt are the Assessment on all the evidence.
+	Contained   bool      `json:"contained"`
+	ContainedAt time.Time `json:"contained_at,omitzero"`
+	Headline    string    `json:"headline"`
 }
 
 // StepsResult is the playbook as the team worked it.
@@ -132,6 +154,9 @@ func BuildDebrief(ctx context.Context, ws *incident.Workspace, s *Script, st Sta
 	d.questions(s, entries, st.Start)
 	d.findings(s, found)
 	d.milestones(s, entries, incident.FoldJournal(entries))
+	if err := d.containment(ctx, ws, entries); err != nil {
+		return nil, err
+	}
 	d.steps(s, incident.FoldJournal(entries))
 	for _, e := range entries {
 		d.Journal = append(d.Journal, JournalLine{Seq: e.Seq, Time: e.Time, Actor: e.Actor.Name, Type: string(e.Type), Text: e.Text})
@@ -221,13 +246,44 @@ func (d *Debrief) milestones(s *Script, entries []journal.Entry, cs incident.Cas
 			mark(&d.Detect, q.At, "answered "+q.ID+" right")
 		}
 	}
-	if t, ok := cs.Times["contained_at"]; ok {
-		how := "containment recorded"
-		if st := cs.Step("contain.stop"); st.Status == incident.StepDone {
-			how = fmt.Sprintf("contain.stop done by %s at %s", st.By.Name, st.At.UTC().Format("15:04:05"))
-		}
-		d.Contain = &Milestone{At: t, After: t.Sub(d.Onset), How: how}
+}
+
+// containment judges the team's call that the agent was stopped with the
+// case's one Assessment: as of the call (what was still live then), and on
+// everything released. Time to contain is credited only when the
+// Assessment has every capability stopped, at the latest stop — never the
+// time the team called it.
+func (d *Debrief) containment(ctx context.Context, ws *incident.Workspace, entries []journal.Entry) error {
+	cs := incident.FoldJournal(entries)
+	kill, ok := cs.Times["contained_at"]
+	if !ok {
+		return nil
 	}
+	call := ContainCall{At: kill, Kill: kill}
+	if st := cs.Step("contain.stop"); st.Status == incident.StepDone {
+		call.At = st.At
+	}
+	then, err := ws.AssessmentAsOf(ctx, call.At)
+	if err != nil {
+		return err
+	}
+	call.StateThen = then.State
+	for _, l := range then.Layers {
+		if l.State != capability.Stopped {
+			call.OpenThen = append(call.OpenThen, playbook.Layer(l.Layer).Title()+" "+string(l.State)+": "+l.Line)
+		}
+	}
+	now, err := ws.Assessment(ctx)
+	if err != nil {
+		return err
+	}
+	call.Contained, call.ContainedAt, call.Headline = now.Contained, now.ContainedAt, incident.Headline(now)
+	d.Called = &call
+	if now.Contained {
+		d.Contain = &Milestone{At: now.ContainedAt, After: now.ContainedAt.Sub(d.Onset),
+			How: fmt.Sprintf("every capability stopped (the team called it at %s)", call.At.UTC().Format("15:04:05"))}
+	}
+	return nil
 }
 
 // steps lists the playbook steps done and skipped, and the expected ones

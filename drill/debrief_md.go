@@ -40,6 +40,19 @@ func (d *Debrief) WriteMarkdown(w io.Writer) error {
 		p("| %s | %s | %s | %s |\n", m.name, clock(m.m.At), since(m.m.After), md(m.m.How))
 	}
 
+	if c := d.Called; c != nil {
+		p("\nThe team called the agent stopped at %s (kill time %s); the case then: %s.", clock(c.At), clock(c.Kill), md(string(c.StateThen)))
+		if len(c.OpenThen) > 0 {
+			p(" Still not stopped when they called it:\n\n")
+			for _, o := range c.OpenThen {
+				p("- %s\n", md(o))
+			}
+		} else {
+			p("\n")
+		}
+		p("\nOn all the evidence released: %s.\n", md(c.Headline))
+	}
+
 	p("\n## Questions\n\n")
 	for i, q := range d.Questions {
 		p("%d. **%s** — %s\n", i+1, md(q.Text), strings.ToUpper(q.Verdict))

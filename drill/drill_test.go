@@ -113,7 +113,10 @@ answers:
 		right, wrong, unanswer int
 		contained, attributed  bool
 	}{
-		{"right", right, 5, 0, 0, true, true},
+		// neither is credited a time to contain: the crontab and the unit
+		// have only a person's word for their removal, so the case cannot
+		// be told contained on any evidence this drill releases
+		{"right", right, 5, 0, 0, false, true},
 		{"wrong", wrong, 0, 4, 2, false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -137,13 +140,23 @@ answers:
 			if (deb.Contain != nil) != c.contained || (deb.Attribute != nil) != c.attributed {
 				t.Errorf("milestones: contain %+v attribute %+v", deb.Contain, deb.Attribute)
 			}
-			if c.contained {
-				if !deb.Contain.At.Equal(at("15:05:31")) || !deb.Onset.Truncate(time.Second).Equal(at("13:30:11")) || deb.Attribute.At != at("14:05:00") {
-					t.Errorf("contained %v, onset %v, attributed %v", deb.Contain.At, deb.Onset, deb.Attribute.At)
+			if c.attributed {
+				if !deb.Onset.Truncate(time.Second).Equal(at("13:30:11")) || deb.Attribute.At != at("14:05:00") {
+					t.Errorf("onset %v, attributed %v", deb.Onset, deb.Attribute.At)
 				}
 				if len(deb.Steps.Missed) != 5 {
 					t.Errorf("missed steps %v", deb.Steps.Missed)
 				}
+			}
+			// the debrief shows what was not stopped when they called it:
+			// at 15:06 the crontab was still there (its removal, 15:06:35,
+			// came after), and the wrong team never called it
+			switch {
+			case c.name == "wrong" && deb.Called != nil:
+				t.Errorf("the wrong team recorded no kill, yet: %+v", deb.Called)
+			case c.name == "right" && (deb.Called == nil || deb.Called.Contained || !deb.Called.At.Equal(at("15:06:00")) ||
+				!strings.Contains(strings.Join(deb.Called.OpenThen, "\n"), "Scheduled follow-ups live: /var/spool/cron/crontabs/agent")):
+				t.Errorf("right team's call: %+v", deb.Called)
 			}
 			for _, f := range deb.Findings {
 				if !f.Surfaced {
