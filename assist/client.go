@@ -230,7 +230,7 @@ func (c *Client) request(msgs []Message, schema json.RawMessage, stream bool) op
 // attempt sends one request and returns the reply text and why the model
 // stopped ("length": at the reply's limit).
 func (c *Client) attempt(ctx context.Context, msgs []Message, schema json.RawMessage, onChunk func(string), timeout time.Duration) (string, openai.FinishReason, *attemptError) {
-	rec := &recorder{doer: c.http}
+	rec := &recorder{doer: c.http, limit: c.cfg.ReplyCap()}
 	oc := openai.DefaultConfig(c.cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(c.cfg.BaseURL, "/")
 	oc.HTTPClient = rec

@@ -20,7 +20,16 @@ const (
 	// EnvMaxTokens the reply's limit; the packet's budget is what is left.
 	EnvContextTokens = "CORDON_LLM_CONTEXT_TOKENS"
 	EnvMaxTokens     = "CORDON_LLM_MAX_TOKENS"
+	// EnvMaxReplyBytes caps the bytes read of one reply.
+	EnvMaxReplyBytes = "CORDON_LLM_MAX_REPLY_BYTES"
 )
+
+// DefaultMaxReplyBytes is the most of one reply cordon reads, streamed or
+// not: far past what DefaultMaxTokens of text takes (a token is a few
+// bytes, a streamed chunk some hundred bytes of framing), far below what
+// would hurt the machine. An endpoint that sends more is broken or
+// hostile; the exchange fails there, on the record.
+const DefaultMaxReplyBytes = 4 << 20
 
 // Defaults of the model's limits. An unknown model is taken to have an 8k
 // context, which every current local model has at least and which fits a
@@ -77,6 +86,17 @@ type Config struct {
 	// JSONSchema asks for response_format json_schema; an endpoint that
 	// rejects it with a 400 is asked once more without it.
 	JSONSchema bool
+	// MaxReplyBytes caps the bytes read of one reply; 0 means
+	// DefaultMaxReplyBytes.
+	MaxReplyBytes int
+}
+
+// ReplyCap is the reply's byte cap in force.
+func (c Config) ReplyCap() int {
+	if c.MaxReplyBytes > 0 {
+		return c.MaxReplyBytes
+	}
+	return DefaultMaxReplyBytes
 }
 
 // DefaultConfig has no endpoint: offline until one is configured.
@@ -101,6 +121,7 @@ func ConfigFromEnv(getenv func(string) string) Config {
 	c.Offline = c.BaseURL == ""
 	c.ContextTokens, _ = envInt(getenv, EnvContextTokens, c.ContextTokens)
 	c.MaxTokens, _ = envInt(getenv, EnvMaxTokens, c.MaxTokens)
+	c.MaxReplyBytes, _ = envInt(getenv, EnvMaxReplyBytes, c.MaxReplyBytes)
 	return c
 }
 
@@ -114,7 +135,7 @@ func envInt(getenv func(string) string, name string, def int) (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n <= 0 {
-		return def, fmt.Errorf("%w: %s=%q is not a positive number of tokens", ErrConfig, name, v)
+		return def, fmt.Errorf("%w: %s=%q is not a positive number", ErrConfig, name, v)
 	}
 	return n, nil
 }

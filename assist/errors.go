@@ -25,6 +25,8 @@ var (
 	ErrModelNotFound = errors.New("model not found")
 	// ErrTimeout: no complete answer within Config.Timeout.
 	ErrTimeout = errors.New("the assistant timed out")
+	// ErrReplyTooLarge: the reply went past Config.MaxReplyBytes.
+	ErrReplyTooLarge = errors.New("the reply is over the byte cap")
 	// ErrEndpoint: any other failure talking to the endpoint.
 	ErrEndpoint = errors.New("assistant endpoint failed")
 	// ErrContext: the prompt was over the model's context, and still was
@@ -126,6 +128,9 @@ func (c *Client) explain(ae *attemptError) error {
 			host, model, ae.status, EnvContextTokens)}
 	case ae.status == http.StatusTooManyRequests:
 		return &callError{ErrEndpoint, fmt.Sprintf("host %s is rate limiting (429) after %d retries: try again later", host, c.cfg.MaxRetries)}
+	case errors.Is(ae.err, ErrReplyTooLarge):
+		return &callError{ErrReplyTooLarge, fmt.Sprintf("the reply from host %s went past the cap of %d bytes (assistant.max_reply_bytes, %s): the exchange stopped there and nothing of it is used",
+			host, c.cfg.ReplyCap(), EnvMaxReplyBytes)}
 	case ae.status >= 200 && ae.status < 300:
 		return &callError{ErrEndpoint, fmt.Sprintf("the reply from host %s broke off: %s", host, ae.message)}
 	case ae.status != 0:
@@ -182,7 +187,9 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // recorder notes what go-openai's errors leave out: the status and the
 // Retry-After header of the last response.
 type recorder struct {
-	doer       Doer
+	doer Doer
+	// limit caps the bytes read of a reply's body (0: none)
+	limit      int
 	status     int
 	retryAfter string
 	// errBody is the body of an error response, which go-openai reads
@@ -194,6 +201,9 @@ func (r *recorder) Do(req *http.Request) (*http.Response, error) {
 	resp, err := r.doer.Do(req)
 	if resp != nil {
 		r.status, r.retryAfter = resp.StatusCode, resp.Header.Get("Retry-After")
+		if resp.StatusCode < 400 && resp.Body != nil && r.limit > 0 {
+			resp.Body = &cappedBody{r: resp.Body, left: r.limit, limit: r.limit}
+		}
 		if resp.StatusCode >= 400 && resp.Body != nil {
 			data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 			resp.Body.Close()
@@ -203,3 +213,25 @@ func (r *recorder) Do(req *http.Request) (*http.Response, error) {
 	}
 	return resp, err
 }
+
+// cappedBody reads a reply's body up to a cap, then fails with
+// ErrReplyTooLarge: a reply is never buffered past it, streamed or not.
+type cappedBody struct {
+	r     io.ReadCloser
+	left  int
+	limit int
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, fmt.Errorf("%w of %d bytes", ErrReplyTooLarge, b.limit)
+	}
+	if len(p) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= n
+	return n, err
+}
+
+func (b *cappedBody) Close() error { return b.r.Close() }

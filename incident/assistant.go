@@ -43,6 +43,10 @@ func (c *Config) AssistantConfig(getenv func(string) string) (assist.Config, err
 	if a.MaxTokens, err = assist.EnvInt(getenv, assist.EnvMaxTokens, a.MaxTokens); err != nil {
 		return a, err
 	}
+	a.MaxReplyBytes = f.MaxReplyBytes
+	if a.MaxReplyBytes, err = assist.EnvInt(getenv, assist.EnvMaxReplyBytes, a.MaxReplyBytes); err != nil {
+		return a, err
+	}
 	if v := strings.TrimSpace(getenv(assist.EnvBaseURL)); v != "" {
 		a.BaseURL = v
 	}

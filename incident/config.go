@@ -79,6 +79,8 @@ type AssistantConfig struct {
 	// limit: the packet gets what is left.
 	ContextTokens int `yaml:"context_tokens"`
 	MaxTokens     int `yaml:"max_tokens"`
+	// MaxReplyBytes caps the bytes read of one reply (default 4 MiB).
+	MaxReplyBytes int `yaml:"max_reply_bytes"`
 	// Endpoint names the server's kind: llama-server, ollama, vllm or
 	// openai (default: found by the probe).
 	Endpoint string `yaml:"endpoint"`
@@ -156,7 +158,7 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("assistant: timeout: %v", err)
 		}
 	}
-	if c.Assistant.BudgetTokens < 0 || c.Assistant.ContextTokens < 0 || c.Assistant.MaxTokens < 0 {
+	if c.Assistant.BudgetTokens < 0 || c.Assistant.ContextTokens < 0 || c.Assistant.MaxTokens < 0 || c.Assistant.MaxReplyBytes < 0 {
 		return fmt.Errorf("assistant: budget_tokens, context_tokens and max_tokens must be positive")
 	}
 	if c.Assistant.TimeoutPer1K != "" {
