@@ -53,6 +53,11 @@ type job struct {
 	bytes    int             // Size of the events
 	landed   func()          // bookkeeping once the batch is searchable
 	stored   func(fresh int) // once it is on disk, under the writer's lock
+	// replace are later stages of requests given before (see supersede),
+	// written ahead of the events; replaced is their bookkeeping.
+	replace  []evidence.Event
+	stager   parse.Stager
+	replaced func(fresh int)
 }
 
 // queuedBatches is how many prepared batches may wait for the writer
@@ -93,6 +98,11 @@ func (w *writer) write(j job) error {
 	w.mu.Unlock()
 	if wait {
 		if err := w.store.Sync(w.ctx); err != nil {
+			return err
+		}
+	}
+	if len(j.replace) > 0 {
+		if err := w.supersede(j); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -56,10 +57,15 @@ type FileResult struct {
 	Stored  int `json:"stored"`
 	New     int `json:"new"`     // stored, and not in the index before
 	Rejects int `json:"rejects"` // malformed records this run
-	// Routine counts the routine records (read-only Describe and List
-	// calls of a cloud audit log, a request's first stage) counted
-	// instead of indexed one by one: parse.ErrRoutine, parse.TagRoutine.
-	Routine   int   `json:"routine,omitempty"`
+	// Routine counts the events of this run tagged routine
+	// (parse.TagRoutine: runs of read-only Describe and List calls in a
+	// cloud audit log, health probes): indexed like every other, and
+	// found again with tags:routine.
+	Routine int `json:"routine,omitempty"`
+	// Merged counts the records that were an earlier stage of a request
+	// (a Kubernetes RequestReceived before its ResponseComplete): read,
+	// and in the index as the event of the request's later stage.
+	Merged    int   `json:"merged,omitempty"`
 	ResumedAt int64 `json:"resumed_at,omitempty"`
 	// Received is what was read, for the chain of custody; nil when the
 	// input could not be opened.
@@ -160,6 +166,7 @@ func Run(ctx context.Context, files []string, opt Options) ([]FileResult, error)
 		}
 	}
 	w := newWriter(ctx, opt)
+	book := newStageBook()
 	var results []*FileResult
 	collect := func(err error) ([]FileResult, error) {
 		if werr := w.close(); err == nil {
@@ -190,7 +197,7 @@ func Run(ctx context.Context, files []string, opt Options) ([]FileResult, error)
 		if err := ctx.Err(); err != nil {
 			return collect(err)
 		}
-		res, err := ingestFile(ctx, f, opt, pr, w)
+		res, err := ingestFile(ctx, f, opt, pr, w, book)
 		results = append(results, res)
 		pr.fileDone()
 		if err != nil {
@@ -208,7 +215,7 @@ func Run(ctx context.Context, files []string, opt Options) ([]FileResult, error)
 // ingestFile ingests one input from its checkpoint, handing its batches to
 // w. Errors about the file itself go in the result; the returned error
 // stops the run. The result's New count is final once w is closed.
-func ingestFile(ctx context.Context, path string, opt Options, pr *progress, w *writer) (*FileResult, error) {
+func ingestFile(ctx context.Context, path string, opt Options, pr *progress, w *writer, book *stageBook) (*FileResult, error) {
 	res := &FileResult{Path: path}
 	src, err := openSource(ctx, path, opt)
 	if err != nil {
@@ -234,6 +241,9 @@ func ingestFile(ctx context.Context, path string, opt Options, pr *progress, w *
 	}
 	res.Format, res.ResumedAt = p.Format(), ck.Offset
 	b := &batcher{opt: opt, res: res, src: src, pr: pr, w: w, format: p.Format()}
+	if sp, ok := p.(parse.Stager); ok {
+		b.stages = &batchStages{p: sp, book: book, inBatch: map[string]int{}, inReplace: map[string]int{}}
+	}
 	at := Position{Offset: ck.Offset, Line: ck.Line}
 	final, err := Stream(src.input(p), src.name, p, at, b, b.commit)
 	if err != nil {
@@ -263,26 +273,46 @@ type batcher struct {
 	events  []evidence.Event
 	bytes   int // Size of the events
 	rejects []parse.Reject
+	stages  *batchStages // for a parse.Stager's requests; nil for other formats
 }
 
 func (b *batcher) Event(ev evidence.Event) error {
 	if b.opt.Prepare != nil {
 		b.opt.Prepare(&ev)
 	}
-	b.events = append(b.events, ev)
-	b.bytes += ev.Size()
-	b.res.Events++
-	if b.res.First.IsZero() || ev.Time.Before(b.res.First) {
-		b.res.First = ev.Time
+	if slices.Contains(ev.Tags, parse.TagRoutine) {
+		b.res.Routine++
 	}
-	if ev.Time.After(b.res.Last) {
-		b.res.Last = ev.Time
+	if b.stages != nil {
+		took, err := b.stages.take(b, ev)
+		if took || err != nil {
+			return err
+		}
 	}
+	b.add(ev)
 	return nil
 }
 
-// Routine counts records the parser left out as routine.
-func (b *batcher) Routine(n int) { b.res.Routine += n }
+// add puts an event in the batch.
+func (b *batcher) add(ev evidence.Event) {
+	b.events = append(b.events, ev)
+	b.bytes += ev.Size()
+	b.res.Events++
+	b.span(ev.Time)
+}
+
+// span widens the file's time span to t.
+func (b *batcher) span(t time.Time) {
+	if b.res.First.IsZero() || t.Before(b.res.First) {
+		b.res.First = t
+	}
+	if t.After(b.res.Last) {
+		b.res.Last = t
+	}
+}
+
+// Merged counts records Stream merged into a later stage's event.
+func (b *batcher) Merged(n int) { b.res.Merged += n }
 
 func (b *batcher) Reject(r parse.Reject) error {
 	b.rejects = append(b.rejects, r.Bounded())
@@ -313,6 +343,9 @@ func (b *batcher) flush(pos Position, final bool) error {
 			res.New += fresh
 			pr.stored(fresh)
 		},
+	}
+	if b.stages != nil {
+		b.stages.flush(&j, res, pr)
 	}
 	// The batch now belongs to the writer; fill fresh buffers meanwhile.
 	b.events = make([]evidence.Event, 0, cap(b.events))

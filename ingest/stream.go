@@ -22,9 +22,11 @@ type Position struct {
 
 // Stream parses r (named name in origins) with p from position at, sending
 // events and rejects to sink. After each record, commit is told the position
-// just past it (nil commit is allowed). A final line without a newline that
-// fails to parse is not consumed: a log being written may finish it later.
-// A StreamParser reads the whole input itself (see streamDocument).
+// just past it (nil commit is allowed), or for a parse.Stager, the start of
+// the oldest record whose request waits for its last stage (see stages). A
+// final line without a newline that fails to parse is not consumed: a log
+// being written may finish it later. A StreamParser reads the whole input
+// itself (see streamDocument).
 func Stream(r io.Reader, name string, p parse.Parser, at Position, sink parse.Sink, commit func(Position) error) (Position, error) {
 	if at.Line == 0 {
 		at.Line = 1
@@ -33,16 +35,28 @@ func Stream(r io.Reader, name string, p parse.Parser, at Position, sink parse.Si
 		return streamDocument(r, name, sp, at, sink, commit)
 	}
 	rr := NewRecordReader(r, p.Framing(), at.Offset, at.Line)
-	pos := at
-	routine, _ := sink.(parse.RoutineSink)
+	pos := at // just past the last record consumed
+	st := newStages(p)
+	merges, _ := sink.(MergeSink)
+	// end gives the requests still waiting for a later stage as they stand:
+	// a stage seen alone is an event too.
+	end := func(final Position) (Position, error) {
+		safe := st.safe(pos)
+		for _, ev := range st.rest() {
+			if err := sink.Event(ev); err != nil {
+				return safe, err
+			}
+		}
+		return final, nil
+	}
 	for {
 		rec, ferr := rr.Next()
 		if errors.Is(ferr, io.EOF) {
 			// Trailing blank lines and an array's closing bracket are consumed.
-			return Position{Offset: rr.Offset(), Line: rr.Line(), Streaming: rr.Streaming()}, nil
+			return end(Position{Offset: rr.Offset(), Line: rr.Line(), Streaming: rr.Streaming()})
 		}
 		if ferr != nil && rec.Data == nil {
-			return pos, fmt.Errorf("read %s: %w", name, ferr)
+			return st.safe(pos), fmt.Errorf("read %s: %w", name, ferr)
 		}
 		origin := name + ":" + strconv.Itoa(rec.Line)
 		var evs []evidence.Event
@@ -55,25 +69,24 @@ func Stream(r io.Reader, name string, p parse.Parser, at Position, sink parse.Si
 		}
 		switch {
 		case errors.Is(err, parse.ErrSkip):
-		case errors.Is(err, parse.ErrRoutine):
-			if routine != nil {
-				routine.Routine(1)
-			}
 		case err != nil:
 			if p.Framing() != parse.Whole && isPartialTail(rr, rec) {
-				return pos, nil
+				return end(pos)
 			}
 			rj := parse.Reject{Origin: origin, Offset: rec.Offset, Format: p.Format(), Reason: err.Error(), Data: string(rec.Data)}
 			if errors.Is(err, errTooLong) {
 				rj.Len = int(rr.Offset() - rec.Offset) // the bytes it spans, past what was read of it
 			}
 			if serr := sink.Reject(rj.Bounded()); serr != nil {
-				return pos, serr
+				return st.safe(pos), serr
 			}
 		default:
 			for i := range evs {
 				ev := &evs[i]
-				ev.ID = evidence.MakeID(p.Format(), rec.Offset, i, rec.Data)
+				own := ev.ID != "" // a request's, the same for each of its stages
+				if !own {
+					ev.ID = evidence.MakeID(p.Format(), rec.Offset, i, rec.Data)
+				}
 				if ev.Source == "" {
 					ev.Source = p.Source()
 				}
@@ -84,18 +97,27 @@ func Stream(r io.Reader, name string, p parse.Parser, at Position, sink parse.Si
 				if ev.Origin == "" {
 					ev.Origin = origin
 				}
-				if serr := sink.Event(*ev); serr != nil {
-					return pos, serr
+				if !own || st == nil {
+					if serr := sink.Event(*ev); serr != nil {
+						return st.safe(pos), serr
+					}
+					continue
 				}
-				if n := parse.RoutineCount(ev); n > 0 && routine != nil {
-					routine.Routine(n)
+				out, n := st.add(*ev, Position{Offset: rec.Offset, Line: rec.Line})
+				if n > 0 && merges != nil {
+					merges.Merged(n)
+				}
+				for _, ev := range out {
+					if serr := sink.Event(ev); serr != nil {
+						return st.safe(pos), serr
+					}
 				}
 			}
 		}
 		pos = Position{Offset: rr.Offset(), Line: rr.Line(), Streaming: rr.Streaming()}
 		if commit != nil {
-			if err := commit(pos); err != nil {
-				return pos, err
+			if err := commit(st.safe(pos)); err != nil {
+				return st.safe(pos), err
 			}
 		}
 	}

@@ -141,8 +141,11 @@ func printResults(w io.Writer, results []ingest.FileResult, asJSON bool) {
 			line = fmt.Sprintf("%s: %s, %d events read, only %d stored (%d new), %d rejected", name, r.Format, r.Events, r.Stored, r.New, r.Rejects)
 		}
 		if r.Routine > 0 {
-			// what the importer left out of the index is said, not lost
-			line += fmt.Sprintf(", %d routine records counted, not indexed", r.Routine)
+			// indexed like the rest; the count says what a folded view hides
+			line += fmt.Sprintf(", %d tagged routine (tags:routine)", r.Routine)
+		}
+		if r.Merged > 0 {
+			line += fmt.Sprintf(", %d earlier request stages merged into their requests' events", r.Merged)
 		}
 		if r.ResumedAt > 0 {
 			line += fmt.Sprintf(", resumed at byte %d", r.ResumedAt)

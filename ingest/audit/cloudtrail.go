@@ -16,21 +16,15 @@ import (
 // FormatCloudTrail is the format name of AWS CloudTrail records.
 const FormatCloudTrail = "cloudtrail"
 
-// Options tune what an audit-log parser keeps.
-type Options struct {
-	// KeepRoutine indexes every read-only call one by one instead of
-	// counting runs of them (see foldRoutine).
-	KeepRoutine bool
-}
-
 // cloudTrail parses CloudTrail records: the {"Records":[…]} files a trail
 // delivers to S3, single records as CloudTrail Lake and the console
 // export them, and the EventBridge envelope ("AWS API Call via
-// CloudTrail") that carries one in its detail.
-type cloudTrail struct{ opt Options }
+// CloudTrail") that carries one in its detail. Every record is an event;
+// runs of routine calls in a Records file are tagged (see tagRoutine).
+type cloudTrail struct{}
 
 // NewCloudTrail returns the CloudTrail parser.
-func NewCloudTrail(opt Options) parse.Parser { return cloudTrail{opt} }
+func NewCloudTrail() parse.Parser { return cloudTrail{} }
 
 func (cloudTrail) Format() string         { return FormatCloudTrail }
 func (cloudTrail) Source() string         { return evidence.SourceAudit }
@@ -99,7 +93,7 @@ func (p cloudTrail) Parse(rec parse.Record) ([]evidence.Event, error) {
 		if len(calls) == 0 {
 			return nil, parse.ErrSkip // CloudTrail writes empty files too
 		}
-		return p.finish(calls), nil
+		return tagRoutine(calls), nil
 	}
 	return p.parseSlow(rec)
 }
@@ -135,20 +129,13 @@ func (p cloudTrail) parseSlow(rec parse.Record) ([]evidence.Event, error) {
 			}
 			return nil, err
 		}
-		c := call{ev: ev, key: trailFoldKey(&ev)}
+		c := call{ev: ev, key: trailRoutineKey(&ev)}
 		if env.Records != nil {
 			c.raw = raw // else the record is the whole of it
 		}
 		calls = append(calls, c)
 	}
-	return p.finish(calls), nil
-}
-
-func (p cloudTrail) finish(calls []call) []evidence.Event {
-	if p.opt.KeepRoutine || len(calls) == 1 {
-		return plain(calls)
-	}
-	return foldRoutine(calls)
+	return tagRoutine(calls), nil
 }
 
 // trailRecordsFast reads a Records file in one decoding pass, and its
@@ -176,7 +163,7 @@ func trailRecordsFast(data []byte) ([]call, bool) {
 		if err != nil {
 			return nil, false
 		}
-		calls = append(calls, call{ev: ev, raw: raws[i], key: trailFoldKey(&ev)})
+		calls = append(calls, call{ev: ev, raw: raws[i], key: trailRoutineKey(&ev)})
 	}
 	return calls, true
 }
@@ -351,8 +338,8 @@ func trailRevokes(r *trailRecord) string {
 	return ""
 }
 
-// trailKeep are read-only calls never counted away: they read secrets or
-// data, or ask who a key is (the first call made with a stolen one).
+// trailKeep are read-only calls never taken for routine: they read secrets
+// or data, or ask who a key is (the first call made with a stolen one).
 var trailKeep = map[string]bool{
 	"GetSecretValue": true, "BatchGetSecretValue": true, "GetParameter": true, "GetParameters": true,
 	"GetParametersByPath": true, "GetObject": true, "GetCallerIdentity": true, "GetSessionToken": true,
@@ -360,9 +347,9 @@ var trailKeep = map[string]bool{
 	"GetAccessKeyInfo": true, "GetRoleCredentials": true,
 }
 
-// trailFoldKey groups routine calls of one identity from one place to one
-// service; "" for a call that is not routine.
-func trailFoldKey(ev *evidence.Event) string {
+// trailRoutineKey groups routine calls of one identity from one place to
+// one service; "" for a call that is not routine.
+func trailRoutineKey(ev *evidence.Event) string {
 	if ev.Decision != evidence.DecisionAllow || !hasTag(ev.Tags, tagReadOnly) || trailKeep[ev.Method] {
 		return ""
 	}

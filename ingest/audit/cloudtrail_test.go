@@ -1,6 +1,7 @@
 package audit_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,7 +23,7 @@ func TestCloudTrailGolden(t *testing.T) {
 		{"awsdocs-stepfunctions-eventbridge-put-object", "awsdocs-stepfunctions-eventbridge-put-object.json", 1, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := parsetest.ParseFile(t, audit.NewCloudTrail(audit.Options{}), parsetest.Sample("cloudtrail", tc.file))
+			c := parsetest.ParseFile(t, audit.NewCloudTrail(), parsetest.Sample("cloudtrail", tc.file))
 			if len(c.Events) != tc.events || len(c.Rejects) != tc.rejects {
 				t.Fatalf("got %d events, %d rejects (%v); want %d and %d", len(c.Events), len(c.Rejects), c.Rejects, tc.events, tc.rejects)
 			}
@@ -38,7 +39,7 @@ func TestCloudTrailGolden(t *testing.T) {
 
 func trailOne(t *testing.T, rec string) evidence.Event {
 	t.Helper()
-	evs, err := audit.NewCloudTrail(audit.Options{}).Parse(parse.Record{Data: []byte(rec), Line: 1})
+	evs, err := audit.NewCloudTrail().Parse(parse.Record{Data: []byte(rec), Line: 1})
 	if err != nil {
 		t.Fatalf("parse %s: %v", rec, err)
 	}
@@ -102,43 +103,40 @@ func TestCloudTrailRevocation(t *testing.T) {
 	}
 }
 
-// A Records file's runs of routine read-only calls are counted: the
-// first and the last stay, bounding the run, the ones between are in the
-// count; a call that reads a secret is never counted away.
-func TestCloudTrailFoldsRoutineCalls(t *testing.T) {
+// A Records file's runs of routine read-only calls are tagged routine and
+// every call is an event: before, the calls between a run's first and
+// last were counted and left out of the index. A call that reads a secret
+// is never routine; neither is a run shorter than three calls.
+func TestCloudTrailTagsRoutineCallsAndKeepsThem(t *testing.T) {
 	rec := func(min, name string) string {
 		return `{"eventVersion":"1.08","eventTime":"2026-10-14T11:` + min + `:00Z","eventSource":"ec2.amazonaws.com","eventName":"` + name +
 			`","readOnly":true,"sourceIPAddress":"198.51.100.23","userIdentity":{"arn":"arn:aws:iam::111122223333:user/x","accessKeyId":"AKIAX"}}`
 	}
 	secret := `{"eventVersion":"1.08","eventTime":"2026-10-14T11:03:30Z","eventSource":"secretsmanager.amazonaws.com","eventName":"GetSecretValue","readOnly":true,"sourceIPAddress":"198.51.100.23","userIdentity":{"accessKeyId":"AKIAX"}}`
+	other := strings.Replace(rec("06", "DescribeRegions"), "198.51.100.23", "203.0.113.10", 1) // one call from elsewhere
 	file := `{"Records":[` + strings.Join([]string{rec("01", "DescribeInstances"), rec("02", "DescribeVolumes"), rec("03", "DescribeInstances"),
-		secret, rec("04", "ListBuckets"), rec("05", "DescribeInstances")}, ",") + `]}`
-	for _, keep := range []bool{false, true} {
-		evs, err := audit.NewCloudTrail(audit.Options{KeepRoutine: keep}).Parse(parse.Record{Data: []byte(file), Line: 1})
-		if err != nil {
-			t.Fatal(err)
+		secret, rec("04", "ListBuckets"), rec("05", "DescribeInstances"), other}, ",") + `]}`
+	evs, err := audit.NewCloudTrail().Parse(parse.Record{Data: []byte(file), Line: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 7 {
+		t.Fatalf("%d events, want every one of the 7 calls", len(evs))
+	}
+	var routine []string
+	for _, ev := range evs {
+		if slices.Contains(ev.Tags, parse.TagRoutine) {
+			routine = append(routine, ev.Method)
 		}
-		if keep {
-			if len(evs) != 6 {
-				t.Errorf("KeepRoutine: %d events, want 6", len(evs))
-			}
-			continue
+		if strings.Contains(ev.Message, "routine") || strings.Contains(ev.Message, "counted") {
+			t.Errorf("message %q speaks of a fold", ev.Message)
 		}
-		if len(evs) != 3 {
-			t.Fatalf("%d events, want first, secret, last", len(evs))
+		if !strings.HasPrefix(ev.Raw, `{"eventVersion"`) || strings.Contains(ev.Raw, "Records") {
+			t.Errorf("raw is not the record: %.60s", ev.Raw)
 		}
-		if evs[0].Method != "DescribeInstances" || evs[1].Method != "GetSecretValue" || evs[2].Time.Minute() != 5 {
-			t.Errorf("kept %s %s %s", evs[0].Method, evs[1].Method, evs[2].Time)
-		}
-		if n := parse.RoutineCount(&evs[2]); n != 3 || parse.RoutineCount(&evs[0]) != 0 {
-			t.Errorf("routine counts %d and %d, want 0 and 3", parse.RoutineCount(&evs[0]), n)
-		}
-		if !strings.Contains(evs[0].Message, "first of 5 routine read-only calls (DescribeInstances ×3, DescribeVolumes ×1, ListBuckets ×1), the last at 11:05:00") {
-			t.Errorf("message %q", evs[0].Message)
-		}
-		if !strings.HasPrefix(evs[2].Raw, `{"eventVersion"`) || strings.Contains(evs[2].Raw, "Records") {
-			t.Errorf("raw is not the record: %.60s", evs[2].Raw)
-		}
+	}
+	if got := strings.Join(routine, " "); got != "DescribeInstances DescribeVolumes DescribeInstances ListBuckets DescribeInstances" {
+		t.Errorf("tagged routine: %s", got)
 	}
 }
 
@@ -150,18 +148,18 @@ func TestCloudTrailRejectsSayWhy(t *testing.T) {
 		{`{"Records":[{"eventTime":"2026-10-14T11:02:05Z","eventSource":"s3.amazonaws.com","eventName":"x"},{"eventTime":"soon","eventSource":"s3.amazonaws.com","eventName":"x"}]}`, "record 2 of 2: bad time"},
 		{`{"Records":[1]}`, "record 1 of 1: not a cloudtrail record"},
 	} {
-		_, err := audit.NewCloudTrail(audit.Options{}).Parse(parse.Record{Data: []byte(tc.rec), Line: 1})
+		_, err := audit.NewCloudTrail().Parse(parse.Record{Data: []byte(tc.rec), Line: 1})
 		if err == nil || !strings.Contains(err.Error(), tc.reason) {
 			t.Errorf("%s: error %v, want it to say %q", tc.rec, err, tc.reason)
 		}
 	}
-	if _, err := audit.NewCloudTrail(audit.Options{}).Parse(parse.Record{Data: []byte(`{"Records":[]}`)}); err != parse.ErrSkip {
+	if _, err := audit.NewCloudTrail().Parse(parse.Record{Data: []byte(`{"Records":[]}`)}); err != parse.ErrSkip {
 		t.Errorf("empty Records file: %v, want ErrSkip", err)
 	}
 }
 
 func FuzzCloudTrail(f *testing.F) {
-	parsetest.Fuzz(f, audit.NewCloudTrail(audit.Options{}), parsetest.Sample("cloudtrail", "awsdocs-log-file-examples-ec2.json"),
+	parsetest.Fuzz(f, audit.NewCloudTrail(), parsetest.Sample("cloudtrail", "awsdocs-log-file-examples-ec2.json"),
 		parsetest.Sample("cloudtrail", "awsdocs-log-file-examples-iam-and-error.json"),
 		parsetest.Sample("cloudtrail", "awsdocs-stepfunctions-eventbridge-put-object.json"))
 }

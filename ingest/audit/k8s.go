@@ -17,11 +17,12 @@ const FormatK8sAudit = "k8s-audit"
 
 // k8sAudit parses the API server's audit log (--audit-log-format=json:
 // one audit.k8s.io Event per line) and the EventList batches its webhook
-// backend posts.
-type k8sAudit struct{ opt Options }
+// backend posts. It is a parse.Stager: the stages of one request (one
+// auditID) are one event.
+type k8sAudit struct{}
 
 // NewK8sAudit returns the Kubernetes audit log parser.
-func NewK8sAudit(opt Options) parse.Parser { return k8sAudit{opt} }
+func NewK8sAudit() parse.Parser { return k8sAudit{} }
 
 func (k8sAudit) Format() string         { return FormatK8sAudit }
 func (k8sAudit) Source() string         { return evidence.SourceAudit }
@@ -103,15 +104,11 @@ func (p k8sAudit) Parse(rec parse.Record) ([]evidence.Event, error) {
 			return nil, fmt.Errorf("item %d of %d: not a kubernetes audit event: %w", i+1, len(e.Items), err)
 		}
 		ev, err := p.event(&item)
-		if errors.Is(err, parse.ErrRoutine) {
-			ev = evidence.Event{}
-		} else if err != nil {
+		if err != nil {
 			return nil, fmt.Errorf("item %d of %d: %w", i+1, len(e.Items), err)
 		}
-		if ev.Kind != "" {
-			ev.Raw = string(raw)
-			out = append(out, ev)
-		}
+		ev.Raw = string(raw)
+		out = append(out, ev)
 	}
 	if len(out) == 0 {
 		return nil, parse.ErrSkip
@@ -127,9 +124,6 @@ func (p k8sAudit) event(e *k8sEvent) (evidence.Event, error) {
 	if e.Verb == "" || e.Stage == "" {
 		return evidence.Event{}, errors.New("kubernetes audit event has no verb or stage")
 	}
-	if !p.opt.KeepRoutine && k8sRoutine(e) {
-		return evidence.Event{}, parse.ErrRoutine
-	}
 	ts := parse.FirstOf(e.RequestReceived, e.StageTimestamp, e.Timestamp)
 	if ts == "" {
 		return evidence.Event{}, errors.New("kubernetes audit event has no time")
@@ -139,6 +133,19 @@ func (p k8sAudit) event(e *k8sEvent) (evidence.Event, error) {
 		return evidence.Event{}, err
 	}
 	ev := evidence.Event{Time: t, Kind: evidence.KindAPICall, Method: e.Verb, URL: e.RequestURI, User: e.User.Username}
+	if e.AuditID != "" {
+		// every stage of the request, wherever it is read, is this event
+		ev.ID = evidence.MakeID(FormatK8sAudit, -1, 0, []byte(e.AuditID))
+	}
+	stage := ""
+	if r := k8sStageRank[e.Stage]; r > 0 && r < k8sLastStage {
+		// the request's answer was not logged yet: a later stage replaces it
+		stage = "(stage " + e.Stage + ")"
+		ev.Tags = append(ev.Tags, parse.TagStage+e.Stage)
+	}
+	if k8sRoutine(e) {
+		ev.Tags = append(ev.Tags, parse.TagRoutine)
+	}
 	if len(e.SourceIPs) > 0 {
 		// the client first, then the proxies it came through
 		ev.SrcIP = e.SourceIPs[0]
@@ -187,16 +194,37 @@ func (p k8sAudit) event(e *k8sEvent) (evidence.Event, error) {
 	}
 	ev.Message = parse.Message("k8s", e.Verb, target, parse.Labelled("by", ev.User), as,
 		parse.Labelled("(token of pod", podOf(e.User.Extra)), parse.Labelled("from", ev.SrcIP),
-		parse.Labelled("->", ev.Status), k8sReason(e))
+		parse.Labelled("->", ev.Status), k8sReason(e), stage)
 	return ev, nil
 }
 
-// k8sRoutine: a request's RequestReceived stage (its completion repeats
-// it with the answer) and the health probes.
-func k8sRoutine(e *k8sEvent) bool {
-	if e.Stage == "RequestReceived" {
-		return true
+// k8sStageRank orders a request's stages (audit.k8s.io Stage): each
+// repeats the one before with more. A stage unknown to this parser is
+// taken for a last one, as an event of its own.
+var k8sStageRank = map[string]int{
+	"RequestReceived":  1,
+	"ResponseStarted":  2,
+	"ResponseComplete": k8sLastStage,
+	"Panic":            k8sLastStage,
+}
+
+const k8sLastStage = 3
+
+// Stage ranks an event by the stage tag event gave it: untagged is a last
+// stage.
+func (k8sAudit) Stage(ev *evidence.Event) (int, bool) {
+	for _, t := range ev.Tags {
+		if s, ok := strings.CutPrefix(t, parse.TagStage); ok {
+			if r := k8sStageRank[s]; r > 0 {
+				return r, r >= k8sLastStage
+			}
+		}
 	}
+	return k8sLastStage, true
+}
+
+// k8sRoutine: the health probes, which ask every few seconds.
+func k8sRoutine(e *k8sEvent) bool {
 	if e.ObjectRef != nil || e.Verb != "get" {
 		return false
 	}

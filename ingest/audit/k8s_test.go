@@ -1,18 +1,20 @@
 package audit_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/cordon-ir/cordon/credentials"
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/ingest"
 	"github.com/cordon-ir/cordon/ingest/audit"
 	"github.com/cordon-ir/cordon/ingest/parse"
 	"github.com/cordon-ir/cordon/ingest/parsetest"
 )
 
 func TestK8sAuditGolden(t *testing.T) {
-	c := parsetest.ParseFile(t, audit.NewK8sAudit(audit.Options{}), parsetest.Sample("k8s_audit", "falco-trace-files-k8s-audit.jsonl"))
+	c := parsetest.ParseFile(t, audit.NewK8sAudit(), parsetest.Sample("k8s_audit", "falco-trace-files-k8s-audit.jsonl"))
 	if len(c.Events) != 3 || len(c.Rejects) != 0 {
 		t.Fatalf("got %d events, %d rejects (%v); want 3 and 0", len(c.Events), len(c.Rejects), c.Rejects)
 	}
@@ -21,7 +23,7 @@ func TestK8sAuditGolden(t *testing.T) {
 
 func k8sOne(t *testing.T, rec string) (evidence.Event, error) {
 	t.Helper()
-	evs, err := audit.NewK8sAudit(audit.Options{}).Parse(parse.Record{Data: []byte(rec), Line: 1})
+	evs, err := audit.NewK8sAudit().Parse(parse.Record{Data: []byte(rec), Line: 1})
 	if err != nil {
 		return evidence.Event{}, err
 	}
@@ -74,23 +76,94 @@ func TestK8sAuditDecisionsAndRevocation(t *testing.T) {
 	}
 }
 
-// A request's RequestReceived stage and the health probes are counted,
-// not indexed; KeepRoutine keeps them.
-func TestK8sAuditRoutine(t *testing.T) {
-	received := `{"kind":"Event","apiVersion":"audit.k8s.io/v1","auditID":"a1","stage":"RequestReceived","verb":"get","requestURI":"/api/v1/pods","requestReceivedTimestamp":"2026-10-14T11:20:01Z","user":{"username":"u"}}`
+// The health probes are events tagged routine; before, they were counted
+// and left out of the index (ErrRoutine).
+func TestK8sAuditProbeIsIndexedAndTaggedRoutine(t *testing.T) {
 	probe := `{"kind":"Event","apiVersion":"audit.k8s.io/v1","auditID":"a3","stage":"ResponseComplete","verb":"get","requestURI":"/readyz","requestReceivedTimestamp":"2026-10-14T11:20:01Z","user":{"username":"system:anonymous"},"responseStatus":{"code":200}}`
-	for _, rec := range []string{received, probe} {
-		if _, err := k8sOne(t, rec); err != parse.ErrRoutine {
-			t.Errorf("%s: %v, want ErrRoutine", rec, err)
-		}
-		if evs, err := audit.NewK8sAudit(audit.Options{KeepRoutine: true}).Parse(parse.Record{Data: []byte(rec)}); err != nil || len(evs) != 1 {
-			t.Errorf("KeepRoutine: %v %d", err, len(evs))
-		}
+	ev, err := k8sOne(t, probe)
+	if err != nil {
+		t.Fatal(err)
 	}
-	list := `{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[` + received + `,` + strings.Replace(received, "RequestReceived", "ResponseComplete", 1) + `]}`
-	evs, err := audit.NewK8sAudit(audit.Options{}).Parse(parse.Record{Data: []byte(list)})
-	if err != nil || len(evs) != 1 || !strings.HasPrefix(evs[0].Raw, `{"kind":"Event"`) {
-		t.Errorf("EventList: %v %d", err, len(evs))
+	if !slices.Contains(ev.Tags, parse.TagRoutine) || ev.Status != "200" {
+		t.Errorf("probe: %+v", ev)
+	}
+	pods, err := k8sOne(t, strings.Replace(probe, `"/readyz"`, `"/api/v1/pods"`, 1))
+	if err != nil || slices.Contains(pods.Tags, parse.TagRoutine) {
+		t.Errorf("a list of pods is not routine: %v %v", err, pods.Tags)
+	}
+}
+
+const received = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","auditID":"a1","stage":"RequestReceived","verb":"get","requestURI":"/api/v1/namespaces/agent-evals/secrets/aws","requestReceivedTimestamp":"2026-10-14T11:20:01.5Z","stageTimestamp":"2026-10-14T11:20:01.5Z","user":{"username":"u"},"sourceIPs":["198.51.100.23"],"objectRef":{"resource":"secrets","namespace":"agent-evals","name":"aws"}}`
+
+func stage(name, status string) string {
+	s := strings.Replace(received, "RequestReceived", name, 1)
+	s = strings.Replace(s, `"stageTimestamp":"2026-10-14T11:20:01.5Z"`, `"stageTimestamp":"2026-10-14T11:20:02Z"`, 1)
+	if status != "" {
+		s = strings.TrimSuffix(s, "}") + `,"responseStatus":{"code":` + status + `}}`
+	}
+	return s
+}
+
+// Every stage of a request has the request's id, wherever it is read;
+// the earlier ones say their stage.
+func TestK8sAuditStagesShareTheRequestsID(t *testing.T) {
+	p := audit.NewK8sAudit().(parse.Stager)
+	rr, err := k8sOne(t, received)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := k8sOne(t, stage("ResponseComplete", "200"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rr.ID == "" || rr.ID != rc.ID {
+		t.Errorf("ids %q and %q, want one", rr.ID, rc.ID)
+	}
+	if r, last := p.Stage(&rr); r != 1 || last || !slices.Contains(rr.Tags, parse.TagStage+"RequestReceived") ||
+		!strings.HasSuffix(rr.Message, "(stage RequestReceived)") {
+		t.Errorf("RequestReceived: rank %d last %v, %v %q", r, last, rr.Tags, rr.Message)
+	}
+	if r, last := p.Stage(&rc); r != 3 || !last || slices.ContainsFunc(rc.Tags, func(t string) bool { return strings.HasPrefix(t, parse.TagStage) }) {
+		t.Errorf("ResponseComplete: rank %d last %v, %v", r, last, rc.Tags)
+	}
+	other, _ := k8sOne(t, strings.Replace(received, `"a1"`, `"a2"`, 1))
+	if other.ID == rr.ID {
+		t.Error("two requests share an id")
+	}
+}
+
+// The stages of one auditID are one event, in a file and in a webhook's
+// EventList: the latest stage's answer, the request's time, the last
+// stage's record. A stage seen alone is an event too, tagged with its stage.
+func TestK8sAuditStagesOfOneRequestAreOneEvent(t *testing.T) {
+	probe := `{"kind":"Event","apiVersion":"audit.k8s.io/v1","auditID":"p1","stage":"ResponseComplete","verb":"get","requestURI":"/readyz","requestReceivedTimestamp":"2026-10-14T11:20:01.7Z","user":{"username":"system:anonymous"},"responseStatus":{"code":200}}`
+	lone := strings.Replace(strings.Replace(received, `"a1"`, `"a9"`, 1), "/aws", "/gcp", 1)
+	lines := []string{received, stage("ResponseStarted", "101"), probe, lone, stage("ResponseComplete", "200")}
+	list := `{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[` + strings.Join(lines, ",") + `]}`
+	for name, in := range map[string]string{"lines": strings.Join(lines, "\n") + "\n", "EventList": list + "\n"} {
+		c := &parsetest.Collect{}
+		if _, err := ingest.Stream(strings.NewReader(in), "k8s.jsonl", audit.NewK8sAudit(), ingest.Position{}, c, nil); err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Events) != 3 || c.Stages != 2 || len(c.Rejects) != 0 {
+			t.Fatalf("%s: %d events, %d merged, %d rejects; want 3, 2, 0", name, len(c.Events), c.Stages, len(c.Rejects))
+		}
+		// the probe first: the request waited for its last stage, the lone
+		// one for the end of the input
+		probeEv, req, alone := c.Events[0], c.Events[1], c.Events[2]
+		if !slices.Contains(probeEv.Tags, parse.TagRoutine) {
+			t.Errorf("%s: probe %v", name, probeEv.Tags)
+		}
+		if req.Status != "200" || req.Decision != evidence.DecisionAllow || req.Time.Format("15:04:05.0") != "11:20:01.5" ||
+			!strings.Contains(req.Raw, `"ResponseComplete"`) || strings.Contains(req.Message, "stage") {
+			t.Errorf("%s: merged %s %s %s %q %.80s", name, req.Status, req.Decision, req.Time, req.Message, req.Raw)
+		}
+		if name == "lines" && req.Origin != "k8s.jsonl:5" {
+			t.Errorf("origin %s, want the last stage's line", req.Origin)
+		}
+		if !slices.Contains(alone.Tags, parse.TagStage+"RequestReceived") || alone.Status != "" || !strings.Contains(alone.URL, "gcp") {
+			t.Errorf("%s: lone stage %+v", name, alone)
+		}
 	}
 }
 
@@ -109,5 +182,5 @@ func TestK8sAuditRejectsSayWhy(t *testing.T) {
 }
 
 func FuzzK8sAudit(f *testing.F) {
-	parsetest.Fuzz(f, audit.NewK8sAudit(audit.Options{}), parsetest.Sample("k8s_audit", "falco-trace-files-k8s-audit.jsonl"))
+	parsetest.Fuzz(f, audit.NewK8sAudit(), parsetest.Sample("k8s_audit", "falco-trace-files-k8s-audit.jsonl"))
 }

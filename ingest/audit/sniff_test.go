@@ -15,7 +15,7 @@ import (
 func TestAuditSniffIsStrict(t *testing.T) {
 	own := map[string]string{"cloudtrail": audit.FormatCloudTrail, "k8s_audit": audit.FormatK8sAudit,
 		"github_audit": audit.FormatGitHubAudit, "gcp_audit": audit.FormatGCPAudit}
-	parsers := []parse.Parser{audit.NewCloudTrail(audit.Options{}), audit.NewK8sAudit(audit.Options{}), audit.NewGitHubAudit(), audit.NewGCPAudit()}
+	parsers := []parse.Parser{audit.NewCloudTrail(), audit.NewK8sAudit(), audit.NewGitHubAudit(), audit.NewGCPAudit()}
 	files, _ := filepath.Glob(parsetest.Sample("*", "*.json*"))
 	files = append(files, parsetest.NotSensorSamples()...)
 	if len(files) < 20 {

@@ -3,7 +3,6 @@ package parse
 import (
 	"errors"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/cordon-ir/cordon/evidence"
@@ -45,7 +44,8 @@ type Record struct {
 }
 
 // Parser turns the records of one format into events. Parse fills the model
-// fields it knows; the ingest driver sets ID, Source, Format, Raw and Origin.
+// fields it knows; the ingest driver sets Source, Format, Raw and Origin, and
+// ID unless Parse set it (a Stager's requests name their own).
 type Parser interface {
 	// Format is the value of the event's format field, and the --format name.
 	Format() string
@@ -119,7 +119,8 @@ func (r Reject) Bounded() Reject {
 }
 
 // Sink receives what a stream yields. Event is called once per event, in
-// input order; Reject once per malformed record.
+// input order (but for a Stager's requests, each given when its last stage
+// is read, or at the end of the input); Reject once per malformed record.
 type Sink interface {
 	Event(ev evidence.Event) error
 	Reject(r Reject) error
@@ -130,34 +131,29 @@ type Sink interface {
 // sent).
 const KindModelCall = "model_call"
 
-// TagRoutine, followed by a count, marks an event that stands for routine
-// records its parser counted instead of emitting one by one (a Records
-// file's read-only Describe and List calls): "routine:38". The ingest
-// driver adds the counts up in FileResult.Routine, so that what was left
-// out of the index is said, not lost silently.
-const TagRoutine = "routine:"
+// TagRoutine marks an event its parser judged routine (a cloud audit
+// log's runs of read-only Describe and List calls, the API server's health
+// probes). It is a judgement kept beside the event, never a reason to
+// leave it out: every record is indexed, and a view that folds routine
+// events counts them from the index (tags:routine).
+const TagRoutine = "routine"
 
-// ErrRoutine is returned by Parse for a valid record its format keeps out
-// of the index by default as routine (a Kubernetes audit event's
-// RequestReceived stage, which its completion repeats). It is counted in
-// FileResult.Routine, neither an event nor a reject.
-var ErrRoutine = errors.New("routine record, counted and not indexed")
+// TagStage, followed by the stage's name, marks the event of a request
+// whose last stage was not read (a Kubernetes audit event's RequestReceived
+// with no ResponseComplete after it): a later stage of the same request,
+// read in this file or another, replaces it in the index.
+const TagStage = "stage:"
 
-// RoutineCount is how many left-out records an event stands for.
-func RoutineCount(ev *evidence.Event) int {
-	n := 0
-	for _, t := range ev.Tags {
-		if s, ok := strings.CutPrefix(t, TagRoutine); ok {
-			if k, err := strconv.Atoi(s); err == nil && k > 0 {
-				n += k
-			}
-		}
-	}
-	return n
-}
-
-// RoutineSink is a Sink that counts the records a parser left out
-// (ErrRoutine); the ingest driver tells it of each.
-type RoutineSink interface {
-	Routine(n int)
+// Stager is a Parser whose records can be stages of one request, each
+// repeating the earlier ones with more (a Kubernetes audit event's
+// RequestReceived, ResponseStarted, ResponseComplete and Panic). Parse sets
+// the ID of a stage's event to the request's own (the same for every stage,
+// whatever file or offset it is read from); the ingest driver keeps one
+// event per request: the latest stage's.
+type Stager interface {
+	Parser
+	// Stage ranks an event Parse gave an ID among its request's stages
+	// (higher is later; 0 for an event that is no stage of a request), and
+	// says whether it is a last stage, which nothing later replaces.
+	Stage(ev *evidence.Event) (rank int, last bool)
 }

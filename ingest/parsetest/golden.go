@@ -21,12 +21,13 @@ var update = flag.Bool("update", false, "rewrite golden files in testdata/golden
 type Collect struct {
 	Events  []evidence.Event
 	Rejects []parse.Reject
-	// Routines counts the records left out as routine (parse.RoutineSink).
-	Routines int
+	// Stages counts the records merged into a later stage's event
+	// (ingest.MergeSink).
+	Stages int
 }
 
-// Routine counts records a parser left out as routine.
-func (c *Collect) Routine(n int) { c.Routines += n }
+// Merged counts records merged into a later stage's event.
+func (c *Collect) Merged(n int) { c.Stages += n }
 
 func (c *Collect) Event(ev evidence.Event) error { c.Events = append(c.Events, ev); return nil }
 func (c *Collect) Reject(r parse.Reject) error   { c.Rejects = append(c.Rejects, r); return nil }
