@@ -71,7 +71,7 @@ func TestActionValuePatternsFromConfig(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, configFile), []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := LoadConfig(dir)
+	c, err := LoadConfig(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestActionValuePatternsFromConfig(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, configFile), []byte(y), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := LoadConfig(dir); err == nil {
+		if _, err := LoadConfig(dir, false); err == nil {
 			t.Errorf("%q loaded", y)
 		}
 	}

@@ -65,6 +65,9 @@ func CommandLine(argv []string) string {
 // (checkValue), or the plan is refused saying which value, of which
 // variable, from where.
 func (c *Config) PlanAction(name string, cs Case) (ActionPlan, error) {
+	if c.trust != "" {
+		return ActionPlan{}, fmt.Errorf("%w: action %s: %s is not owned by you or root (%s): its actions never run, whatever the workspace's sharing", ErrConfig, name, c.Path(configFile), c.trust)
+	}
 	a, ok := c.Actions[name]
 	if !ok {
 		return ActionPlan{}, fmt.Errorf("%w: %s (add it under actions: in %s)", ErrNoAction, name, c.Path(configFile))

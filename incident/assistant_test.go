@@ -178,7 +178,7 @@ func TestAskOffline(t *testing.T) {
 func TestAssistantConfigLayers(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "cordon.yaml"), []byte("assistant:\n  base_url: http://127.0.0.1:8080/v1\n  model: llama\n  json_schema: false\n  timeout: 30s\n"), 0o644)
-	c, err := incident.LoadConfig(dir)
+	c, err := incident.LoadConfig(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestAssistantConfigLayers(t *testing.T) {
 		t.Errorf("an endpoint the environment names gets the key: %+v", cfg)
 	}
 	os.WriteFile(filepath.Join(dir, "cordon.yaml"), []byte("assistant:\n  api_key: sk-nope\n"), 0o644)
-	if _, err := incident.LoadConfig(dir); !errors.Is(err, incident.ErrConfig) || !strings.Contains(err.Error(), "api_key") {
+	if _, err := incident.LoadConfig(dir, false); !errors.Is(err, incident.ErrConfig) || !strings.Contains(err.Error(), "api_key") {
 		t.Errorf("a key in the file must be refused: %v", err)
 	}
 }

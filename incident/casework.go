@@ -23,7 +23,7 @@ func (w *Workspace) Journal() *journal.Journal { return w.journal }
 
 // Config returns the workspace's cordon.yaml, read once.
 func (w *Workspace) Config() (*Config, error) {
-	w.configOnce.Do(func() { w.config, w.configErr = LoadConfig(w.Dir) })
+	w.configOnce.Do(func() { w.config, w.configErr = LoadConfig(w.Dir, w.shared) })
 	return w.config, w.configErr
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/cordon-ir/cordon/platform"
 	"io"
 	"os"
 	"path/filepath"
@@ -26,6 +27,9 @@ var ErrConfig = errors.New("bad configuration")
 // Config is what a workspace's cordon.yaml sets. Every field is optional;
 // API keys are never read from it (they come from the environment only).
 type Config struct {
+	// trust is who else could have written the file (platform.Trust): ""
+	// for only its user or root.
+	trust string
 	// Name is the incident's name as people call it ("Egress probe and
 	// exfiltration, eval run 4471"): the title of its report.
 	Name string `yaml:"name"`
@@ -86,6 +90,9 @@ type AssistantConfig struct {
 	Endpoint string `yaml:"endpoint"`
 }
 
+// maxConfigBytes bounds cordon.yaml: a configuration is a page or two.
+const maxConfigBytes = 1 << 20
+
 // defaultActionTimeout bounds an action whose config names none.
 const defaultActionTimeout = 60 * time.Second
 
@@ -93,16 +100,39 @@ const defaultActionTimeout = 60 * time.Second
 var actionName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
 // LoadConfig reads DIR/cordon.yaml; a workspace without one gets the
-// defaults.
-func LoadConfig(dir string) (*Config, error) {
+// defaults. A file another user could have written is refused the way
+// OpenSSH refuses its configuration: writable by every user, always;
+// writable by its group or owned by another user (not root), unless the
+// workspace is shared on purpose (shared: --allow-shared), and even then
+// its actions never run.
+func LoadConfig(dir string, shared bool) (*Config, error) {
 	c := &Config{dir: dir}
 	path := filepath.Join(dir, configFile)
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return c, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	switch c.trust = platform.Trust(info); {
+	case c.trust == "others":
+		return nil, fmt.Errorf("%w: %s is writable by every user (mode %v): anyone could have written its rules and actions; chmod o-w it", ErrConfig, path, info.Mode().Perm())
+	case c.trust != "" && !shared:
+		return nil, fmt.Errorf("%w: %s %s: another user could have written its rules and actions; fix its owner or mode, or pass --allow-shared to read it (its actions still never run)",
+			ErrConfig, path, map[string]string{"group": "is writable by its group", "owner": "is owned by another user"}[c.trust])
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(b) > maxConfigBytes {
+		return nil, fmt.Errorf("%w: %s is over %d bytes", ErrConfig, path, maxConfigBytes)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)

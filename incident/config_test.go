@@ -28,7 +28,7 @@ func TestLoadPlaybookFromConfig(t *testing.T) {
 	load := func(yaml string) (*playbook.Playbook, error) {
 		t.Helper()
 		write("cordon.yaml", yaml)
-		c, err := incident.LoadConfig(dir)
+		c, err := incident.LoadConfig(dir, false)
 		if err != nil {
 			return nil, err
 		}

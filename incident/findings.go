@@ -148,7 +148,10 @@ func evidenceKey(c evidence.Counts) string {
 	var b strings.Builder
 	// seconds and nanoseconds: UnixNano does not hold the year 9999
 	fmt.Fprintf(&b, "%d %d.%09d", c.Total, c.Last.Unix(), c.Last.Nanosecond())
-	for _, f := range []string{"agent", "attributed_via"} {
+	// the agents and how they were attributed; the decisions and kinds, which
+	// a replaced event (a Kubernetes request's final stage) changes though
+	// the total does not
+	for _, f := range []string{"agent", "attributed_via", "decision", "kind"} {
 		vals := c.Fields[f]
 		keys := make([]string, 0, len(vals))
 		for v := range vals {

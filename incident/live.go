@@ -211,9 +211,19 @@ func safeName(s string) string {
 	return b.String()
 }
 
-// IsWorkspace reports whether dir holds an incident workspace (an index),
-// as opposed to a folder of evidence to ingest.
+// IsWorkspace reports whether dir holds an incident workspace, as opposed
+// to a folder of evidence to ingest: an index and cordon's marker (or,
+// made before the marker, an index beside a case journal). A folder that
+// merely holds an index.bleve is not one.
 func IsWorkspace(dir string) bool {
 	info, err := os.Stat(filepath.Join(dir, indexDir))
-	return err == nil && info.IsDir()
+	if err != nil || !info.IsDir() {
+		return false
+	}
+	for _, f := range []string{markerFile, "journal.jsonl"} {
+		if m, err := os.Stat(filepath.Join(dir, f)); err == nil && m.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
 }

@@ -39,7 +39,7 @@ type QueryReport struct {
 // searches and checks of its playbook, and its search history.
 func CheckQueries(dir, rulesPath string) (QueryReport, error) {
 	var rep QueryReport
-	c, err := LoadConfig(dir)
+	c, err := LoadConfig(dir, false)
 	if err != nil {
 		return rep, err
 	}

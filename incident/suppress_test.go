@@ -148,12 +148,12 @@ func TestConfigSuppressionsJournaledAtFirstLoad(t *testing.T) {
 	if len(sups) != 3 || sups[1].From == sups[0].From {
 		t.Errorf("after an edit: %+v", sups)
 	}
-	if _, err := incident.LoadConfig(t.TempDir()); err != nil {
+	if _, err := incident.LoadConfig(t.TempDir(), false); err != nil {
 		t.Fatal(err)
 	}
 	bad := t.TempDir()
 	os.WriteFile(filepath.Join(bad, "cordon.yaml"), []byte("suppress:\n  - {detector: persistence}\n"), 0o600)
-	if _, err := incident.LoadConfig(bad); err == nil || !strings.Contains(err.Error(), "reason") {
+	if _, err := incident.LoadConfig(bad, false); err == nil || !strings.Contains(err.Error(), "reason") {
 		t.Errorf("a suppression without a reason in cordon.yaml: %v", err)
 	}
 }

@@ -27,7 +27,10 @@ var ErrNoIncident = journal.ErrNoIncident
 
 // Files of a workspace.
 const (
-	indexDir    = "index.bleve"
+	indexDir = "index.bleve"
+	// markerFile says a folder is a cordon workspace, written when one is
+	// opened for writing.
+	markerFile  = "cordon-workspace"
 	sourcesFile = "sources.json"
 	rejectsFile = "rejects.jsonl"
 )
@@ -38,6 +41,7 @@ type Workspace struct {
 	Store evidence.Store
 
 	write   bool
+	shared  bool // --allow-shared: a team's workspace, on purpose
 	lock    *journal.WorkspaceLock
 	rejects *rejectLog
 
@@ -143,6 +147,9 @@ func makePrivate(dir string) error {
 // It works on read-only media too. What it journals (checks, a subject, an
 // action) is refused in a workspace others can read unless AllowShared.
 func Open(dir string, opts ...Option) (*Workspace, error) {
+	if _, err := os.Stat(filepath.Join(dir, indexDir)); err == nil && !IsWorkspace(dir) {
+		return nil, fmt.Errorf("%w: %s holds an %s but is not a cordon workspace (no %s, no case journal)", ErrNoIncident, dir, indexDir, markerFile)
+	}
 	if _, err := os.Stat(filepath.Join(dir, indexDir)); err != nil {
 		// A writer creating the workspace holds the lock before the index
 		// exists: that is "in use", not "no workspace".
@@ -173,7 +180,7 @@ func OpenCase(dir string, opts ...Option) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Workspace{Dir: dir, journal: j}, nil
+	return &Workspace{Dir: dir, journal: j, shared: optionsOf(opts).shared}, nil
 }
 
 func openJournal(dir string, o options) (*journal.Journal, error) {
@@ -194,6 +201,13 @@ func open(dir string, write bool, o options) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
+	if write {
+		// before the index: a reader never sees an index unmarked
+		if err := writeMarker(dir); err != nil {
+			l.Release()
+			return nil, err
+		}
+	}
 	var st evidence.Store
 	if o.memory {
 		st = evidence.NewMemStore()
@@ -207,7 +221,7 @@ func open(dir string, write bool, o options) (*Workspace, error) {
 		}
 		return nil, err
 	}
-	w := &Workspace{Dir: dir, Store: st, write: write, lock: l}
+	w := &Workspace{Dir: dir, Store: st, write: write, shared: o.shared, lock: l}
 	if w.journal, err = openJournal(dir, o); err != nil {
 		w.Close()
 		return nil, err
@@ -455,4 +469,16 @@ func (w *Workspace) Follow(ctx context.Context, inputs []string, opt IngestOptio
 		err = jerr
 	}
 	return err
+}
+
+// writeMarker marks dir as a cordon workspace, once.
+func writeMarker(dir string) error {
+	p := filepath.Join(dir, markerFile)
+	if _, err := os.Stat(p); err == nil {
+		return nil
+	}
+	if err := os.WriteFile(p, []byte("cordon incident workspace\n"), journal.FileMode); err != nil && !journal.CannotWrite(err) {
+		return fmt.Errorf("mark %s as a workspace: %w", dir, err)
+	}
+	return nil
 }

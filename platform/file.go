@@ -25,6 +25,13 @@ func Writable(dir string) error { return writable(dir) }
 // does not carry: there it reports false, and privacy is the ACLs' job.
 func OpenToOthers(info os.FileInfo) bool { return openToOthers(info) }
 
+// Trust says who may have written the file info describes, as OpenSSH
+// asks it of its configuration: others (any user may write it), group
+// (its group may), owner (another user owns it, not root), or "" when
+// only the calling user or root could have. Windows decides that by
+// ACLs, which a FileInfo does not carry: there it reports "".
+func Trust(info os.FileInfo) string { return trust(info) }
+
 // ProcessCPU is the CPU time, user and system, this process has used: the
 // measure benchmarks report, since wall time on a shared machine is not.
 func ProcessCPU() time.Duration { return processCPU() }

@@ -26,6 +26,12 @@ type drillDebrief struct {
 		At  time.Time
 		How string
 	} `json:"time_to_contain"`
+	Called *struct {
+		At, Kill  time.Time
+		Contained bool
+		Headline  string
+		OpenThen  []string `json:"open_then"`
+	} `json:"contain_called"`
 	Steps struct {
 		Missed []string `json:"missed"`
 	} `json:"steps"`
@@ -126,13 +132,19 @@ func TestDrillSamples(t *testing.T) {
 					t.Errorf("right: a benign drill contained %+v, attributed %+v, expects %+v", right.Contain, right.Attribute, right.Findings)
 				}
 			} else {
+				// the call is recorded with the kill time the team gave; time
+				// to contain is credited only when the case's Assessment has
+				// every capability stopped (none of these samples' claimed
+				// ends is enough for that)
 				switch {
-				case right.Contain == nil || right.Attribute == nil:
-					t.Errorf("right: milestones contain %+v attribute %+v", right.Contain, right.Attribute)
-				case !right.Contain.At.Equal(c.contained) || !strings.Contains(right.Contain.How, "contain.stop done by blue"):
-					t.Errorf("right: contained %v (%s), want %v", right.Contain.At, right.Contain.How, c.contained)
-				case right.Attribute.At.After(right.Contain.At):
-					t.Errorf("right: attributed at %v, after containment", right.Attribute.At)
+				case right.Called == nil || right.Attribute == nil:
+					t.Errorf("right: the call %+v, attribute %+v", right.Called, right.Attribute)
+				case !right.Called.Kill.Equal(c.contained):
+					t.Errorf("right: killed at %v, want %v", right.Called.Kill, c.contained)
+				case (right.Contain != nil) != right.Called.Contained:
+					t.Errorf("right: time to contain %+v, yet the Assessment says contained %v (%s)", right.Contain, right.Called.Contained, right.Called.Headline)
+				case right.Attribute.At.After(right.Called.At):
+					t.Errorf("right: attributed at %v, after the call at %v", right.Attribute.At, right.Called.At)
 				}
 			}
 

@@ -1,0 +1,77 @@
+//go:build unix
+
+package incident_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/incident/incidenttest"
+)
+
+// cordon.yaml that another user could have written is refused as OpenSSH
+// refuses its configuration: world-writable always; group-writable unless
+// the workspace is shared on purpose, and then its actions never run.
+func TestConfigOthersCouldWriteIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cordon.yaml")
+	yaml := "actions:\n  revoke:\n    run: revoke-cred {{credential}}\n"
+	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := incident.LoadConfig(dir, false); err != nil {
+		t.Fatalf("its owner's own file: %v", err)
+	}
+	for _, tc := range []struct {
+		mode   os.FileMode
+		shared bool
+		want   string // "" loads
+	}{
+		{0o602, false, "writable by every user"},
+		{0o602, true, "writable by every user"},
+		{0o620, false, "writable by its group"},
+		{0o620, true, ""},
+	} {
+		if err := os.Chmod(path, tc.mode); err != nil {
+			t.Fatal(err)
+		}
+		c, err := incident.LoadConfig(dir, tc.shared)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("mode %v shared %v: %v", tc.mode, tc.shared, err)
+		case tc.want != "" && (!errors.Is(err, incident.ErrConfig) || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("mode %v shared %v: %v, want %q", tc.mode, tc.shared, err, tc.want)
+		case tc.want == "":
+			// read in a shared workspace, its actions still never run
+			if _, err := c.PlanAction("revoke", incident.Case{Subject: []string{"agent-1"}}); err == nil || !strings.Contains(err.Error(), "never run") {
+				t.Errorf("an action of a group-writable cordon.yaml: %v", err)
+			}
+		}
+	}
+}
+
+// cordon open DIR opens a workspace only when it is one: a folder that
+// merely holds an index.bleve is refused, naming what is missing.
+func TestOnlyAWorkspaceOpens(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "index.bleve"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if incident.IsWorkspace(dir) {
+		t.Error("a folder with only an index.bleve is taken for a workspace")
+	}
+	if _, err := incident.Open(dir); !errors.Is(err, incident.ErrNoIncident) || !strings.Contains(err.Error(), "not a cordon workspace") {
+		t.Errorf("open: %v", err)
+	}
+	ws := incidenttest.New(t)
+	if !incident.IsWorkspace(ws.Dir) {
+		t.Error("a workspace cordon made is not one")
+	}
+	if _, err := os.Stat(filepath.Join(ws.Dir, "cordon-workspace")); err != nil {
+		t.Errorf("no marker: %v", err)
+	}
+}
