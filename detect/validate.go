@@ -94,7 +94,9 @@ func (r *Rule) Validate() error {
 func compileRuleQuery(text string) (*evidence.Matcher, error) {
 	old, now, changed, err := evidence.Changed(text)
 	if err != nil {
-		return nil, fmt.Errorf("query %q: %s", text, strings.TrimPrefix(err.Error(), evidence.ErrQuery.Error()+": "))
+		// the query's own text is cut short: a rule file may carry a
+		// hostile one megabyte long
+		return nil, fmt.Errorf("query %q: %s", clip(text, 120), strings.TrimPrefix(err.Error(), evidence.ErrQuery.Error()+": "))
 	}
 	if changed {
 		return nil, &ChangedError{Query: text, Old: old, New: now}

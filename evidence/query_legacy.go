@@ -14,6 +14,9 @@ import (
 // and history entries whose meaning changed, and the hint that tells a
 // responder how a query read before.
 func ParseLegacy(text string) (Query, error) {
+	if err := checkNesting(text); err != nil {
+		return Query{}, fmt.Errorf("%w: %v", ErrQuery, err)
+	}
 	if strings.TrimSpace(text) == "" {
 		return All(), nil
 	}

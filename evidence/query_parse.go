@@ -17,6 +17,9 @@ import (
 // unknown field, a value that cannot match, an operator with nothing
 // after it.
 func Parse(text string) (Query, error) {
+	if err := checkNesting(text); err != nil {
+		return Query{}, fmt.Errorf("%w: %v", ErrQuery, err)
+	}
 	p := &parser{src: text}
 	p.space()
 	if p.eof() {
@@ -41,6 +44,46 @@ func MustParse(text string) Query {
 		panic(err)
 	}
 	return q
+}
+
+// MaxNesting bounds how deep a query nests: groups, and NOTs one inside
+// another. No query a person writes comes near it; one that does is an
+// error with its position, never a parser that recurses until the stack
+// runs out.
+const MaxNesting = 100
+
+// checkNesting finds the first ( or NOT past MaxNesting levels, outside
+// quotes and regexps, before anything recurses.
+func checkNesting(text string) error {
+	depth, nots := 0, 0
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '\\':
+			i++
+		case c == '"' || c == '/' && (i == 0 || text[i-1] == ':' || isSpace(text[i-1]) || text[i-1] == '('):
+			// a phrase or a regexp: skip to its end
+			for i++; i < len(text) && text[i] != c; i++ {
+				if text[i] == '\\' {
+					i++
+				}
+			}
+		case c == '(':
+			if depth++; depth+nots > MaxNesting {
+				return fmt.Errorf("( at column %d nests deeper than %d levels: write the query flatter", i+1, MaxNesting)
+			}
+		case c == ')':
+			depth = max(depth-1, 0)
+		case c == 'N' && strings.HasPrefix(text[i:], "NOT") && (i == 0 || isSpace(text[i-1]) || text[i-1] == '(') &&
+			(i+3 == len(text) || isSpace(text[i+3]) || text[i+3] == '('):
+			if nots++; depth+nots > MaxNesting {
+				return fmt.Errorf("NOT at column %d nests deeper than %d levels: write the query flatter", i+1, MaxNesting)
+			}
+			i += 2
+		case !isSpace(c):
+			nots = 0 // a NOT applies to what follows it, not to the next clause
+		}
+	}
+	return nil
 }
 
 type parser struct {

@@ -209,6 +209,10 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{"a b OR c", `agent:"x y" -kind:(a OR b)`, "bytes_out:>5 time:<2026-01-01", "/re/i", `\(x`} {
 		f.Add(s)
 	}
+	// at and past the nesting bound (MaxNesting)
+	f.Add(strings.Repeat("(", MaxNesting) + "a" + strings.Repeat(")", MaxNesting))
+	f.Add(strings.Repeat("(", MaxNesting+1) + "a" + strings.Repeat(")", MaxNesting+1))
+	f.Add(strings.Repeat("NOT (", MaxNesting/2) + "a" + strings.Repeat(")", MaxNesting/2))
 	f.Fuzz(func(t *testing.T, s string) {
 		q, err := Parse(s)
 		if err != nil {
