@@ -70,16 +70,9 @@ func processCPU() time.Duration {
 // iteration then produces the Assessment from the kept state: the case
 // (subject, sessions, kill time) and the rule over every capability.
 func BenchmarkAssessment(b *testing.B) {
-	dir := os.Getenv("CORDON_BENCH_INCIDENT")
-	if dir == "" {
-		b.Skip("set CORDON_BENCH_INCIDENT to an incident kept by cordon bench --keep")
-	}
-	ws, err := incident.Open(dir, incident.AllowShared(true))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ws.Close()
+	ws := benchIncident(b)
 	ctx := context.Background()
+	var err error
 	began := processCPU()
 	ranks, err := ws.AgentRanking(ctx)
 	if err != nil || len(ranks) == 0 {
@@ -110,15 +103,7 @@ func BenchmarkAssessment(b *testing.B) {
 // with no rules, which reads only the sessions and what the capability
 // scan reads, and builds the sets. CPU seconds per pass, GC included.
 func BenchmarkCapabilityPass(b *testing.B) {
-	dir := os.Getenv("CORDON_BENCH_INCIDENT")
-	if dir == "" {
-		b.Skip("set CORDON_BENCH_INCIDENT to an incident kept by cordon bench --keep")
-	}
-	ws, err := incident.Open(dir, incident.AllowShared(true))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ws.Close()
+	ws := benchIncident(b)
 	secrets, _ := ws.Redactor()
 	for _, tc := range []struct {
 		name  string
@@ -138,4 +123,20 @@ func BenchmarkCapabilityPass(b *testing.B) {
 			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
+}
+
+// benchIncident opens the kept bench incident CORDON_BENCH_INCIDENT names
+// (cordon bench --keep), read-only, closed when the benchmark ends.
+func benchIncident(b *testing.B) *incident.Workspace {
+	b.Helper()
+	dir := os.Getenv("CORDON_BENCH_INCIDENT")
+	if dir == "" {
+		b.Skip("set CORDON_BENCH_INCIDENT to an incident kept by cordon bench --keep")
+	}
+	ws, err := incident.Open(dir, incident.AllowShared(true))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ws.Close() })
+	return ws
 }
