@@ -106,6 +106,9 @@ func (s *memStore) Search(ctx context.Context, r Request) (*Hits, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := r.Query.check(); err != nil {
+		return nil, err
+	}
 	limit := limitOr(r.Limit)
 	m, err := s.matcher(r.Query)
 	if err != nil {

@@ -283,6 +283,12 @@ func (q Query) check() error {
 				return
 			}
 		}
+		if l.op == OpRegexp || l.op == OpWildcard {
+			if e := checkPattern(l.op, l.value); e != nil {
+				err = fmt.Errorf("%w: %.80s: %v", ErrQuery, l.String(), e)
+				return
+			}
+		}
 		if l.field != "" && !knownField(l.field) {
 			err = fmt.Errorf("%w: %v", ErrQuery, checkField(l.field))
 		}

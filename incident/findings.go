@@ -112,6 +112,9 @@ func (w *Workspace) scan(ctx context.Context) (detect.Result, error) {
 		return detect.Result{}, err
 	}
 	w.detectorRuns++
+	if w.shareRuns {
+		ctx = context.WithoutCancel(ctx)
+	}
 	r, err := Scan(ctx, w.Store, FindingsOptions{Rules: rules, Secrets: w.scanRedactor()})
 	if err != nil {
 		return detect.Result{}, err

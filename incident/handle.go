@@ -27,6 +27,7 @@ type Handle struct {
 	ingest    *IngestRun
 	assist    assist.Config
 	assistErr error
+	bounds    *evidence.Bounds // reads through Store are bounded (a served console)
 }
 
 // HandleOptions say who opens a case and how.
@@ -48,6 +49,9 @@ type HandleOptions struct {
 	// Assistant, when set, is the assistant's endpoint as the caller built
 	// it (checked by its Validate), instead of cordon.yaml and Getenv.
 	Assistant *assist.Config
+	// Bounds, when set, bound every read of the store through the handle
+	// (a served console: evidence.DefaultServeBounds).
+	Bounds *evidence.Bounds
 }
 
 // Handle opens the case for one console. It fails when cordon.yaml or the
@@ -62,7 +66,7 @@ func (w *Workspace) Handle(opt HandleOptions) (*Handle, error) {
 	if _, err := w.rules(); err != nil {
 		return nil, err
 	}
-	h := &Handle{ws: w, name: opt.Name, actor: opt.Actor, ingest: opt.Ingest}
+	h := &Handle{ws: w, name: opt.Name, actor: opt.Actor, ingest: opt.Ingest, bounds: opt.Bounds}
 	if h.name == "" {
 		h.name = filepath.Base(w.Dir)
 	}
@@ -85,7 +89,12 @@ func (w *Workspace) Handle(opt HandleOptions) (*Handle, error) {
 func (h *Handle) Name() string { return h.name }
 
 // Store is the case's evidence.
-func (h *Handle) Store() evidence.Store { return h.ws.Store }
+func (h *Handle) Store() evidence.Store {
+	if h.bounds != nil {
+		return evidence.Bounded(h.ws.Store, *h.bounds)
+	}
+	return h.ws.Store
+}
 
 // Actor is who the journal records for this handle's writes.
 func (h *Handle) Actor() journal.Actor { return h.actor }

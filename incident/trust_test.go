@@ -3,12 +3,14 @@
 package incident_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
 )
@@ -73,5 +75,36 @@ func TestOnlyAWorkspaceOpens(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ws.Dir, "cordon-workspace")); err != nil {
 		t.Errorf("no marker: %v", err)
+	}
+}
+
+// A handle opened with bounds (a served console's) reads the store through
+// them: one answer holds at most MaxHits events, whatever it asks.
+func TestHandleReadsWithinItsBounds(t *testing.T) {
+	ws := incidenttest.New(t)
+	b := evidence.Bounds{MaxHits: 7}
+	h, err := ws.Handle(incident.HandleOptions{Bounds: &b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := h.Store().Search(context.Background(), evidence.Request{Query: evidence.All(), Limit: 50_000})
+	if err != nil || hits.Total <= 7 || len(hits.Events) != 7 {
+		t.Errorf("%d of %d events (%v), want 7", len(hits.Events), hits.Total, err)
+	}
+}
+
+// The run of the detectors that served consoles share is not cancelled by
+// the console that started it going away: with ShareRuns, a caller whose
+// context has ended still gets the shared run; without, it gets its end.
+func TestSharedRunOutlivesItsCaller(t *testing.T) {
+	ws := incidenttest.New(t)
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ws.CachedFindings(gone); !errors.Is(err, context.Canceled) {
+		t.Errorf("a lone console's run after it went away: %v", err)
+	}
+	ws.ShareRuns()
+	if fs, err := ws.CachedFindings(gone); err != nil || len(fs) == 0 {
+		t.Errorf("the shared run: %d findings, %v", len(fs), err)
 	}
 }

@@ -56,6 +56,10 @@ type Workspace struct {
 	// detectorRuns counts the scans behind scanned (DetectorRuns).
 	detectorRuns int
 	rehearsal    bool // a drill: actions are dry runs, whoever asks
+	// shareRuns: several consoles read the workspace (cordon serve): the
+	// run of the detectors they share is not cancelled by whichever of
+	// them started it going away.
+	shareRuns bool
 	configOnce   sync.Once
 	config       *Config
 	configErr    error
@@ -164,6 +168,11 @@ func Open(dir string, opts ...Option) (*Workspace, error) {
 	}
 	return open(dir, false, optionsOf(opts))
 }
+
+// ShareRuns says several consoles read the workspace at once (cordon
+// serve): the run of the detectors they share outlives the console that
+// started it.
+func (w *Workspace) ShareRuns() { w.shareRuns = true }
 
 // Rehearse makes every action on the workspace a dry run: a drill
 // rehearses the kill switch and never pulls it, whatever a console asks.

@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"errors"
+	"github.com/cordon-ir/cordon/evidence"
 	"log/slog"
 	"net"
 	"path/filepath"
@@ -75,6 +76,9 @@ type Options struct {
 	// consoles and commands alike; the one past it is told the server is
 	// full and closed. 0 sets no bound.
 	MaxSessions int
+	// Bounds bound every query a session's console runs: its time, its
+	// hits and its bytes (zero: evidence.DefaultServeBounds).
+	Bounds evidence.Bounds
 	// Drill, when set, is served instead of Dir: its workspace (which the
 	// caller opened, writable, and closes), its clock and its questions.
 	// AuthorizedKeys are then the participants'; Facilitators lists the
@@ -162,6 +166,8 @@ func New(opt Options) (*Server, error) {
 		}
 		return nil, err
 	}
+	// the consoles share one run of the detectors: none cancels it
+	ws.ShareRuns()
 	s := &Server{
 		opt: opt, name: filepath.Base(ws.Dir), ws: ws, keys: keys, signer: signer, created: created,
 		consoles: map[ssh.Session]*live{},

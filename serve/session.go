@@ -163,7 +163,11 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	}
 	// Every session's handle is on the one workspace: the consoles share
 	// its run of the detectors.
-	h, err := s.ws.Handle(incident.HandleOptions{Name: s.name, Actor: who, ReadOnly: who.Observer, Ingest: s.ingest, Getenv: s.getenv})
+	bounds := s.opt.Bounds
+	if bounds == (evidence.Bounds{}) {
+		bounds = evidence.DefaultServeBounds
+	}
+	h, err := s.ws.Handle(incident.HandleOptions{Name: s.name, Actor: who, ReadOnly: who.Observer, Ingest: s.ingest, Getenv: s.getenv, Bounds: &bounds})
 	if err != nil {
 		s.opt.Log.Error("console not opened", "user", who.Name, "err", err)
 		fmt.Fprintf(sess.Stderr(), "cordon: %v\r\n", err)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/cordon-ir/cordon/evidence"
 	"io"
 	"log/slog"
 	"net"
@@ -18,7 +19,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const serveArgs = "--incident DIR [--format F] [FILE|DIR ...] | --drill SCENARIO [--out DIR] [--facilitators PATH] [--listen 127.0.0.1:2222] [--host-key PATH] [--authorized-keys PATH] [--observers PATH] [--idle-timeout 30m] [--max-sessions 32] [--debug LOG]"
+const serveArgs = "--incident DIR [--format F] [FILE|DIR ...] | --drill SCENARIO [--out DIR] [--facilitators PATH] [--listen 127.0.0.1:2222] [--host-key PATH] [--authorized-keys PATH] [--observers PATH] [--idle-timeout 30m] [--max-sessions 32] [--query-timeout 10s] [--max-hits 10000] [--debug LOG]"
 
 // cmdServe serves the console of one incident over SSH until SIGTERM or
 // SIGINT, then shuts down gracefully.
@@ -36,6 +37,8 @@ func cmdServe(e *env, c *cobra.Command) {
 	format := fs.String("format", "", "with evidence to follow: read every input as `FORMAT` instead of sniffing (see cordon formats)")
 	idle := fs.Duration("idle-timeout", 30*time.Minute, "close a console after `D` without input (0: never)")
 	maxSessions := fs.Int("max-sessions", 32, "at most `N` sessions at once, observers' included (0: no limit)")
+	queryTimeout := fs.Duration("query-timeout", evidence.DefaultServeBounds.Timeout, "end each query of a session's console after `D`")
+	maxHits := fs.Int("max-hits", evidence.DefaultServeBounds.MaxHits, "at most `N` events in one answer to a session's console")
 	shared := allowSharedFlag(fs)
 	c.RunE = func(cmd *cobra.Command, inputs []string) error {
 		ctx := cmd.Context()
@@ -53,6 +56,9 @@ func cmdServe(e *env, c *cobra.Command) {
 			if _, err := ingest.ByFormat(*format); err != nil {
 				return fmt.Errorf("%w: %w", errUsage, err)
 			}
+		}
+		if *queryTimeout <= 0 || *maxHits <= 0 {
+			return fmt.Errorf("%w: --query-timeout and --max-hits must be positive", errUsage)
 		}
 		if *idle < 0 || *maxSessions < 0 {
 			return fmt.Errorf("%w: --idle-timeout and --max-sessions cannot be negative (0 turns them off)", errUsage)
@@ -106,7 +112,8 @@ func cmdServe(e *env, c *cobra.Command) {
 		opt := serve.Options{
 			Dir: abs, HostKey: *hostKey, AuthorizedKeys: *authorized, Observers: *observers,
 			Inputs: inputs, Format: *format, IdleTimeout: *idle, MaxSessions: *maxSessions,
-			Exec: serveExec(abs), Log: slog.New(slog.NewTextHandler(e.stderr, nil)), ConsoleLog: clog,
+			Bounds: evidence.Bounds{Timeout: *queryTimeout, MaxHits: *maxHits, MaxBytes: evidence.DefaultServeBounds.MaxBytes},
+			Exec:   serveExec(abs), Log: slog.New(slog.NewTextHandler(e.stderr, nil)), ConsoleLog: clog,
 			Getenv: os.Getenv, AllowShared: shared(), Version: cordonVersion(),
 		}
 		if cfg, err := consoleConfig(); err != nil {
