@@ -109,7 +109,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Dir = root
 	}
 
-	say(fmt.Sprintf("ingesting %d MB", gen.Bytes>>20))
+	say(fmt.Sprintf("ingesting %d MiB", gen.Bytes>>20))
 	incDir := filepath.Join(root, "incident")
 	stop, err := startProfiles(cfg)
 	if err != nil {

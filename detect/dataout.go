@@ -99,15 +99,16 @@ func (d *dataOut) done() []Finding {
 	return out
 }
 
-// SizeText writes a byte count the way a responder reads it: "230.1 MB".
+// SizeText writes a byte count the way a responder reads it, in one unit
+// system everywhere cordon writes sizes (IEC, powers of 1024): "230.1 MiB".
 func SizeText(n int64) string {
 	switch {
 	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
 	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d bytes", n)
 }

@@ -194,7 +194,7 @@ func (r AgentRank) reason() string {
 		}
 	}
 	if n := r.Acquired[capability.DataOut]; n > 0 {
-		s := "sent " + shortBytes(r.BytesOut) + " out"
+		s := "sent " + SizeText(r.BytesOut) + " out"
 		if n > 1 {
 			s += fmt.Sprintf(" to %d destinations", n)
 		}
@@ -230,15 +230,6 @@ func joinAnd(parts []string) string {
 		return strings.Join(parts, "")
 	}
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
-}
-
-// shortBytes is humanBytes without the exact count: "286.0 MB".
-func shortBytes(n int64) string {
-	s := humanBytes(n)
-	if i := strings.Index(s, " ("); i > 0 {
-		return s[:i]
-	}
-	return s
 }
 
 // assessed says the Assessment judged agent: a kill time is recorded and

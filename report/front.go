@@ -292,7 +292,19 @@ func decisions(entries []journal.Entry) []Decision {
 		if e.Text != "" && e.Type != journal.EntrySubjectSet {
 			text += ": " + e.Text
 		}
-		out = append(out, Decision{Time: e.Time.UTC(), Who: e.Actor.Name, Text: text, Section: secActions})
+		at := e.Time.UTC()
+		if e.Type == journal.EntryStepDone {
+			// a step that records a time (the kill) is shown at the time
+			// the responder gave, and says when it was written down
+			var p struct {
+				At time.Time `json:"at"`
+			}
+			if json.Unmarshal(e.Payload, &p) == nil && !p.At.IsZero() && !p.At.Equal(e.Time) {
+				at = p.At.UTC()
+				text += " (recorded " + reportTime(e.Time) + ")"
+			}
+		}
+		out = append(out, Decision{Time: at, Who: e.Actor.Name, Text: text, Section: secActions})
 	}
 	if len(out) > maxFrontDecisions {
 		out = out[len(out)-maxFrontDecisions:]

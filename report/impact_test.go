@@ -31,7 +31,7 @@ func TestReportLeadsWithDataOut(t *testing.T) {
 	}
 	md := b.String()
 	at, q := strings.Index(md, "acme-ci-scratch"), strings.Index(md, "## The four questions")
-	if at < 0 || q < 0 || at > q || !strings.Contains(md, "230.1 MB") {
+	if at < 0 || q < 0 || at > q || !strings.Contains(md, "230.1 MiB") {
 		t.Errorf("the bytes to acme-ci-scratch are not in the first section:\n%s", md[:min(len(md), 2000)])
 	}
 }
