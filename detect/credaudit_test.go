@@ -48,7 +48,8 @@ func TestCloudKeyUsedOutsideEverySandbox(t *testing.T) {
 		trailCall(20, "203.0.113.10", key52, "PutObject"), trailCall(100, "198.51.100.23", key52, "ListBuckets")}
 
 	fs := runBuiltin(t, "credential-misuse", append([]evidence.Event{}, base...))
-	if len(fs) != 1 || fs[0].Agent != "a" || !strings.Contains(fs[0].Explanation, "198.51.100.23 (no sandbox; its owner read it from a file)") ||
+	if len(fs) != 1 || fs[0].Agent != "a" || fs[0].Title != "Its own credential in use outside every sandbox" ||
+		!strings.Contains(fs[0].Explanation, "198.51.100.23 (no sandbox; its owner read it from a file)") ||
 		strings.Contains(fs[0].Explanation, "203.0.113.10") {
 		t.Fatalf("findings %+v", fs)
 	}

@@ -138,10 +138,15 @@ func (c *credMisuse) done() []Finding {
 		u := c.uses[k]
 		sort.SliceStable(u.hits, func(i, j int) bool { return u.hits[i].t.Before(u.hits[j].t) })
 		for _, hits := range runs(c.r, u.hits, func(x hit) time.Time { return x.t }) {
-			out = append(out, withValues(c.r.newFinding(u.agent, hits, map[string]string{
+			f := withValues(c.r.newFinding(u.agent, hits, map[string]string{
 				"credential": u.cred, "owner": u.owner, "sources": listValues(u.sources, 4),
 				"detail": strconv.Itoa(len(hits)) + " events with " + u.cred + " of " + u.owner,
-			}), []string{u.cred}))
+			}), []string{u.cred})
+			if u.agent == u.owner {
+				// its own key, taken outside: not another agent's
+				f.Title = "Its own credential in use outside every sandbox"
+			}
+			out = append(out, f)
 		}
 	}
 	return out
