@@ -43,6 +43,10 @@ type Manifest struct {
 	Incident string    `json:"incident"`
 	Created  time.Time `json:"created"`
 	By       string    `json:"by"`
+	// Cordon and Command say what made the bundle: cordon's version and
+	// the command line.
+	Cordon  string   `json:"cordon,omitempty"`
+	Command []string `json:"command,omitempty"`
 	// Journal is the verified head of the journal in the bundle.
 	Journal journal.Verification `json:"journal"`
 	// WithEvidence: the evidence files are inside (and with them whatever
@@ -75,6 +79,9 @@ type Options struct {
 	Signer       *journal.Signer // signs the manifest when set
 	Actor        journal.Actor
 	Now          func() time.Time
+	// Cordon and Command are what makes the bundle, for its manifest.
+	Cordon  string
+	Command []string
 }
 
 // Write writes the bundle of ws to out as tar.gz. It refuses a journal
@@ -91,7 +98,7 @@ func Write(ctx context.Context, ws *incident.Workspace, out io.Writer, opt Optio
 		return Manifest{}, fmt.Errorf("no bundle of a journal that does not verify: %w", err)
 	}
 	dir, _ := filepath.Abs(ws.Dir)
-	m := Manifest{Version: Version, Incident: dir, Created: opt.Now().UTC(), By: opt.Actor.Name,
+	m := Manifest{Version: Version, Incident: dir, Created: opt.Now().UTC(), By: opt.Actor.Name, Cordon: opt.Cordon, Command: opt.Command,
 		WithEvidence: opt.WithEvidence, Unredacted: opt.Unredacted}
 	members, err := caseFiles(ctx, ws, opt.Unredacted)
 	if err != nil {

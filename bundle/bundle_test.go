@@ -53,10 +53,14 @@ func signedBundle(t *testing.T) (string, []journal.AllowedSigner, string) {
 	}
 	out := filepath.Join(t.TempDir(), "case.tar.gz")
 	f, _ := os.Create(out)
-	m, err := bundle.Write(ctx, ws, f, bundle.Options{WithEvidence: true, Signer: s, Actor: journal.Actor{Name: "pdiaz"}})
+	m, err := bundle.Write(ctx, ws, f, bundle.Options{WithEvidence: true, Signer: s, Actor: journal.Actor{Name: "pdiaz"},
+		Cordon: "v9.9.9", Command: []string{"cordon", "bundle", "--incident", "x"}})
 	f.Close()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if m.Cordon != "v9.9.9" || strings.Join(m.Command, " ") != "cordon bundle --incident x" {
+		t.Errorf("the manifest does not say what made it: %q %q", m.Cordon, m.Command)
 	}
 	evidence := 0
 	for _, f := range m.Files {

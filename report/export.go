@@ -112,6 +112,9 @@ type Annotation struct {
 	Comments     []string `json:"cordon_comments,omitempty"`     // "who at time: text"
 	Findings     []string `json:"cordon_findings,omitempty"`     // finding ids
 	Capabilities []string `json:"cordon_capabilities,omitempty"` // "kind value (origin, agent)"
+	// ExportedBy says what wrote the line: cordon's version and the
+	// command line, as the report's front page says it.
+	ExportedBy string `json:"cordon_exported_by,omitempty"`
 }
 
 // timesketchTime is RFC 3339 in UTC with microseconds, as Timesketch
@@ -215,10 +218,15 @@ func Timesketch(ctx context.Context, ws *incident.Workspace, query evidence.Quer
 	// The flattened fields are the evidence as written, escapes and all:
 	// encoded as --json encodes them, so that a viewer never runs them.
 	enc := json.NewEncoder(evidence.PrintableJSONWriter(bw))
+	by := ""
+	if b := optionsOf(opts).built; b.Cordon != "" {
+		by = "cordon " + b.Cordon + ": " + incident.CommandLine(b.Command)
+	}
 	n := 0
 	err = evidence.StoreSource{Store: st}.Each(ctx, query, func(ev evidence.Event) error {
 		line := NewTimesketchLine(ev)
 		line.Annotation = annot[ev.ID]
+		line.ExportedBy = by
 		out.redact(&line)
 		if err := enc.Encode(line); err != nil {
 			return err

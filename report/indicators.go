@@ -43,6 +43,11 @@ type Indicator struct {
 	Findings []string `json:"findings,omitempty"`
 	BytesOut int64    `json:"bytes_out,omitempty"`
 	How      string   `json:"how"`
+	// Denied counts the tries the proxy or the gateway refused; Outcome
+	// is "denied" for a destination every try at which was refused: an
+	// agent's intent, not a place its data went.
+	Denied  int    `json:"denied,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // Indicators builds the indicator register of the case from the agents'
@@ -81,6 +86,9 @@ func Indicators(ctx context.Context, ws *incident.Workspace) ([]Indicator, error
 			}
 			mergeCapability(in, c, namedBy)
 		}
+	}
+	if err := deniedDestinations(ctx, ws, byKey, &order, namedBy); err != nil {
+		return nil, err
 	}
 	out := make([]Indicator, 0, len(order))
 	for _, k := range order {
@@ -202,4 +210,59 @@ func mergeCapability(in *Indicator, c capability.Capability, namedBy map[string]
 			}
 		}
 	}
+}
+
+// maxDeniedEvents bounds the denied requests the register reads.
+const maxDeniedEvents = 100_000
+
+// deniedDestinations adds every destination an agent tried and was
+// refused: a denied try is evidence of intent (where it meant to send, what
+// it probed), which a SIEM wants to hunt and block as much as where data
+// went. A destination also reached keeps its entry and counts the denials.
+func deniedDestinations(ctx context.Context, ws *incident.Workspace, byKey map[[2]string]*Indicator, order *[][2]string, namedBy map[string][]string) error {
+	q := evidence.And(evidence.Term("decision", evidence.DecisionDeny), evidence.Terms("kind", evidence.KindNetRequest, evidence.KindNetConnect, evidence.KindDNSQuery))
+	n := 0
+	return evidence.StoreSource{Store: ws.Store}.Each(ctx, q, func(ev evidence.Event) error {
+		if n++; n > maxDeniedEvents || ev.Agent == "" {
+			return nil
+		}
+		host, kind := ev.DstHost, IndicatorDomain
+		if host == "" {
+			host, kind = ev.DstIP, IndicatorIP
+		}
+		if host == "" {
+			return nil
+		}
+		if _, err := netip.ParseAddr(host); err == nil {
+			kind = IndicatorIP
+		}
+		key := [2]string{kind, host}
+		in := byKey[key]
+		if in == nil {
+			in = &Indicator{Kind: kind, Value: host, Origin: capability.Acquired, Outcome: "denied", How: "tried, and refused by " + ev.Source}
+			byKey[key] = in
+			*order = append(*order, key)
+		}
+		in.Denied++
+		if !slices.Contains(in.Agents, ev.Agent) {
+			in.Agents = append(in.Agents, ev.Agent)
+		}
+		if in.Outcome == "denied" {
+			if in.First.IsZero() || ev.Time.Before(in.First) {
+				in.First = ev.Time.UTC()
+			}
+			if ev.Time.After(in.Last) {
+				in.Last = ev.Time.UTC()
+			}
+		}
+		if len(in.Events) < maxReportIDs*5 && !slices.Contains(in.Events, ev.ID) {
+			in.Events = append(in.Events, ev.ID)
+		}
+		for _, f := range namedBy[ev.ID] {
+			if !slices.Contains(in.Findings, f) {
+				in.Findings = append(in.Findings, f)
+			}
+		}
+		return nil
+	})
 }

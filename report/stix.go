@@ -65,15 +65,25 @@ func STIX(ctx context.Context, ws *incident.Workspace, now time.Time, opts ...Op
 			"first_observed": stixTime(first), "last_observed": stixTime(last), "number_observed": max(in.Uses, 1),
 			"object_refs": refs, "x_cordon_agents": in.Agents, "x_cordon_events": in.Events, "x_cordon_origin": in.Origin}
 		objects = append(objects, od)
-		if len(in.Findings) == 0 {
+		if len(in.Findings) == 0 && in.Outcome != "denied" {
 			continue
 		}
+		// A destination every try at which was refused is an indicator
+		// too — a hunt or a block wants where the agent meant to go — but
+		// of anomalous activity and with a low confidence: it shows
+		// intent, not a place its data reached.
 		ind := STIXObject{"type": "indicator", "spec_version": "2.1", "id": sdoID("indicator", in.Kind+"\x00"+in.Value),
 			"created": ts, "modified": ts, "created_by_ref": identity["id"],
 			"name": fmt.Sprintf("%s %s", in.Kind, in.Value), "description": in.How,
 			"indicator_types": []string{stixIndicatorType(in)}, "pattern": pattern, "pattern_type": "stix",
-			"valid_from": stixTime(first), "x_cordon_findings": in.Findings,
+			"valid_from": stixTime(first), "confidence": stixConfidence(in), "x_cordon_findings": orEmpty(in.Findings),
 			"x_cordon_first_seen": stixTime(first), "x_cordon_last_seen": stixTime(last)}
+		if in.Denied > 0 {
+			ind["x_cordon_denied"] = in.Denied
+		}
+		if in.Outcome != "" {
+			ind["x_cordon_outcome"] = in.Outcome
+		}
 		objects = append(objects, ind, STIXObject{"type": "relationship", "spec_version": "2.1",
 			"id": sdoID("relationship", ind["id"].(string)+od["id"].(string)), "created": ts, "modified": ts,
 			"relationship_type": "based-on", "source_ref": ind["id"], "target_ref": od["id"]})
@@ -89,6 +99,9 @@ func WriteSTIX(w io.Writer, b STIXObject) error {
 }
 
 func stixIndicatorType(in Indicator) string {
+	if in.Outcome == "denied" {
+		return "anomalous-activity"
+	}
 	if in.Kind == IndicatorCredential {
 		return "compromised"
 	}
@@ -119,6 +132,15 @@ func stixObservables(in Indicator) ([]STIXObject, string) {
 	case IndicatorProcess:
 		return one("process", map[string]any{"command_line": in.Value}, fmt.Sprintf("[process:command_line = '%s']", stixQuote(in.Value)))
 	case IndicatorFile:
+		if strings.HasSuffix(in.Value, "/") {
+			// a directory (a listing of a secret store) is a directory
+			// object, never a file
+			dir := strings.TrimSuffix(in.Value, "/")
+			if dir == "" {
+				dir = "/"
+			}
+			return one("directory", map[string]any{"path": dir}, fmt.Sprintf("[directory:path = '%s']", stixQuote(dir)))
+		}
 		dir, name := path.Split(in.Value)
 		dir = strings.TrimSuffix(dir, "/")
 		if dir == "" {
@@ -169,4 +191,13 @@ func uuidFrom(s string) [16]byte {
 	fmt.Sscanf(strings.ReplaceAll(s, "-", ""), "%x", &b)
 	copy(u[:], b)
 	return u
+}
+
+// stixConfidence is STIX's 0–100 confidence: high for what the evidence
+// shows the agent reached or held, low for a destination it only tried.
+func stixConfidence(in Indicator) int {
+	if in.Outcome == "denied" {
+		return 20
+	}
+	return 85
 }

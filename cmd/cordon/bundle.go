@@ -51,7 +51,8 @@ func cmdBundle(e *env, c *cobra.Command) {
 		}
 		var m bundle.Manifest
 		if err := writeOut(e, *out, func(w io.Writer) error {
-			m, err = bundle.Write(ctx, ws, w, bundle.Options{WithEvidence: *withEvidence, Unredacted: *noRedact, Signer: signer, Actor: actor})
+			m, err = bundle.Write(ctx, ws, w, bundle.Options{WithEvidence: *withEvidence, Unredacted: *noRedact, Signer: signer, Actor: actor,
+				Cordon: cordonVersion(), Command: e.argv})
 			return err
 		}); err != nil {
 			return err
