@@ -26,6 +26,12 @@ type AgentSummary struct {
 	Last      time.Time `json:"last"`
 	Events    int64     `json:"events"`
 	Denied    int64     `json:"denied"`
+	// Revealed is the name with every character outside printable ASCII
+	// written out (<U+0430 Cyrillic>), and LookAlike the other agents whose
+	// names look the same (look-alike letters of other scripts, invisible
+	// characters): a name one must not take for another.
+	Revealed  string   `json:"revealed,omitempty"`
+	LookAlike []string `json:"look_alike,omitempty"`
 }
 
 // maxSessionStarts bounds how many session_start records the summary reads.
@@ -93,6 +99,17 @@ func Agents(ctx context.Context, st evidence.Store) ([]AgentSummary, error) {
 		}
 		return out[i].Agent < out[j].Agent
 	})
+	all := make([]string, len(out))
+	for i := range out {
+		all[i] = out[i].Agent
+	}
+	alike := LookAlikes(all)
+	for i := range out {
+		if !Plain(out[i].Agent) {
+			out[i].Revealed = Revealed(out[i].Agent)
+		}
+		out[i].LookAlike = alike[out[i].Agent]
+	}
 	return out, nil
 }
 

@@ -94,7 +94,14 @@ func cmdAgents(e *env, c *cobra.Command) {
 func writeAgent(e *env, r agentReport) {
 	p := evidence.Printable
 	a := r.AgentSummary
-	fmt.Fprintf(e.stdout, "%s  model %s  run %s\n", p(a.Agent), orDash(p(a.Model)), orDash(p(a.Run)))
+	name := p(a.Agent)
+	if a.Revealed != "" {
+		name = a.Revealed // what it is made of, not what it passes for
+	}
+	fmt.Fprintf(e.stdout, "%s  model %s  run %s\n", name, orDash(p(a.Model)), orDash(p(a.Run)))
+	for _, o := range a.LookAlike {
+		fmt.Fprintf(e.stdout, "  LOOK-ALIKE: its name looks like %s's (%s): two agents, not one\n", p(o), attribution.Revealed(o))
+	}
 	fmt.Fprintf(e.stdout, "  %d events, %d denied, %d session(s), active %s–%s\n",
 		a.Events, a.Denied, a.Sessions, stamp(a.First), stamp(a.Last))
 	type session struct {

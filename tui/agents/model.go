@@ -156,10 +156,10 @@ func (m Model) columns() []column {
 	}
 	agentW := 12
 	for _, a := range m.agents {
-		agentW = max(agentW, min(ansi.StringWidth(a.Agent), 24))
+		agentW = max(agentW, min(ansi.StringWidth(agentName(a)), 24))
 	}
 	cols := []column{
-		{"AGENT", agentW, false, func(a attribution.AgentSummary) string { return a.Agent }},
+		{"AGENT", agentW, false, agentName},
 		{"MODEL", 0, false, func(a attribution.AgentSummary) string { return a.Model }},
 	}
 	if w >= 110 {
@@ -269,4 +269,18 @@ func (m Model) View() string {
 		out = append(out, "")
 	}
 	return strings.Join(out[:h], "\n")
+}
+
+// agentName is an agent as the pane lists it: a name that looks like
+// another's is written out (<U+0430 Cyrillic>) and marked, so that two
+// agents are never read as one.
+func agentName(a attribution.AgentSummary) string {
+	name := a.Agent
+	if a.Revealed != "" {
+		name = a.Revealed
+	}
+	if len(a.LookAlike) > 0 {
+		name = "≈" + name
+	}
+	return name
 }
