@@ -39,11 +39,25 @@ func (w *Workspace) AssessmentAsOf(ctx context.Context, asOf time.Time) (capabil
 	if err != nil {
 		return capability.Assessment{}, err
 	}
-	cs, err := w.Case(ctx, s)
-	if err != nil || asOf.IsZero() {
-		return cs.Assessment, err
+	key, keyed := "", false
+	if asOf.IsZero() {
+		if key, keyed = w.assessmentKey(s); keyed {
+			if a, ok := w.cachedAssessment(key); ok {
+				return a, nil
+			}
+		}
 	}
-	return w.Assess(ctx, cs.Subject, cs.ContainedAt, asOf)
+	cs, err := w.Case(ctx, s)
+	if err != nil {
+		return capability.Assessment{}, err
+	}
+	if !asOf.IsZero() {
+		return w.Assess(ctx, cs.Subject, cs.ContainedAt, asOf)
+	}
+	if keyed {
+		w.keepAssessment(key, cs.Assessment)
+	}
+	return cs.Assessment, nil
 }
 
 // Assessment is the case's Assessment (Workspace.Assessment).

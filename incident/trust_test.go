@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/incident/incidenttest"
+	"github.com/cordon-ir/cordon/journal"
 )
 
 // cordon.yaml that another user could have written is refused as OpenSSH
@@ -106,5 +108,35 @@ func TestSharedRunOutlivesItsCaller(t *testing.T) {
 	ws.ShareRuns()
 	if fs, err := ws.CachedFindings(gone); err != nil || len(fs) == 0 {
 		t.Errorf("the shared run: %d findings, %v", len(fs), err)
+	}
+}
+
+// The Assessment is kept in the workspace: a later reader with the same
+// evidence, subject, kill time and rules reads it without running the
+// detectors; a new kill time computes it again.
+func TestAssessmentIsKept(t *testing.T) {
+	ws := incidenttest.New(t, "../sample-incidents/credential-theft")
+	ctx := context.Background()
+	who := journal.Actor{Name: "oncall", Via: journal.ViaCLI}
+	if _, err := ws.SetSubject(ctx, who, []string{"agent-12"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws.SetStep(ctx, who, "contain.stop", incident.StepDone, time.Date(2026, 8, 11, 10, 21, 3, 0, time.UTC), ""); err != nil {
+		t.Fatal(err)
+	}
+	first, err := ws.Assessment(ctx)
+	if err != nil || first.State == "" {
+		t.Fatal(first, err)
+	}
+	dir := ws.Dir
+	ws.Close()
+	again, err := incident.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	kept, err := again.Assessment(ctx)
+	if err != nil || again.DetectorRuns() != 0 || incident.Headline(kept) != incident.Headline(first) {
+		t.Errorf("kept: %d runs, %q vs %q (%v)", again.DetectorRuns(), incident.Headline(kept), incident.Headline(first), err)
 	}
 }

@@ -59,11 +59,12 @@ type Workspace struct {
 	// shareRuns: several consoles read the workspace (cordon serve): the
 	// run of the detectors they share is not cancelled by whichever of
 	// them started it going away.
-	shareRuns bool
-	configOnce   sync.Once
-	config       *Config
-	configErr    error
-	custody      custody // what the journal last recorded of each input
+	shareRuns  bool
+	closed     bool // Close ran
+	configOnce sync.Once
+	config     *Config
+	configErr  error
+	custody    custody // what the journal last recorded of each input
 	// suppressMu keeps two readers from journaling cordon.yaml's
 	// suppressions twice.
 	suppressMu sync.Mutex
@@ -248,8 +249,12 @@ func open(dir string, write bool, o options) (*Workspace, error) {
 	return w, nil
 }
 
-// Close releases the index and the lock.
+// Close releases the index and the lock; closing again does nothing.
 func (w *Workspace) Close() error {
+	if w.closed {
+		return nil
+	}
+	w.closed = true
 	var err error
 	if w.Store != nil {
 		err = w.Store.Close()
