@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/cordon-ir/cordon/assist"
 )
@@ -15,10 +16,17 @@ import (
 // asked once, not before every request.
 const probeFile = "assistant-probe.json"
 
+// ProbeTTL is how long a kept probe stands: a server's context or models
+// change when it is restarted with other flags, and a day-old answer is
+// asked again.
+const ProbeTTL = 24 * time.Hour
+
 // AssistantProbe is what the workspace knows of cfg's endpoint: the probe
-// kept from before when it is of the same endpoint and model, else a new
-// one, kept for next time (in memory only when the workspace cannot be
-// written). refresh probes again whatever is kept (cordon assist --check).
+// kept of the same endpoint and model, younger than ProbeTTL, else a new
+// one, kept for next time beside those of other endpoints (in memory only
+// when the workspace cannot be written: a read-only or served console
+// still reads the kept ones). refresh probes again whatever is kept
+// (cordon assist --check).
 func (w *Workspace) AssistantProbe(ctx context.Context, cfg assist.Config, refresh bool, opts ...assist.Option) (assist.Probe, error) {
 	if cfg.Offline {
 		return assist.Probe{}, fmt.Errorf("%w: no endpoint to probe: set %s (or %s)", assist.ErrConfig, assist.EnvBaseURL, assist.EnvAPIKey)
@@ -26,15 +34,11 @@ func (w *Workspace) AssistantProbe(ctx context.Context, cfg assist.Config, refre
 	key := assist.ProbeKey(cfg)
 	w.probeMu.Lock()
 	defer w.probeMu.Unlock()
-	if !refresh {
-		if w.probe == nil {
-			if p, ok := w.readProbe(); ok {
-				w.probe = &p
-			}
-		}
-		if w.probe != nil && w.probe.Key == key {
-			return *w.probe, nil
-		}
+	if w.probes == nil {
+		w.probes = w.readProbes()
+	}
+	if p, ok := w.probes[key]; ok && !refresh && time.Since(p.At) < ProbeTTL {
+		return p, nil
 	}
 	client, err := assist.NewClient(cfg, opts...)
 	if err != nil {
@@ -49,11 +53,11 @@ func (w *Workspace) AssistantProbe(ctx context.Context, cfg assist.Config, refre
 		// the defaults for good
 		return p, nil
 	}
-	w.probe = &p
+	w.probes[key] = p
 	if w.write {
 		// A probe that cannot be kept is asked again next time: no
 		// reason to fail the request for it.
-		_ = w.writeProbe(p)
+		_ = w.writeProbes(w.probes)
 	}
 	return p, nil
 }
@@ -70,23 +74,34 @@ func (w *Workspace) probedConfig(ctx context.Context, cfg assist.Config, opts ..
 	return p.Apply(cfg)
 }
 
-func (w *Workspace) readProbe() (assist.Probe, bool) {
-	data, err := os.ReadFile(filepath.Join(w.Dir, probeFile))
-	if err != nil {
-		return assist.Probe{}, false
-	}
-	var p assist.Probe
-	return p, json.Unmarshal(data, &p) == nil
+// probesFile is the kept probes, one per endpoint and model.
+type probesFile struct {
+	Probes map[string]assist.Probe `json:"probes"`
 }
 
-func (w *Workspace) writeProbe(p assist.Probe) error {
-	data, err := json.MarshalIndent(p, "", "  ")
+// readProbes reads the kept probes; a file of the earlier form (one
+// probe) is read as one.
+func (w *Workspace) readProbes() map[string]assist.Probe {
+	out := map[string]assist.Probe{}
+	data, err := os.ReadFile(filepath.Join(w.Dir, probeFile))
+	if err != nil {
+		return out
+	}
+	var f probesFile
+	if json.Unmarshal(data, &f) == nil && f.Probes != nil {
+		return f.Probes
+	}
+	var one assist.Probe
+	if json.Unmarshal(data, &one) == nil && one.Key != "" {
+		out[one.Key] = one
+	}
+	return out
+}
+
+func (w *Workspace) writeProbes(ps map[string]assist.Probe) error {
+	data, err := json.MarshalIndent(probesFile{Probes: ps}, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(w.Dir, probeFile+".tmp")
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(w.Dir, probeFile))
+	return writeAtomic(filepath.Join(w.Dir, probeFile), append(data, '\n'))
 }

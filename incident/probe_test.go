@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/assist/llmtest"
@@ -66,5 +67,60 @@ func TestLocalLlamaServerEightK(t *testing.T) {
 	}
 	if pr, err := ws.AssistantProbe(ctx, cfg, true); err != nil || pr.Endpoint != "llama-server" || s.Probes() == probes {
 		t.Errorf("refresh did not probe: %+v %v", pr, err)
+	}
+}
+
+// Probes are kept per endpoint and model, read by a read-only open (as a
+// served or observer console opens), and asked again once older than
+// ProbeTTL.
+func TestProbesKeptPerEndpointAndExpire(t *testing.T) {
+	ws := incidenttest.New(t)
+	ctx := context.Background()
+	a := llmtest.New(llmtest.LlamaServer, "model-a", 8192)
+	defer a.Close()
+	b := llmtest.New(llmtest.Ollama, "model-b", 4096)
+	defer b.Close()
+	cfg := func(s *llmtest.Server) assist.Config {
+		c := assist.DefaultConfig()
+		c.BaseURL, c.Model, c.Offline = s.BaseURL(), s.Model, false
+		return c
+	}
+	for _, s := range []*llmtest.Server{a, b} {
+		if p, err := ws.AssistantProbe(ctx, cfg(s), false); err != nil || p.Endpoint == "" {
+			t.Fatalf("%s: %+v %v", s.Model, p, err)
+		}
+	}
+	dir := ws.Dir
+	ws.Close()
+	ro, err := incident.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa, pb := a.Probes(), b.Probes()
+	for _, s := range []*llmtest.Server{a, b} {
+		if p, err := ro.AssistantProbe(ctx, cfg(s), false); err != nil || p.Endpoint == "" {
+			t.Errorf("read-only, %s: %+v %v", s.Model, p, err)
+		}
+	}
+	if a.Probes() != pa || b.Probes() != pb {
+		t.Errorf("a read-only open probed again: %d→%d, %d→%d", pa, a.Probes(), pb, b.Probes())
+	}
+	ro.Close()
+	// a day and more later, the kept probe is asked again
+	data, err := os.ReadFile(filepath.Join(dir, "assistant-probe.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.ReplaceAll(string(data), time.Now().UTC().Format("2006-01-02"), time.Now().Add(-3*incident.ProbeTTL).UTC().Format("2006-01-02"))
+	if err := os.WriteFile(filepath.Join(dir, "assistant-probe.json"), []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	again, err := incident.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if _, err := again.AssistantProbe(ctx, cfg(a), false); err != nil || a.Probes() == pa {
+		t.Errorf("an expired probe was not asked again: %v (%d requests)", err, a.Probes())
 	}
 }

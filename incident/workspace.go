@@ -69,7 +69,7 @@ type Workspace struct {
 	// suppressions twice.
 	suppressMu sync.Mutex
 	probeMu    sync.Mutex
-	probe      *assist.Probe // the assistant endpoint's, once read or made
+	probes     map[string]assist.Probe // the assistant endpoints' probes, once read or made
 }
 
 // ErrReadOnly: the workspace cannot be written (read-only media); readers
