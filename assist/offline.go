@@ -92,7 +92,9 @@ func offlineSummary(p Packet, findings []detect.Finding, r *redact.Redactor) Ans
 		for _, f := range p.Injections {
 			cite = appendID(cite, f.EventID)
 		}
-		a.Claims = append(a.Claims, Claim{Text: fmt.Sprintf("%s text addressed to an AI model; it was quoted as data and not followed.", plural(len(p.Injections), "event")+map[bool]string{true: " holds", false: " hold"}[len(p.Injections) == 1]), EventIDs: capIDs(cite), Phase: "triage"})
+		a.Claims = append(a.Claims, Claim{Text: fmt.Sprintf("%s text addressed to an AI model; it was quoted as data and not followed.", plural(len(p.Injections), "event")+map[bool]string{true: " holds", false: " hold"}[len(p.Injections) == 1]),
+			// every one cited: the count is of them, and so checkable
+			EventIDs: cite, Phase: "triage"})
 	}
 	return a
 }

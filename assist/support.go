@@ -45,7 +45,7 @@ var (
 	entPath     = regexp.MustCompile(`(?:^|[\s("'\x60=])(~?/[^\s,;()"'\x60\]]+)`)
 	entHost     = regexp.MustCompile(`\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z][a-z0-9-]*[a-z0-9]\b`)
 	entEventID  = regexp.MustCompile(`\b[0-9a-f]{16}\b`)
-	entKeyed    = regexp.MustCompile(`\b(session|sandbox|container|pod|credential|cred|run|user|pid|process|call|exec|trace|model)\s*[:=#]?\s*([a-z0-9][\w.-]*\d[\w.-]*|[a-z0-9]+[-_][\w.-]*[a-z0-9])\b`)
+	entKeyed    = regexp.MustCompile(`\b(session|sandbox|container|pod|credential|cred|run|user|pid|process|call|exec|trace|model)(?:\s*[:=#]\s*|\s+)([a-z0-9][\w.-]*\d[\w.-]*|[a-z0-9]+[-_][\w.-]*[a-z0-9])\b`)
 	entAgent    = regexp.MustCompile(`\bagent[-_][a-z0-9][\w.-]*[a-z0-9]\b|\bagent[-_][a-z0-9]\b`)
 	entCred     = regexp.MustCompile(`\bcred-[\w.-]*[a-z0-9]\b`)
 	entTime     = regexp.MustCompile(`\b(?:(\d{4}-\d{2}-\d{2})[t ])?([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d+)?)?(?:\s*(?:z|utc))?\b`)
@@ -222,6 +222,11 @@ func check(c Claim, p Packet, whole bool) Support {
 	var packetScope scope
 	if whole {
 		packetScope = newScope(p.Events, fmt.Sprintf("the packet holds %d events", len(p.Events)), "the packet")
+		// the offline answer restates cordon's own findings and
+		// capabilities, which the packet carries as lines of their own:
+		// what it says of them is in the packet, not made up
+		extra := strings.ToLower(strings.Join(append(append([]string{}, p.FindingLines...), p.CapabilityLines...), "\n"))
+		packetScope.text += "\n" + extra
 	}
 	var s Support
 	for _, e := range entities(c.Text, ids, agents) {
