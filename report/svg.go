@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -129,7 +130,23 @@ func graphSVG(g Graph) string {
 		pos[n.ID] = [2]int{8 + c*colW, top + rows[c]*row}
 		rows[c]++
 	}
-	h := top + row*(max(slicesMax(rows), 1)+1) + 20
+	// what each acquired edge says is listed under the boxes, one line
+	// each: placed on the edge, between columns 16 px apart, it covered
+	// the boxes and the other labels
+	var notes []string
+	for _, e := range g.Edges {
+		_, ok1 := pos[e.From]
+		_, ok2 := pos[e.To]
+		if ok1 && ok2 && e.Acquired && e.Label != "" {
+			notes = append(notes, nodeLabel(g, e.To)+": "+e.Label)
+		}
+	}
+	moreY := top + maxRows*row + 16
+	notesY := top + row*max(slicesMax(rows), 1) + 20
+	if slices.ContainsFunc(more, func(n int) bool { return n > 0 }) {
+		notesY = moreY + 20
+	}
+	h := notesY + 16*len(notes) + 24
 	var b strings.Builder
 	svgDoc(&b, w, h, "Attribution and capability graph")
 	for i, hd := range heads {
@@ -157,9 +174,6 @@ func graphSVG(g Graph) string {
 		// url(#id), and ids of several inline pictures could collide
 		fmt.Fprintf(&b, `<path d="M%d,%d C%d,%d %d,%d %d,%d" fill="none" %s/>`, x1, y1, x1+40, y1, x2-40, y2, x2, y2, style)
 		fmt.Fprintf(&b, `<path d="M%d,%d l-7,-4 l0,8z" fill="#555"/>`, x2, y2)
-		if e.Acquired && e.Label != "" {
-			fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="10" fill="#c62828">%s</text>`, (x1+x2)/2-30, (y1+y2)/2-4, svgText(e.Label, 26))
-		}
 	}
 	for _, n := range g.Nodes {
 		p, ok := pos[n.ID]
@@ -174,16 +188,29 @@ func graphSVG(g Graph) string {
 			fill, stroke = "#ffebee", "#c62828"
 		}
 		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" rx="4" fill="%s" stroke="%s"/>`, p[0], p[1], boxW, boxH, fill, stroke)
-		fmt.Fprintf(&b, `<text x="%d" y="%d">%s</text>`, p[0]+6, p[1]+17, svgText(n.Label, 26))
+		fmt.Fprintf(&b, `<text x="%d" y="%d">%s</text>`, p[0]+6, p[1]+17, svgText(n.Label, 22))
 	}
 	for c, n := range more {
 		if n > 0 {
-			fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#666">+%d more (in the tables)</text>`, 8+c*colW, top+maxRows*row+16, n)
+			fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" fill="#666">+%d more (in the tables)</text>`, 8+c*colW, moreY, n)
 		}
 	}
-	fmt.Fprintf(&b, `<text x="8" y="%d" font-size="11" fill="#444">solid: granted by a session · </text><text x="190" y="%d" font-size="11" fill="#c62828">dashed red: acquired, the owner named</text>`, h-8, h-8)
+	for i, n := range notes {
+		fmt.Fprintf(&b, `<text x="8" y="%d" font-size="11" fill="#c62828">%s</text>`, notesY+16*i, svgText(n, 150))
+	}
+	fmt.Fprintf(&b, `<text x="8" y="%d" font-size="11" fill="#444">solid: granted by a session · </text><text x="230" y="%d" font-size="11" fill="#c62828">dashed red: acquired, the owner named</text>`, h-8, h-8)
 	b.WriteString("</svg>")
 	return b.String()
+}
+
+// nodeLabel is a node's label by its id.
+func nodeLabel(g Graph, id string) string {
+	for _, n := range g.Nodes {
+		if n.ID == id {
+			return n.Label
+		}
+	}
+	return id
 }
 
 func slicesMax(l []int) int {
