@@ -57,7 +57,21 @@ const browserChecks = `(() => {
     }
     return {href: id, found: !!h, events: (a.dataset.events || '').split(' ').filter(Boolean), text};
   });
-  return {width: W, scroll: document.documentElement.scrollWidth, over: over.slice(0, 10), svgs, front, links, height: innerHeight};
+  // the capability graph as drawn: no two labels, and no label and a
+  // box it is not inside, intersect
+  const overlaps = [];
+  const g = document.querySelector('svg[aria-label="Attribution and capability graph"]');
+  if (g) {
+    const texts = [...g.querySelectorAll('text')].map(e => ({t: e.textContent, r: e.getBoundingClientRect()}));
+    const rects = [...g.querySelectorAll('rect[x]')].map(e => e.getBoundingClientRect());
+    const hit = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+    const inside = (a, b) => a.left >= b.left - 0.5 && a.right <= b.right + 0.5 && a.top >= b.top - 0.5 && a.bottom <= b.bottom + 0.5;
+    texts.forEach((a, i) => {
+      texts.slice(i + 1).forEach(b => { if (hit(a.r, b.r)) overlaps.push(a.t + ' / ' + b.t); });
+      rects.forEach(r => { if (hit(a.r, r) && !inside(a.r, r)) overlaps.push(a.t + ' / a box'); });
+    });
+  }
+  return {width: W, scroll: document.documentElement.scrollWidth, over: over.slice(0, 10), svgs, front, links, height: innerHeight, overlaps: overlaps.slice(0, 10)};
 })()`
 
 type browserResult struct {
@@ -65,6 +79,7 @@ type browserResult struct {
 	Over                  []string
 	SVGs                  []struct{ W, H, Children float64 }
 	Front                 map[string]*struct{ Top, Bottom, Text float64 }
+	Overlaps              []string
 	Links                 []struct {
 		Href   string
 		Found  bool
@@ -163,6 +178,9 @@ func renderInBrowser(t *testing.T, samples []sampleReport) {
 }
 
 func checkScreen(t *testing.T, s sampleReport, res browserResult) {
+	if len(res.Overlaps) > 0 {
+		t.Errorf("%s: the graph's labels overlap as drawn: %q", s.name, res.Overlaps)
+	}
 	t.Helper()
 	if res.Width != 1280 || res.Height != 800 {
 		t.Errorf("%s: viewport %vx%v", s.name, res.Width, res.Height)
