@@ -175,7 +175,7 @@ func layerVerdict(layer string, vs []Verdict, kill time.Time, cov *Coverage) Lay
 		// the capabilities that make the layer what it is first, then the
 		// others that were not stopped at the kill itself
 		for _, v := range vs {
-			if v.State == state && (state != Stopped || v.LiveFor > 0) {
+			if v.State == state && (state != Stopped || v.LiveFor > 0 || v.InFlight != nil) {
 				lines = append(lines, v.Line)
 				lv.Events = append(lv.Events, v.Events...)
 			}

@@ -2,6 +2,7 @@ package capability
 
 import (
 	"sort"
+	"strconv"
 	"time"
 )
 
@@ -75,7 +76,7 @@ type Use struct {
 	// Dur is how long the use lasted when its record says (a proxy's
 	// elapsed time): it began at Time-Dur when the record is written at
 	// its end, as Squid's is.
-	Dur time.Duration `json:"duration,omitempty"`
+	Dur Millis `json:"duration_ms,omitempty"`
 	// Refused says the use was refused (a proxy 407, a denial): the
 	// capability was tried, not used.
 	Refused bool `json:"refused,omitempty"`
@@ -91,7 +92,23 @@ type Use struct {
 }
 
 // Began is when the use began: its record's time less its duration.
-func (u Use) Began() time.Time { return u.Time.Add(-u.Dur) }
+func (u Use) Began() time.Time { return u.Time.Add(-time.Duration(u.Dur)) }
+
+// Millis is a duration written in JSON as whole milliseconds, as the
+// evidence's duration_ms is.
+type Millis time.Duration
+
+// MarshalJSON writes the milliseconds.
+func (m Millis) MarshalJSON() ([]byte, error) {
+	return []byte(strconv.FormatInt(time.Duration(m).Milliseconds(), 10)), nil
+}
+
+// UnmarshalJSON reads milliseconds.
+func (m *Millis) UnmarshalJSON(b []byte) error {
+	n, err := strconv.ParseInt(string(b), 10, 64)
+	*m = Millis(time.Duration(n) * time.Millisecond)
+	return err
+}
 
 // Authority says who recorded an end.
 type Authority string

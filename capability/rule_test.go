@@ -77,7 +77,7 @@ func TestJudgeTheOneRule(t *testing.T) {
 		}, proxyAll, Stopped, []string{"not used after"}},
 		{"an upload in flight at the kill is not a use after it", func() *Capability {
 			c := proxyCred()
-			c.Uses = []Use{{Time: at(22), Dur: 3 * time.Minute, ID: "up"}}
+			c.Uses = []Use{{Time: at(22), Dur: Millis(3 * time.Minute), ID: "up"}}
 			return c
 		}, proxyAll, Stopped, []string{"in flight at the kill", "began 10:19:00", "ended at 10:22:00"}},
 		{"no source can see it", func() *Capability {

@@ -2,6 +2,7 @@ package detect
 
 import (
 	"strings"
+	"time"
 
 	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/evidence"
@@ -93,7 +94,7 @@ func (s *capScan) result(ev *evidence.Event) {
 	delete(s.calls, ev.CallID)
 	u := &cu.c.Uses[cu.index]
 	if ev.Time.After(u.Time) {
-		u.Dur = ev.Time.Sub(u.Time)
+		u.Dur = capability.Millis(ev.Time.Sub(u.Time))
 		u.Time = ev.Time
 	}
 	u.Open = false
@@ -116,4 +117,18 @@ func (s *capScan) sessionEnd(ev *evidence.Event) {
 		how += " (" + ev.Status + ")"
 	}
 	c.AddEnd(capability.End{At: ev.Time, How: how, ID: ev.ID, By: issuerName(ev), Source: ev.Source, Authority: capability.Authoritative})
+}
+
+// durOf is how long the use an event records lasted (its duration_ms).
+func durOf(ev *evidence.Event) time.Duration {
+	return time.Duration(max(ev.DurationMS, 0)) * time.Millisecond
+}
+
+// endOf is when the use an event records ended: Squid writes a
+// transaction at its end; Envoy and the gateway at its start.
+func endOf(ev *evidence.Event) time.Time {
+	if ev.Format == "squid" {
+		return ev.Time
+	}
+	return ev.Time.Add(durOf(ev))
 }

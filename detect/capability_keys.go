@@ -61,7 +61,7 @@ func (s *capScan) keyUse(ev *evidence.Event) {
 		}
 		for _, k := range keys {
 			for _, agent := range s.keyHolders[k.Placeholder] {
-				use := capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Refused: credRefused(ev), From: where(ev)}
+				use := capability.Use{Time: endOf(ev), Dur: capability.Millis(durOf(ev)), ID: ev.ID, Source: ev.Source, Refused: credRefused(ev), From: where(ev)}
 				c := s.entry(agent, capability.Credential, k.Placeholder, capability.Acquired)
 				c.Uses = append(c.Uses, use)
 				if ev.SrcIP != "" && !s.sandboxIP(ev.SrcIP, ev.Time) && !s.e.throughEgress(ev.SrcIP) {
@@ -71,7 +71,7 @@ func (s *capScan) keyUse(ev *evidence.Event) {
 						p.How = "the " + k.Kind + " " + k.Placeholder + " its tool output held was used from it, outside every sandbox"
 						p.Acquired, p.CredKind = []string{ev.ID}, k.Kind
 					}
-					p.Uses = append(p.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Refused: use.Refused, From: k.Placeholder})
+					p.Uses = append(p.Uses, capability.Use{Time: endOf(ev), Dur: capability.Millis(durOf(ev)), ID: ev.ID, Source: ev.Source, Refused: use.Refused, From: k.Placeholder})
 				}
 			}
 		}

@@ -110,7 +110,7 @@ func (s *capScan) dataOut(ev *evidence.Event) {
 	if ev.Method != "" {
 		c.Methods = appendNew(c.Methods, ev.Method)
 	}
-	c.Uses = append(c.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: ev.Source})
+	c.Uses = append(c.Uses, capability.Use{Time: endOf(ev), Dur: capability.Millis(durOf(ev)), ID: ev.ID, Source: ev.Source, From: ev.Source})
 	if s.bytes == nil {
 		s.bytes = map[*capability.Capability]map[string]int64{}
 	}

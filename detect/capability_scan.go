@@ -406,7 +406,7 @@ func (s *capScan) credentialUse(ev *evidence.Event) {
 		if owner == nil {
 			continue
 		}
-		use := capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Refused: credRefused(ev), From: where(ev)}
+		use := capability.Use{Time: endOf(ev), Dur: capability.Millis(durOf(ev)), ID: ev.ID, Source: ev.Source, Refused: credRefused(ev), From: where(ev)}
 		sandboxed := ev.Agent != "" && (ev.AttributedVia == attribution.ViaContainer || ev.AttributedVia == attribution.ViaPod || ev.AttributedVia == attribution.ViaIP)
 		if sandboxed && ev.Agent != owner.agent {
 			c := s.acquire(ev.Agent, cred, owner.agent, ev)
@@ -439,7 +439,7 @@ func (s *capScan) credentialUse(ev *evidence.Event) {
 					p.How = cred + " of " + owner.agent + " used from it, outside every sandbox"
 					p.Acquired, p.CredKind = []string{ev.ID}, s.kinds[cred]
 				}
-				p.Uses = append(p.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Refused: use.Refused || ev.Decision == evidence.DecisionDeny, From: cred})
+				p.Uses = append(p.Uses, capability.Use{Time: endOf(ev), Dur: capability.Millis(durOf(ev)), ID: ev.ID, Source: ev.Source, Refused: use.Refused || ev.Decision == evidence.DecisionDeny, From: cred})
 			}
 		}
 	}

@@ -181,7 +181,7 @@ func (b docBuilder) build(ev *Event) (*document.Document, error) {
 	for _, n := range []struct {
 		name string
 		v    int64
-	}{{"bytes_out", ev.BytesOut}, {"bytes_in", ev.BytesIn}} {
+	}{{"bytes_out", ev.BytesOut}, {"bytes_in", ev.BytesIn}, {"duration_ms", ev.DurationMS}} {
 		if n.v != 0 {
 			doc.AddField(keywords(n.name, kwOpts, numTerms(n.v)...))
 		}

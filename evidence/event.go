@@ -86,6 +86,11 @@ type Event struct {
 	Status   string `json:"status,omitempty"`
 	BytesOut int64  `json:"bytes_out,omitempty"`
 	BytesIn  int64  `json:"bytes_in,omitempty"`
+	// DurationMS is how long the request, connection or call lasted, when
+	// the record says (Squid's elapsed field, Envoy's duration, a tool
+	// result's duration_ms). Squid writes a transaction at its end, so
+	// there it began DurationMS before Time; elsewhere Time is its start.
+	DurationMS int64 `json:"duration_ms,omitempty"`
 
 	Pid     int    `json:"pid,omitempty"`
 	Ppid    int    `json:"ppid,omitempty"`

@@ -128,6 +128,8 @@ func LookupField(name string) (Field, bool) {
 		return num(numField, func(e *Event) int64 { return e.BytesOut })
 	case "bytes_in":
 		return num(numField, func(e *Event) int64 { return e.BytesIn })
+	case "duration_ms":
+		return num(numField, func(e *Event) int64 { return e.DurationMS })
 	case "time":
 		return Field{name: name, kind: timeField}, true
 	case "message":

@@ -13,8 +13,9 @@ import (
 // cut field and the MaxIndexed bound without a change: no event of an
 // older index had a field cut, and it answers cut:* with none. Version 4
 // keeps in allField only the words no text field holds, the id only in
-// Bleve's _id, and numbers as the terms of numeric.go.)
-const MappingVersion = 4
+// Bleve's _id, and numbers as the terms of numeric.go. Version 5 indexes
+// duration_ms.)
+const MappingVersion = 5
 
 // textAnalyzer splits on word boundaries and lowercases, without stop words
 // or stemming: responders search for exact tokens like "nohup" or "curl".
@@ -50,7 +51,7 @@ var keywordFields = []struct {
 var textFields = []string{"message", "cmdline", "url", "path"}
 
 // numericFields allow range queries (bytes_out:>1000000).
-var numericFields = []string{"bytes_out", "bytes_in"}
+var numericFields = []string{"bytes_out", "bytes_in", "duration_ms"}
 
 // FacetFields lists the fields that can be faceted.
 func FacetFields() []string {

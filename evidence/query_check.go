@@ -196,7 +196,7 @@ func (v rawValue) rangeQuery(f Field) (Query, error) {
 	if v.field == "" {
 		return Query{}, fmt.Errorf("%s: a range needs a field: %s or %s", v.text, rangeExample("bytes_out"), rangeExample("time"))
 	}
-	return Query{}, fmt.Errorf("%s: %s is %s, not a number; ranges work on bytes_out, bytes_in and time", v.text, v.field, kindName(f.kind))
+	return Query{}, fmt.Errorf("%s: %s is %s, not a number; ranges work on bytes_out, bytes_in, duration_ms and time", v.text, v.field, kindName(f.kind))
 }
 
 func kindName(k fieldKind) string {

@@ -94,7 +94,7 @@ func TestParseRefusesWhatFindsNothing(t *testing.T) {
 		{"cmdline:/(/", "bad regular expression"},
 		{`message:"retry of"`, "write message:retry AND message:of"},
 		{"message:...", "holds no word"},
-		{"dst_port:>100", "ranges work on bytes_out, bytes_in and time"},
+		{"dst_port:>100", "ranges work on bytes_out, bytes_in, duration_ms and time"},
 		{"bytes_out:lots", "bytes_out is a number"},
 		{"time:2026-07-21", "time takes a range"},
 		{"time:>yesterday", "is not a time"},

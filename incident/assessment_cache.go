@@ -21,7 +21,7 @@ const assessmentFile = "assessment.json"
 
 // capabilityModel names the capability model and its rule: an Assessment
 // kept by another version is computed again.
-const capabilityModel = "capability/1"
+const capabilityModel = "capability/2"
 
 type assessmentCache struct {
 	Key        string                `json:"key"`

@@ -214,3 +214,16 @@ func TestSharedVolumeCredentialAfterKill(t *testing.T) {
 		t.Errorf("whole evidence, credentials: %s", r.Summary())
 	}
 }
+
+// egress-probe-exfil: Squid logged agent-7's last upload with px-s19 at its
+// end, 10:47:21, after the 10:47:20.61 kill — but it had run 331.6 s, from
+// 10:41:49: in flight at the kill, not a use after it.
+func TestUploadInFlightAtTheKill(t *testing.T) {
+	kill := time.Date(2026, 7, 21, 10, 47, 20, 610_000_000, time.UTC)
+	rs := checkAfter(t, "../sample-incidents/egress-probe-exfil", "agent-7", kill, "contain.credentials")
+	r := rs["contain.credentials"]
+	if strings.Contains(r.Detail, "px-s19: live") || !strings.Contains(r.Detail, "px-s19: not used after") ||
+		!strings.Contains(r.Detail, "a use in flight at the kill (began 10:41:49") {
+		t.Errorf("credentials: %s", r.Summary())
+	}
+}

@@ -75,7 +75,9 @@ type ledgerRecord struct {
 	// tool_result
 	Status        string `json:"status"`
 	OutputExcerpt string `json:"output_excerpt"`
-	OutputDigest  string `json:"output_digest"`
+	// DurationMS is how long the call ran, when the gateway says.
+	DurationMS   parse.Flex `json:"duration_ms"`
+	OutputDigest string     `json:"output_digest"`
 	// net_event
 	Direction string     `json:"direction"`
 	DstHost   string     `json:"dst_host"`
@@ -165,6 +167,9 @@ func (parser) Parse(rec parse.Record) ([]evidence.Event, error) {
 			ev.Decision = evidence.DecisionError
 		}
 		ev.Message = parse.Message("result", r.Status, r.OutputExcerpt)
+		if d := r.DurationMS.Int(); d > 0 {
+			ev.DurationMS = d
+		}
 	case "net_event":
 		ev.Kind = evidence.KindNetRequest
 		ev.DstHost, ev.DstIP, ev.DstPort = r.DstHost, r.DstIP, int(r.DstPort.Int())

@@ -40,6 +40,7 @@ type envoyRecord struct {
 	TermDetails    parse.Flex `json:"connection_termination_details"`
 	BytesReceived  parse.Flex `json:"bytes_received"`
 	BytesSent      parse.Flex `json:"bytes_sent"`
+	Duration       parse.Flex `json:"duration"` // milliseconds from start_time
 	RequestID      parse.Flex `json:"request_id"`
 	XRequestID     parse.Flex `json:"x-request-id"`
 	Authority      parse.Flex `json:"authority"`
@@ -117,6 +118,9 @@ func (r *envoyRecord) event() (evidence.Event, error) {
 		TraceID:  firstFlex(r.RequestID, r.XRequestID),
 		BytesIn:  r.BytesSent.Int(),
 		BytesOut: r.BytesReceived.Int(),
+	}
+	if d := r.Duration.Int(); d > 0 {
+		ev.DurationMS = d
 	}
 	// A TCP proxy record has no method, no path and response code 0.
 	http := method != "" || path != "" || (status != "" && status != "000")

@@ -51,7 +51,7 @@ func TestEnvoyOldAndNewStyleGiveTheSameEvent(t *testing.T) {
 	records := map[string]string{
 		"istio old strings": `{"start_time":"2026-03-23T18:40:00.125Z","route_name":"-","method":"GET","path":"/v1/upload?id=7","protocol":"HTTP/1.1","response_code":"429","response_flags":"RL","response_code_details":"request_rate_limited","connection_termination_details":"-","bytes_received":"1830","bytes_sent":"18","duration":"1","upstream_service_time":"-","x_forwarded_for":"-","user_agent":"python-requests/2.31.0","request_id":"5b0c7c1e-3f7a-4a0e-9f53-2b7f1c9d8e01","authority":"paste.example.net","upstream_host":"-","upstream_cluster":"outbound|443||paste.example.net","upstream_local_address":"-","downstream_local_address":"203.0.113.20:443","downstream_remote_address":"10.0.3.7:51234","requested_server_name":"-","upstream_transport_failure_reason":"-"}`,
 		"istio new numbers": `{"authority":"paste.example.net","bytes_received":1830,"bytes_sent":18,"connection_termination_details":null,"downstream_local_address":"203.0.113.20:443","downstream_remote_address":"10.0.3.7:51234","duration":1,"method":"GET","path":"/v1/upload?id=7","protocol":"HTTP/1.1","request_id":"5b0c7c1e-3f7a-4a0e-9f53-2b7f1c9d8e01","requested_server_name":null,"response_code":429,"response_code_details":"request_rate_limited","response_flags":"RL","route_name":null,"start_time":"2026-03-23T18:40:00.125Z","upstream_cluster":"outbound|443||paste.example.net","upstream_host":null,"upstream_local_address":null,"upstream_service_time":null,"upstream_transport_failure_reason":null,"user_agent":"python-requests/2.31.0","x_forwarded_for":null}`,
-		"gateway keys":      `{":authority":"paste.example.net","bytes_received":1830,"bytes_sent":18,"downstream_remote_address":"10.0.3.7:51234","method":"GET","x-envoy-origin-path":"/v1/upload?id=7","response_code":429,"response_code_details":"request_rate_limited","response_flags":"RL","start_time":"2026-03-23T18:40:00.125Z","upstream_host":null,"x-request-id":"5b0c7c1e-3f7a-4a0e-9f53-2b7f1c9d8e01","user-agent":"python-requests/2.31.0"}`,
+		"gateway keys":      `{":authority":"paste.example.net","bytes_received":1830,"bytes_sent":18,"duration":1,"downstream_remote_address":"10.0.3.7:51234","method":"GET","x-envoy-origin-path":"/v1/upload?id=7","response_code":429,"response_code_details":"request_rate_limited","response_flags":"RL","start_time":"2026-03-23T18:40:00.125Z","upstream_host":null,"x-request-id":"5b0c7c1e-3f7a-4a0e-9f53-2b7f1c9d8e01","user-agent":"python-requests/2.31.0"}`,
 	}
 	var first *evidence.Event
 	for name, rec := range records {
@@ -68,7 +68,7 @@ func TestEnvoyOldAndNewStyleGiveTheSameEvent(t *testing.T) {
 			want := evidence.Event{
 				Time: ev.Time, Kind: "net_request", Decision: "deny", Tags: []string{"RL"},
 				SrcIP: "10.0.3.7", SrcPort: 51234, DstHost: "paste.example.net", URL: "paste.example.net/v1/upload?id=7",
-				Method: "GET", Status: "429", BytesOut: 1830, BytesIn: 18, TraceID: "5b0c7c1e-3f7a-4a0e-9f53-2b7f1c9d8e01",
+				Method: "GET", Status: "429", BytesOut: 1830, BytesIn: 18, DurationMS: 1, TraceID: "5b0c7c1e-3f7a-4a0e-9f53-2b7f1c9d8e01",
 				Message: "GET paste.example.net/v1/upload?id=7 -> 429 RL request_rate_limited",
 			}
 			if !reflect.DeepEqual(ev, want) || ev.Time.Format("15:04:05.000") != "18:40:00.125" {

@@ -67,8 +67,12 @@ func (squid) Parse(rec parse.Record) ([]evidence.Event, error) {
 	if u, err := url.PathUnescape(user); err == nil {
 		user = u
 	}
+	elapsed, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil || elapsed < 0 {
+		return nil, fieldErr(2, f[1], "elapsed milliseconds")
+	}
 	x := squidTxn{
-		time: t, client: f[2], tag: tag, hier: hier, status: status,
+		time: t, elapsed: elapsed, client: f[2], tag: tag, hier: hier, status: status,
 		method: f[5], url: f[6], user: user, hop: hop, size: size,
 	}
 	return []evidence.Event{x.event()}, nil
@@ -77,6 +81,7 @@ func (squid) Parse(rec parse.Record) ([]evidence.Event, error) {
 // squidTxn is one Squid transaction, whichever logformat carried it.
 type squidTxn struct {
 	time        time.Time
+	elapsed     int64  // %tr: milliseconds; the time is the transaction's end
 	client      string // %>a
 	clientPort  int    // %>p, custom formats only
 	tag, hier   string // %Ss, %Sh
@@ -94,7 +99,7 @@ func (x squidTxn) event() evidence.Event {
 		Time: x.time, Kind: evidence.KindNetRequest,
 		SrcIP: (x.client), SrcPort: x.clientPort,
 		URL: parse.Clean(x.url), Method: parse.Clean(x.method), Status: x.status, User: x.user,
-		BytesIn: x.size, Tags: nonEmpty(x.tag, x.hier),
+		BytesIn: x.size, Tags: nonEmpty(x.tag, x.hier), DurationMS: x.elapsed,
 		Decision: squidDecision(x.tag, x.status, x.hop),
 	}
 	ev.DstHost, ev.DstPort = parse.URLTarget(x.url)
