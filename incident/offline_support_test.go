@@ -16,12 +16,7 @@ import (
 // (their lines), and a detector's name (credential-misuse) is not a
 // credential. Every bundled sample.
 func TestOfflineSummaryIsSupportedByItsPacket(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join("..", "sample-incidents", "*", "truth.yaml"))
-	if err != nil || len(dirs) < 6 {
-		t.Fatal(dirs, err)
-	}
-	for _, p := range dirs {
-		sample := filepath.Dir(p)
+	for _, sample := range incidenttest.Samples(t) {
 		t.Run(filepath.Base(sample), func(t *testing.T) {
 			ws := incidenttest.New(t, sample)
 			res, err := ws.Ask(context.Background(), journal.Actor{Name: "oncall", Via: journal.ViaCLI}, assist.DefaultConfig(), incident.AskRequest{Task: assist.TaskSummarize})

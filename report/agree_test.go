@@ -50,14 +50,9 @@ var stateOf = map[capability.State]incident.CheckStatus{
 // and the subject's capabilities say the same of every layer and agent:
 // what the one Assessment says.
 func TestEveryOutputSaysTheSameVerdict(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join("..", "sample-incidents", "*", "truth.yaml"))
-	if err != nil || len(dirs) < 6 {
-		t.Fatalf("samples: %v %v", dirs, err)
-	}
 	ctx := context.Background()
 	who := journal.Actor{Name: "oncall", Via: journal.ViaCLI}
-	for _, p := range dirs {
-		sample := filepath.Dir(p)
+	for _, sample := range incidenttest.Samples(t) {
 		t.Run(filepath.Base(sample), func(t *testing.T) {
 			ws := incidenttest.New(t, sample)
 			ranks, err := ws.AgentRanking(ctx)

@@ -28,12 +28,7 @@ func (a box) inside(b box) bool   { return a.x0 >= b.x0 && a.x1 <= b.x1 && a.y0 
 // measured at 0.62 em a character (wider than the sans-serif average),
 // from its baseline up one em.
 func TestGraphLabelsDoNotOverlap(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join("..", "sample-incidents", "*", "truth.yaml"))
-	if err != nil || len(dirs) < 6 {
-		t.Fatal(dirs, err)
-	}
-	for _, p := range dirs {
-		sample := filepath.Dir(p)
+	for _, sample := range incidenttest.Samples(t) {
 		t.Run(filepath.Base(sample), func(t *testing.T) {
 			ws := incidenttest.New(t, sample)
 			r, err := report.Build(context.Background(), ws, report.At(reportGenerated))

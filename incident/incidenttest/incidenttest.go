@@ -96,3 +96,19 @@ func WithoutReceipts(entries []journal.Entry) []journal.Entry {
 	}
 	return out
 }
+
+// Samples are the bundled sample incidents' folders (those with a
+// truth.yaml), from a package folder one level below the module's root;
+// it fails the test when there are fewer than six.
+func Samples(t testing.TB) []string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("..", "sample-incidents", "*", "truth.yaml"))
+	if err != nil || len(paths) < 6 {
+		t.Fatalf("samples: %v %v", paths, err)
+	}
+	dirs := make([]string, len(paths))
+	for i, p := range paths {
+		dirs[i] = filepath.Dir(p)
+	}
+	return dirs
+}
