@@ -173,6 +173,8 @@ func Judge(c *Capability, kill, asOf time.Time, cov *Coverage) Verdict {
 			stamp(kill), fromText(c.Kind, after), hms(last.Time), fromOne(c.Kind, last))
 		if v.End != nil {
 			v.Line += fmt.Sprintf(", after %s %s (%s)", v.End.How, hms(v.End.At), v.End.By)
+		} else {
+			v.Line += ", and nothing its issuer recorded ended it"
 		}
 		if c.SkewMargin > 0 && last.Time.Sub(stop) < c.SkewMargin {
 			v.Line += fmt.Sprintf(" — every such use is within the ±%s clock skew margin of the stop: it may have come before it", c.SkewMargin.Round(time.Millisecond))
@@ -210,17 +212,6 @@ func Judge(c *Capability, kill, asOf time.Time, cov *Coverage) Verdict {
 			v.Line += fmt.Sprintf(" (%s reported until %s)", v.Observer, hms(v.Watermark))
 		}
 		v.Events = append(v.Events, c.Acquired[:min(len(c.Acquired), maxEvents)]...)
-		return v
-	case len(after) > 0:
-		// used after the kill, and nothing authoritative ended it
-		v.State = Live
-		v.LiveFor = v.LastUse.Time.Sub(kill)
-		v.Line = fmt.Sprintf("%s: live — used %s after the kill (%s)%s; last %s %s, and nothing its issuer recorded ended it",
-			name, count(v.UsesAfter, v.UsesExact), stamp(kill), fromText(c.Kind, after), hms(v.LastUse.Time), fromOne(c.Kind, *v.LastUse))
-		if c.SkewMargin > 0 && v.LastUse.Time.Sub(kill) < c.SkewMargin {
-			v.Line += fmt.Sprintf(" — every such use is within the ±%s clock skew margin of the kill: it may have come before it", c.SkewMargin.Round(time.Millisecond))
-		}
-		v.Line += claimed
 		return v
 	}
 	// no use after the kill: stopped only if something could have seen one
