@@ -391,7 +391,7 @@ func (m Model) View() string {
 		end := min(m.top+m.rows(), len(m.shown))
 		for i := m.top; i < end; i++ {
 			e := m.entries[m.shown[i]]
-			r := m.row(fmt.Sprintf("#%d", e.Seq), e.Time.UTC().Format("15:04:05"), e.Actor.Name, string(e.Type), ref(e), w-2)
+			r := m.row(fmt.Sprintf("#%d", e.Seq), e.Time.UTC().Format(m.timeLayout()), e.Actor.Name, string(e.Type), ref(e), w-2)
 			if i == m.cur {
 				out = append(out, st.RowSelected.Render(common.PadRight("▸ "+r, w)))
 				continue
@@ -448,6 +448,20 @@ func (m Model) row(seq, at, actor, typ, text string, w int) string {
 	if w >= 110 {
 		aw, tw = 14, 18
 	}
-	rest := max(w-5-1-8-1-aw-1-tw-1, 4)
-	return common.Pad(seq, 5) + " " + common.Pad(at, 8) + " " + common.Pad(actor, aw) + " " + common.Pad(typ, tw) + " " + common.Fit(text, rest)
+	atW := len(m.timeLayout())
+	rest := max(w-5-1-atW-1-aw-1-tw-1, 4)
+	return common.Pad(seq, 5) + " " + common.Pad(at, atW) + " " + common.Pad(actor, aw) + " " + common.Pad(typ, tw) + " " + common.Fit(text, rest)
+}
+
+// timeLayout is how the rows write an entry's time: the time of day while
+// the journal holds one day, ISO 8601 date and time once it spans more,
+// so that two entries a day apart never read as minutes apart.
+func (m Model) timeLayout() string {
+	if n := len(m.entries); n > 1 {
+		first, last := m.entries[0].Time.UTC(), m.entries[n-1].Time.UTC()
+		if first.Format(time.DateOnly) != last.Format(time.DateOnly) {
+			return "2006-01-02T15:04:05Z"
+		}
+	}
+	return "15:04:05"
 }

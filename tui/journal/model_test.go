@@ -179,3 +179,32 @@ func TestNoWorkspaceSaysWhy(t *testing.T) {
 		t.Errorf("journal pane:\n%s", s)
 	}
 }
+
+// A journal spanning more than one day shows each entry's date, ISO 8601;
+// within one day the time of day is enough.
+func TestJournalShowsDatesAcrossDays(t *testing.T) {
+	for _, tc := range []struct {
+		second time.Time
+		want   string
+	}{
+		{time.Date(2026, 8, 11, 11, 0, 0, 0, time.UTC), " 11:00:00 "},
+		{time.Date(2026, 8, 12, 9, 0, 0, 0, time.UTC), "2026-08-12T09:00:00Z"},
+	} {
+		ws := emptyCase(t)
+		ws.Journal().SetClock(func() time.Time { return time.Date(2026, 8, 11, 10, 0, 0, 0, time.UTC) })
+		note(t, ws, "alice", "first")
+		ws.Journal().SetClock(func() time.Time { return tc.second })
+		note(t, ws, "alice", "second")
+		m := newPane(t, ws.Journal(), -1)
+		for _, msg := range msgsOf(m.Poll()) {
+			var cmd tea.Cmd
+			m, cmd = m.Update(msg)
+			for _, x := range msgsOf(cmd) {
+				m, _ = m.Update(x)
+			}
+		}
+		if s := ansi.Strip(m.View()); !strings.Contains(s, tc.want) {
+			t.Errorf("want %q in:\n%s", tc.want, s)
+		}
+	}
+}
