@@ -287,3 +287,21 @@ func TestSearchWordsHighlightedInTimelineAndEvent(t *testing.T) {
 		t.Error("the search is cleared and curl is still marked")
 	}
 }
+
+// An error line clears on the next good command: it answered the last
+// one, not this.
+func TestErrorClearsOnTheNextGoodCommand(t *testing.T) {
+	c := newConsole(t, incidenttest.New(t), 80, 24, termenv.Ascii)
+	c.keys(":")
+	c.typeText("filter decision:")
+	c.keys("enter")
+	if _, err := c.m.Status(); err == nil {
+		t.Fatal(":filter decision: gave no error")
+	}
+	c.keys(":")
+	c.typeText("subject agent-7")
+	c.keys("enter")
+	if text, err := c.m.Status(); err != nil || !strings.Contains(text, "subject agent-7") {
+		t.Errorf("after a good command: %q, %v", text, err)
+	}
+}

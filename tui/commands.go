@@ -88,6 +88,8 @@ func (m *Model) savedNames() []string {
 // runCommand runs one `:` line. A verb that changes the case is refused
 // for an observer before anything is read.
 func (m Model) runCommand(line string) (Model, tea.Cmd) {
+	// a new command answers for itself: the last one's error goes
+	m.err = nil
 	line = m.command.Expand(line)
 	verb, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
 	rest = strings.TrimSpace(rest)
