@@ -34,6 +34,22 @@ func newRoot(e *env) *cobra.Command {
 	}
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
+	if comp, _, err := root.Find([]string{"completion"}); err == nil && comp != root {
+		// a shell it has no script for is a usage error that lists the
+		// ones it has, not its help and exit 0
+		comp.Args = cobra.ArbitraryArgs
+		comp.RunE = func(_ *cobra.Command, args []string) error {
+			var shells []string
+			for _, c := range comp.Commands() {
+				shells = append(shells, c.Name())
+			}
+			what := "completion needs a shell"
+			if len(args) > 0 {
+				what = fmt.Sprintf("no completion for %q", args[0])
+			}
+			return fmt.Errorf("%w: %s: the shells are %s", errUsage, what, strings.Join(shells, ", "))
+		}
+	}
 	return root
 }
 
