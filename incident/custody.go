@@ -24,6 +24,13 @@ type Receipt struct {
 	First     time.Time `json:"first,omitzero"` // the span of those events
 	Last      time.Time `json:"last,omitzero"`
 	Error     string    `json:"error,omitempty"`
+	// NoEvents says why the file, read from its start, gave no event
+	// though it was not empty (ingest.FileResult.NoEvents): a loss the
+	// journal keeps, not only the terminal.
+	NoEvents string `json:"no_events,omitempty"`
+	// Held is the last line left unread for a later run, where and why
+	// (ingest.FileResult.Held).
+	Held string `json:"held,omitempty"`
 }
 
 // GrowthEvery is how often a followed file that keeps growing is journaled
@@ -121,6 +128,10 @@ func (w *Workspace) recordReceipts(ctx context.Context, actor journal.Actor, res
 		if f.Err != nil {
 			rc.Error = f.Err.Error()
 		}
+		rc.NoEvents, rc.Held = f.NoEvents, ""
+		if h := f.Held; h != nil {
+			rc.Held = fmt.Sprintf("%s (byte %d, %d bytes): %s", h.Origin, h.Offset, h.Len, h.Reason)
+		}
 		prev, seen := w.custody.last[r.Resolved]
 		if !r.Stdin && seen && !needsReceipt(prev, *r, now, follow && !final) {
 			if prev.r.SHA256 != r.SHA256 {
@@ -193,6 +204,11 @@ func receiptText(r Receipt) string {
 	s := fmt.Sprintf("%s: %s, %d records, %d rejects, sha256 %s (%s)", name, format, r.Records, r.Rejects, r.SHA256, whole)
 	if r.Error != "" {
 		s += ": " + r.Error
+	}
+	if r.NoEvents != "" {
+		s += "; no events: " + r.NoEvents
+	} else if r.Held != "" {
+		s += "; last line left unread: " + r.Held
 	}
 	return s
 }

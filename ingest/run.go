@@ -19,6 +19,11 @@ import (
 // ErrUnreadable: an input file could not be opened or read.
 var ErrUnreadable = errors.New("unreadable input")
 
+// ErrNoEvents: an input that is not empty, read from its start, gave no
+// event (FileResult.NoEvents says why). Run reports it in the result; the
+// caller decides that it fails the ingest.
+var ErrNoEvents = errors.New("no events from a non-empty input")
+
 // Options control a run of Ingest.
 type Options struct {
 	Format    string           // force a format instead of sniffing
@@ -67,6 +72,16 @@ type FileResult struct {
 	// and in the index as the event of the request's later stage.
 	Merged    int   `json:"merged,omitempty"`
 	ResumedAt int64 `json:"resumed_at,omitempty"`
+	// Held is the last line left unread: no newline after it and it does
+	// not parse, so it may be a line still being written (see Stream).
+	// The next run reads it again; until then it is here (where, how
+	// long and why, without its data), not lost.
+	Held *parse.Reject `json:"held,omitempty"`
+	// NoEvents says why an input read from its start gave no event though
+	// it held more than blank lines and valid empty containers ({"Records":[]}):
+	// its first rejected record, or its held last line. "" otherwise, and
+	// for a run that resumed (it added nothing new, which is no loss).
+	NoEvents string `json:"no_events,omitempty"`
 	// Received is what was read, for the chain of custody; nil when the
 	// input could not be opened.
 	Received    *Received `json:"received,omitempty"`
@@ -244,7 +259,7 @@ func ingestFile(ctx context.Context, path string, opt Options, pr *progress, w *
 	if sp, ok := p.(parse.Stager); ok {
 		b.stages = &batchStages{p: sp, book: book, inBatch: map[string]int{}, inReplace: map[string]int{}}
 	}
-	at := Position{Offset: ck.Offset, Line: ck.Line}
+	at := Position{Offset: ck.Offset, Line: ck.Line, Streaming: ck.Streaming}
 	final, err := Stream(src.input(p), src.name, p, at, b, b.commit)
 	if err != nil {
 		if errors.Is(err, errStore) {
@@ -255,7 +270,30 @@ func ingestFile(ctx context.Context, path string, opt Options, pr *progress, w *
 	if err := b.flush(final, true); err != nil {
 		return res, err
 	}
+	res.NoEvents = b.noEvents()
 	return res, nil
+}
+
+// maxReasonText bounds what NoEvents quotes of a reason or an origin.
+const maxReasonText = 300
+
+// noEvents says why the input gave no event, if it was read from its
+// start and something in it was rejected or held.
+func (b *batcher) noEvents() string {
+	res := b.res
+	if res.Events > 0 || res.Merged > 0 || res.ResumedAt > 0 || res.Err != nil {
+		return ""
+	}
+	// Reasons quote the record; the journal keeps this line, not the record.
+	cut := func(s string) string { return parse.CutText(parse.OneLine(s), maxReasonText) }
+	switch {
+	case b.first != nil:
+		r := b.first
+		return fmt.Sprintf("%d record(s) rejected, the first at %s (byte %d): %s", res.Rejects, cut(r.Origin), r.Offset, cut(r.Reason))
+	case res.Held != nil:
+		return fmt.Sprintf("its last line, at %s (byte %d), %s", cut(res.Held.Origin), res.Held.Offset, res.Held.Reason) // bounded by Stream
+	}
+	return ""
 }
 
 // errStore marks failures of the store or reject log, which end the run.
@@ -273,7 +311,8 @@ type batcher struct {
 	events  []evidence.Event
 	bytes   int // Size of the events
 	rejects []parse.Reject
-	stages  *batchStages // for a parse.Stager's requests; nil for other formats
+	first   *parse.Reject // the input's first reject this run, for NoEvents
+	stages  *batchStages  // for a parse.Stager's requests; nil for other formats
 }
 
 func (b *batcher) Event(ev evidence.Event) error {
@@ -315,10 +354,17 @@ func (b *batcher) span(t time.Time) {
 func (b *batcher) Merged(n int) { b.res.Merged += n }
 
 func (b *batcher) Reject(r parse.Reject) error {
-	b.rejects = append(b.rejects, r.Bounded())
+	r = r.Bounded()
+	b.rejects = append(b.rejects, r)
 	b.res.Rejects++
+	if b.first == nil {
+		b.first = &parse.Reject{Origin: r.Origin, Offset: r.Offset, Reason: r.Reason} // not its data
+	}
 	return nil
 }
+
+// Held keeps the last line Stream left unread.
+func (b *batcher) Held(r parse.Reject) { b.res.Held = &r }
 
 func (b *batcher) commit(pos Position) error {
 	if len(b.events) < b.opt.BatchSize && b.bytes < b.opt.BatchBytes && len(b.rejects) < b.opt.BatchSize {

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,9 +25,10 @@ type Position struct {
 // events and rejects to sink. After each record, commit is told the position
 // just past it (nil commit is allowed), or for a parse.Stager, the start of
 // the oldest record whose request waits for its last stage (see stages). A
-// final line without a newline that fails to parse is not consumed: a log
-// being written may finish it later. A StreamParser reads the whole input
-// itself (see streamDocument).
+// final line without a newline that fails to parse is not consumed (a log
+// being written may finish it later) unless it is a whole JSON value, which
+// nothing appended can change; a HoldSink is told of it. A StreamParser
+// reads the whole input itself (see streamDocument).
 func Stream(r io.Reader, name string, p parse.Parser, at Position, sink parse.Sink, commit func(Position) error) (Position, error) {
 	if at.Line == 0 {
 		at.Line = 1
@@ -35,6 +37,12 @@ func Stream(r io.Reader, name string, p parse.Parser, at Position, sink parse.Si
 		return streamDocument(r, name, sp, at, sink, commit)
 	}
 	rr := NewRecordReader(r, p.Framing(), at.Offset, at.Line)
+	if p.Framing() == parse.JSON && at.Offset > 0 && !at.Streaming {
+		// Resumed mid-file: the run that wrote the checkpoint read JSON
+		// Lines (pretty or array JSON resumes only at its end), and an
+		// unfinished last line must not pass for a truncated document.
+		rr.mode = jsonLines
+	}
 	pos := at // just past the last record consumed
 	st := newStages(p)
 	merges, _ := sink.(MergeSink)
@@ -64,13 +72,22 @@ func Stream(r io.Reader, name string, p parse.Parser, at Position, sink parse.Si
 		if err == nil {
 			evs, err = safeParse(p, rec)
 		}
+		if err == nil && len(evs) == 0 {
+			// ErrSkip is how a parser says a record holds no evidence;
+			// nothing at all is a record lost without a word.
+			err = fmt.Errorf("the %s parser made no event of this record and gave no reason", p.Format())
+		}
 		for i := 0; err == nil && i < len(evs); i++ {
 			err = parse.Normalize(&evs[i])
 		}
 		switch {
 		case errors.Is(err, parse.ErrSkip):
 		case err != nil:
-			if p.Framing() != parse.Whole && isPartialTail(rr, rec) {
+			if p.Framing() != parse.Whole && isPartialTail(rr, rec) && !wholeJSON(p, rec) {
+				if hs, ok := sink.(HoldSink); ok {
+					hs.Held(parse.Reject{Origin: origin, Offset: rec.Offset, Format: p.Format(), Len: len(rec.Data),
+						Reason: "no newline after it, and it does not parse (" + parse.CutText(parse.OneLine(err.Error()), maxReasonText) + "): left unread, as a line still being written; the next ingest reads it again"})
+				}
 				return end(pos)
 			}
 			rj := parse.Reject{Origin: origin, Offset: rec.Offset, Format: p.Format(), Reason: err.Error(), Data: string(rec.Data)}
@@ -121,6 +138,20 @@ func Stream(r io.Reader, name string, p parse.Parser, at Position, sink parse.Si
 			}
 		}
 	}
+}
+
+// HoldSink is a Sink told of the last record Stream left unread (see
+// Stream): neither an event nor a reject yet, and not to be lost without
+// a word when the line is never finished.
+type HoldSink interface {
+	Held(r parse.Reject)
+}
+
+// wholeJSON reports a JSON record that is one complete value: whatever is
+// appended after it is another record, so a final one without a newline is
+// read (and rejected if it does not parse) like any other.
+func wholeJSON(p parse.Parser, rec parse.Record) bool {
+	return p.Framing() == parse.JSON && json.Valid(rec.Data)
 }
 
 // isPartialTail reports a last record that ended at end of input without a

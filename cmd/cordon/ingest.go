@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/cordon-ir/cordon/evidence"
@@ -86,8 +87,24 @@ func cmdIngest(e *env, c *cobra.Command) {
 				return fmt.Errorf("some inputs were not ingested: %w", r.Err)
 			}
 		}
+		return noEvents(results, *dir)
+	}
+}
+
+// noEvents fails an ingest in which an input that is not empty gave no
+// event: what it held is in no view, and exit 0 would say it was read.
+func noEvents(results []ingest.FileResult, dir string) error {
+	var empty []string
+	for _, r := range results {
+		if r.NoEvents != "" {
+			empty = append(empty, evidence.Printable(r.Path))
+		}
+	}
+	if len(empty) == 0 {
 		return nil
 	}
+	return fmt.Errorf("%w: %s; check the file, or name its format with --format (cordon formats), and list what was rejected with cordon rejects --incident %s",
+		ingest.ErrNoEvents, strings.Join(empty, ", "), evidence.Printable(dir))
 }
 
 func printProgress(w io.Writer, p ingest.Progress) {
@@ -154,6 +171,11 @@ func printResults(w io.Writer, results []ingest.FileResult, asJSON bool) {
 			line += fmt.Sprintf(", %s – %s", r.First.Format(time.RFC3339), r.Last.Format(time.RFC3339))
 		}
 		fmt.Fprintln(w, line)
+		if r.NoEvents != "" {
+			fmt.Fprintf(w, "  no events from this file: %s\n", evidence.PrintableMessage(r.NoEvents))
+		} else if r.Held != nil {
+			fmt.Fprintf(w, "  last line at %s (byte %d) left unread: %s\n", evidence.Printable(r.Held.Origin), r.Held.Offset, evidence.PrintableMessage(r.Held.Reason))
+		}
 		if r.Rejects > 0 {
 			fmt.Fprintf(w, "  rejected records are kept in rejects.jsonl; list them with: cordon rejects --incident DIR\n")
 		}

@@ -36,6 +36,7 @@ const (
 	exitWrite        = 8
 	exitLive         = 9
 	exitCannotTell   = 10
+	exitNoEvents     = 11
 )
 
 // errUsage marks a command-line mistake.
@@ -164,6 +165,8 @@ func exitCode(stderr io.Writer, err error) int {
 		return exitLive
 	case errors.Is(err, incident.ErrCannotTell):
 		return exitCannotTell
+	case errors.Is(err, ingest.ErrNoEvents):
+		return exitNoEvents
 	}
 	return exitError
 }
@@ -202,6 +205,9 @@ Exit codes:
       its issuer recorded ended it)
   10 check: cannot tell whether every layer is stopped (no kill time, a claimed end only, or
       no source that could see a use: the line names the one missing)
+  11 ingest: an input that is not empty gave no event (every record rejected, or its only
+      line unfinished): each is named with where and why; a re-run that adds nothing new
+      and a valid empty file ({"Records":[]}) exit 0
   130 stopped by SIGINT (ctrl-c), 143 by SIGTERM: the workspace lock is released, and an
       ingest keeps every batch it indexed and resumes after it when run again
 

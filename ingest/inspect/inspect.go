@@ -159,6 +159,11 @@ func (p parser) parseJSON(name string, r io.Reader, out parse.Sink) error {
 	if err == nil {
 		err = h.reportProblems(name, out)
 	}
+	if err == nil && n == 0 && h.Version == "" && h.Eval.EvalID == "" && h.Eval.Task == "" && h.Eval.Created == "" {
+		// A JSON object, but nothing of an eval log in it: said, not
+		// taken for a log with no samples yet.
+		return out.Reject(parse.Reject{Origin: name, Reason: "not an Inspect eval log: no version, no eval and no samples"})
+	}
 	if err == nil || isSinkErr(err) {
 		return err
 	}
