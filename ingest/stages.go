@@ -59,11 +59,13 @@ func (s *stages) add(ev evidence.Event, at Position) (out []evidence.Event, merg
 	if h != nil {
 		merged = 1
 		if h.rank > rank {
+			parse.KeepDuplicates(&ev, &h.ev)
 			return nil, merged // an earlier stage read late: the held one says more
 		}
 		if h.ev.Time.Before(ev.Time) {
 			ev.Time = h.ev.Time
 		}
+		parse.KeepDuplicates(&h.ev, &ev)
 		h.gone = true
 		delete(s.held, ev.ID)
 	}

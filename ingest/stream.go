@@ -98,6 +98,9 @@ func Stream(r io.Reader, name string, p parse.Parser, at Position, sink parse.Si
 				return st.safe(pos), serr
 			}
 		default:
+			if err := rejectHidden(sink, p, origin, rec, parse.FlagDuplicates(rec.Data, evs)); err != nil {
+				return st.safe(pos), err
+			}
 			for i := range evs {
 				ev := &evs[i]
 				own := ev.ID != "" // a request's, the same for each of its stages
@@ -138,6 +141,26 @@ func Stream(r io.Reader, name string, p parse.Parser, at Position, sink parse.Si
 			}
 		}
 	}
+}
+
+// rejectHidden keeps the values of duplicate keys that no event of the
+// record holds (parse.FlagDuplicates): every one but the last, which the
+// events were made from, is a reject with its bytes and where they are.
+func rejectHidden(sink parse.Sink, p parse.Parser, origin string, rec parse.Record, hidden []parse.Dup) error {
+	for _, d := range hidden {
+		for k, sp := range d.Spans[:len(d.Spans)-1] {
+			if sp[0] < 0 || sp[1] < sp[0] {
+				continue
+			}
+			rj := parse.Reject{Origin: origin, Offset: rec.Offset + int64(sp[0]), Format: p.Format(), Data: string(rec.Data[sp[0]:sp[1]]),
+				Reason: fmt.Sprintf("duplicate key %q, value %d of %d: the record's events were made from the last value (tagged %s%s), and none holds this one",
+					d.Path, k+1, len(d.Spans), parse.TagDupKey, d.Path)}
+			if err := sink.Reject(rj.Bounded()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // HoldSink is a Sink told of the last record Stream left unread (see

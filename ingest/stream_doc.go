@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/ingest/parse"
@@ -85,6 +86,11 @@ func (d *docSink) Event(ev evidence.Event) error {
 	}
 	if ev.Origin == "" {
 		ev.Origin = d.name
+	}
+	if strings.HasPrefix(ev.Raw, "{") {
+		one := []evidence.Event{ev} // its raw is its record: nothing is hidden from it
+		parse.FlagDuplicates([]byte(ev.Raw), one)
+		ev = one[0]
 	}
 	if ev.ID == "" {
 		ev.ID = evidence.MakeID(d.p.Format(), 0, 0, []byte(ev.Origin+"\x00"+ev.Raw))

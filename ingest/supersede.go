@@ -97,12 +97,17 @@ func (s *batchStages) take(b *batcher, ev evidence.Event) (bool, error) {
 			if old.Time.Before(ev.Time) {
 				ev.Time = old.Time
 			}
+			parse.KeepDuplicates(old, &ev)
 			b.bytes += ev.Size() - old.Size()
 			*old = ev
 			s.note(ev.ID, rank, last)
 			if last {
 				delete(s.inBatch, ev.ID)
 			}
+		} else {
+			n := old.Size()
+			parse.KeepDuplicates(&ev, old)
+			b.bytes += old.Size() - n
 		}
 		b.res.Merged++
 		return true, nil
@@ -110,6 +115,7 @@ func (s *batchStages) take(b *batcher, ev evidence.Event) (bool, error) {
 	if o, ok := s.book.open[ev.ID]; ok && rank > o.rank {
 		// given alone before this batch: the writer replaces it
 		if j, ok := s.inReplace[ev.ID]; ok {
+			parse.KeepDuplicates(&s.replace[j], &ev)
 			b.bytes += ev.Size() - s.replace[j].Size()
 			s.replace[j] = ev
 			b.res.Merged++
@@ -191,6 +197,7 @@ func (w *writer) supersede(j job) error {
 			continue
 		}
 		ev.Time = old.Time // when the request was received
+		parse.KeepDuplicates(&old, &ev)
 		repl = append(repl, ev)
 	}
 	if _, err := w.store.Replace(w.ctx, repl); err != nil {

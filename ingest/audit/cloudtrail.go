@@ -171,7 +171,8 @@ func trailRecordsFast(data []byte) ([]call, bool) {
 // splitRecords returns the bytes of each element of the Records array of
 // a valid JSON object, by depth and string state alone. A "Records" key
 // deeper in the object (none in CloudTrail's) would be taken for the
-// array: the caller checks the count against the decoded records.
+// array: the caller checks the count against the decoded records. It
+// gives nil when anything but the object's end follows the array.
 func splitRecords(data []byte) []json.RawMessage {
 	i := bytes.Index(data, []byte(`"Records"`))
 	if i < 0 {
@@ -204,6 +205,11 @@ func splitRecords(data []byte) []json.RawMessage {
 			depth++
 		case c == '}' || c == ']':
 			if depth == 0 { // the array's end
+				if !bytes.Equal(bytes.TrimSpace(data[k+1:]), []byte("}")) {
+					// More after it (a second Records key, which the
+					// decoder takes instead): the slow path reads it.
+					return nil
+				}
 				return out
 			}
 			depth--

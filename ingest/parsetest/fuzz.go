@@ -4,14 +4,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cordon-ir/cordon/ingest/parse"
 )
 
 // Fuzz seeds a parser's fuzz target with every sample file and every line
-// of them, and checks that parsing arbitrary bytes never panics and always yields events
-// with a time, or an error.
+// of them (and, for a JSON format, each line again with a key repeated),
+// and checks that parsing arbitrary bytes never panics and always yields
+// events with a time, or an error, and that a record with a repeated key
+// has every event flagged (parse.FlagDuplicates, as ingest does).
 func Fuzz(f *testing.F, p parse.Parser, samples ...string) {
 	for _, s := range samples {
 		data, err := os.ReadFile(s)
@@ -21,6 +25,9 @@ func Fuzz(f *testing.F, p parse.Parser, samples ...string) {
 		f.Add(data)
 		for _, line := range bytes.Split(data, []byte("\n")) {
 			f.Add(line)
+			for _, dup := range duplicated(line) {
+				f.Add(dup)
+			}
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -28,6 +35,14 @@ func Fuzz(f *testing.F, p parse.Parser, samples ...string) {
 		evs, err := p.Parse(parse.Record{Data: data, Line: 1})
 		if err != nil {
 			return
+		}
+		parse.FlagDuplicates(data, evs)
+		if len(parse.DuplicateKeys(data)) > 0 && bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
+			for _, ev := range evs {
+				if !slices.ContainsFunc(ev.Tags, func(t string) bool { return strings.HasPrefix(t, parse.TagDupKey) }) {
+					t.Errorf("event from %q has no %s tag: %v", data, parse.TagDupKey, ev.Tags)
+				}
+			}
 		}
 		for _, ev := range evs {
 			if parse.Normalize(&ev) != nil {
@@ -44,4 +59,41 @@ func Fuzz(f *testing.F, p parse.Parser, samples ...string) {
 			}
 		}
 	})
+}
+
+// duplicated gives a JSON object's line with its first key repeated: once
+// before it (the decoder keeps the original, last value) and once after
+// the last (a second value hides it), and its first nested object's first
+// key repeated the same way.
+func duplicated(line []byte) [][]byte {
+	line = bytes.TrimSpace(line)
+	if !json.Valid(line) || len(line) < 2 || line[0] != '{' {
+		return nil
+	}
+	var out [][]byte
+	for _, at := range []int{0, bytes.IndexByte(line[1:], '{') + 1} {
+		if at < 0 || at >= len(line) || line[at] != '{' {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(line[at:]))
+		if _, err := dec.Token(); err != nil {
+			continue
+		}
+		k, err := dec.Token()
+		key, ok := k.(string)
+		if err != nil || !ok {
+			continue
+		}
+		q, _ := json.Marshal(key)
+		before := slices.Concat(line[:at+1], q, []byte(`:"hidden",`), line[at+1:])
+		out = append(out, before)
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			continue
+		}
+		end := at + int(dec.InputOffset()) // just past the first member
+		after := slices.Concat(line[:end], []byte(`,`), q, []byte(`:{"shadow":true}`), line[end:])
+		out = append(out, after)
+	}
+	return out
 }
