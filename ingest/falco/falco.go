@@ -76,10 +76,11 @@ func (parser) Parse(rec parse.Record) ([]evidence.Event, error) {
 	if err != nil {
 		return nil, err
 	}
+	var num parse.Numbers
 	ev := evidence.Event{
 		Time: t, Policy: a.Rule, Severity: strings.ToLower(a.Priority), Tags: a.Tags,
 		Host:    parse.FirstOf(a.Hostname, f["evt.hostname"].String()),
-		Cmdline: f["proc.cmdline"].String(), Pid: int(f["proc.pid"].Int()), Ppid: int(f["proc.ppid"].Int()),
+		Cmdline: f["proc.cmdline"].String(), Pid: num.Pid("proc.pid", f["proc.pid"]), Ppid: num.Pid("proc.ppid", f["proc.ppid"]),
 		User: parse.FirstOf(f["user.name"].String(), f["ka.user.name"].String()),
 	}
 	if c := strings.ToLower(f["container.id"].String()); c != "host" {
@@ -94,7 +95,10 @@ func (parser) Parse(rec parse.Record) ([]evidence.Event, error) {
 			ev.Decision = evidence.DecisionDeny
 		}
 	} else {
-		falcoNet(&ev, f)
+		falcoNet(&ev, f, &num)
+	}
+	if err := num.Err(); err != nil {
+		return nil, err
 	}
 	ev.Kind = falcoKind(a.Rule, a.Output, audit, f, &ev)
 	ev.Message = falcoMessage(&a, &ev, audit)
@@ -134,12 +138,12 @@ func falcoAudit(source string, f map[string]parse.Flex) bool {
 // falcoNet fills the connection tuple: fd.name "cip:cport->sip:sport" for
 // sockets (client first), else the fd.cip/fd.sip fields. A file fd.name is
 // the path.
-func falcoNet(ev *evidence.Event, f map[string]parse.Flex) {
+func falcoNet(ev *evidence.Event, f map[string]parse.Flex, num *parse.Numbers) {
 	ev.DstHost = f["fd.sip.name"].String()
 	name := f["fd.name"].String()
 	if src, dst, ok := strings.Cut(name, "->"); ok {
-		sip, sport := splitAddrPort(src)
-		dip, dport := splitAddrPort(dst)
+		sip, sport := splitAddrPort(src, num)
+		dip, dport := splitAddrPort(dst, num)
 		if parse.IsIP(sip) && parse.IsIP(dip) {
 			ev.SrcIP, ev.SrcPort, ev.DstIP, ev.DstPort = sip, sport, dip, dport
 			return
@@ -150,9 +154,9 @@ func falcoNet(ev *evidence.Event, f map[string]parse.Flex) {
 	}
 	// fd.cip/fd.sip are client and server; fd.lip/fd.rip local and remote,
 	// whose direction fd.is_server tells.
-	ev.SrcIP, ev.SrcPort = f["fd.cip"].String(), int(f["fd.cport"].Int())
-	ev.DstIP, ev.DstPort = f["fd.sip"].String(), int(f["fd.sport"].Int())
-	lip, lport, rip, rport := f["fd.lip"].String(), int(f["fd.lport"].Int()), f["fd.rip"].String(), int(f["fd.rport"].Int())
+	ev.SrcIP, ev.SrcPort = f["fd.cip"].String(), num.Port("fd.cport", f["fd.cport"])
+	ev.DstIP, ev.DstPort = f["fd.sip"].String(), num.Port("fd.sport", f["fd.sport"])
+	lip, lport, rip, rport := f["fd.lip"].String(), num.Port("fd.lport", f["fd.lport"]), f["fd.rip"].String(), num.Port("fd.rport", f["fd.rport"])
 	if f["fd.is_server"].String() == "true" {
 		lip, lport, rip, rport = rip, rport, lip, lport
 	}
@@ -166,14 +170,14 @@ func falcoNet(ev *evidence.Event, f map[string]parse.Flex) {
 
 // splitAddrPort splits one side of a Falco socket tuple. libsinsp always
 // writes "addr:port", IPv6 without brackets ("2001:db8::1:443"), so the port
-// is after the last colon; a port resolved to a service name reads as 0.
-func splitAddrPort(s string) (string, int) {
+// is after the last colon; a port resolved to a service name reads as 0,
+// a number that is no port is an error in num.
+func splitAddrPort(s string, num *parse.Numbers) (string, int) {
 	i := strings.LastIndexByte(s, ':')
 	if i < 0 {
 		return s, 0
 	}
-	p, _ := strconv.Atoi(s[i+1:])
-	return strings.Trim(s[:i], "[]"), p
+	return strings.Trim(s[:i], "[]"), num.Port("fd.name port", parse.Flex(s[i+1:]))
 }
 
 // falcoKind derives the action an alert is about: the syscall when the

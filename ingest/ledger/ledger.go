@@ -125,6 +125,7 @@ func (parser) Parse(rec parse.Record) ([]evidence.Event, error) {
 	if r.Agent != "" {
 		ev.AttributedVia = "record"
 	}
+	var num parse.Numbers
 	switch r.Type {
 	case "session_start":
 		ev.Model, ev.Objective = r.Model, r.Objective
@@ -155,7 +156,7 @@ func (parser) Parse(rec parse.Record) ([]evidence.Event, error) {
 	case "policy_decision":
 		ev.Decision, ev.Policy = r.Decision, r.Policy
 		if r.Target != "" {
-			ev.DstHost, ev.DstPort = parse.SplitHostPort(r.Target)
+			ev.DstHost, ev.DstPort = num.HostPort("target", r.Target)
 		}
 		ev.Message = parse.Message(r.Decision, "by", r.Policy+":", r.Reason, r.Target)
 	case "tool_result":
@@ -167,19 +168,17 @@ func (parser) Parse(rec parse.Record) ([]evidence.Event, error) {
 			ev.Decision = evidence.DecisionError
 		}
 		ev.Message = parse.Message("result", r.Status, r.OutputExcerpt)
-		if d := r.DurationMS.Int(); d > 0 {
-			ev.DurationMS = d
-		}
+		ev.DurationMS = num.Duration("duration_ms", r.DurationMS)
 	case "net_event":
 		ev.Kind = evidence.KindNetRequest
-		ev.DstHost, ev.DstIP, ev.DstPort = r.DstHost, r.DstIP, int(r.DstPort.Int())
-		ev.BytesOut, ev.BytesIn = r.BytesOut.Int(), r.BytesIn.Int()
+		ev.DstHost, ev.DstIP, ev.DstPort = r.DstHost, r.DstIP, num.Port("dst_port", r.DstPort)
+		ev.BytesOut, ev.BytesIn = num.Count("bytes_out", r.BytesOut), num.Count("bytes_in", r.BytesIn)
 		ev.Method = r.Protocol
-		ev.Message = parse.Message(r.Direction, r.Protocol, parse.HostPort(r.DstHost, r.DstIP, int(r.DstPort.Int())),
+		ev.Message = parse.Message(r.Direction, r.Protocol, parse.HostPort(r.DstHost, r.DstIP, ev.DstPort),
 			"out", r.BytesOut.String(), "in", r.BytesIn.String())
 	case "file_write":
 		ev.Path = r.Path
-		ev.BytesOut = r.Bytes.Int()
+		ev.BytesOut = num.Count("bytes", r.Bytes)
 		ev.Message = parse.Message("write", r.Path, r.Bytes.String(), "bytes", r.Mode)
 	case "summary":
 		ev.Message = parse.Message("summary:", r.Text)
@@ -189,6 +188,9 @@ func (parser) Parse(rec parse.Record) ([]evidence.Event, error) {
 	default:
 		ev.Kind = evidence.KindOther
 		ev.Message = parse.Message(r.Type)
+	}
+	if err := num.Err(); err != nil {
+		return nil, err
 	}
 	return []evidence.Event{ev}, nil
 }

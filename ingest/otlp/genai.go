@@ -31,7 +31,7 @@ func spanOp(sp *otlpSpan) string {
 // spanEvents maps every span of one export. A span without the agent or
 // conversation attributes takes them from its nearest ancestor in the same
 // export (a tool or model span under invoke_agent).
-func spanEvents(spans []*otlpSpan) []evidence.Event {
+func spanEvents(spans []*otlpSpan, num *parse.Numbers) []evidence.Event {
 	byID := make(map[string]*otlpSpan, len(spans))
 	for _, sp := range spans {
 		byID[sp.TraceID+"/"+sp.SpanID] = sp
@@ -59,14 +59,14 @@ func spanEvents(spans []*otlpSpan) []evidence.Event {
 		if sp.ParentSpanID != "" {
 			base.Tags = []string{"parent_span:" + sp.ParentSpanID}
 		}
-		evs = append(evs, spanToEvents(sp, base)...)
+		evs = append(evs, spanToEvents(sp, base, num)...)
 	}
 	return evs
 }
 
 // spanToEvents is the event a span stands for, plus a policy_decision for
 // an action-gate disposition and for each guardrail result it carries.
-func spanToEvents(sp *otlpSpan, base evidence.Event) []evidence.Event {
+func spanToEvents(sp *otlpSpan, base evidence.Event, num *parse.Numbers) []evidence.Event {
 	a, op := sp.attrs, spanOp(sp)
 	ev := base
 	ev.Tags = append([]string(nil), base.Tags...)
@@ -91,7 +91,7 @@ func spanToEvents(sp *otlpSpan, base evidence.Event) []evidence.Event {
 		ev.Message = parse.Message(tool, parse.ArgsText(args), parse.Labelled("type", a.str("gen_ai.tool.type")), errText)
 	case otlpModelOps[op]:
 		ev.Kind = parse.KindModelCall
-		ev.DstHost, ev.DstPort = a.str("server.address"), int(parse.Flex(a.str("server.port")).Int())
+		ev.DstHost, ev.DstPort = a.str("server.address"), num.Port("server.port", parse.Flex(a.str("server.port")))
 		ev.Message = parse.Message(op, ev.Model, provider, otlpTokens(a), parse.Labelled("finish", a.str("gen_ai.response.finish_reasons")),
 			parse.Labelled("server", parse.HostPort(ev.DstHost, "", ev.DstPort)), errText)
 	case op == "apply_guardrail":
@@ -102,7 +102,7 @@ func spanToEvents(sp *otlpSpan, base evidence.Event) []evidence.Event {
 		if code := a.str("http.response.status_code", "http.status_code"); code != "" {
 			ev.Status = code
 		}
-		ev.DstHost, ev.DstPort = a.str("server.address", "net.peer.name"), int(parse.Flex(a.str("server.port", "net.peer.port")).Int())
+		ev.DstHost, ev.DstPort = a.str("server.address", "net.peer.name"), num.Port("server.port", parse.Flex(a.str("server.port", "net.peer.port")))
 		method := ev.Method
 		if method == sp.Name {
 			method = ""

@@ -93,14 +93,14 @@ type otlpIdentity struct {
 	pid                               int
 }
 
-func identityOf(kvs []otlpKV) *otlpIdentity {
+func identityOf(kvs []otlpKV, num *parse.Numbers) *otlpIdentity {
 	a := attrsOf(kvs)
 	id := &otlpIdentity{
 		pod:       parse.PodName(a.str("k8s.namespace.name"), a.str("k8s.pod.name")),
 		container: parse.ContainerID(a.str("container.id")),
 		host:      a.str("host.name", "k8s.node.name"),
 		service:   a.str("service.name"),
-		pid:       int(parse.Flex(a.str("process.pid")).Int()),
+		pid:       num.Pid("process.pid", parse.Flex(a.str("process.pid"))),
 	}
 	for _, ip := range []string{a.first("k8s.pod.ip"), a.first("host.ip")} {
 		if id.ip == "" && parse.IsIP(ip) {
@@ -131,8 +131,9 @@ func (parser) Parse(rec parse.Record) ([]evidence.Event, error) {
 		return nil, errors.New("OTLP export has no resourceSpans or resourceLogs")
 	}
 	var spans []*otlpSpan
+	var num parse.Numbers
 	for _, rs := range x.ResourceSpans {
-		id := identityOf(rs.Resource.Attributes)
+		id := identityOf(rs.Resource.Attributes, &num)
 		scopes := rs.ScopeSpans
 		for _, l := range rs.Library {
 			scopes = append(scopes, struct {
@@ -149,9 +150,9 @@ func (parser) Parse(rec parse.Record) ([]evidence.Event, error) {
 			}
 		}
 	}
-	evs := spanEvents(spans)
+	evs := spanEvents(spans, &num)
 	for _, rl := range x.ResourceLogs {
-		id := identityOf(rl.Resource.Attributes)
+		id := identityOf(rl.Resource.Attributes, &num)
 		for _, sl := range rl.ScopeLogs {
 			for _, raw := range sl.LogRecords {
 				ev, err := logEvent(raw, id)
@@ -161,6 +162,9 @@ func (parser) Parse(rec parse.Record) ([]evidence.Event, error) {
 				evs = append(evs, ev)
 			}
 		}
+	}
+	if err := num.Err(); err != nil {
+		return nil, err
 	}
 	if len(evs) == 0 {
 		return nil, parse.ErrSkip

@@ -101,15 +101,11 @@ func (f *Flex) UnmarshalJSON(b []byte) error {
 // String returns the value, "" for absent placeholders.
 func (f Flex) String() string { return Clean(string(f)) }
 
-// Int returns the value as an integer, 0 when absent or not a number.
+// Int returns the value as an integer, 0 when absent, not a number or
+// outside 64 bits (never wrapped). A field whose overflow must reject the
+// record (a byte count, a port, a pid) is read with Numbers instead.
 func (f Flex) Int() int64 {
-	n, err := strconv.ParseInt(f.String(), 10, 64)
-	if err != nil {
-		if x, ferr := strconv.ParseFloat(f.String(), 64); ferr == nil {
-			return int64(x)
-		}
-		return 0
-	}
+	n, _ := f.Int64()
 	return n
 }
 

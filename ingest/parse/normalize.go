@@ -13,10 +13,14 @@ import (
 // 10.0.3.7), a time a timeline can hold, and the credential catalogue: a
 // read of a credential location or a metadata service is tagged cred-read
 // whatever its source (docs/credentials.md). The ingest driver applies it
-// to every event and rejects the record when it fails.
+// to every event and rejects the record when it fails, as it does a port,
+// a pid, a byte count or a duration out of its range.
 func Normalize(ev *evidence.Event) error {
 	if y := ev.Time.Year(); y < 1970 || y > 9999 {
 		return fmt.Errorf("time %s out of range (years 1970-9999)", ev.Time.Format(time.RFC3339))
+	}
+	if err := checkNumbers(ev); err != nil {
+		return err
 	}
 	ev.SrcIP, ev.DstIP = canonIP(ev.SrcIP), canonIP(ev.DstIP)
 	credentialRead(ev)

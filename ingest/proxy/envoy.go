@@ -112,32 +112,31 @@ func (r *envoyRecord) event() (evidence.Event, error) {
 	authority := firstFlex(r.Authority, r.ColonAuthority)
 	flags := nonEmpty(strings.Split(r.ResponseFlags.String(), ",")...)
 	details := r.Details.String()
+	var num parse.Numbers
 	ev := evidence.Event{
 		Time: t, Kind: evidence.KindNetRequest, Method: method, Status: status,
 		URL: envoyURL(authority, path), Tags: flags, Policy: r.RouteName.String(),
-		TraceID:  firstFlex(r.RequestID, r.XRequestID),
-		BytesIn:  r.BytesSent.Int(),
-		BytesOut: r.BytesReceived.Int(),
-	}
-	if d := r.Duration.Int(); d > 0 {
-		ev.DurationMS = d
+		TraceID:    firstFlex(r.RequestID, r.XRequestID),
+		BytesIn:    num.Count("bytes_sent", r.BytesSent),
+		BytesOut:   num.Count("bytes_received", r.BytesReceived),
+		DurationMS: num.Duration("duration", r.Duration),
 	}
 	// A TCP proxy record has no method, no path and response code 0.
 	http := method != "" || path != "" || (status != "" && status != "000")
 	if !http {
 		ev.Kind, ev.Status = evidence.KindNetConnect, ""
 	}
-	if host, port := parse.SplitHostPort(r.Downstream.String()); parse.IsIP(host) {
+	if host, port := num.HostPort("downstream_remote_address", r.Downstream.String()); parse.IsIP(host) {
 		ev.SrcIP, ev.SrcPort = host, port
 	}
 	upstream := r.UpstreamHost.String()
 	if _, rest, ok := strings.Cut(upstream, "://"); ok {
 		upstream = rest // older text logs: "tcp://10.0.2.1:80"
 	}
-	if host, port := parse.SplitHostPort(upstream); parse.IsIP(host) {
+	if host, port := num.HostPort("upstream_host", upstream); parse.IsIP(host) {
 		ev.DstIP, ev.DstPort = host, port
 	}
-	host, port := parse.SplitHostPort(authority)
+	host, port := num.HostPort("authority", authority)
 	if host == "" {
 		host, _ = parse.SplitHostPort(r.SNI.String())
 	}
@@ -162,6 +161,9 @@ func (r *envoyRecord) event() (evidence.Event, error) {
 		outcome = "-> " + outcome
 	}
 	ev.Message = parse.Message(verb, target, outcome)
+	if err := num.Err(); err != nil {
+		return evidence.Event{}, err
+	}
 	return ev, nil
 }
 

@@ -75,7 +75,7 @@ func (squid) Parse(rec parse.Record) ([]evidence.Event, error) {
 		time: t, elapsed: elapsed, client: f[2], tag: tag, hier: hier, status: status,
 		method: f[5], url: f[6], user: user, hop: hop, size: size,
 	}
-	return []evidence.Event{x.event()}, nil
+	return x.events()
 }
 
 // squidTxn is one Squid transaction, whichever logformat carried it.
@@ -94,7 +94,9 @@ type squidTxn struct {
 	size        int64  // %<st: bytes sent to the client
 }
 
-func (x squidTxn) event() evidence.Event {
+// events is the transaction's event, or why a number in it is none.
+func (x squidTxn) events() ([]evidence.Event, error) {
+	var num parse.Numbers
 	ev := evidence.Event{
 		Time: x.time, Kind: evidence.KindNetRequest,
 		SrcIP: (x.client), SrcPort: x.clientPort,
@@ -102,9 +104,9 @@ func (x squidTxn) event() evidence.Event {
 		BytesIn: x.size, Tags: nonEmpty(x.tag, x.hier), DurationMS: x.elapsed,
 		Decision: squidDecision(x.tag, x.status, x.hop),
 	}
-	ev.DstHost, ev.DstPort = parse.URLTarget(x.url)
+	ev.DstHost, ev.DstPort = num.URLTarget("url", x.url)
 	if ev.DstHost == "" {
-		host, port := parse.SplitHostPort(x.host)
+		host, port := num.HostPort("host", x.host)
 		ev.DstHost, ev.DstPort = strings.ToLower(host), port
 	}
 	hop := parse.Clean(x.hop)
@@ -122,7 +124,10 @@ func (x squidTxn) event() evidence.Event {
 		by = "by " + x.user
 	}
 	ev.Message = parse.Message(x.method, x.url, "->", x.status, x.tag, by)
-	return ev
+	if err := num.Err(); err != nil {
+		return nil, err
+	}
+	return []evidence.Event{ev}, nil
 }
 
 // squidDecision: the proxy refused (DENIED), failed or never answered

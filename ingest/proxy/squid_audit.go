@@ -86,5 +86,5 @@ func (squidAudit) Parse(rec parse.Record) ([]evidence.Event, error) {
 		time: t, client: r.Client, host: r.Host, hop: hop, hopPort: hopPort,
 		method: r.Method, status: status, tag: r.Decision, url: r.URL,
 	}
-	return []evidence.Event{x.event()}, nil
+	return x.events()
 }

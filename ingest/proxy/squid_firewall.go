@@ -68,7 +68,7 @@ func (squidFirewall) Parse(rec parse.Record) ([]evidence.Event, error) {
 		hop: hop, hopPort: hopPort, method: f[5], status: status,
 		tag: tag, hier: hier, url: f[8],
 	}
-	return []evidence.Event{x.event()}, nil
+	return x.events()
 }
 
 // squidTagHier splits "%Ss:%Sh", e.g. "TCP_DENIED:HIER_NONE".

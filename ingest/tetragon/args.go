@@ -45,7 +45,7 @@ const (
 )
 
 // tetragonDispatch sets the kind and message for the event key.
-func tetragonDispatch(key string, e *tgEvent, ev *evidence.Event) {
+func tetragonDispatch(key string, e *tgEvent, ev *evidence.Event, num *parse.Numbers) {
 	ctx := procContext(ev)
 	switch key {
 	case "process_exec":
@@ -57,15 +57,15 @@ func tetragonDispatch(key string, e *tgEvent, ev *evidence.Event) {
 		ev.Status = parse.FirstOf(e.Signal, e.Status.String(), "0")
 		ev.Message = parse.Message("exit", ev.Cmdline, "status", ev.Status, ctx)
 	case "process_kprobe", "process_tracepoint", "process_uprobe", "process_lsm", "process_usdt":
-		tetragonHook(e, ev)
+		tetragonHook(e, ev, num)
 	case "process_connect", "process_close", "process_accept", "process_listen":
 		// Legacy network events of pre-OSS exports (O'Reilly report samples).
 		ev.Kind = evidence.KindNetConnect
 		if key == "process_listen" {
 			ev.Kind = evidence.KindOther
 		}
-		ev.SrcIP, ev.SrcPort = e.SrcIP, int(e.SrcPort.Int())
-		ev.DstIP, ev.DstPort = e.DstIP, int(e.DstPort.Int())
+		ev.SrcIP, ev.SrcPort = e.SrcIP, num.Port("source_port", e.SrcPort)
+		ev.DstIP, ev.DstPort = e.DstIP, num.Port("destination_port", e.DstPort)
 		ev.Message = parse.Message(strings.TrimPrefix(key, "process_"), parse.NetTuple(ev), e.Proto, "by", ev.Cmdline, ctx)
 	case "process_throttle":
 		ev.Kind, ev.Status = evidence.KindSensorGap, e.Type
@@ -84,7 +84,7 @@ func tetragonDispatch(key string, e *tgEvent, ev *evidence.Event) {
 
 // tetragonHook classifies a TracingPolicy event (kprobe, tracepoint, uprobe,
 // LSM) by its hook and its typed arguments.
-func tetragonHook(e *tgEvent, ev *evidence.Event) {
+func tetragonHook(e *tgEvent, ev *evidence.Event, num *parse.Numbers) {
 	hook := parse.FirstOf(e.Function, e.Symbol, strings.Trim(e.Subsys+"/"+e.Event, "/"))
 	ev.Policy = e.Policy
 	ev.Tags = append(ev.Tags, e.Tags...)
@@ -111,12 +111,12 @@ func tetragonHook(e *tgEvent, ev *evidence.Event) {
 				s = a.SkbArg
 			}
 			if !sock {
-				ev.SrcIP, ev.SrcPort, ev.DstIP, ev.DstPort = s.Saddr, int(s.Sport.Int()), s.Daddr, int(s.Dport.Int())
+				ev.SrcIP, ev.SrcPort, ev.DstIP, ev.DstPort = s.Saddr, num.Port("sport", s.Sport), s.Daddr, num.Port("dport", s.Dport)
 			}
 			sock = true
 		case a.SockaddrArg != nil:
 			if !sock {
-				ev.DstIP, ev.DstPort = a.SockaddrArg.Addr, int(a.SockaddrArg.Port.Int())
+				ev.DstIP, ev.DstPort = a.SockaddrArg.Addr, num.Port("sockaddr_arg.port", a.SockaddrArg.Port)
 			}
 			sock = true
 		case a.IntArg != nil:

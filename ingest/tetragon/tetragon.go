@@ -161,8 +161,12 @@ func (parser) Parse(rec parse.Record) ([]evidence.Event, error) {
 	if ev.Time, err = tetragonTime(key, ts, &e, &ev); err != nil {
 		return nil, err
 	}
-	tetragonProcess(&ev, e.Process, e.Parent)
-	tetragonDispatch(key, &e, &ev)
+	var num parse.Numbers
+	tetragonProcess(&ev, e.Process, e.Parent, &num)
+	tetragonDispatch(key, &e, &ev, &num)
+	if err := num.Err(); err != nil {
+		return nil, err
+	}
 	return []evidence.Event{ev}, nil
 }
 
@@ -208,15 +212,15 @@ func tetragonTime(key, top string, e *tgEvent, ev *evidence.Event) (time.Time, e
 
 // tetragonProcess fills the identity of the acting process: the keys that
 // tie the event to a pod, a container and so to an agent.
-func tetragonProcess(ev *evidence.Event, p, parent *tgProcess) {
+func tetragonProcess(ev *evidence.Event, p, parent *tgProcess, num *parse.Numbers) {
 	if parent != nil {
-		ev.Ppid = int(parent.Pid.Int())
+		ev.Ppid = num.Pid("parent.pid", parent.Pid)
 		ev.ParentExecID = parent.ExecID
 	}
 	if p == nil {
 		return
 	}
-	ev.ExecID, ev.Pid = p.ExecID, int(p.Pid.Int())
+	ev.ExecID, ev.Pid = p.ExecID, num.Pid("process.pid", p.Pid)
 	if p.ParentExecID != "" {
 		ev.ParentExecID = p.ParentExecID
 	}
