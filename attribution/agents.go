@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/cordon-ir/cordon/evidence"
@@ -32,6 +33,9 @@ type AgentSummary struct {
 	// characters): a name one must not take for another.
 	Revealed  string   `json:"revealed,omitempty"`
 	LookAlike []string `json:"look_alike,omitempty"`
+	// Contested counts the events a binding conflict left between this
+	// agent and another (they are in neither's Events).
+	Contested int64 `json:"contested,omitempty"`
 }
 
 // maxSessionStarts bounds how many session_start records the summary reads.
@@ -60,6 +64,15 @@ func Agents(ctx context.Context, st evidence.Store) ([]AgentSummary, error) {
 	for _, d := range denied {
 		if a := byName[d.Value]; a != nil {
 			a.Denied = d.Count
+		}
+	}
+	contested, err := st.Facet(ctx, evidence.Term("tags", TagBindingConflict), time.Time{}, time.Time{}, "tags", 2*len(names)+2)
+	if err != nil {
+		return nil, fmt.Errorf("binding conflicts: %w", err)
+	}
+	for _, d := range contested {
+		if a := byName[strings.TrimPrefix(d.Value, "candidate:")]; a != nil && strings.HasPrefix(d.Value, "candidate:") {
+			a.Contested = d.Count
 		}
 	}
 	starts, err := st.Search(ctx, evidence.Request{Query: evidence.Term("kind", evidence.KindSessionStart), Sort: evidence.SortTime, Limit: maxSessionStarts})

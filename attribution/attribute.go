@@ -6,6 +6,9 @@ import (
 	"github.com/cordon-ir/cordon/evidence"
 )
 
+// TagBindingConflict marks an event a binding conflict made ambiguous.
+const TagBindingConflict = "binding-conflict"
+
 // Attribution is who an event belongs to and how that was established.
 type Attribution struct {
 	Agent string
@@ -20,6 +23,9 @@ type Attribution struct {
 	AfterEnd bool
 	// Binding is the interval that decided, for "how do we know".
 	Binding *Binding
+	// Contested: a key that decided is in a binding conflict (two sessions
+	// acting on it at once); the event is ambiguous between them.
+	Contested bool
 }
 
 // Attributable reports whether an event carries a key attribution can use.
@@ -89,8 +95,10 @@ func decide(found []Binding, vias []string, afterEnd bool) (Attribution, bool) {
 		return Attribution{}, false
 	}
 	agents := map[string]bool{}
+	contested := false
 	for _, b := range found {
 		agents[b.Agent] = true
+		contested = contested || b.Contested
 	}
 	if len(agents) > 1 {
 		var cands []string
@@ -98,20 +106,24 @@ func decide(found []Binding, vias []string, afterEnd bool) (Attribution, bool) {
 			cands = append(cands, a)
 		}
 		sort.Strings(cands)
-		return Attribution{Via: ViaAmbiguous, Candidates: cands, AfterEnd: afterEnd}, true
+		return Attribution{Via: ViaAmbiguous, Candidates: cands, AfterEnd: afterEnd, Contested: contested}, true
 	}
 	b := found[0]
-	return Attribution{Agent: b.Agent, Via: vias[0], Candidates: []string{b.Agent}, AfterEnd: afterEnd, Binding: &b}, true
+	return Attribution{Agent: b.Agent, Via: vias[0], Candidates: []string{b.Agent}, AfterEnd: afterEnd, Binding: &b, Contested: contested}, true
 }
 
 // Apply sets agent and attributed_via on an event from an attribution, and
 // reports whether anything changed. Ledger records keep the agent they name.
-// An ambiguous event names its candidates in tags ("candidate:agent-7").
+// An ambiguous event names its candidates in tags ("candidate:agent-7");
+// one a binding conflict made ambiguous is tagged TagBindingConflict too.
 func Apply(ev *evidence.Event, a Attribution) bool {
 	if ev.Source == evidence.SourceLedger {
 		return false
 	}
 	tags := withoutAttributionTags(ev.Tags)
+	if a.Contested {
+		tags = append(tags, TagBindingConflict)
+	}
 	switch {
 	case a.Via == ViaAmbiguous:
 		for _, c := range a.Candidates {
@@ -128,7 +140,7 @@ func Apply(ev *evidence.Event, a Attribution) bool {
 func withoutAttributionTags(tags []string) []string {
 	var out []string
 	for _, t := range tags {
-		if len(t) > 10 && t[:10] == "candidate:" || t == "after-session-end" {
+		if len(t) > 10 && t[:10] == "candidate:" || t == "after-session-end" || t == TagBindingConflict {
 			continue
 		}
 		out = append(out, t)

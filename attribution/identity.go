@@ -35,11 +35,9 @@ type Binding struct {
 	// sandbox may live on, and what it does after is the agent's doing
 	// until the key is bound again.
 	Ended bool `json:"ended"`
-}
-
-// in reports whether t falls in the binding's interval.
-func (b Binding) in(t time.Time) bool {
-	return !t.Before(b.Start) && (b.End.IsZero() || t.Before(b.End))
+	// Contested is set on what Lookup returns when the key is in a
+	// binding conflict at the time asked (see Conflict).
+	Contested bool `json:"contested,omitempty"`
 }
 
 // Identity is the time-interval index of keys to agents.
@@ -55,6 +53,12 @@ type Identity struct {
 	// shown to hold another session's (Learn).
 	credentials map[string]bool
 	borrowed    map[string][]borrowing
+	// active is each session's latest ledger record seen (agent+session);
+	// sessionKeys the keys each session is bound to; conflictSeen the
+	// conflicts already reported (see conflict.go).
+	active       map[string]time.Time
+	sessionKeys  map[string][]string
+	conflictSeen map[string]bool
 }
 
 // NewIdentity builds the identity map from session_start and session_end
@@ -62,17 +66,45 @@ type Identity struct {
 func NewIdentity(events []evidence.Event) *Identity {
 	sorted := append([]evidence.Event(nil), events...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Time.Before(sorted[j].Time) })
-	id := &Identity{byKey: map[string][]Binding{}, ends: map[string]time.Time{}}
+	id := newIdentity()
 	for i := range sorted {
 		id.Observe(&sorted[i])
 	}
 	return id
 }
 
-// Observe adds what a session_start or session_end says, and what a
-// ledger tool call naming another session's credential shows (see Learn);
-// other events are ignored. It reports whether the map changed.
+func newIdentity() *Identity {
+	return &Identity{byKey: map[string][]Binding{}, ends: map[string]time.Time{}, active: map[string]time.Time{},
+		sessionKeys: map[string][]string{}, conflictSeen: map[string]bool{}}
+}
+
+// Observe adds what a session_start or session_end says, what a ledger
+// tool call naming another session's credential shows (see Learn), and
+// that a session acted (see Conflict); other events are ignored. It
+// reports whether the map changed.
 func (id *Identity) Observe(ev *evidence.Event) bool {
+	_, changed := id.ObserveFrom(ev)
+	return changed
+}
+
+// ObserveFrom is Observe, also saying from when attributions already made
+// may change (zero: from the event's own time).
+func (id *Identity) ObserveFrom(ev *evidence.Event) (time.Time, bool) {
+	var from time.Time
+	if activityOf(ev) {
+		from, _ = id.noteActivity(ev.Agent, ev.Session, ev.Time)
+	}
+	changed := id.observe(ev)
+	if !from.IsZero() {
+		return from, true
+	}
+	if changed {
+		return ev.Time, true
+	}
+	return time.Time{}, false
+}
+
+func (id *Identity) observe(ev *evidence.Event) bool {
 	switch {
 	case ev.Agent == "":
 		return false
@@ -135,8 +167,14 @@ func (id *Identity) add(b Binding) bool {
 		if list[i].Start.Before(b.Start) && (list[i].End.IsZero() || list[i].End.After(b.Start)) {
 			list[i].End, list[i].Ended = b.Start, false
 		}
+		// bound out of order: the next binding closes this one
+		if list[i].Start.After(b.Start) && (b.End.IsZero() || list[i].Start.Before(b.End)) {
+			b.End, b.Ended = list[i].Start, false
+		}
 	}
 	id.byKey[k] = append(list, b)
+	sk := b.Agent + "\x00" + b.Session
+	id.sessionKeys[sk] = append(id.sessionKeys[sk], k)
 	if b.Via == ViaContainer && len(list) == 0 {
 		id.containers = append(id.containers, b.Value)
 	}
@@ -186,8 +224,11 @@ func (id *Identity) Lookup(via, value string, t time.Time) ([]Binding, bool) {
 	var live []Binding
 	var lingering *Binding
 	for _, k := range keys {
+		from, contested := len(live), false
 		for _, b := range id.byKey[k] {
-			if b.in(t) {
+			if end := id.effectiveEnd(k, b); !t.Before(b.Start) && (end.IsZero() || t.Before(end)) {
+				// in force past its successor's start: a binding conflict
+				contested = contested || !b.End.Equal(end) && !t.Before(b.End)
 				live = append(live, b)
 				continue
 			}
@@ -196,6 +237,11 @@ func (id *Identity) Lookup(via, value string, t time.Time) ([]Binding, bool) {
 				if lingering == nil || bb.End.After(lingering.End) {
 					lingering = &bb
 				}
+			}
+		}
+		if contested {
+			for i := from; i < len(live); i++ {
+				live[i].Contested = true
 			}
 		}
 	}

@@ -37,7 +37,11 @@ func SessionIdentity(ctx context.Context, st evidence.Store) (*Identity, error) 
 	if err != nil {
 		return nil, fmt.Errorf("read session records: %w", err)
 	}
-	return NewIdentity(sessions), nil
+	id := NewIdentity(sessions)
+	if err := ProbeActivity(ctx, evidence.StoreSource{Store: st}, id); err != nil {
+		return nil, fmt.Errorf("read session activity: %w", err)
+	}
+	return id, nil
 }
 
 // AttributeAll attributes every proxy and sensor event in place from the
@@ -51,6 +55,13 @@ func AttributeAll(events []evidence.Event) *Identity {
 		}
 	}
 	id := NewIdentity(sessions)
+	// every session's activity first: a conflict decides the events
+	// between the later start and the earlier session's next record too
+	for i := range events {
+		if activityOf(&events[i]) {
+			id.noteActivity(events[i].Agent, events[i].Session, events[i].Time)
+		}
+	}
 	// in time order, so that a credential seen changing hands decides the
 	// uses after it
 	order := make([]int, len(events))

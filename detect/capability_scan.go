@@ -152,17 +152,6 @@ func (s *capScan) add(_ int, ev *evidence.Event) {
 		s.result(ev)
 	}
 	s.cov.Observe(ev)
-	if ev.Agent != "" && (ev.Kind == evidence.KindCredAccess || hasTag(ev.Tags, credentials.TagCredRead)) {
-		switch {
-		case ev.Decision == evidence.DecisionDeny || ev.Decision == evidence.DecisionError:
-			// refused or failed: the secret was not read
-		case ev.Source == evidence.SourceLedger && ev.Kind == evidence.KindToolCall && ev.CallID != "":
-			// a tool call reads only if its result says it ran
-			s.reads[ev.CallID] = *ev
-		default:
-			s.secretRead(ev)
-		}
-	}
 	for _, cred := range credentials.Revoked(ev.Tags) {
 		// the service's own record of the revocation, whoever made it
 		e := capability.End{At: ev.Time, How: "revoked", ID: ev.ID, By: issuerName(ev), Source: ev.Source, Authority: capability.Authoritative}
@@ -182,6 +171,32 @@ func (s *capScan) add(_ int, ev *evidence.Event) {
 	if ev.Kind == evidence.KindSessionEnd && ev.Source == evidence.SourceLedger && ev.Session != "" {
 		s.sessionEnd(ev)
 	}
+	if cands := conflictCandidates(ev); len(cands) > 0 {
+		// two sessions claimed the key: a use of every candidate's
+		for _, a := range cands {
+			c := *ev
+			c.Agent, c.AttributedVia = a, physicalVia(ev)
+			s.agentEvent(&c)
+		}
+	} else {
+		s.agentEvent(ev)
+	}
+}
+
+// agentEvent is what an event adds to its agent's capabilities: reads,
+// uses, creations. A binding conflict's events are each candidate's.
+func (s *capScan) agentEvent(ev *evidence.Event) {
+	if ev.Agent != "" && (ev.Kind == evidence.KindCredAccess || hasTag(ev.Tags, credentials.TagCredRead)) {
+		switch {
+		case ev.Decision == evidence.DecisionDeny || ev.Decision == evidence.DecisionError:
+			// refused or failed: the secret was not read
+		case ev.Source == evidence.SourceLedger && ev.Kind == evidence.KindToolCall && ev.CallID != "":
+			// a tool call reads only if its result says it ran
+			s.reads[ev.CallID] = *ev
+		default:
+			s.secretRead(ev)
+		}
+	}
 	s.credentialUse(ev)
 	s.workload(ev)
 	s.mintedUse(ev)
@@ -190,6 +205,34 @@ func (s *capScan) add(_ int, ev *evidence.Event) {
 	s.dataOut(ev)
 	s.process(ev)
 	s.persisted(ev)
+}
+
+// conflictCandidates are the agents a binding conflict left an event
+// between; nil for any other event.
+func conflictCandidates(ev *evidence.Event) []string {
+	if ev.Agent != "" || !hasTag(ev.Tags, attribution.TagBindingConflict) {
+		return nil
+	}
+	var out []string
+	for _, t := range ev.Tags {
+		if a, ok := strings.CutPrefix(t, "candidate:"); ok {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// physicalVia is the key a conflicted event was attributed by.
+func physicalVia(ev *evidence.Event) string {
+	switch {
+	case ev.Container != "":
+		return attribution.ViaContainer
+	case ev.Pod != "":
+		return attribution.ViaPod
+	case ev.SrcIP != "":
+		return attribution.ViaIP
+	}
+	return attribution.ViaCredential
 }
 
 // endRe finds a verb that ends something followed by the words that name

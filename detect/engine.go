@@ -99,6 +99,9 @@ func (e *Engine) Scan(ctx context.Context, src Source) (Result, error) {
 		return Result{}, fmt.Errorf("sessions: %w", err)
 	}
 	env := newEnv(sessions)
+	if err := attribution.ProbeActivity(ctx, src, env.id); err != nil {
+		return Result{}, fmt.Errorf("session activity: %w", err)
+	}
 	p := &plan{attribute: e.Attribute, reads: map[string][]consumer{}}
 	corr := make([]correlator, len(e.Rules))
 	for i := range e.Rules {

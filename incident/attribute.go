@@ -35,8 +35,8 @@ func (w *Workspace) newAttributor(ctx context.Context) (*attributor, error) {
 // prepare is called on every event before it is indexed.
 func (a *attributor) prepare(ev *evidence.Event) {
 	if ev.Source == evidence.SourceLedger {
-		if a.id.Observe(ev) && a.seenOther && (a.since.IsZero() || ev.Time.Before(a.since)) {
-			a.since = ev.Time
+		if from, ok := a.id.ObserveFrom(ev); ok && a.seenOther && (a.since.IsZero() || from.Before(a.since)) {
+			a.since = from
 		}
 		return
 	}

@@ -26,6 +26,18 @@ type Attribution struct {
 	Via          []evidence.Count `json:"via"`
 	Unattributed int64            `json:"unattributed"`
 	Ambiguous    int64            `json:"ambiguous"`
+	// Conflicts are keys two acting sessions were bound to at once: their
+	// events are ambiguous between both, not decided.
+	Conflicts []ConflictRow `json:"conflicts"`
+}
+
+// ConflictRow is one binding conflict as the report states it.
+type ConflictRow struct {
+	Key     string    `json:"key"` // via=value
+	Earlier string    `json:"earlier"`
+	Later   string    `json:"later"`
+	From    time.Time `json:"from"`   // the later start
+	Active  time.Time `json:"active"` // the earlier session acting after it
 }
 
 // SessionRow is one session: the agent and what it was bound to, when.
@@ -111,6 +123,15 @@ func attributionTable(ctx context.Context, st evidence.Store) (Attribution, erro
 	})
 	if err != nil {
 		return a, fmt.Errorf("sessions: %w", err)
+	}
+	id, err := attribution.SessionIdentity(ctx, st)
+	if err != nil {
+		return a, err
+	}
+	a.Conflicts = []ConflictRow{}
+	for _, c := range id.Conflicts() {
+		a.Conflicts = append(a.Conflicts, ConflictRow{Key: c.Via + "=" + c.Value, Earlier: c.Earlier.Agent + " (" + c.Earlier.Session + ")",
+			Later: c.Later.Agent + " (" + c.Later.Session + ")", From: c.Later.Start.UTC(), Active: c.EarlierActive.UTC()})
 	}
 	sort.SliceStable(a.Sessions, func(i, j int) bool { return a.Sessions[i].Agent < a.Sessions[j].Agent })
 	return a, nil

@@ -157,7 +157,9 @@ tr,figure,li{break-inside:avoid}thead{display:table-header-group}a{color:inherit
 {{with .Attribution}}<table><tr><th>agent</th><th>session</th><th>run</th><th>sandbox</th><th>IP</th><th>container</th><th>credentials</th><th>interval</th><th>evidence</th></tr>
 {{range .Sessions}}<tr><td>{{p .Agent}}</td><td>{{p .Session}}</td><td>{{p .Run}}</td><td>{{p .Sandbox}}</td><td>{{p .IP}}</td><td>{{p .Container}}</td><td>{{list .Credentials}}</td><td>{{t .Start}} – {{t .End}} {{p .EndStatus}}</td><td><code>{{p .StartEvent}}</code> {{if .EndEvent}}<code>{{p .EndEvent}}</code>{{end}}</td></tr>
 {{end}}</table>
-<p>Attributed via: {{p (counts .Via)}}. Unattributed events: {{.Unattributed}}. Ambiguous: {{.Ambiguous}}.</p>{{end}}
+<p>Attributed via: {{p (counts .Via)}}. Unattributed events: {{.Unattributed}}. Ambiguous: {{.Ambiguous}}.</p>
+{{range .Conflicts}}<p><b>Binding conflict:</b> {{p .Key}} was bound to {{p .Earlier}} and, from {{t .From}}, to {{p .Later}}; both acted after it ({{p .Earlier}} at {{t .Active}}). Its events from then are ambiguous between them, not decided.</p>
+{{end}}{{end}}
 <h2 id="agents-by-concern">Agents by concern</h2>
 {{if .Ranking}}<table><tr><th>#</th><th>agent</th><th>severity</th><th>episodes</th><th>why</th></tr>
 {{range .Ranking}}<tr><td>{{.Rank}}</td><td>{{if .Agent}}{{p .Agent}}{{else}}(no agent){{end}}</td><td>{{if .Severity}}<span class="sev {{p .Severity}}">{{upper (p .Severity)}}</span>{{else}}—{{end}}</td><td>{{.Episodes}}</td><td>{{p .Reason}}</td></tr>

@@ -271,6 +271,10 @@ func writeTablesMarkdown(p func(string, ...any), r Report) {
 			mdList(s.Credentials), reportTime(s.Start), end, mdIDs(append([]string{s.StartEvent}, nonEmpty(s.EndEvent)...), 0))
 	}
 	p("\nAttributed via: %s. Unattributed events: %d. Ambiguous: %d.\n", md(countsLine(at.Via)), at.Unattributed, at.Ambiguous)
+	for _, c := range at.Conflicts {
+		p("\n**Binding conflict:** %s was bound to %s and, from %s, to %s; both acted after it (%s at %s). Its events from then are ambiguous between them, not decided.\n",
+			md(c.Key), md(c.Earlier), reportTime(c.From), md(c.Later), md(c.Earlier), reportTime(c.Active))
+	}
 	if tree := r.Graph.Tree(); tree != "" {
 		// a fence no evidence text can close: backticks become quotes
 		p("\nThe same as a graph: sessions, where they ran, credentials, hosts outside the sandboxes.\n\n```text\n%s```\n", mdFenced(tree))

@@ -15,6 +15,8 @@ import (
 type agentReport struct {
 	attribution.AgentSummary
 	Bindings []attribution.Binding `json:"bindings"`
+	// Conflicts are the binding conflicts the agent is in, either side.
+	Conflicts []attribution.Conflict `json:"conflicts"`
 }
 
 func cmdAgents(e *env, c *cobra.Command) {
@@ -44,6 +46,12 @@ func cmdAgents(e *env, c *cobra.Command) {
 		for _, b := range id.Bindings() {
 			byAgent[b.Agent] = append(byAgent[b.Agent], b)
 		}
+		conflicts := id.Conflicts()
+		conflictsOf := map[string][]attribution.Conflict{}
+		for _, c := range conflicts {
+			conflictsOf[c.Earlier.Agent] = append(conflictsOf[c.Earlier.Agent], c)
+			conflictsOf[c.Later.Agent] = append(conflictsOf[c.Later.Agent], c)
+		}
 		reports := make([]agentReport, 0, len(sums))
 		for _, s := range sums {
 			if s.Agent == "" {
@@ -53,7 +61,11 @@ func cmdAgents(e *env, c *cobra.Command) {
 			if bs == nil {
 				bs = []attribution.Binding{}
 			}
-			reports = append(reports, agentReport{AgentSummary: s, Bindings: bs})
+			cs := conflictsOf[s.Agent]
+			if cs == nil {
+				cs = []attribution.Conflict{}
+			}
+			reports = append(reports, agentReport{AgentSummary: s, Bindings: bs, Conflicts: cs})
 		}
 		cov, err := attribution.Coverage(ctx, ws.Store)
 		if err != nil {
@@ -64,11 +76,15 @@ func cmdAgents(e *env, c *cobra.Command) {
 			if cov == nil {
 				cov = []attribution.SourceCoverage{}
 			}
+			if conflicts == nil {
+				conflicts = []attribution.Conflict{}
+			}
 			return jsonEncoder(e.stdout).Encode(struct {
 				Agents       []agentReport                `json:"agents"`
+				Conflicts    []attribution.Conflict       `json:"conflicts"`
 				Unattributed int64                        `json:"unattributed"`
 				Coverage     []attribution.SourceCoverage `json:"coverage"`
-			}{reports, unattributed, cov})
+			}{reports, conflicts, unattributed, cov})
 		}
 		if len(reports) == 0 {
 			fmt.Fprintln(e.stderr, "no agent in the evidence (agents come from ledger records and attribution)")
@@ -102,8 +118,19 @@ func writeAgent(e *env, r agentReport) {
 	for _, o := range a.LookAlike {
 		fmt.Fprintf(e.stdout, "  LOOK-ALIKE: its name looks like %s's (%s): two agents, not one\n", p(o), attribution.Revealed(o))
 	}
+	for _, c := range r.Conflicts {
+		other, own := c.Later, c.Earlier
+		if other.Agent == a.Agent {
+			other, own = c.Earlier, c.Later
+		}
+		fmt.Fprintf(e.stdout, "  BINDING CONFLICT: %s=%s is also %s's (session %s) — both sessions acted after %s (%s at %s); its events from then are %s's or %s's, not decided\n",
+			c.Via, p(c.Value), p(other.Agent), p(other.Session), stamp(c.Later.Start), p(c.Earlier.Agent), stamp(c.EarlierActive), p(own.Agent), p(other.Agent))
+	}
 	fmt.Fprintf(e.stdout, "  %d events, %d denied, %d session(s), active %s–%s\n",
 		a.Events, a.Denied, a.Sessions, stamp(a.First), stamp(a.Last))
+	if a.Contested > 0 {
+		fmt.Fprintf(e.stdout, "  %d more events are its or another's (binding conflict)\n", a.Contested)
+	}
 	type session struct {
 		sandbox, interval string
 		end               time.Time

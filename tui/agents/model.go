@@ -282,5 +282,9 @@ func agentName(a attribution.AgentSummary) string {
 	if len(a.LookAlike) > 0 {
 		name = "≈" + name
 	}
+	if a.Contested > 0 {
+		// a key it shared with another acting session: events left between them
+		name = "⇄" + name
+	}
 	return name
 }
