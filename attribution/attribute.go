@@ -2,6 +2,7 @@ package attribution
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/cordon-ir/cordon/evidence"
 )
@@ -26,6 +27,9 @@ type Attribution struct {
 	// Contested: a key that decided is in a binding conflict (two sessions
 	// acting on it at once); the event is ambiguous between them.
 	Contested bool
+	// Actor is the person whose exec into the sandbox made the event (Via
+	// is ViaResponder, Agent empty).
+	Actor string
 }
 
 // Attributable reports whether an event carries a key attribution can use.
@@ -40,6 +44,9 @@ func Attributable(ev *evidence.Event) bool {
 func (id *Identity) Attribute(ev *evidence.Event) Attribution {
 	if !Attributable(ev) {
 		return Attribution{}
+	}
+	if who := id.responderOf(ev); who != "" {
+		return Attribution{Via: ViaResponder, Actor: who}
 	}
 	physical := []struct{ via, value string }{
 		{ViaContainer, ev.Container}, {ViaPod, ev.Pod}, {ViaIP, ev.SrcIP},
@@ -125,6 +132,8 @@ func Apply(ev *evidence.Event, a Attribution) bool {
 		tags = append(tags, TagBindingConflict)
 	}
 	switch {
+	case a.Via == ViaResponder:
+		tags = append(tags, "actor:"+a.Actor)
 	case a.Via == ViaAmbiguous:
 		for _, c := range a.Candidates {
 			tags = append(tags, "candidate:"+c)
@@ -140,7 +149,7 @@ func Apply(ev *evidence.Event, a Attribution) bool {
 func withoutAttributionTags(tags []string) []string {
 	var out []string
 	for _, t := range tags {
-		if len(t) > 10 && t[:10] == "candidate:" || t == "after-session-end" || t == TagBindingConflict {
+		if strings.HasPrefix(t, "candidate:") || strings.HasPrefix(t, "actor:") || t == "after-session-end" || t == TagBindingConflict {
 			continue
 		}
 		out = append(out, t)

@@ -195,3 +195,41 @@ func activityOf(ev *evidence.Event) bool {
 	return ev.Source == evidence.SourceLedger && ev.Agent != "" && ev.Session != "" &&
 		ev.Kind != evidence.KindSessionStart && ev.Kind != evidence.KindSessionEnd
 }
+
+// A tool call names its agent and session; the session_start of that
+// session names who the gateway issued it to. A call whose agent is not
+// the session's is a contradiction between two records: flagged like a
+// binding conflict (both agents candidates), its agent kept as written.
+
+// sessionOwner records who a session_start issued the session to.
+func (id *Identity) sessionOwner(ev *evidence.Event) {
+	if ev.Session == "" || ev.Agent == "" {
+		return
+	}
+	if id.owners == nil {
+		id.owners = map[string]string{}
+	}
+	if _, ok := id.owners[ev.Session]; !ok {
+		id.owners[ev.Session] = ev.Agent
+	}
+}
+
+// FlagSession tags a ledger tool call or result whose session was issued
+// to another agent (TagBindingConflict and both candidates), or clears the
+// tags when it no longer is; it reports whether the event changed.
+func (id *Identity) FlagSession(ev *evidence.Event) bool {
+	if ev.Source != evidence.SourceLedger || (ev.Kind != evidence.KindToolCall && ev.Kind != evidence.KindToolResult) {
+		return false
+	}
+	tags := withoutAttributionTags(ev.Tags)
+	if owner := id.owners[ev.Session]; owner != "" && ev.Agent != "" && owner != ev.Agent {
+		cands := []string{ev.Agent, owner}
+		sort.Strings(cands)
+		tags = append(tags, TagBindingConflict, "candidate:"+cands[0], "candidate:"+cands[1])
+	}
+	if equal(tags, ev.Tags) {
+		return false
+	}
+	ev.Tags = tags
+	return true
+}

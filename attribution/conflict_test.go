@@ -177,3 +177,46 @@ func has(list []string, s string) bool {
 	}
 	return false
 }
+
+// A tool call that names a session the gateway issued to another agent is
+// flagged like a binding conflict (both agents candidates); its agent is
+// kept as written, and a call in its own session is not flagged.
+func TestToolCallInAnotherAgentsSessionIsFlagged(t *testing.T) {
+	ev := func(id, kind, agent, session string, m int) evidence.Event {
+		return evidence.Event{ID: id, Time: at("2026-07-21T10:00:00Z").Add(time.Duration(m) * time.Minute), Source: evidence.SourceLedger,
+			Format: "cordon-ledger", Kind: kind, Agent: agent, Session: session}
+	}
+	for _, order := range [][]int{{0, 1, 2}, {2, 1, 0}} {
+		all := []evidence.Event{ev("s", evidence.KindSessionStart, "agent-1", "s-1", 0), ev("own", evidence.KindToolCall, "agent-1", "s-1", 1),
+			ev("forged", evidence.KindToolCall, "agent-2", "s-1", 2)}
+		evs := []evidence.Event{all[order[0]], all[order[1]], all[order[2]]}
+		attribution.AttributeAll(evs)
+		f, own := byID(evs, "forged"), byID(evs, "own")
+		if f.Agent != "agent-2" || !has(f.Tags, attribution.TagBindingConflict) || !has(f.Tags, "candidate:agent-1") || !has(f.Tags, "candidate:agent-2") {
+			t.Errorf("order %v: forged call %s tags %v", order, f.Agent, f.Tags)
+		}
+		if len(own.Tags) != 0 {
+			t.Errorf("order %v: own call tagged %v", order, own.Tags)
+		}
+	}
+}
+
+// Kubernetes identities are namespace-qualified: the service account
+// runner of namespace ns-a is not runner of ns-b, and a call made as one
+// is never the other's holder's.
+func TestServiceAccountsOfTwoNamespacesAreTwoIdentities(t *testing.T) {
+	start := evidence.Event{ID: "s", Time: at("2026-07-21T10:00:00Z"), Source: evidence.SourceLedger, Format: "cordon-ledger",
+		Kind: evidence.KindSessionStart, Agent: "agent-1", Session: "s-1", Credential: []string{"system:serviceaccount:ns-a:runner"}}
+	call := func(id, user string) evidence.Event {
+		return evidence.Event{ID: id, Time: at("2026-07-21T10:05:00Z"), Source: evidence.SourceAudit, Format: "k8s-audit",
+			Kind: evidence.KindAPICall, User: user, Credential: []string{user}, SrcIP: "10.9.9.9"}
+	}
+	evs := []evidence.Event{start, call("a", "system:serviceaccount:ns-a:runner"), call("b", "system:serviceaccount:ns-b:runner")}
+	attribution.AttributeAll(evs)
+	if a := byID(evs, "a"); a.Agent != "agent-1" {
+		t.Errorf("ns-a runner: %q", a.Agent)
+	}
+	if b := byID(evs, "b"); b.Agent != "" {
+		t.Errorf("ns-b runner attributed to %q via %q", b.Agent, b.AttributedVia)
+	}
+}

@@ -59,6 +59,10 @@ type Identity struct {
 	active       map[string]time.Time
 	sessionKeys  map[string][]string
 	conflictSeen map[string]bool
+	// owners: session id -> the agent its session_start issued it to.
+	owners map[string]string
+	// resp is what is known of the responders (see responder.go).
+	resp *responders
 }
 
 // NewIdentity builds the identity map from session_start and session_end
@@ -94,6 +98,9 @@ func (id *Identity) ObserveFrom(ev *evidence.Event) (time.Time, bool) {
 	if activityOf(ev) {
 		from, _ = id.noteActivity(ev.Agent, ev.Session, ev.Time)
 	}
+	if f, ok := id.observePerson(ev); ok && (from.IsZero() || f.Before(from)) {
+		from = f
+	}
 	changed := id.observe(ev)
 	if !from.IsZero() {
 		return from, true
@@ -115,6 +122,7 @@ func (id *Identity) observe(ev *evidence.Event) bool {
 	case ev.Kind != evidence.KindSessionStart:
 		return false
 	}
+	id.sessionOwner(ev)
 	changed := false
 	bind := func(via, value string) {
 		if value = normalize(via, value); value != "" {

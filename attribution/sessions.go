@@ -15,11 +15,14 @@ type Source interface {
 	Each(ctx context.Context, q evidence.Query, fn func(evidence.Event) error) error
 }
 
-// sessionQuery selects the session records the identity map is built from.
-var sessionQuery = evidence.Terms("kind", evidence.KindSessionStart, evidence.KindSessionEnd)
+// sessionQuery selects the records the identity map is built from: the
+// session records, and what tells a responder's exec into a sandbox apart
+// from the agent (the people who intervened, the API server's exec
+// requests).
+var sessionQuery = evidence.MustParse("kind:(session_start OR session_end OR human_intervention) OR (format:k8s-audit AND url:exec)")
 
 // ReadSessions reads the session records (session_start, session_end),
-// oldest first: what NewIdentity takes, and what the detectors read before
+// with human interventions and Kubernetes exec requests, oldest first: what NewIdentity takes, and what the detectors read before
 // any rule.
 func ReadSessions(ctx context.Context, src Source) ([]evidence.Event, error) {
 	var sessions []evidence.Event
@@ -50,7 +53,7 @@ func SessionIdentity(ctx context.Context, st evidence.Store) (*Identity, error) 
 func AttributeAll(events []evidence.Event) *Identity {
 	var sessions []evidence.Event
 	for i := range events {
-		if k := events[i].Kind; k == evidence.KindSessionStart || k == evidence.KindSessionEnd {
+		if k := events[i].Kind; k == evidence.KindSessionStart || k == evidence.KindSessionEnd || k == evidence.KindHumanIntervention || events[i].Format == "k8s-audit" {
 			sessions = append(sessions, events[i])
 		}
 	}
@@ -73,6 +76,7 @@ func AttributeAll(events []evidence.Event) *Identity {
 		ev := &events[i]
 		switch {
 		case ev.Source == evidence.SourceLedger:
+			id.FlagSession(ev)
 			id.Observe(ev)
 		case Attributable(ev):
 			Apply(ev, id.Attribute(ev))

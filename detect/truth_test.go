@@ -12,9 +12,9 @@ import (
 // Attribution agrees with every sample's ground truth on every attributable
 // record: a record whose sandbox had a bound key gets its agent, and a record
 // from no sandbox (a CI runner using a stolen credential) gets none. Records
-// of a person acting inside an agent's sandbox (kubectl exec by a responder)
-// cannot be told apart from the sandbox's own by any key; they are counted,
-// not asserted.
+// of a person acting inside an agent's sandbox (a responder's kubectl exec,
+// which the API server's audit log names) are the person's, not the
+// agent's.
 func TestAttributionMatchesGroundTruth(t *testing.T) {
 	for _, name := range []string{"egress-probe-exfil", "credential-theft", "persistence-after-kill", "busy-benign", "shared-volume-token"} {
 		t.Run(name, func(t *testing.T) {
@@ -33,7 +33,11 @@ func TestAttributionMatchesGroundTruth(t *testing.T) {
 					continue
 				}
 				if want.Actor != "" {
+					// a responder's kubectl exec: the person's, not the agent's
 					persons++
+					if a := id.Attribute(ev); a.Agent != "" || a.Via != attribution.ViaResponder || a.Actor != want.Actor {
+						t.Errorf("%s: a responder's record attributed to %q via %q (actor %q), truth %s", ev.Origin, a.Agent, a.Via, a.Actor, want.Actor)
+					}
 					continue
 				}
 				if want.Agent != "" && want.ViaExpected == "none" {
@@ -48,7 +52,10 @@ func TestAttributionMatchesGroundTruth(t *testing.T) {
 			if checked < 300 {
 				t.Errorf("only %d records checked", checked)
 			}
-			t.Logf("%d records agree with the truth; %d records of a person in a sandbox not asserted", checked, persons)
+			if name == "persistence-after-kill" && persons != 13 {
+				t.Errorf("%d records of the responder, truth has 13", persons)
+			}
+			t.Logf("%d records agree with the truth, and %d records of a person in a sandbox", checked, persons)
 		})
 	}
 }

@@ -35,12 +35,17 @@ func (w *Workspace) newAttributor(ctx context.Context) (*attributor, error) {
 // prepare is called on every event before it is indexed.
 func (a *attributor) prepare(ev *evidence.Event) {
 	if ev.Source == evidence.SourceLedger {
+		a.id.FlagSession(ev)
 		if from, ok := a.id.ObserveFrom(ev); ok && a.seenOther && (a.since.IsZero() || from.Before(a.since)) {
 			a.since = from
 		}
 		return
 	}
 	a.seenOther = true
+	if from, ok := a.id.ObserveFrom(ev); ok && (a.since.IsZero() || from.Before(a.since)) {
+		// a responder's exec: what it started may already be stored
+		a.since = from
+	}
 	attribution.Apply(ev, a.id.Attribute(ev))
 	if a.id.Learn(ev) && (a.since.IsZero() || ev.Time.Before(a.since)) {
 		// a credential changed hands: its later uses already stored from
@@ -77,9 +82,11 @@ func (w *Workspace) Attribute(ctx context.Context, since time.Time) (Attribution
 		batch = batch[:0]
 		return err
 	}
-	err = evidence.StoreSource{Store: w.Store, Since: since}.Each(ctx, evidence.Terms("source", evidence.SourceProxy, evidence.SourceSensor, evidence.SourceAudit), func(ev evidence.Event) error {
+	q := evidence.Or(evidence.Terms("source", evidence.SourceProxy, evidence.SourceSensor, evidence.SourceAudit),
+		evidence.And(evidence.Term("source", evidence.SourceLedger), evidence.Terms("kind", evidence.KindToolCall, evidence.KindToolResult)))
+	err = evidence.StoreSource{Store: w.Store, Since: since}.Each(ctx, q, func(ev evidence.Event) error {
 		res.Checked++
-		if attribution.Apply(&ev, id.Attribute(&ev)) {
+		if id.FlagSession(&ev) || attribution.Apply(&ev, id.Attribute(&ev)) {
 			batch = append(batch, ev)
 			if len(batch) >= 2000 {
 				return flush()

@@ -156,8 +156,8 @@ func TestReportGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	stableEvidence(t, &r)
-	if len(r.Evidence) != 4 {
-		t.Errorf("evidence received: %+v, want the sample's four files", r.Evidence)
+	if len(r.Evidence) != 5 {
+		t.Errorf("evidence received: %+v, want the sample's five files", r.Evidence)
 	}
 	var md bytes.Buffer
 	if err := r.WriteMarkdown(&md); err != nil {

@@ -15,7 +15,7 @@ func TestReportCommand(t *testing.T) {
 	}
 	// The ingest journaled the evidence it received; the report adds nothing.
 	journaled, err := os.ReadFile(filepath.Join(dir, "journal.jsonl"))
-	if err != nil || strings.Count(string(journaled), `"type":"evidence_received"`) != 4 {
+	if err != nil || strings.Count(string(journaled), `"type":"evidence_received"`) != 5 {
 		t.Fatalf("the ingest journaled: %v\n%s", err, journaled)
 	}
 	code, out, errOut := cordon("report", "--incident", dir)
@@ -35,7 +35,7 @@ func TestReportCommand(t *testing.T) {
 		Summary  struct{ Events int64 }
 		Layers   []struct{ Status string }
 	}
-	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || r.Incident != "pak" || r.Summary.Events != 1289 || len(r.Layers) != 7 {
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || r.Incident != "pak" || r.Summary.Events != 1290 || len(r.Layers) != 7 {
 		t.Errorf("json: %d %s %+v", code, errOut, r)
 	}
 
@@ -95,7 +95,7 @@ func TestExportCommand(t *testing.T) {
 		t.Fatalf("ingest: %d %s", code, errOut)
 	}
 	code, out, errOut := cordon("export", "--incident", dir, "--format", "timesketch")
-	if code != 0 || strings.Count(out, "\n") != 1289 || !strings.Contains(errOut, "1289 events exported") {
+	if code != 0 || strings.Count(out, "\n") != 1290 || !strings.Contains(errOut, "1290 events exported") {
 		t.Fatalf("export: %d %d lines %s", code, strings.Count(out, "\n"), errOut)
 	}
 	first := out[:strings.IndexByte(out, '\n')]
