@@ -70,7 +70,7 @@ func Observers(c *Capability) (obs []Observer, missing string) {
 		if c.Kind == Place && k == "" {
 			return []Observer{ObsProxy}, ObsProxy.Name
 		}
-		if c.Kind == Credential && c.Owner == "" && !IsKey(c) {
+		if c.Kind == Credential && c.Owner == "" && !IsKey(c) && c.Provenance != ByCreate {
 			return nil, "the log of the service the secret in it is for"
 		}
 		for _, m := range credentialObservers {

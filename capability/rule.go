@@ -304,7 +304,7 @@ func Describe(c *Capability) string {
 	switch {
 	case c.Kind == Credential && c.Origin == Acquired && c.Owner != "" && c.Owner != c.Agent:
 		return fmt.Sprintf("%s (acquired from %s's session)", c.Value, c.Owner)
-	case IsKey(c):
+	case IsKey(c), c.Kind == Credential && c.Provenance == ByCreate:
 		return fmt.Sprintf("%s %s (%s)", c.CredKind, c.Value, c.How)
 	case c.Kind == Credential && c.Owner == "":
 		return "secret file " + c.Value

@@ -334,12 +334,17 @@ func trailRevokes(r *trailRecord) string {
 	var p struct {
 		AccessKeyID string `json:"accessKeyId"`
 		Status      string `json:"status"`
+		UserName    string `json:"userName"`
 	}
 	if json.Unmarshal(r.RequestParameters, &p) != nil {
 		return ""
 	}
-	if r.EventName == "DeleteAccessKey" || r.EventName == "UpdateAccessKey" && strings.EqualFold(p.Status, "Inactive") {
+	switch {
+	case r.EventName == "DeleteAccessKey" || r.EventName == "UpdateAccessKey" && strings.EqualFold(p.Status, "Inactive"):
 		return p.AccessKeyID
+	case r.EventName == "DeleteLoginProfile" && p.UserName != "":
+		// a user's console password, as the capability set names it
+		return "console-login:" + p.UserName
 	}
 	return ""
 }
