@@ -199,6 +199,7 @@ func (s *capScan) agentEvent(ev *evidence.Event) {
 	}
 	s.credentialUse(ev)
 	s.workload(ev)
+	s.githubObject(ev)
 	s.mintedUse(ev)
 	s.keys(ev)
 	s.keyUse(ev)
