@@ -56,8 +56,14 @@ func Scan(ctx context.Context, st evidence.Store, opt FindingsOptions) (detect.R
 	if err != nil {
 		return detect.Result{}, fmt.Errorf("findings: %w", err)
 	}
-	all := res.Findings
-	res.Findings = nil
+	res.Findings = opt.Filter(res.Findings)
+	return res, nil
+}
+
+// Filter keeps the findings the options ask for (an agent, a minimum
+// severity), in their order, in a new slice.
+func (opt FindingsOptions) Filter(all []detect.Finding) []detect.Finding {
+	var out []detect.Finding
 	for _, f := range all {
 		if opt.Agent != "" && f.Agent != opt.Agent {
 			continue
@@ -65,9 +71,17 @@ func Scan(ctx context.Context, st evidence.Store, opt FindingsOptions) (detect.R
 		if opt.MinSeverity != "" && detect.SeverityRank(f.Severity) < detect.SeverityRank(opt.MinSeverity) {
 			continue
 		}
-		res.Findings = append(res.Findings, f)
+		out = append(out, f)
 	}
-	return res, nil
+	return out
+}
+
+// Result is the detectors' result over the workspace's evidence with its
+// own rules: kept with the case (engine/result.json) and in memory until
+// the evidence, the rules or the engine change; computed, and kept, when
+// it is not. The findings slice is shared: copy it before changing it.
+func (w *Workspace) Result(ctx context.Context) (detect.Result, error) {
+	return w.scan(ctx)
 }
 
 // AttributionStored reports whether ingest attributed proxy and sensor
@@ -111,6 +125,13 @@ func (w *Workspace) scan(ctx context.Context) (detect.Result, error) {
 	if err != nil {
 		return detect.Result{}, err
 	}
+	meta, keepable := w.resultMeta()
+	if keepable && !w.recompute {
+		if r, ok := w.keptScan(meta); ok {
+			w.scanned, w.findingsKey = r, key
+			return r, nil
+		}
+	}
 	w.detectorRuns++
 	if w.shareRuns {
 		ctx = context.WithoutCancel(ctx)
@@ -123,6 +144,10 @@ func (w *Workspace) scan(ctx context.Context) (detect.Result, error) {
 		r.Findings = []detect.Finding{}
 	}
 	w.scanned, w.findingsKey = r, key
+	if keepable {
+		// not keeping it costs the next command a pass, nothing more
+		_ = w.keepScan(meta, r)
+	}
 	return r, nil
 }
 

@@ -49,8 +49,10 @@ type Workspace struct {
 	marks     *Marks
 	marksErr  error
 
-	journal     *journal.Journal
-	findingsMu  sync.Mutex
+	journal    *journal.Journal
+	findingsMu sync.Mutex
+	// recompute: run the detectors rather than read the kept result
+	recompute   bool
 	scanned     detect.Result // findings and capabilities of the evidence findingsKey names
 	findingsKey string
 	// detectorRuns counts the scans behind scanned (DetectorRuns).

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -22,7 +23,8 @@ func cmdFindings(e *env, c *cobra.Command) {
 	by := fs.String("by", "", "`agent`: one line per agent, ranked by concern, with the reason")
 	agent := fs.String("agent", "", "only the findings about agent `A`")
 	minSev := fs.String("min-severity", "", "only findings of severity `S` or above (info, low, medium, high, critical)")
-	rulesPath := fs.String("rules", "", "rules from `FILE|DIR` (YAML, docs/rules.md) instead of the built-in ones and those cordon.yaml adds")
+	rulesPath := fs.String("rules", "", "rules from `FILE|DIR` (YAML, docs/rules.md) instead of the built-in ones and those cordon.yaml adds (run in memory, not kept)")
+	recompute := fs.Bool("recompute", false, "run the detectors again over the whole index instead of reading the result kept with the case")
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
 		if *dir == "" {
@@ -48,23 +50,17 @@ func cmdFindings(e *env, c *cobra.Command) {
 			return err
 		}
 		defer done()
-		if opt.Rules == nil {
-			// The built-in rules plus the rules cordon.yaml adds.
-			c, err := ws.Config()
-			if err != nil {
-				return err
-			}
-			if opt.Rules, err = c.LoadRules(); err != nil {
-				return err
-			}
+		if *recompute {
+			ws.Recompute()
 		}
 		if *by == "agent" {
 			return writeAgentRanking(ctx, e, ws, opt, *asJSON)
 		}
-		found, err := incident.RunDetectors(ctx, ws.Store, opt)
+		res, err := detectorResult(ctx, ws, opt)
 		if err != nil {
 			return err
 		}
+		found := opt.Filter(res.Findings)
 		sups, err := ws.Suppressions(ctx)
 		if err != nil {
 			return err
@@ -205,4 +201,17 @@ func sum(xs []int) int {
 		n += x
 	}
 	return n
+}
+
+// detectorResult is the detectors' result the command reads: the one kept
+// with the case for the workspace's own rules (the built-in ones and
+// cordon.yaml's), or a run in memory of the rules --rules names.
+func detectorResult(ctx context.Context, ws *incident.Workspace, opt incident.FindingsOptions) (detect.Result, error) {
+	if opt.Rules == nil {
+		return ws.Result(ctx)
+	}
+	// the keys in tool calls and outputs count, as in the kept result
+	opt.Secrets, _ = ws.Redactor()
+	opt.Agent, opt.MinSeverity = "", ""
+	return incident.Scan(ctx, ws.Store, opt)
 }

@@ -13,9 +13,7 @@ import (
 // in the order a responder should look at them (detect.RankAgents), with
 // the reason in words; --json writes one object per agent, ranked.
 func writeAgentRanking(ctx context.Context, e *env, ws *incident.Workspace, opt incident.FindingsOptions, asJSON bool) error {
-	// the keys in tool calls and outputs count, as in the console's ranking
-	opt.Secrets, _ = ws.Redactor()
-	res, err := incident.Scan(ctx, ws.Store, opt)
+	res, err := detectorResult(ctx, ws, opt)
 	if err != nil {
 		return err
 	}

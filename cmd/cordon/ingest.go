@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,7 @@ func cmdIngest(e *env, c *cobra.Command) {
 	quiet := fs.Bool("quiet", false, "no progress line")
 	follow := fs.Bool("follow", false, "keep reading what is appended to the inputs (and survive log rotation) until interrupted")
 	rebuild := fs.Bool("rebuild", false, "discard the index and ingest every known source again (after a cordon upgrade)")
+	detectAfter := fs.Bool("detect", true, "run the detectors once the evidence is in and keep their result with the case, for every later command (--detect=false leaves it to the first reader)")
 	shared := allowSharedFlag(fs)
 	asJSON := jsonFlag(fs, "one JSON object per input file")
 	c.RunE = func(cmd *cobra.Command, inputs []string) error {
@@ -87,8 +89,36 @@ func cmdIngest(e *env, c *cobra.Command) {
 				return fmt.Errorf("some inputs were not ingested: %w", r.Err)
 			}
 		}
+		if *detectAfter && newEvents(results) > 0 {
+			if err := detectNow(ctx, e, ws, *quiet || *asJSON); err != nil {
+				return err
+			}
+		}
 		return noEvents(results, *dir)
 	}
+}
+
+func newEvents(results []ingest.FileResult) int {
+	n := 0
+	for _, r := range results {
+		n += r.New
+	}
+	return n
+}
+
+// detectNow runs the detectors over what the ingest stored and keeps the
+// result with the case (incident's engine/ folder): findings, check,
+// subject, the report and the console read it instead of scanning again.
+func detectNow(ctx context.Context, e *env, ws *incident.Workspace, quiet bool) error {
+	start := time.Now()
+	fs, err := ws.CachedFindings(ctx)
+	if err != nil {
+		return fmt.Errorf("the evidence is in; the detectors failed: %w (cordon findings runs them again)", err)
+	}
+	if !quiet {
+		fmt.Fprintf(e.stderr, "detectors: %d finding(s) in %s, kept with the case\n", len(fs), time.Since(start).Round(time.Millisecond))
+	}
+	return nil
 }
 
 // noEvents fails an ingest in which an input that is not empty gave no

@@ -1,0 +1,117 @@
+package incident
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/platform"
+)
+
+// The detectors' result — findings, capability sets, each source's
+// coverage, clock skews — is kept with the case (engine/result.json), so
+// that a command run after the ingest reads it rather than scanning the
+// index again. It is a function of the evidence (its key), the rules, the
+// redaction key the pass names keys with, the index's mapping and the
+// engine's version: any of them changing makes it be computed again.
+
+const (
+	engineDir  = "engine"
+	resultFile = "result.json"
+	// engineVersion names the detectors' pass and what it keeps: a result
+	// kept by another version is computed again.
+	engineVersion = "scan/1"
+)
+
+// KeptResult is the file's content.
+type keptResult struct {
+	Meta   resultMeta    `json:"meta"`
+	Result detect.Result `json:"result"`
+}
+
+// resultMeta says what the kept result is of.
+type resultMeta struct {
+	Engine   string `json:"engine"`
+	Model    string `json:"capability_model"`
+	Mapping  int    `json:"mapping_version"`
+	Evidence string `json:"evidence"` // the evidence key: total, last event, counts
+	Rules    string `json:"rules"`    // sha256 of the rules in force
+	Redactor string `json:"redactor"` // sha256 of the workspace's redaction key
+}
+
+// resultMeta is what a result computed now would be of; ok is false when
+// it cannot be kept (the rules cannot be read, or the workspace keeps no
+// redaction key and the pass names keys with a key of its own).
+func (w *Workspace) resultMeta() (resultMeta, bool) {
+	rules, err := w.rules()
+	if err != nil {
+		return resultMeta{}, false
+	}
+	rb, err := json.Marshal(rules)
+	if err != nil {
+		return resultMeta{}, false
+	}
+	key, err := os.ReadFile(filepath.Join(w.Dir, redactKeyFile))
+	if err != nil || len(key) < 32 {
+		return resultMeta{}, false
+	}
+	rs, ks := sha256.Sum256(rb), sha256.Sum256(key)
+	return resultMeta{Engine: engineVersion, Model: capabilityModel, Mapping: evidence.MappingVersion,
+		Evidence: evidenceKey(w.Store.Counts()), Rules: hex.EncodeToString(rs[:]), Redactor: hex.EncodeToString(ks[:])}, true
+}
+
+// keptScan is the kept result, if it is of meta.
+func (w *Workspace) keptScan(meta resultMeta) (detect.Result, bool) {
+	b, err := os.ReadFile(filepath.Join(w.Dir, engineDir, resultFile))
+	if err != nil {
+		return detect.Result{}, false
+	}
+	var k keptResult
+	if json.Unmarshal(b, &k) != nil || k.Meta != meta || k.Result.Capabilities == nil || k.Result.Coverage == nil {
+		return detect.Result{}, false
+	}
+	if k.Result.Findings == nil {
+		k.Result.Findings = []detect.Finding{}
+	}
+	return k.Result, true
+}
+
+// keepScan writes the result by atomic rename where the workspace is open
+// for writing; a reader on read-only media keeps it in memory only.
+func (w *Workspace) keepScan(meta resultMeta, r detect.Result) error {
+	if !w.write || platform.Writable(w.Dir) != nil {
+		return nil
+	}
+	b, err := json.Marshal(keptResult{Meta: meta, Result: r})
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(w.Dir, engineDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(dir, resultFile), b)
+}
+
+// Recompute makes this process run the detectors again rather than read
+// the kept result (findings --recompute); a workspace open for writing
+// keeps what the run gives.
+func (w *Workspace) Recompute() {
+	w.findingsMu.Lock()
+	w.scanned, w.findingsKey, w.recompute = detect.Result{}, "", true
+	w.findingsMu.Unlock()
+}
+
+// KeptResultSize is the size of the kept result in bytes (0: none), for
+// `cordon stats`.
+func (w *Workspace) KeptResultSize() int64 {
+	if fi, err := os.Stat(filepath.Join(w.Dir, engineDir, resultFile)); err == nil {
+		return fi.Size()
+	}
+	return 0
+}
+
