@@ -61,6 +61,9 @@ const (
 	EntryUnredactedOutput    EntryType = "unredacted_output"
 	// EntrySuppression records a suppression of findings, with its reason.
 	EntrySuppression EntryType = "suppression"
+	// EntryFindingsChanged records what a round of the detectors after an
+	// ingest changed: findings created, updated, withdrawn.
+	EntryFindingsChanged EntryType = "findings_changed"
 )
 
 // Entry is one line of the journal. The field order is the key order on

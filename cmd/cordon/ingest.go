@@ -11,6 +11,7 @@ import (
 
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/ingest"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -111,12 +112,12 @@ func newEvents(results []ingest.FileResult) int {
 // subject, the report and the console read it instead of scanning again.
 func detectNow(ctx context.Context, e *env, ws *incident.Workspace, quiet bool) error {
 	start := time.Now()
-	fs, err := ws.CachedFindings(ctx)
+	ch, err := ws.Detect(ctx, journal.CurrentActor(journal.ViaCLI))
 	if err != nil {
 		return fmt.Errorf("the evidence is in; the detectors failed: %w (cordon findings runs them again)", err)
 	}
 	if !quiet {
-		fmt.Fprintf(e.stderr, "detectors: %d finding(s) in %s, kept with the case\n", len(fs), time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(e.stderr, "detectors: %s in %s, kept with the case\n", ch, time.Since(start).Round(time.Millisecond))
 	}
 	return nil
 }

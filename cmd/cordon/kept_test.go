@@ -46,6 +46,11 @@ func TestFindingsReadTheKeptResult(t *testing.T) {
 	if code, out, errOut := cordon("findings", "--incident", dir, "--json"); code != 0 || strings.Contains(out, "KEPT TITLE") {
 		t.Errorf("a stale kept result was read: %d %s %.300s", code, errOut, out)
 	}
+	// each ingest round that ran the detectors journaled what it changed
+	code, out, errOut := cordon("journal", "--incident", dir)
+	if code != 0 || strings.Count(out, "findings_changed") != 1 || !strings.Contains(out, "created") {
+		t.Errorf("journal: %d %s\n%s", code, errOut, out)
+	}
 }
 
 func mustRead(t *testing.T, p string) string {

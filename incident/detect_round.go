@@ -1,0 +1,109 @@
+package incident
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/journal"
+)
+
+// FindingsChange is what one round of the detectors changed against the
+// result kept before it: findings created, updated (the same id, its
+// episode grown or its severity changed) and withdrawn (gone: a late
+// session record moved its events, a rule changed), by id.
+type FindingsChange struct {
+	Created   []string `json:"created"`
+	Updated   []string `json:"updated"`
+	Withdrawn []string `json:"withdrawn"`
+	Total     int      `json:"total"`
+}
+
+// Empty reports a round that changed nothing.
+func (c FindingsChange) Empty() bool {
+	return len(c.Created)+len(c.Updated)+len(c.Withdrawn) == 0
+}
+
+func (c FindingsChange) String() string {
+	return fmt.Sprintf("%d finding(s): %d created, %d updated, %d withdrawn", c.Total, len(c.Created), len(c.Updated), len(c.Withdrawn))
+}
+
+// Detect runs a round of the detectors over the evidence as it is now
+// (the kept result when it is still the evidence's), keeps the result,
+// and journals what changed since the result kept before, one entry per
+// round (findings_changed), when anything did.
+func (w *Workspace) Detect(ctx context.Context, actor journal.Actor) (FindingsChange, error) {
+	before := w.previousFindings()
+	r, err := w.scan(ctx)
+	if err != nil {
+		return FindingsChange{}, err
+	}
+	ch := diffFindings(before, r.Findings)
+	if ch.Empty() || !w.write {
+		return ch, nil
+	}
+	text := ch.String()
+	for _, part := range []struct {
+		what string
+		ids  []string
+	}{{"created", ch.Created}, {"updated", ch.Updated}, {"withdrawn", ch.Withdrawn}} {
+		if len(part.ids) > 0 {
+			text += "; " + part.what + " " + strings.Join(capIDs(part.ids, 10), " ")
+		}
+	}
+	_, err = w.appendJSON(ctx, journal.Entry{Actor: actor, Type: journal.EntryFindingsChanged, Text: text}, ch)
+	return ch, err
+}
+
+// previousFindings are the findings of the result kept before this round,
+// whatever evidence it was of (nil: none kept).
+func (w *Workspace) previousFindings() []detect.Finding {
+	b, err := os.ReadFile(filepath.Join(w.Dir, engineDir, resultFile))
+	if err != nil {
+		return nil
+	}
+	var k keptResult
+	if json.Unmarshal(b, &k) != nil {
+		return nil
+	}
+	return k.Result.Findings
+}
+
+// diffFindings compares two rounds' findings by id.
+func diffFindings(before, after []detect.Finding) FindingsChange {
+	ch := FindingsChange{Created: []string{}, Updated: []string{}, Withdrawn: []string{}, Total: len(after)}
+	old := make(map[string]detect.Finding, len(before))
+	for _, f := range before {
+		old[f.ID] = f
+	}
+	seen := make(map[string]bool, len(after))
+	for _, f := range after {
+		seen[f.ID] = true
+		p, ok := old[f.ID]
+		switch {
+		case !ok:
+			ch.Created = append(ch.Created, f.ID)
+		case !p.End.Equal(f.End) || p.Severity != f.Severity || p.Matches != f.Matches || !slices.Equal(p.Events, f.Events) || p.Agent != f.Agent:
+			ch.Updated = append(ch.Updated, f.ID)
+		}
+	}
+	for _, f := range before {
+		if !seen[f.ID] {
+			ch.Withdrawn = append(ch.Withdrawn, f.ID)
+		}
+	}
+	return ch
+}
+
+// capIDs lists at most n ids, then how many more.
+func capIDs(ids []string, n int) []string {
+	if len(ids) <= n {
+		return ids
+	}
+	return append(slices.Clone(ids[:n]), fmt.Sprintf("(+%d)", len(ids)-n))
+}
