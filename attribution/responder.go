@@ -147,3 +147,14 @@ func (id *Identity) responderOf(ev *evidence.Event) string {
 	}
 	return who
 }
+
+// AddExec records an exec into a pod that a responder ran (the kill
+// switch's journaled command): the processes it starts there are theirs.
+func (id *Identity) AddExec(pod string, at time.Time, who string) {
+	if pod == "" || who == "" {
+		return
+	}
+	r := id.people()
+	r.names[who] = true
+	r.execs[pod] = append(r.execs[pod], podExec{at: at, user: who})
+}

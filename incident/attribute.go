@@ -27,6 +27,7 @@ func (w *Workspace) newAttributor(ctx context.Context) (*attributor, error) {
 	if err != nil {
 		return nil, err
 	}
+	w.journaledExecs(id)
 	c := w.Store.Counts()
 	other := c.Fields["source"][evidence.SourceProxy] + c.Fields["source"][evidence.SourceSensor] + c.Fields["source"][evidence.SourceAudit]
 	return &attributor{id: id, seenOther: other > 0}, nil
@@ -72,6 +73,7 @@ func (w *Workspace) Attribute(ctx context.Context, since time.Time) (Attribution
 	if err != nil {
 		return res, err
 	}
+	w.journaledExecs(id)
 	var batch []evidence.Event
 	flush := func() error {
 		if len(batch) == 0 {

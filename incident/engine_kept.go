@@ -114,4 +114,3 @@ func (w *Workspace) KeptResultSize() int64 {
 	}
 	return 0
 }
-
