@@ -90,21 +90,13 @@ func cmdIngest(e *env, c *cobra.Command) {
 				return fmt.Errorf("some inputs were not ingested: %w", r.Err)
 			}
 		}
-		if *detectAfter && newEvents(results) > 0 {
+		if *detectAfter {
 			if err := detectNow(ctx, e, ws, *quiet || *asJSON); err != nil {
 				return err
 			}
 		}
 		return noEvents(results, *dir)
 	}
-}
-
-func newEvents(results []ingest.FileResult) int {
-	n := 0
-	for _, r := range results {
-		n += r.New
-	}
-	return n
 }
 
 // detectNow runs the detectors over what the ingest stored and keeps the
