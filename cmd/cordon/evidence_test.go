@@ -47,7 +47,7 @@ func TestBundleCommands(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "case.tar.gz")
 	code, stdout, errOut := cordon("bundle", "--incident", dir, "-o", out, "--with-evidence")
-	if code != 0 || !strings.Contains(stdout, "journal to entry 4") || !strings.Contains(errOut, "carries the evidence files") {
+	if code != 0 || !strings.Contains(stdout, "journal to entry 5") || !strings.Contains(errOut, "carries the evidence files") {
 		t.Fatalf("bundle: %d %s %s", code, stdout, errOut)
 	}
 	if code, stdout, _ := cordon("journal", "--incident", dir, "--type", "bundle_written"); code != 0 || !strings.Contains(stdout, "case.tar.gz") {

@@ -187,14 +187,14 @@ func TestJournalAnchorCommands(t *testing.T) {
 	if code, out, errOut := cordon("journal", "sign", "--incident", dir, "--key", key); code != 0 || !strings.Contains(out, "signed by SHA256:") {
 		t.Fatalf("sign: %d %s %s", code, out, errOut)
 	}
-	if code, out, errOut := cordon("journal", "anchor", "--incident", dir, "--to", anchors, "--key", key); code != 0 || !strings.Contains(out, "anchored entry 5") {
+	if code, out, errOut := cordon("journal", "anchor", "--incident", dir, "--to", anchors, "--key", key); code != 0 || !strings.Contains(out, "anchored entry 6") {
 		t.Fatalf("anchor: %d %s %s", code, out, errOut)
 	}
 	if code, _, errOut := cordon("note", "--incident", dir, "after the anchor"); code != 0 {
 		t.Fatalf("note: %d %s", code, errOut)
 	}
 	code, out, errOut := cordon("journal", "verify", "--incident", dir, "--anchor", anchors, "--allowed-signers", allowed)
-	if code != 0 || !strings.Contains(out, "anchored: entry 5") || !strings.Contains(out, "1 entries since") || !strings.Contains(out, "by oncall@example.org") {
+	if code != 0 || !strings.Contains(out, "anchored: entry 6") || !strings.Contains(out, "1 entries since") || !strings.Contains(out, "by oncall@example.org") {
 		t.Fatalf("verify: %d %s %s", code, out, errOut)
 	}
 	if code, _, errOut := cordon("journal", "anchor", "--incident", dir, "--to", filepath.Join(dir, "anchor")); code == 0 || !strings.Contains(errOut, "inside the workspace") {
