@@ -98,12 +98,13 @@ func writeAgent(e *env, r agentReport) {
 	if a.Revealed != "" {
 		name = a.Revealed // what it is made of, not what it passes for
 	}
-	fmt.Fprintf(e.stdout, "%s  model %s  run %s\n", name, orDash(p(a.Model)), orDash(p(a.Run)))
+	w := e.width()
+	writeWrapped(e.stdout, w, "    ", fmt.Sprintf("%s  model %s  run %s", name, orDash(p(a.Model)), orDash(p(a.Run))))
 	for _, o := range a.LookAlike {
-		fmt.Fprintf(e.stdout, "  LOOK-ALIKE: its name looks like %s's (%s): two agents, not one\n", p(o), attribution.Revealed(o))
+		writeWrapped(e.stdout, w, "    ", fmt.Sprintf("  LOOK-ALIKE: its name looks like %s's (%s): two agents, not one", p(o), attribution.Revealed(o)))
 	}
-	fmt.Fprintf(e.stdout, "  %d events, %d denied, %d session(s), active %s–%s\n",
-		a.Events, a.Denied, a.Sessions, stamp(a.First), stamp(a.Last))
+	writeWrapped(e.stdout, w, "    ", fmt.Sprintf("  %d events, %d denied, %d session(s), active %s–%s",
+		a.Events, a.Denied, a.Sessions, stamp(a.First), stamp(a.Last)))
 	type session struct {
 		sandbox, interval string
 		end               time.Time
@@ -134,7 +135,9 @@ func writeAgent(e *env, r agentReport) {
 	}
 	for _, name := range order {
 		s := sessions[name]
-		fmt.Fprintf(e.stdout, "  session %s  sandbox %s  %s  %s\n", orDash(p(name)), orDash(p(s.sandbox)), s.interval, p(strings.Join(s.keys, " ")))
+		// the keys wrap under the session on a terminal: each is a value
+		// to search for, and none is cut
+		writeWrapped(e.stdout, w, "    ", fmt.Sprintf("  session %s  sandbox %s  %s  %s", orDash(p(name)), orDash(p(s.sandbox)), s.interval, p(strings.Join(s.keys, " "))))
 	}
 }
 

@@ -98,7 +98,7 @@ func cmdJournal(e *env, c *cobra.Command) {
 				e.stdout.Write(append(safeJSONLine(en.Line()), '\n'))
 				continue
 			}
-			writeEntry(e.stdout, en)
+			writeEntry(e.stdout, e.width(), en)
 		}
 		if torn != nil {
 			fmt.Fprintf(e.stderr, "journal: %s; the next entry sets it aside in journal.torn\n", torn)
@@ -255,8 +255,9 @@ func cmdNote(e *env, c *cobra.Command) {
 // writeEntry prints one entry on a line: seq, time, actor, type, what it
 // concerns, then its text or a short form of its payload. Every field can
 // carry hostile text (a note quoting a log line), so all of it is made
-// printable.
-func writeEntry(w io.Writer, en journal.Entry) {
+// printable. On a terminal of width columns the text wraps under the
+// entry, indented: a journal is read, and nothing of it is cut.
+func writeEntry(w io.Writer, width int, en journal.Entry) {
 	p := evidence.Printable
 	actor := p(en.Actor.Name) + " (" + p(en.Actor.Via) + ")"
 	var about string
@@ -270,7 +271,7 @@ func writeEntry(w io.Writer, en journal.Entry) {
 	if text == "" && len(en.Payload) > 0 {
 		text = p(clipPayload(string(en.Payload), 120))
 	}
-	fmt.Fprintf(w, "%4d  %s  %s  %s%s  %s\n", en.Seq, en.Time.UTC().Format("2006-01-02T15:04:05Z"), actor, p(string(en.Type)), about, text)
+	writeWrapped(w, width, "      ", fmt.Sprintf("%4d  %s  %s  %s%s  %s", en.Seq, en.Time.UTC().Format("2006-01-02T15:04:05Z"), actor, p(string(en.Type)), about, text))
 }
 
 // clipPayload shortens s to n runes.
