@@ -271,7 +271,15 @@ func cmdRejects(e *env, c *cobra.Command) {
 			if len(data) > 120 {
 				data = data[:120] + "…"
 			}
-			fmt.Fprintf(e.stdout, "%s  [%s] %s\n    %s\n", evidence.Printable(r.Origin), r.Format, evidence.PrintableMessage(r.Reason), evidence.Printable(data))
+			// the reason wraps; the record's start is a glimpse (--json
+			// has it whole), cut to the terminal
+			w := e.width()
+			writeWrapped(e.stdout, w, "    ", fmt.Sprintf("%s  [%s] %s", evidence.Printable(r.Origin), r.Format, evidence.PrintableMessage(r.Reason)))
+			line := "    " + evidence.Printable(data)
+			if w > 0 {
+				line = fit(line, w)
+			}
+			fmt.Fprintln(e.stdout, line)
 		}
 		fmt.Fprintf(e.stderr, "%d rejected records\n", len(rs))
 		return nil

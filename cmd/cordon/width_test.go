@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ var widthCommands = [][]string{
 	{"findings"}, {"findings", "--by", "agent"}, {"agents"}, {"stats"}, {"stats", "--by", "dst_host"},
 	{"search", "--limit", "200", "kind:tool_call"}, {"search", "--limit", "200", "decision:deny"}, {"search", "--limit", "200", "source:proxy"},
 	{"check"}, {"steps"}, {"verdict"}, {"subject"}, {"journal"}, {"evidence", "verify"}, {"indicators"},
-	{"rules", "check"}, {"suppress", "list"}, {"rejects"},
+	{"rules", "check"}, {"suppress", "list"}, {"rejects"}, {"journal", "verify"},
 }
 
 // TestEveryTableFitsEightyColumns runs every command that prints a table
@@ -147,6 +148,27 @@ func TestWriteWrappedKeepsEverything(t *testing.T) {
 			if width == 0 && len(out) != 1 {
 				t.Errorf("a pipe gets the line whole: %q", b.String())
 			}
+		}
+	}
+}
+
+// A rejected record's reason and start fit the terminal too (no bundled
+// sample has one).
+func TestRejectsFitEightyColumns(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "ledger.jsonl")
+	long := `{"v":1,"ts":"2026-07-21T10:00:00Z","type":"tool_call","agent":"agent-1","args":{"cmd":"` + strings.Repeat("curl -s https://example.com/x ", 12) + `"}`
+	os.WriteFile(src, []byte(`{"v":1,"ts":"2026-07-21T10:00:00Z","type":"summary","agent":"agent-1","text":"ok"}`+"\n"+long+"\n"), 0o600)
+	ws := filepath.Join(t.TempDir(), "incident")
+	if code, _, errOut := cordon("ingest", "--incident", ws, src); code != 0 {
+		t.Fatalf("ingest: %d %s", code, errOut)
+	}
+	code, out, errOut := cordonAt(80, "rejects", "--incident", ws)
+	if code != 0 || !strings.Contains(out, "ledger.jsonl:2") {
+		t.Fatalf("rejects: %d %q %s", code, out, errOut)
+	}
+	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		if n := ansi.StringWidth(line); n > 80 {
+			t.Errorf("a line of %d columns: %s", n, line)
 		}
 	}
 }
