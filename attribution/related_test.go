@@ -2,6 +2,7 @@ package attribution_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,5 +88,68 @@ func TestRelatedUnattributed(t *testing.T) {
 	}
 	if len(groups) == 0 || groups[0].Why != "same src_ip 10.0.3.7 ±30s" {
 		t.Fatalf("groups %+v", groups)
+	}
+}
+
+// TestRelatedRankedByLinkBeforeTime: around a tool call, the linked groups
+// (call, process, session) come before the ±30 s window, and the window
+// itself lists what shares the call, the process or the session before
+// what is merely near, each by nearness (issue 33).
+func TestRelatedRankedByLinkBeforeTime(t *testing.T) {
+	st := attributedStore(t, consoleFixture)
+	ctx := context.Background()
+	hits, err := st.Search(ctx, evidence.Request{Query: evidence.MustParse(`+call_id:c\-12 +kind:tool_call`)})
+	if err != nil || len(hits.Events) != 1 {
+		t.Fatalf("call c-12: %v %+v", err, hits)
+	}
+	ev := hits.Events[0]
+	groups, err := attribution.RelatedEvents(ctx, st, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	session, near := -1, -1
+	for i, g := range groups {
+		switch g.Why {
+		case "same session s-19 (nearest)":
+			session = i
+		case "same agent agent-7 ±30s":
+			near = i
+		}
+	}
+	if session < 0 || near < 0 || session > near {
+		t.Fatalf("the session group (%d) does not come before the ±30s window (%d)", session, near)
+	}
+	evs := groups[near].Events
+	if len(evs) < 4 || attribution.LinkOf(ev, evs[0]) != attribution.LinkCall {
+		t.Fatalf("the window does not start with the call's own events: %+v", evs)
+	}
+	dist := func(e evidence.Event) time.Duration { return max(e.Time.Sub(ev.Time), ev.Time.Sub(e.Time)) }
+	for i := 1; i < len(evs); i++ {
+		a, b := attribution.LinkOf(ev, evs[i-1]), attribution.LinkOf(ev, evs[i])
+		if a > b || a == b && dist(evs[i-1]) > dist(evs[i]) {
+			t.Errorf("event %d (%s, link %d, %v away) is listed after event %d (link %d, %v away)",
+				i-1, evs[i-1].Kind, a, dist(evs[i-1]), i, b, dist(evs[i]))
+		}
+	}
+}
+
+func TestSortByLink(t *testing.T) {
+	t0 := time.Date(2026, 7, 21, 10, 0, 0, 0, time.UTC)
+	ev := evidence.Event{ID: "ev", Time: t0, CallID: "c-1", ExecID: "x-1", Session: "s-1"}
+	evs := []evidence.Event{
+		{ID: "far-none", Time: t0.Add(-20 * time.Second)},
+		{ID: "near-none", Time: t0.Add(time.Second)},
+		{ID: "session", Time: t0.Add(25 * time.Second), Session: "s-1"},
+		{ID: "child", Time: t0.Add(29 * time.Second), ParentExecID: "x-1", Session: "s-1"},
+		{ID: "call-late", Time: t0.Add(10 * time.Second), CallID: "c-1"},
+		{ID: "call-early", Time: t0.Add(-2 * time.Second), CallID: "c-1"},
+	}
+	attribution.SortByLink(ev, evs)
+	var got []string
+	for _, e := range evs {
+		got = append(got, e.ID)
+	}
+	if want := "call-early call-late child session near-none far-none"; strings.Join(got, " ") != want {
+		t.Errorf("ranked %v, want %s", got, want)
 	}
 }

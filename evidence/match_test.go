@@ -25,7 +25,8 @@ var parityQueries = []string{
 	`kind:proc_exec cmdline:curl`, `id:* NOT kind:proc_exec`, `bytes_out:>=1 AND bytes_out:<100000`,
 	`time:>="2026-07-21T10:00:00Z" AND time:<"2026-07-21T10:30:00Z" AND source:sensor`,
 	`bytes_out:*`, `bytes_in:>0 -bytes_out:*`, `bytes_out:>255 AND bytes_out:<=65536`, `bytes_out:<0`,
-	`id:/[0-9a-f]{4}.*/ source:proxy`,
+	`id:/[0-9a-f]{4}.*/ source:proxy`, `decision:DENY`, `kind:TOOL_CALL -decision:Allow`, `source:SENS*`,
+	`decision:/DENY|ERROR/`, `attributed_via:(SRC_IP OR Container)`,
 }
 
 // The in-memory matcher agrees with the Bleve index on every sample

@@ -74,9 +74,14 @@ func EditDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// lowercaseFields hold values cordon itself writes, all in lower case: an
-// upper-case value there is a typo that would find nothing.
+// lowercaseFields are enumerations: they hold values cordon itself
+// writes, all in lower case. A value typed there is matched regardless
+// of case (decision:DENY finds what the tables show as DENY): this is the
+// one place that says so, for every store.
 var lowercaseFields = []string{"source", "kind", "attributed_via", "decision", "format", "severity"}
+
+// enumeration reports a field of lowercaseFields.
+func enumeration(field string) bool { return slices.Contains(lowercaseFields, field) }
 
 // query gives a value read by the parser its meaning on its field.
 func (v rawValue) query() (Query, error) {
@@ -96,9 +101,10 @@ func (v rawValue) query() (Query, error) {
 			return Query{}, fmt.Errorf("%s: %s is a %s; write a range such as %s", v.text, v.field, kindName(f.kind), rangeExample(v.field))
 		}
 		q := Regexp(v.field, v.value)
-		// Words are indexed lower case: a capital in a pattern on text
-		// could never match, so there it means either case.
-		if v.fold || f.kind == textField && hasUpperLiteral(v.value) {
+		// Words are indexed lower case, and enumerations hold lower-case
+		// values: a capital in a pattern there could never match, so it
+		// means either case.
+		if v.fold || (f.kind == textField || enumeration(v.field)) && hasUpperLiteral(v.value) {
 			q = q.Fold()
 		}
 		return q, nil
@@ -121,8 +127,8 @@ func (v rawValue) query() (Query, error) {
 	}
 	if v.kind == 'w' && v.wild {
 		pattern := v.value
-		if f.kind == textField {
-			pattern = strings.ToLower(pattern) // words are indexed lower case
+		if f.kind == textField || enumeration(v.field) {
+			pattern = strings.ToLower(pattern) // words and enumerations are lower case
 		}
 		if strings.HasSuffix(pattern, "*") && !strings.ContainsAny(strings.TrimSuffix(pattern, "*"), `*?\`) {
 			return Prefix(v.field, strings.TrimSuffix(pattern, "*")), nil
@@ -147,8 +153,8 @@ func (v rawValue) query() (Query, error) {
 			return Query{}, fmt.Errorf("%s: %s is a whole number; write %s:443", v.text, v.field, v.field)
 		}
 	case kwField, listField:
-		if slices.Contains(lowercaseFields, v.field) && value != strings.ToLower(value) {
-			return Query{}, fmt.Errorf("%s: %s values are lower case; write %s", v.text, v.field, Term(v.field, strings.ToLower(value)))
+		if enumeration(v.field) {
+			value = strings.ToLower(value)
 		}
 	}
 	return Term(v.field, value), nil

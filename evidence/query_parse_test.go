@@ -1,7 +1,9 @@
 package evidence
 
 import (
+	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +38,14 @@ func TestParseForms(t *testing.T) {
 		{`dst_host:*.s3.amazonaws.com`, `dst_host:*.s3.amazonaws.com`},
 		{"dst_host:HTTPBIN.ORG", "dst_host:httpbin.org"}, // hosts are kept lower case
 		{"cmdline:CURL*", "cmdline:curl*"},               // words are indexed lower case
+		// enumerations match any case (issue 33): what the tables show
+		// upper case is found as typed from them
+		{"decision:DENY", "decision:deny"},
+		{"kind:Proc_Exec", "kind:proc_exec"},
+		{"source:PROX*", "source:prox*"},
+		{"severity:Err?r", "severity:err?r"},
+		{"decision:/DEN.*/", "decision:/DEN.*/i"},
+		{"decision:(DENY OR Error)", "decision:(deny OR error)"},
 		{"path:/cron.*/", "path:/cron.*/"},
 		{"agent:/AGENT-7/i", "agent:/AGENT-7/i"},
 		{"cmdline:/CURL/", "cmdline:/CURL/i"}, // a capital on text means either case
@@ -75,8 +85,6 @@ func TestParseRefusesWhatFindsNothing(t *testing.T) {
 		{"nosuchfield:foo", `unknown field "nosuchfield"`},
 		{"AGENT:agent-7", "did you mean agent?"},
 		{"agnt:agent-7", "did you mean agent?"},
-		{"decision:DENY", "decision values are lower case; write decision:deny"},
-		{"kind:Proc_Exec", "write kind:proc_exec"},
 		{"+(", "without )"},
 		{"+", "+ with nothing after it"},
 		{"curl -", "- with nothing after it"},
@@ -226,4 +234,52 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%q: %v", s, err)
 		}
 	})
+}
+
+// TestEnumerationValuesMatchAnyCase: decision:DENY, as the tables show a
+// denial, finds the denials in a real index, the same events as
+// decision:deny, and so does every other case of an enumeration's value.
+func TestEnumerationValuesMatchAnyCase(t *testing.T) {
+	t0 := time.Date(2026, 7, 21, 10, 0, 0, 0, time.UTC)
+	var evs []Event
+	for i, d := range []string{DecisionDeny, DecisionAllow, DecisionDeny, DecisionError, ""} {
+		evs = append(evs, Event{ID: "e" + string(rune('a'+i)), Time: t0.Add(time.Duration(i) * time.Second), Source: SourceProxy,
+			Format: "squid", Kind: "net_request", Decision: d, Message: "CONNECT example.com:443"})
+	}
+	st, err := Open(filepath.Join(t.TempDir(), "index"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.Index(context.Background(), evs, nil); err != nil {
+		t.Fatal(err)
+	}
+	ids := func(text string) string {
+		q, err := Parse(text)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		hits, err := st.Search(context.Background(), Request{Query: q, Limit: 10, Sort: SortTime})
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		var out []string
+		for _, ev := range hits.Events {
+			out = append(out, ev.ID)
+		}
+		return strings.Join(out, ",")
+	}
+	for _, c := range []struct{ in, want string }{
+		{"decision:deny", "ea,ec"},
+		{"decision:DENY", "ea,ec"},
+		{"decision:Deny", "ea,ec"},
+		{"decision:DEN*", "ea,ec"},
+		{"decision:/DENY|ERROR/", "ea,ec,ed"},
+		{"source:PROXY kind:NET_REQUEST -decision:ALLOW", "ea,ec,ed,ee"},
+		{"agent:AGENT-7", ""}, // a name is not an enumeration: its case counts
+	} {
+		if got := ids(c.in); got != c.want {
+			t.Errorf("%s finds %q, want %q", c.in, got, c.want)
+		}
+	}
 }

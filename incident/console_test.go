@@ -161,6 +161,47 @@ func TestBackgroundIngestFollows(t *testing.T) {
 	}
 }
 
+// TestFollowingIngestCountsEachFilesEvents: each round of a following
+// ingest reads only what was appended, and the results are the sum of
+// the rounds per file, not the last round's zeros (issue 33: :files said
+// 0 events of every file).
+func TestFollowingIngestCountsEachFilesEvents(t *testing.T) {
+	line := func(i int) string {
+		return fmt.Sprintf(`{"v":1,"ts":"2026-07-21T10:00:%02dZ","type":"summary","agent":"agent-7","text":"step %d"}`+"\n", i, i)
+	}
+	path := filepath.Join(t.TempDir(), "ledger.jsonl")
+	if err := os.WriteFile(path, []byte(line(0)+line(1)+line(2)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := incident.Create(filepath.Join(t.TempDir(), "w"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	run := ws.StartIngest(ctx, []string{path}, incident.IngestOptions{}, true)
+	var u incident.IngestUpdate
+	for more := true; more && u.Rounds < 2; {
+		u, more = run.Next(ctx)
+	}
+	if u.Rounds < 2 || len(u.Results) != 1 || u.Results[0].Events != 3 || u.Results[0].New != 3 {
+		t.Fatalf("after a second round that read nothing new: %+v", u)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(line(3))
+	f.Close()
+	for more := true; more && u.Added < 4; {
+		u, more = run.Next(ctx)
+	}
+	if u = run.Stop(); len(u.Results) != 1 || u.Results[0].Events != 4 || u.Results[0].New != 4 {
+		t.Errorf("after a line appended: %+v", u.Results)
+	}
+}
+
 // TestIngestWatchesEachSeeEveryChange: several consoles (one per SSH
 // session) follow one ingest; each reader gets the updates, the last one
 // included, not just whichever reader woke first.

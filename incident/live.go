@@ -86,9 +86,54 @@ func (r *IngestRun) round(res []ingest.FileResult) {
 	for _, f := range res {
 		r.latest.Added += int64(f.New)
 	}
-	r.latest.Results = res
+	r.latest.Results = sumRounds(r.latest.Results, res)
 	r.mu.Unlock()
 	r.poke()
+}
+
+// sumRounds adds a following ingest's round to the rounds before it, per
+// file: each round reads only what was appended since the last, so a
+// file's counts are their sum (the first round's alone would be replaced
+// by a later round's zeros). Where a file resumed and what went wrong
+// last are kept as the rounds say them.
+func sumRounds(prev, round []ingest.FileResult) []ingest.FileResult {
+	if len(prev) == 0 {
+		return round
+	}
+	before := make(map[string]ingest.FileResult, len(prev))
+	for _, f := range prev {
+		before[f.Path] = f
+	}
+	out := make([]ingest.FileResult, 0, max(len(prev), len(round)))
+	seen := map[string]bool{}
+	for _, f := range round {
+		seen[f.Path] = true
+		if p, ok := before[f.Path]; ok {
+			f.Events += p.Events
+			f.Stored += p.Stored
+			f.New += p.New
+			f.Rejects += p.Rejects
+			f.Routine += p.Routine
+			f.Merged += p.Merged
+			f.ResumedAt = p.ResumedAt
+			if f.Format == "" {
+				f.Format = p.Format
+			}
+			if !p.First.IsZero() && (f.First.IsZero() || p.First.Before(f.First)) {
+				f.First = p.First
+			}
+			if p.Last.After(f.Last) {
+				f.Last = p.Last
+			}
+		}
+		out = append(out, f)
+	}
+	for _, p := range prev {
+		if !seen[p.Path] { // a rotated file read in an earlier round
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func (r *IngestRun) poke() {

@@ -26,10 +26,20 @@ type StepState struct {
 	Text   string    // the reason given with it, if any
 	// Checked holds the checklist items ticked, by index.
 	Checked map[int]bool
+	// Ticks are the last tick or untick of each item, by index: who and
+	// when, for an item opened in the console.
+	Ticks map[int]Tick
 	// Check is the last evidence check journaled for the step.
 	Check *CheckResult
 	// Notes counts the notes written on the step.
 	Notes int
+}
+
+// Tick is who ticked (or unticked) a checklist item, and when.
+type Tick struct {
+	By   journal.Actor
+	At   time.Time
+	Done bool
 }
 
 // CaseState is the case as the journal records it: the agents under
@@ -70,7 +80,7 @@ func FoldJournal(entries []journal.Entry) CaseState {
 	step := func(id string) *StepState {
 		st := s.Steps[id]
 		if st == nil {
-			st = &StepState{Checked: map[int]bool{}}
+			st = &StepState{Checked: map[int]bool{}, Ticks: map[int]Tick{}}
 			s.Steps[id] = st
 		}
 		return st
@@ -88,7 +98,9 @@ func FoldJournal(entries []journal.Entry) CaseState {
 		case journal.EntryChecklist:
 			var p checklistPayload
 			if json.Unmarshal(e.Payload, &p) == nil {
-				step(e.Step).Checked[p.Item] = p.Done
+				st := step(e.Step)
+				st.Checked[p.Item] = p.Done
+				st.Ticks[p.Item] = Tick{By: e.Actor, At: e.Time, Done: p.Done}
 			}
 		case journal.EntryCheckResult:
 			var r CheckResult

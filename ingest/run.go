@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -100,9 +101,12 @@ type Progress struct {
 }
 
 // Expand turns command-line inputs into files: folders are walked (hidden
-// entries skipped, and anything but regular files), "-" stays as stdin. An
-// input named on its own that is neither a regular file (or a link to one)
-// nor a folder is refused with ErrUnreadable: see NotRegular.
+// entries skipped, and anything but regular files and links to them), "-"
+// stays as stdin. An input named on its own that is neither a regular file
+// (or a link to one) nor a folder is refused with ErrUnreadable: see
+// NotRegular. A broken symbolic link, named or in a folder, is refused
+// with ErrUnreadable naming it and where it points (BrokenLink): evidence
+// that is not there is never passed over without a word.
 func Expand(inputs []string) ([]string, error) {
 	var out []string
 	for _, in := range inputs {
@@ -112,6 +116,9 @@ func Expand(inputs []string) ([]string, error) {
 		}
 		info, err := os.Stat(in)
 		if err != nil {
+			if berr := BrokenLink(in); berr != nil {
+				return nil, berr
+			}
 			return nil, fmt.Errorf("%w: %v", ErrUnreadable, err)
 		}
 		if !info.IsDir() {
@@ -121,7 +128,7 @@ func Expand(inputs []string) ([]string, error) {
 			out = append(out, in)
 			continue
 		}
-		var found []string
+		var found, links []string
 		err = filepath.WalkDir(in, func(p string, d os.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -132,13 +139,21 @@ func Expand(inputs []string) ([]string, error) {
 				}
 				return nil
 			}
-			if d.Type().IsRegular() && !isDoc(d.Name()) {
+			switch {
+			case isDoc(d.Name()):
+			case d.Type().IsRegular():
 				found = append(found, p)
+			case d.Type()&fs.ModeSymlink != 0:
+				links = append(links, p)
 			}
 			return nil
 		})
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrUnreadable, err)
+		}
+		found, err = withLinks(found, links)
+		if err != nil {
+			return nil, err
 		}
 		sort.Strings(found)
 		out = append(out, found...)

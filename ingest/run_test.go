@@ -244,3 +244,32 @@ func TestExpandRefusesSpecialFiles(t *testing.T) {
 		t.Errorf("openRegular(FIFO): %v, want a refusal without waiting", err)
 	}
 }
+
+// TestExpandRefusesABrokenLink: a symbolic link whose file is gone is an
+// error naming the link and where it points, whether named on its own or
+// met in a folder, never passed over (issue 33). A link in a folder to a
+// file elsewhere is read; one to a file the folder holds is read once.
+func TestExpandRefusesABrokenLink(t *testing.T) {
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "a.log")
+	os.WriteFile(reg, []byte("x\n"), 0o600)
+	broken := filepath.Join(dir, "proxy.log")
+	if err := os.Symlink(filepath.Join(dir, "rotated", "proxy.log.1"), broken); err != nil {
+		t.Skipf("no symbolic links: %v", err)
+	}
+	for _, in := range []string{broken, dir} {
+		_, err := Expand([]string{in})
+		if !errors.Is(err, ErrUnreadable) || !strings.Contains(err.Error(), broken+" is a symbolic link to "+filepath.Join(dir, "rotated", "proxy.log.1")) {
+			t.Errorf("Expand(%s): %v, want the broken link named", in, err)
+		}
+	}
+	os.Remove(broken)
+	outside := filepath.Join(t.TempDir(), "sensor.jsonl")
+	os.WriteFile(outside, []byte("y\n"), 0o600)
+	os.Symlink(outside, filepath.Join(dir, "sensor.jsonl"))
+	os.Symlink(reg, filepath.Join(dir, "current.log"))
+	got, err := Expand([]string{dir})
+	if want := reg + " " + filepath.Join(dir, "sensor.jsonl"); err != nil || strings.Join(got, " ") != want {
+		t.Errorf("Expand(folder with links) = %v %v, want %s", got, err, want)
+	}
+}

@@ -2,10 +2,12 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -95,4 +97,68 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 	case <-c.ctx.Done():
 		return 0, c.ctx.Err()
 	}
+}
+
+// BrokenLink is ErrUnreadable naming path and where it points, when path
+// is a symbolic link whose target cannot be found; nil for anything else.
+func BrokenLink(path string) error {
+	li, err := os.Lstat(path)
+	if err != nil || li.Mode()&fs.ModeSymlink == 0 {
+		return nil
+	}
+	target, err := os.Readlink(path)
+	if err != nil {
+		target = "?"
+	}
+	_, err = os.Stat(path)
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %s is a symbolic link to %s, which cannot be read (%v): restore the file it names, or point the link at the evidence", ErrUnreadable, path, target, unwrapPath(err))
+}
+
+// unwrapPath is err without the path an *fs.PathError repeats.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// withLinks adds to the regular files a walk found the links it found to
+// regular files, unless the file a link names is among them already (read
+// once, by its own name). A broken link is refused (BrokenLink); a link to
+// a folder or a special file is passed over, as such an entry is.
+func withLinks(found, links []string) ([]string, error) {
+	if len(links) == 0 {
+		return found, nil
+	}
+	real := map[string]bool{}
+	for _, f := range found {
+		if r, err := filepath.EvalSymlinks(f); err == nil {
+			real[r] = true
+		}
+	}
+	for _, l := range links {
+		info, err := os.Stat(l)
+		if err != nil {
+			if berr := BrokenLink(l); berr != nil {
+				return nil, berr
+			}
+			return nil, fmt.Errorf("%w: %v", ErrUnreadable, err)
+		}
+		if !info.Mode().IsRegular() {
+			continue
+		}
+		r, err := filepath.EvalSymlinks(l)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrUnreadable, err)
+		}
+		if !real[r] {
+			real[r] = true
+			found = append(found, l)
+		}
+	}
+	return found, nil
 }

@@ -469,3 +469,36 @@ func TestActionNotConfiguredSaysWhere(t *testing.T) {
 		t.Errorf("an unconfigured action: %v", err)
 	}
 }
+
+// TestEnterOpensAChecklistItem: enter on a checklist item opens it under
+// its line (its whole text, whether and by whom it was ticked) and ticks
+// nothing; space is the key that ticks, and the open item then says who
+// ticked it; enter again folds it (issue 33). At 60 columns the item's
+// line is cut, and the open item shows it whole.
+func TestEnterOpensAChecklistItem(t *testing.T) {
+	c := newConsole(t, incidenttest.New(t), 60, 24, termenv.Ascii)
+	c.toPlaybook("detect.evidence")
+	c.keys("enter", "j") // into the step; j moves from the check to the first item
+	if s := c.screen(); strings.Contains(s, "onwards") {
+		t.Fatalf("the first item is not cut at 60 columns, so its opening shows nothing new:\n%s", s)
+	}
+	c.keys("enter")
+	if c.m.Steps().State().Step("detect.evidence").Checked[0] {
+		t.Fatal("enter ticked the item")
+	}
+	s := c.screen()
+	if !strings.Contains(s, "not ticked yet · space ticks it") || !strings.Contains(s, "enter opens an item, space ticks it") || !strings.Contains(s, "onwards") {
+		t.Fatalf("enter does not open the item:\n%s", s)
+	}
+	c.written(c.step(keyMsg("space")))
+	if !c.m.Steps().State().Step("detect.evidence").Checked[0] {
+		t.Fatal("space does not tick the open item")
+	}
+	if s := c.screen(); !strings.Contains(s, "[x] Ledger, proxy") || !strings.Contains(s, "ticked by ") {
+		t.Errorf("the open item does not say who ticked it:\n%s", s)
+	}
+	c.keys("enter")
+	if s := c.screen(); strings.Contains(s, "ticked by ") || !c.m.Steps().State().Step("detect.evidence").Checked[0] {
+		t.Errorf("enter again does not fold the item, or unticked it:\n%s", s)
+	}
+}

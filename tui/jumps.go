@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -200,26 +201,64 @@ func (m *Model) showMarks() {
 }
 
 // showFiles lists the inputs of the background ingest, those not ingested
-// first with the reason.
+// first with the reason. The counts come first and the paths are named
+// from the folder they share (the title names it): at 80 columns the
+// counts must not be the part that is cut.
 func (m *Model) showFiles() {
+	res := m.progress.Results
+	paths := make([]string, len(res))
+	for i, r := range res {
+		paths[i] = r.Path
+	}
+	dir := sharedDir(paths)
+	name := func(p string) string {
+		if dir != "" {
+			p = strings.TrimPrefix(p, dir+string(filepath.Separator))
+		}
+		return evidence.Printable(p)
+	}
 	var bad, good []sheet.Row
-	for _, r := range m.progress.Results {
-		name := evidence.Printable(r.Path)
+	for _, r := range res {
 		if r.Err != nil {
-			bad = append(bad, sheet.Row{Text: "NOT INGESTED  " + name + ": " + evidence.PrintableMessage(r.Err.Error())})
+			bad = append(bad, sheet.Row{Text: "NOT INGESTED  " + name(r.Path) + ": " + evidence.PrintableMessage(r.Err.Error())})
 			continue
 		}
-		line := fmt.Sprintf("ok            %s: %s, %d events (%d new), %d rejected", name, r.Format, r.Events, r.New, r.Rejects)
+		line := fmt.Sprintf("ok  %6s events, %6s new, %d rejected  %s (%s)", common.Count(int64(r.Events)), common.Count(int64(r.New)), r.Rejects, name(r.Path), r.Format)
+		if r.ResumedAt > 0 {
+			line += fmt.Sprintf(" (resumed at byte %s: what came before was read by an earlier ingest)", common.Count(r.ResumedAt))
+		}
 		if r.Rejects > 0 {
 			line += " (cordon rejects lists them)"
 		}
 		good = append(good, sheet.Row{Text: line})
 	}
-	title := fmt.Sprintf("FILES  %d not ingested, %d read · esc closes", len(bad), len(good))
+	title := fmt.Sprintf("FILES  %d not ingested, %d read", len(bad), len(good))
+	if dir != "" {
+		title += " in " + evidence.Printable(dir)
+	}
+	title += " · esc closes"
 	if m.cs.Ingest() == nil {
 		title = "FILES  no ingest runs with this console (cordon ingest reports its files) · esc closes"
 	}
 	m.sheet.Show(title, append(bad, good...), 0)
+}
+
+// sharedDir is the folder every path is under, "" when they share none
+// (or there is one path: its own folder says little).
+func sharedDir(paths []string) string {
+	if len(paths) < 2 {
+		return ""
+	}
+	dir := filepath.Dir(paths[0])
+	for _, p := range paths[1:] {
+		for dir != "/" && dir != "." && !strings.HasPrefix(p, dir+string(filepath.Separator)) {
+			dir = filepath.Dir(dir)
+		}
+	}
+	if dir == "/" || dir == "." {
+		return ""
+	}
+	return dir
 }
 
 // notIngested are the inputs the ingest could not read, with the reason.

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -197,7 +198,12 @@ func New(h *incident.Handle, opt Options) Model {
 	}
 	if cfgErr != nil {
 		// the console still opens, on the defaults, and says why
-		m.err = fmt.Errorf("%s: %w (the defaults apply)", orDefault(cfg.Path, "config.yaml"), cfgErr)
+		// (a problem CheckNames found names the file, line and column)
+		if errors.Is(cfgErr, config.ErrInvalid) {
+			m.err = fmt.Errorf("%w (the defaults apply)", cfgErr)
+		} else {
+			m.err = fmt.Errorf("%s: %w (the defaults apply)", orDefault(cfg.Path, "config.yaml"), cfgErr)
+		}
 	}
 	acfg, acfgErr := h.Assistant()
 	if opt.Drill != nil {
@@ -412,6 +418,9 @@ func configured(cfg config.Config, dark bool) (*common.KeyMap, common.Palette, e
 	pal := common.LightPalette()
 	if dark {
 		pal = common.DarkPalette()
+	}
+	if err := cfg.CheckNames(keys.BindingNames(), common.PaletteRoles()); err != nil {
+		return keys, pal, err
 	}
 	if err := keys.Remap(cfg.Keys); err != nil {
 		return common.DefaultKeyMap(), pal, err

@@ -310,7 +310,7 @@ func TestHelpScrollsOnSmallTerminal(t *testing.T) {
 	}
 	c.keys("G")
 	s = c.screen()
-	for _, want := range []string{"journal: by type", "event: enter opens a related event", "PANES"} {
+	for _, want := range []string{"journal: by type", "event: enter opens a related event", "playbook: enter opens a step"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("help's end lacks %q:\n%s", want, s)
 		}

@@ -247,7 +247,7 @@ func (m Model) helpLines() []string {
 	lines = append(lines, text(
 		tabCycle(),
 		"event: enter opens a related event, or a group in the timeline from its header; its notes show under its fields",
-		"playbook: enter step, s start, d done, x skip, c/C check, space tick, n note",
+		"playbook: enter opens a step, then its line under the cursor (an item: its whole text, who ticked it); space ticks an item; s start, d done, x skip, c/C check, n note",
 		"journal: t by type, enter opens its event; i: note on the selected event",
 		"a: the assistant on the selection (a search, a finding, an event); it asks before sending evidence",
 	)...)

@@ -114,22 +114,23 @@ func writeAgent(e *env, r agentReport) {
 	if a.Revealed != "" {
 		name = a.Revealed // what it is made of, not what it passes for
 	}
-	fmt.Fprintf(e.stdout, "%s  model %s  run %s\n", name, orDash(p(a.Model)), orDash(p(a.Run)))
+	w := e.width()
+	writeWrapped(e.stdout, w, "    ", fmt.Sprintf("%s  model %s  run %s", name, orDash(p(a.Model)), orDash(p(a.Run))))
 	for _, o := range a.LookAlike {
-		fmt.Fprintf(e.stdout, "  LOOK-ALIKE: its name looks like %s's (%s): two agents, not one\n", p(o), attribution.Revealed(o))
+		writeWrapped(e.stdout, w, "    ", fmt.Sprintf("  LOOK-ALIKE: its name looks like %s's (%s): two agents, not one", p(o), attribution.Revealed(o)))
 	}
 	for _, c := range r.Conflicts {
 		other, own := c.Later, c.Earlier
 		if other.Agent == a.Agent {
 			other, own = c.Earlier, c.Later
 		}
-		fmt.Fprintf(e.stdout, "  BINDING CONFLICT: %s=%s is also %s's (session %s) — both sessions acted after %s (%s at %s); its events from then are %s's or %s's, not decided\n",
-			c.Via, p(c.Value), p(other.Agent), p(other.Session), stamp(c.Later.Start), p(c.Earlier.Agent), stamp(c.EarlierActive), p(own.Agent), p(other.Agent))
+		writeWrapped(e.stdout, w, "    ", fmt.Sprintf("  BINDING CONFLICT: %s=%s is also %s's (session %s) — both sessions acted after %s (%s at %s); its events from then are %s's or %s's, not decided",
+			c.Via, p(c.Value), p(other.Agent), p(other.Session), stamp(c.Later.Start), p(c.Earlier.Agent), stamp(c.EarlierActive), p(own.Agent), p(other.Agent)))
 	}
-	fmt.Fprintf(e.stdout, "  %d events, %d denied, %d session(s), active %s–%s\n",
-		a.Events, a.Denied, a.Sessions, stamp(a.First), stamp(a.Last))
+	writeWrapped(e.stdout, w, "    ", fmt.Sprintf("  %d events, %d denied, %d session(s), active %s–%s",
+		a.Events, a.Denied, a.Sessions, stamp(a.First), stamp(a.Last)))
 	if a.Contested > 0 {
-		fmt.Fprintf(e.stdout, "  %d more events are its or another's (binding conflict)\n", a.Contested)
+		writeWrapped(e.stdout, w, "    ", fmt.Sprintf("  %d more events are its or another's (binding conflict)", a.Contested))
 	}
 	type session struct {
 		sandbox, interval string
@@ -161,7 +162,9 @@ func writeAgent(e *env, r agentReport) {
 	}
 	for _, name := range order {
 		s := sessions[name]
-		fmt.Fprintf(e.stdout, "  session %s  sandbox %s  %s  %s\n", orDash(p(name)), orDash(p(s.sandbox)), s.interval, p(strings.Join(s.keys, " ")))
+		// the keys wrap under the session on a terminal: each is a value
+		// to search for, and none is cut
+		writeWrapped(e.stdout, w, "    ", fmt.Sprintf("  session %s  sandbox %s  %s  %s", orDash(p(name)), orDash(p(s.sandbox)), s.interval, p(strings.Join(s.keys, " "))))
 	}
 }
 

@@ -20,7 +20,8 @@ func TestAgentsCommand(t *testing.T) {
 		"agent-7  model acme-large-2026-06  run r-0721a",
 		"session s-19  sandbox sb-42  10:00:00–10:47:21 (ended)",
 		"src_ip=10.0.3.7",
-		"proxy   attributed ",
+		// the coverage figure says what it measures (issue 33)
+		"proxy   50.5% of the 220 events that carry an address, container, pod or credential come from an agent's session (111); 109 match no agent's session",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("agents lacks %q:\n%s", want, out)

@@ -45,15 +45,24 @@ func cmdAttribute(e *env, c *cobra.Command) {
 	}
 }
 
-// printCoverage prints, per source, how many events have an agent.
+// printCoverage prints, per source, what share of the events attribution
+// could tie to an agent (those carrying an address, container, pod or
+// credential) an agent's session accounts for. A low share is not by
+// itself a failure: machines that are not agents use the same proxy.
 func printCoverage(ctx context.Context, e *env, ws *incident.Workspace) error {
 	cov, err := attribution.Coverage(ctx, ws.Store)
 	if err != nil {
 		return err
 	}
 	for _, c := range cov {
-		fmt.Fprintf(e.stdout, "%-7s attributed %d of %d attributable (%.1f%%), ambiguous %d, unattributed %d; %d of %d events carry no key\n",
-			c.Source, c.Attributed, c.Attributable, c.Percent(), c.Ambiguous, c.Unattributed, c.Total-c.Attributable, c.Total)
+		writeWrapped(e.stdout, e.width(), "        ", coverageLine(c))
 	}
 	return nil
+}
+
+// coverageLine says what a source's attribution coverage measures.
+func coverageLine(c attribution.SourceCoverage) string {
+	return fmt.Sprintf("%-7s %.1f%% of the %d events that carry an address, container, pod or credential come from an agent's session (%d); "+
+		"%d match no agent's session, %d more than one; %d of %d events carry none of these",
+		c.Source, c.Percent(), c.Attributable, c.Attributed, c.Unattributed, c.Ambiguous, c.Total-c.Attributable, c.Total)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/cordon-ir/cordon/tui/common"
 	"github.com/cordon-ir/cordon/tui/config"
 	"github.com/spf13/cobra"
 )
@@ -35,6 +36,11 @@ func cmdConfigCheck(e *env, c *cobra.Command) {
 		path := config.Path(os.Getenv)
 		cfg, err := consoleConfig()
 		if err != nil {
+			return err
+		}
+		// the names the console has: a remap of a binding it does not
+		// have would be ignored, so it is refused here, where it stands
+		if err := cfg.CheckNames(common.DefaultKeyMap().BindingNames(), common.PaletteRoles()); err != nil {
 			return err
 		}
 		if *asJSON {

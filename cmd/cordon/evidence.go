@@ -46,16 +46,19 @@ func cmdEvidence(e *env, c *cobra.Command) {
 			if c.Receipt.Stdin {
 				name = "stdin"
 			}
-			fmt.Fprintf(e.stdout, "%-8s %s (journal #%d)\n         %s\n", c.Status, evidence.Printable(name), c.Seq, evidence.Printable(c.Detail))
+			w := e.width()
+			writeWrapped(e.stdout, w, "         ", fmt.Sprintf("%-8s %s (journal #%d)", c.Status, evidence.Printable(name), c.Seq))
+			writeWrapped(e.stdout, w, "         ", "         "+evidence.Printable(c.Detail))
 		}
 		if !*asJSON {
 			files := len(checks) - counts[incident.EvidenceReplaced]
-			fmt.Fprintf(e.stdout, "\n%d files: %d match, %d grew, %d changed, %d gone, %d not checkable", files,
+			sum := fmt.Sprintf("%d files: %d match, %d grew, %d changed, %d gone, %d not checkable", files,
 				counts[incident.EvidenceMatch], counts[incident.EvidenceGrew], counts[incident.EvidenceChanged], counts[incident.EvidenceGone], counts[incident.EvidenceUnknown])
 			if n := counts[incident.EvidenceReplaced]; n > 0 {
-				fmt.Fprintf(e.stdout, "; %d earlier receipts replaced (their bytes are not at the path now)", n)
+				sum += fmt.Sprintf("; %d earlier receipts replaced (their bytes are not at the path now)", n)
 			}
 			fmt.Fprintln(e.stdout)
+			writeWrapped(e.stdout, e.width(), "  ", sum)
 		}
 		return verr
 	}

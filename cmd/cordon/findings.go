@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -101,7 +100,7 @@ func writeFindings(e *env, found []detect.Finding, suppressedBy map[string][]str
 		fmt.Fprintln(e.stderr, "no findings")
 		return
 	}
-	if width := termWidth(e.stdout); width > 0 {
+	if width := e.width(); width > 0 {
 		writeFindingsTable(e.stdout, width, found, suppressedBy)
 		writeFindingsCount(e, found, suppressedBy)
 		return
@@ -155,11 +154,13 @@ func writeFindingsCount(e *env, found []detect.Finding, suppressedBy map[string]
 
 // writeFindingsTable is the findings as one table of width columns, the
 // most severe agent first as detect.Group orders them: the explanation
-// takes what the other columns leave, and EVIDENCE holds the first event
-// id whole, for cordon show.
+// takes what the other columns leave, and is what is cut; the severity,
+// the detector (what cordon suppress names) and EVIDENCE, the first event
+// id whole for cordon show, never are. Narrow terminals lose the phase,
+// then the end and the start of the span.
 func writeFindingsTable(w io.Writer, width int, found []detect.Finding, suppressedBy map[string][]string) {
-	headers := []string{"AGENT", "SEVERITY", "START", "END", "DETECTOR", "PHASE", "EVIDENCE", "EXPLANATION"}
-	caps := []int{16, 8, 8, 8, 28, 10, 21, 0}
+	cols := []fitCol{{"AGENT", 0, 16}, {"SEVERITY", 8, 8}, {"START", 8, 8}, {"END", 8, 8},
+		{"DETECTOR", 40, 40}, {"PHASE", 0, 10}, {"EVIDENCE", 24, 24}, {"EXPLANATION", 0, 0}}
 	var rows [][]string
 	for _, g := range detect.Group(found) {
 		name := g.Agent
@@ -179,28 +180,11 @@ func writeFindingsTable(w io.Writer, width int, found []detect.Finding, suppress
 				explain += " (suppressed by " + strings.Join(sup, ", ") + ")"
 			}
 			rows = append(rows, []string{evidence.Printable(name), strings.ToUpper(f.Severity), f.Start.Format(time.TimeOnly),
-				f.End.Format(time.TimeOnly), f.Detector, string(f.Phase), ev, explain})
+				f.End.Format(time.TimeOnly), evidence.Printable(f.Detector), string(f.Phase), ev, explain})
 		}
 	}
-	// narrow terminals lose the phase, then the end of the span
-	for _, drop := range []int{5, 3} {
-		if sum(caps)+2*len(caps)+20 <= width {
-			break
-		}
-		headers, caps = slices.Delete(headers, drop, drop+1), slices.Delete(caps, drop, drop+1)
-		for i := range rows {
-			rows[i] = slices.Delete(rows[i], drop, drop+1)
-		}
-	}
-	writeFitted(w, width, headers, rows, caps)
-}
-
-func sum(xs []int) int {
-	n := 0
-	for _, x := range xs {
-		n += x
-	}
-	return n
+	cols, rows = dropColumns(width, cols, rows, "PHASE", "END", "START")
+	writeFitted(w, width, cols, rows)
 }
 
 // detectorResult is the detectors' result the command reads: the one kept

@@ -52,7 +52,8 @@ func writeAgentRanking(ctx context.Context, e *env, ws *incident.Workspace, opt 
 		if r.Severity != "" {
 			sev = strings.ToUpper(r.Severity)
 		}
-		fmt.Fprintf(e.stdout, "%3d  %-14s %-8s  %s\n", r.Rank, evidence.Printable(name), sev, evidence.Printable(r.Reason))
+		// the reason wraps under itself on a terminal: it is the answer
+		writeWrapped(e.stdout, e.width(), strings.Repeat(" ", 30), fmt.Sprintf("%3d  %-14s %-8s  %s", r.Rank, evidence.Printable(name), sev, evidence.Printable(r.Reason)))
 	}
 	episodes := 0
 	for _, r := range ranks {

@@ -98,7 +98,7 @@ func cmdJournal(e *env, c *cobra.Command) {
 				e.stdout.Write(append(safeJSONLine(en.Line()), '\n'))
 				continue
 			}
-			writeEntry(e.stdout, en)
+			writeEntry(e.stdout, e.width(), en)
 		}
 		if torn != nil {
 			fmt.Fprintf(e.stderr, "journal: %s; the next entry sets it aside in journal.torn\n", torn)
@@ -172,9 +172,9 @@ func verifyJournal(e *env, j *journal.Journal, asJSON bool, anchorFile, allowedF
 		writeProof(e, v, p, anchorFile != "", allowedFile != "")
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "journal broken: %s\n", evidence.Printable(v.Problem.String()))
+	writeWrapped(e.stdout, e.width(), "  ", "journal broken: "+evidence.Printable(v.Problem.String()))
 	if v.Entries > 0 {
-		fmt.Fprintf(e.stdout, "the first %d entries verify (up to entry %d, hash %s)\n", v.Entries, v.Seq, shortHash(v.Hash))
+		writeWrapped(e.stdout, e.width(), "  ", fmt.Sprintf("the first %d entries verify (up to entry %d, hash %s)", v.Entries, v.Seq, shortHash(v.Hash)))
 	}
 	return v.Err()
 }
@@ -182,19 +182,20 @@ func verifyJournal(e *env, j *journal.Journal, asJSON bool, anchorFile, allowedF
 // writeProof says what the verification proved beyond the chain, and
 // what it did not.
 func writeProof(e *env, v journal.Verification, p journal.Proof, anchored, allowed bool) {
+	w := e.width()
 	switch {
 	case p.Anchored != nil:
-		fmt.Fprintf(e.stdout, "anchored: entry %d as of %s matches (%d anchors); %d entries since\n",
-			p.Anchored.Seq, p.Anchored.Time.UTC().Format(time.RFC3339), p.Anchors, v.Seq-p.Anchored.Seq)
+		writeWrapped(e.stdout, w, "  ", fmt.Sprintf("anchored: entry %d as of %s matches (%d anchors); %d entries since",
+			p.Anchored.Seq, p.Anchored.Time.UTC().Format(time.RFC3339), p.Anchors, v.Seq-p.Anchored.Seq))
 	case !anchored:
-		fmt.Fprintln(e.stdout, "unanchored: entries cut from the end together with journal.head, or a chain rewritten and re-hashed, cannot be ruled out (see cordon journal anchor)")
+		writeWrapped(e.stdout, w, "  ", "unanchored: entries cut from the end together with journal.head, or a chain rewritten and re-hashed, cannot be ruled out (see cordon journal anchor)")
 	}
 	if p.Signed > 0 {
 		by := evidence.Printable(strings.Join(p.SignedBy, ", "))
 		if !allowed {
 			by += " (keys not checked against an allowed_signers file: pass --allowed-signers to know who)"
 		}
-		fmt.Fprintf(e.stdout, "signed: %d signature(s) up to entry %d, by %s\n", p.Signed, p.SignedTo, by)
+		writeWrapped(e.stdout, w, "  ", fmt.Sprintf("signed: %d signature(s) up to entry %d, by %s", p.Signed, p.SignedTo, by))
 	}
 }
 
@@ -255,8 +256,9 @@ func cmdNote(e *env, c *cobra.Command) {
 // writeEntry prints one entry on a line: seq, time, actor, type, what it
 // concerns, then its text or a short form of its payload. Every field can
 // carry hostile text (a note quoting a log line), so all of it is made
-// printable.
-func writeEntry(w io.Writer, en journal.Entry) {
+// printable. On a terminal of width columns the text wraps under the
+// entry, indented: a journal is read, and nothing of it is cut.
+func writeEntry(w io.Writer, width int, en journal.Entry) {
 	p := evidence.Printable
 	actor := p(en.Actor.Name) + " (" + p(en.Actor.Via) + ")"
 	var about string
@@ -270,7 +272,7 @@ func writeEntry(w io.Writer, en journal.Entry) {
 	if text == "" && len(en.Payload) > 0 {
 		text = p(clipPayload(string(en.Payload), 120))
 	}
-	fmt.Fprintf(w, "%4d  %s  %s  %s%s  %s\n", en.Seq, en.Time.UTC().Format("2006-01-02T15:04:05Z"), actor, p(string(en.Type)), about, text)
+	writeWrapped(w, width, "      ", fmt.Sprintf("%4d  %s  %s  %s%s  %s", en.Seq, en.Time.UTC().Format("2006-01-02T15:04:05Z"), actor, p(string(en.Type)), about, text))
 }
 
 // clipPayload shortens s to n runes.

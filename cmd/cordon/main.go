@@ -61,6 +61,9 @@ type env struct {
 	// argv is the command line as given, "cordon" first: reports say
 	// what built them.
 	argv []string
+	// columns is the terminal's width when a test sets it; 0 asks
+	// stdout (see width).
+	columns int
 }
 
 func commands() []command {

@@ -21,7 +21,6 @@ func TestSearchSaysHowAQueryReads(t *testing.T) {
 		{"AGENT:agent-3", "did you mean agent?"},
 		{"+(", "without )"},
 		{"agent:agent-3 AND", "AND with nothing after it"},
-		{"decision:DENY", "write decision:deny"},
 	} {
 		code, _, errOut := cordon("search", "--incident", dir, c.q)
 		if code != exitUsage || !strings.Contains(errOut, c.want) {
@@ -32,6 +31,16 @@ func TestSearchSaysHowAQueryReads(t *testing.T) {
 	code, out, errOut := cordon("search", "--incident", dir, "--json", "--limit", "1000", "agent:agent-3", "cmdline:curl")
 	if n := strings.Count(out, "\n"); code != 0 || n != 60 || !strings.Contains(errOut, "read as: agent:agent-3 AND cmdline:curl") {
 		t.Errorf("unsigned clauses: exit %d, %d events, stderr %q", code, n, errOut)
+	}
+	// an enumeration's value in capitals, as the tables show it, finds the
+	// same events as in lower case (issue 33)
+	code, out, errOut = cordon("search", "--incident", dir, "--json", "--limit", "1000", "KIND:tool_call")
+	if code != exitUsage {
+		t.Errorf("a field name in capitals: exit %d, stderr %q", code, errOut)
+	}
+	code, out, errOut = cordon("search", "--incident", dir, "--json", "--limit", "1000", "kind:TOOL_CALL", "agent:agent-3")
+	if n := strings.Count(out, "\n"); code != 0 || n != 60 || !strings.Contains(errOut, "read as: kind:tool_call AND agent:agent-3") {
+		t.Errorf("kind:TOOL_CALL: exit %d, %d events, stderr %q", code, n, errOut)
 	}
 	code, _, errOut = cordon("search", "--incident", dir, "agent:AGENT-3")
 	if code != 0 || !strings.Contains(errOut, "agent:agent-3 has") {

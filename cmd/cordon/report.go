@@ -213,6 +213,13 @@ func cmdIndicators(e *env, c *cobra.Command) {
 			}
 			return nil
 		}
+		if width := e.width(); width > 0 {
+			writeIndicatorsTable(e.stdout, width, ins)
+			if len(ins) == 0 {
+				fmt.Fprintln(e.stderr, "no indicators")
+			}
+			return nil
+		}
 		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "KIND\tVALUE\tORIGIN\tAGENTS\tFIRST\tLAST\tUSES\tFINDINGS\tEVIDENCE")
 		for _, in := range ins {

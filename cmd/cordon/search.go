@@ -67,7 +67,7 @@ func cmdSearch(e *env, c *cobra.Command) {
 			}
 			return nil
 		}
-		writeTable(e.stdout, termWidth(e.stdout), hits.Events)
+		writeTable(e.stdout, e.width(), hits.Events)
 		fmt.Fprintf(e.stderr, "%d of %d events (%s)\n", len(hits.Events), hits.Total, hits.Took.Round(time.Microsecond))
 		return nil
 	}
@@ -152,7 +152,7 @@ func cmdStats(e *env, c *cobra.Command) {
 			fmt.Fprintf(e.stdout, "span     %s – %s (%s)\n", sp.First.Format(time.RFC3339), sp.Last.Format(time.RFC3339), spanLength(sp.First, sp.Last))
 		}
 		if line := sp.OutsideLine(); line != "" {
-			fmt.Fprintf(e.stdout, "outside  %s: cordon search --incident %s '%s'\n", line, *dir, sp.Query())
+			writeWrapped(e.stdout, e.width(), "         ", fmt.Sprintf("outside  %s: cordon search --incident %s '%s'", line, *dir, sp.Query()))
 		}
 		fmt.Fprintf(e.stdout, "rejects  %d\n", len(rejects))
 		if *by == "" {
@@ -172,7 +172,7 @@ func cmdStats(e *env, c *cobra.Command) {
 				fmt.Fprintln(e.stdout, "  (no values)")
 			}
 			for _, v := range out[f] {
-				fmt.Fprintf(e.stdout, "  %8d  %s\n", v.Count, evidence.Printable(v.Value))
+				writeWrapped(e.stdout, e.width(), strings.Repeat(" ", 12), fmt.Sprintf("  %8d  %s", v.Count, evidence.Printable(v.Value)))
 			}
 		}
 		return nil
@@ -271,7 +271,15 @@ func cmdRejects(e *env, c *cobra.Command) {
 			if len(data) > 120 {
 				data = data[:120] + "…"
 			}
-			fmt.Fprintf(e.stdout, "%s  [%s] %s\n    %s\n", evidence.Printable(r.Origin), r.Format, evidence.PrintableMessage(r.Reason), evidence.Printable(data))
+			// the reason wraps; the record's start is a glimpse (--json
+			// has it whole), cut to the terminal
+			w := e.width()
+			writeWrapped(e.stdout, w, "    ", fmt.Sprintf("%s  [%s] %s", evidence.Printable(r.Origin), r.Format, evidence.PrintableMessage(r.Reason)))
+			line := "    " + evidence.Printable(data)
+			if w > 0 {
+				line = fit(line, w)
+			}
+			fmt.Fprintln(e.stdout, line)
 		}
 		fmt.Fprintf(e.stderr, "%d rejected records\n", len(rs))
 		return nil

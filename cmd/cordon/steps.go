@@ -105,7 +105,8 @@ func cmdSteps(e *env, c *cobra.Command) {
 		if subject == "" {
 			subject = "none named yet (until one is, checks and the report take the first agent of the ranking by concern; see cordon subject)"
 		}
-		fmt.Fprintf(e.stdout, "%s — subject: %s\n", pb.Title, subject)
+		w := e.width()
+		writeWrapped(e.stdout, w, "  ", fmt.Sprintf("%s — subject: %s", pb.Title, subject))
 		for name, t := range s.Times {
 			fmt.Fprintf(e.stdout, "%s: %s\n", name, t.UTC().Format(time.RFC3339Nano))
 		}
@@ -115,9 +116,9 @@ func cmdSteps(e *env, c *cobra.Command) {
 				phase = o.Phase
 				fmt.Fprintf(e.stdout, "\n%s\n", strings.ToUpper(phase))
 			}
-			fmt.Fprintf(e.stdout, "  %-8s %-28s %s\n", o.Status, o.ID, o.Title)
+			writeWrapped(e.stdout, w, strings.Repeat(" ", 40), fmt.Sprintf("  %-8s %-28s %s", o.Status, o.ID, o.Title))
 			if o.Check != nil {
-				fmt.Fprintf(e.stdout, "           check: %s\n", evidence.Printable(o.Check.Summary()))
+				writeWrapped(e.stdout, w, strings.Repeat(" ", 18), "           check: "+evidence.Printable(o.Check.Summary()))
 			}
 		}
 		return nil
@@ -150,7 +151,7 @@ func cmdCheck(e *env, c *cobra.Command) {
 				fmt.Fprintln(e.stdout, string(safeJSONLine(b)))
 				continue
 			}
-			fmt.Fprintf(e.stdout, "%-28s %s\n", r.Step, evidence.Printable(r.Summary()))
+			writeWrapped(e.stdout, e.width(), strings.Repeat(" ", 29), fmt.Sprintf("%-28s %s", r.Step, evidence.Printable(r.Summary())))
 		}
 		if err != nil || !layers {
 			return err
@@ -206,11 +207,12 @@ func cmdSubject(e *env, c *cobra.Command) {
 				"assessment": cs.Assessment})
 		}
 		from := map[string]string{"journal": "named in the journal", "findings": "the first agent of the ranking by concern", "": "no agent yet"}[cs.SubjectFrom]
-		fmt.Fprintf(e.stdout, "subject: %s (%s)\n", orDash(evidence.Printable(strings.Join(cs.Subject, ", "))), from)
+		w := e.width()
+		writeWrapped(e.stdout, w, "  ", fmt.Sprintf("subject: %s (%s)", orDash(evidence.Printable(strings.Join(cs.Subject, ", "))), from))
 		vars := cs.Vars()
 		for _, name := range playbook.Variables() {
 			if v := vars[name]; len(v) > 0 {
-				fmt.Fprintf(e.stdout, "  %-13s %s\n", name, evidence.Printable(strings.Join(v, ", ")))
+				writeWrapped(e.stdout, w, strings.Repeat(" ", 16), fmt.Sprintf("  %-13s %s", name, evidence.Printable(strings.Join(v, ", "))))
 			}
 		}
 		for _, c := range cs.Capabilities {
@@ -223,11 +225,11 @@ func cmdSubject(e *env, c *cobra.Command) {
 				if v, ok := cs.Assessment.Of(&c); ok {
 					state = " [" + string(v.State) + "]"
 				}
-				fmt.Fprintf(e.stdout, "  acquired      %s %s%s: %s%s\n", c.Kind, evidence.Printable(c.Value), evidence.Printable(owner), evidence.Printable(c.How), state)
+				writeWrapped(e.stdout, w, strings.Repeat(" ", 16), fmt.Sprintf("  acquired      %s %s%s: %s%s", c.Kind, evidence.Printable(c.Value), evidence.Printable(owner), evidence.Printable(c.How), state))
 			}
 		}
 		// the case's one verdict, as check and the report say it
-		fmt.Fprintf(e.stdout, "verdict: %s\n", evidence.Printable(incident.Headline(cs.Assessment)))
+		writeWrapped(e.stdout, w, "  ", "verdict: "+evidence.Printable(incident.Headline(cs.Assessment)))
 		return nil
 	}
 }

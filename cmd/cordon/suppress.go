@@ -113,8 +113,8 @@ func suppressList(ctx context.Context, e *env, dir string, asJSON bool) error {
 			}
 			continue
 		}
-		fmt.Fprintf(e.stdout, "%-5s %s by %s  %s  covers %d: %s\n", s.ID, s.At.Format("2006-01-02 15:04:05Z"),
-			evidence.Printable(s.By.Name), evidence.Printable(s.Scope.String()), covers[s.ID], evidence.Printable(s.Reason))
+		writeWrapped(e.stdout, e.width(), "      ", fmt.Sprintf("%-5s %s by %s  %s  covers %d: %s", s.ID, s.At.Format("2006-01-02 15:04:05Z"),
+			evidence.Printable(s.By.Name), evidence.Printable(s.Scope.String()), covers[s.ID], evidence.Printable(s.Reason)))
 	}
 	if !asJSON {
 		fmt.Fprintf(e.stderr, "%d suppression(s); %d finding(s) covered of %d\n", len(sups), len(by), len(found))

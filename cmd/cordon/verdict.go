@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -48,12 +49,13 @@ func cmdVerdict(e *env, c *cobra.Command) {
 			}
 			return incident.Verdict(a)
 		}
-		fmt.Fprintln(e.stdout, evidence.Printable(incident.Headline(a)))
+		w := e.width()
+		writeWrapped(e.stdout, w, "  ", evidence.Printable(incident.Headline(a)))
 		if !at.IsZero() {
 			fmt.Fprintf(e.stdout, "as of %s\n", incident.Stamp(at))
 		}
 		for _, l := range a.Layers {
-			fmt.Fprintf(e.stdout, "  %-22s %-12s %s\n", playbook.Layer(l.Layer).Title(), l.State, evidence.Printable(l.Line))
+			writeWrapped(e.stdout, w, strings.Repeat(" ", 38), fmt.Sprintf("  %-22s %-12s %s", playbook.Layer(l.Layer).Title(), l.State, evidence.Printable(l.Line)))
 		}
 		return incident.Verdict(a)
 	}

@@ -70,6 +70,16 @@ func (k *KeyMap) Remap(keys map[string][]string) error {
 	return nil
 }
 
+// PaletteRoles are the role names Override knows (fg, dim, accent, ...).
+func PaletteRoles() []string {
+	t := reflect.TypeOf(Palette{})
+	out := make([]string, t.NumField())
+	for i := range out {
+		out[i] = snake(t.Field(i).Name)
+	}
+	return out
+}
+
 var colour = regexp.MustCompile(`^(#[0-9a-fA-F]{6}|[0-9]{1,3})$`)
 
 // Override sets palette roles by name (fg, dim, accent, deny, ...) from

@@ -1,14 +1,15 @@
 package config
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -29,6 +30,8 @@ type Config struct {
 
 	// Path is the file it was read from ("" when none was found).
 	Path string `yaml:"-"`
+	// pos is where the file names each entry: "keys.search", "palette.deny".
+	pos map[string]Pos
 }
 
 // ErrInvalid is a config file that does not read: the message names the
@@ -67,47 +70,125 @@ func Load(path string) (Config, error) {
 	}
 	c, err := Parse(b)
 	if err != nil {
-		return Config{}, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+		return Config{}, invalid(path, err)
 	}
 	c.Path = path
 	return c, nil
 }
 
-// Parse reads a config's YAML; unknown keys are refused, so that a typo
-// ("alises:") is said rather than silently ignored.
+// invalid is ErrInvalid with each problem of err placed in path.
+func invalid(path string, err error) error {
+	var ps Problems
+	if !errors.As(err, &ps) {
+		return fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+	}
+	for i := range ps {
+		ps[i].File = path
+	}
+	return fmt.Errorf("%w: %w", ErrInvalid, ps)
+}
+
+// sections are the keys config.yaml may set at its top.
+var sections = []string{"keys", "aliases", "searches", "palette"}
+
+// Parse reads a config's YAML. Unknown keys are refused, each where it
+// stands (line:col), so that a typo ("alises:") is said rather than
+// silently ignored.
 func Parse(b []byte) (Config, error) {
-	var c Config
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) { // io.EOF: an empty file
+	var root yaml.Node
+	if err := yaml.Unmarshal(b, &root); err != nil {
 		return Config{}, err
 	}
+	c := Config{pos: map[string]Pos{}}
+	if len(root.Content) == 0 {
+		return c, nil // an empty file
+	}
+	doc := root.Content[0]
+	if doc.Kind != yaml.MappingNode {
+		return Config{}, Problems{{Pos: at(doc), Msg: "want a mapping of " + strings.Join(sections, ", ")}}
+	}
+	var ps Problems
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		k, v := doc.Content[i], doc.Content[i+1]
+		if !slices.Contains(sections, k.Value) {
+			ps = append(ps, Problem{Pos: at(k), Msg: fmt.Sprintf("unknown key %q%s; the keys are %s", k.Value, nearest(k.Value, sections), strings.Join(sections, ", "))})
+			continue
+		}
+		if v.Kind == yaml.MappingNode {
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				c.pos[k.Value+"."+v.Content[j].Value] = at(v.Content[j])
+			}
+		}
+	}
+	if len(ps) > 0 {
+		return Config{}, ps
+	}
+	pos := c.pos
+	if err := doc.Decode(&c); err != nil {
+		return Config{}, err
+	}
+	c.pos = pos
 	return c, c.Validate()
 }
 
 var aliasName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
 // Validate checks what does not need the console: alias and search names
-// are words. Key names and colours are checked where they apply
-// (common.KeyMap.Remap, common.Palette.Override), which know them.
+// are words, and every binding has keys. Binding and role names are
+// checked by CheckNames, which is given the console's.
 func (c Config) Validate() error {
-	for a, line := range c.Aliases {
-		if !aliasName.MatchString(a) {
-			return fmt.Errorf("aliases: %q: want a lowercase word (letters, digits, dashes)", a)
-		}
-		if line == "" {
-			return fmt.Errorf("aliases: %s: empty; want the `:` line it stands for", a)
-		}
-	}
-	for n, q := range c.Searches {
-		if n == "" || q == "" {
-			return fmt.Errorf("searches: %q: want a name and a query", n)
+	var ps Problems
+	for _, a := range slices.Sorted(maps.Keys(c.Aliases)) {
+		switch {
+		case !aliasName.MatchString(a):
+			ps = append(ps, c.problem("aliases", a, fmt.Sprintf("aliases: %q: want a lowercase word (letters, digits, dashes)", a)))
+		case c.Aliases[a] == "":
+			ps = append(ps, c.problem("aliases", a, fmt.Sprintf("aliases: %s: empty; want the `:` line it stands for", a)))
 		}
 	}
-	for name, ks := range c.Keys {
-		if len(ks) == 0 {
-			return fmt.Errorf("keys: %s: no keys; want a list such as [\"/\", \"ctrl+s\"]", name)
+	for _, n := range slices.Sorted(maps.Keys(c.Searches)) {
+		if n == "" || c.Searches[n] == "" {
+			ps = append(ps, c.problem("searches", n, fmt.Sprintf("searches: %q: want a name and a query", n)))
 		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Keys)) {
+		if len(c.Keys[name]) == 0 {
+			ps = append(ps, c.problem("keys", name, fmt.Sprintf("keys: %s: no keys; want a list such as [\"/\", \"ctrl+s\"]", name)))
+		}
+	}
+	if len(ps) > 0 {
+		return ps
 	}
 	return nil
+}
+
+// CheckNames refuses a key binding or a palette role the console does not
+// have, each where the file names it, with the nearest name there is.
+func (c Config) CheckNames(bindings, roles []string) error {
+	var ps Problems
+	for _, name := range slices.Sorted(maps.Keys(c.Keys)) {
+		if !slices.Contains(bindings, name) {
+			ps = append(ps, c.problem("keys", name, fmt.Sprintf("keys: no binding %q%s; the bindings are %s", name, nearest(name, bindings), strings.Join(bindings, ", "))))
+		}
+	}
+	for _, role := range slices.Sorted(maps.Keys(c.Palette)) {
+		if !slices.Contains(roles, role) {
+			ps = append(ps, c.problem("palette", role, fmt.Sprintf("palette: no role %q%s; the roles are %s", role, nearest(role, roles), strings.Join(roles, ", "))))
+		}
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	for i := range ps {
+		ps[i].File = c.Path
+	}
+	if c.Path != "" {
+		return fmt.Errorf("%w: %w", ErrInvalid, ps)
+	}
+	return ps
+}
+
+// problem is msg at where the file names section's name.
+func (c Config) problem(section, name, msg string) Problem {
+	return Problem{Pos: c.pos[section+"."+name], Msg: msg}
 }

@@ -33,8 +33,10 @@ func (m *Model) askSuppress() tea.Cmd {
 		return common.Send(common.StatusMsg{Text: "read-only: observers cannot suppress"})
 	}
 	m.suppressing = detect.Scope{Detector: f.Detector, Agent: f.Agent}
-	m.Pending = &common.Ask{Kind: askSuppress, Prompt: fmt.Sprintf("suppress %s — reason (journaled; the findings stay; esc cancels): ", m.suppressing),
-		Placeholder: "why this is not a concern"}
+	// the question is short and the rest is the placeholder: at 80
+	// columns the reason typed must be seen (issue 33)
+	m.Pending = &common.Ask{Kind: askSuppress, Prompt: fmt.Sprintf("suppress %s — reason: ", m.suppressing),
+		Placeholder: "why it is not a concern (journaled; the finding stays listed; esc cancels)"}
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
+	"github.com/charmbracelet/x/ansi"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/tui/common"
@@ -33,8 +34,20 @@ func (m *Model) SetSize(w int) {
 	m.fitWidth()
 }
 
+// fitWidth shows as much of the question as leaves the answer room to be
+// seen: at least a third of the line (20 cells at the least). A question
+// longer than that is cut with an ellipsis; the typed text never is.
 func (m *Model) fitWidth() {
-	m.input.Width = max(m.com.Width-len([]rune(m.input.Prompt))-2, 1)
+	w := m.com.Width
+	q := evidence.Printable(m.ask.Prompt)
+	if !m.open {
+		q = m.input.Prompt
+	}
+	if room := w - max(20, w/3); ansi.StringWidth(q) > room {
+		q = ansi.Truncate(strings.TrimRight(q, " "), max(room-1, 1), "…") + " "
+	}
+	m.input.Prompt = q
+	m.input.Width = max(w-ansi.StringWidth(q)-2, 1)
 }
 
 // IsOpen reports whether the input has focus.
@@ -50,7 +63,6 @@ func (m Model) Value() string { return m.input.Value() }
 // step id that came from evidence or a playbook file.
 func (m *Model) Open(a common.Ask) tea.Cmd {
 	m.ask, m.open = a, true
-	m.input.Prompt = evidence.Printable(a.Prompt)
 	m.input.Placeholder = a.Placeholder
 	m.input.SetValue(a.Value)
 	m.input.CursorEnd()

@@ -242,13 +242,16 @@ func (m Model) document(r playbook.StepRef, ss incident.StepState, w int) []line
 				n++
 			}
 		}
-		section(fmt.Sprintf("CHECKLIST %d/%d · space ticks", n, len(s.Checklist)))
+		section(fmt.Sprintf("CHECKLIST %d/%d · enter opens an item, space ticks it", n, len(s.Checklist)))
 		for i, item := range s.Checklist {
 			box := "[ ]"
 			if ss.Checked[i] {
 				box = "[x]"
 			}
 			out = append(out, line{kind: kItem, item: i, text: common.Fit(box+" "+m.expand(item), w-2)})
+			if m.openItem == i+1 {
+				out = append(out, m.itemLines(ss, i, m.expand(item), w)...)
+			}
 		}
 	}
 
@@ -324,6 +327,32 @@ func (m Model) queryLines(q playbook.SavedQuery, w int) []line {
 		}
 		out = append(out, line{kind: kQuery, query: x, text: common.Fit("⌕ "+t, w-2)},
 			line{text: "    " + st.Code.Render(common.Fit(x, w-4))})
+	}
+	return out
+}
+
+// itemLines are a checklist item opened under its line: its whole text,
+// wrapped, when its line cut it, then who ticked or unticked it last and
+// when.
+func (m Model) itemLines(ss incident.StepState, i int, text string, w int) []line {
+	st := m.com.Styles
+	var out []line
+	if ansi.StringWidth("[ ] "+printableLines(text)) > w-2 {
+		for _, l := range wrapText(text, w-6) {
+			out = append(out, line{text: "    " + l})
+		}
+	}
+	said := "not ticked yet · space ticks it"
+	if t, ok := ss.Ticks[i]; ok {
+		verb := "ticked"
+		if !t.Done {
+			verb = "unticked"
+		}
+		said = fmt.Sprintf("%s by %s (%s) at %s · space %s it", verb, t.By.Name, t.By.Via, t.At.UTC().Format("2006-01-02 15:04:05Z"),
+			map[bool]string{true: "unticks", false: "ticks"}[t.Done])
+	}
+	for _, l := range wrapText(said, w-6) {
+		out = append(out, line{text: "    " + st.Dim.Render(l)})
 	}
 	return out
 }

@@ -11,11 +11,11 @@ func (m Model) ShortHelp() []key.Binding {
 	k := m.com.Keys
 	as := common.Relabel
 	if m.inDetail {
-		return k.HelpFirst([]key.Binding{as(k.Open, "run"), as(k.Toggle, "tick"), as(k.Back, "list"), as(k.Start, "start"), as(k.Done, "done"),
+		return k.HelpFirst([]key.Binding{as(k.Open, "open"), as(k.Toggle, "tick item"), as(k.Back, "back"), as(k.Start, "start"), as(k.Done, "done"),
 			as(k.Skip, "skip"), as(k.Check, "check"), as(k.StepNote, "note")})
 	}
 	return k.HelpFirst([]key.Binding{as(k.Open, "open"), as(k.Start, "start"), as(k.Done, "done"), as(k.Skip, "skip"), as(k.Check, "check"),
-		as(k.Toggle, "tick"), as(k.StepNote, "note"), k.Help})
+		as(k.StepNote, "note"), k.Help})
 }
 
 // FullHelp is the pane's column of the help screen: working a step.

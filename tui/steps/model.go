@@ -52,6 +52,9 @@ type Model struct {
 	doc      []line // the selected step, rendered for the detail width
 	dcur     int    // the selected line of doc (an actionable one when any)
 	dtop     int
+	// openItem is the checklist item enter opened under its line, plus
+	// one (0: none): its whole text and who ticked it when.
+	openItem int
 
 	// plan is the action waiting for its typed confirmation, shown above
 	// the step; planSeq drops a plan that arrives after another enter.
@@ -237,7 +240,7 @@ func (m *Model) selectStep(i int) {
 		return
 	}
 	m.cur = i
-	m.dcur, m.dtop = 0, 0
+	m.dcur, m.dtop, m.openItem = 0, 0, 0
 	m.rebuild()
 }
 

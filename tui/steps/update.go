@@ -77,6 +77,11 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(msg, k.Back):
+		if m.openItem > 0 {
+			m.openItem = 0 // esc folds an open item first
+			m.rebuild()
+			return m, nil
+		}
 		m.inDetail = false
 		return m, nil
 	case key.Matches(msg, k.Toggle) && m.lineKind() == kItem:
@@ -105,8 +110,10 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 }
 
 // open acts on the selected line of the step: a saved query runs in the
-// timeline, the check shows its evidence, a checklist item toggles, an
-// action shows its exact commands and asks for the agent id.
+// timeline, the check shows its evidence, a checklist item opens under its
+// line (its whole text, who ticked it and when; enter again folds it —
+// space is what ticks), an action shows its exact commands and asks for
+// the agent id.
 func (m *Model) open(stepID string) tea.Cmd {
 	if m.dcur < 0 || m.dcur >= len(m.doc) {
 		return nil
@@ -127,11 +134,13 @@ func (m *Model) open(stepID string) tea.Cmd {
 		return tea.Batch(common.Send(common.FilterMsg{Set: evidence.IDs(l.events...), Replace: true, Label: label}),
 			common.Send(common.StatusMsg{Text: fmt.Sprintf("timeline filtered to the %d events the check of %s cites (esc clears)", len(l.events), stepID)}))
 	case kItem:
-		if m.readOnly {
-			return common.Send(common.StatusMsg{Text: common.ReadOnlyText()})
+		if m.openItem == l.item+1 {
+			m.openItem = 0
+		} else {
+			m.openItem = l.item + 1
 		}
-		_, st, _ := m.step()
-		return m.toggle(stepID, l.item, !st.Checked[l.item])
+		m.rebuild()
+		return nil
 	case kAction:
 		if m.readOnly {
 			return common.Send(common.StatusMsg{Text: common.ReadOnlyText()})
