@@ -43,7 +43,8 @@ func renderEvent(ev evidence.Event, r *redact.Redactor, limit int, inFinding boo
 	if inFinding {
 		head += " *"
 	}
-	if ex, ok := instructionLike(body); ok {
+	// What is checked is what can be sent: the line is cut at limit.
+	if ex, ok := instructionLike(capBytes(body, limit)); ok {
 		pe.Flagged, pe.excerpt = true, ex
 		head += " " + injectionMark
 	}

@@ -177,23 +177,81 @@ func TestTokenCountsHold(t *testing.T) {
 }
 
 // TestEightKContextNeverOverflows: with an 8k context and the default
-// reply limit, every request of the fixture fits by each real tokenizer's
-// count, the chat template's markers included.
+// reply limit, every request cordon builds today, for every task over
+// every sample, fits, the chat template's markers included: by the
+// estimate (which TestTokenCountsHold shows is at least each open model's
+// tokenizer) and by each exact encoding; and, where the committed fixture
+// holds the same messages, by each real tokenizer's count. It used to read
+// only the fixture, so no change to the packet could make it fail, and a
+// request with no counts passed unchecked.
 func TestEightKContextNeverOverflows(t *testing.T) {
 	texts, counts := readTokenFixture(t)
+	fixture := map[string]tokenText{}
 	for _, tt := range texts {
-		if tt.Context != 8192 {
-			t.Fatalf("%s/%s was built for a %d context", tt.Sample, tt.Task, tt.Context)
+		fixture[tt.Sample+"/"+string(tt.Task)] = tt
+	}
+	tokenizers := map[string]assist.Tokenizer{"estimate": {}}
+	for _, name := range []string{"o200k_base", "cl100k_base"} {
+		tokenizers[name] = assist.EncodingTokenizer(name)
+	}
+	fits := func(what string, room int, per []int) {
+		t.Helper()
+		total := 8 // the reply's priming
+		for _, k := range per {
+			total += k + 8
 		}
-		c := counts[messagesDigest(tt.Messages)]
-		for name, n := range c.Counts {
-			total := 8 // the reply's priming
-			for _, k := range n {
-				total += k + 8
+		if total > room {
+			t.Errorf("%s counts %d tokens, over the %d the context leaves for the request", what, total, room)
+		}
+	}
+	ctx := context.Background()
+	checked, real := 0, 0
+	for _, s := range tokenSamples {
+		ws := incidenttest.New(t, "../sample-incidents/"+s)
+		cfg := assist.Config{BaseURL: "http://127.0.0.1:8080/v1", Model: "local-model", ContextTokens: 8192}
+		if cfg.Context() != 8192 {
+			t.Fatalf("context %d", cfg.Context())
+		}
+		room := cfg.Context() - cfg.ReplyTokens()
+		for _, task := range assist.Tasks() {
+			q := ""
+			if task == assist.TaskAsk || task == assist.TaskQuery {
+				q = "everything the agent did with the stolen token after the kill"
 			}
-			if total > tt.Context-tt.Reply {
-				t.Errorf("%s/%s: %s counts %d tokens, over %d - %d", tt.Sample, tt.Task, name, total, tt.Context, tt.Reply)
+			p, err := ws.AskPacket(ctx, cfg, incident.AskRequest{Task: task, Question: q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs, _, err := assist.Messages(task, q, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checked++
+			for name, tok := range tokenizers {
+				per := make([]int, len(msgs))
+				for i, m := range msgs {
+					per[i] = tok.Count(m.Content)
+				}
+				fits(s+"/"+string(task)+" by "+name, room, per)
+			}
+			tt, ok := fixture[s+"/"+string(task)]
+			if !ok || messagesDigest(tt.Messages) != messagesDigest(msgs) {
+				t.Logf("%s/%s: the fixture's messages are not today's, so only the estimate and the exact encodings hold (rewrite with -tokencount.write, then count.mjs)", s, task)
+				continue
+			}
+			c, ok := counts[messagesDigest(msgs)]
+			if !ok {
+				t.Errorf("%s/%s: no counts for the fixture's messages: rerun count.mjs (assist/testdata/tokencount/README.md)", s, task)
+				continue
+			}
+			real++
+			for name, per := range c.Counts {
+				fits(s+"/"+string(task)+" by "+name, room, per)
 			}
 		}
 	}
+	if checked < len(tokenSamples)*len(assist.Tasks()) {
+		t.Errorf("%d requests checked", checked)
+	}
+	t.Logf("%d requests checked, %d of them also by the real tokenizers' counts", checked, real)
 }

@@ -69,20 +69,26 @@ func TestReportDoesNotContradictItself(t *testing.T) {
 	if len(r.Impact.Victims) != 1 || r.Impact.Victims[0].Agent != "agent-9" {
 		t.Errorf("victims: %+v", r.Impact.Victims)
 	}
-	verified := 0
+	byStatus := map[incident.CheckStatus]int{}
 	for _, l := range r.Layers {
-		if l.Status == incident.CheckVerified {
-			verified++
-		}
+		byStatus[l.Status]++
 		if l.Step == "contain.credentials" && (l.Status != incident.CheckNoEvidence || !strings.Contains(l.Summary, "px-s228") || !strings.Contains(l.Summary, "aws-k-231: cannot tell")) {
 			t.Errorf("credentials layer: %s", l.Summary)
 		}
 	}
-	if want := strings.Contains(r.Summary.Containment, "verified"); !want || !strings.HasPrefix(r.Summary.Containment, strings.Split(r.Summary.Containment, " ")[0]) {
-		t.Errorf("containment line %q", r.Summary.Containment)
+	// The containment line counts the table: as many verified, out of as
+	// many layers, and each other state as often as the table has it.
+	got := r.Summary.Containment
+	if want := itoa(byStatus[incident.CheckVerified]) + " of " + itoa(len(r.Layers)) + " kill-switch layers verified"; !strings.HasPrefix(got, want) {
+		t.Errorf("containment line %q, but the table says %q", got, want)
 	}
-	if got := r.Summary.Containment; !strings.HasPrefix(got, itoa(verified)+" of ") {
-		t.Errorf("containment line %q, but %d layers verified in the table", got, verified)
+	for _, st := range []incident.CheckStatus{incident.CheckNotVerified, incident.CheckNoEvidence, incident.CheckNotRun} {
+		if n := byStatus[st]; (n > 0) != strings.Contains(got, "; "+itoa(n)+" "+string(st)) {
+			t.Errorf("containment line %q, but the table has %d layers %s", got, n, st)
+		}
+	}
+	if byStatus[incident.CheckNoEvidence] == 0 {
+		t.Errorf("the credentials layer has no evidence, yet no layer says so: %+v", byStatus)
 	}
 }
 
