@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -178,4 +179,26 @@ func (ev Event) Target() string {
 		return ev.Cmdline
 	}
 	return ev.Tool
+}
+
+// Who is whose an event is as a table's AGENT column shows it: its agent;
+// else the person a responder's exec made it ("(oncall:pdiaz)"); else the
+// agents it is ambiguous between ("?agent-3|agent-7"); else "".
+func (ev *Event) Who() string {
+	if ev.Agent != "" {
+		return ev.Agent
+	}
+	var cands []string
+	for _, t := range ev.Tags {
+		if a, ok := strings.CutPrefix(t, "actor:"); ok {
+			return "(" + a + ")"
+		}
+		if a, ok := strings.CutPrefix(t, "candidate:"); ok {
+			cands = append(cands, a)
+		}
+	}
+	if len(cands) > 0 {
+		return "?" + strings.Join(cands, "|")
+	}
+	return ""
 }

@@ -24,7 +24,7 @@ func searchColumns() []column {
 	return []column{
 		{fitCol{"TIME", 23, 23}, func(ev evidence.Event) string { return ev.Time.Format("2006-01-02T15:04:05.000") }},
 		{fitCol{"SOURCE", 0, 6}, func(ev evidence.Event) string { return ev.Source }},
-		{fitCol{"AGENT", 0, 16}, func(ev evidence.Event) string { return ev.Agent }},
+		{fitCol{"AGENT", 0, 16}, func(ev evidence.Event) string { return ev.Who() }},
 		{fitCol{"KIND", 0, 18}, func(ev evidence.Event) string { return ev.Kind }},
 		{fitCol{"DEC", 0, 5}, func(ev evidence.Event) string { return ev.Decision }},
 		{fitCol{"TARGET", 0, 32}, evidence.Event.Target},

@@ -34,7 +34,7 @@ func (m *Model) columns() []column {
 		agentW = max(agentW, min(m.agentW, 24))
 	}
 	cols = append(cols,
-		column{"AGENT", agentW, func(ev evidence.Event) string { return ev.Agent }},
+		column{"AGENT", agentW, func(ev evidence.Event) string { return ev.Who() }},
 		column{"KIND", 15, func(ev evidence.Event) string { return ev.Kind }},
 		column{"VERDICT", 5, nil},
 	)
