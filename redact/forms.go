@@ -50,13 +50,14 @@ var notUserPass = regexp.MustCompile(`(?i)^(?:mailto|sips?|tel|xmpp|urn|data|cid
 const maxUserPass = 320
 
 // userPassSpans appends the passwords of user:password@host: each @ is
-// traced back to the start of its word, and only a word with a colon
-// before its @ is matched, so that the expression runs on a few short
-// words rather than on the whole text.
+// traced back to the start of its word (or the @ before it: neither the
+// user nor the password holds one), and only a word with a colon before
+// its @ is matched, so that the expression runs on a few short words
+// rather than on the whole text.
 func userPassSpans(text, _ string, found []span) []span {
 	for at := strings.IndexByte(text, '@'); at >= 0; {
 		start := at
-		for start > 0 && at-start < maxUserPass && strings.IndexByte(" \t\n\r\"'=(,<>", text[start-1]) < 0 {
+		for start > 0 && at-start < maxUserPass && strings.IndexByte(" \t\n\r\"'=(,<>@", text[start-1]) < 0 {
 			start--
 		}
 		if colon := strings.IndexByte(text[start:at], ':'); colon > 0 && colon < at-start-1 {
