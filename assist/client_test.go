@@ -37,7 +37,7 @@ func TestRequestCarriesNoSecret(t *testing.T) {
 	}
 	f := newFakeLLM(t, func(_ int, w http.ResponseWriter, _ *http.Request) { completion(w, goodAnswer) })
 	c, _ := f.client(t, nil)
-	res, err := c.Run(context.Background(), TaskAsk, "which credentials did agent-7 use? key AKIAQUESTION00000000", p)
+	res, err := c.Run(context.Background(), TaskAsk, "which credentials did agent-7 use? key AKIAQUESTION00000000, token ghp_QuEsTi0nT0ken0123456789abcdefABCDEFgh", p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,10 +57,14 @@ func TestRequestCarriesNoSecret(t *testing.T) {
 			t.Errorf("%s: secret %q sent", sc.Name, sc.Secret)
 		}
 	}
-	for _, s := range []string{"AKIAQUESTION00000000", testKey} {
+	for _, s := range []string{"ghp_QuEsTi0nT0ken0123456789abcdefABCDEFgh", testKey} {
 		if strings.Contains(sent, s) {
 			t.Errorf("%q sent in the body", s)
 		}
+	}
+	// An access key id is an identifier the analyst must see, not a secret.
+	if !strings.Contains(sent, "AKIAQUESTION00000000") {
+		t.Errorf("the question's access key id was redacted")
 	}
 	if !strings.Contains(sent, container7) || !strings.Contains(sent, "sec00") {
 		t.Errorf("ids redacted away")

@@ -31,6 +31,6 @@ func packetLines() []string {
 			lines = append(lines, ev.Message, ev.Target(), ev.Agent+" "+ev.Kind+" "+ev.Decision)
 		}
 	}
-	lines = append(lines, redacttest.IssueForms[0].Text, redacttest.IssueForms[5].Text, redacttest.IssueForms[14].Text, redacttest.Secrets[3].Text)
+	lines = append(lines, redacttest.IssueForms[0].Text, redacttest.IssueForms[5].Text, redacttest.IssueForms[14].Text, redacttest.Secrets[1].Text)
 	return lines
 }

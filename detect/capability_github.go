@@ -116,7 +116,7 @@ func (s *capScan) githubHolders(ev *evidence.Event) []string {
 	out := s.holders(ev)
 	for _, cred := range ev.Credential {
 		if k, ok := s.keyLogged[cred]; ok {
-			for _, a := range s.keyHolders[k.Placeholder] {
+			for _, a := range s.keyHolders[k.Name] {
 				out = appendNew(out, a)
 			}
 		}

@@ -9,8 +9,9 @@ import (
 
 // keys records the keys of a recognizable form (cloud access keys, forge
 // and API tokens, private keys) that an agent's tool calls and outputs
-// hold, named by the case's keyed placeholders, never by the secret: one
-// in an output is a key it acquired, one in a call is a use of it.
+// hold, named by the case's keyed placeholders, never by the secret (an
+// AWS key by its access key id, which is not secret): one in an output is
+// a key it acquired, one in a call is a use of it.
 // Credential ids the sessions were issued are left to the credential
 // scan, which knows their owners.
 func (s *capScan) keys(ev *evidence.Event) {
@@ -23,7 +24,7 @@ func (s *capScan) keys(ev *evidence.Event) {
 		text = ev.Cmdline + "\n" + ev.Message
 	}
 	for _, k := range s.secrets.Keys(text, s.issuedID) {
-		c := s.entry(ev.Agent, capability.Credential, k.Placeholder, capability.Acquired)
+		c := s.entry(ev.Agent, capability.Credential, k.Name, capability.Acquired)
 		if c.How == "" {
 			c.CredKind = k.Kind
 			call := strings.Join(strings.Fields(ev.Tool+" call "+ev.CallID), " ")
@@ -32,7 +33,7 @@ func (s *capScan) keys(ev *evidence.Event) {
 				c.How, c.Provenance = "seen in its "+call, capability.ByName
 			}
 			c.Acquired = []string{ev.ID}
-			s.keyHolders[k.Placeholder] = appendNew(s.keyHolders[k.Placeholder], ev.Agent)
+			s.keyHolders[k.Name] = appendNew(s.keyHolders[k.Name], ev.Agent)
 		}
 		for _, l := range k.Logged {
 			s.keyLogged[l] = k
@@ -60,18 +61,18 @@ func (s *capScan) keyUse(ev *evidence.Event) {
 			keys = append(keys, k)
 		}
 		for _, k := range keys {
-			for _, agent := range s.keyHolders[k.Placeholder] {
+			for _, agent := range s.keyHolders[k.Name] {
 				use := capability.Use{Time: endOf(ev), Dur: capability.Millis(durOf(ev)), ID: ev.ID, Source: ev.Source, Refused: credRefused(ev), From: where(ev)}
-				c := s.entry(agent, capability.Credential, k.Placeholder, capability.Acquired)
+				c := s.entry(agent, capability.Credential, k.Name, capability.Acquired)
 				c.Uses = append(c.Uses, use)
 				if ev.SrcIP != "" && !s.sandboxIP(ev.SrcIP, ev.Time) && !s.e.throughEgress(ev.SrcIP) {
 					p := s.entry(agent, capability.Place, ev.SrcIP, capability.Acquired)
 					if p.How == "" {
 						p.Provenance = capability.ByOutside
-						p.How = "the " + k.Kind + " " + k.Placeholder + " its tool output held was used from it, outside every sandbox"
+						p.How = "the " + k.Kind + " " + k.Name + " its tool output held was used from it, outside every sandbox"
 						p.Acquired, p.CredKind = []string{ev.ID}, k.Kind
 					}
-					p.Uses = append(p.Uses, capability.Use{Time: endOf(ev), Dur: capability.Millis(durOf(ev)), ID: ev.ID, Source: ev.Source, Refused: use.Refused, From: k.Placeholder})
+					p.Uses = append(p.Uses, capability.Use{Time: endOf(ev), Dur: capability.Millis(durOf(ev)), ID: ev.ID, Source: ev.Source, Refused: use.Refused, From: k.Name})
 				}
 			}
 		}

@@ -157,9 +157,9 @@ func (s *capScan) add(_ int, ev *evidence.Event) {
 		e := capability.End{At: ev.Time, How: "revoked", ID: ev.ID, By: issuerName(ev), Source: ev.Source, Authority: capability.Authoritative}
 		s.auth[cred] = append(s.auth[cred], e)
 		if s.secrets != nil {
-			// a key its tool output held, named by its placeholder
+			// a key its tool output held, by its name (a placeholder, or an access key id)
 			for _, k := range s.secrets.Keys(cred, nil) {
-				s.auth[k.Placeholder] = append(s.auth[k.Placeholder], e)
+				s.auth[k.Name] = append(s.auth[k.Name], e)
 			}
 		}
 	}

@@ -64,7 +64,7 @@ func TestWalkRedactsEveryString(t *testing.T) {
 // Found names the secrets of a text by their placeholders, once each.
 func TestFoundNamesSecrets(t *testing.T) {
 	r := Keyed([]byte("k"))
-	got := r.Found("oauth_token: ghp_16C7e42F292c6912E7710c838347Ae178B4a and again ghp_16C7e42F292c6912E7710c838347Ae178B4a, AKIAIOSFODNN7EXAMPLE")
+	got := r.Found("oauth_token: ghp_16C7e42F292c6912E7710c838347Ae178B4a and again ghp_16C7e42F292c6912E7710c838347Ae178B4a, xoxb-2048-4096-aBcDeFgHiJkLmNoP; key id AKIAIOSFODNN7EXAMPLE")
 	if len(got) != 2 || got[0] == got[1] || !strings.HasPrefix(got[0], "[SECRET-") {
 		t.Errorf("found %v", got)
 	}

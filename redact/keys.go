@@ -3,14 +3,18 @@ package redact
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"sort"
 	"strings"
 )
 
-// Key is a secret of a recognizable form (a cloud access key, a forge or
-// API token, a private key) found in a text: named by its placeholder,
-// never kept, with the kind its form shows.
+// Key is a key of a recognizable form (a cloud access key, a forge or
+// API token, a private key) found in a text, with the kind its form shows.
 type Key struct {
-	Placeholder string
+	// Name is how every output of the case names it: the secret's
+	// placeholder, never the secret; or, for a key known by an id that is
+	// not secret (an AWS access key id, whose secret key is another
+	// string), the id itself, as IAM and CloudTrail name it.
+	Name string
 	// Kind is what the form says it is: aws-access-key, github-token,
 	// gitlab-token, slack-token, openai-key, anthropic-key, stripe-key,
 	// docker-token, gcp-api-key, gcp-oauth-token, jwt, private-key.
@@ -85,29 +89,50 @@ func keyKind(secret string) string {
 }
 
 // Keys returns the keys text holds, each once, in the order they appear,
-// by r's placeholders; secrets of no recognizable form are left out, and
-// so are those skip names (nil skips none): ids that are already known by
-// name, such as a credential a session was issued.
+// by their names (see Key.Name); secrets of no recognizable form are left
+// out, and so are those skip names (nil skips none): ids that are already
+// known by name, such as a credential a session was issued.
 func (r *Redactor) Keys(text string, skip func(secret string) bool) []Key {
 	if !MayHoldKey(text) {
 		return nil
 	}
 	r.seen = map[string]string{}
-	defer func() { r.seen = nil }()
+	defer func() { r.seen, r.order = nil, r.order[:0] }()
 	r.Redact(text)
-	var out []Key
+	norm := normalize(text)
+	type found struct {
+		at         int
+		secret, ph string
+	}
+	var all []found
 	for _, s := range r.order {
-		kind := keyKind(s)
-		if kind == "" || skip != nil && skip(s) {
+		at := strings.Index(norm, s)
+		if at < 0 {
+			at = len(norm) // brought together by a replacement: after the rest
+		}
+		all = append(all, found{at, s, r.seen[s]})
+	}
+	// Ids that are shown, not redacted, are keys all the same.
+	for _, sp := range shownSpans(norm, strings.ToLower(norm)) {
+		if id := norm[sp.s:sp.e]; keyKind(id) != "" {
+			all = append(all, found{sp.s, id, id})
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].at < all[j].at })
+	var out []Key
+	named := map[string]bool{}
+	for _, f := range all {
+		kind := keyKind(f.secret)
+		if kind == "" || named[f.secret] || skip != nil && skip(f.secret) {
 			continue
 		}
-		k := Key{Placeholder: r.seen[s], Kind: kind}
+		named[f.secret] = true
+		k := Key{Name: f.ph, Kind: kind}
 		if kind == "github-token" {
-			sum := sha256.Sum256([]byte(s))
+			sum := sha256.Sum256([]byte(f.secret))
 			k.Logged = []string{base64.StdEncoding.EncodeToString(sum[:])}
 		}
 		out = append(out, k)
 	}
-	r.order = r.order[:0]
 	return out
 }

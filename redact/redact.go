@@ -85,14 +85,52 @@ type pattern struct {
 	// match at all. Checking them first makes redaction several times
 	// faster on evidence lines, most of which hold no secret.
 	hints []string
+	// key, when set, is the submatch holding the setting's name: one
+	// right after a slash is a file's (/etc/passwd: …), not a setting.
+	key int
+	// skip, when set, drops a match it finds in the whole match
+	// (mailto:x@host is not user:password@host).
+	skip *regexp.Regexp
+	// gate, when set, is a cheap test the text must pass before the
+	// expression runs (after the hints): a one-pass scan where a
+	// case-insensitive expression that finds nothing would still read the
+	// whole text.
+	gate func(text, lower string) bool
 }
 
 // assignKey names a setting whose value is a secret; a prefix such as
 // DB_ or aws_ is allowed. "credential" is left out on purpose: credential
-// ids tie events to agents and are evidence.
-const assignKey = `(?i)([A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|secret[_-]?key|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|client[_-]?secret|private[_-]?key))`
+// ids tie events to agents and are evidence. The short names (pass, pwd,
+// pw) must start a word or follow a separator: "db_pass" is one, "bypass"
+// is not.
+const assignKey = `(?i)([A-Za-z0-9_.-]*(?:password|passwd|passphrase|pass[_-]phrase|secret|secret[_-]?key|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|client[_-]?secret|private[_-]?key|storepass|keypass)|\b(?:[A-Za-z0-9_.-]*[_.-])?(?:pass|pwd|pw))`
 
-var assignHints = []string{"pass", "secret", "token", "key"}
+var assignHints = []string{"pass", "secret", "token", "key", "pw"}
+
+// assignGate: some word of assignHints is followed, past the rest of its
+// name and a quote or blanks, by ':' or '=' — what every assignment has.
+func assignGate(_, lower string) bool {
+	for _, w := range assignHints {
+		for i := strings.Index(lower, w); i >= 0; {
+			j := i + len(w)
+			for j < len(lower) && (wordByte(lower[j]) || lower[j] == '.' || lower[j] == '-') {
+				j++
+			}
+			for k := 0; k < 4 && j < len(lower) && strings.IndexByte("\\\"' \t", lower[j]) >= 0; k++ {
+				j++
+			}
+			if j < len(lower) && (lower[j] == ':' || lower[j] == '=') {
+				return true
+			}
+			next := strings.Index(lower[i+1:], w)
+			if next < 0 {
+				break
+			}
+			i += 1 + next
+		}
+	}
+	return false
+}
 
 // patterns all look at the same text (see redactOnce), so their order
 // does not matter; where two take overlapping secrets, the union goes.
@@ -100,48 +138,31 @@ var assignHints = []string{"pass", "secret", "token", "key"}
 // lines): "passwd=" ending one line must not take the next line's
 // "client_secret:" for its value and hide the secret after it.
 var patterns = []pattern{
-	{"pem", regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----|[A-Za-z0-9+/=\s\\]*)`), 0, []string{"private key"}},
-	{"auth-header", regexp.MustCompile(`(?i)\b(?:authorization|proxy-authorization)["']?[ \t]*[:=][ \t]*["']?(?:bearer|basic|token|digest)[ \t]+([A-Za-z0-9._~+/=-]+)`), 1, []string{"authorization"}},
-	{"bearer", regexp.MustCompile(`(?i)\bbearer[ \t]+([A-Za-z0-9._~+/-]{8,}=*)`), 1, []string{"bearer"}},
-	{"url-password", regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'<>]+:([^\s@/"'<>]+)@`), 1, []string{"://"}},
-	{"jwt", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`), 0, []string{"eyj"}},
-	{"aws-key-id", regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b`), 0, []string{"akia", "asia", "agpa", "aida", "aroa", "anpa", "anva", "aipa"}},
-	{"aws-secret", regexp.MustCompile(`(?i)aws_?secret(?:_?access)?_?key\\?["']?[ \t]*[:=][ \t]*\\?["']?([A-Za-z0-9/+=]{40})`), 1, []string{"aws"}},
-	{"github", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`), 0, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
-	{"gitlab", regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`), 0, []string{"glpat-"}},
-	{"slack-token", regexp.MustCompile(`\bxox[abpr]-[A-Za-z0-9-]{10,}`), 0, []string{"xox"}},
-	{"slack-webhook", regexp.MustCompile(`hooks\.slack\.com/services/([A-Za-z0-9_/]+)`), 1, []string{"hooks.slack.com"}},
-	{"openai", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{20,}`), 0, []string{"sk-"}},
-	{"stripe", regexp.MustCompile(`\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}`), 0, []string{"k_live_", "k_test_"}},
-	{"docker-pat", regexp.MustCompile(`\bdckr_pat_[A-Za-z0-9_-]{16,}`), 0, []string{"dckr_pat_"}},
-	// command-line forms: --password hunter2, -p secret after the tools
-	// that take one, curl -u user:pass
-	{"flag-secret", regexp.MustCompile(`(?i)(?:^|\s)--?[A-Za-z0-9_.-]*(?:password|passwd|token|secret|api[_-]?key)[ \t]+([^\s"'-][^\s"']*)`), 1, assignHints},
-	{"flag-p", regexp.MustCompile(`\b(?:sshpass|mysql|mysqladmin|mysqldump|docker[ \t]+login|podman[ \t]+login|redis-cli|mongo|mongosh)\b[^\n]*?\s-[pa][ \t]*([^\s"'-][^\s"']*)`), 1, []string{"sshpass", "mysql", "login", "redis-cli", "mongo"}},
-	{"flag-user", regexp.MustCompile(`(?:^|\s)(?:-u|--user)[ \t]+[^\s:]+:([^\s"']+)`), 1, []string{"-u", "--user"}},
-	// ldapsearch -w secret (and the other OpenLDAP clients); -W prompts.
-	{"ldap-w", regexp.MustCompile(`\bldap(?:search|modify|add|delete|passwd|whoami|compare|modrdn|exop|url)\b[^\n]*?\s-w[ \t]*['"]?([^\s"']+)`), 1, []string{"ldap"}},
-	// smbclient -U user%pass, rpcclient, smbmap, net ... -U
-	{"smb-user", regexp.MustCompile(`(?:^|\s)(?:-U|--user(?:name)?)[=\s][ \t]*['"]?[^\s%'"]+%([^\s'"]+)`), 1, []string{"%"}},
-	// openssl ... -passin pass:x, -passout pass:x, -pass pass:x, -k / -kfile are files or prompts
-	{"openssl-pass", regexp.MustCompile(`(?:^|\s)-pass(?:in|out)?[ \t]+['"]?pass:([^\s'"]+)`), 1, []string{"pass:"}},
+	{name: "pem", re: regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----|[A-Za-z0-9+/=\s\\]*)`), group: 0, hints: []string{"private key"}},
+	{name: "auth-header", re: regexp.MustCompile(`(?i)\b(?:authorization|proxy-authorization)["']?[ \t]*[:=][ \t]*["']?(?:bearer|basic|token|digest)[ \t]+([A-Za-z0-9._~+/=-]+)`), group: 1, hints: []string{"authorization"}},
+	{name: "bearer", re: regexp.MustCompile(`(?i)\bbearer[ \t]+([A-Za-z0-9._~+/-]{8,}=*)`), group: 1, hints: []string{"bearer"}},
+	{name: "url-password", re: regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'<>]+:([^\s@/"'<>]+)@`), group: 1, hints: []string{"://"}},
+	{name: "jwt", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`), group: 0, hints: []string{"eyj"}},
+	{name: "aws-secret", re: regexp.MustCompile(`(?i)aws_?secret(?:_?access)?_?key\\?["']?[ \t]*[:=][ \t]*\\?["']?([A-Za-z0-9/+=]{40})`), group: 1, hints: []string{"aws"}},
+	{name: "github", re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`), group: 0, hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
+	{name: "gitlab", re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`), group: 0, hints: []string{"glpat-"}},
+	{name: "slack-token", re: regexp.MustCompile(`\bxox[abpr]-[A-Za-z0-9-]{10,}`), group: 0, hints: []string{"xox"}},
+	{name: "slack-webhook", re: regexp.MustCompile(`hooks\.slack\.com/services/([A-Za-z0-9_/]+)`), group: 1, hints: []string{"hooks.slack.com"}},
+	{name: "openai", re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{20,}`), group: 0, hints: []string{"sk-"}},
+	{name: "stripe", re: regexp.MustCompile(`\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}`), group: 0, hints: []string{"k_live_", "k_test_"}},
+	{name: "docker-pat", re: regexp.MustCompile(`\bdckr_pat_[A-Za-z0-9_-]{16,}`), group: 0, hints: []string{"dckr_pat_"}},
 	// htpasswd -b[c|m|B...] file user password
-	{"htpasswd-b", regexp.MustCompile(`\bhtpasswd[ \t]+(?:-[A-Za-z]+[ \t]+)*?-[A-Za-z]*b[A-Za-z]*[ \t]+(?:-[A-Za-z]+[ \t]+)*(?:-C[ \t]+\d+[ \t]+)?\S+[ \t]+\S+[ \t]+['"]?([^\s'"]+)`), 1, []string{"htpasswd"}},
-	// sqlcmd / bcp / osql -P password (for mysql -P is a port)
-	{"sqlcmd-P", regexp.MustCompile(`\b(?:sqlcmd|bcp|osql|isql)\b[^\n]*?\s-P[ \t]*['"]?([^\s"'-][^\s"']*)`), 1, []string{"sqlcmd", "bcp", "osql", "isql"}},
+	{name: "htpasswd-b", re: regexp.MustCompile(`\bhtpasswd[ \t]+(?:-[A-Za-z]+[ \t]+)*?-[A-Za-z]*b[A-Za-z]*[ \t]+(?:-[A-Za-z]+[ \t]+)*(?:-C[ \t]+\d+[ \t]+)?\S+[ \t]+\S+[ \t]+['"]?([^\s'"]+)`), group: 1, hints: []string{"htpasswd"}},
 	// echo pass | sudo -S, printf 'pass\n' | sudo -S
-	{"sudo-S", regexp.MustCompile(`\b(?:echo(?:[ \t]+-[neE]+)?|printf)[ \t]+['"]?([^\s'"|;]+?)(?:\\n)?['"]?[ \t]*\|[ \t]*sudo\b[^|\n]*?\s-[A-Za-z]*S`), 1, []string{"sudo"}},
+	{name: "sudo-S", re: regexp.MustCompile(`\b(?:echo(?:[ \t]+-[neE]+)?|printf)[ \t]+['"]?([^\s'"|;]+?)(?:\\n)?['"]?[ \t]*\|[ \t]*sudo\b[^|\n]*?\s-[A-Za-z]*S`), group: 1, hints: []string{"sudo"}},
 	// user:pass fed to chpasswd by a pipe or a here-string
-	{"chpasswd-pipe", regexp.MustCompile(`['"]?[\w.-]+:([^\s'"|:]+)['"]?[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd\b`), 1, []string{"chpasswd"}},
-	{"chpasswd-herestring", regexp.MustCompile(`\bchpasswd\b[^\n]*?<<<[ \t]*['"]?[\w.-]+:([^\s'"]+)`), 1, []string{"chpasswd"}},
-	// unzip -P pass, zip -P pass, 7z x -ppass
-	{"zip-P", regexp.MustCompile(`\b(?:unzip|zip|zipcloak|funzip)\b[^\n]*?\s-P[ \t]*['"]?([^\s'"]+)`), 1, []string{"zip"}},
-	{"7z-p", regexp.MustCompile(`\b7z[ar]?\b[^\n]*?\s-p([^\s'"]+)`), 1, []string{"7z"}},
+	{name: "chpasswd-pipe", re: regexp.MustCompile(`['"]?[\w.-]+:([^\s'"|:]+)['"]?[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd\b`), group: 1, hints: []string{"chpasswd"}},
+	{name: "chpasswd-herestring", re: regexp.MustCompile(`\bchpasswd\b[^\n]*?<<<[ \t]*['"]?[\w.-]+:([^\s'"]+)`), group: 1, hints: []string{"chpasswd"}},
 	// a Squid line's user field holding user:password ("... -> 200 TCP_MISS by user:pass")
-	{"squid-user", regexp.MustCompile(`->[^|\n]*?\bby[ \t]+[^\s:]+:(\S+)`), 1, []string{"->"}},
-	{"assign-dquote", regexp.MustCompile(assignKey + `\\?["']?[ \t]*[:=][ \t]*\\?"([^"\\]+)`), 2, assignHints},
-	{"assign-squote", regexp.MustCompile(assignKey + `["]?[ \t]*[:=][ \t]*'([^']+)`), 2, assignHints},
-	{"assign", regexp.MustCompile(assignKey + `\\?["']?[ \t]*[:=][ \t]*([^\s"'\\&,;}\])<>]+)`), 2, assignHints},
+	{name: "squid-user", re: regexp.MustCompile(`->[^|\n]*?\bby[ \t]+[^\s:]+:(\S+)`), group: 1, hints: []string{"->"}},
+	{name: "assign-dquote", re: regexp.MustCompile(assignKey + `\\?["']?[ \t]*[:=][ \t]*\\?"([^"\\]+)`), group: 2, hints: assignHints, key: 1, gate: assignGate},
+	{name: "assign-squote", re: regexp.MustCompile(assignKey + `["]?[ \t]*[:=][ \t]*'([^']+)`), group: 2, hints: assignHints, key: 1, gate: assignGate},
+	{name: "assign", re: regexp.MustCompile(assignKey + `\\?["']?[ \t]*[:=][ \t]*([^\s"'\\&,;}\])<>]+)`), group: 2, hints: assignHints, key: 1, gate: assignGate},
 }
 
 // Redact returns text with every secret replaced by its placeholder:
@@ -161,31 +182,82 @@ func (r *Redactor) Redact(text string) string {
 	return text
 }
 
-// redactOnce finds the secrets of every cordon pattern in the same text,
-// merges overlapping ones and replaces them; then the corpus rules do the
-// same on the result, and the entropy rule runs last. Applying the
-// patterns one after another to each other's output let one replacement
-// take the context another needed: a PEM header's greedy body swallowing
-// "redis" of the "redis-cli -a" after it. The corpus runs after them so
-// that where both match, cordon's narrower choice of the secret stands
-// (the path of a Slack webhook, not its host).
+// redactOnce finds the secrets of every cordon pattern and finder in the
+// same text, merges overlapping ones and replaces them; then the corpus
+// rules do the same on the result, and the entropy rule runs last. Each
+// step's secrets pass notSecret first: an identifier a responder acts on
+// (an access key id, a service account) and a plain file path stay.
+// Applying the patterns one after another to each other's output let one
+// replacement take the context another needed: a PEM header's greedy body
+// swallowing "redis" of the "redis-cli -a" after it. The corpus runs after
+// them so that where both match, cordon's narrower choice of the secret
+// stands (the path of a Slack webhook, not its host).
 func (r *Redactor) redactOnce(text string) string {
-	lower := strings.ToLower(text)
-	var found []span
-	for _, p := range patterns {
-		if hinted(lower, p.hints) && p.re.MatchString(text) {
-			found = p.spans(text, found)
-		}
-	}
+	lower := gateText(text)
+	found := cordonSpans(text, lower, true)
 	if len(found) > 0 {
-		text = r.replaceSpans(text, found)
-		lower = strings.ToLower(text)
+		text = r.replaceSpans(text, notSecret(text, found, shownSpans(text, lower)))
+		lower = gateText(text)
 	}
-	text = r.replaceSpans(text, corpusSpans(text, lower, nil))
-	if !entropyContext.MatchString(text) {
+	if found := corpusSpans(text, lower, nil); len(found) > 0 {
+		text = r.replaceSpans(text, notSecret(text, found, shownSpans(text, lower)))
+	}
+	if !mayHaveEntropyContext(text) {
 		return text
 	}
 	return r.redactEntropy(text)
+}
+
+// entropyWords are entropyContext's words: a text that holds none of them
+// (lower-cased) has no context for the entropy rule, found without
+// running the case-insensitive expression over the whole text.
+var entropyWords = []string{"key", "secret", "token", "passw", "bearer", "auth", "signature", "session", "cookie", "private"}
+
+func mayHaveEntropyContext(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= 0x80 {
+			// Unicode case folding (K, the Kelvin sign, is a k to the
+			// expression): let the expression decide.
+			return entropyContext.MatchString(text)
+		}
+	}
+	return hinted(strings.ToLower(text), entropyWords)
+}
+
+// gateText is text lower-cased for the hints and keywords that gate the
+// patterns and the corpus, with the word of every placeholder already
+// written masked ("[______-3]"): a placeholder names no setting and holds
+// no key, and on a later pass the "secret" in each would otherwise wake
+// every pattern and rule keyed on that word, over the whole text. Its
+// offsets are the lower-cased text's.
+func gateText(text string) string {
+	return strings.ReplaceAll(strings.ToLower(text), "[secret-", "[______-")
+}
+
+// finders are cordon's secret forms that one expression cannot say, or
+// not cheaply: the options of commands (a class, and a table by tool),
+// .pgpass lines, user:password@host, and base64 that wraps a secret.
+var finders = []func(text, lower string, found []span) []span{optionSpans, toolSpans, pgpassSpans, userPassSpans}
+
+// cordonSpans are the secrets cordon's patterns and finders find in text;
+// withBase64 adds those wrapped in base64 (decoded text is checked without
+// it: one level of wrapping is looked into, not an unbounded nesting).
+func cordonSpans(text, lower string, withBase64 bool) []span {
+	var found []span
+	for _, set := range [][]pattern{patterns, formPatterns} {
+		for _, p := range set {
+			if hinted(lower, p.hints) && (p.gate == nil || p.gate(text, lower)) && p.re.MatchString(text) {
+				found = p.spans(text, found)
+			}
+		}
+	}
+	for _, f := range finders {
+		found = f(text, lower, found)
+	}
+	if withBase64 {
+		found = base64Spans(text, found)
+	}
+	return found
 }
 
 // span is a secret's place in a text: [s, e).
@@ -231,6 +303,12 @@ func (p pattern) spans(text string, found []span) []span {
 		if s < 0 || s == e || p.group > 0 && !plausibleValue(text[s:e]) {
 			continue
 		}
+		if p.key > 0 && loc[2*p.key] > 0 && text[loc[2*p.key]-1] == '/' {
+			continue
+		}
+		if p.skip != nil && p.skip.MatchString(text[loc[0]:loc[1]]) {
+			continue
+		}
 		found = append(found, span{s, e})
 	}
 	return found
@@ -252,7 +330,9 @@ func plausibleValue(v string) bool {
 // High-entropy strings count as secrets only near a word that says so:
 // evidence is full of random-looking ids that are not.
 var (
-	entropyToken   = regexp.MustCompile(`[A-Za-z0-9+/=_-]{20,}`)
+	// '=' only as padding at the end: inside, it joins a name to its
+	// value (X-Goog-Date=20261014), which are two tokens.
+	entropyToken   = regexp.MustCompile(`[A-Za-z0-9+/_-]{20,}={0,2}`)
 	entropyContext = regexp.MustCompile(`(?i)(key|secret|token|passw|bearer|auth|signature|session[_-]?id|cookie|private)`)
 	hexOrUUID      = regexp.MustCompile(`^(?:[0-9a-fA-F]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$`)
 )
@@ -269,33 +349,50 @@ func (r *Redactor) redactEntropy(text string) string {
 	if locs == nil {
 		return text
 	}
+	shown := shownSpans(text, strings.ToLower(text))
 	var b strings.Builder
 	last := 0
 	for _, loc := range locs {
-		s, e := loc[0], loc[1]
-		tok := text[s:e]
-		// Hex strings are digests, container and event ids; UUIDs are ids.
-		// They are evidence the packet needs intact.
-		if hexOrUUID.MatchString(tok) || !mixedClasses(tok) || shannon(tok) < entropyThreshold {
-			continue
+		for _, p := range outside(span{loc[0], loc[1]}, shown) {
+			s, e := p.s, p.e
+			tok := text[s:e]
+			// Hex strings are digests, container and event ids; UUIDs are
+			// ids; a plain path names a file. They are evidence the packet
+			// needs intact.
+			if e-s < 20 || hexOrUUID.MatchString(tok) || !mixedClasses(tok) || shannon(tok) < entropyThreshold || plainPath(tok, true) || identifierWords(tok) {
+				continue
+			}
+			// A token right after one just redacted is part of the same
+			// secret (the dotted parts of a token, a key and its value):
+			// were it left, its neighbour's placeholder ("SECRET") would be
+			// context enough for a second pass, and redaction would not be
+			// stable.
+			chained := last > 0 && s-last <= entropyWindow
+			if !chained && !entropyContext.MatchString(text[max(0, s-entropyWindow):s]) {
+				continue
+			}
+			b.WriteString(text[last:s])
+			b.WriteString(r.placeholder(tok))
+			last = e
 		}
-		// A token right after one just redacted is part of the same secret
-		// (the dotted parts of a token, a key and its value): were it
-		// left, its neighbour's placeholder ("SECRET") would be context
-		// enough for a second pass, and redaction would not be stable.
-		chained := last > 0 && s-last <= entropyWindow
-		if !chained && !entropyContext.MatchString(text[max(0, s-entropyWindow):s]) {
-			continue
-		}
-		b.WriteString(text[last:s])
-		b.WriteString(r.placeholder(tok))
-		last = e
 	}
 	if last == 0 {
 		return text
 	}
 	b.WriteString(text[last:])
 	return b.String()
+}
+
+// identifierWords: letters only, in words (requestReceivedTimestamp,
+// X-Goog-Date): a field or type name, whatever its entropy.
+func identifierWords(tok string) bool {
+	parts := strings.FieldsFunc(tok, func(r rune) bool { return r == '-' || r == '_' || r == '/' || r == '+' || r == '=' })
+	for _, p := range parts {
+		if !camelWords(p) {
+			return false
+		}
+	}
+	return len(parts) > 0
 }
 
 // mixedClasses: at least two of lower case, upper case and digits, which

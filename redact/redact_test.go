@@ -57,8 +57,8 @@ func TestRedactKeepsEvidence(t *testing.T) {
 
 func TestRedactStablePlaceholders(t *testing.T) {
 	var r Redactor
-	a := r.Redact("key AKIAIOSFODNN7EXAMPLE then ghp_16C7e42F292c6912E7710c838347Ae178B4a")
-	b := r.Redact("again AKIAIOSFODNN7EXAMPLE")
+	a := r.Redact("key sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z then ghp_16C7e42F292c6912E7710c838347Ae178B4a")
+	b := r.Redact("again sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z")
 	if a != "key [SECRET-1] then [SECRET-2]" || b != "again [SECRET-1]" {
 		t.Fatalf("placeholders: %q, %q", a, b)
 	}
