@@ -69,3 +69,20 @@ func TestCountAndDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestClipKeepsWithinN: a clipped text is at most n characters, the
+// ellipsis included, whatever its script; one that fits is unchanged.
+func TestClipKeepsWithinN(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"abcdef", 6, "abcdef"}, {"abcdefg", 6, "abcde…"}, {"ééééééé", 4, "ééé…"}, {"ab", 0, ""}, {"日本語のテキスト", 5, "日本語の…"},
+	} {
+		got := Clip(c.s, c.n)
+		if got != c.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}

@@ -115,14 +115,18 @@ func TestPollFollowsOtherWriters(t *testing.T) {
 func TestStalePollIsDropped(t *testing.T) {
 	ws := emptyCase(t)
 	note(t, ws, "alice", "one")
-	m := newPane(t, ws.Journal(), -1)
+	m := newPane(t, ws.Journal(), time.Hour)
 	old := m.Poll()
 	fresh := m.Poll()
 	oldMsg, freshMsg := old(), fresh()
 	m, _ = m.Update(freshMsg)
-	m, _ = m.Update(oldMsg)
+	m, cmd := m.Update(oldMsg)
 	if n := len(m.Entries()); n != 1 {
 		t.Errorf("%d entries after a stale reply, want 1", n)
+	}
+	// nor does it start a second polling loop beside the fresh one's
+	if cmd != nil {
+		t.Error("a stale reply schedules another poll")
 	}
 	// a tick of an old loop starts nothing
 	if _, cmd := m.Update(tickMsg{seq: 0}); cmd != nil {
