@@ -3,6 +3,7 @@ package attribution
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,6 +22,12 @@ func Path(ctx context.Context, st evidence.Store, ev evidence.Event) (string, er
 	}
 	if !Attributable(&ev) {
 		return "not attributed: the event carries no container, pod, source IP or credential", nil
+	}
+	if ev.AttributedVia == ViaResponder {
+		// decided in time order with the process tree, which one event
+		// alone does not show: say what decided it
+		who := strings.TrimPrefix(ev.Who(), "(")
+		return keyOf(ev) + " → a responder's exec into " + ev.Pod + " → " + strings.TrimSuffix(who, ")") + " (pid " + strconv.Itoa(ev.Pid) + ", started under it), not the agent's", nil
 	}
 	id, err := SessionIdentity(ctx, st)
 	if err != nil {

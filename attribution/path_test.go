@@ -49,3 +49,14 @@ func TestAttributionPathOfProxyEvent(t *testing.T) {
 		t.Errorf("a ledger record has a path: %q", got)
 	}
 }
+
+// An event a responder's exec made says so, rather than replaying the
+// decision without the process tree that made it.
+func TestPathOfAResponderEvent(t *testing.T) {
+	ev := evidence.Event{Source: evidence.SourceSensor, Pod: "agent-evals/sandbox-sb-118", Pid: 182599, AttributedVia: attribution.ViaResponder,
+		Tags: []string{"actor:oncall:pdiaz"}}
+	got, err := attribution.Path(context.Background(), nil, ev)
+	if err != nil || !strings.Contains(got, "a responder's exec into agent-evals/sandbox-sb-118 → oncall:pdiaz (pid 182599") {
+		t.Errorf("%q %v", got, err)
+	}
+}
