@@ -71,7 +71,7 @@ const browserChecks = `(() => {
       rects.forEach(r => { if (hit(a.r, r) && !inside(a.r, r)) overlaps.push(a.t + ' / a box'); });
     });
   }
-  return {width: W, scroll: document.documentElement.scrollWidth, over: over.slice(0, 10), svgs, front, links, height: innerHeight, overlaps: overlaps.slice(0, 10)};
+  return {width: W, scroll: document.documentElement.scrollWidth, over: over.slice(0, 10), svgs, front, links, height: innerHeight, overlaps: overlaps.slice(0, 10), text: document.body.innerText};
 })()`
 
 type browserResult struct {
@@ -80,6 +80,7 @@ type browserResult struct {
 	SVGs                  []struct{ W, H, Children float64 }
 	Front                 map[string]*struct{ Top, Bottom, Text float64 }
 	Overlaps              []string
+	Text                  string // the page's text as read
 	Links                 []struct {
 		Href   string
 		Found  bool
@@ -165,6 +166,13 @@ func renderInBrowser(t *testing.T, samples []sampleReport) {
 			}
 			t.Logf("%s: first page %v; print width %v", s.name, frontBottoms(screen), print.Width)
 			checkScreen(t, s, screen)
+			// identifiers a responder acts on are shown, as drawn (not
+			// redacted): a key id to revoke, an account, a file's path
+			for _, id := range shownIdentifiers[s.name] {
+				if !strings.Contains(screen.Text, id) {
+					t.Errorf("%s: %s is not shown in the rendered report", s.name, id)
+				}
+			}
 			if len(print.Over) > 0 || print.Scroll > print.Width+1 {
 				t.Errorf("%s: in print, boxes overflow the page width %v: %v", s.name, print.Width, print.Over)
 			}
@@ -175,6 +183,13 @@ func renderInBrowser(t *testing.T, samples []sampleReport) {
 			}
 		}
 	})
+}
+
+// shownIdentifiers are identifiers each sample's report must show.
+var shownIdentifiers = map[string][]string{
+	"cloud-key-after-kill": {"AKIAEVAL611EXAMPLE01"},
+	"credential-theft":     {"/run/secrets/eval/s-228/allowlist.txt"},
+	"created-workload":     {"system:serviceaccount:agent-evals:sb-301-runner"},
 }
 
 func checkScreen(t *testing.T, s sampleReport, res browserResult) {
