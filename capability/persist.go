@@ -71,3 +71,39 @@ func (c *Coverage) UnmarshalJSON(b []byte) error {
 	}
 	return nil
 }
+
+// ByAgent is the sets as a map, for a caller that keeps them in its own
+// form (the kept result's gob); NewSet reads them back.
+func (s *Set) ByAgent() map[string][]*Capability {
+	if s == nil {
+		return nil
+	}
+	return s.byAgent
+}
+
+// CoverageState is what a Coverage holds, exported for a caller that keeps
+// it in its own form; Coverage.State and FromState convert.
+type CoverageState coverageJSON
+
+// State is the coverage's content.
+func (c *Coverage) State() CoverageState {
+	return CoverageState{Last: c.last, Minutes: c.minutes, Gaps: c.gaps, Silence: c.silence}
+}
+
+// FromState is a coverage holding st, which can go on observing.
+func FromState(st CoverageState) *Coverage {
+	c := NewCoverage()
+	for k, v := range st.Last {
+		c.last[k] = v
+	}
+	for k, v := range st.Minutes {
+		c.minutes[k] = v
+	}
+	for k, v := range st.Gaps {
+		c.gaps[k] = v
+	}
+	for k, v := range st.Silence {
+		c.silence[k] = v
+	}
+	return c
+}

@@ -1,8 +1,9 @@
 package incident
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
+	"encoding/gob"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -68,10 +69,10 @@ func (w *Workspace) previousFindings() []detect.Finding {
 		return nil
 	}
 	var k keptResult
-	if json.Unmarshal(b, &k) != nil {
+	if gob.NewDecoder(bytes.NewReader(b)).Decode(&k) != nil {
 		return nil
 	}
-	return k.Result.Findings
+	return k.Findings
 }
 
 // diffFindings compares two rounds' findings by id.

