@@ -68,7 +68,9 @@ func (id *Identity) noteActivity(agent, session string, t time.Time) (from time.
 	return from, !from.IsZero()
 }
 
-func sameSession(b Binding, agent, session string) bool { return b.Agent == agent && b.Session == session }
+func sameSession(b Binding, agent, session string) bool {
+	return b.Agent == agent && b.Session == session
+}
 
 // earlierOf is the binding that later succeeded on key: the one closed by
 // succession at later's start.

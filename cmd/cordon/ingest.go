@@ -11,8 +11,8 @@ import (
 
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
-	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/ingest"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
