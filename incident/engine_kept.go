@@ -92,10 +92,36 @@ func (w *Workspace) keptScan(meta resultMeta) (detect.Result, bool) {
 		return detect.Result{}, false
 	}
 	var k keptResult
-	if gob.NewDecoder(bytes.NewReader(b)).Decode(&k) != nil || k.Meta != meta {
+	if gob.NewDecoder(bytes.NewReader(b)).Decode(&k) != nil {
+		w.stale = "the kept result cannot be read"
+		return detect.Result{}, false
+	}
+	if k.Meta != meta {
+		w.stale = staleWhy(k.Meta, meta)
 		return detect.Result{}, false
 	}
 	return k.result(), true
+}
+
+// staleWhy says why a kept result is not the evidence's now.
+func staleWhy(kept, now resultMeta) string {
+	switch {
+	case kept.Engine != now.Engine || kept.Model != now.Model || kept.Mapping != now.Mapping:
+		return "the kept result is of another cordon version"
+	case kept.Rules != now.Rules:
+		return "the rules changed since the result was kept"
+	case kept.Redactor != now.Redactor:
+		return "the workspace's redaction key changed since the result was kept"
+	}
+	return "the evidence changed since the result was kept"
+}
+
+// Stale says why this process ran the detectors rather than read the
+// kept result ("" when it read it, or none was kept).
+func (w *Workspace) Stale() string {
+	w.findingsMu.Lock()
+	defer w.findingsMu.Unlock()
+	return w.stale
 }
 
 // keepScan writes the result by atomic rename where the workspace is open

@@ -3,6 +3,7 @@ package incident
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -51,5 +52,23 @@ func TestKeptResultIsRead(t *testing.T) {
 	ro.Recompute()
 	if got, err := ro.Result(ctx); err != nil || got.Findings[0].Title != title || ro.DetectorRuns() != 1 {
 		t.Errorf("recomputed %q after %d runs (%v)", got.Findings[0].Title, ro.DetectorRuns(), err)
+	}
+}
+
+// A kept result that is not the evidence's says why, the rules before the
+// evidence.
+func TestStaleWhy(t *testing.T) {
+	now := resultMeta{Engine: engineVersion, Model: capabilityModel, Mapping: 5, Evidence: "e2", Rules: "r2", Redactor: "k"}
+	for _, c := range []struct {
+		kept resultMeta
+		want string
+	}{
+		{resultMeta{Engine: "scan/1", Model: capabilityModel, Mapping: 5, Evidence: "e2", Rules: "r2", Redactor: "k"}, "another cordon version"},
+		{resultMeta{Engine: engineVersion, Model: capabilityModel, Mapping: 5, Evidence: "e1", Rules: "r1", Redactor: "k"}, "the rules changed"},
+		{resultMeta{Engine: engineVersion, Model: capabilityModel, Mapping: 5, Evidence: "e1", Rules: "r2", Redactor: "k"}, "the evidence changed"},
+	} {
+		if got := staleWhy(c.kept, now); !strings.Contains(got, c.want) {
+			t.Errorf("%+v: %q, want %q", c.kept, got, c.want)
+		}
 	}
 }

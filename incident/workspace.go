@@ -52,7 +52,9 @@ type Workspace struct {
 	journal    *journal.Journal
 	findingsMu sync.Mutex
 	// recompute: run the detectors rather than read the kept result
-	recompute   bool
+	recompute bool
+	// stale: why a kept result was not read (Stale)
+	stale       string
 	scanned     detect.Result // findings and capabilities of the evidence findingsKey names
 	findingsKey string
 	// detectorRuns counts the scans behind scanned (DetectorRuns).

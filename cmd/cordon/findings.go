@@ -55,7 +55,7 @@ func cmdFindings(e *env, c *cobra.Command) {
 		if *by == "agent" {
 			return writeAgentRanking(ctx, e, ws, opt, *asJSON)
 		}
-		res, err := detectorResult(ctx, ws, opt)
+		res, err := detectorResult(ctx, e, ws, opt)
 		if err != nil {
 			return err
 		}
@@ -190,9 +190,15 @@ func writeFindingsTable(w io.Writer, width int, found []detect.Finding, suppress
 // detectorResult is the detectors' result the command reads: the one kept
 // with the case for the workspace's own rules (the built-in ones and
 // cordon.yaml's), or a run in memory of the rules --rules names.
-func detectorResult(ctx context.Context, ws *incident.Workspace, opt incident.FindingsOptions) (detect.Result, error) {
+func detectorResult(ctx context.Context, e *env, ws *incident.Workspace, opt incident.FindingsOptions) (detect.Result, error) {
 	if opt.Rules == nil {
-		return ws.Result(ctx)
+		start := time.Now()
+		r, err := ws.Result(ctx)
+		if why := ws.Stale(); why != "" && err == nil {
+			// a slow command says why it was slow
+			fmt.Fprintf(e.stderr, "cordon: %s: the detectors ran again (%s); an ingest keeps the new result\n", why, time.Since(start).Round(time.Millisecond))
+		}
+		return r, err
 	}
 	// the keys in tool calls and outputs count, as in the kept result
 	opt.Secrets, _ = ws.Redactor()

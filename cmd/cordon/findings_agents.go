@@ -13,7 +13,7 @@ import (
 // in the order a responder should look at them (detect.RankAgents), with
 // the reason in words; --json writes one object per agent, ranked.
 func writeAgentRanking(ctx context.Context, e *env, ws *incident.Workspace, opt incident.FindingsOptions, asJSON bool) error {
-	res, err := detectorResult(ctx, ws, opt)
+	res, err := detectorResult(ctx, e, ws, opt)
 	if err != nil {
 		return err
 	}

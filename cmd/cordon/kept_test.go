@@ -29,8 +29,15 @@ func TestFindingsReadTheKeptResult(t *testing.T) {
 	if code, _, errOut := cordon("ingest", "--incident", dir, "--detect=false", filepath.Join(sample, "proxy")); code != 0 || strings.Contains(errOut, "detectors: ") {
 		t.Fatalf("ingest --detect=false: %d %s", code, errOut)
 	}
-	if _, after, _ := cordon("findings", "--incident", dir, "--json"); after == kept {
+	_, after, errOut := cordon("findings", "--incident", dir, "--json")
+	if after == kept {
 		t.Error("the proxy log changed no finding: a stale kept result was read")
+	}
+	if !strings.Contains(errOut, "the evidence changed since the result was kept: the detectors ran again") {
+		t.Errorf("a stale result recomputed without a word: %q", errOut)
+	}
+	if _, _, errOut := cordon("findings", "--incident", dir, "--json", "--recompute"); strings.Contains(errOut, "ran again") {
+		t.Errorf("--recompute is asked for, not explained: %q", errOut)
 	}
 	code, out, errOut := cordon("journal", "--incident", dir)
 	if code != 0 || strings.Count(out, "findings_changed") != 1 || !strings.Contains(out, "3 created") {
