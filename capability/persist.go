@@ -1,76 +1,11 @@
 package capability
 
-import (
-	"encoding/json"
-	"time"
-)
+import "time"
 
 // The capability sets and the coverage are kept with the case (the
-// detectors' result, incident's engine/ folder): they marshal to what
-// they hold, and read back to the same.
-
-type setJSON struct {
-	Agents map[string][]*Capability `json:"agents"`
-}
-
-// MarshalJSON writes every agent's capabilities.
-func (s *Set) MarshalJSON() ([]byte, error) {
-	if s == nil {
-		return []byte("null"), nil
-	}
-	return json.Marshal(setJSON{Agents: s.byAgent})
-}
-
-// UnmarshalJSON reads what MarshalJSON wrote.
-func (s *Set) UnmarshalJSON(b []byte) error {
-	var j setJSON
-	if err := json.Unmarshal(b, &j); err != nil {
-		return err
-	}
-	if j.Agents == nil {
-		j.Agents = map[string][]*Capability{}
-	}
-	s.byAgent = j.Agents
-	return nil
-}
-
-type coverageJSON struct {
-	Last    map[string]time.Time     `json:"last"`
-	Minutes map[string][]int64       `json:"minutes"`
-	Gaps    map[string][]Gap         `json:"gaps"`
-	Silence map[string]time.Duration `json:"silence"`
-}
-
-// MarshalJSON writes each source's watermark, minutes and gaps.
-func (c *Coverage) MarshalJSON() ([]byte, error) {
-	if c == nil {
-		return []byte("null"), nil
-	}
-	return json.Marshal(coverageJSON{Last: c.last, Minutes: c.minutes, Gaps: c.gaps, Silence: c.silence})
-}
-
-// UnmarshalJSON reads what MarshalJSON wrote; the coverage can go on
-// observing after it.
-func (c *Coverage) UnmarshalJSON(b []byte) error {
-	var j coverageJSON
-	if err := json.Unmarshal(b, &j); err != nil {
-		return err
-	}
-	*c = *NewCoverage()
-	for k, v := range j.Last {
-		c.last[k] = v
-	}
-	for k, v := range j.Minutes {
-		c.minutes[k] = v
-	}
-	for k, v := range j.Gaps {
-		c.gaps[k] = v
-	}
-	for k, v := range j.Silence {
-		c.silence[k] = v
-	}
-	return nil
-}
+// detectors' result, incident's engine/ folder) as plain data: the sets as
+// a map (ByAgent, read back by NewSet), the coverage as its state (State,
+// read back by FromState).
 
 // ByAgent is the sets as a map, for a caller that keeps them in its own
 // form (the kept result's gob); NewSet reads them back.
@@ -81,9 +16,14 @@ func (s *Set) ByAgent() map[string][]*Capability {
 	return s.byAgent
 }
 
-// CoverageState is what a Coverage holds, exported for a caller that keeps
-// it in its own form; Coverage.State and FromState convert.
-type CoverageState coverageJSON
+// CoverageState is what a Coverage holds: each source's watermark, the
+// minutes it reported in, its gaps, and its stated maximum silence.
+type CoverageState struct {
+	Last    map[string]time.Time
+	Minutes map[string][]int64
+	Gaps    map[string][]Gap
+	Silence map[string]time.Duration
+}
 
 // State is the coverage's content.
 func (c *Coverage) State() CoverageState {
