@@ -68,21 +68,32 @@ type resultMeta struct {
 // it cannot be kept (the rules cannot be read, or the workspace keeps no
 // redaction key and the pass names keys with a key of its own).
 func (w *Workspace) resultMeta() (resultMeta, bool) {
-	rules, err := w.rules()
-	if err != nil {
-		return resultMeta{}, false
-	}
-	rb, err := json.Marshal(rules)
-	if err != nil {
+	rules, ok := w.rulesHash()
+	if !ok {
 		return resultMeta{}, false
 	}
 	key, err := os.ReadFile(filepath.Join(w.Dir, redactKeyFile))
 	if err != nil || len(key) < 32 {
 		return resultMeta{}, false
 	}
-	rs, ks := sha256.Sum256(rb), sha256.Sum256(key)
+	ks := sha256.Sum256(key)
 	return resultMeta{Engine: engineVersion, Model: capabilityModel, Mapping: evidence.MappingVersion,
-		Evidence: evidenceKey(w.Store.Counts()), Rules: hex.EncodeToString(rs[:]), Redactor: hex.EncodeToString(ks[:])}, true
+		Evidence: evidenceKey(w.Store.Counts()), Rules: rules, Redactor: hex.EncodeToString(ks[:])}, true
+}
+
+// rulesHash is the sha256 of the rules in force, which the kept result and
+// the kept Assessment are both functions of.
+func (w *Workspace) rulesHash() (string, bool) {
+	rules, err := w.rules()
+	if err != nil {
+		return "", false
+	}
+	rb, err := json.Marshal(rules)
+	if err != nil {
+		return "", false
+	}
+	sum := sha256.Sum256(rb)
+	return hex.EncodeToString(sum[:]), true
 }
 
 // keptScan is the kept result, if it is of meta.
@@ -148,13 +159,4 @@ func (w *Workspace) Recompute() {
 	w.findingsMu.Lock()
 	w.scanned, w.findingsKey, w.recompute = detect.Result{}, "", true
 	w.findingsMu.Unlock()
-}
-
-// KeptResultSize is the size of the kept result in bytes (0: none), for
-// `cordon stats`.
-func (w *Workspace) KeptResultSize() int64 {
-	if fi, err := os.Stat(filepath.Join(w.Dir, engineDir, resultFile)); err == nil {
-		return fi.Size()
-	}
-	return 0
 }
