@@ -32,17 +32,13 @@ type assessmentCache struct {
 // key), the subject the journal names ("" for the ranking's default),
 // the kill time, the rules and the model.
 func (w *Workspace) assessmentKey(s CaseState) (string, bool) {
-	rules, err := w.rules()
-	if err != nil {
-		return "", false
-	}
-	rb, err := json.Marshal(rules)
-	if err != nil {
+	rules, ok := w.rulesHash()
+	if !ok {
 		return "", false
 	}
 	h := sha256.New()
 	for _, part := range []string{capabilityModel, evidenceKey(w.Store.Counts()), strings.Join(s.Subject, "\x00"),
-		s.Times[playbook.VarContainedAt].UTC().Format(time.RFC3339Nano), string(rb)} {
+		s.Times[playbook.VarContainedAt].UTC().Format(time.RFC3339Nano), rules} {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
 	}
