@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -91,11 +92,11 @@ func TestBindingConflictIsKeptNotResolved(t *testing.T) {
 				if p1.Agent != c.wantP1 {
 					t.Errorf("11:10 line attributed to %q via %q (tags %v), want %q", p1.Agent, p1.AttributedVia, p1.Tags, c.wantP1)
 				}
-				if has(p1.Tags, attribution.TagBindingConflict) != c.conflict {
+				if slices.Contains(p1.Tags, attribution.TagBindingConflict) != c.conflict {
 					t.Errorf("11:10 line tags %v: binding-conflict tag should be %v", p1.Tags, c.conflict)
 				}
 				for _, cand := range c.candidates {
-					if !has(p1.Tags, "candidate:"+cand) {
+					if !slices.Contains(p1.Tags, "candidate:"+cand) {
 						t.Errorf("11:10 line tags %v lack candidate %s", p1.Tags, cand)
 					}
 				}
@@ -169,15 +170,6 @@ func revealedFrom(t *testing.T, evs []evidence.Event) {
 	}
 }
 
-func has(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // A tool call that names a session the gateway issued to another agent is
 // flagged like a binding conflict (both agents candidates); its agent is
 // kept as written, and a call in its own session is not flagged.
@@ -192,7 +184,7 @@ func TestToolCallInAnotherAgentsSessionIsFlagged(t *testing.T) {
 		evs := []evidence.Event{all[order[0]], all[order[1]], all[order[2]]}
 		attribution.AttributeAll(evs)
 		f, own := byID(evs, "forged"), byID(evs, "own")
-		if f.Agent != "agent-2" || !has(f.Tags, attribution.TagBindingConflict) || !has(f.Tags, "candidate:agent-1") || !has(f.Tags, "candidate:agent-2") {
+		if f.Agent != "agent-2" || !slices.Contains(f.Tags, attribution.TagBindingConflict) || !slices.Contains(f.Tags, "candidate:agent-1") || !slices.Contains(f.Tags, "candidate:agent-2") {
 			t.Errorf("order %v: forged call %s tags %v", order, f.Agent, f.Tags)
 		}
 		if len(own.Tags) != 0 {

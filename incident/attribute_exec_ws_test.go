@@ -3,6 +3,7 @@ package incident
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -40,17 +41,8 @@ func TestJournaledExecIsTheResponders(t *testing.T) {
 		t.Errorf("%d events attributed to the responder, want the 13 under the exec", h.Total)
 	}
 	for _, ev := range h.Events {
-		if ev.Agent != "" || !hasString(ev.Tags, "actor:pdiaz") {
+		if ev.Agent != "" || !slices.Contains(ev.Tags, "actor:pdiaz") {
 			t.Errorf("%s: agent %q tags %v", ev.Origin, ev.Agent, ev.Tags)
 		}
 	}
-}
-
-func hasString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
