@@ -27,7 +27,7 @@ func Path(ctx context.Context, st evidence.Store, ev evidence.Event) (string, er
 		// decided in time order with the process tree, which one event
 		// alone does not show: say what decided it
 		who := strings.TrimPrefix(ev.Who(), "(")
-		return keyOf(ev) + " → a responder's exec into " + ev.Pod + " → " + strings.TrimSuffix(who, ")") + " (pid " + strconv.Itoa(ev.Pid) + ", started under it), not the agent's", nil
+		return keyOf(ev) + " → a responder's exec into " + ev.Pod + " → " + strings.TrimSuffix(who, ")") + " (pid " + strconv.Itoa(ev.Pid) + ", started under it; the API server's audit log or the kill switch's journal names who opened the exec, by the credential they used)", nil
 	}
 	id, err := SessionIdentity(ctx, st)
 	if err != nil {
