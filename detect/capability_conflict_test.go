@@ -1,13 +1,10 @@
 package detect_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
-	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/capability"
-	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 )
 
@@ -29,12 +26,7 @@ func TestConflictedUsesCountForEveryCandidate(t *testing.T) {
 		{ID: "up", Time: at(70), Source: evidence.SourceProxy, Format: "squid", Kind: evidence.KindNetRequest, SrcIP: "10.0.9.4",
 			DstHost: "paste.example", Method: "POST", BytesOut: 900_000, Decision: evidence.DecisionAllow},
 	}
-	attribution.AttributeAll(evs)
-	rules, _ := detect.Builtin()
-	r, err := (&detect.Engine{Rules: rules}).Scan(context.Background(), detect.NewMemSource(evs))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := scanAttributed(t, evs)
 	for _, agent := range []string{"agent-1", "agent-2"} {
 		c, ok := findCap(r.Capabilities.For(agent), capability.DataOut, "paste.example")
 		if !ok || c.UseCount() != 1 {

@@ -1,7 +1,6 @@
 package detect_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,9 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/capability"
-	"github.com/cordon-ir/cordon/detect"
 )
 
 // A webhook, a deploy key and an Actions secret an agent creates with its
@@ -40,12 +37,7 @@ func TestGitHubCreationsAreWorkloadsUntilRemoved(t *testing.T) {
 		}
 	}
 	evs := loadFiles(t, dir)
-	attribution.AttributeAll(evs)
-	rules, _ := detect.Builtin()
-	r, err := (&detect.Engine{Rules: rules}).Scan(context.Background(), detect.NewMemSource(evs))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := scanAttributed(t, evs)
 	caps := r.Capabilities.For("agent-9")
 	kill := t0.Add(20 * time.Minute)
 	for _, c := range []struct {

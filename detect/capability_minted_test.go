@@ -1,16 +1,13 @@
 package detect_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/capability"
-	"github.com/cordon-ir/cordon/detect"
 )
 
 // An agent holding an AWS key makes three more credentials through the
@@ -60,12 +57,7 @@ func TestMintedCredentialsAreTheCreatorsAndEndWithTheIssuer(t *testing.T) {
 		t.Fatal(err)
 	}
 	evs := loadFiles(t, dir)
-	attribution.AttributeAll(evs)
-	rules, _ := detect.Builtin()
-	r, err := (&detect.Engine{Rules: rules}).Scan(context.Background(), detect.NewMemSource(evs))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := scanAttributed(t, evs)
 	caps := r.Capabilities.For("agent-9")
 	kill := at(20)
 	for _, c := range []struct {

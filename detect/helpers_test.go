@@ -1,9 +1,12 @@
 package detect_test
 
 import (
+	"context"
 	"testing"
 
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/attribution/attributiontest"
+	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/ingest/parse"
 )
@@ -25,3 +28,19 @@ type sink struct{ evs []evidence.Event }
 
 func (s *sink) Event(ev evidence.Event) error { s.evs = append(s.evs, ev); return nil }
 func (s *sink) Reject(parse.Reject) error     { return nil }
+
+// scanAttributed attributes events as ingest does and runs the built-in
+// rules over them: the findings and capability sets a case would have.
+func scanAttributed(t *testing.T, evs []evidence.Event) detect.Result {
+	t.Helper()
+	attribution.AttributeAll(evs)
+	rules, err := detect.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := (&detect.Engine{Rules: rules}).Scan(context.Background(), detect.NewMemSource(evs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
