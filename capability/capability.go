@@ -1,6 +1,7 @@
 package capability
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -256,3 +257,15 @@ func (c *Capability) AddEnd(e End) {
 
 // Key identifies a capability within a case.
 func (c *Capability) Key() string { return c.Agent + "\x00" + string(c.Kind) + "\x00" + c.Value }
+
+// Clone is a copy of c that shares nothing with it that either may change.
+func (c *Capability) Clone() *Capability {
+	d := *c
+	d.Acquired = slices.Clone(c.Acquired)
+	d.Uses = slices.Clone(c.Uses)
+	d.Minutes = slices.Clone(c.Minutes)
+	d.Ends = slices.Clone(c.Ends)
+	d.Methods = slices.Clone(c.Methods)
+	d.PlaceOf = slices.Clone(c.PlaceOf)
+	return &d
+}

@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -105,6 +106,10 @@ func (w *windowCount) add(_ int, ev *evidence.Event) {
 }
 
 func (w *windowCount) emit(g string, ep *episode) {
+	w.findings = append(w.findings, w.finding(g, ep))
+}
+
+func (w *windowCount) finding(g string, ep *episode) Finding {
 	agent := g
 	if w.r.Correlation.GroupBy != "agent" {
 		agent = commonAgent(ep.hits)
@@ -115,16 +120,19 @@ func (w *windowCount) emit(g string, ep *episode) {
 		vars["field"] = w.r.Correlation.Field
 		vars["values"] = listValues(ep.values, 5)
 	}
-	w.findings = append(w.findings, withValues(w.r.newFinding(agent, ep.hits, vars), ep.values))
+	return withValues(w.r.newFinding(agent, slices.Clone(ep.hits), vars), ep.values)
 }
 
+// done gives the episodes closed and those still open, as they stand;
+// an open one stays open, so more events may grow it.
 func (w *windowCount) done() []Finding {
+	out := slices.Clone(w.findings)
 	for _, g := range sortedKeys(w.groups) {
 		if st := w.groups[g]; st.ep != nil {
-			w.emit(g, st.ep)
+			out = append(out, w.finding(g, st.ep))
 		}
 	}
-	return w.findings
+	return out
 }
 
 // episodes merges time-ordered items into runs whose consecutive items are

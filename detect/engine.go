@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"github.com/cordon-ir/cordon/capability"
 	"sort"
-	"time"
 
-	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/redact"
 )
@@ -92,58 +90,16 @@ func (e *Engine) Run(ctx context.Context, src Source) ([]Finding, error) {
 }
 
 // Scan evaluates every rule and builds the agents' capability sets in one
-// pass. Each distinct query is read once, for every rule that asks for it.
+// pass: a replay of every event of src, in time order, into a Pass.
 func (e *Engine) Scan(ctx context.Context, src Source) (Result, error) {
-	sessions, err := attribution.ReadSessions(ctx, src)
+	p, err := e.Start(ctx, src)
 	if err != nil {
-		return Result{}, fmt.Errorf("sessions: %w", err)
-	}
-	env := newEnv(sessions)
-	if err := attribution.ProbeActivity(ctx, src, env.id); err != nil {
-		return Result{}, fmt.Errorf("session activity: %w", err)
-	}
-	p := &plan{attribute: e.Attribute, reads: map[string][]consumer{}}
-	corr := make([]correlator, len(e.Rules))
-	for i := range e.Rules {
-		r := &e.Rules[i]
-		if r.match == nil {
-			if err := r.Validate(); err != nil {
-				return Result{}, fmt.Errorf("rule %s: %w", r.ID, err)
-			}
-		}
-		if corr[i], err = newCorrelator(r, env); err != nil {
-			return Result{}, err
-		}
-		p.addRule(r, corr[i])
-	}
-	caps := newCapScan(env, sessions, e.Secrets)
-	capMatch, err := evidence.Compile(capQuery)
-	if err != nil {
-		return Result{}, fmt.Errorf("capabilities: %w", err)
-	}
-	// one read feeds both: the capability set and the clock skews
-	skew := &skewScan{}
-	p.add(capQuery, capMatch, func(ev *evidence.Event) {
-		caps.add(0, ev)
-		skew.add(ev)
-	})
-	if err := p.run(ctx, src, env); err != nil {
 		return Result{}, err
 	}
-	var out []Finding
-	gaps := map[string]time.Duration{}
-	for i, c := range corr {
-		out = append(out, c.done()...)
-		gaps[e.Rules[i].ID] = e.Rules[i].Gap()
+	if err := p.replay(ctx, src); err != nil {
+		return Result{}, err
 	}
-	out = Episodes(out, func(detector string) time.Duration { return gaps[detector] })
-	uniqueIDs(out)
-	skews := skew.done()
-	capSets := caps.done(skews)
-	// grouped per agent in the one ranking's order (containment aside:
-	// that is the checks', above the detectors)
-	SortRanked(out, RankAgents(RankInput{Findings: out, Capabilities: capSets}))
-	return Result{Findings: out, Capabilities: capSets, Coverage: caps.cov, Skews: skews}, nil
+	return p.Done(), nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

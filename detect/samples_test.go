@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/cordon-ir/cordon/attribution"
-	"github.com/cordon-ir/cordon/evidence"
 
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/sample-incidents/truth"
@@ -149,59 +148,6 @@ func TestAttributeWhileReading(t *testing.T) {
 		for i := range got {
 			if got[i].ID != want[i].ID || got[i].Explanation != want[i].Explanation {
 				t.Errorf("%s: %s %q, want %s %q", name, got[i].Detector, got[i].Explanation, want[i].Detector, want[i].Explanation)
-			}
-		}
-	}
-}
-
-// countingSource is a MemSource that can count, so the engine may choose
-// one scan of every event over separate reads; reads records the queries.
-type countingSource struct {
-	*detect.MemSource
-	reads []string
-}
-
-func (c *countingSource) Count(ctx context.Context, q evidence.Query) (int64, error) {
-	var n int64
-	err := c.MemSource.Each(ctx, q, func(evidence.Event) error { n++; return nil })
-	return n, err
-}
-
-func (c *countingSource) Each(ctx context.Context, q evidence.Query, fn func(evidence.Event) error) error {
-	c.reads = append(c.reads, q.String())
-	return c.MemSource.Each(ctx, q, fn)
-}
-
-// TestOneScanFindsTheSame: reading every event once and matching the
-// rules' queries in memory gives the findings the separate reads give,
-// attributing as it reads or not.
-func TestOneScanFindsTheSame(t *testing.T) {
-	rules, err := detect.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"egress-probe-exfil", "credential-theft", "persistence-after-kill", "busy-benign", "shared-volume-token"} {
-		want := sampleFindings(t, name)
-		for _, attribute := range []bool{false, true} {
-			evs := loadSample(t, name)
-			if !attribute {
-				attribution.AttributeAll(evs)
-			}
-			src := &countingSource{MemSource: detect.NewMemSource(evs)}
-			got, err := (&detect.Engine{Rules: rules, Attribute: attribute}).Run(context.Background(), src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(src.reads) != 2 || src.reads[1] != "*" {
-				t.Errorf("%s: reads %q, want the sessions then one scan", name, src.reads)
-			}
-			if len(got) != len(want) {
-				t.Fatalf("%s (attribute %v): %d findings, want %d", name, attribute, len(got), len(want))
-			}
-			for i := range got {
-				if got[i].ID != want[i].ID || got[i].Explanation != want[i].Explanation {
-					t.Errorf("%s: %s %q, want %s %q", name, got[i].Detector, got[i].Explanation, want[i].Detector, want[i].Explanation)
-				}
 			}
 		}
 	}

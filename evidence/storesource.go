@@ -195,12 +195,3 @@ func (p *pager) next(keep func(*Event) bool) (Event, bool, error) {
 // its pages read).
 func (p *pager) wait() { <-p.done }
 
-// Count counts the events matching query (a detect.Counter: the detectors
-// read every event once when their queries would read more).
-func (s StoreSource) Count(ctx context.Context, q Query) (int64, error) {
-	h, err := s.Store.Search(ctx, Request{Query: q, Since: s.Since, Limit: 1})
-	if err != nil {
-		return 0, err
-	}
-	return int64(h.Total), nil
-}

@@ -1,0 +1,186 @@
+package detect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cordon-ir/cordon/attribution"
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// Pass is one run of the engine: events go in one at a time, in time
+// order (ties by id, as every Source and the index give them), and every
+// rule, the capability scan and the clock-skew scan take from each event
+// what they keep. A whole incident is a replay of its stored events into
+// a Pass (Scan); a following ingest or a stream feeds one as events come.
+type Pass struct {
+	e     *Engine
+	env   *env
+	rules []stream
+	corr  []correlator
+	caps  *capScan
+	skew  *skewScan
+	gaps  map[string]time.Duration // rule id -> its episodes' gap
+
+	last   evidence.Event // the last event added (its time and id)
+	events int64
+	done   bool
+}
+
+// stream is one of a rule's inputs: the events any of match matches go to
+// add. A rule with several queries is one stream (each event once); an
+// ordered sequence has one per step.
+type stream struct {
+	match []*evidence.Matcher
+	add   func(*evidence.Event)
+}
+
+// ErrLate is returned by Add for an event earlier than one already added:
+// a Pass's answers hold for events in time order, so a late event means a
+// replay (a new Pass over the stored events).
+var ErrLate = errors.New("event earlier than one already added")
+
+// Start begins a Pass over an incident whose session records (and each
+// session's activity, for the binding conflicts) src holds: attribution
+// knows every session before the first event.
+func (e *Engine) Start(ctx context.Context, src Source) (*Pass, error) {
+	sessions, err := attribution.ReadSessions(ctx, src)
+	if err != nil {
+		return nil, fmt.Errorf("sessions: %w", err)
+	}
+	env := newEnv(sessions)
+	if err := attribution.ProbeActivity(ctx, src, env.id); err != nil {
+		return nil, fmt.Errorf("session activity: %w", err)
+	}
+	p := &Pass{e: e, env: env, corr: make([]correlator, len(e.Rules)), gaps: map[string]time.Duration{}}
+	for i := range e.Rules {
+		r := &e.Rules[i]
+		if r.match == nil {
+			if err := r.Validate(); err != nil {
+				return nil, fmt.Errorf("rule %s: %w", r.ID, err)
+			}
+		}
+		c, err := newCorrelator(r, env)
+		if err != nil {
+			return nil, err
+		}
+		p.corr[i] = c
+		p.gaps[r.ID] = r.Gap()
+		if r.Correlation.Type == OrderedSequence {
+			for s := range r.Correlation.Steps {
+				p.rules = append(p.rules, stream{match: []*evidence.Matcher{r.steps[s]}, add: func(ev *evidence.Event) { c.add(s, ev) }})
+			}
+			continue
+		}
+		p.rules = append(p.rules, stream{match: r.match, add: func(ev *evidence.Event) { c.add(0, ev) }})
+	}
+	capMatch, err := evidence.Compile(capQuery)
+	if err != nil {
+		return nil, fmt.Errorf("capabilities: %w", err)
+	}
+	p.caps = newCapScan(env, sessions, e.Secrets)
+	p.skew = &skewScan{}
+	// one read feeds both: the capability set and the clock skews
+	p.rules = append(p.rules, stream{match: []*evidence.Matcher{capMatch}, add: func(ev *evidence.Event) {
+		p.caps.add(0, ev)
+		p.skew.add(ev)
+	}})
+	return p, nil
+}
+
+// Add takes one event. The event is read, not kept: the caller may reuse
+// it. Attribution is applied to a copy when the engine attributes (see
+// Engine.Attribute).
+func (p *Pass) Add(ev *evidence.Event) error {
+	if p.done {
+		return errors.New("pass already finished")
+	}
+	if p.events > 0 && before(ev, &p.last) {
+		return fmt.Errorf("%w: %s at %s after %s at %s", ErrLate, ev.ID, ev.Time.Format(time.RFC3339Nano), p.last.ID, p.last.Time.Format(time.RFC3339Nano))
+	}
+	p.last.ID, p.last.Time = ev.ID, ev.Time
+	p.events++
+	if p.e.Attribute && ev.AttributedVia == "" && attribution.Attributable(ev) {
+		cp := *ev
+		attribution.Apply(&cp, p.env.id.Attribute(&cp))
+		ev = &cp
+	}
+	for i := range p.rules {
+		for _, m := range p.rules[i].match {
+			if m.Match(ev) {
+				p.rules[i].add(ev)
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// Events counts the events added.
+func (p *Pass) Events() int64 { return p.events }
+
+// Findings are the rules' findings over the events added so far, as one
+// episode per run (Episodes) with unique ids. It changes nothing: more
+// events may follow, and a finding still open (its episode may grow) is
+// given as it stands.
+func (p *Pass) Findings() []Finding {
+	var out []Finding
+	for _, c := range p.corr {
+		out = append(out, c.done()...)
+	}
+	out = Episodes(out, func(detector string) time.Duration { return p.gaps[detector] })
+	uniqueIDs(out)
+	return out
+}
+
+// Result is the pass's answer over the events added so far, as Done
+// gives it, leaving the pass as it was: more events may follow. It costs
+// a copy of the capability sets.
+func (p *Pass) Result() Result {
+	return p.result(p.caps.clone())
+}
+
+// Done finishes the pass: the findings, every agent's capability set with
+// its uses on the ledger's clock, the sources' coverage, the clock skews;
+// the findings grouped per agent in the ranking's order. Nothing can be
+// added after.
+func (p *Pass) Done() Result {
+	p.done = true
+	return p.result(p.caps)
+}
+
+func (p *Pass) result(caps *capScan) Result {
+	out := p.Findings()
+	skews := p.skew.done()
+	capSets := caps.done(skews)
+	// grouped per agent in the one ranking's order (containment aside:
+	// that is the checks', above the detectors)
+	SortRanked(out, RankAgents(RankInput{Findings: out, Capabilities: capSets}))
+	return Result{Findings: out, Capabilities: capSets, Coverage: caps.cov, Skews: skews}
+}
+
+// replay adds every event of src, in time order, to p.
+func (p *Pass) replay(ctx context.Context, src Source) error {
+	// one buffer for every event: Add reads it and copies what it keeps
+	buf := new(evidence.Event)
+	n := 0
+	return src.Each(ctx, evidence.All(), func(ev evidence.Event) error {
+		if n++; n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		*buf = ev
+		return p.Add(buf)
+	})
+}
+
+// before orders events as the index does: by time, then by id.
+func before(a, b *evidence.Event) bool {
+	if !a.Time.Equal(b.Time) {
+		return a.Time.Before(b.Time)
+	}
+	return a.ID < b.ID
+}

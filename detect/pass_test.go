@@ -1,0 +1,130 @@
+package detect_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/cordon-ir/cordon/attribution"
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+var bundledSamples = []string{"busy-benign", "cloud-key-after-kill", "created-workload", "credential-theft",
+	"egress-probe-exfil", "persistence-after-kill", "shared-volume-token"}
+
+// A Pass fed event by event, asked for its findings and its whole answer
+// every few events as a following console asks, ends with the one-shot run's answer: the same
+// findings (ids, severities, evidence, explanations) and the same
+// capability sets. Asking changes nothing.
+func TestPassAskedAlongEndsAsOneShot(t *testing.T) {
+	rules, err := detect.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, name := range bundledSamples {
+		evs := loadSample(t, name)
+		attribution.AttributeAll(evs)
+		src := detect.NewMemSource(evs)
+		eng := detect.Engine{Rules: rules}
+		want, err := eng.Scan(ctx, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := eng.Start(ctx, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		asked := 0
+		err = src.Each(ctx, evidence.All(), func(ev evidence.Event) error {
+			if err := p.Add(&ev); err != nil {
+				return err
+			}
+			switch {
+			case p.Events()%50 == 0:
+				asked++
+				mid := p.Result()
+				if mid.Capabilities == nil || mid.Coverage == nil {
+					t.Fatalf("%s: an answer along the way has no capability sets", name)
+				}
+			case p.Events()%7 == 0:
+				asked++
+				p.Findings()
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if asked == 0 || p.Events() != int64(len(evs)) {
+			t.Fatalf("%s: %d events added of %d, asked %d times", name, p.Events(), len(evs), asked)
+		}
+		got := p.Done()
+		if len(want.Findings) == 0 && name != "busy-benign" {
+			t.Fatalf("%s: no findings at all", name)
+		}
+		sameFindings(t, name, got.Findings, want.Findings)
+		if a, b := capsJSON(t, got), capsJSON(t, want); a != b {
+			t.Errorf("%s: capability sets differ after asking along the way", name)
+		}
+	}
+}
+
+// An event earlier than one already added is refused with ErrLate, and
+// the pass is left as it was: its caller replays.
+func TestPassRefusesALateEvent(t *testing.T) {
+	rules, err := detect.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := loadSample(t, "credential-theft")
+	attribution.AttributeAll(evs)
+	src := detect.NewMemSource(evs)
+	p, err := (&detect.Engine{Rules: rules}).Start(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ordered []evidence.Event
+	_ = src.Each(context.Background(), evidence.All(), func(ev evidence.Event) error { ordered = append(ordered, ev); return nil })
+	for i := range ordered[10:20] {
+		if err := p.Add(&ordered[10+i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.Add(&ordered[5]); !errors.Is(err, detect.ErrLate) {
+		t.Fatalf("a late event: %v, want ErrLate", err)
+	}
+	if p.Events() != 10 {
+		t.Errorf("%d events counted, want 10", p.Events())
+	}
+	// the same event again is not late: ties are ordered by id
+	if err := p.Add(&ordered[19]); err != nil {
+		t.Errorf("the last event again: %v", err)
+	}
+}
+
+func sameFindings(t *testing.T, name string, got, want []detect.Finding) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d findings, want %d", name, len(got), len(want))
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		if g.ID != w.ID || g.Severity != w.Severity || g.Explanation != w.Explanation || !slices.Equal(g.Events, w.Events) || g.Matches != w.Matches {
+			t.Errorf("%s: finding %d is %s %s %q (%d events), want %s %s %q (%d events)", name, i,
+				g.ID, g.Severity, g.Explanation, len(g.Events), w.ID, w.Severity, w.Explanation, len(w.Events))
+		}
+	}
+}
+
+func capsJSON(t *testing.T, r detect.Result) string {
+	t.Helper()
+	b, err := json.Marshal(r.Capabilities.ByAgent())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
