@@ -21,6 +21,19 @@ type Source interface {
 // requests).
 var sessionQuery = evidence.MustParse("kind:(session_start OR session_end OR human_intervention) OR (format:k8s-audit AND url:exec)")
 
+var sessionMatch = must(evidence.Compile(sessionQuery))
+
+func must(m *evidence.Matcher, err error) *evidence.Matcher {
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// SessionRecord reports whether ev is one of the records ReadSessions
+// reads.
+func SessionRecord(ev *evidence.Event) bool { return sessionMatch.Match(ev) }
+
 // ReadSessions reads the session records (session_start, session_end),
 // with human interventions and Kubernetes exec requests, oldest first: what NewIdentity takes, and what the detectors read before
 // any rule.

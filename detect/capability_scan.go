@@ -56,38 +56,44 @@ func newCapScan(e *env, sessions []evidence.Event, secrets *redact.Redactor) *ca
 		procs: map[string]*capability.Capability{}, pids: map[pidKey]*capability.Capability{}, ends: map[string][]endMark{}, auth: map[string][]capability.End{}, calls: map[string]*callUse{}, secrets: secrets, keyHolders: map[string][]string{}, keyLogged: map[string]redact.Key{}, cov: capability.NewCoverage(),
 		workloads: map[string][]*capability.Capability{}, minted: map[string][]*capability.Capability{}}
 	s.issued = map[string]bool{}
-	for id := range e.byCred {
-		s.issued[id] = true
-	}
-	for _, ev := range sessions {
-		if ev.Kind != evidence.KindSessionStart || ev.Agent == "" {
-			continue
-		}
-		for id, kind := range credentialKinds(ev.Raw) {
-			s.kinds[id] = kind
-		}
-		for _, cr := range ev.Credential {
-			c := s.entry(ev.Agent, capability.Credential, cr, capability.Granted)
-			c.Owner, c.CredKind = ev.Agent, s.kinds[cr]
-			if c.How == "" {
-				c.How, c.Provenance = "issued to session "+ev.Session, capability.ByGrant
-			}
-			c.Acquired = appendNew(c.Acquired, ev.ID)
-		}
-		if ev.SrcIP != "" || ev.Container != "" {
-			key := ev.SrcIP
-			if key == "" {
-				key = ev.Container
-			}
-			c := s.entry(ev.Agent, capability.Place, key, capability.Granted)
-			if c.How == "" {
-				c.Provenance = capability.ByGrant
-				c.How = "its sandbox " + strings.TrimSpace(ev.Sandbox+" "+shortID(ev.Container))
-			}
-			c.Acquired = appendNew(c.Acquired, ev.ID)
-		}
+	for i := range sessions {
+		s.grant(&sessions[i])
 	}
 	return s
+}
+
+// grant adds what a session_start grants its agent: its credentials and
+// its place.
+func (s *capScan) grant(ev *evidence.Event) {
+	if ev.Kind != evidence.KindSessionStart || ev.Agent == "" {
+		return
+	}
+	for _, cr := range ev.Credential {
+		s.issued[cr] = true
+	}
+	for id, kind := range credentialKinds(ev.Raw) {
+		s.kinds[id] = kind
+	}
+	for _, cr := range ev.Credential {
+		c := s.entry(ev.Agent, capability.Credential, cr, capability.Granted)
+		c.Owner, c.CredKind = ev.Agent, s.kinds[cr]
+		if c.How == "" {
+			c.How, c.Provenance = "issued to session "+ev.Session, capability.ByGrant
+		}
+		c.Acquired = appendNew(c.Acquired, ev.ID)
+	}
+	if ev.SrcIP != "" || ev.Container != "" {
+		key := ev.SrcIP
+		if key == "" {
+			key = ev.Container
+		}
+		c := s.entry(ev.Agent, capability.Place, key, capability.Granted)
+		if c.How == "" {
+			c.Provenance = capability.ByGrant
+			c.How = "its sandbox " + strings.TrimSpace(ev.Sandbox+" "+shortID(ev.Container))
+		}
+		c.Acquired = appendNew(c.Acquired, ev.ID)
+	}
 }
 
 // credentialKinds reads the kind of each credential a ledger session_start

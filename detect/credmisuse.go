@@ -31,7 +31,6 @@ import (
 type credMisuse struct {
 	r        *Rule
 	e        *env
-	creds    []string            // every issued credential id, longest first
 	mentions map[string][]string // credential -> agents that named it, in order
 	selfRead map[string]bool     // credentials their owner read from a file
 	uses     map[string]*credUse // agent + credential
@@ -44,17 +43,7 @@ type credUse struct {
 }
 
 func newCredMisuse(r *Rule, e *env) *credMisuse {
-	c := &credMisuse{r: r, e: e, mentions: map[string][]string{}, selfRead: map[string]bool{}, uses: map[string]*credUse{}}
-	for id := range e.byCred {
-		c.creds = append(c.creds, id)
-	}
-	sort.Slice(c.creds, func(i, j int) bool {
-		if len(c.creds[i]) != len(c.creds[j]) {
-			return len(c.creds[i]) > len(c.creds[j])
-		}
-		return c.creds[i] < c.creds[j]
-	})
-	return c
+	return &credMisuse{r: r, e: e, mentions: map[string][]string{}, selfRead: map[string]bool{}, uses: map[string]*credUse{}}
 }
 
 func (c *credMisuse) add(_ int, ev *evidence.Event) {
@@ -72,7 +61,7 @@ func (c *credMisuse) add(_ int, ev *evidence.Event) {
 			return
 		}
 		text := ev.Cmdline + " " + ev.Message
-		for _, cred := range c.creds {
+		for _, cred := range c.e.issued() {
 			if !attribution.NamesCredential(text, cred) {
 				continue
 			}

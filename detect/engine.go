@@ -96,7 +96,7 @@ func (e *Engine) Scan(ctx context.Context, src Source) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if err := p.replay(ctx, src); err != nil {
+	if err := p.Replay(ctx, src); err != nil {
 		return Result{}, err
 	}
 	return p.Done(), nil

@@ -24,7 +24,8 @@ type Pass struct {
 	skew  *skewScan
 	gaps  map[string]time.Duration // rule id -> its episodes' gap
 
-	last   evidence.Event // the last event added (its time and id)
+	known  map[string]bool // the session records read before the first event, by id
+	last   evidence.Event  // the last event added (its time and id)
 	events int64
 	done   bool
 }
@@ -54,7 +55,10 @@ func (e *Engine) Start(ctx context.Context, src Source) (*Pass, error) {
 	if err := attribution.ProbeActivity(ctx, src, env.id); err != nil {
 		return nil, fmt.Errorf("session activity: %w", err)
 	}
-	p := &Pass{e: e, env: env, corr: make([]correlator, len(e.Rules)), gaps: map[string]time.Duration{}}
+	p := &Pass{e: e, env: env, corr: make([]correlator, len(e.Rules)), gaps: map[string]time.Duration{}, known: map[string]bool{}}
+	for _, ev := range sessions {
+		p.known[ev.ID] = true
+	}
 	for i := range e.Rules {
 		r := &e.Rules[i]
 		if r.match == nil {
@@ -102,6 +106,9 @@ func (p *Pass) Add(ev *evidence.Event) error {
 	}
 	p.last.ID, p.last.Time = ev.ID, ev.Time
 	p.events++
+	if !p.known[ev.ID] && attribution.SessionRecord(ev) {
+		p.learn(ev)
+	}
 	if p.e.Attribute && ev.AttributedVia == "" && attribution.Attributable(ev) {
 		cp := *ev
 		attribution.Apply(&cp, p.env.id.Attribute(&cp))
@@ -118,8 +125,27 @@ func (p *Pass) Add(ev *evidence.Event) error {
 	return nil
 }
 
+// learn takes a session record the pass did not read before its first
+// event (a following ingest's, a stream's), in time order: from it on,
+// attribution, the sessions' grants and the capability sets know it, as
+// a pass that read it first would. What was added before it is not
+// judged again: the one difference from a replay (see docs/engine.md).
+func (p *Pass) learn(ev *evidence.Event) {
+	p.known[ev.ID] = true
+	p.env.id.Observe(ev)
+	p.env.learn(ev)
+	p.caps.grant(ev)
+}
+
 // Events counts the events added.
 func (p *Pass) Events() int64 { return p.events }
+
+// Last is the last event added (its time and id; zero before any): an
+// event is late when it sorts before it (Before).
+func (p *Pass) Last() evidence.Event { return evidence.Event{ID: p.last.ID, Time: p.last.Time} }
+
+// Before orders events as the engine takes them: by time, then by id.
+func Before(a, b *evidence.Event) bool { return before(a, b) }
 
 // Findings are the rules' findings over the events added so far, as one
 // episode per run (Episodes) with unique ids. It changes nothing: more
@@ -161,8 +187,8 @@ func (p *Pass) result(caps *capScan) Result {
 	return Result{Findings: out, Capabilities: capSets, Coverage: caps.cov, Skews: skews}
 }
 
-// replay adds every event of src, in time order, to p.
-func (p *Pass) replay(ctx context.Context, src Source) error {
+// Replay adds every event of src, in time order, to p.
+func (p *Pass) Replay(ctx context.Context, src Source) error {
 	// one buffer for every event: Add reads it and copies what it keeps
 	buf := new(evidence.Event)
 	n := 0

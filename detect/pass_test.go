@@ -128,3 +128,35 @@ func capsJSON(t *testing.T, r detect.Result) string {
 	}
 	return string(b)
 }
+
+// A Pass that learns the sessions as their records come (a stream that
+// starts empty) ends with the one-shot answer on every bundled sample.
+func TestPassLearnsSessionsAsTheyCome(t *testing.T) {
+	rules, err := detect.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, name := range bundledSamples {
+		evs := loadSample(t, name)
+		attribution.AttributeAll(evs)
+		src := detect.NewMemSource(evs)
+		eng := detect.Engine{Rules: rules}
+		want, err := eng.Scan(ctx, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := eng.Start(ctx, detect.NewMemSource(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := src.Each(ctx, evidence.All(), func(ev evidence.Event) error { return p.Add(&ev) }); err != nil {
+			t.Fatal(err)
+		}
+		got := p.Done()
+		sameFindings(t, name, got.Findings, want.Findings)
+		if a, b := capsJSON(t, got), capsJSON(t, want); a != b {
+			t.Errorf("%s: capability sets differ when the sessions are learnt as they come", name)
+		}
+	}
+}

@@ -32,6 +32,8 @@ type env struct {
 	calls   map[string]*call      // tool calls parsed so far, by event id
 	kinds   map[string]string     // credential id -> kind, from the session_starts
 	egress  map[string]bool       // the addresses sandboxes leave the lab from
+	open    map[string]*session   // agent + session -> its session, for its end
+	creds   []string              // every issued credential id, longest first (issued)
 }
 
 // call parses a tool call once for every correlation that reads it.
@@ -49,39 +51,63 @@ var workdirRe = regexp.MustCompile(`(?:^|\s)(/[\w.\-]+(?:/[\w.\-]+)*)`)
 // newEnv builds the environment from session_start and session_end events.
 func newEnv(events []evidence.Event) *env {
 	e := &env{id: attribution.NewIdentity(events), byAgent: map[string][]*session{}, byCred: map[string][]*session{}, calls: map[string]*call{},
-		kinds: map[string]string{}, egress: map[string]bool{}}
+		kinds: map[string]string{}, egress: map[string]bool{}, open: map[string]*session{}}
 	sort.SliceStable(events, func(i, j int) bool { return events[i].Time.Before(events[j].Time) })
-	open := map[string]*session{}
-	for _, ev := range events {
-		k := ev.Agent + "\x00" + ev.Session
-		switch ev.Kind {
-		case evidence.KindSessionStart:
-			if ev.Agent == "" {
-				continue
-			}
-			s := &session{agent: ev.Agent, name: ev.Session, sandbox: ev.Sandbox, start: ev.Time, objective: ev.Objective,
-				tools: ev.ToolsAllowed, egress: ev.EgressAllowlist, creds: ev.Credential}
-			if m := workdirRe.FindStringSubmatch(ev.Objective); m != nil {
-				s.workdir = strings.TrimRight(m[1], "./")
-			}
-			open[k] = s
-			e.byAgent[ev.Agent] = append(e.byAgent[ev.Agent], s)
-			for _, c := range ev.Credential {
-				e.byCred[c] = append(e.byCred[c], s)
-			}
-			for id, kind := range credentialKinds(ev.Raw) {
-				e.kinds[id] = kind
-			}
-			if ip := egressIP(ev.Raw); ip != "" {
-				e.egress[ip] = true
-			}
-		case evidence.KindSessionEnd:
-			if s := open[k]; s != nil && s.end.IsZero() {
-				s.end = ev.Time
-			}
-		}
+	for i := range events {
+		e.learn(&events[i])
 	}
 	return e
+}
+
+// learn adds what a session_start or session_end says, in time order.
+func (e *env) learn(ev *evidence.Event) {
+	k := ev.Agent + "\x00" + ev.Session
+	switch ev.Kind {
+	case evidence.KindSessionStart:
+		if ev.Agent == "" {
+			return
+		}
+		s := &session{agent: ev.Agent, name: ev.Session, sandbox: ev.Sandbox, start: ev.Time, objective: ev.Objective,
+			tools: ev.ToolsAllowed, egress: ev.EgressAllowlist, creds: ev.Credential}
+		if m := workdirRe.FindStringSubmatch(ev.Objective); m != nil {
+			s.workdir = strings.TrimRight(m[1], "./")
+		}
+		e.open[k] = s
+		e.byAgent[ev.Agent] = append(e.byAgent[ev.Agent], s)
+		for _, c := range ev.Credential {
+			if len(e.byCred[c]) == 0 {
+				e.creds = nil // a new one: sorted again when asked
+			}
+			e.byCred[c] = append(e.byCred[c], s)
+		}
+		for id, kind := range credentialKinds(ev.Raw) {
+			e.kinds[id] = kind
+		}
+		if ip := egressIP(ev.Raw); ip != "" {
+			e.egress[ip] = true
+		}
+	case evidence.KindSessionEnd:
+		if s := e.open[k]; s != nil && s.end.IsZero() {
+			s.end = ev.Time
+		}
+	}
+}
+
+// issued is every issued credential id, longest first (a credential's
+// id may be part of a longer one's).
+func (e *env) issued() []string {
+	if e.creds == nil && len(e.byCred) > 0 {
+		for id := range e.byCred {
+			e.creds = append(e.creds, id)
+		}
+		sort.Slice(e.creds, func(i, j int) bool {
+			if len(e.creds[i]) != len(e.creds[j]) {
+				return len(e.creds[i]) > len(e.creds[j])
+			}
+			return e.creds[i] < e.creds[j]
+		})
+	}
+	return e.creds
 }
 
 // sessionAt is the agent's session at t: the one in force, else the last

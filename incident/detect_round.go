@@ -44,7 +44,13 @@ func (w *Workspace) Detect(ctx context.Context, actor journal.Actor) (FindingsCh
 	if err != nil {
 		return FindingsChange{}, err
 	}
-	ch := diffFindings(before, r.Findings)
+	return w.journalChange(ctx, actor, before, r.Findings)
+}
+
+// journalChange journals what a round changed against the findings kept
+// before it (findings_changed), when it changed anything.
+func (w *Workspace) journalChange(ctx context.Context, actor journal.Actor, before, after []detect.Finding) (FindingsChange, error) {
+	ch := diffFindings(before, after)
 	if ch.Empty() || !w.write {
 		return ch, nil
 	}
@@ -57,7 +63,7 @@ func (w *Workspace) Detect(ctx context.Context, actor journal.Actor) (FindingsCh
 			text += "; " + part.what + " " + strings.Join(capIDs(part.ids, 10), " ")
 		}
 	}
-	_, err = w.appendJSON(ctx, journal.Entry{Actor: actor, Type: journal.EntryFindingsChanged, Text: text}, ch)
+	_, err := w.appendJSON(ctx, journal.Entry{Actor: actor, Type: journal.EntryFindingsChanged, Text: text}, ch)
 	return ch, err
 }
 

@@ -41,6 +41,12 @@ type IngestUpdate struct {
 	Done    bool
 	Results []ingest.FileResult
 	Err     error
+	// Findings is the detectors' total after the last round of a follow
+	// (-1 before the first), Detected what that round changed, DetectErr
+	// why the detectors failed on it.
+	Findings  int
+	Detected  FindingsChange
+	DetectErr error
 }
 
 // followInterval is how often a following console looks for new lines.
@@ -52,7 +58,19 @@ const followInterval = time.Second
 func (w *Workspace) StartIngest(ctx context.Context, inputs []string, opt IngestOptions, follow bool) *IngestRun {
 	ctx, cancel := context.WithCancel(ctx)
 	r := &IngestRun{cancel: cancel, done: make(chan struct{}), changed: make(chan struct{})}
+	r.latest.Findings = -1
 	r.own = r.Watch()
+	if follow && opt.Detectors == nil {
+		// the round's poke (round, below) shows it
+		opt.Detectors = func(lr LiveRound, err error) {
+			r.mu.Lock()
+			r.latest.DetectErr = err
+			if err == nil {
+				r.latest.Findings, r.latest.Detected = lr.Change.Total, lr.Change
+			}
+			r.mu.Unlock()
+		}
+	}
 	opt.Progress = func(p ingest.Progress) {
 		r.mu.Lock()
 		r.latest.Progress = p

@@ -57,6 +57,7 @@ type Workspace struct {
 	stale       string
 	scanned     detect.Result // findings and capabilities of the evidence findingsKey names
 	findingsKey string
+	live        *livePass // the pass a following ingest keeps (followRound)
 	// detectorRuns counts the scans behind scanned (DetectorRuns).
 	detectorRuns int
 	rehearsal    bool // a drill: actions are dry runs, whoever asks
@@ -282,6 +283,10 @@ type IngestOptions struct {
 	// its evidence): growth is journaled as a follow journals it, at most
 	// every GrowthEvery, and FlushReceipts records what waited.
 	Growing bool
+	// Detectors, when set, makes a follow keep the detectors' answer up
+	// to the evidence after each round (see followRound) and tells it
+	// what the round changed, or why it failed.
+	Detectors func(LiveRound, error)
 }
 
 // Ingest reads inputs (files, folders, "-") into the workspace, resuming
@@ -462,10 +467,13 @@ func (w *Workspace) Follow(ctx context.Context, inputs []string, opt IngestOptio
 	var last []ingest.FileResult
 	err = ingest.Follow(ctx, inputs, iopt, interval, func(res []ingest.FileResult) {
 		last = res
+		reattributed := false // stored events moved between agents
 		if !attr.since.IsZero() {
-			if _, err := w.Attribute(ctx, attr.since); err != nil && roundErr == nil {
+			ar, err := w.Attribute(ctx, attr.since)
+			if err != nil && roundErr == nil {
 				roundErr = err
 			}
+			reattributed = err != nil || ar.Changed > 0
 			attr.since = time.Time{}
 		}
 		files, _ := ingest.Expand(inputs)
@@ -474,6 +482,13 @@ func (w *Workspace) Follow(ctx context.Context, inputs []string, opt IngestOptio
 		}
 		if err := w.recordReceipts(context.WithoutCancel(ctx), opt.Actor, res, true, false); err != nil && roundErr == nil {
 			roundErr = err
+		}
+		if opt.Detectors != nil && ctx.Err() == nil {
+			actor := opt.Actor
+			if actor.Name == "" {
+				actor = journal.CurrentActor(journal.ViaCLI)
+			}
+			opt.Detectors(w.followRound(ctx, actor, res, reattributed))
 		}
 		if round != nil {
 			round(res)

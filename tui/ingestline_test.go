@@ -16,8 +16,11 @@ func TestIngestLine(t *testing.T) {
 	}{
 		{incident.IngestUpdate{Progress: ingest.Progress{Files: 2, Bytes: 50, Total: 200, Events: 1000, Elapsed: time.Second}},
 			"ingesting 25% · file 1/2 · 1,000 events · 1,000/s"},
-		{incident.IngestUpdate{Following: true, Results: files, Added: 12345}, "following 2 files · 12,345 new events"},
-		{incident.IngestUpdate{Following: true, Results: files[:1]}, "following 1 file"},
+		{incident.IngestUpdate{Following: true, Results: files, Added: 12345, Findings: -1}, "following 2 files · 12,345 new events"},
+		{incident.IngestUpdate{Following: true, Results: files[:1], Findings: -1}, "following 1 file"},
+		{incident.IngestUpdate{Following: true, Results: files[:1], Findings: 7, Detected: incident.FindingsChange{Created: []string{"a", "b"}}},
+			"following 1 file · 7 findings, 2 new"},
+		{incident.IngestUpdate{Following: true, Results: files[:1], Findings: 7}, "following 1 file · 7 findings"},
 		{incident.IngestUpdate{Done: true, Progress: ingest.Progress{New: 74, Files: 4, Elapsed: 2 * time.Second}}, "ingest done: 74 new events, 4 files, 2s"},
 	} {
 		if got := ingestLine(c.u); got != c.want {

@@ -399,6 +399,14 @@ func ingestLine(u incident.IngestUpdate) string {
 		if u.Added > 0 {
 			s += fmt.Sprintf(" · %s new events", common.Count(u.Added))
 		}
+		switch d := u.Detected; {
+		case u.DetectErr != nil:
+			s += " · detectors failed"
+		case len(d.Created) > 0:
+			s += fmt.Sprintf(" · %d findings, %d new", u.Findings, len(d.Created))
+		case u.Findings >= 0:
+			s += fmt.Sprintf(" · %d findings", u.Findings)
+		}
 		return s
 	}
 	s := "ingesting"

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -63,6 +64,9 @@ func cmdIngest(e *env, c *cobra.Command) {
 		if *follow {
 			fmt.Fprintln(e.stderr, "following; ctrl-c stops")
 			opt.Progress = nil
+			if *detectAfter {
+				opt.Detectors = func(r incident.LiveRound, err error) { printLiveRound(e, r, err, *quiet || *asJSON) }
+			}
 			return ws.Follow(ctx, inputs, opt, 500*time.Millisecond, func(res []ingest.FileResult) {
 				var news []ingest.FileResult
 				for _, r := range res {
@@ -112,6 +116,23 @@ func detectNow(ctx context.Context, e *env, ws *incident.Workspace, quiet bool) 
 		fmt.Fprintf(e.stderr, "detectors: %s in %s, kept with the case\n", ch, time.Since(start).Round(time.Millisecond))
 	}
 	return nil
+}
+
+// printLiveRound says what a round of a follow changed in the findings,
+// and how: events added to the kept pass, or a replay and why.
+func printLiveRound(e *env, r incident.LiveRound, err error, quiet bool) {
+	if err != nil {
+		fmt.Fprintf(e.stderr, "detectors: %v (the evidence is in; cordon findings runs them again)\n", err)
+		return
+	}
+	if quiet || (r.Change.Empty() && r.Replayed == "") {
+		return
+	}
+	how := fmt.Sprintf("%d event(s) added", r.Added)
+	if r.Replayed != "" {
+		how = "replayed " + strconv.Itoa(r.Added) + " events: " + r.Replayed
+	}
+	fmt.Fprintf(e.stderr, "detectors: %s in %s (%s)\n", r.Change, r.Took.Round(time.Millisecond), evidence.Printable(how))
 }
 
 // noEvents fails an ingest in which an input that is not empty gave no

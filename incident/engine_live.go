@@ -1,0 +1,169 @@
+package incident
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/ingest"
+	"github.com/cordon-ir/cordon/journal"
+)
+
+// While an ingest follows its inputs, the detectors follow it: one
+// detect.Pass is kept for the whole follow, and after each round the
+// events the round stored are read back from the index (those alone, by
+// time from the last one the pass took) and added to it. A round of a few
+// appended lines costs those lines and one answer (Pass.Result), not a
+// pass over the incident; the answer is kept (engine/result.gob) and a
+// findings_changed entry journals what it changed, so another process's
+// findings, check and subject read it while the follow goes on.
+//
+// The pass is started again from every stored event (a replay) when a
+// round cannot be added after what it holds:
+//   - an event of the round sorts before the last one the pass took (a
+//     late source, a skewed clock);
+//   - a record replaced one stored before (a Kubernetes request's later
+//     stage);
+//   - the ingest attributed stored events again (a session record arrived
+//     after events it concerns; a key changed hands);
+//   - the rules, the redaction key or the index mapping changed.
+// A replay gives what a one-shot run over the same events gives; it costs
+// a pass (≈14 s at a million events), so the round's answer waits for it.
+
+// livePass is the pass a follow keeps, and what it was started for.
+type livePass struct {
+	pass  *detect.Pass
+	meta  resultMeta // what it was started with (its Evidence aside)
+	total int64 // the store's events when the pass last caught up
+}
+
+// LiveRound says how a round of a following ingest reached its findings.
+type LiveRound struct {
+	Change FindingsChange
+	// Added counts the events added to the kept pass; Replayed says why
+	// the pass was started again from every stored event ("" when not).
+	Added    int
+	Replayed string
+	Took     time.Duration
+}
+
+// followRound brings the detectors up to the evidence after a round of a
+// following ingest that stored res; reattributed says the round moved
+// stored events between agents.
+func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []ingest.FileResult, reattributed bool) (LiveRound, error) {
+	start := time.Now()
+	var out LiveRound
+	meta, keepable := w.resultMeta()
+	counts := w.Store.Counts()
+	var stored, fresh int64
+	for _, r := range res {
+		stored += int64(r.Stored)
+		fresh += int64(r.New)
+	}
+	lp := w.live
+	switch {
+	case lp == nil:
+		out.Replayed = "the follow began"
+	case lp.meta.Engine != meta.Engine || lp.meta.Rules != meta.Rules || lp.meta.Redactor != meta.Redactor || lp.meta.Mapping != meta.Mapping:
+		out.Replayed = "the rules, the redaction key or the index mapping changed"
+	case reattributed:
+		out.Replayed = "stored events were attributed again"
+	case stored > fresh:
+		out.Replayed = fmt.Sprintf("%d record(s) replaced events stored before", stored-fresh)
+	case counts.Total-lp.total != fresh:
+		out.Replayed = fmt.Sprintf("the index holds %d more events, the round stored %d", counts.Total-lp.total, fresh)
+	}
+	if out.Replayed == "" && fresh > 0 {
+		evs, why, err := w.eventsAfter(ctx, lp.pass.Last(), fresh)
+		if err != nil {
+			return out, err
+		}
+		out.Replayed = why
+		if why == "" {
+			for i := range evs {
+				if err := lp.pass.Add(&evs[i]); err != nil {
+					return out, err
+				}
+			}
+			out.Added = len(evs)
+		}
+	}
+	if out.Replayed != "" {
+		p, err := w.replayPass(ctx)
+		if err != nil {
+			return out, err
+		}
+		lp = &livePass{pass: p, meta: meta}
+		w.live = lp
+		out.Added = int(p.Events())
+	}
+	lp.total = counts.Total
+	key := evidenceKey(counts)
+	w.findingsMu.Lock()
+	current := w.findingsKey == key && w.scanned.Findings != nil
+	w.findingsMu.Unlock()
+	if out.Replayed == "" && fresh == 0 && current {
+		out.Took = time.Since(start)
+		return out, nil
+	}
+	r := lp.pass.Result()
+	if r.Findings == nil {
+		r.Findings = []detect.Finding{}
+	}
+	before := w.previousFindings()
+	w.findingsMu.Lock()
+	w.scanned, w.findingsKey = r, key
+	w.findingsMu.Unlock()
+	if keepable {
+		_ = w.keepScan(meta, r) // not keeping it costs another process a pass
+	}
+	ch, err := w.journalChange(ctx, actor, before, r.Findings)
+	out.Change, out.Took = ch, time.Since(start)
+	return out, err
+}
+
+// eventsAfter reads the stored events after last, in time order, when
+// they are the want events a round stored; otherwise why names what makes
+// the round need a replay.
+func (w *Workspace) eventsAfter(ctx context.Context, last evidence.Event, want int64) (evs []evidence.Event, why string, err error) {
+	src := evidence.StoreSource{Store: w.Store, Since: last.Time}
+	err = src.Each(ctx, evidence.All(), func(ev evidence.Event) error {
+		if !detect.Before(&last, &ev) {
+			return nil
+		}
+		evs = append(evs, ev)
+		return nil
+	})
+	switch {
+	case err != nil:
+		return nil, "", err
+	case int64(len(evs)) != want:
+		return nil, fmt.Sprintf("%d of the round's %d events are earlier than the last one the detectors took (%s)",
+			want-int64(len(evs)), want, last.Time.Format(time.RFC3339Nano)), nil
+	}
+	return evs, "", nil
+}
+
+// replayPass starts a pass over every stored event, as a one-shot run
+// does (Scan), and leaves it open for the rounds to come.
+func (w *Workspace) replayPass(ctx context.Context) (*detect.Pass, error) {
+	rules, err := w.rules()
+	if err != nil {
+		return nil, err
+	}
+	eng := detect.Engine{Rules: rules, Attribute: !AttributionStored(w.Store.Counts()), Secrets: w.scanRedactor()}
+	src := evidence.StoreSource{Store: w.Store}
+	p, err := eng.Start(ctx, src)
+	if err != nil {
+		return nil, fmt.Errorf("findings: %w", err)
+	}
+	if err := p.Replay(ctx, src); err != nil {
+		return nil, fmt.Errorf("findings: %w", err)
+	}
+	w.findingsMu.Lock()
+	w.detectorRuns++
+	w.findingsMu.Unlock()
+	return p, nil
+}

@@ -1,0 +1,245 @@
+package incident
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cordon-ir/cordon/ingest"
+)
+
+// A follow keeps its detectors' pass: lines appended in time order are
+// added to it (no replay), a line earlier than what it holds makes it
+// replay and says why, and the answer after every round is the one a
+// one-shot run over the same evidence gives.
+func TestFollowKeepsItsPass(t *testing.T) {
+	lines := readLines(t, filepath.Join("..", "sample-incidents", "credential-theft", "ledger.jsonl"))
+	half := len(lines) / 2
+	log := filepath.Join(t.TempDir(), "ledger.jsonl")
+	writeLines(t, log, lines[:half])
+	w, err := Create(filepath.Join(t.TempDir(), "case"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var got []LiveRound
+	late := strings.Replace(lines[4], `"call_id":"c-101"`, `"call_id":"c-late"`, 1)
+	if late == lines[4] {
+		t.Fatal("the late line is the line it copies")
+	}
+	opt := IngestOptions{Detectors: func(r LiveRound, err error) {
+		if err != nil {
+			t.Errorf("round %d: %v", len(got)+1, err)
+		}
+		got = append(got, r)
+	}}
+	rounds := 0
+	err = w.Follow(ctx, []string{log}, opt, time.Millisecond, func([]ingest.FileResult) {
+		rounds++
+		switch rounds {
+		case 1:
+			writeLines(t, log, lines[half:])
+		case 2:
+			// what round 2 answers is what a one-shot run gives
+			sameAsOneShot(t, w, "after the appended half")
+			writeLines(t, log, []string{late})
+		case 3:
+			cancel()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < 3 {
+		t.Fatalf("%d rounds detected, want 3", len(got))
+	}
+	if got[0].Replayed != "the follow began" || got[0].Added != half {
+		t.Errorf("round 1: %+v, want a replay of %d events as the follow began", got[0], half)
+	}
+	if got[1].Replayed != "" || got[1].Added != len(lines)-half {
+		t.Errorf("round 2: %+v, want the %d appended events added without a replay", got[1], len(lines)-half)
+	}
+	if got[1].Change.Total == 0 {
+		t.Errorf("round 2 found nothing in the whole ledger: %+v", got[1])
+	}
+	if !strings.Contains(got[2].Replayed, "earlier than the last one the detectors took") || got[2].Added != len(lines)+1 {
+		t.Errorf("round 3: %+v, want a replay of every event for a late one", got[2])
+	}
+	sameAsOneShot(t, w, "after the late line")
+	if n := w.DetectorRuns(); n != 2 {
+		t.Errorf("%d passes over the evidence, want 2 (the start and the late line)", n)
+	}
+	// the next process reads the kept answer
+	total := got[len(got)-1].Change.Total
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(w.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	fs, err := r.CachedFindings(context.Background())
+	if err != nil || len(fs) != total || r.DetectorRuns() != 0 {
+		t.Errorf("the next process: %d findings (%v) after %d passes, want the kept %d", len(fs), err, r.DetectorRuns(), total)
+	}
+}
+
+// Following a ledger and a proxy log cut at one time, the second halves
+// are added in order, with the session records among them, unless they
+// attribute stored events again (then the pass replays); either way the
+// kept answer is the one-shot answer.
+func TestFollowTwoSourcesInOrder(t *testing.T) {
+	added := 0
+	for _, name := range []string{"credential-theft", "egress-probe-exfil", "persistence-after-kill", "shared-volume-token"} {
+		r := followHalves(t, name)
+		t.Logf("%s: %+v", name, r)
+		if r.Replayed == "" {
+			added++
+		} else if r.Replayed != "stored events were attributed again" {
+			t.Errorf("%s: replayed because %s", name, r.Replayed)
+		}
+	}
+	if added == 0 {
+		t.Error("no sample's second half was added without a replay")
+	}
+}
+
+// followHalves follows a sample's ledger and proxy log, cut at the time of
+// the ledger's middle line, then appends the rest; it returns the second
+// round's account.
+func followHalves(t *testing.T, name string) LiveRound {
+	sample := filepath.Join("..", "sample-incidents", name)
+	ledger := readLines(t, filepath.Join(sample, "ledger.jsonl"))
+	proxy := readLines(t, filepath.Join(sample, "proxy", "access.log"))
+	cut := ledgerTime(t, ledger[len(ledger)/2])
+	lcut := slices.IndexFunc(ledger, func(l string) bool { return !ledgerTime(t, l).Before(cut) })
+	pcut := slices.IndexFunc(proxy, func(l string) bool { return !squidTime(t, l).Before(cut) })
+	if lcut <= 0 || pcut <= 0 {
+		t.Fatalf("%s: cut at %s: ledger %d, proxy %d", name, cut, lcut, pcut)
+	}
+	dir := t.TempDir()
+	lf, pf := filepath.Join(dir, "ledger.jsonl"), filepath.Join(dir, "access.log")
+	writeLines(t, lf, ledger[:lcut])
+	writeLines(t, pf, proxy[:pcut])
+	w, err := Create(filepath.Join(t.TempDir(), "case"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var got []LiveRound
+	opt := IngestOptions{Detectors: func(r LiveRound, err error) {
+		if err != nil {
+			t.Error(err)
+		}
+		got = append(got, r)
+	}}
+	rounds := 0
+	err = w.Follow(ctx, []string{lf, pf}, opt, time.Millisecond, func([]ingest.FileResult) {
+		switch rounds++; rounds {
+		case 1:
+			writeLines(t, lf, ledger[lcut:])
+			writeLines(t, pf, proxy[pcut:])
+		case 2:
+			cancel()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := len(ledger) - lcut + len(proxy) - pcut
+	if len(got) != 2 || (got[1].Replayed == "" && got[1].Added != want) {
+		t.Fatalf("%s: rounds %+v, want the second to add %d events", name, got, want)
+	}
+	sameAsOneShot(t, w, name+" after both halves")
+	return got[1]
+}
+
+func ledgerTime(t *testing.T, line string) time.Time {
+	t.Helper()
+	_, rest, _ := strings.Cut(line, `"ts":"`)
+	ts, _, _ := strings.Cut(rest, `"`)
+	at, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		t.Fatalf("%s: %v", line, err)
+	}
+	return at
+}
+
+func squidTime(t *testing.T, line string) time.Time {
+	t.Helper()
+	f, _, _ := strings.Cut(line, " ")
+	sec, frac, _ := strings.Cut(f, ".")
+	s, err1 := strconv.ParseInt(sec, 10, 64)
+	ms, err2 := strconv.ParseInt(frac, 10, 64)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("%s: no time", line)
+	}
+	return time.Unix(s, ms*int64(time.Millisecond)).UTC()
+}
+
+// sameAsOneShot compares the answer the follow keeps with a run over the
+// stored evidence from scratch.
+func sameAsOneShot(t *testing.T, w *Workspace, when string) {
+	t.Helper()
+	rules, err := w.rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Scan(context.Background(), w.Store, FindingsOptions{Rules: rules, Secrets: w.scanRedactor()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.findingsMu.Lock()
+	kept := w.scanned
+	w.findingsMu.Unlock()
+	a, b := kept.Findings, want.Findings
+	if len(a) != len(b) || len(a) == 0 {
+		t.Fatalf("%s: %d findings kept, %d from scratch", when, len(a), len(b))
+	}
+	for i := range a {
+		if a[i].ID != b[i].ID || a[i].Explanation != b[i].Explanation || !slices.Equal(a[i].Events, b[i].Events) {
+			t.Errorf("%s: finding %d %s %q, from scratch %s %q", when, i, a[i].ID, a[i].Explanation, b[i].ID, b[i].Explanation)
+		}
+	}
+}
+
+func readLines(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		out = append(out, sc.Text())
+	}
+	return out
+}
+
+func writeLines(t *testing.T, path string, lines []string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, l := range lines {
+		if _, err := f.WriteString(l + "\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
