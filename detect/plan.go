@@ -35,22 +35,31 @@ type union struct {
 }
 
 func (p *plan) addRule(r *Rule, c correlator) {
-	if r.Correlation.Type == OrderedSequence {
+	if stepped(r.Correlation.Type) {
 		for i := range r.Correlation.Steps {
-			i := i
-			p.add(r.steps[i].Query(), r.steps[i], func(ev *evidence.Event) { c.add(i, ev) })
+			i, f := i, r.Correlation.Steps[i].Filter
+			p.add(r.steps[i].Query(), r.steps[i], func(ev *evidence.Event) {
+				if f == nil || f.Match(ev) {
+					c.add(i, ev)
+				}
+			})
 		}
 		return
 	}
+	f := r.Filter
 	if len(r.match) == 1 {
-		p.add(r.match[0].Query(), r.match[0], func(ev *evidence.Event) { c.add(0, ev) })
+		p.add(r.match[0].Query(), r.match[0], func(ev *evidence.Event) {
+			if f == nil || f.Match(ev) {
+				c.add(0, ev)
+			}
+		})
 		return
 	}
 	u := &union{c: c, seen: map[string]bool{}}
 	p.unions = append(p.unions, u)
 	for _, m := range r.match {
 		p.add(m.Query(), m, func(ev *evidence.Event) {
-			if !u.seen[ev.ID] {
+			if !u.seen[ev.ID] && (f == nil || f.Match(ev)) {
 				u.seen[ev.ID] = true
 				u.evs = append(u.evs, *ev)
 			}
