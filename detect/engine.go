@@ -49,6 +49,8 @@ func newCorrelator(r *Rule, e *env) (correlator, error) {
 		return newWindowCount(r), nil
 	case OrderedSequence:
 		return newSequence(r), nil
+	case Temporal:
+		return newTemporal(r), nil
 	case Rate:
 		return newRate(r), nil
 	case DenialAdaptation:

@@ -44,7 +44,7 @@ func TestLoaderErrorsNameTheLine(t *testing.T) {
 		{"condition", strings.Replace(goodRule, "{gte: 5}", "{gte: five}", 1), `r.yaml:11: condition gte: "five" is not a number`},
 		{"condition op", strings.Replace(goodRule, "{gte: 5}", "{ge: 5}", 1), `r.yaml:11: condition "ge"`},
 		{"no lower bound", strings.Replace(goodRule, "{gte: 5}", "{lte: 5}", 1), `r.yaml:11: value_count needs a condition with a lower bound`},
-		{"steps on a count", strings.Replace(goodRule, "  field: dst_host\n", "  field: dst_host\n  steps:\n    - {query: kind:x}\n", 1), `r.yaml:10: steps belong to ordered_sequence only`},
+		{"steps on a count", strings.Replace(goodRule, "  field: dst_host\n", "  field: dst_host\n  steps:\n    - {query: kind:x}\n", 1), `r.yaml:10: steps belong to ordered_sequence and temporal only`},
 		{"not YAML", "id: x\n\ttitle: y\n", `r.yaml:2: not YAML`},
 		{"second document", goodRule + "---\n" + strings.Replace(goodRule, "id: probe", "id: probe-2\nlevel: 3", 1), `r.yaml:14: unknown field "level"`},
 		{"duplicate id", goodRule + "---\n" + goodRule, `r.yaml:13: rule id probe is already defined at r.yaml:1`},

@@ -30,12 +30,13 @@ type Pass struct {
 	done   bool
 }
 
-// stream is one of a rule's inputs: the events any of match matches go to
-// add. A rule with several queries is one stream (each event once); an
+// stream is one of a rule's inputs: the events any of match matches, and
+// its filter takes, go to add. A rule with several queries is one stream (each event once); an
 // ordered sequence has one per step.
 type stream struct {
-	match []*evidence.Matcher
-	add   func(*evidence.Event)
+	match  []*evidence.Matcher
+	filter Filter // checked in memory after a query matched (nil: none)
+	add    func(*evidence.Event)
 }
 
 // ErrLate is returned by Add for an event earlier than one already added:
@@ -72,13 +73,13 @@ func (e *Engine) Start(ctx context.Context, src Source) (*Pass, error) {
 		}
 		p.corr[i] = c
 		p.gaps[r.ID] = r.Gap()
-		if r.Correlation.Type == OrderedSequence {
+		if stepped(r.Correlation.Type) {
 			for s := range r.Correlation.Steps {
-				p.rules = append(p.rules, stream{match: []*evidence.Matcher{r.steps[s]}, add: func(ev *evidence.Event) { c.add(s, ev) }})
+				p.rules = append(p.rules, stream{match: []*evidence.Matcher{r.steps[s]}, filter: r.Correlation.Steps[s].Filter, add: func(ev *evidence.Event) { c.add(s, ev) }})
 			}
 			continue
 		}
-		p.rules = append(p.rules, stream{match: r.match, add: func(ev *evidence.Event) { c.add(0, ev) }})
+		p.rules = append(p.rules, stream{match: r.match, filter: r.Filter, add: func(ev *evidence.Event) { c.add(0, ev) }})
 	}
 	capMatch, err := evidence.Compile(capQuery)
 	if err != nil {
@@ -115,9 +116,12 @@ func (p *Pass) Add(ev *evidence.Event) error {
 		ev = &cp
 	}
 	for i := range p.rules {
-		for _, m := range p.rules[i].match {
+		st := &p.rules[i]
+		for _, m := range st.match {
 			if m.Match(ev) {
-				p.rules[i].add(ev)
+				if st.filter == nil || st.filter.Match(ev) {
+					st.add(ev)
+				}
 				break
 			}
 		}

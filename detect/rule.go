@@ -45,9 +45,11 @@ func Phases() []string {
 // with the agent's session grants or with other events field by field,
 // which a query and a count cannot say (docs/rules.md says why for each).
 const (
-	EventCount           = "event_count"
-	ValueCount           = "value_count"
-	OrderedSequence      = "ordered_sequence"
+	EventCount      = "event_count"
+	ValueCount      = "value_count"
+	OrderedSequence = "ordered_sequence"
+	// Temporal is every step's events within one window, in any order.
+	Temporal             = "temporal"
 	Rate                 = "rate"
 	DenialAdaptation     = "denial_adaptation"
 	CredentialMisuse     = "credential_misuse"
@@ -76,6 +78,11 @@ type Rule struct {
 	Correlation Correlation
 	// Origin is file:line where the rule was defined.
 	Origin string
+	// Filter, when set, is checked in memory on every event the queries
+	// find; only those it matches are the rule's. A rule compiled from
+	// another language (sigma/) carries its whole meaning here and a
+	// coarser Query that the store can answer.
+	Filter Filter `json:",omitempty"`
 
 	match []*evidence.Matcher
 	steps []*evidence.Matcher
@@ -105,6 +112,17 @@ type Correlation struct {
 type Step struct {
 	Name  string
 	Query string
+	// Filter is checked in memory on the events Query finds, as
+	// Rule.Filter is.
+	Filter Filter `json:",omitempty"`
+}
+
+// Filter decides in memory whether an event is a rule's (or a step's).
+// It marshals to its canonical text, so that the hash of the rules in
+// force changes with it.
+type Filter interface {
+	Match(ev *evidence.Event) bool
+	MarshalText() ([]byte, error)
 }
 
 // Condition bounds the number a correlation computes: a lower bound (Gt or

@@ -125,5 +125,9 @@ func (s *sequence) stepNames() string {
 		}
 		names = append(names, n)
 	}
-	return strings.Join(names, " → ")
+	sep := " → "
+	if s.r.Correlation.Type == Temporal {
+		sep = ", "
+	}
+	return strings.Join(names, sep)
 }

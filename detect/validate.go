@@ -62,6 +62,9 @@ func (r *Rule) Validate() error {
 	if err := checkTemplate(r.Explain, vars); err != nil {
 		return invalid("explain", "%v", err)
 	}
+	if c.Type == Temporal && c.Condition.Gt == nil && c.Condition.Gte == nil {
+		c.Condition.Gte = Num(float64(len(c.Steps))) // every step
+	}
 	if c.Condition.Gt == nil && c.Condition.Gte == nil {
 		if c.Type == EventCount || c.Type == ValueCount || c.Type == Rate {
 			return invalid("condition", "%s needs a condition with a lower bound (gte: N or gt: N)", c.Type)
@@ -119,9 +122,9 @@ func (e *ChangedError) Error() string {
 // checkShape checks the fields each correlation type needs or ignores.
 func checkShape(r *Rule) error {
 	c := r.Correlation
-	if c.Type == OrderedSequence {
+	if stepped(c.Type) {
 		if len(c.Steps) < 2 {
-			return invalid("steps", "ordered_sequence needs two or more steps")
+			return invalid("steps", "%s needs two or more steps", c.Type)
 		}
 		for i, s := range c.Steps {
 			if strings.TrimSpace(s.Query) == "" {
@@ -129,11 +132,11 @@ func checkShape(r *Rule) error {
 			}
 		}
 		if len(r.Query) > 0 {
-			return invalid("query", "ordered_sequence takes its queries from steps; remove query")
+			return invalid("query", "%s takes its queries from steps; remove query", c.Type)
 		}
 	} else {
 		if len(c.Steps) > 0 {
-			return invalid("steps", "steps belong to ordered_sequence only")
+			return invalid("steps", "steps belong to ordered_sequence and temporal only")
 		}
 		if len(r.Query) == 0 {
 			return invalid("query", "rule %s has no query", r.ID)
@@ -158,9 +161,12 @@ func checkShape(r *Rule) error {
 	return nil
 }
 
+// stepped reports a correlation type whose queries are its steps.
+func stepped(typ string) bool { return typ == OrderedSequence || typ == Temporal }
+
 // CorrelationTypes lists every correlation type, generic ones first.
 func CorrelationTypes() []string {
-	return []string{EventCount, ValueCount, OrderedSequence, Rate,
+	return []string{EventCount, ValueCount, OrderedSequence, Temporal, Rate,
 		CredentialMisuse, DataExfiltration, DenialAdaptation, DestinationExpansion, IntentMismatch, PlanDivergence, ToolEscalation}
 }
 
@@ -175,6 +181,8 @@ func templateVars(typ string) ([]string, bool) {
 		extra = []string{"distinct", "field", "values"}
 	case OrderedSequence:
 		extra = []string{"sequences", "steps"}
+	case Temporal:
+		extra = []string{"steps"}
 	case Rate:
 		extra = []string{"ratio", "baseline", "peers"}
 	case DenialAdaptation:

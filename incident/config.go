@@ -15,6 +15,7 @@ import (
 
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/playbook"
+	"github.com/cordon-ir/cordon/sigma"
 	"gopkg.in/yaml.v3"
 )
 
@@ -41,6 +42,12 @@ type Config struct {
 	PlaybookID string `yaml:"playbook_id"`
 	// Rules is a detection rule file or folder added to the built-in rules.
 	Rules string `yaml:"rules"`
+	// Sigma are Sigma rule files or folders added to the built-in rules
+	// (docs/sigma.md); a rule cordon refuses makes the configuration bad.
+	Sigma []string `yaml:"sigma"`
+	// SigmaPipeline is a pySigma processing pipeline used instead of the
+	// built-in one (sigma/cordon-pipeline.yml).
+	SigmaPipeline string `yaml:"sigma_pipeline"`
 	// Actions are the command templates playbook steps may run, by name.
 	Actions map[string]ActionConfig `yaml:"actions"`
 	// Variables are what a value must look like to fill an action's
@@ -263,16 +270,52 @@ func (c *Config) LoadRules() ([]detect.Rule, error) {
 	if err != nil {
 		return nil, fmt.Errorf("built-in rules: %w", err)
 	}
-	if c.Rules == "" {
-		return rules, nil
+	if c.Rules != "" {
+		more, err := detect.Load(c.Path(c.Rules))
+		if err != nil {
+			return nil, err
+		}
+		rules = append(rules, more...)
 	}
-	more, err := detect.Load(c.Path(c.Rules))
-	if err != nil {
-		return nil, err
+	if len(c.Sigma) > 0 {
+		more, err := c.sigmaRules()
+		if err != nil {
+			return nil, err
+		}
+		rules = append(rules, more...)
 	}
-	rules = append(rules, more...)
 	if err := detect.Unique(rules); err != nil {
 		return nil, err
 	}
 	return rules, nil
+}
+
+// sigmaRules loads the Sigma rules cordon.yaml names. Every rule must
+// load: one refused is an error naming it, so that a case never runs
+// with part of what its configuration says.
+func (c *Config) sigmaRules() ([]detect.Rule, error) {
+	var p *sigma.Pipeline
+	if c.SigmaPipeline != "" {
+		var err error
+		if p, err = sigma.LoadPipeline(c.Path(c.SigmaPipeline)); err != nil {
+			return nil, fmt.Errorf("%w: sigma_pipeline: %w", ErrConfig, err)
+		}
+	}
+	paths := make([]string, len(c.Sigma))
+	for i, s := range c.Sigma {
+		paths[i] = c.Path(s)
+	}
+	set, err := sigma.Load(p, paths...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: sigma: %w", ErrConfig, err)
+	}
+	if len(set.Refused) > 0 {
+		errs := make([]error, len(set.Refused))
+		for i, r := range set.Refused {
+			errs[i] = r
+		}
+		return nil, fmt.Errorf("%w: sigma: %d rule(s) cordon cannot run (remove them from the folder, or name the files that load): %w",
+			ErrConfig, len(set.Refused), errors.Join(errs...))
+	}
+	return set.Rules, nil
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const findingsArgs = "--incident DIR [--json] [--by agent] [--agent A] [--min-severity S] [--rules FILE|DIR]"
+const findingsArgs = "--incident DIR [--json] [--by agent] [--agent A] [--min-severity S] [--rules FILE|DIR] [--sigma FILE|DIR]..."
 
 func cmdFindings(e *env, c *cobra.Command) {
 	fs := c.Flags()
@@ -23,6 +23,7 @@ func cmdFindings(e *env, c *cobra.Command) {
 	agent := fs.String("agent", "", "only the findings about agent `A`")
 	minSev := fs.String("min-severity", "", "only findings of severity `S` or above (info, low, medium, high, critical)")
 	rulesPath := fs.String("rules", "", "rules from `FILE|DIR` (YAML, docs/rules.md) instead of the built-in ones and those cordon.yaml adds (run in memory, not kept)")
+	sigmaPaths := fs.StringArray("sigma", nil, "Sigma rules from `FILE|DIR` (docs/sigma.md) run beside the case's rules, in memory, not kept; repeatable")
 	recompute := fs.Bool("recompute", false, "run the detectors again over the whole index instead of reading the result kept with the case")
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
@@ -49,6 +50,11 @@ func cmdFindings(e *env, c *cobra.Command) {
 			return err
 		}
 		defer done()
+		if len(*sigmaPaths) > 0 {
+			if opt.Rules, err = withSigma(e, ws, opt.Rules, *sigmaPaths); err != nil {
+				return err
+			}
+		}
 		if *recompute {
 			ws.Recompute()
 		}

@@ -1,0 +1,234 @@
+package sigma
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/detect"
+	"gopkg.in/yaml.v3"
+)
+
+// Correlation is a correlation rule's section.
+type Correlation struct {
+	Type     string
+	Rules    []string
+	GroupBy  []string
+	Timespan time.Duration
+	// Field is value_count's: the Sigma field whose distinct values count.
+	Field     string
+	Condition detect.Condition
+	// HasCondition is set when the rule states one.
+	HasCondition bool
+	// Generate keeps the referenced rules' own findings too (the
+	// specification's default is not to).
+	Generate bool
+	node     *yaml.Node
+	nodes    map[string]*yaml.Node
+}
+
+// metricTypes are the v2.1 correlation types cordon refuses for now.
+var metricTypes = map[string]bool{"value_sum": true, "value_avg": true, "value_percentile": true, "value_median": true}
+
+func parseCorrelation(f *refuser, doc, n *yaml.Node) (*Correlation, *Refusal) {
+	if n.Kind != yaml.MappingNode {
+		return nil, f.at(n, "correlation is a mapping of type, rules, group-by, timespan, condition")
+	}
+	c := &Correlation{node: n, nodes: map[string]*yaml.Node{}}
+	if g := valueOf(doc, "generate"); g != doc {
+		c.Generate = g.Value == "true"
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		c.nodes[k.Value] = v
+		switch k.Value {
+		case "type":
+			c.Type = v.Value
+		case "rules":
+			c.Rules = scalars(v)
+		case "group-by":
+			c.GroupBy = scalars(v)
+		case "timespan":
+			d, ok := timespan(v.Value)
+			if !ok {
+				return nil, f.at(v, "timespan %q: want a number and s, m, h or d (90m)", v.Value)
+			}
+			c.Timespan = d
+		case "generate":
+			c.Generate = v.Value == "true"
+		case "aliases":
+			return nil, f.at(k, "aliases are not supported yet: cordon groups every rule's events by the same field")
+		case "condition":
+			if v.Kind != yaml.MappingNode {
+				return nil, f.at(v, "condition is a mapping like {gte: 5}")
+			}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				ck, cv := v.Content[j], v.Content[j+1]
+				if ck.Value == "field" {
+					if cv.Kind != yaml.ScalarNode {
+						return nil, f.at(cv, "condition field: cordon counts the values of one field")
+					}
+					c.Field = cv.Value
+					continue
+				}
+				x, err := strconv.ParseFloat(cv.Value, 64)
+				if err != nil {
+					return nil, f.at(cv, "condition %s: %q is not a number", ck.Value, cv.Value)
+				}
+				c.HasCondition = true
+				switch ck.Value {
+				case "gt":
+					c.Condition.Gt = &x
+				case "gte":
+					c.Condition.Gte = &x
+				case "lt":
+					c.Condition.Lt = &x
+				case "lte":
+					c.Condition.Lte = &x
+				case "eq":
+					c.Condition.Gte, c.Condition.Lte = &x, detect.Num(x)
+				case "neq":
+					return nil, f.at(ck, "condition neq is not supported: cordon's correlations hold while a count is within bounds")
+				default:
+					return nil, f.at(ck, "condition %q: want gt, gte, lt, lte or eq", ck.Value)
+				}
+			}
+		}
+	}
+	typeNode := c.nodes["type"]
+	if typeNode == nil {
+		typeNode = n
+	}
+	switch {
+	case metricTypes[c.Type]:
+		return nil, f.at(typeNode, "correlation type %s is not supported yet (cordon runs event_count, value_count, temporal, temporal_ordered)", c.Type)
+	case c.Type != "event_count" && c.Type != "value_count" && c.Type != "temporal" && c.Type != "temporal_ordered":
+		return nil, f.at(typeNode, "correlation type %q is not one of event_count, value_count, temporal, temporal_ordered", c.Type)
+	case len(c.Rules) == 0:
+		return nil, f.at(n, "correlation names no rules")
+	case c.Timespan <= 0:
+		return nil, f.at(n, "correlation has no timespan")
+	case len(c.GroupBy) == 0:
+		return nil, f.at(n, "correlation has no group-by: cordon correlates events per value of one field (agent, user, host ...)")
+	case len(c.GroupBy) > 1:
+		return nil, f.at(c.nodes["group-by"], "group-by %s: cordon groups by one field, not several, yet", strings.Join(c.GroupBy, ", "))
+	case (c.Type == "event_count" || c.Type == "value_count") && !c.HasCondition:
+		return nil, f.at(n, "%s needs a condition", c.Type)
+	case c.Type == "value_count" && c.Field == "":
+		return nil, f.at(c.nodes["condition"], "value_count needs condition field: the field whose distinct values it counts")
+	case c.Type != "value_count" && c.Field != "":
+		return nil, f.at(c.nodes["condition"], "condition field belongs to value_count")
+	case c.Type == "temporal_ordered" && c.HasCondition:
+		return nil, f.at(c.nodes["condition"], "a condition on temporal_ordered is not supported: cordon's ordered sequence needs every rule, in order")
+	case (c.Type == "temporal" || c.Type == "temporal_ordered") && len(c.Rules) < 2:
+		return nil, f.at(c.nodes["rules"], "%s needs two or more rules", c.Type)
+	}
+	return c, nil
+}
+
+// timespan reads 30s, 5m, 1h, 2d.
+func timespan(s string) (time.Duration, bool) {
+	if len(s) < 2 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s[:len(s)-1])
+	if err != nil || n <= 0 {
+		return 0, false
+	}
+	unit := map[byte]time.Duration{'s': time.Second, 'm': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour}[s[len(s)-1]]
+	if unit == 0 {
+		return 0, false
+	}
+	return time.Duration(n) * unit, true
+}
+
+// member is a rule a correlation names, compiled.
+type member struct {
+	rule *Rule
+	c    compiled
+}
+
+// compileCorrelation builds the engine rule of a correlation over its
+// compiled member rules, mapping its Sigma fields with the pipeline.
+func compileCorrelation(r *Rule, members []member, p *Pipeline) (detect.Rule, *Refusal) {
+	f := &refuser{file: r.File, rule: r.label()}
+	c := r.Correlation
+	groupBy, ref := mapCorrField(f, c.nodes["group-by"], c.GroupBy[0], members, p)
+	if ref != nil {
+		return detect.Rule{}, ref
+	}
+	sev, _ := severity(r.Level)
+	dr := detect.Rule{
+		ID: ruleID(r), Title: r.Title, Severity: sev, Phase: "detect", Description: description(r),
+		Origin:      fmt.Sprintf("%s:%d", r.File, r.Line),
+		Correlation: detect.Correlation{GroupBy: groupBy, Window: c.Timespan, Condition: c.Condition},
+	}
+	head := fmt.Sprintf("Sigma correlation %s (%s, id %s): ", title(r), levelText(r), r.ID)
+	switch c.Type {
+	case "event_count", "value_count":
+		var fs []pred
+		for _, m := range members {
+			dr.Query = append(dr.Query, m.c.query)
+			fs = append(fs, m.c.filter.p)
+		}
+		dr.Filter = newFilter(orPred(fs))
+		if len(fs) == 1 {
+			dr.Filter = members[0].c.filter
+		}
+		dr.Correlation.Type = detect.EventCount
+		dr.Explain = head + "{{count}} events by " + c.GroupBy[0] + " {{group}} within {{window}}"
+		if c.Type == "value_count" {
+			field, ref := mapCorrField(f, c.nodes["condition"], c.Field, members, p)
+			if ref != nil {
+				return detect.Rule{}, ref
+			}
+			dr.Correlation.Type, dr.Correlation.Field = detect.ValueCount, field
+			dr.Explain = head + "{{distinct}} distinct " + c.Field + " ({{values}}) by " + c.GroupBy[0] + " {{group}} within {{window}}"
+		}
+	case "temporal", "temporal_ordered":
+		for _, m := range members {
+			dr.Correlation.Steps = append(dr.Correlation.Steps, detect.Step{Name: m.rule.label(), Query: m.c.query, Filter: m.c.filter})
+		}
+		dr.Correlation.Type = detect.Temporal
+		dr.Explain = head + "{{steps}} by " + c.GroupBy[0] + " {{group}} within {{window}}"
+		if c.Type == "temporal_ordered" {
+			dr.Correlation.Type = detect.OrderedSequence
+			dr.Explain = head + "{{steps}}, in order, by " + c.GroupBy[0] + " {{group}} within {{window}}"
+		}
+	}
+	if err := dr.Validate(); err != nil {
+		return detect.Rule{}, f.at(c.node, "%v", err)
+	}
+	return dr, nil
+}
+
+// mapCorrField maps a Sigma field a correlation names onto one cordon
+// field, the same for every member rule (each by its log source).
+func mapCorrField(f *refuser, at *yaml.Node, field string, members []member, p *Pipeline) (string, *Refusal) {
+	out := ""
+	for _, m := range members {
+		got := ""
+		if cordonField(field) {
+			got = field
+		}
+		for _, t := range p.Transformations {
+			if t.Type == "field_name_mapping" && t.applies(m.rule.Logsource) {
+				if to, ok := t.Mapping[field]; ok {
+					if len(to) != 1 {
+						return "", f.at(at, "field %q maps to several cordon fields (%s); a correlation needs one", field, strings.Join(to, ", "))
+					}
+					got = to[0]
+				}
+			}
+		}
+		if got == "" {
+			return "", f.at(at, "field %q is not mapped for logsource %s of rule %q", field, m.rule.Logsource, m.rule.label())
+		}
+		if out != "" && got != out {
+			return "", f.at(at, "field %q is %s in one rule and %s in another; aliases would say so, and are not supported yet", field, out, got)
+		}
+		out = got
+	}
+	return out, nil
+}

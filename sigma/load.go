@@ -1,0 +1,185 @@
+package sigma
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cordon-ir/cordon/detect"
+)
+
+// Set is what loading Sigma rules gives: the engine rules cordon runs and
+// the rules it refused, each with its place and reason.
+type Set struct {
+	Rules   []detect.Rule
+	Refused []*Refusal
+	// Members are the rules loaded only as part of a correlation (its
+	// generate is false): they give no findings of their own.
+	Members int
+}
+
+// Load reads Sigma rules from files and folders (every .yml and .yaml
+// file beneath a folder), applies the pipeline (nil: Builtin) and
+// compiles them. An error is returned only when a path cannot be read.
+func Load(p *Pipeline, paths ...string) (*Set, error) {
+	if p == nil {
+		var err error
+		if p, err = Builtin(); err != nil {
+			return nil, err
+		}
+	}
+	var files []string
+	for _, path := range paths {
+		st, err := os.Stat(path)
+		if err != nil {
+			return nil, fmt.Errorf("sigma: %w", err)
+		}
+		if !st.IsDir() {
+			files = append(files, path)
+			continue
+		}
+		err = filepath.WalkDir(path, func(f string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && (strings.HasSuffix(f, ".yml") || strings.HasSuffix(f, ".yaml")) {
+				files = append(files, f)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("sigma: %w", err)
+		}
+	}
+	sort.Strings(files)
+	var docs []*Rule
+	set := &Set{}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("sigma: %w", err)
+		}
+		rs, refused := Parse(file, data)
+		docs = append(docs, rs...)
+		set.Refused = append(set.Refused, refused...)
+	}
+	set.compile(docs, p)
+	return set, nil
+}
+
+// compile compiles parsed documents: correlations resolve the rules they
+// name (by name or id) among them.
+func (s *Set) compile(docs []*Rule, p *Pipeline) {
+	byRef := map[string]*Rule{}
+	for _, r := range docs {
+		for _, k := range []string{r.ID, r.Name} {
+			if k != "" {
+				byRef[k] = r
+			}
+		}
+	}
+	done := map[*Rule]compiled{}
+	why := map[*Rule]*Refusal{}
+	compileOne := func(r *Rule) (compiled, *Refusal) {
+		if c, ok := done[r]; ok {
+			return c, nil
+		}
+		if ref, ok := why[r]; ok {
+			return compiled{}, ref
+		}
+		c, ref := compileDetection(r, p)
+		if ref != nil {
+			why[r] = ref
+			return compiled{}, ref
+		}
+		done[r] = c
+		return c, nil
+	}
+	memberOnly := map[*Rule]bool{}
+	standalone := map[*Rule]bool{}
+	var out []detect.Rule
+	for _, r := range docs {
+		if r.Correlation == nil {
+			continue
+		}
+		f := &refuser{file: r.File, rule: r.label()}
+		var members []member
+		var ref *Refusal
+		for i, name := range r.Correlation.Rules {
+			m := byRef[name]
+			at := r.Correlation.nodes["rules"]
+			if at != nil && i < len(at.Content) {
+				at = at.Content[i]
+			}
+			switch {
+			case m == nil:
+				ref = f.at(at, "names rule %q, which no loaded rule has as its name or id", name)
+			case m.Correlation != nil:
+				ref = f.at(at, "names correlation %q: chained correlations are not supported yet", name)
+			default:
+				c, mref := compileOne(m)
+				if mref != nil {
+					ref = f.at(at, "names rule %q, which was refused: %s", name, mref.Reason)
+				}
+				members = append(members, member{rule: m, c: c})
+			}
+			if ref != nil {
+				break
+			}
+			if r.Correlation.Generate {
+				standalone[m] = true
+			} else {
+				memberOnly[m] = true
+			}
+		}
+		if ref == nil {
+			var dr detect.Rule
+			if dr, ref = compileCorrelation(r, members, p); ref == nil {
+				out = append(out, dr)
+			}
+		}
+		if ref != nil {
+			s.Refused = append(s.Refused, ref)
+		}
+	}
+	for _, r := range docs {
+		if r.Correlation != nil {
+			continue
+		}
+		c, ref := compileOne(r)
+		if ref != nil {
+			s.Refused = append(s.Refused, ref)
+			continue
+		}
+		if memberOnly[r] && !standalone[r] {
+			s.Members++
+			continue
+		}
+		dr := detectRule(r, c)
+		if err := dr.Validate(); err != nil {
+			s.Refused = append(s.Refused, &Refusal{File: r.File, Line: r.Line, Col: r.Col, Rule: r.label(), Reason: err.Error()})
+			continue
+		}
+		out = append(out, dr)
+	}
+	seen := map[string]string{}
+	for _, r := range out {
+		if first, ok := seen[r.ID]; ok {
+			s.Refused = append(s.Refused, &Refusal{File: strings.Split(r.Origin, ":")[0], Line: lineOf(r.Origin), Col: 1,
+				Rule: r.Title, Reason: fmt.Sprintf("id %s is already the id of the rule at %s", r.ID, first)})
+			continue
+		}
+		seen[r.ID] = r.Origin
+		s.Rules = append(s.Rules, r)
+	}
+}
+
+func lineOf(origin string) int {
+	i := strings.LastIndexByte(origin, ':')
+	n := 0
+	fmt.Sscanf(origin[i+1:], "%d", &n)
+	return n
+}
