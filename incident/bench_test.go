@@ -7,6 +7,7 @@ import (
 
 	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
 	"os"
 	"runtime"
 	"syscall"
@@ -139,4 +140,39 @@ func benchIncident(b *testing.B) *incident.Workspace {
 	}
 	b.Cleanup(func() { ws.Close() })
 	return ws
+}
+
+// BenchmarkLiveAnswer: what a following ingest pays per round for its
+// answer, once its pass holds the whole bench incident: Pass.Findings
+// (the rules' findings) and Pass.Result (the findings, the capability
+// sets finished on a copy, the coverage, the ranking).
+func BenchmarkLiveAnswer(b *testing.B) {
+	ws := benchIncident(b)
+	secrets, _ := ws.Redactor()
+	rules, err := detect.Builtin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := evidence.StoreSource{Store: ws.Store}
+	p, err := (&detect.Engine{Rules: rules, Secrets: secrets}).Start(context.Background(), src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := p.Replay(context.Background(), src); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("findings", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if len(p.Findings()) == 0 {
+				b.Fatal("no findings")
+			}
+		}
+	})
+	b.Run("result", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if r := p.Result(); len(r.Findings) == 0 {
+				b.Fatal("no findings")
+			}
+		}
+	})
 }
