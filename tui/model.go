@@ -176,7 +176,7 @@ func New(h *incident.Handle, opt Options) Model {
 		help:     hm,
 		timeline: timeline.New(com, store),
 		detail:   detail.New(com, store),
-		agents:   agents.New(com, store, h),
+		agents:   agents.New(com, h),
 		findings: findings.New(com, h),
 		indicators: indicators.New(com, func(ctx context.Context) ([]report.Indicator, error) {
 			ins, _, err := report.RedactedIndicators(ctx, h.Workspace())
