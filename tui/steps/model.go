@@ -292,7 +292,7 @@ func (m *Model) answer(msg common.AnswerMsg) tea.Cmd {
 	}
 	switch a.Kind {
 	case common.AskDoneAt:
-		at, err := parseTime(msg.Value, m.ws.Journal().Now())
+		at, err := parseTime(msg.Value, m.ws.Now())
 		if err != nil {
 			return common.Send(common.ErrMsg{Err: err})
 		}
