@@ -27,7 +27,7 @@ type Handle struct {
 	ingest    *IngestRun
 	assist    assist.Config
 	assistErr error
-	bounds    *evidence.Bounds // reads through Store are bounded (a served console)
+	bounds    *evidence.Bounds // reads through the handle are bounded (a served console)
 }
 
 // HandleOptions say who opens a case and how.
@@ -88,8 +88,9 @@ func (w *Workspace) Handle(opt HandleOptions) (*Handle, error) {
 // Name is the case's name for the header.
 func (h *Handle) Name() string { return h.name }
 
-// Store is the case's evidence.
-func (h *Handle) Store() evidence.Store {
+// reader is the case's evidence, within the handle's bounds: every read
+// through the handle goes through it.
+func (h *Handle) reader() evidence.Reader {
 	if h.bounds != nil {
 		return evidence.Bounded(h.ws.Store, *h.bounds)
 	}

@@ -2,7 +2,6 @@ package report
 
 import (
 	"context"
-	"time"
 
 	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
@@ -12,10 +11,7 @@ import (
 // case's use cases: an *incident.Workspace, or a console's
 // *incident.Handle. The report never holds the store or the journal.
 type Reader interface {
-	Counts() evidence.Counts
-	Search(ctx context.Context, req evidence.Request) (*evidence.Hits, error)
-	Get(ctx context.Context, id string) (evidence.Event, error)
-	Facet(ctx context.Context, q evidence.Query, since, until time.Time, field string, size int) ([]evidence.Count, error)
+	evidence.Reader
 	Each(ctx context.Context, q evidence.Query, fn func(evidence.Event) error) error
 	SessionIdentity(ctx context.Context) (*attribution.Identity, error)
 }
