@@ -92,9 +92,9 @@ func (h *Handle) Name() string { return h.name }
 // through the handle goes through it.
 func (h *Handle) reader() evidence.Reader {
 	if h.bounds != nil {
-		return evidence.Bounded(h.ws.Store, *h.bounds)
+		return evidence.Bounded(h.ws.store, *h.bounds)
 	}
-	return h.ws.Store
+	return h.ws.store
 }
 
 // Actor is who the journal records for this handle's writes.
@@ -136,8 +136,10 @@ func (h *Handle) Capabilities(ctx context.Context) (*capability.Set, error) {
 	return h.ws.Capabilities(ctx)
 }
 
-// Journal is the case journal.
-func (h *Handle) Journal() *journal.Journal { return h.ws.Journal() }
+// Journal is the case journal, for the console's Journal pane alone: it
+// is the journal's viewer (it follows the file and verifies the chain).
+// Everything else reads and records through the use cases (record.go).
+func (h *Handle) Journal() *journal.Journal { return h.ws.journal }
 
 // Workspace is the case's workspace, for the readers above the case (the
 // report's indicator register, which the console also shows).
