@@ -145,6 +145,14 @@ func (h *Handle) Journal() *journal.Journal { return h.ws.journal }
 // report's indicator register, which the console also shows).
 func (h *Handle) Workspace() *Workspace { return h.ws }
 
+// Config is the workspace's cordon.yaml.
+func (h *Handle) Config() (*Config, error) { return h.ws.Config() }
+
+// SetSubject names the agents the case is about (Workspace.SetSubject).
+func (h *Handle) SetSubject(ctx context.Context, actor journal.Actor, agents []string) (journal.Entry, error) {
+	return h.ws.SetSubject(ctx, actor, agents)
+}
+
 // Playbook is the playbook the case follows.
 func (h *Handle) Playbook() (*playbook.Playbook, error) { return h.ws.Playbook() }
 

@@ -335,9 +335,6 @@ func configuredActions(ws common.Casework) actionSet {
 		Config() (*incident.Config, error)
 	}
 	c, ok := ws.(configured)
-	if h, isHandle := ws.(interface{ Workspace() *incident.Workspace }); !ok && isHandle && h.Workspace() != nil {
-		c, ok = h.Workspace(), true
-	}
 	if !ok {
 		return actionSet{}
 	}
