@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"sort"
 	"time"
 
@@ -479,10 +478,4 @@ func (j JournalCheck) Line() string {
 		return "verified: the journal is empty"
 	}
 	return fmt.Sprintf("verified: %d entries, head %d %s", j.Entries, j.Seq, j.Head)
-}
-
-// contained reports whether agent counts as stopped, as the case's
-// Assessment has it: a subject agent, contained.
-func contained(agent string, cs incident.Case) bool {
-	return cs.Assessment.Contained && slices.Contains(cs.Subject, agent)
 }

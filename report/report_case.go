@@ -247,7 +247,7 @@ func uncontained(findings []detect.Finding, cs incident.Case, layers []LayerStat
 	var agents []string
 	serious := map[string][]string{}
 	for _, f := range findings {
-		if detect.SeverityRank(f.Severity) < detect.SeverityRank(detect.SeverityHigh) || contained(f.Agent, cs) {
+		if detect.SeverityRank(f.Severity) < detect.SeverityRank(detect.SeverityHigh) || cs.Assessment.AgentContained(f.Agent) {
 			continue
 		}
 		who := f.Agent
