@@ -187,7 +187,7 @@ func (w *Workspace) Rehearse() { w.rehearsal = true }
 
 // OpenCase opens a workspace's journal and configuration without its
 // index, and without any lock: steps and notes can be recorded while an
-// ingest holds the index. Its Store is nil.
+// ingest holds the index. It has no evidence to read.
 func OpenCase(dir string, opts ...Option) (*Workspace, error) {
 	if !IsWorkspace(dir) {
 		return nil, fmt.Errorf("%w: %s has no %s", ErrNoIncident, dir, indexDir)
