@@ -232,7 +232,7 @@ func (p Packet) LeftOut() string {
 // the packet: one redacted line per event, capped, within the budget.
 // Over budget it keeps the events of findings first, then samples the
 // rest evenly by time, and says so.
-func BuildPacket(ctx context.Context, st evidence.Store, sel Selection, budget Budget) (Packet, error) {
+func BuildPacket(ctx context.Context, st evidence.Reader, sel Selection, budget Budget) (Packet, error) {
 	budget = budget.withDefaults()
 	sel.Whole = sel.Whole || sel.Query.IsAll() && len(sel.IDs) == 0 && len(sel.Findings) == 0 && sel.Since.IsZero() && sel.Until.IsZero()
 	evs, total, missing, err := readSelection(ctx, st, sel, budget.ReadLimit)

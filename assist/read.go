@@ -13,7 +13,7 @@ import (
 // readSelection returns the selected events in time order (at most about
 // limit read for the query), how many the selection holds, and the
 // requested ids the store lacks.
-func readSelection(ctx context.Context, st evidence.Store, sel Selection, limit int) ([]evidence.Event, int, []string, error) {
+func readSelection(ctx context.Context, st evidence.Reader, sel Selection, limit int) ([]evidence.Event, int, []string, error) {
 	byID := map[string]evidence.Event{}
 	total := 0
 	explicit := len(sel.IDs) > 0 || len(sel.Findings) > 0
@@ -67,7 +67,7 @@ const readPage = 500
 // When more match, the span is cut into slices and each slice gives its
 // first events, so that a million events are read as a spread, not as
 // their first minutes.
-func readQuery(ctx context.Context, st evidence.Store, sel Selection, limit int) (int, []evidence.Event, error) {
+func readQuery(ctx context.Context, st evidence.Reader, sel Selection, limit int) (int, []evidence.Event, error) {
 	hits, err := st.Search(ctx, evidence.Request{Query: sel.Query, Since: sel.Since, Until: sel.Until, Limit: 1})
 	if err != nil {
 		return 0, nil, fmt.Errorf("evidence packet: %w", err)

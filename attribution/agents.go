@@ -45,7 +45,7 @@ const maxSessionStarts = 5000
 // from the totals kept at ingest, denials from one facet, first and last
 // seen from two one-event timeline pages per agent: none of it sorts or
 // loads the whole incident.
-func Agents(ctx context.Context, st evidence.Store) ([]AgentSummary, error) {
+func Agents(ctx context.Context, st evidence.Reader) ([]AgentSummary, error) {
 	c := st.Counts()
 	names := c.Top("agent", 0)
 	if len(names) == 0 {

@@ -30,7 +30,7 @@ func (c SourceCoverage) Percent() float64 {
 
 // Coverage counts, for the proxy, sensor and audit-log sources, the events attribution
 // could concern and how many of them it tied to an agent.
-func Coverage(ctx context.Context, st evidence.Store) ([]SourceCoverage, error) {
+func Coverage(ctx context.Context, st evidence.Reader) ([]SourceCoverage, error) {
 	c := st.Counts()
 	var out []SourceCoverage
 	for _, src := range []string{evidence.SourceProxy, evidence.SourceSensor, evidence.SourceAudit} {

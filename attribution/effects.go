@@ -28,7 +28,7 @@ const (
 // connections (by exec id), and the proxy requests to hosts the command
 // names, from the call until its result (or effectMax). It returns no
 // events for a call that ran no command.
-func ToolEffects(ctx context.Context, st evidence.Store, call evidence.Event) ([]evidence.Event, error) {
+func ToolEffects(ctx context.Context, st evidence.Reader, call evidence.Event) ([]evidence.Event, error) {
 	cmd := normalizeCmd(call.Cmdline)
 	if call.Agent == "" || cmd == "" || call.Source != evidence.SourceLedger {
 		return nil, nil
@@ -74,7 +74,7 @@ func ToolEffects(ctx context.Context, st evidence.Store, call evidence.Event) ([
 
 // ToolCause finds the ledger tool call whose effects include ev (a sensor
 // or proxy event), looking back effectMax from it, nearest call first.
-func ToolCause(ctx context.Context, st evidence.Store, ev evidence.Event) (evidence.Event, bool, error) {
+func ToolCause(ctx context.Context, st evidence.Reader, ev evidence.Event) (evidence.Event, bool, error) {
 	if ev.Agent == "" || ev.Source == evidence.SourceLedger {
 		return evidence.Event{}, false, nil
 	}

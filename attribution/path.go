@@ -16,7 +16,7 @@ import (
 // "10.0.3.7 → sandbox sb-42 (10:00:00–10:47:20) → agent-7 via src_ip". It
 // returns "" for events attribution does not concern (ledger records).
 // The line quotes evidence: render it through the console's Fit.
-func Path(ctx context.Context, st evidence.Store, ev evidence.Event) (string, error) {
+func Path(ctx context.Context, st evidence.Reader, ev evidence.Event) (string, error) {
 	if ev.Source != evidence.SourceProxy && ev.Source != evidence.SourceSensor && ev.Source != evidence.SourceAudit {
 		return "", nil
 	}

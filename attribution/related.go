@@ -38,7 +38,7 @@ type Related struct {
 // container within ±30 s), that window itself ranked by link before
 // nearness (SortByLink). The event itself is left out; empty groups are
 // omitted.
-func RelatedEvents(ctx context.Context, st evidence.Store, ev evidence.Event) ([]Related, error) {
+func RelatedEvents(ctx context.Context, st evidence.Reader, ev evidence.Event) ([]Related, error) {
 	var out []Related
 	add := func(why string, q evidence.Query, since, until time.Time) error {
 		hits, err := st.Search(ctx, evidence.Request{Query: q, Since: since, Until: until, Sort: evidence.SortTime, Limit: relatedLimit + 1})
@@ -121,7 +121,7 @@ const windowReach = 250
 // session, then the rest, each by nearness. The first relatedLimit are
 // kept, in that order: the list shown around an event starts with what is
 // tied to it, not with whatever happened first in the window.
-func window(ctx context.Context, st evidence.Store, ev evidence.Event, why string, q evidence.Query) (Related, error) {
+func window(ctx context.Context, st evidence.Reader, ev evidence.Event, why string, q evidence.Query) (Related, error) {
 	at := evidence.Cursor{Time: ev.Time, ID: ev.ID}
 	before, err := st.Page(ctx, evidence.PageRequest{Query: q, After: at, Backward: true, Limit: windowReach})
 	if err != nil {
@@ -201,7 +201,7 @@ func SortByLink(ev evidence.Event, evs []evidence.Event) {
 
 // nearest returns the events of a (possibly huge) group closest in time to
 // ev: a few before and a few after, by timeline pages around it.
-func nearest(ctx context.Context, st evidence.Store, ev evidence.Event, why string, q evidence.Query) (Related, error) {
+func nearest(ctx context.Context, st evidence.Reader, ev evidence.Event, why string, q evidence.Query) (Related, error) {
 	at := evidence.Cursor{Time: ev.Time, ID: ev.ID}
 	const half = 6
 	before, err := st.Page(ctx, evidence.PageRequest{Query: q, After: at, Backward: true, Limit: half})
@@ -235,7 +235,7 @@ func containsID(evs []evidence.Event, id string) bool {
 
 // crossLayer links a ledger tool call to its effects in the sensor and
 // proxy logs, or an effect back to its tool call.
-func crossLayer(ctx context.Context, st evidence.Store, ev evidence.Event) (Related, error) {
+func crossLayer(ctx context.Context, st evidence.Reader, ev evidence.Event) (Related, error) {
 	if ev.Source == evidence.SourceLedger {
 		if ev.Kind != evidence.KindToolCall {
 			return Related{}, nil

@@ -48,7 +48,7 @@ func ReadSessions(ctx context.Context, src Source) ([]evidence.Event, error) {
 
 // SessionIdentity builds the identity map (keys to agents over time) from
 // the session records in the store.
-func SessionIdentity(ctx context.Context, st evidence.Store) (*Identity, error) {
+func SessionIdentity(ctx context.Context, st evidence.Reader) (*Identity, error) {
 	sessions, err := ReadSessions(ctx, evidence.StoreSource{Store: st})
 	if err != nil {
 		return nil, fmt.Errorf("read session records: %w", err)

@@ -40,7 +40,7 @@ func TestRunSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	formats := ws.Store.Counts().Fields["format"]
+	formats := ws.Counts().Fields["format"]
 	for _, f := range []string{"cordon-ledger", "squid", "falco", "tetragon"} {
 		if formats[f] < 50 {
 			t.Errorf("format %s: %d events (%v)", f, formats[f], formats)

@@ -44,7 +44,7 @@ func timeConsole(ctx context.Context, ws *incident.Workspace, presses int) ([]Qu
 	_ = m.View()
 	open := time.Since(began)
 	out := []QueryStats{{Name: "console open", Example: "New, first page, counts, agents, first View at 120x40", TargetMs: TargetOpenMs,
-		MedianMs: ms(open), P95Ms: ms(open), Hits: ws.Store.Counts().Total}}
+		MedianMs: ms(open), P95Ms: ms(open), Hits: ws.Counts().Total}}
 	for _, k := range []struct {
 		name string
 		key  tea.KeyMsg

@@ -25,7 +25,7 @@ type watcher struct {
 // liveProbes are the queries a console runs while it follows an ingest.
 var liveProbes = map[string]bool{"term agent": true, "bare word": true, "timeline page": true}
 
-func watch(ctx context.Context, st evidence.Store, began time.Time, live bool) *watcher {
+func watch(ctx context.Context, st evidence.Reader, began time.Time, live bool) *watcher {
 	ctx, cancel := context.WithCancel(ctx)
 	w := &watcher{cancel: cancel, done: make(chan struct{}), took: map[string][]time.Duration{}, hits: map[string][]int64{}, target: map[string]float64{}}
 	go func() {

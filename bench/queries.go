@@ -36,7 +36,7 @@ var bareWords = []string{"nohup", "passwd", "pytest", "beacon", "shadow", "uploa
 
 func agentName(i int) string { return fmt.Sprintf("agent-%02d", i%nAgents+1) }
 
-func probes(st evidence.Store, rnd *rand.Rand) []probe {
+func probes(st evidence.Reader, rnd *rand.Rand) []probe {
 	c := st.Counts()
 	spanNs := c.Last.Sub(c.First).Nanoseconds()
 	at := func() time.Time { return c.First.Add(time.Duration(rnd.Int63n(spanNs + 1))) }
@@ -87,7 +87,7 @@ func probes(st evidence.Store, rnd *rand.Rand) []probe {
 
 // timeQueries runs every probe n times, interleaved so that a burst of
 // load from elsewhere spreads over all of them, and summarizes.
-func timeQueries(ctx context.Context, st evidence.Store, n int) ([]QueryStats, error) {
+func timeQueries(ctx context.Context, st evidence.Reader, n int) ([]QueryStats, error) {
 	rnd := rand.New(rand.NewSource(seed))
 	ps := probes(st, rnd)
 	took := make([][]time.Duration, len(ps))

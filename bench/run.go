@@ -141,7 +141,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	defer ws.Close()
-	res.Queries, err = timeQueries(ctx, ws.Store, cfg.Queries)
+	res.Queries, err = timeQueries(ctx, ws, cfg.Queries)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +168,7 @@ func ingest(ctx context.Context, incDir, evidenceDir string, live bool, res *Res
 	if err != nil {
 		return err
 	}
-	w := watch(ctx, ws.Store, began, live)
+	w := watch(ctx, ws, began, live)
 	files, err := ws.Ingest(ctx, []string{evidenceDir}, incident.IngestOptions{})
 	res.FirstSearchable, res.LiveQueries = w.stop()
 	if err != nil {
@@ -182,7 +182,7 @@ func ingest(ctx context.Context, incDir, evidenceDir string, live bool, res *Res
 		}
 		res.Rejects += f.Rejects
 	}
-	res.Events = ws.Store.Counts().Total
+	res.Events = ws.Counts().Total
 	return ws.Close()
 }
 
@@ -193,7 +193,7 @@ func queriesOnly(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	defer ws.Close()
-	res := &Result{Events: ws.Store.Counts().Total, Dir: cfg.Incident}
+	res := &Result{Events: ws.Counts().Total, Dir: cfg.Incident}
 	res.Machine = Machine{CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), GoVersion: runtime.Version(), LoadBefore: loadAvg()}
 	res.IndexBytes = diskUsage(filepath.Join(cfg.Incident, "index.bleve"))
 	if res.Events > 0 {
@@ -203,7 +203,7 @@ func queriesOnly(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Queries, err = timeQueries(ctx, ws.Store, cfg.Queries)
+	res.Queries, err = timeQueries(ctx, ws, cfg.Queries)
 	if err == nil {
 		err = timeFindings(ctx, ws, res)
 	}
@@ -225,10 +225,10 @@ func queriesOnly(ctx context.Context, cfg Config) (*Result, error) {
 // workspace shares, Workspace.CachedFindings, which costs the same).
 func timeFindings(ctx context.Context, ws *incident.Workspace, res *Result) error {
 	began := time.Now()
-	fs, err := incident.RunDetectors(ctx, ws.Store, incident.FindingsOptions{})
+	r, err := ws.ScanWith(ctx, incident.FindingsOptions{})
 	if err != nil {
 		return fmt.Errorf("findings: %w", err)
 	}
-	res.FindingsSeconds, res.Findings = time.Since(began).Seconds(), len(fs)
+	res.FindingsSeconds, res.Findings = time.Since(began).Seconds(), len(r.Findings)
 	return nil
 }

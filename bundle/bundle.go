@@ -90,7 +90,7 @@ func Write(ctx context.Context, ws *incident.Workspace, out io.Writer, opt Optio
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	v, err := ws.Journal().Verify()
+	v, err := ws.VerifyJournal()
 	if err != nil {
 		return Manifest{}, err
 	}
@@ -160,7 +160,7 @@ type member struct {
 // bundle verify will: an entry appended meanwhile is in both the bytes and
 // the manifest's head, or in neither.
 func journalSnapshot(ws *incident.Workspace) ([]member, journal.Verification, error) {
-	entries, head, err := ws.Journal().Snapshot()
+	entries, head, err := ws.JournalSnapshot()
 	if err != nil {
 		return nil, journal.Verification{}, err
 	}

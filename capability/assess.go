@@ -225,6 +225,12 @@ func (a Assessment) Holds(agent string) bool {
 	return false
 }
 
+// AgentContained says agent counts as stopped: it is of the subject, and
+// the case is contained.
+func (a Assessment) AgentContained(agent string) bool {
+	return a.Contained && slices.Contains(a.Subject, agent)
+}
+
 // Headline says the case's state in one line, naming layers by their ids
 // (HeadlineWith names them as a playbook titles them).
 func (a Assessment) Headline() string { return a.HeadlineWith(func(l string) string { return l }) }

@@ -47,7 +47,7 @@ func TestEndReleasesEverythingAndDebriefs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	es, err := d.WS.Journal().Entries()
+	es, err := d.WS.JournalEntries()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestEndReleasesEverythingAndDebriefs(t *testing.T) {
 	if d.Released() == 0 || deb.Score.Right != 1 {
 		t.Errorf("released %d, score %+v", d.Released(), deb.Score)
 	}
-	es, err = d.WS.Journal().Entries()
+	es, err = d.WS.JournalEntries()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,7 +142,7 @@ func DebriefDir(ctx context.Context, dir string) (*Debrief, error) {
 
 // BuildDebrief scores the drill st of script s run in ws.
 func BuildDebrief(ctx context.Context, ws *incident.Workspace, s *Script, st State) (*Debrief, error) {
-	entries, err := ws.Journal().Entries()
+	entries, err := ws.JournalEntries()
 	if err != nil {
 		return nil, err
 	}

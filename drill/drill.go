@@ -89,7 +89,7 @@ func start(ctx context.Context, s *Script, ws *incident.Workspace, wall func() t
 		return nil, err
 	}
 	text := fmt.Sprintf("drill %s starts at %s, speed ×%g", s.Scenario, d.State.Start.Format(time.RFC3339), d.Clock.Speed())
-	if _, err := ws.Journal().Append(ctx, journal.Entry{Actor: scenarioActor, Type: journal.EntryDrillStarted, Text: text}); err != nil {
+	if _, err := ws.RecordDrill(ctx, journal.Entry{Actor: scenarioActor, Type: journal.EntryDrillStarted, Text: text}, time.Time{}); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -125,7 +125,7 @@ func prepare(s *Script, ws *incident.Workspace, wall func() time.Time) (*Drill, 
 	for _, in := range d.injects {
 		d.at = append(d.at, in.At.Resolve(begin))
 	}
-	ws.Journal().SetClock(d.Clock.Now)
+	ws.SetClock(d.Clock.Now)
 	ws.Rehearse()
 	return d, nil
 }
@@ -159,7 +159,7 @@ func Resume(ctx context.Context, dir string, wall func() time.Time) (*Drill, err
 }
 
 func (d *Drill) resume(ctx context.Context) error {
-	entries, err := d.WS.Journal().Entries()
+	entries, err := d.WS.JournalEntries()
 	if err != nil {
 		return err
 	}
@@ -186,7 +186,7 @@ func (d *Drill) resume(ctx context.Context) error {
 	d.pending = released > 0 // a quit may have cut the last ingest short
 	d.Clock.Jump(at)
 	text := fmt.Sprintf("drill %s resumed at %s", d.Script.Scenario, at.Format(time.RFC3339))
-	_, err = d.WS.Journal().Append(ctx, journal.Entry{Actor: scenarioActor, Type: journal.EntryDrillStarted, Text: text})
+	_, err = d.WS.RecordDrill(ctx, journal.Entry{Actor: scenarioActor, Type: journal.EntryDrillStarted, Text: text}, time.Time{})
 	return err
 }
 
@@ -235,7 +235,7 @@ func (d *Drill) Advance(ctx context.Context) ([]Inject, error) {
 			text = "evidence released: " + strings.Join(in.Evidence, ", ")
 		}
 		// stamped when it was due, not when the clock was next read
-		if _, err := d.WS.Journal().AppendAt(ctx, journal.Entry{Actor: scenarioActor, Type: journal.EntryDrillInject, Text: text}, d.at[next-1]); err != nil {
+		if _, err := d.WS.RecordDrill(ctx, journal.Entry{Actor: scenarioActor, Type: journal.EntryDrillInject, Text: text}, d.at[next-1]); err != nil {
 			return fired, err
 		}
 	}
@@ -288,5 +288,5 @@ func (d *Drill) Answer(ctx context.Context, actor journal.Actor, question, answe
 		return journal.Entry{}, fmt.Errorf("no question %q in this drill", question)
 	}
 	b, _ := json.Marshal(answerPayload{Question: question, Answer: answer})
-	return d.WS.Journal().Append(ctx, journal.Entry{Actor: actor, Type: journal.EntryDrillAnswer, Text: question + ": " + answer, Payload: b})
+	return d.WS.RecordDrill(ctx, journal.Entry{Actor: actor, Type: journal.EntryDrillAnswer, Text: question + ": " + answer, Payload: b}, time.Time{})
 }

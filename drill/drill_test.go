@@ -36,7 +36,7 @@ func TestNothingFromTheFuture(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	st := d.WS.Store
+	st := d.WS
 	count := func(q string, since, until time.Time) uint64 {
 		h, err := st.Search(ctx, evidence.Request{Query: evidence.MustParse(q), Since: since, Until: until, Limit: 1})
 		if err != nil {
@@ -75,7 +75,7 @@ func TestNothingFromTheFuture(t *testing.T) {
 	if n := count("source:sensor +format:tetragon", at("14:31:00"), at("14:35:00")); n == 0 {
 		t.Error("the gap hid Tetragon too; it names only falco.jsonl")
 	}
-	entries, _ := d.WS.Journal().Entries()
+	entries, _ := d.WS.JournalEntries()
 	if last := entries[len(entries)-1]; last.Type != "drill_inject" || !last.Time.Equal(at("14:35:00")) {
 		t.Errorf("inject journaled at %v (%s), want its own scenario time 14:35:00", last.Time, last.Type)
 	}
@@ -245,7 +245,7 @@ func TestResume(t *testing.T) {
 	if _, err := d.Advance(ctx); err != nil {
 		t.Fatal(err)
 	}
-	before := d.WS.Store.Counts().Total
+	before := d.WS.Counts().Total
 	d.Close()
 
 	if _, err := drill.Start(ctx, s, dir, nil); !errors.Is(err, drill.ErrDrillExists) {
@@ -259,21 +259,21 @@ func TestResume(t *testing.T) {
 	if now := r.Clock.Now(); now.Before(at("14:29:30")) || now.After(at("14:30:00")) || !r.Clock.Paused() {
 		t.Errorf("resumed at %v (paused %v), want the last evidence released before 14:30, paused", now, r.Clock.Paused())
 	}
-	if last := r.WS.Store.Counts().Last; last.After(r.Clock.Now()) {
+	if last := r.WS.Counts().Last; last.After(r.Clock.Now()) {
 		t.Errorf("resumed behind evidence already seen: %v after %v", last, r.Clock.Now())
 	}
 	if in, when, ok := r.NextInject(); !ok || !when.Equal(at("14:35:00")) {
 		t.Errorf("next inject %v at %v, want the 14:35 one (14:21 already fired)", in.Text, when)
 	}
 	fired, err := r.Advance(ctx)
-	if err != nil || len(fired) != 0 || r.WS.Store.Counts().Total != before {
-		t.Errorf("advancing in place: fired %d, %d events (was %d), %v", len(fired), r.WS.Store.Counts().Total, before, err)
+	if err != nil || len(fired) != 0 || r.WS.Counts().Total != before {
+		t.Errorf("advancing in place: fired %d, %d events (was %d), %v", len(fired), r.WS.Counts().Total, before, err)
 	}
 	r.Clock.Jump(at("15:30:00"))
 	if _, err := r.Advance(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := r.WS.Store.Counts().Total; n <= before {
+	if n := r.WS.Counts().Total; n <= before {
 		t.Errorf("the rest of the evidence did not come: %d events", n)
 	}
 }
@@ -304,11 +304,11 @@ func TestRecordReleasedWhenItsLastEventHappened(t *testing.T) {
 		if _, err := d.Advance(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if last, now := d.WS.Store.Counts().Last, d.Clock.Now(); last.After(now) {
+		if last, now := d.WS.Counts().Last, d.Clock.Now(); last.After(now) {
 			t.Fatalf("at %s the index already holds an event of %s", now.Format(time.StampMilli), last.Format(time.StampMilli))
 		}
 	}
-	if d.WS.Store.Counts().Total == 0 {
+	if d.WS.Counts().Total == 0 {
 		t.Error("nothing was released by the end")
 	}
 }
@@ -326,7 +326,7 @@ func TestFailedIngestIsRetried(t *testing.T) {
 	if _, err := d.Advance(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if n := d.WS.Store.Counts().Total; n == 0 {
+	if n := d.WS.Counts().Total; n == 0 {
 		t.Error("the records released during the failed ingest never reached the index")
 	}
 }

@@ -124,7 +124,7 @@ func Density(c Counts, n int) (Buckets, []int64) {
 // bucket over the index's deny postings, so its cost follows the number of
 // denials, not of events. Small enough to run whenever the width changes.
 // Denials outside the buckets' span are not counted.
-func DeniedSeries(ctx context.Context, st Store, b Buckets) ([]int64, error) {
+func DeniedSeries(ctx context.Context, st Reader, b Buckets) ([]int64, error) {
 	out := make([]int64, max(b.N, 0))
 	if st.Counts().Fields["decision"][DecisionDeny] == 0 {
 		return out, nil

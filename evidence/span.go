@@ -154,7 +154,7 @@ func (c Counts) MainSpan() Span {
 // Exact returns the span with the exact times of the main span's first
 // and last events, read from st: one page of one event for each side cut
 // off. On an error it returns the span as it was.
-func (s Span) Exact(ctx context.Context, st Store) (Span, error) {
+func (s Span) Exact(ctx context.Context, st Reader) (Span, error) {
 	out := s
 	if s.Before > 0 {
 		p, err := st.Page(ctx, PageRequest{Since: s.First, Limit: 1})

@@ -17,14 +17,10 @@ var (
 	ErrQuery = errors.New("bad query")
 )
 
-// Store indexes and searches events. Bleve is the embedded implementation;
-// nothing outside this package sees its types.
-type Store interface {
-	// Index adds events, skipping ids already in the store, and records
-	// state (checkpoints) atomically with them. It returns how many were new.
-	Index(ctx context.Context, events []Event, state map[string][]byte) (int, error)
-	// State returns a value recorded by Index, nil if none.
-	State(key string) ([]byte, error)
+// Reader is the reading half of a Store: what the readers of a case (a
+// console's panes, attribution's views of the evidence) are handed, by
+// the case rather than as the store itself.
+type Reader interface {
 	// Search runs a typed query.
 	Search(ctx context.Context, req Request) (*Hits, error)
 	// Page returns up to req.Limit events in time order starting at a
@@ -32,13 +28,24 @@ type Store interface {
 	Page(ctx context.Context, req PageRequest) (*Page, error)
 	// Facet counts the values of field over the events matching query.
 	Facet(ctx context.Context, q Query, since, until time.Time, field string, size int) ([]Count, error)
-	// Replace rewrites events already in the store (same id and time, new
-	// field values such as an attributed agent) and adjusts the counts.
-	Replace(ctx context.Context, events []Event) (int, error)
 	// Get returns one event by id.
 	Get(ctx context.Context, id string) (Event, error)
 	// Counts returns the whole-incident counts kept at ingest.
 	Counts() Counts
+}
+
+// Store indexes and searches events. Bleve is the embedded implementation;
+// nothing outside this package sees its types.
+type Store interface {
+	Reader
+	// Index adds events, skipping ids already in the store, and records
+	// state (checkpoints) atomically with them. It returns how many were new.
+	Index(ctx context.Context, events []Event, state map[string][]byte) (int, error)
+	// State returns a value recorded by Index, nil if none.
+	State(key string) ([]byte, error)
+	// Replace rewrites events already in the store (same id and time, new
+	// field values such as an attributed agent) and adjusts the counts.
+	Replace(ctx context.Context, events []Event) (int, error)
 	// Sync waits until everything Index and Replace took is on disk (they
 	// return once it is searchable). It returns ErrWrite when some of it
 	// could not be written: nothing is then success, and no checkpoint may

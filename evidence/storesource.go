@@ -14,7 +14,7 @@ const sourcePage = 2000
 // the timeline in time order, so that no more than a page of events is
 // held at once.
 type StoreSource struct {
-	Store Store
+	Store Reader
 	// PageSize is how many events a page holds (0: 2000).
 	PageSize int
 	// Since skips events before it (zero: none).

@@ -28,7 +28,7 @@ func TestSampleValuesFitTheDefaultPatterns(t *testing.T) {
 	}
 	for _, p := range dirs {
 		ws := incidenttest.New(t, filepath.Dir(p))
-		hits, err := ws.Store.Search(context.Background(), evidence.Request{Query: evidence.Term("kind", evidence.KindSessionStart), Limit: 10000})
+		hits, err := ws.EvidenceStore().Search(context.Background(), evidence.Request{Query: evidence.Term("kind", evidence.KindSessionStart), Limit: 10000})
 		if err != nil {
 			t.Fatal(err)
 		}

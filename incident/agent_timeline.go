@@ -44,7 +44,7 @@ func (w *Workspace) AgentTimeline(ctx context.Context, agent string, red *redact
 			findings = append(findings, f)
 		}
 	}
-	p, err := assist.BuildPacket(ctx, w.Store, assist.Selection{Query: evidence.Term("agent", agent), Findings: findings, Redactor: red}, assist.Budget{Tokens: timelineTokens})
+	p, err := assist.BuildPacket(ctx, w.store, assist.Selection{Query: evidence.Term("agent", agent), Findings: findings, Redactor: red}, assist.Budget{Tokens: timelineTokens})
 	if err != nil {
 		return AgentTimeline{}, fmt.Errorf("timeline of %s: %w", agent, err)
 	}

@@ -37,7 +37,7 @@ func (w *Workspace) assessmentKey(s CaseState) (string, bool) {
 		return "", false
 	}
 	h := sha256.New()
-	for _, part := range []string{capabilityModel, evidenceKey(w.Store.Counts()), strings.Join(s.Subject, "\x00"),
+	for _, part := range []string{capabilityModel, evidenceKey(w.store.Counts()), strings.Join(s.Subject, "\x00"),
 		s.Times[playbook.VarContainedAt].UTC().Format(time.RFC3339Nano), rules} {
 		h.Write([]byte(part))
 		h.Write([]byte{0})

@@ -124,7 +124,7 @@ func (w *Workspace) Ask(ctx context.Context, actor journal.Actor, cfg assist.Con
 	}
 	// Every exchange is on record: a workspace that cannot take the entry
 	// (read-only, shared) refuses before anything leaves the machine.
-	if err := w.Journal().Writable(); err != nil {
+	if err := w.journal.Writable(); err != nil {
 		return assist.Result{}, err
 	}
 	if err := assist.Gate(req.Task, req.Question); err != nil {
@@ -154,7 +154,7 @@ func (w *Workspace) Ask(ctx context.Context, actor journal.Actor, cfg assist.Con
 		// until they accept it, but how much it finds is part of what
 		// they decide on.
 		if q, perr := res.Suggestion.Parsed(); perr == nil {
-			if hits, serr := w.Store.Search(ctx, evidence.Request{Query: q, Limit: 1}); serr == nil {
+			if hits, serr := w.store.Search(ctx, evidence.Request{Query: q, Limit: 1}); serr == nil {
 				res.Suggestion.Hits = int(hits.Total)
 			}
 		}
@@ -214,7 +214,7 @@ func (w *Workspace) AskPacket(ctx context.Context, cfg assist.Config, req AskReq
 		}
 		sel.Assessment = &a
 	}
-	p, err := assist.BuildPacket(ctx, w.Store, sel, c.PacketBudget(cfg, req.Task, req.Question))
+	p, err := assist.BuildPacket(ctx, w.store, sel, c.PacketBudget(cfg, req.Task, req.Question))
 	if err != nil || cfg.Offline {
 		return p, err
 	}

@@ -144,7 +144,7 @@ func TestAskJournalsTheExchange(t *testing.T) {
 	if strings.Contains(string(raw), testKey) {
 		t.Error("the API key is in the journal")
 	}
-	if v, err := ws.Journal().Verify(); err != nil || !v.OK() {
+	if v, err := ws.VerifyJournal(); err != nil || !v.OK() {
 		t.Errorf("journal verify: %+v %v", v, err)
 	}
 }

@@ -80,7 +80,7 @@ func TestSummarizeWholeIncidentSendsMoreThanTheFindings(t *testing.T) {
 			inFindings[id] = true
 		}
 	}
-	total := int(ws.Store.Counts().Total)
+	total := int(ws.EvidenceStore().Counts().Total)
 	if total <= len(inFindings) {
 		t.Fatalf("the sample has %d events, %d in findings: no test", total, len(inFindings))
 	}

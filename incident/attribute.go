@@ -23,12 +23,12 @@ type attributor struct {
 }
 
 func (w *Workspace) newAttributor(ctx context.Context) (*attributor, error) {
-	id, err := attribution.SessionIdentity(ctx, w.Store)
+	id, err := attribution.SessionIdentity(ctx, w.store)
 	if err != nil {
 		return nil, err
 	}
 	w.journaledExecs(id)
-	c := w.Store.Counts()
+	c := w.store.Counts()
 	other := c.Fields["source"][evidence.SourceProxy] + c.Fields["source"][evidence.SourceSensor] + c.Fields["source"][evidence.SourceAudit]
 	return &attributor{id: id, seenOther: other > 0}, nil
 }
@@ -69,7 +69,7 @@ func (w *Workspace) Attribute(ctx context.Context, since time.Time) (Attribution
 	if !w.write {
 		return res, fmt.Errorf("incident opened read-only")
 	}
-	id, err := attribution.SessionIdentity(ctx, w.Store)
+	id, err := attribution.SessionIdentity(ctx, w.store)
 	if err != nil {
 		return res, err
 	}
@@ -79,14 +79,14 @@ func (w *Workspace) Attribute(ctx context.Context, since time.Time) (Attribution
 		if len(batch) == 0 {
 			return nil
 		}
-		n, err := w.Store.Replace(ctx, batch)
+		n, err := w.store.Replace(ctx, batch)
 		res.Changed += n
 		batch = batch[:0]
 		return err
 	}
 	q := evidence.Or(evidence.Terms("source", evidence.SourceProxy, evidence.SourceSensor, evidence.SourceAudit),
 		evidence.And(evidence.Term("source", evidence.SourceLedger), evidence.Terms("kind", evidence.KindToolCall, evidence.KindToolResult)))
-	err = evidence.StoreSource{Store: w.Store, Since: since}.Each(ctx, q, func(ev evidence.Event) error {
+	err = evidence.StoreSource{Store: w.store, Since: since}.Each(ctx, q, func(ev evidence.Event) error {
 		res.Checked++
 		if id.FlagSession(&ev) || attribution.Apply(&ev, id.Attribute(&ev)) {
 			batch = append(batch, ev)

@@ -14,7 +14,7 @@ import (
 // the pod is the responder's who ran them, as for an exec the API server
 // logged.
 func (w *Workspace) journaledExecs(id *attribution.Identity) {
-	entries, err := w.Journal().Entries()
+	entries, err := w.journal.Entries()
 	if err != nil {
 		return
 	}

@@ -24,16 +24,16 @@ func TestJournaledExecIsTheResponders(t *testing.T) {
 	}
 	defer ws.Close()
 	// the action ran at 15:02:49 and took 0.4 s; the journal wrote it then
-	ws.Journal().SetClock(func() time.Time { return time.Date(2026, 9, 2, 15, 2, 49, 900_000_000, time.UTC) })
+	ws.SetClock(func() time.Time { return time.Date(2026, 9, 2, 15, 2, 49, 900_000_000, time.UTC) })
 	payload := ActionPayload{Action: "shell", Runs: []ActionRun{{Argv: []string{"kubectl", "exec", "-it", "-n", "agent-evals", "sandbox-sb-118", "--", "bash"}, Took: 400 * time.Millisecond}}}
 	if _, err := ws.appendJSON(ctx, journal.Entry{Actor: journal.Actor{Name: "pdiaz", Via: journal.ViaCLI}, Type: journal.EntryActionRun, Text: "shell"}, payload); err != nil {
 		t.Fatal(err)
 	}
-	ws.Journal().SetClock(time.Now)
+	ws.SetClock(time.Now)
 	if _, err := ws.Ingest(ctx, []string{filepath.Join(sample, "ledger.jsonl"), filepath.Join(sample, "sensor")}, IngestOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	h, err := ws.Store.Search(ctx, evidence.Request{Query: evidence.Term("attributed_via", "responder"), Limit: 100})
+	h, err := ws.store.Search(ctx, evidence.Request{Query: evidence.Term("attributed_via", "responder"), Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

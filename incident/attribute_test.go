@@ -11,7 +11,7 @@ import (
 
 func agentsOf(t *testing.T, ws *incident.Workspace) map[string]int64 {
 	t.Helper()
-	return ws.Store.Counts().Fields["agent"]
+	return ws.EvidenceStore().Counts().Fields["agent"]
 }
 
 // Attribution is stored at ingest, whatever the order of the files: the
@@ -54,11 +54,11 @@ func TestAttributionAtIngestInAnyOrder(t *testing.T) {
 			t.Errorf("%q: %d events ledger-first, %d ledger-last", agent, n, b[agent])
 		}
 	}
-	hits, err := last.Store.Search(ctx, evidence.Request{Query: evidence.MustParse("+agent:agent-7 +source:proxy +attributed_via:src_ip"), Limit: 1})
+	hits, err := last.Search(ctx, evidence.Request{Query: evidence.MustParse("+agent:agent-7 +source:proxy +attributed_via:src_ip"), Limit: 1})
 	if err != nil || hits.Total < 20 {
 		t.Errorf("agent-7's proxy lines by src_ip: %v %v", hits, err)
 	}
-	hits, err = last.Store.Search(ctx, evidence.Request{Query: evidence.MustParse("+agent:agent-3 +src_ip:10.0.3.7"), Limit: 1})
+	hits, err = last.Search(ctx, evidence.Request{Query: evidence.MustParse("+agent:agent-3 +src_ip:10.0.3.7"), Limit: 1})
 	if err != nil || hits.Total == 0 {
 		t.Errorf("the reused IP's later owner: %v %v", hits, err)
 	}

@@ -44,7 +44,7 @@ func BenchmarkScan(b *testing.B) {
 			var cpu time.Duration
 			for i := 0; i < b.N; i++ {
 				began := processCPU()
-				r, err := incident.Scan(context.Background(), ws.Store, opt)
+				r, err := incident.Scan(context.Background(), ws.EvidenceStore(), opt)
 				cpu += processCPU() - began
 				if err != nil || len(r.Findings) == 0 {
 					b.Fatalf("scan: %d findings, %v", len(r.Findings), err)
@@ -81,7 +81,7 @@ func BenchmarkAssessment(b *testing.B) {
 	}
 	b.ReportMetric((processCPU() - began).Seconds(), "scan-cpu-s")
 	top := ranks[0].Agent
-	cs, err := incident.LoadCase(ctx, ws.Store, []string{top}, time.Time{})
+	cs, err := incident.LoadCase(ctx, ws.EvidenceStore(), []string{top}, time.Time{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func BenchmarkCapabilityPass(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				runtime.GC()
 				began := processCPU()
-				r, err := incident.Scan(context.Background(), ws.Store, incident.FindingsOptions{Rules: tc.rules, Secrets: secrets})
+				r, err := incident.Scan(context.Background(), ws.EvidenceStore(), incident.FindingsOptions{Rules: tc.rules, Secrets: secrets})
 				cpu += processCPU() - began
 				if err != nil || len(r.Capabilities.Agents()) == 0 {
 					b.Fatalf("scan: %v", err)

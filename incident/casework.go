@@ -18,9 +18,6 @@ import (
 // ErrNoStep: the playbook has no step of that id.
 var ErrNoStep = errors.New("no such step")
 
-// Journal returns the workspace's case journal.
-func (w *Workspace) Journal() *journal.Journal { return w.journal }
-
 // Config returns the workspace's cordon.yaml, read once.
 func (w *Workspace) Config() (*Config, error) {
 	w.configOnce.Do(func() { w.config, w.configErr = LoadConfig(w.Dir, w.shared) })
@@ -38,7 +35,7 @@ func (w *Workspace) Playbook() (*playbook.Playbook, error) {
 
 // State folds the journal into the case state.
 func (w *Workspace) State() (CaseState, error) {
-	entries, err := w.Journal().Entries()
+	entries, err := w.journal.Entries()
 	if err != nil {
 		return CaseState{}, err
 	}
@@ -59,7 +56,7 @@ func (w *Workspace) Case(ctx context.Context, s CaseState) (Case, error) {
 	if len(subject) == 0 {
 		from = ""
 	}
-	cs, err := LoadCase(ctx, w.Store, subject, s.Times[playbook.VarContainedAt])
+	cs, err := LoadCase(ctx, w.store, subject, s.Times[playbook.VarContainedAt])
 	cs.SubjectFrom = from
 	if err != nil || len(subject) == 0 {
 		return cs, err
@@ -81,7 +78,7 @@ func (w *Workspace) SetSubject(ctx context.Context, actor journal.Actor, agents 
 		if a == "" {
 			return journal.Entry{}, errors.New("an empty agent name")
 		}
-		h, err := w.Store.Search(ctx, evidence.Request{Query: evidence.Term("agent", a), Limit: 1})
+		h, err := w.store.Search(ctx, evidence.Request{Query: evidence.Term("agent", a), Limit: 1})
 		if err != nil {
 			return journal.Entry{}, err
 		}
@@ -172,7 +169,7 @@ func (w *Workspace) Check(ctx context.Context, actor journal.Actor, ids ...strin
 	}
 	// The checks run side by side; their results are journaled in the
 	// steps' order, each only once every check before it has succeeded.
-	out, err := CheckSteps(ctx, w.Store, steps, cs, w.journal.Now())
+	out, err := CheckSteps(ctx, w.store, steps, cs, w.journal.Now())
 	for i, res := range out {
 		if _, jerr := w.appendJSON(ctx, journal.Entry{Actor: actor, Type: journal.EntryCheckResult, Step: steps[i].ID, Text: res.Summary()}, res); jerr != nil {
 			return out[:i+1], jerr
@@ -228,7 +225,7 @@ func (w *Workspace) RunAction(ctx context.Context, actor journal.Actor, stepID s
 	}
 	// What runs must reach the journal: a workspace that cannot take the
 	// entry (read-only, shared) refuses before anything changes the world.
-	if err := w.Journal().Writable(); err != nil {
+	if err := w.journal.Writable(); err != nil {
 		return nil, err
 	}
 	dryRun = dryRun || w.rehearsal
@@ -256,7 +253,7 @@ func (w *Workspace) Note(ctx context.Context, actor journal.Actor, step, event, 
 	if strings.TrimSpace(text) == "" {
 		return journal.Entry{}, errors.New("an empty note")
 	}
-	return w.Journal().Append(ctx, journal.Entry{Actor: actor, Type: journal.EntryNote, Step: step, Event: event, Text: text})
+	return w.journal.Append(ctx, journal.Entry{Actor: actor, Type: journal.EntryNote, Step: step, Event: event, Text: text})
 }
 
 // appendJSON journals e with payload p (nil or zero: none).

@@ -29,11 +29,11 @@ func TestRunCheckBeforeAndAfterContainment(t *testing.T) {
 	}}
 	run := func(containedAt time.Time) incident.CheckResult {
 		t.Helper()
-		cs, err := incident.LoadCase(ctx, ws.Store, []string{"agent-21"}, containedAt)
+		cs, err := incident.LoadCase(ctx, ws.EvidenceStore(), []string{"agent-21"}, containedAt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := incident.RunCheck(ctx, ws.Store, step, cs.Vars(), time.Now())
+		r, err := incident.RunCheck(ctx, ws.EvidenceStore(), step, cs.Vars(), time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,8 +72,8 @@ func TestRunCheckBeforeAndAfterContainment(t *testing.T) {
 
 	// A check on a key the subject's sessions never had cannot run.
 	step.Check.Queries = []string{"pod:{{pod}} +agent:nobody"}
-	cs, _ := incident.LoadCase(ctx, ws.Store, []string{"no-such-agent"}, pakKill)
-	r, err := incident.RunCheck(ctx, ws.Store, step, cs.Vars(), time.Now())
+	cs, _ := incident.LoadCase(ctx, ws.EvidenceStore(), []string{"no-such-agent"}, pakKill)
+	r, err := incident.RunCheck(ctx, ws.EvidenceStore(), step, cs.Vars(), time.Now())
 	if err != nil || r.Status != incident.CheckNotRun || !strings.Contains(r.Detail, "needs pod") {
 		t.Errorf("unknown key: %+v %v", r, err)
 	}
@@ -165,7 +165,7 @@ func TestKillSwitchLayers(t *testing.T) {
 	if st := s.Step("contain.stop"); st.Status != incident.StepDone || st.By.Name != "oncall" {
 		t.Errorf("contain.stop state: %+v", st)
 	}
-	if v, err := ws.Journal().Verify(); err != nil || !v.OK() {
+	if v, err := ws.VerifyJournal(); err != nil || !v.OK() {
 		t.Errorf("journal: %+v %v", v, err)
 	}
 	if n := len(incidenttest.Casework(t, ws)); n != 1+2*(1+len(layers)) {
@@ -179,7 +179,7 @@ func TestKillSwitchLayers(t *testing.T) {
 func TestCoverageWithUnknownKeyIsNoEvidence(t *testing.T) {
 	ws := incidenttest.New(t, "../sample-incidents/persistence-after-kill")
 	ctx := context.Background()
-	cs, err := incident.LoadCase(ctx, ws.Store, []string{"agent-21"}, pakKill)
+	cs, err := incident.LoadCase(ctx, ws.EvidenceStore(), []string{"agent-21"}, pakKill)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestCoverageWithUnknownKeyIsNoEvidence(t *testing.T) {
 		Queries:  []string{"+agent:{{agent}} +kind:nosuchkind"},
 		Coverage: []string{"+pod:{{pod}} +source:sensor"},
 	}}
-	r, err := incident.RunCheck(ctx, ws.Store, step, cs.Vars(), time.Now())
+	r, err := incident.RunCheck(ctx, ws.EvidenceStore(), step, cs.Vars(), time.Now())
 	if err != nil || r.Status != incident.CheckNoEvidence {
 		t.Errorf("%+v %v", r, err)
 	}
@@ -204,7 +204,7 @@ func TestCheckIgnoresKeysReusedByOthers(t *testing.T) {
 	ws := incidenttest.New(t, "../sample-incidents/egress-probe-exfil")
 	ctx := context.Background()
 	kill := time.Date(2026, 7, 21, 10, 47, 21, 2_000_000, time.UTC)
-	cs, err := incident.LoadCase(ctx, ws.Store, []string{"agent-7"}, kill.Add(time.Second))
+	cs, err := incident.LoadCase(ctx, ws.EvidenceStore(), []string{"agent-7"}, kill.Add(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,12 +213,12 @@ func TestCheckIgnoresKeysReusedByOthers(t *testing.T) {
 		Queries:  []string{"+source:proxy +src_ip:{{ip}}", "+kind:net_connect +src_ip:{{ip}}"},
 		Coverage: []string{"+source:proxy"},
 	}}
-	r, err := incident.RunCheck(ctx, ws.Store, step, cs.Vars(), time.Now())
+	r, err := incident.RunCheck(ctx, ws.EvidenceStore(), step, cs.Vars(), time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range r.Events {
-		ev, _ := ws.Store.Get(ctx, id)
+		ev, _ := ws.EvidenceStore().Get(ctx, id)
 		if ev.Agent != "" && ev.Agent != "agent-7" {
 			t.Errorf("counted %s's event %s (%s via %s)", ev.Agent, id, ev.Time.Format(time.TimeOnly), ev.AttributedVia)
 		}

@@ -91,7 +91,7 @@ func TestBackgroundIngest(t *testing.T) {
 	if !last.Done || last.Err != nil || len(last.Results) != 4 {
 		t.Fatalf("final update %+v", last)
 	}
-	if n := ws.Store.Counts().Total; n != 74 {
+	if n := ws.EvidenceStore().Counts().Total; n != 74 {
 		t.Errorf("indexed %d events, want 74", n)
 	}
 }
@@ -153,7 +153,7 @@ func TestBackgroundIngestFollows(t *testing.T) {
 	f.WriteString(line(2) + line(3) + line(4))
 	f.Close()
 	waitFor("the appended lines", func(u incident.IngestUpdate) bool { return u.Added == 5 })
-	if n := ws.Store.Counts().Total; n != 5 {
+	if n := ws.EvidenceStore().Counts().Total; n != 5 {
 		t.Errorf("indexed %d events, want 5", n)
 	}
 	if u := run.Stop(); !u.Done || u.Err != nil || u.Added != 5 {

@@ -80,7 +80,7 @@ func TestEvidenceReceivedAndVerified(t *testing.T) {
 	if len(rs) != 4 || rs[0].Records != 20 || rs[0].Format != "cordon-ledger" || !rs[0].ToEnd || rs[0].First.IsZero() {
 		t.Fatalf("receipts after the first ingest: %+v", rs)
 	}
-	es, _ := ws.Journal().Entries()
+	es, _ := ws.JournalEntries()
 	if es[0].Actor != who || !strings.Contains(es[0].Text, rs[0].SHA256) {
 		t.Errorf("entry %+v", es[0])
 	}
@@ -114,7 +114,7 @@ func TestEvidenceReceivedAndVerified(t *testing.T) {
 	}
 	// a receipt rewritten to the edited file's digest is not believed: the
 	// journal no longer verifies, and verify refuses rather than compare
-	jpath := ws.Journal().Path()
+	jpath := ws.JournalPath()
 	jb, _ := os.ReadFile(jpath)
 	os.WriteFile(jpath, []byte(strings.Replace(string(jb), `"records":20`, `"records":21`, 1)), 0o600)
 	if _, err := ws.VerifyEvidence(); !errors.Is(err, journal.ErrTampered) {

@@ -45,14 +45,14 @@ var longCallID = "c-" + strings.Repeat("9", evidence.MaxKeyword)
 func TestPaddedCommandLineDoesNotHideACredentialRead(t *testing.T) {
 	ws := incidenttest.New(t, incidenttest.WriteFile(t, "ledger.jsonl", paddedLedger()))
 	ctx := context.Background()
-	if n := ws.Store.Counts().Cut; n != 4 {
+	if n := ws.EvidenceStore().Counts().Cut; n != 4 {
 		t.Fatalf("%d events with a field cut, want the 3 padded calls and the long call id", n)
 	}
-	h, err := ws.Store.Search(ctx, evidence.Request{Query: evidence.MustParse("+cmdline:credentials")})
+	h, err := ws.EvidenceStore().Search(ctx, evidence.Request{Query: evidence.MustParse("+cmdline:credentials")})
 	if err != nil || h.Total != 0 {
 		t.Fatalf("the index found the words after the padding (%v, %v): nothing was cut", h, err)
 	}
-	h, err = ws.Store.Search(ctx, evidence.Request{Query: evidence.MustParse("+kind:tool_call +cut:cmdline")})
+	h, err = ws.EvidenceStore().Search(ctx, evidence.Request{Query: evidence.MustParse("+kind:tool_call +cut:cmdline")})
 	if err != nil || h.Total != 3 {
 		t.Fatalf("cut:cmdline finds %v (%v), want the 3 padded calls", h, err)
 	}
@@ -61,14 +61,14 @@ func TestPaddedCommandLineDoesNotHideACredentialRead(t *testing.T) {
 		t.Fatalf("the stored event lost its command line's end or does not say it was cut: %d bytes, cut %v", len(ev.Cmdline), ev.Cut)
 	}
 
-	fs, err := incident.RunDetectors(ctx, ws.Store, incident.FindingsOptions{})
+	fs, err := incident.RunDetectors(ctx, ws.EvidenceStore(), incident.FindingsOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	found := map[string]bool{}
 	for _, f := range fs {
 		for _, id := range f.Events {
-			ev, err := ws.Store.Get(ctx, id)
+			ev, err := ws.EvidenceStore().Get(ctx, id)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,7 +92,7 @@ func TestPaddedCommandLineDoesNotHideACredentialRead(t *testing.T) {
 		Title: "nothing scheduled", Expect: playbook.ExpectNone,
 		Queries: []string{"+agent:agent-7 +cmdline:nohup"},
 	}}
-	r, err := incident.RunCheck(ctx, ws.Store, step, playbook.Vars{}, time.Now())
+	r, err := incident.RunCheck(ctx, ws.EvidenceStore(), step, playbook.Vars{}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestStoreSourceMatchesCutEventsWhole(t *testing.T) {
 	ws := incidenttest.New(t, incidenttest.WriteFile(t, "ledger.jsonl", paddedLedger()))
 	ctx := context.Background()
 	var all []evidence.Event
-	if err := (evidence.StoreSource{Store: ws.Store}).Each(ctx, evidence.MustParse(""), func(ev evidence.Event) error {
+	if err := (evidence.StoreSource{Store: ws.EvidenceStore()}).Each(ctx, evidence.MustParse(""), func(ev evidence.Event) error {
 		all = append(all, ev)
 		return nil
 	}); err != nil {
@@ -132,7 +132,7 @@ func TestStoreSourceMatchesCutEventsWhole(t *testing.T) {
 			}
 			return out
 		}
-		if got, want := ids(evidence.StoreSource{Store: ws.Store, PageSize: 2}), ids(mem); !slices.Equal(got, want) {
+		if got, want := ids(evidence.StoreSource{Store: ws.EvidenceStore(), PageSize: 2}), ids(mem); !slices.Equal(got, want) {
 			t.Errorf("%q: store gives %v, the whole events %v", q, got, want)
 		}
 	}

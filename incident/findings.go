@@ -115,7 +115,7 @@ func (w *Workspace) Capabilities(ctx context.Context) (*capability.Set, error) {
 }
 
 func (w *Workspace) scan(ctx context.Context) (detect.Result, error) {
-	key := evidenceKey(w.Store.Counts())
+	key := evidenceKey(w.store.Counts())
 	w.findingsMu.Lock()
 	defer w.findingsMu.Unlock()
 	if w.scanned.Findings != nil && w.findingsKey == key {
@@ -136,7 +136,7 @@ func (w *Workspace) scan(ctx context.Context) (detect.Result, error) {
 	if w.shareRuns {
 		ctx = context.WithoutCancel(ctx)
 	}
-	r, err := Scan(ctx, w.Store, FindingsOptions{Rules: rules, Secrets: w.scanRedactor()})
+	r, err := Scan(ctx, w.store, FindingsOptions{Rules: rules, Secrets: w.scanRedactor()})
 	if err != nil {
 		return detect.Result{}, err
 	}

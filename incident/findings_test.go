@@ -18,7 +18,7 @@ import (
 func TestFindingsOnAWorkspace(t *testing.T) {
 	ws := incidenttest.New(t, filepath.Join("..", "sample-incidents", "credential-theft"))
 	ctx := context.Background()
-	all, err := incident.RunDetectors(ctx, ws.Store, incident.FindingsOptions{})
+	all, err := incident.RunDetectors(ctx, ws.EvidenceStore(), incident.FindingsOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,12 +34,12 @@ func TestFindingsOnAWorkspace(t *testing.T) {
 	if misuse == nil || !strings.Contains(misuse.Explanation, "issued to agent-9") || len(misuse.Events) < 40 {
 		t.Fatalf("no credential misuse charged to agent-12: %+v", misuse)
 	}
-	ev, err := ws.Store.Get(ctx, misuse.Events[len(misuse.Events)-1])
+	ev, err := ws.EvidenceStore().Get(ctx, misuse.Events[len(misuse.Events)-1])
 	if err != nil || ev.User != "px-s228" {
 		t.Errorf("last evidence of the misuse: %+v %v", ev, err)
 	}
 
-	high, err := incident.RunDetectors(ctx, ws.Store, incident.FindingsOptions{MinSeverity: "high"})
+	high, err := incident.RunDetectors(ctx, ws.EvidenceStore(), incident.FindingsOptions{MinSeverity: "high"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,11 +51,11 @@ func TestFindingsOnAWorkspace(t *testing.T) {
 			t.Errorf("%s is %s", f.Detector, f.Severity)
 		}
 	}
-	none, err := incident.RunDetectors(ctx, ws.Store, incident.FindingsOptions{Agent: "agent-9"})
+	none, err := incident.RunDetectors(ctx, ws.EvidenceStore(), incident.FindingsOptions{Agent: "agent-9"})
 	if err != nil || len(none) != 0 {
 		t.Errorf("agent-9 (the victim): %d findings, %v", len(none), err)
 	}
-	if _, err := incident.RunDetectors(ctx, ws.Store, incident.FindingsOptions{MinSeverity: "severe"}); err == nil {
+	if _, err := incident.RunDetectors(ctx, ws.EvidenceStore(), incident.FindingsOptions{MinSeverity: "severe"}); err == nil {
 		t.Error("an unknown severity was accepted")
 	}
 }
@@ -65,12 +65,12 @@ func TestFindingsOnAWorkspace(t *testing.T) {
 func TestFindingsFromStoreMatchMemory(t *testing.T) {
 	ws := incidenttest.New(t, filepath.Join("..", "sample-incidents", "egress-probe-exfil"))
 	ctx := context.Background()
-	got, err := incident.RunDetectors(ctx, ws.Store, incident.FindingsOptions{})
+	got, err := incident.RunDetectors(ctx, ws.EvidenceStore(), incident.FindingsOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var evs []evidence.Event
-	evidence.StoreSource{Store: ws.Store}.Each(ctx, evidence.MustParse(""), func(ev evidence.Event) error {
+	evidence.StoreSource{Store: ws.EvidenceStore()}.Each(ctx, evidence.MustParse(""), func(ev evidence.Event) error {
 		evs = append(evs, ev)
 		return nil
 	})

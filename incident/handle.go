@@ -27,7 +27,7 @@ type Handle struct {
 	ingest    *IngestRun
 	assist    assist.Config
 	assistErr error
-	bounds    *evidence.Bounds // reads through Store are bounded (a served console)
+	bounds    *evidence.Bounds // reads through the handle are bounded (a served console)
 }
 
 // HandleOptions say who opens a case and how.
@@ -88,12 +88,13 @@ func (w *Workspace) Handle(opt HandleOptions) (*Handle, error) {
 // Name is the case's name for the header.
 func (h *Handle) Name() string { return h.name }
 
-// Store is the case's evidence.
-func (h *Handle) Store() evidence.Store {
+// reader is the case's evidence, within the handle's bounds: every read
+// through the handle goes through it.
+func (h *Handle) reader() evidence.Reader {
 	if h.bounds != nil {
-		return evidence.Bounded(h.ws.Store, *h.bounds)
+		return evidence.Bounded(h.ws.store, *h.bounds)
 	}
-	return h.ws.Store
+	return h.ws.store
 }
 
 // Actor is who the journal records for this handle's writes.
@@ -135,12 +136,22 @@ func (h *Handle) Capabilities(ctx context.Context) (*capability.Set, error) {
 	return h.ws.Capabilities(ctx)
 }
 
-// Journal is the case journal.
-func (h *Handle) Journal() *journal.Journal { return h.ws.Journal() }
+// Journal is the case journal, for the console's Journal pane alone: it
+// is the journal's viewer (it follows the file and verifies the chain).
+// Everything else reads and records through the use cases (record.go).
+func (h *Handle) Journal() *journal.Journal { return h.ws.journal }
 
 // Workspace is the case's workspace, for the readers above the case (the
 // report's indicator register, which the console also shows).
 func (h *Handle) Workspace() *Workspace { return h.ws }
+
+// Config is the workspace's cordon.yaml.
+func (h *Handle) Config() (*Config, error) { return h.ws.Config() }
+
+// SetSubject names the agents the case is about (Workspace.SetSubject).
+func (h *Handle) SetSubject(ctx context.Context, actor journal.Actor, agents []string) (journal.Entry, error) {
+	return h.ws.SetSubject(ctx, actor, agents)
+}
 
 // Playbook is the playbook the case follows.
 func (h *Handle) Playbook() (*playbook.Playbook, error) { return h.ws.Playbook() }

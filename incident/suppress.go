@@ -104,14 +104,14 @@ func suppressionOf(e journal.Entry) Suppression {
 // journal that cannot be written they are not on the record and so do not
 // apply.
 func (w *Workspace) Suppressions(ctx context.Context) ([]Suppression, error) {
-	entries, err := w.Journal().Entries()
+	entries, err := w.journal.Entries()
 	if err != nil {
 		return nil, err
 	}
 	// A journal this process may not write (read-only media, a workspace
 	// others can read) leaves them off the record: readers still work.
 	if added, _ := w.journalConfigSuppressions(ctx, entries); added {
-		if entries, err = w.Journal().Entries(); err != nil {
+		if entries, err = w.journal.Entries(); err != nil {
 			return nil, err
 		}
 	}
@@ -152,7 +152,7 @@ func (w *Workspace) journalConfigSuppressions(ctx context.Context, entries []jou
 	w.suppressMu.Lock()
 	defer w.suppressMu.Unlock()
 	// another console of this process may have journaled them meanwhile
-	if entries, err = w.Journal().Entries(); err != nil || has(entries) {
+	if entries, err = w.journal.Entries(); err != nil || has(entries) {
 		return false, err
 	}
 	actor := journal.CurrentActor(configFile)
@@ -205,7 +205,7 @@ func (w *Workspace) allMatch(ctx context.Context, ids []string, q evidence.Query
 	const chunk = 500
 	for i := 0; i < len(ids); i += chunk {
 		part := ids[i:min(i+chunk, len(ids))]
-		h, err := w.Store.Search(ctx, evidence.Request{Query: evidence.And(evidence.IDs(part...), q), Limit: 1})
+		h, err := w.store.Search(ctx, evidence.Request{Query: evidence.And(evidence.IDs(part...), q), Limit: 1})
 		if err != nil {
 			return false, err
 		}

@@ -102,7 +102,7 @@ func TestSuppressionSurvivesRestart(t *testing.T) {
 			t.Errorf("check %s: %s before the suppression, %s after", a.Step, a.Status, b.Status)
 		}
 	}
-	v, err := ws2.Journal().Verify()
+	v, err := ws2.VerifyJournal()
 	if err != nil || !v.OK() {
 		t.Errorf("journal verify: %v %v", v.Problem, err)
 	}

@@ -89,7 +89,7 @@ func TestHandleReadsWithinItsBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hits, err := h.Store().Search(context.Background(), evidence.Request{Query: evidence.All(), Limit: 50_000})
+	hits, err := h.Search(context.Background(), evidence.Request{Query: evidence.All(), Limit: 50_000})
 	if err != nil || hits.Total <= 7 || len(hits.Events) != 7 {
 		t.Errorf("%d of %d events (%v), want 7", len(hits.Events), hits.Total, err)
 	}

@@ -37,8 +37,10 @@ const (
 
 // Workspace is an incident directory opened for reading or writing.
 type Workspace struct {
-	Dir   string
-	Store evidence.Store
+	Dir string
+	// store is the evidence: read through the use cases (reads.go), never
+	// handed out, so that nothing above the case reaches it.
+	store evidence.Store
 
 	write   bool
 	shared  bool // --allow-shared: a team's workspace, on purpose
@@ -186,7 +188,7 @@ func (w *Workspace) Rehearse() { w.rehearsal = true }
 
 // OpenCase opens a workspace's journal and configuration without its
 // index, and without any lock: steps and notes can be recorded while an
-// ingest holds the index. Its Store is nil.
+// ingest holds the index. It has no evidence to read.
 func OpenCase(dir string, opts ...Option) (*Workspace, error) {
 	if !IsWorkspace(dir) {
 		return nil, fmt.Errorf("%w: %s has no %s", ErrNoIncident, dir, indexDir)
@@ -236,7 +238,7 @@ func open(dir string, write bool, o options) (*Workspace, error) {
 		}
 		return nil, err
 	}
-	w := &Workspace{Dir: dir, Store: st, write: write, shared: o.shared, lock: l}
+	w := &Workspace{Dir: dir, store: st, write: write, shared: o.shared, lock: l}
 	if w.journal, err = openJournal(dir, o); err != nil {
 		w.Close()
 		return nil, err
@@ -261,8 +263,8 @@ func (w *Workspace) Close() error {
 	}
 	w.closed = true
 	var err error
-	if w.Store != nil {
-		err = w.Store.Close()
+	if w.store != nil {
+		err = w.store.Close()
 	}
 	if w.rejects != nil {
 		w.rejects.Close()
@@ -305,7 +307,7 @@ func (w *Workspace) Ingest(ctx context.Context, inputs []string, opt IngestOptio
 	}
 	res, err := ingest.Run(ctx, files, ingest.Options{
 		Format: opt.Format, Stdin: opt.Stdin, Progress: opt.Progress,
-		Rejects: w.rejects, Store: w.Store, Prepare: attr.prepare,
+		Rejects: w.rejects, Store: w.store, Prepare: attr.prepare,
 	})
 	if err == nil && !attr.since.IsZero() {
 		// Session records arrived after events they concern.
@@ -326,7 +328,7 @@ func (w *Workspace) Ingest(ctx context.Context, inputs []string, opt IngestOptio
 // checkpoints it could not store: sources.json is left as it was, behind
 // what is on disk but never ahead of it.
 func (w *Workspace) syncSources(ctx context.Context, files []string) error {
-	if err := w.Store.Sync(context.WithoutCancel(ctx)); err != nil {
+	if err := w.store.Sync(context.WithoutCancel(ctx)); err != nil {
 		return err
 	}
 	return w.writeSources(files)
@@ -365,7 +367,7 @@ func (w *Workspace) writeSources(files []string) error {
 	}
 	var out []ingest.Checkpoint
 	for p := range paths {
-		if c, ok := ingest.LoadCheckpoint(w.Store, p); ok {
+		if c, ok := ingest.LoadCheckpoint(w.store, p); ok {
 			out = append(out, c)
 		}
 	}
@@ -405,14 +407,14 @@ func (w *Workspace) Rejects() ([]parse.Reject, error) {
 
 // Span is the time span of the incident's events, first to last.
 func (w *Workspace) Span() (time.Time, time.Time) {
-	c := w.Store.Counts()
+	c := w.store.Counts()
 	return c.First, c.Last
 }
 
 // MainSpan is the span holding the bulk of the incident's events, and the
 // few outside it (evidence.Counts.MainSpan), with exact bounds.
 func (w *Workspace) MainSpan(ctx context.Context) (evidence.Span, error) {
-	return w.Store.Counts().MainSpan().Exact(ctx, w.Store)
+	return w.store.Counts().MainSpan().Exact(ctx, w.store)
 }
 
 // Rebuild discards the index (and the rejects it produced) of dir, keeping
@@ -461,7 +463,7 @@ func (w *Workspace) Follow(ctx context.Context, inputs []string, opt IngestOptio
 	}
 	iopt := ingest.Options{
 		Format: opt.Format, Stdin: opt.Stdin, Progress: opt.Progress,
-		Rejects: w.rejects, Store: w.Store, Prepare: attr.prepare,
+		Rejects: w.rejects, Store: w.store, Prepare: attr.prepare,
 	}
 	var roundErr error
 	var last []ingest.FileResult

@@ -24,7 +24,7 @@ import (
 func killOf(t *testing.T, ws *incident.Workspace, agent string) time.Time {
 	t.Helper()
 	ctx := context.Background()
-	h, err := ws.Store.Search(ctx, evidence.Request{Query: evidence.And(evidence.Term("agent", agent), evidence.Term("kind", evidence.KindHumanIntervention)), Limit: 100})
+	h, err := ws.Search(ctx, evidence.Request{Query: evidence.And(evidence.Term("agent", agent), evidence.Term("kind", evidence.KindHumanIntervention)), Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func killOf(t *testing.T, ws *incident.Workspace, agent string) time.Time {
 			return ev.Time
 		}
 	}
-	h, err = ws.Store.Search(ctx, evidence.Request{Query: evidence.Term("agent", agent), Sort: evidence.SortTimeDesc, Limit: 1})
+	h, err = ws.Search(ctx, evidence.Request{Query: evidence.Term("agent", agent), Sort: evidence.SortTimeDesc, Limit: 1})
 	if err != nil || len(h.Events) == 0 {
 		t.Fatalf("events of %s: %v", agent, err)
 	}

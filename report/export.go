@@ -35,7 +35,7 @@ func annotations(ctx context.Context, ws *incident.Workspace) (map[string]Annota
 		a.Starred = true
 		out[m.ID] = a
 	}
-	entries, err := ws.Journal().Entries()
+	entries, err := ws.JournalEntries()
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +213,6 @@ func Timesketch(ctx context.Context, ws *incident.Workspace, query evidence.Quer
 		return 0, Redaction{}, err
 	}
 	out := newOutput(ws, optionsOf(opts))
-	st := ws.Store
 	bw := bufio.NewWriterSize(w, 64<<10)
 	// The flattened fields are the evidence as written, escapes and all:
 	// encoded as --json encodes them, so that a viewer never runs them.
@@ -223,7 +222,7 @@ func Timesketch(ctx context.Context, ws *incident.Workspace, query evidence.Quer
 		by = "cordon " + b.Cordon + ": " + incident.CommandLine(b.Command)
 	}
 	n := 0
-	err = evidence.StoreSource{Store: st}.Each(ctx, query, func(ev evidence.Event) error {
+	err = ws.Each(ctx, query, func(ev evidence.Event) error {
 		line := NewTimesketchLine(ev)
 		line.Annotation = annot[ev.ID]
 		line.ExportedBy = by

@@ -24,7 +24,7 @@ func TestReportExportTimesketch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	total := ws.Store.Counts().Total
+	total := ws.Counts().Total
 	if int64(n) != total {
 		t.Errorf("exported %d of %d events", n, total)
 	}
@@ -70,7 +70,7 @@ func TestReportExportTimesketch(t *testing.T) {
 
 	out.Reset()
 	n, _, err = report.Timesketch(ctx, ws, evidence.MustParse("agent:agent-21"), &out)
-	if err != nil || int64(n) != ws.Store.Counts().Fields["agent"]["agent-21"] || strings.Count(out.String(), "\n") != n {
+	if err != nil || int64(n) != ws.Counts().Fields["agent"]["agent-21"] || strings.Count(out.String(), "\n") != n {
 		t.Errorf("agent-21: %d lines, %v", n, err)
 	}
 }
@@ -120,7 +120,7 @@ func TestTimesketchCarriesTheCasework(t *testing.T) {
 	ws := incidenttest.New(t, "../sample-incidents/credential-theft")
 	ctx := context.Background()
 	findings, _ := ws.CachedFindings(ctx)
-	marked, err := ws.Store.Get(ctx, findings[0].Events[0])
+	marked, err := ws.Get(ctx, findings[0].Events[0])
 	if err != nil {
 		t.Fatal(err)
 	}

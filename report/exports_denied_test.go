@@ -58,7 +58,7 @@ func TestSTIXTriedDestinationsAndDirectories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hosts, err := ws.Store.Facet(ctx, evidence.And(evidence.Term("decision", "deny"), evidence.Term("kind", "net_request"), evidence.Term("agent", "agent-7")), time.Time{}, time.Time{}, "dst_host", 1000)
+	hosts, err := ws.Facet(ctx, evidence.And(evidence.Term("decision", "deny"), evidence.Term("kind", "net_request"), evidence.Term("agent", "agent-7")), time.Time{}, time.Time{}, "dst_host", 1000)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,9 +49,9 @@ func graph(r Report, cs incident.Case) Graph {
 	return NewGraph(involved(r), r.Attribution.Sessions, cs.Capabilities)
 }
 
-// AgentGraph is one agent's graph, from the store's session records and
+// AgentGraph is one agent's graph, from the case's session records and
 // its capability set: what the console's agent profile shows as a tree.
-func AgentGraph(ctx context.Context, st evidence.Store, agent string, caps []capability.Capability) (Graph, error) {
+func AgentGraph(ctx context.Context, st Reader, agent string, caps []capability.Capability) (Graph, error) {
 	a, err := attributionTable(ctx, st)
 	if err != nil {
 		return Graph{}, err

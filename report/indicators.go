@@ -161,7 +161,7 @@ func indicatorKind(c capability.Capability) (string, bool) {
 // of its evidence events.
 func acquiredSpan(ctx context.Context, ws *incident.Workspace, in *Indicator) error {
 	for _, id := range in.Events {
-		ev, err := ws.Store.Get(ctx, id)
+		ev, err := ws.Get(ctx, id)
 		if errors.Is(err, evidence.ErrNotFound) {
 			continue
 		}
@@ -222,7 +222,7 @@ const maxDeniedEvents = 100_000
 func deniedDestinations(ctx context.Context, ws *incident.Workspace, byKey map[[2]string]*Indicator, order *[][2]string, namedBy map[string][]string) error {
 	q := evidence.And(evidence.Term("decision", evidence.DecisionDeny), evidence.Terms("kind", evidence.KindNetRequest, evidence.KindNetConnect, evidence.KindDNSQuery))
 	n := 0
-	return evidence.StoreSource{Store: ws.Store}.Each(ctx, q, func(ev evidence.Event) error {
+	return ws.Each(ctx, q, func(ev evidence.Event) error {
 		if n++; n > maxDeniedEvents || ev.Agent == "" {
 			return nil
 		}

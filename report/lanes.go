@@ -91,7 +91,7 @@ func involved(r Report) []string {
 // lanes counts each involved agent's events and denials per bucket: one
 // facet by agent per bucket, so the cost follows the buckets, not the
 // events.
-func lanes(ctx context.Context, st evidence.Store, r Report, cs incident.Case) (Lanes, error) {
+func lanes(ctx context.Context, st Reader, r Report, cs incident.Case) (Lanes, error) {
 	s := r.Summary
 	ls := Lanes{First: s.First, Last: s.Last, Buckets: laneBuckets, Lanes: []Lane{}, Rules: []Rule{}}
 	agents := involved(r)

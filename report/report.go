@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"sort"
 	"time"
 
@@ -272,9 +271,9 @@ func Build(ctx context.Context, ws *incident.Workspace, opts ...Option) (Report,
 	if err != nil {
 		return r, err
 	}
-	entries, err := ws.Journal().Entries()
+	entries, err := ws.JournalEntries()
 	if err != nil {
-		return r, fmt.Errorf("read journal: %w", err)
+		return r, err
 	}
 	state := incident.FoldJournal(entries)
 	cs, err := ws.Case(ctx, state)
@@ -283,8 +282,8 @@ func Build(ctx context.Context, ws *incident.Workspace, opts ...Option) (Report,
 	}
 	subject := cs.Subject
 
-	counts := ws.Store.Counts()
-	sp, err := counts.MainSpan().Exact(ctx, ws.Store)
+	counts := ws.Counts()
+	sp, err := ws.MainSpan(ctx)
 	if err != nil {
 		return r, err
 	}
@@ -300,7 +299,7 @@ func Build(ctx context.Context, ws *incident.Workspace, opts ...Option) (Report,
 		}
 		r.Agents = append(r.Agents, ar)
 	}
-	if r.Attribution, err = attributionTable(ctx, ws.Store); err != nil {
+	if r.Attribution, err = attributionTable(ctx, ws); err != nil {
 		return r, err
 	}
 	for _, f := range findings {
@@ -312,26 +311,26 @@ func Build(ctx context.Context, ws *incident.Workspace, opts ...Option) (Report,
 	if r.Suppressions, err = suppressions(ctx, ws, findings, r.Findings); err != nil {
 		return r, err
 	}
-	if r.Layers, err = layerStatus(ctx, ws.Store, pb, cs, entries, cfg.now); err != nil {
+	if r.Layers, err = layerStatus(ctx, ws, pb, cs, entries, cfg.now); err != nil {
 		return r, err
 	}
 	r.Impact = impact(cs, r.Layers, r.Attribution.Sessions)
 	r.Summary.ImpactLine = r.Impact.Line()
 	r.Actions, r.Exchanges, r.ChecksJournaled = activity(entries)
 	r.Evidence = evidenceReceived(entries)
-	if r.Interventions, err = interventions(ctx, ws.Store); err != nil {
+	if r.Interventions, err = interventions(ctx, ws); err != nil {
 		return r, err
 	}
-	if r.Open, err = openItems(ctx, ws.Store, pb, state, r.Layers, findings, cs, cfg.now); err != nil {
+	if r.Open, err = openItems(ctx, ws, pb, state, r.Layers, findings, cs, cfg.now); err != nil {
 		return r, err
 	}
-	r.Journal, err = verifyJournal(ws.Journal())
+	r.Journal, err = verifyJournal(ws)
 	if err != nil {
 		return r, err
 	}
 	r.Summary.Containment = containmentLine(r.Layers)
 	r.Summary.JournalLine = r.Journal.Line()
-	if r.Lanes, err = lanes(ctx, ws.Store, r, cs); err != nil {
+	if r.Lanes, err = lanes(ctx, ws, r, cs); err != nil {
 		return r, err
 	}
 	r.Graph = graph(r, cs)
@@ -458,10 +457,10 @@ func containmentLine(layers []LayerStatus) string {
 }
 
 // verifyJournal checks the hash chain.
-func verifyJournal(j *journal.Journal) (JournalCheck, error) {
-	v, err := j.Verify()
+func verifyJournal(ws *incident.Workspace) (JournalCheck, error) {
+	v, err := ws.VerifyJournal()
 	if err != nil {
-		return JournalCheck{}, fmt.Errorf("verify journal: %w", err)
+		return JournalCheck{}, err
 	}
 	jc := JournalCheck{OK: v.OK(), Entries: v.Entries, Seq: v.Seq, Head: v.Hash}
 	if v.Problem != nil {
@@ -479,10 +478,4 @@ func (j JournalCheck) Line() string {
 		return "verified: the journal is empty"
 	}
 	return fmt.Sprintf("verified: %d entries, head %d %s", j.Entries, j.Seq, j.Head)
-}
-
-// contained reports whether agent counts as stopped, as the case's
-// Assessment has it: a subject agent, contained.
-func contained(agent string, cs incident.Case) bool {
-	return cs.Assessment.Contained && slices.Contains(cs.Subject, agent)
 }

@@ -89,12 +89,11 @@ type TimelineLine struct {
 const maxReportPrompts = 50
 
 func agentReport(ctx context.Context, ws *incident.Workspace, out *output, agent string, findings []detect.Finding) (Agent, error) {
-	st := ws.Store
 	ar := Agent{Agent: agent, Sessions: []string{}}
 	k, c := &ar.Knew, &ar.Could
 	k.Objectives, k.Models, k.Runs, k.Prompts, k.Credentials = []string{}, []string{}, []string{}, []PromptRef{}, []CredentialRef{}
 	c.Tools, c.Egress = []string{}, []string{}
-	sessions, err := st.Search(ctx, evidence.Request{Query: evidence.And(evidence.Term("agent", agent), evidence.Term("kind", evidence.KindSessionStart)), Sort: evidence.SortTime, Limit: incident.MaxSubjectSessions})
+	sessions, err := ws.Search(ctx, evidence.Request{Query: evidence.And(evidence.Term("agent", agent), evidence.Term("kind", evidence.KindSessionStart)), Sort: evidence.SortTime, Limit: incident.MaxSubjectSessions})
 	if err != nil {
 		return ar, fmt.Errorf("sessions of %s: %w", agent, err)
 	}
@@ -111,7 +110,7 @@ func agentReport(ctx context.Context, ws *incident.Workspace, out *output, agent
 		}
 		k.Credentials = append(k.Credentials, credentials(s)...)
 	}
-	prompts, err := st.Search(ctx, evidence.Request{Query: evidence.And(evidence.Term("agent", agent), evidence.Term("kind", evidence.KindPrompt)), Sort: evidence.SortTime, Limit: maxReportPrompts})
+	prompts, err := ws.Search(ctx, evidence.Request{Query: evidence.And(evidence.Term("agent", agent), evidence.Term("kind", evidence.KindPrompt)), Sort: evidence.SortTime, Limit: maxReportPrompts})
 	if err != nil {
 		return ar, fmt.Errorf("prompts of %s: %w", agent, err)
 	}
@@ -119,7 +118,7 @@ func agentReport(ctx context.Context, ws *incident.Workspace, out *output, agent
 	for _, p := range prompts.Events {
 		k.Prompts = append(k.Prompts, promptRef(p))
 	}
-	if k.Secrets, err = secretsRead(ctx, st, agent); err != nil {
+	if k.Secrets, err = secretsRead(ctx, ws, agent); err != nil {
 		return ar, err
 	}
 	if ar.Did, err = timeline(ctx, ws, out, agent); err != nil {
@@ -127,7 +126,7 @@ func agentReport(ctx context.Context, ws *incident.Workspace, out *output, agent
 	}
 	ar.Why = []FindingWhy{}
 	for _, f := range findings {
-		w, err := explainFinding(ctx, st, f, sessions.Events)
+		w, err := explainFinding(ctx, ws, f, sessions.Events)
 		if err != nil {
 			return ar, err
 		}
@@ -140,7 +139,7 @@ func agentReport(ctx context.Context, ws *incident.Workspace, out *output, agent
 const maxSecretEvents = 1000
 
 // secretsRead groups the agent's credential accesses by what was read.
-func secretsRead(ctx context.Context, st evidence.Store, agent string) ([]SecretRead, error) {
+func secretsRead(ctx context.Context, st Reader, agent string) ([]SecretRead, error) {
 	hits, err := st.Search(ctx, evidence.Request{Query: evidence.And(evidence.Term("agent", agent), evidence.Term("kind", evidence.KindCredAccess)), Sort: evidence.SortTime, Limit: maxSecretEvents})
 	if err != nil {
 		return nil, fmt.Errorf("credential accesses of %s: %w", agent, err)

@@ -26,7 +26,7 @@ func TestReportMarksUnverifiedClaims(t *testing.T) {
 		}},
 	})
 	who := journal.Actor{Name: "oncall", Via: journal.ViaCLI}
-	if _, err := ws.Journal().Append(ctx, journal.Entry{Actor: who, Type: journal.EntryAssistantExchange, Text: "explain: 3 claims (2 unverified)", Payload: payload}); err != nil {
+	if _, err := appendEntry(ctx, ws, journal.Entry{Actor: who, Type: journal.EntryAssistantExchange, Text: "explain: 3 claims (2 unverified)", Payload: payload}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := report.Build(ctx, ws)

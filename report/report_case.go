@@ -102,12 +102,12 @@ type OpenItem struct {
 }
 
 // attributionTable reads every session record in time order.
-func attributionTable(ctx context.Context, st evidence.Store) (Attribution, error) {
+func attributionTable(ctx context.Context, st Reader) (Attribution, error) {
 	c := st.Counts()
 	a := Attribution{Sessions: []SessionRow{}, Via: sortedCounts(c.Fields["attributed_via"]),
 		Unattributed: attribution.Unattributed(c), Ambiguous: c.Fields["attributed_via"][attribution.ViaAmbiguous]}
 	open := map[string]int{}
-	err := evidence.StoreSource{Store: st}.Each(ctx, evidence.Terms("kind", evidence.KindSessionStart, evidence.KindSessionEnd), func(ev evidence.Event) error {
+	err := st.Each(ctx, evidence.Terms("kind", evidence.KindSessionStart, evidence.KindSessionEnd), func(ev evidence.Event) error {
 		key := ev.Agent + "\x00" + ev.Session
 		if ev.Kind == evidence.KindSessionStart {
 			open[key] = len(a.Sessions)
@@ -124,7 +124,7 @@ func attributionTable(ctx context.Context, st evidence.Store) (Attribution, erro
 	if err != nil {
 		return a, fmt.Errorf("sessions: %w", err)
 	}
-	id, err := attribution.SessionIdentity(ctx, st)
+	id, err := st.SessionIdentity(ctx)
 	if err != nil {
 		return a, err
 	}
@@ -141,7 +141,7 @@ func attributionTable(ctx context.Context, st evidence.Store) (Attribution, erro
 // evidence as it is now: the containment line and the impact section are
 // computed from the same checks. A journaled check that agrees is credited
 // to who ran it; one that no longer agrees is named in the summary.
-func layerStatus(ctx context.Context, st evidence.Store, pb *playbook.Playbook, cs incident.Case, entries []journal.Entry, now time.Time) ([]LayerStatus, error) {
+func layerStatus(ctx context.Context, ws *incident.Workspace, pb *playbook.Playbook, cs incident.Case, entries []journal.Entry, now time.Time) ([]LayerStatus, error) {
 	last := lastChecks(entries)
 	out := []LayerStatus{}
 	refs := pb.LayerSteps()
@@ -149,7 +149,7 @@ func layerStatus(ctx context.Context, st evidence.Store, pb *playbook.Playbook, 
 	for i, ref := range refs {
 		steps[i] = ref.Step
 	}
-	results, err := incident.CheckSteps(ctx, st, steps, cs, now)
+	results, err := ws.CheckSteps(ctx, steps, cs, now)
 	if err != nil {
 		return out, err
 	}
@@ -247,7 +247,7 @@ func uncontained(findings []detect.Finding, cs incident.Case, layers []LayerStat
 	var agents []string
 	serious := map[string][]string{}
 	for _, f := range findings {
-		if detect.SeverityRank(f.Severity) < detect.SeverityRank(detect.SeverityHigh) || contained(f.Agent, cs) {
+		if detect.SeverityRank(f.Severity) < detect.SeverityRank(detect.SeverityHigh) || cs.Assessment.AgentContained(f.Agent) {
 			continue
 		}
 		who := f.Agent
@@ -310,7 +310,7 @@ func exchangeDetails(payload json.RawMessage) []string {
 // skipped whose evidence check (when they have one) does not verify on
 // the evidence now, layers not verified, and serious agents not
 // contained. A step the evidence shows done is not open work.
-func openItems(ctx context.Context, st evidence.Store, pb *playbook.Playbook, s incident.CaseState, layers []LayerStatus, findings []detect.Finding, cs incident.Case, now time.Time) ([]OpenItem, error) {
+func openItems(ctx context.Context, ws *incident.Workspace, pb *playbook.Playbook, s incident.CaseState, layers []LayerStatus, findings []detect.Finding, cs incident.Case, now time.Time) ([]OpenItem, error) {
 	out := []OpenItem{}
 	layerOf := map[string]LayerStatus{}
 	for _, l := range layers {
@@ -327,11 +327,11 @@ func openItems(ctx context.Context, st evidence.Store, pb *playbook.Playbook, s 
 				continue
 			}
 		} else if step.Check != nil {
-			r, err := incident.CheckStep(ctx, st, step, cs, now)
+			rs, err := ws.CheckSteps(ctx, []*playbook.Step{step}, cs, now)
 			if err != nil {
 				return out, err
 			}
-			if r.Status == incident.CheckVerified {
+			if rs[0].Status == incident.CheckVerified {
 				continue
 			}
 		}
@@ -363,7 +363,7 @@ type Intervention struct {
 const maxInterventions = 200
 
 // interventions reads the human_intervention records, oldest first.
-func interventions(ctx context.Context, st evidence.Store) ([]Intervention, error) {
+func interventions(ctx context.Context, st Reader) ([]Intervention, error) {
 	out := []Intervention{}
 	h, err := st.Search(ctx, evidence.Request{Query: evidence.Term("kind", evidence.KindHumanIntervention), Sort: evidence.SortTime, Limit: maxInterventions})
 	if err != nil {

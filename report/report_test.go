@@ -97,10 +97,21 @@ func pakCase(t *testing.T) *incident.Workspace {
 	return ws
 }
 
+// appendEntry journals e as another writer of ws would, stamped by ws's
+// clock: the entries no use case of these tests writes.
+func appendEntry(ctx context.Context, ws *incident.Workspace, e journal.Entry) (journal.Entry, error) {
+	j, err := journal.Open(ws.Dir)
+	if err != nil {
+		return journal.Entry{}, err
+	}
+	j.SetClock(ws.Now)
+	return j.Append(ctx, e)
+}
+
 // pakJournal writes pakCase's journal into ws.
 func pakJournal(t *testing.T, ws *incident.Workspace) {
 	t.Helper()
-	ws.Journal().SetClock(ticking(time.Date(2026, 9, 2, 14, 30, 0, 0, time.UTC)))
+	ws.SetClock(ticking(time.Date(2026, 9, 2, 14, 30, 0, 0, time.UTC)))
 	ctx := context.Background()
 	who := journal.Actor{Name: "pdiaz", Via: journal.ViaCLI}
 	if _, err := ws.SetSubject(ctx, who, []string{"agent-21"}); err != nil {
@@ -119,7 +130,7 @@ func pakJournal(t *testing.T, ws *incident.Workspace) {
 		t.Fatal(err)
 	}
 	payload := json.RawMessage(`{"action":"kill-watcher","runs":[{"argv":["kubectl","exec","-n","agent-evals","sandbox-sb-118","--","kill","182095"],"exit_code":0,"took":1200000000}]}`)
-	if _, err := ws.Journal().Append(ctx, journal.Entry{Actor: who, Type: journal.EntryActionRun, Step: "contain.processes", Text: "Kill the watcher", Payload: payload}); err != nil {
+	if _, err := appendEntry(ctx, ws, journal.Entry{Actor: who, Type: journal.EntryActionRun, Step: "contain.processes", Text: "Kill the watcher", Payload: payload}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -226,14 +237,14 @@ func TestReportDoesNotWriteTheJournal(t *testing.T) {
 	}
 
 	ws = pakCase(t)
-	before, err := os.ReadFile(ws.Journal().Path())
+	before, err := os.ReadFile(filepath.Join(ws.Dir, "journal.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := report.Build(ctx, ws); err != nil {
 		t.Fatal(err)
 	}
-	after, _ := os.ReadFile(ws.Journal().Path())
+	after, _ := os.ReadFile(filepath.Join(ws.Dir, "journal.jsonl"))
 	if !bytes.Equal(before, after) {
 		t.Errorf("the report changed the journal: %d bytes before, %d after", len(before), len(after))
 	}

@@ -49,7 +49,7 @@ type whyGroup struct {
 }
 
 // explainFinding walks the finding's events in time order.
-func explainFinding(ctx context.Context, st evidence.Store, f detect.Finding, sessions []evidence.Event) (FindingWhy, error) {
+func explainFinding(ctx context.Context, st Reader, f detect.Finding, sessions []evidence.Event) (FindingWhy, error) {
 	w := FindingWhy{Finding: f.ID, Detector: f.Detector, Severity: f.Severity, Lines: []WhyLine{}}
 	ends, err := st.Search(ctx, evidence.Request{Query: evidence.And(evidence.Term("agent", f.Agent), evidence.Term("kind", evidence.KindSessionEnd)), Sort: evidence.SortTime, Limit: incident.MaxSubjectSessions})
 	if err != nil {

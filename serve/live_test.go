@@ -47,7 +47,7 @@ func eventCount(t testing.TB) int64 {
 	if _, err := ws.Ingest(context.Background(), []string{filepath.Join(incidenttest.ConsoleFixture(), "ledger.jsonl")}, incident.IngestOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	return ws.Store.Counts().Total
+	return ws.Counts().Total
 }
 
 // TestServeFollowsGrowingIngest: with evidence to follow, the server
@@ -95,7 +95,7 @@ func TestServeCommandsOnFollowedIngest(t *testing.T) {
 		AuthorizedKeys: keysFile(t, "authorized_keys", alice),
 		Inputs:         []string{input},
 		Exec: func(ctx context.Context, ws *incident.Workspace, args []string, stdout, _ io.Writer) int {
-			hits, err := ws.Store.Search(ctx, evidence.Request{Query: evidence.MustParse("*"), Limit: 1})
+			hits, err := ws.Search(ctx, evidence.Request{Query: evidence.MustParse("*"), Limit: 1})
 			if err != nil {
 				return 1
 			}

@@ -209,7 +209,7 @@ func (s *Server) signJournal() {
 		s.opt.Log.Warn("journal checkpoints are not signed", "reason", err)
 		return
 	}
-	s.ws.Journal().SignEvery(js, JournalSignEvery)
+	s.ws.SignJournal(js, JournalSignEvery)
 	s.opt.Log.Info("journal checkpoints signed with the host key", "every", JournalSignEvery, "key", js.Fingerprint())
 }
 
@@ -239,7 +239,7 @@ func (s *Server) closeWorkspace() error {
 		u := s.ingest.Wait()
 		s.opt.Log.Info("ingest stopped", "new_events", u.Added, "files", len(u.Results))
 	}
-	if err := s.ws.Journal().Seal(context.Background(), serverActor); err != nil {
+	if err := s.ws.SealJournal(context.Background(), serverActor); err != nil {
 		s.opt.Log.Warn("journal not sealed", "err", err)
 	}
 	if s.opt.Drill != nil {

@@ -112,7 +112,7 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 			return m, nil
 		}
 		return m, m.caseWrite("subject", func() (string, error) {
-			e, err := cs.Workspace().SetSubject(ctx, actor, args)
+			e, err := cs.SetSubject(ctx, actor, args)
 			if err != nil {
 				return "", err
 			}

@@ -89,7 +89,7 @@ func (c *drillConsole) hits() uint64 {
 // noFuture: nothing in the index is later than scenario time.
 func (c *drillConsole) noFuture() {
 	c.t.Helper()
-	if last, now := c.d.WS.Store.Counts().Last, c.d.Clock.Now(); last.After(now) {
+	if last, now := c.d.WS.Counts().Last, c.d.Clock.Now(); last.After(now) {
 		c.t.Fatalf("the index holds an event at %s, after scenario time %s", last, now)
 	}
 }

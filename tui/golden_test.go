@@ -105,7 +105,7 @@ func TestGoldenCasework(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
 		w, h := size[0], size[1]
 		ws := incidenttest.New(t)
-		ws.Journal().SetClock(func() time.Time { return time.Date(2026, 7, 21, 10, 30, 0, 0, time.UTC) })
+		ws.SetClock(func() time.Time { return time.Date(2026, 7, 21, 10, 30, 0, 0, time.UTC) })
 		c := newConsole(t, ws, w, h, termenv.Ascii)
 		c.toPlaybook("detect.evidence")
 		c.keys("s", "enter", "j", "space", "n")

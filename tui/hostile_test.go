@@ -67,7 +67,7 @@ func escapedTwice(t *testing.T, what, screen string) {
 
 func TestHostileEvidenceIsInert(t *testing.T) {
 	ws := incidenttest.New(t, incidenttest.WriteFile(t, "hostile.jsonl", hostileLedger()))
-	if n := ws.Store.Counts().Total; n != 5 {
+	if n := ws.Counts().Total; n != 5 {
 		t.Fatalf("ingested %d hostile records, want 5", n)
 	}
 	c := newConsole(t, ws, 120, 40, termenv.TrueColor)

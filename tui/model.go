@@ -167,23 +167,23 @@ func New(h *incident.Handle, opt Options) Model {
 		ShortKey: st.HelpKey, ShortDesc: st.HelpDesc, ShortSeparator: st.HelpSep, Ellipsis: st.HelpSep,
 		FullKey: st.HelpKey, FullDesc: st.HelpDesc, FullSeparator: st.HelpSep,
 	}
-	actor, store := h.Actor(), h.Store()
+	actor := h.Actor()
 	m := Model{
 		com:      com,
 		opt:      opt,
 		cs:       h,
 		actor:    actor,
 		help:     hm,
-		timeline: timeline.New(com, store),
-		detail:   detail.New(com, store),
-		agents:   agents.New(com, store, h),
+		timeline: timeline.New(com, h),
+		detail:   detail.New(com, h),
+		agents:   agents.New(com, h),
 		findings: findings.New(com, h),
 		indicators: indicators.New(com, func(ctx context.Context) ([]report.Indicator, error) {
 			ins, _, err := report.RedactedIndicators(ctx, h.Workspace())
 			return ins, err
 		}),
 		search:    search.New(com),
-		facet:     facet.New(com, store),
+		facet:     facet.New(com, h),
 		steps:     steps.New(com, h, actor, actor.Observer),
 		journal:   tuijournal.New(com, h.Journal(), opt.JournalPoll),
 		prompt:    prompt.New(com),
@@ -229,7 +229,7 @@ func New(h *incident.Handle, opt Options) Model {
 // Init loads the first page, the counts and the agents, starts following
 // the ingest and the journal (whose first read loads the playbook).
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.timeline.Init(), countsCmd(m.com, m.cs.Store(), false, false), m.initAgents, m.journal.Init()}
+	cmds := []tea.Cmd{m.timeline.Init(), countsCmd(m.com, m.cs, false, false), m.initAgents, m.journal.Init()}
 	if m.watch != nil {
 		cmds = append(cmds, ingestCmd(m.com, m.watch))
 	}
@@ -342,7 +342,7 @@ func noteCmd(com common.Common, ws *incident.Handle, actor journal.Actor, step, 
 }
 
 // eventCmd fetches an event by id to open it.
-func eventCmd(com common.Common, st evidence.Store, id string) tea.Cmd {
+func eventCmd(com common.Common, st evidence.Reader, id string) tea.Cmd {
 	return com.Cmd(func() tea.Msg {
 		ev, err := st.Get(com.Ctx, id)
 		if err != nil {
@@ -360,7 +360,7 @@ func ingestCmd(com common.Common, w *incident.IngestWatch) tea.Cmd {
 	})
 }
 
-func countsCmd(com common.Common, st evidence.Store, refresh, live bool) tea.Cmd {
+func countsCmd(com common.Common, st evidence.Reader, refresh, live bool) tea.Cmd {
 	return com.Cmd(func() tea.Msg {
 		c := st.Counts()
 		// On an error the span keeps minute bounds: still the main span.

@@ -35,7 +35,7 @@ func bigLedger(n int) []byte {
 func TestTimelinePagesLargeIncident(t *testing.T) {
 	const n = 6000
 	ws := incidenttest.New(t, incidenttest.WriteFile(t, "big.jsonl", bigLedger(n)))
-	all, err := ws.Store.Search(context.Background(), evidence.Request{Limit: 1500, Sort: evidence.SortTime})
+	all, err := ws.Search(context.Background(), evidence.Request{Limit: 1500, Sort: evidence.SortTime})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestTimelinePagesLargeIncident(t *testing.T) {
 		}
 		prev = ev
 	}
-	last, _ := ws.Store.Page(context.Background(), evidence.PageRequest{Backward: true, Limit: 1})
+	last, _ := ws.Page(context.Background(), evidence.PageRequest{Backward: true, Limit: 1})
 	if ev, _ := c.m.Timeline().Selected(); ev.ID != last.Events[0].ID {
 		t.Errorf("paging down ends on %s, want the last event %s", ev.Message, last.Events[0].Message)
 	}

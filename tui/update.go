@@ -151,7 +151,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		// A pass that ended (the ingest, or a round of following) settles
 		// the counts: the sparkline's denied marks are redrawn in full.
 		roundEnded := msg.u.Following && (msg.u.Added > prev.Added || !prev.Following)
-		cmds := []tea.Cmd{countsCmd(m.com, m.cs.Store(), true, !msg.u.Done && !roundEnded)}
+		cmds := []tea.Cmd{countsCmd(m.com, m.cs, true, !msg.u.Done && !roundEnded)}
 		if roundEnded {
 			// A pass over followed files ended: agents and findings
 			// change with new evidence, as they do when an ingest ends.
@@ -169,7 +169,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, tea.Batch(cmds...)
 	case drillpane.GrewMsg:
 		// the drill released evidence: refresh as after a followed pass
-		cmds := append([]tea.Cmd{countsCmd(m.com, m.cs.Store(), true, true)}, m.reloadCase()...)
+		cmds := append([]tea.Cmd{countsCmd(m.com, m.cs, true, true)}, m.reloadCase()...)
 		return m, tea.Batch(cmds...)
 	case search.SubmitMsg:
 		m.focus = paneTimeline
@@ -217,7 +217,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		return m, m.timeline.Seek(evidence.IDs(msg.ids...), msg.backward, "finding evidence")
 	case common.ShowEventMsg:
-		return m, eventCmd(m.com, m.cs.Store(), msg.ID)
+		return m, eventCmd(m.com, m.cs, msg.ID)
 	case common.AnswerMsg:
 		if msg.Cancelled {
 			m.status = "cancelled: nothing was written"

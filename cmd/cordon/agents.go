@@ -34,11 +34,11 @@ func cmdAgents(e *env, c *cobra.Command) {
 			return err
 		}
 		defer ws.Close()
-		sums, err := attribution.Agents(ctx, ws.Store)
+		sums, err := ws.Agents(ctx)
 		if err != nil {
 			return err
 		}
-		id, err := attribution.SessionIdentity(ctx, ws.Store)
+		id, err := ws.SessionIdentity(ctx)
 		if err != nil {
 			return err
 		}
@@ -67,11 +67,11 @@ func cmdAgents(e *env, c *cobra.Command) {
 			}
 			reports = append(reports, agentReport{AgentSummary: s, Bindings: bs, Conflicts: cs})
 		}
-		cov, err := attribution.Coverage(ctx, ws.Store)
+		cov, err := ws.SourceCoverage(ctx)
 		if err != nil {
 			return err
 		}
-		unattributed := attribution.Unattributed(ws.Store.Counts())
+		unattributed := attribution.Unattributed(ws.Counts())
 		if *asJSON {
 			if cov == nil {
 				cov = []attribution.SourceCoverage{}

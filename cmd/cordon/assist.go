@@ -64,7 +64,7 @@ func cmdAssist(e *env, c *cobra.Command) {
 			return err
 		}
 		last := sp.Last
-		q, err := readQuery(e, *query, ws.Store.Counts())
+		q, err := readQuery(e, *query, ws.Counts())
 		if err != nil {
 			return err
 		}

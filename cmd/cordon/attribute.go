@@ -31,7 +31,7 @@ func cmdAttribute(e *env, c *cobra.Command) {
 			return err
 		}
 		if *asJSON {
-			cov, err := attribution.Coverage(ctx, ws.Store)
+			cov, err := ws.SourceCoverage(ctx)
 			if err != nil {
 				return err
 			}
@@ -50,7 +50,7 @@ func cmdAttribute(e *env, c *cobra.Command) {
 // credential) an agent's session accounts for. A low share is not by
 // itself a failure: machines that are not agents use the same proxy.
 func printCoverage(ctx context.Context, e *env, ws *incident.Workspace) error {
-	cov, err := attribution.Coverage(ctx, ws.Store)
+	cov, err := ws.SourceCoverage(ctx)
 	if err != nil {
 		return err
 	}

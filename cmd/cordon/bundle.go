@@ -3,7 +3,6 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -71,8 +70,7 @@ func cmdBundle(e *env, c *cobra.Command) {
 		if signer != nil {
 			fields["signed_by"] = signer.Fingerprint()
 		}
-		payload, _ := json.Marshal(fields)
-		if _, err := ws.Journal().Append(ctx, journal.Entry{Actor: actor, Type: journal.EntryBundleWritten, Text: text, Payload: payload}); err != nil {
+		if _, err := ws.RecordBundle(ctx, actor, text, fields); err != nil {
 			return fmt.Errorf("the bundle is written but not journaled: %w", err)
 		}
 		if *asJSON {

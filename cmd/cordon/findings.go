@@ -209,5 +209,5 @@ func detectorResult(ctx context.Context, e *env, ws *incident.Workspace, opt inc
 	// the keys in tool calls and outputs count, as in the kept result
 	opt.Secrets, _ = ws.Redactor()
 	opt.Agent, opt.MinSeverity = "", ""
-	return incident.Scan(ctx, ws.Store, opt)
+	return ws.ScanWith(ctx, opt)
 }

@@ -231,17 +231,12 @@ func cmdNote(e *env, c *cobra.Command) {
 		if !incident.IsWorkspace(*dir) {
 			return fmt.Errorf("%w: %s is not an incident workspace (create one with cordon ingest --incident %s FILE...)", incident.ErrNoIncident, *dir, *dir)
 		}
-		j, err := journal.Open(*dir)
+		ws, err := incident.OpenCase(*dir, incident.AllowShared(shared()))
 		if err != nil {
 			return err
 		}
-		if shared() {
-			j.AllowShared()
-		}
-		en, err := j.Append(ctx, journal.Entry{
-			Type: journal.EntryNote, Actor: journal.CurrentActor(journal.ViaCLI),
-			Step: *step, Event: *event, Text: text,
-		})
+		defer ws.Close()
+		en, err := ws.Note(ctx, journal.CurrentActor(journal.ViaCLI), *step, *event, text)
 		if err != nil {
 			return err
 		}

@@ -71,9 +71,9 @@ func cmdOpen(e *env, c *cobra.Command) {
 			if err != nil {
 				return err
 			}
-			ws.Journal().SignEvery(s, consoleSignEvery)
+			ws.SignJournal(s, consoleSignEvery)
 			defer func() {
-				if err := ws.Journal().Seal(context.WithoutCancel(ctx), journal.CurrentActor(journal.ViaConsole)); err != nil {
+				if err := ws.SealJournal(context.WithoutCancel(ctx), journal.CurrentActor(journal.ViaConsole)); err != nil {
 					fmt.Fprintf(e.stderr, "cordon: the journal was not sealed: %v\n", err)
 				}
 			}()

@@ -129,7 +129,7 @@ func cmdExport(e *env, c *cobra.Command) {
 				}
 			default:
 				var q evidence.Query
-				if q, err = readQuery(e, strings.Join(pos, " "), ws.Store.Counts()); err != nil {
+				if q, err = readQuery(e, strings.Join(pos, " "), ws.Counts()); err != nil {
 					return err
 				}
 				n, red, err = report.Timesketch(ctx, ws, q, w, opts...)
@@ -158,8 +158,7 @@ func redactionOptions(ctx context.Context, ws *incident.Workspace, noRedact bool
 		return nil, nil
 	}
 	actor := journal.CurrentActor(journal.ViaCLI)
-	if _, err := ws.Journal().Append(ctx, journal.Entry{Actor: actor, Type: journal.EntryUnredactedOutput,
-		Text: what + " written unredacted: it shows every secret the evidence holds (credentials, tokens, keys the agent read or used)"}); err != nil {
+	if _, err := ws.RecordUnredacted(ctx, actor, what); err != nil {
 		return nil, fmt.Errorf("--no-redact is journaled, and the journal refused: %w", err)
 	}
 	return []report.Option{report.Unredacted()}, nil

@@ -36,7 +36,7 @@ func cmdSearch(e *env, c *cobra.Command) {
 			return err
 		}
 		defer done()
-		q, err := readQuery(e, strings.Join(pos, " "), ws.Store.Counts())
+		q, err := readQuery(e, strings.Join(pos, " "), ws.Counts())
 		if err != nil {
 			return err
 		}
@@ -54,7 +54,7 @@ func cmdSearch(e *env, c *cobra.Command) {
 		if req.Until, err = parseTime(*until, last); err != nil {
 			return err
 		}
-		hits, err := ws.Store.Search(ctx, req)
+		hits, err := ws.Search(ctx, req)
 		if err != nil {
 			return err
 		}
@@ -119,8 +119,8 @@ func cmdStats(e *env, c *cobra.Command) {
 			return err
 		}
 		defer ws.Close()
-		c := ws.Store.Counts()
-		sp, err := c.MainSpan().Exact(ctx, ws.Store)
+		c := ws.Counts()
+		sp, err := ws.MainSpan(ctx)
 		if err != nil {
 			return err
 		}
@@ -130,7 +130,7 @@ func cmdStats(e *env, c *cobra.Command) {
 		}
 		out := map[string][]evidence.Count{}
 		for _, f := range fields {
-			counts, err := ws.Store.Facet(context.Background(), evidence.All(), time.Time{}, time.Time{}, f, *top)
+			counts, err := ws.Facet(context.Background(), evidence.All(), time.Time{}, time.Time{}, f, *top)
 			if err != nil {
 				return fmt.Errorf("%w: %v (countable fields: %s)", errUsage, err, strings.Join(evidence.FacetFields(), ", "))
 			}
@@ -212,7 +212,7 @@ func cmdShow(e *env, c *cobra.Command) {
 			return err
 		}
 		defer ws.Close()
-		ev, err := ws.Store.Get(ctx, pos[0])
+		ev, err := ws.Get(ctx, pos[0])
 		if err != nil {
 			return err
 		}

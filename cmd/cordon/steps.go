@@ -255,7 +255,7 @@ func cmdAction(e *env, c *cobra.Command) {
 		}
 		defer ws.Close()
 		// before the plan is shown and confirmed: it could not be journaled
-		if err := ws.Journal().Writable(); err != nil {
+		if err := ws.Writable(); err != nil {
 			return err
 		}
 		plan, err := ws.PlanAction(ctx, pos[0], pos[1])

@@ -50,9 +50,9 @@ func New(t testing.TB, inputs ...string) *incident.Workspace {
 	t.Cleanup(func() { ws.Close() })
 	// The evidence received is journaled by one fixed actor at one fixed
 	// time, so that views of the journal are the same on every run.
-	ws.Journal().SetClock(func() time.Time { return FixtureReceived })
+	ws.SetClock(func() time.Time { return FixtureReceived })
 	res, err := ws.Ingest(context.Background(), inputs, incident.IngestOptions{Actor: FixtureActor})
-	ws.Journal().SetClock(time.Now)
+	ws.SetClock(time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func WriteFile(t testing.TB, name string, data []byte) string {
 // ingest wrote: what a test did to the case, in order.
 func Casework(t testing.TB, ws *incident.Workspace) []journal.Entry {
 	t.Helper()
-	entries, err := ws.Journal().Entries()
+	entries, err := ws.JournalEntries()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func TestProfileRendersTheAssessment(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := loadProfile(ctx, ws.Store, ws, tc.agent)
+			p, err := loadProfile(ctx, ws, tc.agent)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,7 +8,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/cordon-ir/cordon/attribution"
-	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/tui/common"
 )
 
@@ -21,8 +20,8 @@ type agentsMsg struct {
 
 // Model is the agents pane.
 type Model struct {
-	com   common.Common
-	store evidence.Store
+	com common.Common
+	cs  Case
 
 	agents       []attribution.AgentSummary
 	unattributed int64
@@ -33,17 +32,15 @@ type Model struct {
 	clock        common.Clock
 
 	// An open profile: one agent's sessions and capabilities.
-	caps       Capabilities
 	profileFor string
 	prof       profile
 	profLoaded bool
 	pcur, ptop int
 }
 
-// New returns the pane; Load fills it. caps is the case the capability
-// view reads (nil: the view says none is open).
-func New(com common.Common, store evidence.Store, caps Capabilities) Model {
-	return Model{com: com, store: store, caps: caps}
+// New returns the pane on the case cs; Load fills it.
+func New(com common.Common, cs Case) Model {
+	return Model{com: com, cs: cs}
 }
 
 // SetSize sets the pane's size.
@@ -63,10 +60,10 @@ func (m Model) Agents() []attribution.AgentSummary { return m.agents }
 func (m *Model) Load() tea.Cmd {
 	m.seq++
 	m.loading = true
-	ctx, st, seq := m.com.Ctx, m.store, m.seq
+	ctx, cs, seq := m.com.Ctx, m.cs, m.seq
 	return m.com.Cmd(func() tea.Msg {
-		a, err := attribution.Agents(ctx, st)
-		return agentsMsg{seq: seq, agents: a, unattributed: attribution.Unattributed(st.Counts()), err: err}
+		a, err := cs.Agents(ctx)
+		return agentsMsg{seq: seq, agents: a, unattributed: attribution.Unattributed(cs.Counts()), err: err}
 	})
 }
 

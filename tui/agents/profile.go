@@ -9,15 +9,18 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/report"
 )
 
-// Capabilities is what the profile reads of the case: the capability sets
-// (from the same run of the detectors as the findings) and the case, for
-// its containment time.
-type Capabilities interface {
+// Case is what the pane reads of the case, through its handle: the
+// evidence and the agents it names, the capability sets (from the same
+// run of the detectors as the findings) and the case, for its Assessment.
+type Case interface {
+	report.Reader
+	Agents(ctx context.Context) ([]attribution.AgentSummary, error)
 	Capabilities(ctx context.Context) (*capability.Set, error)
 	State() (incident.CaseState, error)
 	Case(ctx context.Context, s incident.CaseState) (incident.Case, error)
@@ -56,9 +59,9 @@ const maxProfileSessions = 2000
 
 // loadProfile reads an agent's sessions, every session holding one of its
 // IPs (to mark an IP shared in time or reused), and its capabilities.
-func loadProfile(ctx context.Context, st evidence.Store, cw Capabilities, agent string) (profile, error) {
+func loadProfile(ctx context.Context, cw Case, agent string) (profile, error) {
 	p := profile{agent: agent, checks: map[int]capability.Verdict{}}
-	hits, err := st.Search(ctx, evidence.Request{Query: evidence.Terms("kind", evidence.KindSessionStart, evidence.KindSessionEnd), Sort: evidence.SortTime, Limit: maxProfileSessions})
+	hits, err := cw.Search(ctx, evidence.Request{Query: evidence.Terms("kind", evidence.KindSessionStart, evidence.KindSessionEnd), Sort: evidence.SortTime, Limit: maxProfileSessions})
 	if err != nil {
 		return p, fmt.Errorf("sessions: %w", err)
 	}
@@ -105,17 +108,13 @@ func loadProfile(ctx context.Context, st evidence.Store, cw Capabilities, agent 
 		p.sessions = append(p.sessions, s)
 	}
 	sort.SliceStable(p.sessions, func(i, j int) bool { return p.sessions[i].Start.Before(p.sessions[j].Start) })
-	if cw == nil {
-		p.capsErr = fmt.Errorf("no case is open here")
-		return p, nil
-	}
 	caps, err := cw.Capabilities(ctx)
 	if err != nil {
 		p.capsErr = err
 		return p, nil
 	}
 	p.caps = caps.For(agent)
-	if g, err := report.AgentGraph(ctx, st, agent, p.caps); err == nil {
+	if g, err := report.AgentGraph(ctx, cw, agent, p.caps); err == nil {
 		if t := strings.TrimRight(g.Tree(), "\n"); t != "" {
 			p.tree = strings.Split(t, "\n")
 		}
@@ -151,9 +150,9 @@ func overlaps(a, b session) bool {
 func (m *Model) openProfile(agent string) tea.Cmd {
 	m.seq++
 	m.profileFor, m.pcur, m.ptop = agent, 0, 0
-	ctx, st, cw, seq := m.com.Ctx, m.store, m.caps, m.seq
+	ctx, cw, seq := m.com.Ctx, m.cs, m.seq
 	return m.com.Cmd(func() tea.Msg {
-		p, err := loadProfile(ctx, st, cw, agent)
+		p, err := loadProfile(ctx, cw, agent)
 		return profileMsg{seq: seq, p: p, err: err}
 	})
 }

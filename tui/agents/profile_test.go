@@ -24,7 +24,7 @@ func TestProfileShowsAcquiredCapabilities(t *testing.T) {
 	if _, err := ws.SetStep(ctx, who, "contain.stop", incident.StepDone, time.Date(2026, 8, 11, 10, 21, 3, 0, time.UTC), ""); err != nil {
 		t.Fatal(err)
 	}
-	p, err := loadProfile(ctx, ws.Store, ws, "agent-12")
+	p, err := loadProfile(ctx, ws, "agent-12")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestProfileShowsAcquiredCapabilities(t *testing.T) {
 	if pxFilter.Op() != evidence.OpIDs {
 		t.Errorf("px-s228 line filters the timeline to %q, want its evidence ids", pxFilter)
 	}
-	hits, err := ws.Store.Search(ctx, evidenceRequest(pxFilter))
+	hits, err := ws.Search(ctx, evidenceRequest(pxFilter))
 	if err != nil || hits.Total < 50 {
 		t.Errorf("px-s228's evidence: %d events, %v", hits.Total, err)
 	}

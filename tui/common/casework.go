@@ -14,7 +14,8 @@ import (
 // case: read the playbook and the journal, and write to it through the
 // incident use cases. *incident.Workspace implements it; tests may fake it.
 type Casework interface {
-	Journal() *journal.Journal
+	// Now is the case's clock: wall time, or scenario time in a drill.
+	Now() time.Time
 	Playbook() (*playbook.Playbook, error)
 	State() (incident.CaseState, error)
 	Case(ctx context.Context, s incident.CaseState) (incident.Case, error)

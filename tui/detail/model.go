@@ -42,7 +42,7 @@ type attributionMsg struct {
 // Model is the event pane.
 type Model struct {
 	com   common.Common
-	store evidence.Store
+	store evidence.Reader
 
 	ev    evidence.Event
 	has   bool
@@ -62,7 +62,7 @@ type Model struct {
 }
 
 // New returns an empty event pane.
-func New(com common.Common, store evidence.Store) Model {
+func New(com common.Common, store evidence.Reader) Model {
 	return Model{com: com, store: store, marks: map[string]bool{}}
 }
 

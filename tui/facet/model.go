@@ -23,7 +23,7 @@ type valuesMsg struct {
 // Model is the facet picker.
 type Model struct {
 	com   common.Common
-	store evidence.Store
+	store evidence.Reader
 
 	open    bool
 	query   evidence.Query
@@ -44,7 +44,7 @@ type Model struct {
 }
 
 // New returns a closed picker.
-func New(com common.Common, store evidence.Store) Model {
+func New(com common.Common, store evidence.Reader) Model {
 	return Model{com: com, store: store, fields: evidence.FacetFields()}
 }
 

@@ -41,7 +41,7 @@ type pivotMsg struct {
 // BuildPivot counts q's events over row × col: the top rows of row, and
 // for each, its values of col; the columns are those with the most events
 // over all rows.
-func BuildPivot(ctx context.Context, st evidence.Store, q evidence.Query, row, col string) (Pivot, error) {
+func BuildPivot(ctx context.Context, st evidence.Reader, q evidence.Query, row, col string) (Pivot, error) {
 	p := Pivot{Row: row, Col: col}
 	rows, err := st.Facet(ctx, q, time.Time{}, time.Time{}, row, pivotRows)
 	if err != nil {

@@ -60,6 +60,17 @@ func emptyCase(t *testing.T) *incident.Workspace {
 	return ws
 }
 
+// journalOf is ws's journal as the pane reads it: the file, opened again,
+// as a console opens it beside the writers.
+func journalOf(t *testing.T, ws *incident.Workspace) *journal.Journal {
+	t.Helper()
+	j, err := journal.Open(ws.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
 func note(t *testing.T, ws *incident.Workspace, who, text string) {
 	t.Helper()
 	if _, err := ws.Note(context.Background(), journal.Actor{Name: who, Via: journal.ViaCLI}, "", "", text); err != nil {
@@ -72,7 +83,7 @@ func note(t *testing.T, ws *incident.Workspace, who, text string) {
 func TestPollFollowsOtherWriters(t *testing.T) {
 	ws := emptyCase(t)
 	note(t, ws, "alice", "first")
-	m := newPane(t, ws.Journal(), time.Millisecond)
+	m := newPane(t, journalOf(t, ws), time.Millisecond)
 
 	var changed int
 	deliver := func(msgs []tea.Msg) []tea.Msg {
@@ -115,7 +126,7 @@ func TestPollFollowsOtherWriters(t *testing.T) {
 func TestStalePollIsDropped(t *testing.T) {
 	ws := emptyCase(t)
 	note(t, ws, "alice", "one")
-	m := newPane(t, ws.Journal(), time.Hour)
+	m := newPane(t, journalOf(t, ws), time.Hour)
 	old := m.Poll()
 	fresh := m.Poll()
 	oldMsg, freshMsg := old(), fresh()
@@ -140,7 +151,7 @@ func TestTypeFilterAndBrokenChain(t *testing.T) {
 	if _, err := ws.SetStep(context.Background(), journal.Actor{Name: "alice", Via: journal.ViaCLI}, "triage.grant", incident.StepStarted, time.Time{}, ""); err != nil {
 		t.Fatal(err)
 	}
-	m := newPane(t, ws.Journal(), -1)
+	m := newPane(t, journalOf(t, ws), -1)
 	for _, msg := range msgsOf(m.Poll()) {
 		var cmd tea.Cmd
 		m, cmd = m.Update(msg)
@@ -159,7 +170,7 @@ func TestTypeFilterAndBrokenChain(t *testing.T) {
 	}
 
 	// edit the first entry on disk: the title says where the chain broke
-	path := ws.Journal().Path()
+	path := journalOf(t, ws).Path()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -195,11 +206,11 @@ func TestJournalShowsDatesAcrossDays(t *testing.T) {
 		{time.Date(2026, 8, 12, 9, 0, 0, 0, time.UTC), "2026-08-12T09:00:00Z"},
 	} {
 		ws := emptyCase(t)
-		ws.Journal().SetClock(func() time.Time { return time.Date(2026, 8, 11, 10, 0, 0, 0, time.UTC) })
+		ws.SetClock(func() time.Time { return time.Date(2026, 8, 11, 10, 0, 0, 0, time.UTC) })
 		note(t, ws, "alice", "first")
-		ws.Journal().SetClock(func() time.Time { return tc.second })
+		ws.SetClock(func() time.Time { return tc.second })
 		note(t, ws, "alice", "second")
-		m := newPane(t, ws.Journal(), -1)
+		m := newPane(t, journalOf(t, ws), -1)
 		for _, msg := range msgsOf(m.Poll()) {
 			var cmd tea.Cmd
 			m, cmd = m.Update(msg)

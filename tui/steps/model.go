@@ -292,7 +292,7 @@ func (m *Model) answer(msg common.AnswerMsg) tea.Cmd {
 	}
 	switch a.Kind {
 	case common.AskDoneAt:
-		at, err := parseTime(msg.Value, m.ws.Journal().Now())
+		at, err := parseTime(msg.Value, m.ws.Now())
 		if err != nil {
 			return common.Send(common.ErrMsg{Err: err})
 		}
@@ -335,9 +335,6 @@ func configuredActions(ws common.Casework) actionSet {
 		Config() (*incident.Config, error)
 	}
 	c, ok := ws.(configured)
-	if h, isHandle := ws.(interface{ Workspace() *incident.Workspace }); !ok && isHandle && h.Workspace() != nil {
-		c, ok = h.Workspace(), true
-	}
 	if !ok {
 		return actionSet{}
 	}

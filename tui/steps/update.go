@@ -35,7 +35,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 			// The time the evidence shows (the stop the step's own check
 			// found) rather than now: an incident is often worked after
 			// the fact, and every later check counts from this time.
-			at, from := m.ws.Journal().Now(), "now"
+			at, from := m.ws.Now(), "now"
 			if c := st.Check; c != nil && c.Status == incident.CheckVerified && !c.First.IsZero() {
 				at, from = c.First, "as its check found"
 			}

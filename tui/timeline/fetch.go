@@ -77,7 +77,7 @@ type matchMsg struct {
 // fetchAnchor loads a window of up to 2*limit rows around at. It is a plain
 // function of its arguments: the command built from it never touches the
 // model.
-func fetchAnchor(ctx context.Context, st evidence.Store, query evidence.Query, w where, at evidence.Cursor, limit int) ([]evidence.Event, int, bool, bool, error) {
+func fetchAnchor(ctx context.Context, st evidence.Reader, query evidence.Query, w where, at evidence.Cursor, limit int) ([]evidence.Event, int, bool, bool, error) {
 	switch w {
 	case atStart:
 		p, err := st.Page(ctx, evidence.PageRequest{Query: query, Limit: limit})

@@ -15,7 +15,7 @@ import (
 // search) and a time order; rows holds a window of it around the cursor.
 type Model struct {
 	com   common.Common
-	store evidence.Store
+	store evidence.Reader
 
 	filter      evidence.Query // set by panes: an agent, facet values, a finding's events
 	search      string         // as typed (or a related group's query, as text)
@@ -47,7 +47,7 @@ type Model struct {
 }
 
 // New returns a timeline over store; Init loads the first page.
-func New(com common.Common, store evidence.Store) Model {
+func New(com common.Common, store evidence.Reader) Model {
 	return Model{com: com, store: store, marks: map[string]bool{}, loading: true}
 }
 

@@ -1,0 +1,11 @@
+package incident
+
+import "github.com/cordon-ir/cordon/evidence"
+
+// EvidenceStore is the workspace's store, for incident's own tests, which
+// call the functions below the use cases (Scan, LoadCase, RunCheck) on it.
+// Nothing outside incident reaches the store.
+func (w *Workspace) EvidenceStore() evidence.Store { return w.store }
+
+// JournalPath is the journal's file, for tests that tamper with it.
+func (w *Workspace) JournalPath() string { return w.journal.Path() }
