@@ -153,7 +153,7 @@ func BenchmarkLiveAnswer(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	src := evidence.StoreSource{Store: ws.Store}
+	src := evidence.StoreSource{Store: ws.EvidenceStore()}
 	p, err := (&detect.Engine{Rules: rules, Secrets: secrets}).Start(context.Background(), src)
 	if err != nil {
 		b.Fatal(err)

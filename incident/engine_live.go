@@ -56,7 +56,7 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 	start := time.Now()
 	var out LiveRound
 	meta, keepable := w.resultMeta()
-	counts := w.Store.Counts()
+	counts := w.store.Counts()
 	var stored, fresh int64
 	for _, r := range res {
 		stored += int64(r.Stored)
@@ -128,7 +128,7 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 // they are the want events a round stored; otherwise why names what makes
 // the round need a replay.
 func (w *Workspace) eventsAfter(ctx context.Context, last evidence.Event, want int64) (evs []evidence.Event, why string, err error) {
-	src := evidence.StoreSource{Store: w.Store, Since: last.Time}
+	src := evidence.StoreSource{Store: w.store, Since: last.Time}
 	err = src.Each(ctx, evidence.All(), func(ev evidence.Event) error {
 		if !detect.Before(&last, &ev) {
 			return nil
@@ -153,8 +153,8 @@ func (w *Workspace) replayPass(ctx context.Context) (*detect.Pass, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng := detect.Engine{Rules: rules, Attribute: !AttributionStored(w.Store.Counts()), Secrets: w.scanRedactor()}
-	src := evidence.StoreSource{Store: w.Store}
+	eng := detect.Engine{Rules: rules, Attribute: !AttributionStored(w.store.Counts()), Secrets: w.scanRedactor()}
+	src := evidence.StoreSource{Store: w.store}
 	p, err := eng.Start(ctx, src)
 	if err != nil {
 		return nil, fmt.Errorf("findings: %w", err)

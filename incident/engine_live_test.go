@@ -196,7 +196,7 @@ func sameAsOneShot(t *testing.T, w *Workspace, when string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := Scan(context.Background(), w.Store, FindingsOptions{Rules: rules, Secrets: w.scanRedactor()})
+	want, err := Scan(context.Background(), w.store, FindingsOptions{Rules: rules, Secrets: w.scanRedactor()})
 	if err != nil {
 		t.Fatal(err)
 	}
