@@ -103,8 +103,11 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 	key := evidenceKey(counts)
 	w.findingsMu.Lock()
 	current := w.findingsKey == key && w.scanned.Findings != nil
+	total := len(w.scanned.Findings)
 	w.findingsMu.Unlock()
 	if out.Replayed == "" && fresh == 0 && current {
+		// nothing new: the answer stands
+		out.Change = FindingsChange{Created: []string{}, Updated: []string{}, Withdrawn: []string{}, Total: total}
 		out.Took = time.Since(start)
 		return out, nil
 	}

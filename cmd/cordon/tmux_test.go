@@ -150,7 +150,8 @@ func TestConsoleInTmux(t *testing.T) {
 // the Journal pane, and a note typed with q in it does not quit.
 func TestPlaybookInTmux(t *testing.T) {
 	c := startTmuxConsole(t)
-	c.wait("the timeline", "TIMELINE", "74 events")
+	// the follow's first round journals what the detectors found
+	c.wait("the timeline", "TIMELINE", "74 events", "6 findings")
 	c.send("Tab", "Tab", "Tab")
 	c.wait("the playbook", "PLAYBOOK", "Detect 0/2", "[ ] Confirm that an agent crossed")
 	c.send("d")
@@ -161,7 +162,7 @@ func TestPlaybookInTmux(t *testing.T) {
 	c.send("Enter")
 	c.wait("the note saved", "note added")
 	c.send("Tab")
-	s := c.wait("the journal", "JOURNAL", "chain ok, 6 entries", "step_done", "detect.signal", "quiet q here")
+	s := c.wait("the journal", "JOURNAL", "chain ok, 7 entries", "step_done", "detect.signal", "quiet q here")
 	if lines := strings.Split(strings.TrimRight(s, "\n"), "\n"); len(lines) > 24 {
 		t.Errorf("%d lines on a 24-line terminal", len(lines))
 	}
