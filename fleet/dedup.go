@@ -21,12 +21,15 @@ import (
 // It remembers event keys by the time the stream stored the message (the
 // server's clock, not the event's, which the log's writer chose) in
 // buckets of Horizon/Buckets, and forgets a bucket once it is Horizon older
-// than the newest message read. A copy that reaches the stream within the
+// than the newest message read: a key is remembered for at least Horizon,
+// at most Horizon and one bucket. A copy that reaches the stream within the
 // Horizon of the first is dropped; one that comes later is delivered again.
 // Memory is bounded by MaxKeys: past it the oldest bucket is dropped early,
 // which shortens the horizon (Stats says by how much), never the memory.
-// A key costs 8 bytes in a Go map, about 11 to 24 bytes with the map's own
-// overhead: the default 4M keys take 45 to 100 MB.
+// A key is 8 bytes in a Go map; with the map's own overhead 4M keys over 48
+// buckets measured 105 MB of heap (26 bytes a key). So the horizon a reader
+// really covers is the shorter of Horizon and MaxKeys divided by its event
+// rate: 24h at 46 events/s, 80 seconds at 50,000.
 
 // DedupConfig sizes a Dedup.
 type DedupConfig struct {

@@ -230,3 +230,5 @@ func fleettestServerWithPayload(t *testing.T, n int32) string {
 	t.Helper()
 	return fleettest.ServerWith(t, func(o *server.Options) { o.MaxPayload = n }).ClientURL()
 }
+
+type ingestResult = ingest.FileResult
