@@ -49,15 +49,7 @@ func connectBus(t *testing.T, url string, stream StreamConfig) *bus {
 // messages is how many messages the stream holds.
 func (b *bus) messages(t *testing.T, stream string) uint64 {
 	t.Helper()
-	s, err := b.js.Stream(context.Background(), stream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := s.Info(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return info.State.Msgs
+	return fleettest.Messages(t, b.js, stream)
 }
 
 // ship runs Ship with checkpoints in state and fails t on an error.

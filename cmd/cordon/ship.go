@@ -32,12 +32,7 @@ func cmdShip(e *env, c *cobra.Command) {
 			fs.Usage()
 			return fmt.Errorf("%w: ship needs --nats URL (or $NATS_URL) and at least one input", errUsage)
 		}
-		if *format != "" {
-			if _, err := ingest.ByFormat(*format); err != nil {
-				return fmt.Errorf("%w: %v", errUsage, err)
-			}
-		}
-		if _, err := ingest.Expand(inputs); err != nil {
+		if err := checkInputs(*format, inputs); err != nil {
 			return err
 		}
 		if *state == "" {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,15 +18,7 @@ func streamMessages(t *testing.T, url, stream string) uint64 {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	s, err := js.Stream(context.Background(), stream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := s.Info(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return info.State.Msgs
+	return fleettest.Messages(t, js, stream)
 }
 
 func TestShipSendsAnIncidentOnceAndResumes(t *testing.T) {

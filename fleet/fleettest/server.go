@@ -4,10 +4,12 @@
 package fleettest
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Server starts a JetStream server for t and stops it when t ends. The
@@ -58,4 +60,18 @@ func start(t testing.TB, dir string, set func(*server.Options)) *server.Server {
 		s.WaitForShutdown()
 	})
 	return s
+}
+
+// Messages is how many messages stream holds.
+func Messages(t testing.TB, js jetstream.JetStream, stream string) uint64 {
+	t.Helper()
+	s, err := js.Stream(context.Background(), stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.State.Msgs
 }
