@@ -20,7 +20,9 @@ const maxShownRejects = 50
 
 func cmdShip(e *env, c *cobra.Command) {
 	fs := c.Flags()
-	url := fs.String("nats", os.Getenv("NATS_URL"), "the NATS `URL` (nats://host:4222; several, comma-separated, for a cluster; default $NATS_URL)")
+	// $NATS_URL is read when the command runs, not shown as the flag's
+	// default: it may carry a user and password.
+	url := fs.String("nats", "", "the NATS `URL` (nats://host:4222; several, comma-separated, for a cluster; default $NATS_URL)")
 	stream := fs.String("stream", fleet.DefaultStream, "the JetStream stream, created (file storage) if missing")
 	state := fs.String("state", "", "the checkpoint `FILE` (default $XDG_STATE_HOME/cordon/ship/STREAM-<digest of URL>.json)")
 	format := fs.String("format", "", "read every input as `FORMAT` instead of sniffing (see cordon formats)")
@@ -28,6 +30,9 @@ func cmdShip(e *env, c *cobra.Command) {
 	inFlight := fs.Int("in-flight", fleet.DefaultInFlight, "events awaiting the server's acknowledgement at most")
 	c.RunE = func(cmd *cobra.Command, inputs []string) error {
 		ctx := cmd.Context()
+		if *url == "" {
+			*url = os.Getenv("NATS_URL")
+		}
 		if *url == "" || len(inputs) == 0 {
 			fs.Usage()
 			return fmt.Errorf("%w: ship needs --nats URL (or $NATS_URL) and at least one input", errUsage)

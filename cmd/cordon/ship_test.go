@@ -98,3 +98,20 @@ func TestShipNeedsAServerAndInputs(t *testing.T) {
 		}
 	}
 }
+
+func TestShipTakesNATSURLFromTheEnvironmentWithoutShowingIt(t *testing.T) {
+	url := fleettest.Server(t).ClientURL()
+	t.Setenv("NATS_URL", strings.Replace(url, "nats://", "nats://u:secret-pw@", 1))
+	if _, out, _ := cordon("help", "ship"); strings.Contains(out, "secret-pw") {
+		t.Fatalf("help shows the password from $NATS_URL:\n%s", out)
+	}
+	log := filepath.Join(t.TempDir(), "access.log")
+	if err := os.WriteFile(log, []byte("1793786475.856   3288 10.0.6.21 TCP_TUNNEL/200 86620 CONNECT pypi.org:443 px-s701 HIER_DIRECT/151.101.0.223 -\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// the server has no users: it takes the connection and the event
+	code, out, errOut := cordon("ship", "--state", filepath.Join(t.TempDir(), "s.json"), log)
+	if code != 0 || !strings.Contains(out, "sent 1 of 1 events") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+}
