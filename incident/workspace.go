@@ -18,6 +18,7 @@ import (
 	"github.com/cordon-ir/cordon/ingest"
 	"github.com/cordon-ir/cordon/ingest/parse"
 	"github.com/cordon-ir/cordon/journal"
+	"github.com/cordon-ir/cordon/platform"
 )
 
 // ErrNoIncident: the directory is not an incident workspace. It is the
@@ -380,25 +381,7 @@ func (w *Workspace) writeSources(files []string) error {
 }
 
 // writeAtomic replaces path with data via a synced temporary file.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
+func writeAtomic(path string, data []byte) error { return platform.WriteAtomic(path, data) }
 
 // Rejects reads rejects.jsonl.
 func (w *Workspace) Rejects() ([]parse.Reject, error) {

@@ -35,14 +35,8 @@ func cmdIngest(e *env, c *cobra.Command) {
 			fs.Usage()
 			return fmt.Errorf("%w: ingest needs --incident DIR and at least one input", errUsage)
 		}
-		if *format != "" {
-			if _, err := ingest.ByFormat(*format); err != nil {
-				return fmt.Errorf("%w: %v", errUsage, err)
-			}
-		}
-		// A FIFO or a device among the inputs is refused before the workspace
-		// is created or locked.
-		if _, err := ingest.Expand(inputs); err != nil {
+		// before the workspace is created or locked
+		if err := checkInputs(*format, inputs); err != nil {
 			return err
 		}
 		var ws *incident.Workspace
@@ -101,6 +95,19 @@ func cmdIngest(e *env, c *cobra.Command) {
 		}
 		return noEvents(results, *dir)
 	}
+}
+
+// checkInputs refuses a --format cordon does not know, and among the
+// inputs a FIFO, a device or a file that is not there, before anything is
+// opened, created or locked.
+func checkInputs(format string, inputs []string) error {
+	if format != "" {
+		if _, err := ingest.ByFormat(format); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+	}
+	_, err := ingest.Expand(inputs)
+	return err
 }
 
 // detectNow runs the detectors over what the ingest stored and keeps the

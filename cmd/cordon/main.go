@@ -13,6 +13,7 @@ import (
 
 	"github.com/cordon-ir/cordon/bundle"
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/fleet"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/ingest"
 	"github.com/cordon-ir/cordon/journal"
@@ -107,6 +108,7 @@ func commands() []command {
 			{"verify", "FILE.tar.gz [--allowed-signers FILE] [--json]", "verify a bundle: its files against the manifest, the journal's hash chain, its signature", cmdBundleVerify, nil},
 		}},
 		{"indicators", indicatorsArgs, "the indicator register: destinations, addresses, credential ids (never secrets), files, processes; first and last seen, agents, findings, evidence ids", cmdIndicators, nil},
+		{"ship", shipArgs, "publish evidence as normalized events to a NATS JetStream stream (docs/fleet.md); checkpoints as ingest, advanced once the server acknowledged", cmdShip, nil},
 		{"formats", "", "list the input formats cordon reads", cmdFormats, nil},
 		{"config", "path|check", "where the console's own settings are read from (key remaps, : aliases, saved searches, palette), and whether they read", cmdConfig, []command{
 			{"path", "", "print the console config's path ($XDG_CONFIG_HOME/cordon/config.yaml)", cmdConfigPath, nil},
@@ -158,7 +160,7 @@ func exitCode(stderr io.Writer, err error) int {
 		return exitTampered
 	case errors.Is(err, evidence.ErrWrite):
 		return exitWrite
-	case errors.Is(err, journal.ErrLocked):
+	case errors.Is(err, journal.ErrLocked), errors.Is(err, fleet.ErrStateLocked):
 		return exitLocked
 	case errors.Is(err, evidence.ErrIncompatible):
 		return exitIncompatible

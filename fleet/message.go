@@ -1,0 +1,82 @@
+package fleet
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/ingest/parse"
+	"github.com/nats-io/nats.go"
+)
+
+// Headers of an event message. Nats-Msg-Id is JetStream's own: the stream
+// drops a second message with the same id within its duplicate window.
+const (
+	HeaderMsgID = "Nats-Msg-Id"
+	// HeaderSchema names the body's shape; a reader refuses a shape it
+	// does not know rather than misreading it.
+	HeaderSchema = "Cordon-Schema"
+	// SchemaEvent is the one shape so far: the body is an evidence.Event
+	// as JSON (the keys of --json output), raw record and origin included.
+	SchemaEvent = "event/1"
+)
+
+// ErrMessage marks a message on the bus that is not an event cordon can
+// read: its reason says why. It is rejected, never fatal to a reader.
+var ErrMessage = errors.New("malformed message")
+
+// Key is what an event is de-duplicated by, on the stream (Nats-Msg-Id)
+// and in a reader: its id, and for an earlier stage of a request (an event
+// tagged parse.TagStage) that stage too, so that the request's later stage,
+// which keeps the id, is not taken for a copy of it.
+func Key(ev *evidence.Event) string {
+	for _, t := range ev.Tags {
+		if strings.HasPrefix(t, parse.TagStage) {
+			return ev.ID + "~" + t
+		}
+	}
+	return ev.ID
+}
+
+// Encode makes the message that carries ev.
+func Encode(ev *evidence.Event) (*nats.Msg, error) {
+	data, err := json.Marshal(ev)
+	if err != nil {
+		return nil, fmt.Errorf("encode event %s: %w", ev.ID, err)
+	}
+	m := nats.NewMsg(EventSubject(ev.Source, ev.Format))
+	m.Data = data
+	m.Header.Set(HeaderMsgID, Key(ev))
+	m.Header.Set(HeaderSchema, SchemaEvent)
+	return m, nil
+}
+
+// Decode reads the event a message on subject carries. Whoever can publish
+// on the bus wrote it: an event is accepted only with the fields every
+// event has, and with the source and format its subject names.
+func Decode(subject string, hdr nats.Header, data []byte) (evidence.Event, error) {
+	var ev evidence.Event
+	if s := hdr.Get(HeaderSchema); s != "" && s != SchemaEvent {
+		return ev, fmt.Errorf("%w: schema %q, this cordon reads %s", ErrMessage, s, SchemaEvent)
+	}
+	if err := json.Unmarshal(data, &ev); err != nil {
+		return ev, fmt.Errorf("%w: not an event: %v", ErrMessage, err)
+	}
+	switch {
+	case ev.ID == "":
+		return ev, fmt.Errorf("%w: event has no id", ErrMessage)
+	case ev.Time.IsZero():
+		return ev, fmt.Errorf("%w: event %s has no time", ErrMessage, ev.ID)
+	case ev.Kind == "":
+		return ev, fmt.Errorf("%w: event %s has no kind", ErrMessage, ev.ID)
+	}
+	if want := EventSubject(ev.Source, ev.Format); want != subject {
+		return ev, fmt.Errorf("%w: event %s of source %q and format %q came on %s, not %s", ErrMessage, ev.ID, ev.Source, ev.Format, subject, want)
+	}
+	if id := hdr.Get(HeaderMsgID); id != "" && id != Key(&ev) {
+		return ev, fmt.Errorf("%w: message id %q is not event %s's key %q", ErrMessage, id, ev.ID, Key(&ev))
+	}
+	return ev, nil
+}

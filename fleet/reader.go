@@ -1,0 +1,243 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/ingest"
+	"github.com/cordon-ir/cordon/ingest/parse"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// ReaderConfig says what a Reader reads and how.
+type ReaderConfig struct {
+	Stream string // default DefaultStream
+	// Durable names the consumer: the server keeps what it acknowledged,
+	// so a reader started again with the same name goes on from there.
+	Durable string
+	// Subjects it reads: default EventsSubjects, RawSubjects and the
+	// Routes' subjects.
+	Subjects []string
+	Routes   []Route
+	// Dedup is the set of keys delivered (default NewDedup of the zero
+	// config). A consumer that keeps its own checkpoint saves it beside
+	// that (Dedup.WriteTo) and passes it back here after a restart.
+	Dedup *Dedup
+	// AckWait is how long a message may go unacknowledged before the
+	// server delivers it again (default 30s); MaxAckPending bounds the
+	// messages handed out and not yet acknowledged (default 1024).
+	AckWait       time.Duration
+	MaxAckPending int
+	// Reject is told of every message, or record in a raw message, that
+	// is not an event cordon can read. It is not delivered again.
+	Reject  func(MessageReject)
+	Parsers []parse.Parser // default ingest.Parsers()
+}
+
+// MessageReject is a message (or a record of a raw message) that did not
+// read: where it is on the stream and why.
+type MessageReject struct {
+	Origin  string `json:"origin"` // nats:STREAM:SEQ, and :LINE for a record of a raw message
+	Subject string `json:"subject"`
+	Reason  string `json:"reason"`
+	Data    string `json:"data,omitempty"` // its first parse.MaxRejectData bytes
+}
+
+// Delivery is one event handed to a Reader's handler.
+type Delivery struct {
+	Event   evidence.Event
+	Subject string
+	Seq     uint64    // the stream sequence of its message
+	Stored  time.Time // when the stream stored it
+	Raw     bool      // parsed here from a raw record
+}
+
+// ReaderStats count what a Reader did.
+type ReaderStats struct {
+	Messages   int64      `json:"messages"`   // messages read
+	Delivered  int64      `json:"delivered"`  // events handed to the handler
+	Duplicates int64      `json:"duplicates"` // events dropped as delivered before
+	Rejected   int64      `json:"rejected"`   // messages and records that did not read
+	Dedup      DedupStats `json:"dedup"`
+}
+
+// Reader reads events from a stream through a durable pull consumer.
+type Reader struct {
+	cfg  ReaderConfig
+	cons jetstream.Consumer
+
+	messages, delivered, dups, rejected atomic.Int64
+	dedupStats                          atomic.Pointer[DedupStats]
+}
+
+// NewReader creates (or updates) the durable consumer and returns its
+// reader.
+func NewReader(ctx context.Context, js jetstream.JetStream, cfg ReaderConfig) (*Reader, error) {
+	if cfg.Durable == "" {
+		return nil, errors.New("a reader needs a durable consumer name")
+	}
+	if cfg.Stream == "" {
+		cfg.Stream = DefaultStream
+	}
+	if len(cfg.Subjects) == 0 {
+		cfg.Subjects = []string{EventsSubjects, RawSubjects}
+		for _, r := range cfg.Routes {
+			cfg.Subjects = append(cfg.Subjects, r.Subject)
+		}
+	}
+	if cfg.Dedup == nil {
+		cfg.Dedup = NewDedup(DedupConfig{})
+	}
+	if cfg.AckWait <= 0 {
+		cfg.AckWait = 30 * time.Second
+	}
+	if cfg.MaxAckPending <= 0 {
+		cfg.MaxAckPending = 1024
+	}
+	if cfg.Parsers == nil {
+		cfg.Parsers = ingest.Parsers()
+	}
+	cons, err := js.CreateOrUpdateConsumer(ctx, cfg.Stream, jetstream.ConsumerConfig{
+		Durable:        cfg.Durable,
+		Description:    "cordon reader",
+		FilterSubjects: cfg.Subjects,
+		AckPolicy:      jetstream.AckExplicitPolicy,
+		AckWait:        cfg.AckWait,
+		MaxAckPending:  cfg.MaxAckPending,
+		DeliverPolicy:  jetstream.DeliverAllPolicy,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("consumer %s on stream %s: %w", cfg.Durable, cfg.Stream, err)
+	}
+	r := &Reader{cfg: cfg, cons: cons}
+	r.saveStats()
+	return r, nil
+}
+
+// Stats says what the reader did so far; safe to call while it runs.
+func (r *Reader) Stats() ReaderStats {
+	return ReaderStats{Messages: r.messages.Load(), Delivered: r.delivered.Load(), Duplicates: r.dups.Load(),
+		Rejected: r.rejected.Load(), Dedup: *r.dedupStats.Load()}
+}
+
+func (r *Reader) saveStats() {
+	s := r.cfg.Dedup.Stats()
+	r.dedupStats.Store(&s)
+}
+
+// Pending is how many messages the consumer has not yet had acknowledged:
+// those not delivered and those delivered and awaiting their ack.
+func (r *Reader) Pending(ctx context.Context) (uint64, error) {
+	info, err := r.cons.Info(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return info.NumPending + uint64(info.NumAckPending), nil
+}
+
+// Run hands every event to handle, one at a time in stream order, until
+// ctx ends (then it returns nil) or handle fails. A message is acknowledged
+// once handle returned for each of its events; an event whose key was
+// delivered before (Dedup) is not handed again. When handle fails, the
+// message is given back to the server (it comes again, to this reader or
+// another of the same consumer), and Run returns the error.
+func (r *Reader) Run(ctx context.Context, handle func(context.Context, Delivery) error) error {
+	it, err := r.cons.Messages(jetstream.PullMaxMessages(min(r.cfg.MaxAckPending, 512)), jetstream.WithMessagesErrOnMissingHeartbeat(false))
+	if err != nil {
+		return fmt.Errorf("read consumer %s: %w", r.cfg.Durable, err)
+	}
+	stop := context.AfterFunc(ctx, it.Stop)
+	defer stop()
+	defer it.Stop()
+	for {
+		msg, err := it.Next()
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+				return nil
+			}
+			return fmt.Errorf("read consumer %s: %w", r.cfg.Durable, err)
+		}
+		r.messages.Add(1)
+		if err := r.one(ctx, msg, handle); err != nil {
+			return err
+		}
+		r.saveStats()
+	}
+}
+
+// one handles a message.
+func (r *Reader) one(ctx context.Context, msg jetstream.Msg, handle func(context.Context, Delivery) error) error {
+	meta, err := msg.Metadata()
+	if err != nil {
+		// not a JetStream message: nothing to place or acknowledge
+		return fmt.Errorf("read consumer %s: %w", r.cfg.Durable, err)
+	}
+	origin := "nats:" + meta.Stream + ":" + strconv.FormatUint(meta.Sequence.Stream, 10)
+	subject := msg.Subject()
+	base := Delivery{Subject: subject, Seq: meta.Sequence.Stream, Stored: meta.Timestamp}
+	var events []evidence.Event
+	format, err := rawFormat(subject, r.cfg.Routes)
+	switch {
+	case err != nil:
+		r.reject(MessageReject{Origin: origin, Subject: subject, Reason: err.Error(), Data: string(msg.Data())})
+		settle(msg.Term)
+		return nil
+	case format != "":
+		base.Raw = true
+		evs, rejects, err := ParseRaw(r.cfg.Parsers, format, origin, msg.Data())
+		if err != nil {
+			r.reject(MessageReject{Origin: origin, Subject: subject, Reason: err.Error(), Data: string(msg.Data())})
+			settle(msg.Term)
+			return nil
+		}
+		for _, rj := range rejects {
+			r.reject(MessageReject{Origin: rj.Origin, Subject: subject, Reason: rj.Reason, Data: rj.Data})
+		}
+		events = evs
+	default:
+		ev, err := Decode(subject, msg.Headers(), msg.Data())
+		if err != nil {
+			r.reject(MessageReject{Origin: origin, Subject: subject, Reason: err.Error(), Data: string(msg.Data())})
+			settle(msg.Term)
+			return nil
+		}
+		events = []evidence.Event{ev}
+	}
+	for _, ev := range events {
+		key := Key(&ev)
+		if r.cfg.Dedup.Seen(key) {
+			r.dups.Add(1)
+			continue
+		}
+		d := base
+		d.Event = ev
+		if err := handle(ctx, d); err != nil {
+			// the server delivers it again; what this message's earlier
+			// events did is kept in Dedup, so they are not handed twice
+			_ = msg.Nak()
+			return fmt.Errorf("handle event %s (%s): %w", ev.ID, origin, err)
+		}
+		r.cfg.Dedup.Add(key, meta.Timestamp)
+		r.delivered.Add(1)
+	}
+	settle(msg.Ack)
+	return nil
+}
+
+// settle acknowledges (or ends) a message. A failure is not the reader's
+// end: the server delivers the message again after AckWait, and Dedup
+// drops what it carries.
+func settle(ack func() error) { _ = ack() }
+
+func (r *Reader) reject(m MessageReject) {
+	r.rejected.Add(1)
+	m.Data = parse.CutText(m.Data, parse.MaxRejectData)
+	if r.cfg.Reject != nil {
+		r.cfg.Reject(m)
+	}
+}

@@ -1,0 +1,29 @@
+package platform
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// WriteAtomic replaces path with data via a synced temporary file beside
+// it, so that a reader never sees it half written and a crash leaves the
+// old content or the new, never a mix.
+func WriteAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
