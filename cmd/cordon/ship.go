@@ -26,6 +26,7 @@ func cmdShip(e *env, c *cobra.Command) {
 	stream := fs.String("stream", fleet.DefaultStream, "the JetStream stream, created (file storage) if missing")
 	state := fs.String("state", "", "the checkpoint `FILE` (default $XDG_STATE_HOME/cordon/ship/STREAM-<digest of URL>.json)")
 	format := fs.String("format", "", "read every input as `FORMAT` instead of sniffing (see cordon formats)")
+	asJSON := fs.Bool("json", false, "each input's result, then the totals, as JSON lines")
 	follow := fs.Bool("follow", false, "keep shipping what is appended to the inputs (and survive log rotation) until interrupted")
 	inFlight := fs.Int("in-flight", fleet.DefaultInFlight, "events awaiting the server's acknowledgement at most")
 	c.RunE = func(cmd *cobra.Command, inputs []string) error {
@@ -65,18 +66,22 @@ func cmdShip(e *env, c *cobra.Command) {
 		if *follow {
 			fmt.Fprintln(e.stderr, "following; ctrl-c stops")
 			opt.Follow = true
-			opt.Round = func(res []ingest.FileResult) { printShipped(e.stdout, res, true) }
+			opt.Round = func(res []ingest.FileResult) { printShipped(e.stdout, res, true, *asJSON) }
 		}
 		res, err := fleet.Ship(ctx, fleet.NewPublisher(js, *inFlight), st, inputs, opt)
 		if !*follow {
-			printShipped(e.stdout, res.Files, false)
+			printShipped(e.stdout, res.Files, false, *asJSON)
 		}
 		rj.summary()
-		fmt.Fprintf(e.stdout, "sent %d of %d events to stream %s", res.Acked, res.Read, *stream)
-		if res.Duplicates > 0 {
-			fmt.Fprintf(e.stdout, " (%d of them were on it already)", res.Duplicates)
+		if *asJSON {
+			jsonEncoder(e.stdout).Encode(shipTotals{Stream: *stream, Sent: res.Acked, Read: res.Read, Duplicates: res.Duplicates, Rejected: res.Rejects, Oversize: res.Oversize})
+		} else {
+			fmt.Fprintf(e.stdout, "sent %d of %d events to stream %s", res.Acked, res.Read, *stream)
+			if res.Duplicates > 0 {
+				fmt.Fprintf(e.stdout, " (%d of them were on it already)", res.Duplicates)
+			}
+			fmt.Fprintf(e.stdout, ", %d rejected\n", res.Rejects)
 		}
-		fmt.Fprintf(e.stdout, ", %d rejected\n", res.Rejects)
 		if ctx.Err() != nil && !*follow {
 			return fmt.Errorf("ship interrupted: every acknowledged batch is checkpointed in %s; run the same command again to resume after it", evidence.Printable(*state))
 		}
@@ -93,13 +98,30 @@ func cmdShip(e *env, c *cobra.Command) {
 	}
 }
 
+// shipTotals is ship's last line as JSON: Sent of Read acknowledged.
+type shipTotals struct {
+	Stream     string `json:"stream"`
+	Sent       int64  `json:"sent"`
+	Read       int64  `json:"read"`
+	Duplicates int64  `json:"duplicates"`
+	Rejected   int64  `json:"rejected"`
+	Oversize   int64  `json:"oversize"`
+}
+
 // printShipped says what each input gave; in a follow, only the inputs
 // that gave something this round.
-func printShipped(w io.Writer, res []ingest.FileResult, changedOnly bool) {
+func printShipped(w io.Writer, res []ingest.FileResult, changedOnly, asJSON bool) {
+	var shown []ingest.FileResult
 	for _, r := range res {
-		if changedOnly && r.Events == 0 && r.Rejects == 0 && r.Err == nil {
-			continue
+		if !changedOnly || r.Events > 0 || r.Rejects > 0 || r.Err != nil {
+			shown = append(shown, r)
 		}
+	}
+	if asJSON {
+		printResults(w, shown, true)
+		return
+	}
+	for _, r := range shown {
 		name := evidence.Printable(r.Path)
 		if r.Err != nil {
 			fmt.Fprintf(w, "%s: not shipped: %s\n", name, evidence.PrintableMessage(r.Err.Error()))

@@ -47,6 +47,17 @@ func TestShipSendsAnIncidentOnceAndResumes(t *testing.T) {
 	if n := streamMessages(t, url, "LAB"); n != 420 {
 		t.Fatalf("stream LAB holds %d messages after a second ship, want 420", n)
 	}
+
+	// the same as JSON lines: each input, then the totals
+	code, out, errOut = cordon("ship", "--nats", fleettest.Server(t).ClientURL(), "--stream", "LAB2", "--state", state+"2", "--json", dir)
+	if code != 0 {
+		t.Fatalf("ship --json: exit %d\n%s%s", code, out, errOut)
+	}
+	docs := jsonLines(t, "ship --json", out)
+	last := docs[len(docs)-1]
+	if len(docs) < 2 || last["sent"] != 420.0 || last["read"] != 420.0 || last["stream"] != "LAB2" || docs[0]["path"] == nil {
+		t.Errorf("ship --json:\n%s", out)
+	}
 }
 
 func TestShipListsMalformedLinesSafelyAndGoesOn(t *testing.T) {
