@@ -58,8 +58,13 @@ func cmdIngest(e *env, c *cobra.Command) {
 		if *follow {
 			fmt.Fprintln(e.stderr, "following; ctrl-c stops")
 			opt.Progress = nil
+			// the detectors answer before the round is reported (a console
+			// reloads its findings then); said after the round's files
+			var said func()
 			if *detectAfter {
-				opt.Detectors = func(r incident.LiveRound, err error) { printLiveRound(e, r, err, *quiet || *asJSON) }
+				opt.Detectors = func(r incident.LiveRound, err error) {
+					said = func() { printLiveRound(e, r, err, *quiet || *asJSON) }
+				}
 			}
 			return ws.Follow(ctx, inputs, opt, 500*time.Millisecond, func(res []ingest.FileResult) {
 				var news []ingest.FileResult
@@ -69,6 +74,10 @@ func cmdIngest(e *env, c *cobra.Command) {
 					}
 				}
 				printResults(e.stdout, news, *asJSON)
+				if said != nil {
+					said()
+					said = nil
+				}
 			})
 		}
 		results, err := ws.Ingest(ctx, inputs, opt)
