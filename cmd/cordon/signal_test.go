@@ -180,3 +180,42 @@ func TestSIGTERMEndsAnIngestOfStdinThatNeverCloses(t *testing.T) {
 	}
 	lockFree(t, dir)
 }
+
+// TestFollowingIngestKeepsItsDetectors: ingest --follow says after each
+// round what the detectors found; appended lines are added to the pass it
+// keeps, not a pass over the incident.
+func TestFollowingIngestKeepsItsDetectors(t *testing.T) {
+	lines := strings.SplitAfter(readFile(t, filepath.Join("..", "..", "sample-incidents", "egress-probe-exfil", "ledger.jsonl")), "\n")
+	half := len(lines) / 2
+	src := filepath.Join(t.TempDir(), "ledger.jsonl")
+	if err := os.WriteFile(src, []byte(strings.Join(lines[:half], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "incident")
+	cmd := cordonProcess(t, "ingest", "--follow", "--incident", dir, src)
+	rounds := func() int { return strings.Count(readFile(t, filepath.Join(dir, "journal.jsonl")), `"findings_changed"`) }
+	waitFor(t, "the first round's findings", func() bool { return rounds() == 1 })
+	f, err := os.OpenFile(src, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(strings.Join(lines[half:], ""))
+	f.Close()
+	waitFor(t, "the second round's findings", func() bool { return rounds() == 2 })
+	cmd.Process.Signal(syscall.SIGINT)
+	waitExit(t, cmd, 10*time.Second)
+	out := cmd.Stdout.(*bytes.Buffer).String()
+	if !strings.Contains(out, "4 created, 0 updated, 0 withdrawn") || !strings.Contains(out, "events: the follow began)") ||
+		!strings.Contains(out, "6 finding(s): 2 created, 2 updated, 0 withdrawn") || !strings.Contains(out, "event(s) added)") {
+		t.Errorf("ingest --follow said:\n%s", out)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return string(b)
+}
