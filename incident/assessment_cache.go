@@ -37,7 +37,7 @@ func (w *Workspace) assessmentKey(s CaseState) (string, bool) {
 		return "", false
 	}
 	h := sha256.New()
-	for _, part := range []string{capabilityModel, evidenceKey(w.store.Counts()), strings.Join(s.Subject, "\x00"),
+	for _, part := range []string{capabilityModel, w.evidence(), strings.Join(s.Subject, "\x00"),
 		s.Times[playbook.VarContainedAt].UTC().Format(time.RFC3339Nano), rules} {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
@@ -61,7 +61,7 @@ func (w *Workspace) cachedAssessment(key string) (capability.Assessment, bool) {
 // keepAssessment writes the Assessment for key by atomic rename, where the
 // workspace can be written; elsewhere (read-only media) it lives in memory.
 func (w *Workspace) keepAssessment(key string, a capability.Assessment) {
-	if platform.Writable(w.Dir) != nil {
+	if w.isHeld() || platform.Writable(w.Dir) != nil {
 		return
 	}
 	b, err := json.Marshal(assessmentCache{Key: key, Assessment: a})

@@ -56,7 +56,12 @@ func (w *Workspace) Case(ctx context.Context, s CaseState) (Case, error) {
 	if len(subject) == 0 {
 		from = ""
 	}
-	cs, err := LoadCase(ctx, w.store, subject, s.Times[playbook.VarContainedAt])
+	cs := Case{Subject: subject, ContainedAt: s.Times[playbook.VarContainedAt]}
+	var err error
+	if !w.isHeld() {
+		// a held workspace's case is its subject and Assessment alone
+		cs, err = LoadCase(ctx, w.store, subject, s.Times[playbook.VarContainedAt])
+	}
 	cs.SubjectFrom = from
 	if err != nil || len(subject) == 0 {
 		return cs, err

@@ -78,7 +78,7 @@ func (w *Workspace) resultMeta() (resultMeta, bool) {
 	}
 	ks := sha256.Sum256(key)
 	return resultMeta{Engine: engineVersion, Model: capabilityModel, Mapping: evidence.MappingVersion,
-		Evidence: evidenceKey(w.store.Counts()), Rules: rules, Redactor: hex.EncodeToString(ks[:])}, true
+		Evidence: w.evidence(), Rules: rules, Redactor: hex.EncodeToString(ks[:])}, true
 }
 
 // rulesHash is the sha256 of the rules in force, which the kept result and

@@ -36,7 +36,7 @@ import (
 type livePass struct {
 	pass  *detect.Pass
 	meta  resultMeta // what it was started with (its Evidence aside)
-	total int64 // the store's events when the pass last caught up
+	total int64      // the store's events when the pass last caught up
 }
 
 // LiveRound says how a round of a following ingest reached its findings.

@@ -3,6 +3,7 @@ package incident
 import (
 	"bufio"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/ingest"
 )
 
@@ -77,8 +79,24 @@ func TestFollowKeepsItsPass(t *testing.T) {
 	if n := w.DetectorRuns(); n != 2 {
 		t.Errorf("%d passes over the evidence, want 2 (the start and the late line)", n)
 	}
-	// the next process reads the kept answer
+	// while the follower holds the index, another reads its kept answer
 	total := got[len(got)-1].Change.Total
+	h, err := OpenHeld(w.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := h.CachedFindings(context.Background())
+	if err != nil || len(fs) != total || h.DetectorRuns() != 0 {
+		t.Errorf("held: %d findings (%v) after %d passes, want the kept %d", len(fs), err, h.DetectorRuns(), total)
+	}
+	if _, err := h.Assessment(context.Background()); err != nil {
+		t.Errorf("held: the Assessment: %v", err)
+	}
+	if _, err := h.Search(context.Background(), evidence.Request{Query: evidence.All()}); !errors.Is(err, ErrHeld) {
+		t.Errorf("held: a search: %v, want ErrHeld", err)
+	}
+	h.Close()
+	// the next process reads the kept answer
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +105,7 @@ func TestFollowKeepsItsPass(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	fs, err := r.CachedFindings(context.Background())
+	fs, err = r.CachedFindings(context.Background())
 	if err != nil || len(fs) != total || r.DetectorRuns() != 0 {
 		t.Errorf("the next process: %d findings (%v) after %d passes, want the kept %d", len(fs), err, r.DetectorRuns(), total)
 	}

@@ -115,7 +115,7 @@ func (w *Workspace) Capabilities(ctx context.Context) (*capability.Set, error) {
 }
 
 func (w *Workspace) scan(ctx context.Context) (detect.Result, error) {
-	key := evidenceKey(w.store.Counts())
+	key := w.evidence()
 	w.findingsMu.Lock()
 	defer w.findingsMu.Unlock()
 	if w.scanned.Findings != nil && w.findingsKey == key {
@@ -131,6 +131,9 @@ func (w *Workspace) scan(ctx context.Context) (detect.Result, error) {
 			w.scanned, w.findingsKey = r, key
 			return r, nil
 		}
+	}
+	if w.isHeld() {
+		return detect.Result{}, fmt.Errorf("%w: its kept answer is not of this case's rules now (%s); wait for the follow's next round", ErrHeld, w.stale)
 	}
 	w.detectorRuns++
 	if w.shareRuns {

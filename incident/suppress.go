@@ -172,6 +172,15 @@ func (w *Workspace) SuppressedBy(ctx context.Context, fs []detect.Finding, sups 
 	out := map[string][]string{}
 	for _, s := range sups {
 		var q evidence.Query
+		if s.Query != "" && w.isHeld() {
+			// matched on the index, which another process holds: it
+			// covers nothing here (the findings are listed unsuppressed)
+			if w.heldUnmatched == nil {
+				w.heldUnmatched = map[string]bool{}
+			}
+			w.heldUnmatched[s.ID] = true
+			continue
+		}
 		if s.Query != "" {
 			var err error
 			if q, err = evidence.Parse(s.Query); err != nil {

@@ -61,6 +61,11 @@ type Workspace struct {
 	scanned     detect.Result // findings and capabilities of the evidence findingsKey names
 	findingsKey string
 	live        *livePass // the pass a following ingest keeps (followRound)
+	held        string    // OpenHeld: the evidence key of the follower's kept answer
+	heldAt      time.Time // and when it was kept
+	// heldUnmatched counts the suppressions with a query a held workspace
+	// could not match (HeldUnmatched)
+	heldUnmatched map[string]bool
 	// detectorRuns counts the scans behind scanned (DetectorRuns).
 	detectorRuns int
 	rehearsal    bool // a drill: actions are dry runs, whoever asks

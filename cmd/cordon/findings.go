@@ -45,11 +45,20 @@ func cmdFindings(e *env, c *cobra.Command) {
 			}
 			opt.Rules = rules
 		}
-		ws, done, err := e.openIncident(*dir)
+		open := e.openIncident
+		if opt.Rules == nil && len(*sigmaPaths) == 0 && !*recompute {
+			open = e.openOrHeld // the kept answer is all it reads
+		}
+		ws, done, err := open(*dir)
 		if err != nil {
 			return err
 		}
 		defer done()
+		defer func() {
+			if n := ws.HeldUnmatched(); n > 0 {
+				fmt.Fprintf(e.stderr, "cordon: %d suppression(s) with a query were not matched (they need the index): what they cover is listed unsuppressed\n", n)
+			}
+		}()
 		if len(*sigmaPaths) > 0 {
 			if opt.Rules, err = withSigma(e, ws, opt.Rules, *sigmaPaths); err != nil {
 				return err

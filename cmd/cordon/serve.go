@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"github.com/cordon-ir/cordon/evidence"
 	"io"
 	"log/slog"
 	"net"
@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/cordon-ir/cordon/drill"
+	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/ingest"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/serve"
 	"github.com/spf13/cobra"
 )
@@ -175,6 +177,22 @@ func (e *env) openIncident(dir string) (ws *incident.Workspace, done func(), err
 		return nil, nil, err
 	}
 	return ws, func() { ws.Close() }, nil
+}
+
+// openOrHeld opens the workspace, or, while a following ingest holds its
+// index, the answer that ingest keeps after each round (incident.OpenHeld),
+// saying so on stderr.
+func (e *env) openOrHeld(dir string) (*incident.Workspace, func(), error) {
+	ws, done, err := e.openIncident(dir)
+	if !errors.Is(err, journal.ErrLocked) {
+		return ws, done, err
+	}
+	held, herr := incident.OpenHeld(dir)
+	if herr != nil {
+		return nil, nil, fmt.Errorf("%w; %v", err, herr)
+	}
+	fmt.Fprintf(e.stderr, "cordon: a following ingest holds the index; this is its detectors' answer after its last round (%s)\n", incident.Stamp(held.HeldAt()))
+	return held, func() { held.Close() }, nil
 }
 
 func loopback(a net.Addr) bool {

@@ -193,7 +193,9 @@ func TestFollowingIngestKeepsItsDetectors(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "incident")
 	cmd := cordonProcess(t, "ingest", "--follow", "--incident", dir, src)
-	rounds := func() int { return strings.Count(readFile(t, filepath.Join(dir, "journal.jsonl")), `"findings_changed"`) }
+	rounds := func() int {
+		return strings.Count(readFile(t, filepath.Join(dir, "journal.jsonl")), `"findings_changed"`)
+	}
 	waitFor(t, "the first round's findings", func() bool { return rounds() == 1 })
 	f, err := os.OpenFile(src, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -202,9 +204,24 @@ func TestFollowingIngestKeepsItsDetectors(t *testing.T) {
 	f.WriteString(strings.Join(lines[half:], ""))
 	f.Close()
 	waitFor(t, "the second round's findings", func() bool { return rounds() == 2 })
+	// while it follows, another process reads what it keeps
+	code, out, errOut := cordon("findings", "--incident", dir, "--json")
+	if code != 0 || strings.Count(out, "\n") != 6 || !strings.Contains(errOut, "a following ingest holds the index") {
+		t.Errorf("findings during the follow: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = cordon("findings", "--incident", dir, "--by", "agent", "--json")
+	if code != 0 || !strings.Contains(out, `"agent":"agent-7"`) {
+		t.Errorf("findings --by agent during the follow: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut = cordon("verdict", "--incident", dir); code == exitLocked || !strings.Contains(errOut, "a following ingest holds the index") || out == "" {
+		t.Errorf("verdict during the follow: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut = cordon("search", "--incident", dir, "curl"); code != exitLocked {
+		t.Errorf("search during the follow: exit %d, want %d (in use)\n%s%s", code, exitLocked, out, errOut)
+	}
 	cmd.Process.Signal(syscall.SIGINT)
 	waitExit(t, cmd, 10*time.Second)
-	out := cmd.Stdout.(*bytes.Buffer).String()
+	out = cmd.Stdout.(*bytes.Buffer).String()
 	if !strings.Contains(out, "4 created, 0 updated, 0 withdrawn") || !strings.Contains(out, "events: the follow began)") ||
 		!strings.Contains(out, "6 finding(s): 2 created, 2 updated, 0 withdrawn") || !strings.Contains(out, "event(s) added)") {
 		t.Errorf("ingest --follow said:\n%s", out)

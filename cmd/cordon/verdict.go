@@ -34,11 +34,11 @@ func cmdVerdict(e *env, c *cobra.Command) {
 			}
 			at = t
 		}
-		ws, err := incident.Open(*dir)
+		ws, done, err := e.openOrHeld(*dir)
 		if err != nil {
 			return err
 		}
-		defer ws.Close()
+		defer done()
 		a, err := ws.AssessmentAsOf(ctx, at)
 		if err != nil {
 			return err
