@@ -28,6 +28,9 @@ func TestRunSmall(t *testing.T) {
 	if res.FindingsSeconds <= 0 || res.Findings == 0 {
 		t.Errorf("detectors: %d findings in %.3f s", res.Findings, res.FindingsSeconds)
 	}
+	if res.DetectSeconds <= 0 || res.DetectCPU <= 0 || res.DetectFindings != res.Findings {
+		t.Errorf("detectors at ingest: %d findings in %.3f s (%.3f s CPU), the replay %d", res.DetectFindings, res.DetectSeconds, res.DetectCPU, res.Findings)
+	}
 	for _, q := range res.Queries {
 		rare := q.Name == "agent+decision+1h" // may match nothing in 2,000 events
 		if q.Hits == 0 && !rare || q.MedianMs <= 0 || q.P95Ms < q.MedianMs {

@@ -32,6 +32,10 @@ func WriteTable(w io.Writer, r *Result) error {
 			float64(r.PeakAnon)/(1<<20), float64(r.PeakFile)/(1<<20), verdict(r.PeakRSS < TargetPeakRSS, "< 1 GiB"))
 	}
 	fmt.Fprintf(tw, "peak RSS, run\t%.0f MiB (the whole run; the mapped index pages the detectors read count)\n", float64(r.PeakRSSRun)/(1<<20))
+	if r.DetectSeconds > 0 {
+		fmt.Fprintf(tw, "detectors\t%d findings kept in %.1f s, %.1f s CPU: %.0f%% of the ingest's CPU, as cordon ingest runs them\t%s\n", r.DetectFindings,
+			r.DetectSeconds, r.DetectCPU, 100*r.DetectCPU/max(r.IngestCPU, 1e-9), verdict(r.DetectCPU <= 0.15*r.IngestCPU, "<= 15%"))
+	}
 	fmt.Fprintf(tw, "findings\t%d findings in %.1f s (built-in detectors, whole incident)\t%s\n", r.Findings, r.FindingsSeconds,
 		verdict(r.FindingsSeconds <= TargetFindingsSeconds, "<= 10 s"))
 	if r.Dir != "" {
