@@ -65,6 +65,14 @@ func Judged(c *Capability) bool {
 	return LayerOf(c.Kind) != "" && !(c.Kind == Place && c.Origin == Granted)
 }
 
+// Unended reports a capability of a judged kind that no authoritative
+// record ended: what the ranking counts as still held where no kill time
+// has been judged (an Assessment decides once there is one).
+func Unended(c *Capability) bool {
+	_, ended := c.Ended()
+	return !ended && Judged(c)
+}
+
 // LayerVerdict is one kill-switch layer: the worst of its capabilities.
 type LayerVerdict struct {
 	Layer string `json:"layer"`

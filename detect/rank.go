@@ -103,7 +103,7 @@ func RankAgents(in RankInput) []AgentRank {
 				r.Acquired = map[capability.Kind]int{}
 			}
 			r.Acquired[c.Kind]++
-			if _, ended := c.Ended(); !ended && capability.Judged(&c) && !assessed(in.Assessment, a) {
+			if capability.Unended(&c) && !assessed(in.Assessment, a) {
 				r.Holds = true
 			}
 			if c.Kind == capability.DataOut {
