@@ -20,26 +20,16 @@ var bundledSamples = []string{"busy-benign", "cloud-key-after-kill", "created-wo
 // findings (ids, severities, evidence, explanations) and the same
 // capability sets. Asking changes nothing.
 func TestPassAskedAlongEndsAsOneShot(t *testing.T) {
-	rules, err := detect.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
 	for _, name := range bundledSamples {
-		evs := loadSample(t, name)
-		attribution.AttributeAll(evs)
-		src := detect.NewMemSource(evs)
-		eng := detect.Engine{Rules: rules}
-		want, err := eng.Scan(ctx, src)
-		if err != nil {
-			t.Fatal(err)
-		}
+		eng, src, want := oneShot(t, name)
 		p, err := eng.Start(ctx, src)
 		if err != nil {
 			t.Fatal(err)
 		}
-		asked := 0
+		asked, n := 0, int64(0)
 		err = src.Each(ctx, evidence.All(), func(ev evidence.Event) error {
+			n++
 			if err := p.Add(&ev); err != nil {
 				return err
 			}
@@ -59,8 +49,8 @@ func TestPassAskedAlongEndsAsOneShot(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if asked == 0 || p.Events() != int64(len(evs)) {
-			t.Fatalf("%s: %d events added of %d, asked %d times", name, p.Events(), len(evs), asked)
+		if asked == 0 || n == 0 || p.Events() != n {
+			t.Fatalf("%s: %d events added of %d, asked %d times", name, p.Events(), n, asked)
 		}
 		got := p.Done()
 		if len(want.Findings) == 0 && name != "busy-benign" {
@@ -106,6 +96,25 @@ func TestPassRefusesALateEvent(t *testing.T) {
 	}
 }
 
+// oneShot is a sample attributed as ingest does, the engine of the
+// built-in rules, and its one-shot answer over the sample.
+func oneShot(t *testing.T, name string) (detect.Engine, *detect.MemSource, detect.Result) {
+	t.Helper()
+	rules, err := detect.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := loadSample(t, name)
+	attribution.AttributeAll(evs)
+	src := detect.NewMemSource(evs)
+	eng := detect.Engine{Rules: rules}
+	want, err := eng.Scan(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng, src, want
+}
+
 func sameFindings(t *testing.T, name string, got, want []detect.Finding) {
 	t.Helper()
 	if len(got) != len(want) {
@@ -132,20 +141,9 @@ func capsJSON(t *testing.T, r detect.Result) string {
 // A Pass that learns the sessions as their records come (a stream that
 // starts empty) ends with the one-shot answer on every bundled sample.
 func TestPassLearnsSessionsAsTheyCome(t *testing.T) {
-	rules, err := detect.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
 	for _, name := range bundledSamples {
-		evs := loadSample(t, name)
-		attribution.AttributeAll(evs)
-		src := detect.NewMemSource(evs)
-		eng := detect.Engine{Rules: rules}
-		want, err := eng.Scan(ctx, src)
-		if err != nil {
-			t.Fatal(err)
-		}
+		eng, src, want := oneShot(t, name)
 		p, err := eng.Start(ctx, detect.NewMemSource(nil))
 		if err != nil {
 			t.Fatal(err)

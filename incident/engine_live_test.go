@@ -25,26 +25,15 @@ func TestFollowKeepsItsPass(t *testing.T) {
 	half := len(lines) / 2
 	log := filepath.Join(t.TempDir(), "ledger.jsonl")
 	writeLines(t, log, lines[:half])
-	w, err := Create(filepath.Join(t.TempDir(), "case"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var got []LiveRound
 	late := strings.Replace(lines[4], `"call_id":"c-101"`, `"call_id":"c-late"`, 1)
 	if late == lines[4] {
 		t.Fatal("the late line is the line it copies")
 	}
-	opt := IngestOptions{Detectors: func(r LiveRound, err error) {
-		if err != nil {
-			t.Errorf("round %d: %v", len(got)+1, err)
-		}
-		got = append(got, r)
-	}}
+	w, ctx, cancel, opt, acc := followed(t)
+	defer w.Close()
+	defer cancel()
 	rounds := 0
-	err = w.Follow(ctx, []string{log}, opt, time.Millisecond, func([]ingest.FileResult) {
+	err := w.Follow(ctx, []string{log}, opt, time.Millisecond, func([]ingest.FileResult) {
 		rounds++
 		switch rounds {
 		case 1:
@@ -60,6 +49,7 @@ func TestFollowKeepsItsPass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := *acc
 	if len(got) < 3 {
 		t.Fatalf("%d rounds detected, want 3", len(got))
 	}
@@ -148,22 +138,11 @@ func followHalves(t *testing.T, name string) LiveRound {
 	lf, pf := filepath.Join(dir, "ledger.jsonl"), filepath.Join(dir, "access.log")
 	writeLines(t, lf, ledger[:lcut])
 	writeLines(t, pf, proxy[:pcut])
-	w, err := Create(filepath.Join(t.TempDir(), "case"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, ctx, cancel, opt, acc := followed(t)
 	defer w.Close()
-	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var got []LiveRound
-	opt := IngestOptions{Detectors: func(r LiveRound, err error) {
-		if err != nil {
-			t.Error(err)
-		}
-		got = append(got, r)
-	}}
 	rounds := 0
-	err = w.Follow(ctx, []string{lf, pf}, opt, time.Millisecond, func([]ingest.FileResult) {
+	err := w.Follow(ctx, []string{lf, pf}, opt, time.Millisecond, func([]ingest.FileResult) {
 		switch rounds++; rounds {
 		case 1:
 			writeLines(t, lf, ledger[lcut:])
@@ -175,6 +154,7 @@ func followHalves(t *testing.T, name string) LiveRound {
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := *acc
 	want := len(ledger) - lcut + len(proxy) - pcut
 	if len(got) != 2 || (got[1].Replayed == "" && got[1].Added != want) {
 		t.Fatalf("%s: rounds %+v, want the second to add %d events", name, got, want)
@@ -204,6 +184,25 @@ func squidTime(t *testing.T, line string) time.Time {
 		t.Fatalf("%s: no time", line)
 	}
 	return time.Unix(s, ms*int64(time.Millisecond)).UTC()
+}
+
+// followed is a new workspace to follow into, the follow's context, and
+// options whose Detectors collect each round's account in *got.
+func followed(t *testing.T) (*Workspace, context.Context, context.CancelFunc, IngestOptions, *[]LiveRound) {
+	t.Helper()
+	w, err := Create(filepath.Join(t.TempDir(), "case"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	got := &[]LiveRound{}
+	opt := IngestOptions{Detectors: func(r LiveRound, err error) {
+		if err != nil {
+			t.Errorf("round %d: %v", len(*got)+1, err)
+		}
+		*got = append(*got, r)
+	}}
+	return w, ctx, cancel, opt, got
 }
 
 // sameAsOneShot compares the answer the follow keeps with a run over the
