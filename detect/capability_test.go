@@ -1,29 +1,17 @@
 package detect_test
 
 import (
-	"context"
 	"github.com/cordon-ir/cordon/capability"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/cordon-ir/cordon/attribution"
-	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/sample-incidents/truth"
 )
 
 func sampleCapabilities(t *testing.T, name string) *capability.Set {
 	t.Helper()
-	rules, err := detect.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs := loadSample(t, name)
-	attribution.AttributeAll(evs)
-	r, err := (&detect.Engine{Rules: rules}).Scan(context.Background(), detect.NewMemSource(evs))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, r := oneShot(t, name)
 	return r.Capabilities
 }
 

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cordon-ir/cordon/attribution"
 
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/sample-incidents/truth"
@@ -17,18 +16,8 @@ import (
 // over it in memory.
 func sampleFindings(t *testing.T, name string) []detect.Finding {
 	t.Helper()
-	rules, err := detect.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs := loadSample(t, name)
-	attribution.AttributeAll(evs)
-	eng := detect.Engine{Rules: rules}
-	fs, err := eng.Run(context.Background(), detect.NewMemSource(evs))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fs
+	_, _, r := oneShot(t, name)
+	return r.Findings
 }
 
 func overlaps(f detect.Finding, from, to time.Time) bool {
