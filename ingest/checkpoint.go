@@ -26,16 +26,19 @@ const headLen = 1024
 // the index, in the same batch as the events it covers, so that a crash can
 // never leave the two out of step.
 type Checkpoint struct {
-	Path      string    `json:"path"`
-	Format    string    `json:"format"`
-	Offset    int64     `json:"offset"` // in the decompressed stream
-	Line      int       `json:"line"`
-	Head      string    `json:"head"` // sha256 of the first HeadLen bytes
-	HeadLen   int       `json:"head_len"`
-	Streaming bool      `json:"streaming,omitempty"` // pretty/array JSON: resumable only when unchanged
-	Gzip      bool      `json:"gzip,omitempty"`
-	Inode     uint64    `json:"inode,omitempty"` // which file the path named
-	Updated   time.Time `json:"updated"`
+	Path      string `json:"path"`
+	Format    string `json:"format"`
+	Offset    int64  `json:"offset"` // in the decompressed stream
+	Line      int    `json:"line"`
+	Head      string `json:"head"` // sha256 of the first HeadLen bytes
+	HeadLen   int    `json:"head_len"`
+	Streaming bool   `json:"streaming,omitempty"` // pretty/array JSON: resumable only when unchanged
+	Gzip      bool   `json:"gzip,omitempty"`
+	Inode     uint64 `json:"inode,omitempty"` // which file the path named
+	// Digest is the running SHA-256 of the file's bytes before Offset, as
+	// its state (see prefix.go); plain files only.
+	Digest  string    `json:"digest,omitempty"`
+	Updated time.Time `json:"updated"`
 }
 
 const checkpointPrefix = "checkpoint:"
@@ -74,8 +77,11 @@ type source struct {
 	checkpoint Checkpoint
 	lastOffset int64
 	// raw hashes the bytes read as stored, plain those gzip gave: a resume
-	// discards through them, so they always cover the input from its start.
+	// seeks past what its checkpoint's digest covers, or discards through
+	// them, so they always cover the input from its start.
 	raw, plain *digest
+	// pre hashes a plain file up to each checkpoint (nil: gzip, stdin)
+	pre *prefix
 }
 
 // openSource opens a file (or stdin), undoes gzip, and positions it at its
@@ -116,6 +122,9 @@ func openSource(ctx context.Context, path string, opt Options) (*source, error) 
 		br = bufio.NewReaderSize(s.plain, sniffWindow+4096)
 	}
 	s.r = br
+	if s.file != nil && !s.gz {
+		s.pre = &prefix{h: sha256.New()}
+	}
 	if err := s.resume(); err != nil {
 		s.Close()
 		return nil, err
@@ -148,12 +157,42 @@ func (s *source) resume() error {
 			return fromTop()
 		}
 	}
+	if ok, err := s.seek(ck); ok || err != nil {
+		return err
+	}
 	n, err := s.r.Discard(int(ck.Offset))
 	if int64(n) < ck.Offset || err != nil && !errors.Is(err, io.EOF) {
 		return s.reopen()
 	}
 	s.lastOffset = ck.Offset
 	return nil
+}
+
+// seek resumes a plain file at its checkpoint without reading what comes
+// before it: the checkpoint's digest stands for those bytes. It reports
+// false when the checkpoint has no digest or the file is shorter than it
+// (then the resume reads from the top, as before).
+func (s *source) seek(ck Checkpoint) (bool, error) {
+	if ck.Digest == "" || s.gz || s.pre == nil {
+		return false, nil
+	}
+	info, err := s.file.Stat()
+	if err != nil || info.Size() < ck.Offset {
+		return false, nil
+	}
+	h, err := unmarshalDigest(ck.Digest)
+	if err != nil {
+		return false, nil // read through it instead
+	}
+	ph, _ := unmarshalDigest(ck.Digest)
+	if _, err := s.file.Seek(ck.Offset, io.SeekStart); err != nil {
+		return false, err
+	}
+	s.raw.h, s.raw.n = h, ck.Offset
+	s.pre.h, s.pre.at = ph, ck.Offset
+	s.r.Reset(s.raw)
+	s.lastOffset = ck.Offset
+	return true, nil
 }
 
 // reopen rewinds a file that turned out shorter than its checkpoint.
@@ -163,6 +202,9 @@ func (s *source) reopen() error {
 	}
 	s.checkpoint = Checkpoint{Path: s.checkpoint.Path}
 	s.raw.reset()
+	if s.pre != nil {
+		s.pre = &prefix{h: sha256.New()}
+	}
 	s.r.Reset(s.raw)
 	if s.gz {
 		return errors.New("compressed file shrank since its checkpoint: remove it from sources or re-ingest into a new incident")
@@ -203,6 +245,11 @@ func (s *source) advance(pos Position, format string, final bool) (Checkpoint, b
 	// no record and so cannot tell, but it still cannot resume mid-file.
 	ck.Format, ck.Offset, ck.Line, ck.Gzip = format, pos.Offset, pos.Line, s.gz
 	ck.Streaming = ck.Streaming || pos.Streaming
+	ck.Digest = ""
+	if s.pre != nil && !ck.Streaming {
+		// a digest that cannot be had only costs the next resume a read
+		ck.Digest, _ = s.pre.to(s.file, pos.Offset)
+	}
 	if info, err := s.file.Stat(); err == nil {
 		ck.Inode = inode(info)
 	}

@@ -98,3 +98,35 @@ func TestReceivedDigestOfAnUnknownFormat(t *testing.T) {
 		t.Fatalf("unknown format: %+v", res[0])
 	}
 }
+
+// A resume seeks past what its checkpoint covers instead of reading the
+// file again from its first byte: the digest it goes on from is that of
+// the bytes ingested then, so a later change to them is not read (and the
+// receipt's digest, of what was ingested, is what custody verify finds
+// changed).
+func TestResumeDoesNotReadTheFileAgain(t *testing.T) {
+	st, rej := newStore(t), &memRejects{}
+	path := filepath.Join(t.TempDir(), "ledger.jsonl")
+	writeLines(t, path, 0, 200)
+	ingestOnce(t, st, rej, path)
+	before, _ := os.ReadFile(path)
+	if len(before) < 4*headLen {
+		t.Fatalf("a %d-byte file: too short to change past its head", len(before))
+	}
+	// change one byte well after the head, then append
+	changed := bytes.Clone(before)
+	changed[len(changed)/2] ^= 0x20
+	if err := os.WriteFile(path, changed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeLines(t, path, 200, 210)
+	after, _ := os.ReadFile(path)
+	res := ingestOnce(t, st, rej, path)[0]
+	if res.ResumedAt != int64(len(before)) || res.Events != 10 {
+		t.Fatalf("resumed at %d with %d events, want at %d with 10", res.ResumedAt, res.Events, len(before))
+	}
+	want := sha(append(bytes.Clone(before), after[len(before):]...))
+	if r := res.Received; r.SHA256 != want || r.Read != int64(len(after)) {
+		t.Errorf("received %s over %d bytes, want %s: the first run's bytes and the appended ones", r.SHA256, r.Read, want)
+	}
+}
