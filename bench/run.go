@@ -29,6 +29,9 @@ type Config struct {
 	// Live times the console's term, bare-word and page queries once a
 	// second while the ingest runs (they take CPU from it).
 	Live bool
+	// Store, when set, keeps the events in that store
+	// (victorialogs://host:port) instead of the index in the folder.
+	Store string
 	// Log, when set, hears what the benchmark is doing.
 	Log func(string)
 }
@@ -124,7 +127,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	rss := sampleRSS()
 	began, cpu := time.Now(), startCPU()
-	err = ingest(ctx, incDir, gen.Dir, cfg.Live, res)
+	err = ingest(ctx, incDir, gen.Dir, cfg.Live, cfg.Store, res)
 	res.IngestSeconds = time.Since(began).Seconds()
 	res.Machine.OtherCPU = cpu.others()
 	res.IngestCPU = (selfCPU() - cpu.self).Seconds()
@@ -173,9 +176,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 // ingest runs the same path as `cordon ingest`: create the workspace,
 // ingest the folder (read, sniff, parse, normalize, index), close.
-func ingest(ctx context.Context, incDir, evidenceDir string, live bool, res *Result) error {
+func ingest(ctx context.Context, incDir, evidenceDir string, live bool, store string, res *Result) error {
 	began := time.Now()
-	ws, err := incident.Create(incDir)
+	ws, err := incident.Create(incDir, incident.Store(store))
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package evidence_test
 import (
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
@@ -15,13 +14,7 @@ import (
 func contractEvents(t *testing.T) []evidence.Event {
 	evs := loadSample(t, "egress-probe-exfil")
 	attribution.AttributeAll(evs)
-	t0 := evs[len(evs)/2].Time
-	for i := 0; i < 5; i++ {
-		evs = append(evs, evidence.Event{ID: "tie-" + string(rune('e'-i)), Time: t0, Source: evidence.SourceLedger,
-			Kind: evidence.KindToolCall, Agent: "agent-7", Tool: "bash", Cmdline: "curl https://httpbin.org"})
-	}
-	evs = append(evs, evidence.Event{ID: "late", Time: t0.Add(time.Hour), Source: evidence.SourceProxy, Kind: evidence.KindNetRequest, DstHost: "HTTPBIN.ORG"})
-	return evs
+	return storetest.WithTies(evs)
 }
 
 func TestBleveStoreKeepsTheContract(t *testing.T) {

@@ -279,8 +279,7 @@ func safeName(s string) string {
 // made before the marker, an index beside a case journal). A folder that
 // merely holds an index.bleve is not one.
 func IsWorkspace(dir string) bool {
-	info, err := os.Stat(filepath.Join(dir, indexDir))
-	if err != nil || !info.IsDir() {
+	if !hasEvidence(dir) {
 		return false
 	}
 	for _, f := range []string{markerFile, "journal.jsonl"} {

@@ -98,6 +98,7 @@ type Option func(*options)
 type options struct {
 	shared bool
 	memory bool
+	store  string // a remote store's address (Store)
 }
 
 // InMemory, when on, keeps the evidence in an in-memory store
@@ -165,10 +166,10 @@ func makePrivate(dir string) error {
 // It works on read-only media too. What it journals (checks, a subject, an
 // action) is refused in a workspace others can read unless AllowShared.
 func Open(dir string, opts ...Option) (*Workspace, error) {
-	if _, err := os.Stat(filepath.Join(dir, indexDir)); err == nil && !IsWorkspace(dir) {
+	if hasEvidence(dir) && !IsWorkspace(dir) {
 		return nil, fmt.Errorf("%w: %s holds an %s but is not a cordon workspace (no %s, no case journal)", ErrNoIncident, dir, indexDir, markerFile)
 	}
-	if _, err := os.Stat(filepath.Join(dir, indexDir)); err != nil {
+	if !hasEvidence(dir) {
 		// A writer creating the workspace holds the lock before the index
 		// exists: that is "in use", not "no workspace".
 		if journal.HasWorkspaceLock(dir) {
@@ -231,12 +232,7 @@ func open(dir string, write bool, o options) (*Workspace, error) {
 			return nil, err
 		}
 	}
-	var st evidence.Store
-	if o.memory {
-		st = evidence.NewMemStore()
-	} else {
-		st, err = evidence.Open(filepath.Join(dir, indexDir), evidence.Options{ReadOnly: !write})
-	}
+	st, err := openStore(dir, write, o)
 	if err != nil {
 		l.Release()
 		if errors.Is(err, evidence.ErrIncompatible) {
@@ -414,6 +410,13 @@ func Rebuild(dir string, opts ...Option) (*Workspace, []string, error) {
 	}
 	l, err := journal.LockWorkspace(dir, true)
 	if err != nil {
+		return nil, nil, err
+	}
+	if rec, err := readStoreRecord(dir); err != nil || rec != nil {
+		l.Release()
+		if err == nil {
+			err = fmt.Errorf("%w: %s keeps its events in %s (case %s): --rebuild rebuilds the embedded index only; ingest into a new folder for a new case", ErrStore, dir, rec.Addr, rec.Case)
+		}
 		return nil, nil, err
 	}
 	var paths []string

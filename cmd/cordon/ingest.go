@@ -26,6 +26,7 @@ func cmdIngest(e *env, c *cobra.Command) {
 	follow := fs.Bool("follow", false, "keep reading what is appended to the inputs (and survive log rotation) until interrupted")
 	rebuild := fs.Bool("rebuild", false, "discard the index and ingest every known source again (after a cordon upgrade)")
 	detectAfter := fs.Bool("detect", true, "run the detectors once the evidence is in and keep their result with the case, for every later command (--detect=false leaves it to the first reader)")
+	store := fs.String("store", "", "keep the events in `victorialogs://host:port[,host:port]` instead of the index in the folder (recorded with the case; docs/victorialogs.md)")
 	shared := allowSharedFlag(fs)
 	asJSON := jsonFlag(fs, "one JSON object per input file")
 	c.RunE = func(cmd *cobra.Command, inputs []string) error {
@@ -39,13 +40,16 @@ func cmdIngest(e *env, c *cobra.Command) {
 		if err := checkInputs(*format, inputs); err != nil {
 			return err
 		}
+		if err := incident.CheckStore(*store); err != nil {
+			return fmt.Errorf("%w: --store: %v", errUsage, err)
+		}
 		var ws *incident.Workspace
 		if *rebuild {
 			var known []string
-			ws, known, err = incident.Rebuild(*dir, incident.AllowShared(shared()))
+			ws, known, err = incident.Rebuild(*dir, incident.AllowShared(shared()), incident.Store(*store))
 			inputs = append(known, inputs...)
 		} else {
-			ws, err = incident.Create(*dir, incident.AllowShared(shared()))
+			ws, err = incident.Create(*dir, incident.AllowShared(shared()), incident.Store(*store))
 		}
 		if err != nil {
 			return err

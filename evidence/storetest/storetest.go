@@ -23,6 +23,18 @@ var Queries = []string{
 	"kind:tool_call AND (decision:deny OR tool:bash) AND NOT agent:agent-3",
 }
 
+// WithTies returns evs (a sample incident, attributed) with what the
+// contract needs besides: events sharing a timestamp, so that pages must
+// break ties by id, and a late one whose host is upper case.
+func WithTies(evs []evidence.Event) []evidence.Event {
+	t0 := evs[len(evs)/2].Time
+	for i := 0; i < 5; i++ {
+		evs = append(evs, evidence.Event{ID: "tie-" + string(rune('e'-i)), Time: t0, Source: evidence.SourceLedger,
+			Kind: evidence.KindToolCall, Agent: "agent-7", Tool: "bash", Cmdline: "curl https://httpbin.org"})
+	}
+	return append(evs, evidence.Event{ID: "late", Time: t0.Add(time.Hour), Source: evidence.SourceProxy, Kind: evidence.KindNetRequest, DstHost: "HTTPBIN.ORG"})
+}
+
 // Run checks the Store contract on a store open returns (empty, fresh for
 // each call) holding events. The events should span several minutes, hold
 // several agents, kinds and sources, and share some timestamps.

@@ -1,0 +1,156 @@
+package vlogs
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// The columns cordon writes beside the event's own fields. A record holds
+// the event whole (fieldEvent, what reads return) and a column per field a
+// query can name, in the form its translation expects: exact values as
+// they are (dst_host lowercased), lists and the words of text one per
+// line, numbers in decimal, zero and empty left out as the index leaves
+// them out.
+const (
+	fieldCase     = "cordon_case"     // stream field: the case the event belongs to
+	fieldReplaced = "cordon_rep"      // stream field of replacements: "1"
+	fieldTime     = "cordon_time"     // the event's time, read as _time
+	fieldEvent    = "cordon_ev"       // the event as JSON
+	fieldSort     = "cordon_sk"       // time and id as letters: the order of the timeline
+	fieldKey      = "cordon_key"      // id/revision: this record
+	fieldReplaces = "cordon_replaces" // the key of the record a replacement supersedes
+	fieldHostRaw  = "cordon_dst_host" // dst_host as ingested, for the counts
+	wordsPrefix   = "cordon_w_"       // the words of a text field, one per line
+	wordsRest     = wordsPrefix + "rest"
+)
+
+// textColumns are the word columns a bare word searches.
+var textColumns = []string{wordsPrefix + "message", wordsPrefix + "cmdline", wordsPrefix + "url", wordsPrefix + "path", wordsRest}
+
+// column is where a field's values are kept for queries.
+func column(name string) string {
+	f, _ := evidence.LookupField(name)
+	if f.Type() == evidence.FieldText {
+		return wordsPrefix + name
+	}
+	return name
+}
+
+// sortKey orders records by time, then id, as VictoriaLogs' natural sort
+// and string comparisons both read it: letters only (a number would be
+// compared as a number), the time as 16 letters of its offset nanoseconds,
+// then the id's bytes two letters each.
+func sortKey(t time.Time, id string) string {
+	var b strings.Builder
+	b.Grow(16 + 2*len(id))
+	n := uint64(t.UnixNano()) ^ 1<<63
+	for i := 60; i >= 0; i -= 4 {
+		b.WriteByte('a' + byte(n>>uint(i)&15))
+	}
+	for i := 0; i < len(id); i++ {
+		b.WriteByte('a' + id[i]>>4)
+		b.WriteByte('a' + id[i]&15)
+	}
+	return b.String()
+}
+
+// representable reports a time VictoriaLogs can store and sortKey order:
+// within the nanoseconds an int64 counts from 1970.
+func representable(t time.Time) bool {
+	return t.Year() > 1677 && t.Year() < 2262
+}
+
+func recordKey(id string, rev int) string { return id + "/" + strconv.Itoa(rev) }
+
+// revision reads the revision out of a record key.
+func revision(key string) int {
+	i := strings.LastIndexByte(key, '/')
+	n, _ := strconv.Atoi(key[i+1:])
+	return n
+}
+
+// record is one JSON line for VictoriaLogs.
+func record(caseID string, ev *evidence.Event, rev int, replaces string) ([]byte, error) {
+	if !representable(ev.Time) {
+		return nil, fmt.Errorf("event %s at %s: VictoriaLogs keeps times from 1678 to 2261 only", ev.ID, ev.Time.Format(time.RFC3339))
+	}
+	whole, err := json.Marshal(ev)
+	if err != nil {
+		return nil, err
+	}
+	r := map[string]string{
+		fieldCase:  caseID,
+		fieldTime:  ev.Time.UTC().Format(time.RFC3339Nano),
+		fieldEvent: string(whole),
+		fieldSort:  sortKey(ev.Time, ev.ID),
+		fieldKey:   recordKey(ev.ID, rev),
+		"message":  ev.Message,
+	}
+	if replaces != "" {
+		r[fieldReplaced], r[fieldReplaces] = "1", replaces
+	}
+	if ev.DstHost != "" {
+		r[fieldHostRaw] = ev.DstHost
+	}
+	for _, name := range evidence.Fields() {
+		f, _ := evidence.LookupField(name)
+		switch f.Type() {
+		case evidence.FieldText:
+			if v := words(f.Texts(ev)...); v != "" {
+				r[column(name)] = v
+			}
+		case evidence.FieldTime:
+		default:
+			if vs := f.Values(ev); len(vs) > 0 {
+				r[name] = strings.Join(vs, "\n")
+			}
+		}
+	}
+	rest := []string{ev.DstHost, evidence.RawText(cut(ev.Raw, evidence.MaxAllRaw))}
+	if v := words(rest...); v != "" {
+		r[wordsRest] = v
+	}
+	return json.Marshal(r)
+}
+
+// words is the distinct words of texts, one per line.
+func words(texts ...string) string {
+	var all []string
+	seen := map[string]bool{}
+	for _, t := range texts {
+		for _, w := range evidence.Words(t) {
+			if !seen[w] {
+				seen[w] = true
+				all = append(all, w)
+			}
+		}
+	}
+	return strings.Join(all, "\n")
+}
+
+// cut is s's first n bytes.
+func cut(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// decode reads the event a record holds.
+func decode(row map[string]string) (evidence.Event, error) {
+	var ev evidence.Event
+	s, ok := row[fieldEvent]
+	if !ok {
+		return ev, fmt.Errorf("victorialogs record without %s", fieldEvent)
+	}
+	if err := json.Unmarshal([]byte(s), &ev); err != nil {
+		return ev, fmt.Errorf("victorialogs record: %w", err)
+	}
+	ev.Time = ev.Time.UTC()
+	return ev, nil
+}

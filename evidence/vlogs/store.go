@@ -1,0 +1,305 @@
+package vlogs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// Options open a case on VictoriaLogs.
+type Options struct {
+	// Addr is victorialogs://host:port[,host:port].
+	Addr string
+	// Case names the case's stream: letters, digits, '.', '_' and '-'.
+	Case string
+	// Dir is where the checkpoints are kept, beside the case's journal.
+	Dir string
+	// ReadOnly refuses Index and Replace.
+	ReadOnly bool
+}
+
+// ErrReadOnly: the store was opened for reading.
+var ErrReadOnly = errors.New("victorialogs store opened read-only")
+
+// Store is an evidence.Store whose events live in VictoriaLogs.
+type Store struct {
+	c        *client
+	caseID   string
+	readOnly bool
+	state    *stateFile
+
+	mu       sync.RWMutex
+	counts   evidence.Counts
+	replaced bool // the case holds replacements: reads leave out what they superseded
+}
+
+var _ evidence.Store = (*Store)(nil)
+
+// ValidCase reports whether id can name a case.
+func ValidCase(id string) error {
+	if id == "" || len(id) > 128 {
+		return fmt.Errorf("case id %q: want 1 to 128 characters", id)
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return fmt.Errorf("case id %q: only letters, digits, '.', '_' and '-'", id)
+		}
+	}
+	return nil
+}
+
+// Open connects to VictoriaLogs, reads the case's counts from it and its
+// checkpoints from Dir.
+func Open(ctx context.Context, o Options) (*Store, error) {
+	bases, err := ParseAddr(o.Addr)
+	if err != nil {
+		return nil, err
+	}
+	if err := ValidCase(o.Case); err != nil {
+		return nil, err
+	}
+	st, err := openState(o.Dir, o.Case)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{c: newClient(bases), caseID: o.Case, readOnly: o.ReadOnly, state: st}
+	if err := s.c.query(ctx, s.streams(true)+" | limit 1", func(map[string]string) error {
+		s.replaced = true
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("open case %s on %s: %w", o.Case, o.Addr, err)
+	}
+	if s.counts, err = s.readCounts(ctx); err != nil {
+		return nil, fmt.Errorf("open case %s on %s: %w", o.Case, o.Addr, err)
+	}
+	return s, nil
+}
+
+// streams selects the case's records: all of them, or its replacements.
+func (s *Store) streams(replacements bool) string {
+	if replacements {
+		return "{" + fieldCase + "=" + quote(s.caseID) + "," + fieldReplaced + `="1"}`
+	}
+	return "{" + fieldCase + "=" + quote(s.caseID) + "}"
+}
+
+// current selects the case's records that no replacement superseded.
+func (s *Store) current() string {
+	s.mu.RLock()
+	replaced := s.replaced
+	s.mu.RUnlock()
+	if !replaced {
+		return s.streams(false)
+	}
+	return s.streams(false) + " NOT " + fieldKey + ":in(" + s.streams(true) + " | fields " + fieldReplaces + ")"
+}
+
+// where is the filter of a read: the case's current records matching q in
+// [since, until).
+func (s *Store) where(q evidence.Query, since, until time.Time) (string, error) {
+	if err := q.Check(); err != nil {
+		return "", err
+	}
+	f, err := filter(q)
+	if err != nil {
+		return "", err
+	}
+	out := s.current()
+	if t := timeFilter(since, until); t != "*" {
+		out += " " + t
+	}
+	if f != "*" {
+		out += " " + f
+	}
+	return out, nil
+}
+
+// events runs a query whose rows hold fieldEvent.
+func (s *Store) events(ctx context.Context, q string) ([]evidence.Event, error) {
+	var out []evidence.Event
+	err := s.c.query(ctx, q+" | fields "+fieldEvent, func(row map[string]string) error {
+		ev, err := decode(row)
+		out = append(out, ev)
+		return err
+	})
+	return out, err
+}
+
+// count runs q | stats count().
+func (s *Store) count(ctx context.Context, q string) (int64, error) {
+	var n int64
+	err := s.c.query(ctx, q+" | stats count() n", func(row map[string]string) error {
+		_, err := fmt.Sscan(row["n"], &n)
+		return err
+	})
+	return n, err
+}
+
+// Search runs a typed query.
+func (s *Store) Search(ctx context.Context, r evidence.Request) (*evidence.Hits, error) {
+	began := time.Now()
+	desc, err := r.NewestFirst()
+	if err != nil {
+		return nil, err
+	}
+	if r.Query.Op() == evidence.OpNone {
+		return &evidence.Hits{}, nil
+	}
+	w, err := s.where(r.Query, r.Since, r.Until)
+	if err != nil {
+		return nil, err
+	}
+	n, err := s.count(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	h := &evidence.Hits{Total: uint64(n)}
+	if n > int64(r.Offset) {
+		order := fieldSort
+		if desc {
+			order += " desc"
+		}
+		q := fmt.Sprintf("%s | sort by (%s) offset %d limit %d", w, order, max(0, r.Offset), limitOr(r.Limit))
+		if h.Events, err = s.events(ctx, q); err != nil {
+			return nil, err
+		}
+	}
+	h.Took = time.Since(began)
+	return h, nil
+}
+
+func limitOr(n int) int {
+	if n <= 0 {
+		return 100
+	}
+	return n
+}
+
+// Page returns a timeline page, by the sort key: the events after (or
+// before) a cursor or a time, one more than asked to tell whether there
+// are more.
+func (s *Store) Page(ctx context.Context, r evidence.PageRequest) (*evidence.Page, error) {
+	limit := limitOr(r.Limit)
+	w, err := s.where(r.Query, r.Since, r.Until)
+	if err != nil {
+		return nil, err
+	}
+	if r.Query.Op() == evidence.OpNone {
+		return evidence.NewPage(nil, false), nil
+	}
+	switch {
+	case r.After.ID != "" && r.Backward:
+		w += " " + fieldSort + ":<" + quote(sortKey(r.After.Time, r.After.ID)) + " _time:<=" + stamp(r.After.Time)
+	case r.After.ID != "":
+		w += " " + fieldSort + ":>" + quote(sortKey(r.After.Time, r.After.ID)) + " _time:>=" + stamp(r.After.Time)
+	case r.From.IsZero():
+	case r.Backward:
+		w += " _time:<=" + stamp(r.From)
+	default:
+		w += " _time:>=" + stamp(r.From)
+	}
+	order := fieldSort
+	if r.Backward {
+		order += " desc"
+	}
+	evs, err := s.events(ctx, fmt.Sprintf("%s | sort by (%s) limit %d", w, order, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	more := len(evs) > limit
+	if more {
+		evs = evs[:limit]
+	}
+	if r.Backward {
+		for i, j := 0, len(evs)-1; i < j; i, j = i+1, j-1 {
+			evs[i], evs[j] = evs[j], evs[i]
+		}
+	}
+	return evidence.NewPage(evs, more), nil
+}
+
+// Facet counts the values of field over the events matching q, the whole
+// case from the counts kept.
+func (s *Store) Facet(ctx context.Context, q evidence.Query, since, until time.Time, field string, size int) ([]evidence.Count, error) {
+	if size <= 0 {
+		size = 10
+	}
+	f, ok := evidence.LookupField(field)
+	if !ok || !f.Countable() {
+		return nil, fmt.Errorf("facet %s: unknown field", field)
+	}
+	if f.Type() == evidence.FieldText {
+		return nil, fmt.Errorf("facet %s: a text field has no values to count on VictoriaLogs (docs/victorialogs.md)", field)
+	}
+	if q.IsAll() && since.IsZero() && until.IsZero() {
+		s.mu.RLock()
+		c := s.counts.Fields[field]
+		s.mu.RUnlock()
+		if c != nil {
+			return s.Counts().Top(field, size), nil
+		}
+	}
+	w, err := s.where(q, since, until)
+	if err != nil {
+		return nil, err
+	}
+	pipe := " " + field + ":* | stats by (" + field + ") count() n"
+	if f.Type() == evidence.FieldList {
+		pipe = " " + field + `:* | split "\n" from ` + field + " | unroll (" + field + ") | stats by (" + field + ") count() n"
+	}
+	c := evidence.Counts{Fields: map[string]map[string]int64{field: {}}}
+	err = s.c.query(ctx, w+pipe, func(row map[string]string) error {
+		var n int64
+		_, err := fmt.Sscan(row["n"], &n)
+		c.Fields[field][row[field]] += n
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c.Top(field, size), nil
+}
+
+// Get returns one event by id.
+func (s *Store) Get(ctx context.Context, id string) (evidence.Event, error) {
+	evs, err := s.events(ctx, s.current()+" id:="+quote(id)+" | limit 1")
+	if err != nil {
+		return evidence.Event{}, err
+	}
+	if len(evs) == 0 {
+		return evidence.Event{}, fmt.Errorf("%w: %s", evidence.ErrNotFound, id)
+	}
+	return evs[0], nil
+}
+
+// Counts returns the case's counts: read from VictoriaLogs when the store
+// opened, kept up to date by Index and Replace.
+func (s *Store) Counts() evidence.Counts {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.counts.Clone()
+}
+
+// State returns a checkpoint recorded by Index.
+func (s *Store) State(key string) ([]byte, error) { return s.state.get(key), nil }
+
+// Sync returns at once: Index and Replace return once VictoriaLogs holds
+// and serves what they wrote.
+func (s *Store) Sync(ctx context.Context) error { return ctx.Err() }
+
+// Close releases nothing: the events stay on the server.
+func (s *Store) Close() error { return nil }
+
+// idList is ids as a LogsQL list.
+func idList(ids []string) string {
+	q := make([]string, len(ids))
+	for i, id := range ids {
+		q[i] = quote(id)
+	}
+	return strings.Join(q, ",")
+}

@@ -1,0 +1,148 @@
+package vlogs_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/cordon-ir/cordon/attribution"
+	"github.com/cordon-ir/cordon/attribution/attributiontest"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/evidence/storetest"
+	"github.com/cordon-ir/cordon/evidence/vlogs"
+	"github.com/cordon-ir/cordon/evidence/vlogs/vlogstest"
+)
+
+func contractEvents(t *testing.T) []evidence.Event {
+	evs := attributiontest.Files(t, filepath.Join("..", "..", "sample-incidents", "egress-probe-exfil"))
+	attribution.AttributeAll(evs)
+	return storetest.WithTies(evs)
+}
+
+func open(t *testing.T, addr, caseID, dir string) *vlogs.Store {
+	t.Helper()
+	st, err := vlogs.Open(context.Background(), vlogs.Options{Addr: addr, Case: caseID, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// The contract every store keeps, on a real VictoriaLogs, each run in a
+// case of its own on one server.
+func TestVictoriaLogsStoreKeepsTheContract(t *testing.T) {
+	addr := vlogstest.Start(t)
+	n := 0
+	storetest.Run(t, func(t *testing.T) evidence.Store {
+		n++
+		return open(t, addr, fmt.Sprintf("contract-%d", n), t.TempDir())
+	}, contractEvents(t))
+}
+
+// Two cases on one server: neither sees the other's events, counts or
+// ids, even where they share ids.
+func TestCasesDoNotSeeEachOther(t *testing.T) {
+	ctx := context.Background()
+	addr := vlogstest.Start(t)
+	evs := contractEvents(t)
+	a := open(t, addr, "case-a", t.TempDir())
+	b := open(t, addr, "case-b", t.TempDir())
+	if _, err := a.Index(ctx, evs, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Index(ctx, evs[:3], nil); err != nil {
+		t.Fatal(err)
+	}
+	h, err := b.Search(ctx, evidence.Request{Limit: 1000})
+	if err != nil || h.Total != 3 {
+		t.Fatalf("case b finds %d events (%v), want its 3", h.Total, err)
+	}
+	if _, err := b.Get(ctx, evs[5].ID); !errors.Is(err, evidence.ErrNotFound) {
+		t.Errorf("case b gets case a's event: %v", err)
+	}
+	reopened := open(t, addr, "case-b", t.TempDir())
+	if c := reopened.Counts(); c.Total != 3 {
+		t.Errorf("case b reopened counts %d events, want 3", c.Total)
+	}
+	if n, err := b.Replace(ctx, []evidence.Event{evs[5]}); err != nil || n != 0 {
+		t.Errorf("case b replaced %d of case a's events (%v)", n, err)
+	}
+}
+
+// A batch sent again after a crash between the write and the checkpoint
+// is not stored twice, and a store reopened on the case reads the counts
+// and checkpoints it left.
+func TestResumedBatchIsNotStoredTwice(t *testing.T) {
+	ctx := context.Background()
+	addr := vlogstest.Start(t)
+	dir := t.TempDir()
+	evs := contractEvents(t)
+	st := open(t, addr, "resume", dir)
+	if _, err := st.Index(ctx, evs[:20], map[string][]byte{"f": []byte("20")}); err != nil {
+		t.Fatal(err)
+	}
+	// the crash: the next batch landed, its checkpoint did not
+	if _, err := st.Index(ctx, evs[20:40], nil); err != nil {
+		t.Fatal(err)
+	}
+	again := open(t, addr, "resume", dir)
+	if v, _ := again.State("f"); string(v) != "20" {
+		t.Fatalf("checkpoint after reopening: %q, want 20", v)
+	}
+	fresh, err := again.Index(ctx, evs[20:60], map[string][]byte{"f": []byte("60")})
+	if err != nil || fresh != 20 {
+		t.Fatalf("resumed batch: %d new (%v), want the 20 not stored yet", fresh, err)
+	}
+	h, err := again.Search(ctx, evidence.Request{Limit: 1})
+	if err != nil || h.Total != 60 || again.Counts().Total != 60 {
+		t.Errorf("after the resume: %d stored, %d counted (%v), want 60", h.Total, again.Counts().Total, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "victorialogs-state.json")); err != nil {
+		t.Errorf("checkpoints are not beside the case: %v", err)
+	}
+}
+
+// Log data is hostile: values that would close a LogsQL string, open a
+// pipe or a stream filter are searched for as themselves.
+func TestHostileValuesAreQuoted(t *testing.T) {
+	ctx := context.Background()
+	addr := vlogstest.Start(t)
+	st := open(t, addr, "hostile", t.TempDir())
+	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	nasty := []string{`x" OR * | delete cordon_ev`, `a\"b`, "} {cordon_case=\"other\"", "new\nline", "`tick`", `'single'`, "\x00nul", "ünï"}
+	var evs []evidence.Event
+	for i, v := range nasty {
+		evs = append(evs, evidence.Event{ID: fmt.Sprintf("h%d", i), Time: t0.Add(time.Duration(i) * time.Second),
+			Source: evidence.SourceSensor, Kind: evidence.KindProcExec, User: v, Container: v})
+	}
+	if _, err := st.Index(ctx, evs, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range nasty {
+		h, err := st.Search(ctx, evidence.Request{Query: evidence.Term("user", v)})
+		if err != nil || h.Total != 1 || h.Events[0].ID != evs[i].ID {
+			t.Errorf("user:%q finds %v (%v), want %s alone", v, h, err, evs[i].ID)
+		}
+	}
+	if _, err := st.Search(ctx, evidence.Request{Query: evidence.Regexp("user", `x" OR .*`)}); err != nil {
+		t.Errorf("a regexp with a quote: %v", err)
+	}
+}
+
+func TestOpenRefusesBadInput(t *testing.T) {
+	for _, o := range []vlogs.Options{
+		{Addr: "http://127.0.0.1:9428", Case: "c", Dir: t.TempDir()},
+		{Addr: "victorialogs://127.0.0.1", Case: "c", Dir: t.TempDir()},
+		{Addr: "victorialogs://127.0.0.1:9428/x", Case: "c", Dir: t.TempDir()},
+		{Addr: "victorialogs://127.0.0.1:9428", Case: `c"}`, Dir: t.TempDir()},
+		{Addr: "victorialogs://127.0.0.1:9428", Case: "", Dir: t.TempDir()},
+	} {
+		if _, err := vlogs.Open(context.Background(), o); err == nil {
+			t.Errorf("Open(%+v) accepted", o)
+		}
+	}
+}
