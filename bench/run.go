@@ -69,8 +69,8 @@ type Result struct {
 	DetectSeconds  float64 `json:"detect_at_ingest_seconds"`
 	DetectCPU      float64 `json:"detect_at_ingest_cpu_seconds"`
 	DetectFindings int     `json:"detect_at_ingest_findings"`
-	Machine         Machine `json:"machine"`
-	Dir             string  `json:"dir,omitempty"` // kept scratch directory
+	Machine        Machine `json:"machine"`
+	Dir            string  `json:"dir,omitempty"` // kept scratch directory
 }
 
 // Machine describes where the figures were taken.

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/sample-incidents/truth"
 )

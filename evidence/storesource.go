@@ -194,4 +194,3 @@ func (p *pager) next(keep func(*Event) bool) (Event, bool, error) {
 // wait waits for the reading goroutine to end (its context cancelled or
 // its pages read).
 func (p *pager) wait() { <-p.done }
-
