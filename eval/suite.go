@@ -102,7 +102,7 @@ type Control struct {
 	// read by another process).
 	Query string `json:"query,omitempty"`
 	Line  int    `json:"-"`
-	Col    int           `json:"-"`
+	Col   int    `json:"-"`
 }
 
 // String is the control as a scorecard names it: "refuse by proxy",
