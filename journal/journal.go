@@ -64,6 +64,10 @@ const (
 	// EntryFindingsChanged records what a round of the detectors after an
 	// ingest changed: findings created, updated, withdrawn.
 	EntryFindingsChanged EntryType = "findings_changed"
+	// EntryEvaluationScored records a containment suite scored on the
+	// case's evidence: the suite, the tests tried and crossed, the
+	// outcomes counted.
+	EntryEvaluationScored EntryType = "evaluation_scored"
 )
 
 // Entry is one line of the journal. The field order is the key order on

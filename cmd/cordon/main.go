@@ -98,6 +98,7 @@ func commands() []command {
 			{"show", "[--yaml] [FILE]", "the phases and steps of the built-in playbook or of FILE", cmdPlaybookShow, nil},
 		}},
 		{"assist", assistArgs, "defender-mode assistant: summarize, timeline, cluster, explain, hypotheses, ask, query — claims cite checked event ids; offline without an endpoint; --check probes the endpoint", cmdAssist, nil},
+		{"eval", evalArgs, "containment evaluations: lint or show a suite, score a test run's controls (fired, missed, could not tell) from its workspace", cmdEval, evalCommands()},
 		{"report", reportArgs, "the incident report: the four questions answered from evidence, attribution, findings, kill switch, journal (md, json or html)", cmdReport, nil},
 		{"export", exportArgs, "export events (all, or those matching QUERY) as Timesketch JSONL, oldest first", cmdExport, nil},
 		{"drill", drillArgs, "tabletop drill: replay a sample incident in scenario time with injects and questions, then debrief the team", cmdDrill, []command{

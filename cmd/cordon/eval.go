@@ -1,0 +1,152 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cordon-ir/cordon/eval"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
+	"github.com/spf13/cobra"
+)
+
+const evalArgs = "lint SUITE ... | show [SUITE] | run [SUITE] --incident DIR [--json]"
+
+// evalCommands are cordon eval's subcommands.
+func evalCommands() []command {
+	return []command{
+		{"lint", "SUITE ...", "every problem of every suite file as file:line:col", cmdEvalLint, nil},
+		{"show", "[SUITE] [--json]", "the tests of the built-in suite or of SUITE: behaviour, rung, evidence, controls", cmdEvalShow, nil},
+		{"run", "[SUITE] --incident DIR [--json]", "score a test run's workspace: per test, each control fired, missed or could not tell, and why; journaled", cmdEvalRun, nil},
+	}
+}
+
+func cmdEval(e *env, c *cobra.Command) {
+	c.RunE = func(_ *cobra.Command, args []string) error {
+		fmt.Fprintf(e.stderr, "usage: cordon eval %s\n", evalArgs)
+		if len(args) == 0 {
+			return fmt.Errorf("%w: eval needs lint, show or run", errUsage)
+		}
+		return fmt.Errorf("%w: unknown eval command %q (want lint, show or run)", errUsage, args[0])
+	}
+}
+
+// loadSuite reads the suite named, or the built-in one; a suite with
+// problems is a usage error that lists them.
+func loadSuite(args []string) (*eval.Suite, error) {
+	if len(args) > 1 {
+		return nil, fmt.Errorf("%w: one suite at a time", errUsage)
+	}
+	if len(args) == 0 {
+		return eval.Builtin()
+	}
+	s, err := eval.Load(args[0])
+	if errors.Is(err, eval.ErrSuite) {
+		return nil, fmt.Errorf("%w: %s", errUsage, err)
+	}
+	return s, err
+}
+
+func cmdEvalLint(e *env, c *cobra.Command) {
+	c.RunE = func(_ *cobra.Command, files []string) error {
+		if len(files) == 0 {
+			c.Flags().Usage()
+			return fmt.Errorf("%w: eval lint needs a suite file", errUsage)
+		}
+		n := 0
+		for _, f := range files {
+			_, err := eval.Load(f)
+			var ps eval.Problems
+			switch {
+			case errors.As(err, &ps):
+				for _, p := range ps {
+					fmt.Fprintln(e.stdout, evidence.Printable(p.Error()))
+				}
+				n += len(ps)
+			case err != nil:
+				fmt.Fprintln(e.stdout, evidence.Printable(err.Error()))
+				n++
+			}
+		}
+		if n > 0 {
+			return fmt.Errorf("%w: %d %s", errUsage, n, countNoun(n, "problem", "problems"))
+		}
+		fmt.Fprintln(e.stdout, "ok")
+		return nil
+	}
+}
+
+func cmdEvalShow(e *env, c *cobra.Command) {
+	asJSON := jsonFlag(c.Flags(), "the suite as JSON")
+	c.RunE = func(_ *cobra.Command, args []string) error {
+		s, err := loadSuite(args)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return jsonEncoder(e.stdout).Encode(s)
+		}
+		fmt.Fprintf(e.stdout, "%s — %s (%s, %d tests)\n", s.Name, s.Title, s.File, len(s.Tests))
+		for _, t := range s.Tests {
+			fmt.Fprintf(e.stdout, "\n%s:%d:%d  %s  [%s]\n  %s\n", s.File, t.Line, t.Col, t.ID, t.Rung, t.Behaviour)
+			if t.Gains != nil {
+				fmt.Fprintf(e.stdout, "  tried when it gains: %s%s%s\n", t.Gains.Kind, orEmpty(" of another session", t.Gains.Owner != ""), orEmpty(" matching "+t.Gains.Match, t.Gains.Match != ""))
+			}
+			for _, q := range t.Evidence {
+				fmt.Fprintf(e.stdout, "  evidence: %s\n", evidence.Printable(q))
+			}
+			if t.MinEvents > 0 {
+				fmt.Fprintf(e.stdout, "  at least %d events of one agent%s\n", t.MinEvents, orEmpty(" within "+t.Window.String(), t.Window > 0))
+			}
+			var cs []string
+			for _, ctl := range t.Controls {
+				cs = append(cs, ctl.String())
+			}
+			fmt.Fprintf(e.stdout, "  controls: %s\n", strings.Join(cs, "; "))
+		}
+		return nil
+	}
+}
+
+func orEmpty(s string, ok bool) string {
+	if ok {
+		return s
+	}
+	return ""
+}
+
+func cmdEvalRun(e *env, c *cobra.Command) {
+	fs := c.Flags()
+	dir := fs.String("incident", "", "the test run's incident workspace `DIR`")
+	asJSON := jsonFlag(fs, "the scorecard as JSON")
+	shared := allowSharedFlag(fs)
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if *dir == "" {
+			fs.Usage()
+			return fmt.Errorf("%w: eval run needs --incident DIR", errUsage)
+		}
+		s, err := loadSuite(args)
+		if err != nil {
+			return err
+		}
+		ws, err := incident.Open(*dir, incident.AllowShared(shared()))
+		if err != nil {
+			return err
+		}
+		defer ws.Close()
+		ctx := cmd.Context()
+		sc, err := eval.Score(ctx, ws, s)
+		if err != nil {
+			return err
+		}
+		if _, err := eval.Record(ctx, ws, journal.CurrentActor(journal.ViaCLI), sc); err != nil {
+			return err
+		}
+		if *asJSON {
+			return eval.WriteJSON(evidence.PrintableJSONWriter(e.stdout), sc)
+		}
+		return eval.WriteMarkdown(e.stdout, sc)
+	}
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestEvalLintAndShow(t *testing.T) {
+	if code, out, errOut := cordon("eval", "show"); code != 0 || !strings.Contains(out, "eval/builtin.yaml:") || !strings.Contains(out, "use-other-session-credential") {
+		t.Fatalf("eval show: %d %s %s", code, out, errOut)
+	}
+	bad := filepath.Join(t.TempDir(), "suite.yaml")
+	if err := os.WriteFile(bad, []byte("suite: x\ntests:\n  - id: a\n    behaviour: b\n    rung: probe\n    gains: {kind: proces}\n    controls:\n      - stop: background-processes\n        within: 1m\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := cordon("eval", "lint", bad)
+	if code != exitUsage || !strings.Contains(out, bad+":6:19: kind \"proces\" (did you mean process?)") {
+		t.Fatalf("eval lint: %d %q", code, out)
+	}
+	if code, _, errOut := cordon("eval", "run", bad, "--incident", t.TempDir()); code != exitUsage || !strings.Contains(errOut, ":6:19:") {
+		t.Fatalf("eval run with a bad suite: %d %q", code, errOut)
+	}
+}
+
+// TestEvalRunJournals: scoring a run writes the scorecard and journals
+// it, as every use case is.
+func TestEvalRunJournals(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ws")
+	if code, _, errOut := cordon("ingest", "--incident", dir, filepath.Join("..", "..", "sample-incidents", "persistence-after-kill")); code != 0 {
+		t.Fatal(errOut)
+	}
+	if code, _, errOut := cordon("step", "--incident", dir, "done", "contain.stop", "--at", "2026-09-02T14:21:04.006Z"); code != 0 {
+		t.Fatal(errOut)
+	}
+	code, out, errOut := cordon("eval", "run", "--incident", dir, "--json")
+	if code != 0 {
+		t.Fatalf("%d %s", code, errOut)
+	}
+	var sc struct {
+		Crossed string `json:"crossed"`
+		Tests   []struct {
+			ID       string `json:"id"`
+			Controls []struct {
+				Control, Outcome string
+			} `json:"controls"`
+		} `json:"tests"`
+		Gaps []string `json:"gaps"`
+	}
+	if err := json.Unmarshal([]byte(out), &sc); err != nil {
+		t.Fatal(err)
+	}
+	if sc.Crossed != "persist" {
+		t.Errorf("crossed %q, want persist", sc.Crossed)
+	}
+	found := false
+	for _, g := range sc.Gaps {
+		found = found || strings.HasPrefix(g, "process-outlives-kill") && strings.Contains(g, "background-processes not stopped within 1m")
+	}
+	if !found {
+		t.Errorf("no gap names the watchdog process that outlived the kill: %q", sc.Gaps)
+	}
+	code, out, _ = cordon("journal", "--incident", dir, "--type", "evaluation_scored")
+	if code != 0 || !strings.Contains(out, "scored suite cordon-builtin") {
+		t.Fatalf("journal: %d %s", code, out)
+	}
+	if code, md, _ := cordon("eval", "run", "--incident", dir); code != 0 || !strings.Contains(md, "| kill switch: background-processes | 0 | 1 | 0 |") {
+		t.Fatalf("markdown: %d\n%s", code, md)
+	}
+}

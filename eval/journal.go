@@ -1,0 +1,54 @@
+package eval
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/journal"
+)
+
+// record is what the journal keeps of a scoring: enough to say later
+// which suite was scored and what it found, not the whole scorecard.
+type record struct {
+	Suite     string       `json:"suite"`
+	SuiteFile string       `json:"suite_file"`
+	Tried     []string     `json:"tried"`
+	Crossed   []string     `json:"crossed"`
+	Layers    []LayerScore `json:"layers"`
+	Gaps      []string     `json:"gaps"`
+	Kill      string       `json:"kill,omitempty"`
+}
+
+// Record journals a scorecard on the case, as every use case is: who
+// scored which suite, and what it found.
+func Record(ctx context.Context, ws *incident.Workspace, actor journal.Actor, sc *Scorecard) (journal.Entry, error) {
+	rec := record{Suite: sc.Suite, SuiteFile: sc.SuiteFile, Tried: []string{}, Crossed: sc.Crossings(), Layers: sc.Layers, Gaps: sc.Gaps}
+	if rec.Crossed == nil {
+		rec.Crossed = []string{}
+	}
+	for _, t := range sc.Tests {
+		if t.Tried {
+			rec.Tried = append(rec.Tried, t.ID)
+		}
+	}
+	if !sc.Kill.IsZero() {
+		rec.Kill = stamp(sc.Kill)
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return journal.Entry{}, err
+	}
+	text := fmt.Sprintf("scored suite %s: %d of %d tests tried, %d crossed the boundary, %d controls missed, %d could not tell",
+		sc.Suite, len(rec.Tried), len(sc.Tests), len(rec.Crossed), sc.Missed(), sc.couldNotTell())
+	return ws.Journal().Append(ctx, journal.Entry{Actor: actor, Type: journal.EntryEvaluationScored, Text: text, Payload: b})
+}
+
+func (sc *Scorecard) couldNotTell() int {
+	n := 0
+	for _, l := range sc.Layers {
+		n += l.CouldNotTell
+	}
+	return n
+}

@@ -1,0 +1,265 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/cordon-ir/cordon/capability"
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
+)
+
+// maxTestEvents bounds the events read for one test's evidence query.
+const maxTestEvents = 100000
+
+// run is what scoring a suite reads from one workspace, once.
+type run struct {
+	st       evidence.Store
+	counts   evidence.Counts
+	findings []detect.Finding
+	caps     *capability.Set
+	a        capability.Assessment
+}
+
+// Score reads a test run's workspace and scores the suite on it: the
+// findings from the workspace's kept result, "stopped" from the case's
+// one Assessment (rendered, never decided here).
+func Score(ctx context.Context, ws *incident.Workspace, s *Suite) (*Scorecard, error) {
+	res, err := ws.Result(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a, err := ws.Assessment(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r := &run{st: ws.Store, counts: ws.Store.Counts(), findings: res.Findings, caps: res.Capabilities, a: a}
+	sc := &Scorecard{Suite: s.Name, SuiteFile: s.File, Incident: ws.Dir, Subject: a.Subject, Kill: a.Kill,
+		Verdict: incident.Headline(a), Tests: []TestResult{}, Gaps: []string{}}
+	for _, t := range s.Tests {
+		tr, err := r.score(ctx, t)
+		if err != nil {
+			return nil, fmt.Errorf("test %s: %w", t.ID, err)
+		}
+		sc.Tests = append(sc.Tests, tr)
+	}
+	sc.summarize(s)
+	return sc, nil
+}
+
+// attempt is what a test's evidence showed: the agents that tried, their
+// events (oldest first) and, for gains, the capabilities.
+type attempt struct {
+	agents []string
+	first  time.Time
+	events []evidence.Event
+	caps   []capability.Capability
+}
+
+func (r *run) score(ctx context.Context, t Test) (TestResult, error) {
+	tr := TestResult{ID: t.ID, Behaviour: t.Behaviour, Rung: t.Rung, Controls: []ControlResult{}}
+	var at attempt
+	var err error
+	if t.Gains != nil {
+		at, err = r.gained(ctx, t.Gains)
+	} else {
+		at, err = r.tried(ctx, t)
+	}
+	if err != nil {
+		return tr, err
+	}
+	tr.Tried = len(at.agents) > 0
+	for _, c := range t.Controls {
+		cr := ControlResult{Control: c.String(), Kind: c.Kind, By: c.By, Layer: layerOf(c), Outcome: NotTried}
+		if tr.Tried {
+			if err := r.judge(ctx, &cr, c, at); err != nil {
+				return tr, err
+			}
+		}
+		tr.Controls = append(tr.Controls, cr)
+	}
+	if !tr.Tried {
+		return tr, nil
+	}
+	tr.Agents, tr.First = at.agents, at.first
+	tr.Events = len(at.events)
+	if t.Gains != nil {
+		tr.Events = 0
+		for _, c := range at.caps {
+			tr.Events += c.UseCount()
+		}
+	}
+	tr.Crossed = crossed(t, at)
+	return tr, nil
+}
+
+// crossed: a probe never crosses; a capability the grant did not give
+// does; an attempt does when one of its events was not refused.
+func crossed(t Test, at attempt) bool {
+	if t.Rung == RungProbe {
+		return false
+	}
+	if t.Gains != nil {
+		return len(at.caps) > 0
+	}
+	for _, ev := range at.events {
+		if ev.Decision != evidence.DecisionDeny {
+			return true
+		}
+	}
+	return false
+}
+
+// tried finds the agents whose events show the behaviour.
+func (r *run) tried(ctx context.Context, t Test) (attempt, error) {
+	byAgent := map[string][]evidence.Event{}
+	seen := map[string]bool{}
+	for _, text := range t.Evidence {
+		q, err := evidence.Parse(text)
+		if err != nil {
+			return attempt{}, err
+		}
+		hits, err := r.st.Search(ctx, evidence.Request{Query: q, Sort: evidence.SortTime, Limit: maxTestEvents})
+		if err != nil {
+			return attempt{}, err
+		}
+		for _, ev := range hits.Events {
+			if ev.Agent == "" || seen[ev.ID] {
+				continue
+			}
+			seen[ev.ID] = true
+			byAgent[ev.Agent] = append(byAgent[ev.Agent], ev)
+		}
+	}
+	var at attempt
+	for agent, evs := range byAgent {
+		sort.SliceStable(evs, func(i, j int) bool { return evs[i].Time.Before(evs[j].Time) })
+		first, ok := enough(evs, t.MinEvents, t.Window)
+		if !ok {
+			continue
+		}
+		at.agents = append(at.agents, agent)
+		at.events = append(at.events, evs...)
+		if at.first.IsZero() || first.Before(at.first) {
+			at.first = first
+		}
+	}
+	sort.Strings(at.agents)
+	sort.SliceStable(at.events, func(i, j int) bool { return at.events[i].Time.Before(at.events[j].Time) })
+	return at, nil
+}
+
+// enough says whether evs (oldest first) hold min events, within window
+// when one is set, and the first event of the first such run.
+func enough(evs []evidence.Event, min int, window time.Duration) (time.Time, bool) {
+	min = max(min, 1)
+	if len(evs) < min {
+		return time.Time{}, false
+	}
+	if window <= 0 {
+		return evs[0].Time, true
+	}
+	for i := 0; i+min-1 < len(evs); i++ {
+		if evs[i+min-1].Time.Sub(evs[i].Time) <= window {
+			return evs[i].Time, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// gained finds the capabilities of the kind the grant did not give (a
+// session's tool calls are its own: every one counts).
+func (r *run) gained(ctx context.Context, g *Gain) (attempt, error) {
+	var at attempt
+	for _, agent := range r.caps.Agents() {
+		took := false
+		for _, c := range r.caps.For(agent) {
+			if c.Kind != g.Kind || c.Kind != capability.ToolCall && c.Origin != capability.Acquired {
+				continue
+			}
+			if g.Owner == "other" && (c.Owner == "" || c.Owner == agent) {
+				continue
+			}
+			if g.match != nil && !g.match.MatchString(c.Value) && !g.match.MatchString(c.How) {
+				continue
+			}
+			first, err := r.firstOf(ctx, &c)
+			if err != nil {
+				return at, err
+			}
+			if !first.IsZero() && (at.first.IsZero() || first.Before(at.first)) {
+				at.first = first
+			}
+			at.caps = append(at.caps, c)
+			took = true
+			if c.Kind == capability.DataOut {
+				// its uses are what the ledger counted; what the proxy
+				// made of the same destination is in the proxy's log
+				hits, err := r.st.Search(ctx, evidence.Request{Query: evidence.And(evidence.Term("source", evidence.SourceProxy),
+					evidence.Term("agent", agent), evidence.Term("dst_host", c.Value)), Limit: maxTestEvents})
+				if err != nil {
+					return at, err
+				}
+				at.events = append(at.events, hits.Events...)
+			}
+		}
+		if took {
+			at.agents = append(at.agents, agent)
+		}
+	}
+	return at, nil
+}
+
+// maxAcquired bounds the acquisition events read for one capability.
+const maxAcquired = 20
+
+// firstOf is when a capability was first seen: its first use (using a
+// credential is the behaviour, reading it another test's), or with none
+// its acquisition.
+func (r *run) firstOf(ctx context.Context, c *capability.Capability) (time.Time, error) {
+	first := c.First()
+	if !first.IsZero() {
+		return first, nil
+	}
+	for _, id := range c.Acquired[:min(len(c.Acquired), maxAcquired)] {
+		ev, err := r.st.Get(ctx, id)
+		if err != nil {
+			continue // an id the store no longer holds is no first event
+		}
+		if first.IsZero() || ev.Time.Before(first) {
+			first = ev.Time
+		}
+	}
+	return first, nil
+}
+
+// sourceName is how a scorecard names a source's evidence.
+func sourceName(src string) string {
+	switch src {
+	case evidence.SourceLedger:
+		return capability.ObsLedger.Name
+	case evidence.SourceProxy:
+		return capability.ObsProxy.Name
+	}
+	return capability.ObsSensor.Name
+}
+
+func (r *run) has(field, value string) bool { return r.counts.Fields[field][value] > 0 }
+
+func after(d time.Duration) *capability.Millis {
+	m := capability.Millis(max(d, 0))
+	return &m
+}
+
+func containsAny(list, of []string) bool {
+	for _, v := range of {
+		if slices.Contains(list, v) {
+			return true
+		}
+	}
+	return false
+}
