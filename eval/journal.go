@@ -2,7 +2,6 @@ package eval
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/cordon-ir/cordon/incident"
@@ -36,13 +35,9 @@ func Record(ctx context.Context, ws *incident.Workspace, actor journal.Actor, sc
 	if !sc.Kill.IsZero() {
 		rec.Kill = stamp(sc.Kill)
 	}
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return journal.Entry{}, err
-	}
 	text := fmt.Sprintf("scored suite %s: %d of %d tests tried, %d crossed the boundary, %d controls missed, %d could not tell",
 		sc.Suite, len(rec.Tried), len(sc.Tests), len(rec.Crossed), sc.Missed(), sc.couldNotTell())
-	return ws.Journal().Append(ctx, journal.Entry{Actor: actor, Type: journal.EntryEvaluationScored, Text: text, Payload: b})
+	return ws.RecordEvaluation(ctx, actor, text, rec)
 }
 
 func (sc *Scorecard) couldNotTell() int {

@@ -18,7 +18,7 @@ const maxTestEvents = 100000
 
 // run is what scoring a suite reads from one workspace, once.
 type run struct {
-	st       evidence.Store
+	st       evidence.Reader
 	counts   evidence.Counts
 	findings []detect.Finding
 	caps     *capability.Set
@@ -37,7 +37,7 @@ func Score(ctx context.Context, ws *incident.Workspace, s *Suite) (*Scorecard, e
 	if err != nil {
 		return nil, err
 	}
-	r := &run{st: ws.Store, counts: ws.Store.Counts(), findings: res.Findings, caps: res.Capabilities, a: a}
+	r := &run{st: ws, counts: ws.Counts(), findings: res.Findings, caps: res.Capabilities, a: a}
 	sc := &Scorecard{Suite: s.Name, SuiteFile: s.File, Incident: ws.Dir, Subject: a.Subject, Kill: a.Kill,
 		Verdict: incident.Headline(a), Tests: []TestResult{}, Gaps: []string{}}
 	for _, t := range s.Tests {

@@ -68,6 +68,12 @@ func (w *Workspace) RecordBundle(ctx context.Context, actor journal.Actor, text 
 	return w.appendJSON(ctx, journal.Entry{Actor: actor, Type: journal.EntryBundleWritten, Text: text}, payload)
 }
 
+// RecordEvaluation journals a containment evaluation scored on the case,
+// as text and the fields of payload.
+func (w *Workspace) RecordEvaluation(ctx context.Context, actor journal.Actor, text string, payload any) (journal.Entry, error) {
+	return w.appendJSON(ctx, journal.Entry{Actor: actor, Type: journal.EntryEvaluationScored, Text: text}, payload)
+}
+
 // RecordDrill journals a drill's entry (started, inject, answer) stamped
 // at at, or by the case's clock when at is zero.
 func (w *Workspace) RecordDrill(ctx context.Context, e journal.Entry, at time.Time) (journal.Entry, error) {

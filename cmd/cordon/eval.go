@@ -50,30 +50,42 @@ func loadSuite(args []string) (*eval.Suite, error) {
 }
 
 func cmdEvalLint(e *env, c *cobra.Command) {
+	asJSON := jsonFlag(c.Flags(), "each problem as a JSON line (file, line, col, message)")
 	c.RunE = func(_ *cobra.Command, files []string) error {
 		if len(files) == 0 {
 			c.Flags().Usage()
 			return fmt.Errorf("%w: eval lint needs a suite file", errUsage)
 		}
 		n := 0
+		say := func(p eval.Problem) {
+			n++
+			if *asJSON {
+				jsonEncoder(e.stdout).Encode(p)
+				return
+			}
+			fmt.Fprintln(e.stdout, evidence.Printable(p.Error()))
+		}
 		for _, f := range files {
 			_, err := eval.Load(f)
 			var ps eval.Problems
 			switch {
 			case errors.As(err, &ps):
 				for _, p := range ps {
-					fmt.Fprintln(e.stdout, evidence.Printable(p.Error()))
+					say(p)
 				}
-				n += len(ps)
+			case err != nil && *asJSON:
+				say(eval.Problem{File: f, Msg: err.Error()})
 			case err != nil:
-				fmt.Fprintln(e.stdout, evidence.Printable(err.Error()))
 				n++
+				fmt.Fprintln(e.stdout, evidence.Printable(err.Error()))
 			}
 		}
 		if n > 0 {
 			return fmt.Errorf("%w: %d %s", errUsage, n, countNoun(n, "problem", "problems"))
 		}
-		fmt.Fprintln(e.stdout, "ok")
+		if !*asJSON {
+			fmt.Fprintln(e.stdout, "ok")
+		}
 		return nil
 	}
 }

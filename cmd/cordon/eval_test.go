@@ -20,6 +20,10 @@ func TestEvalLintAndShow(t *testing.T) {
 	if code != exitUsage || !strings.Contains(out, bad+":6:19: kind \"proces\" (did you mean process?)") {
 		t.Fatalf("eval lint: %d %q", code, out)
 	}
+	code, out, _ = cordon("eval", "lint", "--json", bad)
+	if docs := jsonLines(t, "eval lint --json", out); code != exitUsage || len(docs) != 1 || docs[0]["line"] != 6.0 || docs[0]["col"] != 19.0 || docs[0]["file"] != bad {
+		t.Fatalf("eval lint --json: %d %q", code, out)
+	}
 	if code, _, errOut := cordon("eval", "run", bad, "--incident", t.TempDir()); code != exitUsage || !strings.Contains(errOut, ":6:19:") {
 		t.Fatalf("eval run with a bad suite: %d %q", code, errOut)
 	}
