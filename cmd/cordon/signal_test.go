@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
 )
 
@@ -235,4 +236,90 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestFollowKilledThreeTimesLosesAndRepeatsNoFinding: ingest --follow
+// killed with SIGKILL three times, each time just after lines were
+// appended, then started again: every round's findings_changed entry
+// names each finding created once, none is lost, and the kept answer is
+// a one-shot run's.
+func TestFollowKilledThreeTimesLosesAndRepeatsNoFinding(t *testing.T) {
+	lines := strings.SplitAfter(readFile(t, filepath.Join("..", "..", "sample-incidents", "egress-probe-exfil", "ledger.jsonl")), "\n")
+	src := filepath.Join(t.TempDir(), "ledger.jsonl")
+	dir := filepath.Join(t.TempDir(), "incident")
+	appendPart := func(from, to int) {
+		f, err := os.OpenFile(src, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(strings.Join(lines[from:to], ""))
+		f.Close()
+	}
+	quarter := len(lines) / 4
+	appendPart(0, quarter)
+	kept := func() time.Time {
+		info, err := os.Stat(filepath.Join(dir, "engine", "result.gob"))
+		if err != nil {
+			return time.Time{}
+		}
+		return info.ModTime()
+	}
+	for i := 1; i <= 3; i++ {
+		started := time.Now()
+		cmd := cordonProcess(t, "ingest", "--follow", "--incident", dir, src)
+		waitFor(t, "a round of the detectors", func() bool { return kept().After(started) })
+		appendPart(i*quarter, min((i+1)*quarter, len(lines)))
+		if i == 3 {
+			appendPart((i+1)*quarter, len(lines))
+		}
+		time.Sleep(time.Duration(i*150) * time.Millisecond) // mid-round, or just after
+		cmd.Process.Kill()
+		cmd.Wait()
+	}
+	cmd := cordonProcess(t, "ingest", "--follow", "--incident", dir, src)
+	waitFor(t, "the last start's round", func() bool {
+		return strings.Contains(readFile(t, filepath.Join(dir, "sources.json")), fmt.Sprintf(`"offset": %d`, len(strings.Join(lines, ""))))
+	})
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	waitExit(t, cmd, 10*time.Second)
+
+	created := map[string]int{}
+	for _, l := range strings.Split(readFile(t, filepath.Join(dir, "journal.jsonl")), "\n") {
+		var e struct {
+			Type    string                  `json:"type"`
+			Payload incident.FindingsChange `json:"payload"`
+		}
+		if json.Unmarshal([]byte(l), &e) != nil || e.Type != "findings_changed" {
+			continue
+		}
+		for _, id := range e.Payload.Created {
+			created[id]++
+		}
+		for _, id := range e.Payload.Withdrawn {
+			created[id]--
+		}
+	}
+	code, out, errOut := cordon("findings", "--incident", dir, "--json", "--recompute")
+	if code != 0 {
+		t.Fatalf("findings: exit %d %s", code, errOut)
+	}
+	docs := jsonLines(t, "findings", out)
+	if len(docs) == 0 {
+		t.Fatal("no findings at all")
+	}
+	for _, d := range docs {
+		if id := d["id"].(string); created[id] != 1 {
+			t.Errorf("finding %s %s: created %d times over the rounds, want once", id, d["detector"], created[id])
+		}
+		delete(created, d["id"].(string))
+	}
+	for id, n := range created {
+		if n != 0 {
+			t.Errorf("finding %s created %d times and not withdrawn, but not in the answer", id, n)
+		}
+	}
+	if code, kept, _ := cordon("findings", "--incident", dir, "--json"); code != 0 || kept != out {
+		t.Errorf("the kept answer differs from a run over the whole index:\n%s\nwant\n%s", kept, out)
+	}
 }
