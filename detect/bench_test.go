@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"testing"
@@ -177,4 +178,51 @@ func BenchmarkEpisodes(b *testing.B) {
 			b.Fatal("no episodes")
 		}
 	}
+}
+
+// BenchmarkPassMemory is what a Pass that learns its sessions as they come
+// (a watcher's) keeps: the heap it holds after n synthetic events, per
+// event, the events themselves not counted (the pass copies what it keeps):
+//
+//	go test ./detect -run '^$' -bench 'PassMemory' -benchtime 1x
+func BenchmarkPassMemory(b *testing.B) {
+	n := 200_000
+	if v, err := strconv.Atoi(os.Getenv("CORDON_BENCH_EVENTS")); err == nil && v > 0 {
+		n = v
+	}
+	evs := synthetic(n)
+	slices.SortStableFunc(evs, func(x, y evidence.Event) int {
+		switch {
+		case detect.Before(&x, &y):
+			return -1
+		case detect.Before(&y, &x):
+			return 1
+		}
+		return 0
+	})
+	rules, err := detect.Builtin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		eng := detect.Engine{Rules: rules, Attribute: true}
+		p, err := eng.Start(context.Background(), detect.NewMemSource(nil))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for j := range evs {
+			if err := p.Add(&evs[j]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(n), "heap-B/event")
+		b.ReportMetric(float64(len(p.Findings())), "findings")
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }

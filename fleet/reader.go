@@ -37,6 +37,14 @@ type ReaderConfig struct {
 	// is not an event cordon can read. It is not delivered again.
 	Reject  func(MessageReject)
 	Parsers []parse.Parser // default ingest.Parsers()
+	// Hold leaves each message unacknowledged when the handler returns:
+	// the handler calls Delivery.Done for each event once it is done with
+	// it (a watcher, after the event went through its reorder buffer and
+	// what it changed was published), and the message is acknowledged
+	// when the last of its events is. A message the consumer delivers
+	// again meanwhile (past AckWait) carries keys already seen, and is
+	// acknowledged then.
+	Hold bool
 }
 
 // MessageReject is a message (or a record of a raw message) that did not
@@ -55,6 +63,9 @@ type Delivery struct {
 	Seq     uint64    // the stream sequence of its message
 	Stored  time.Time // when the stream stored it
 	Raw     bool      // parsed here from a raw record
+
+	stream string
+	held   *heldMsg // the message to settle (Hold), nil when the reader does
 }
 
 // ReaderStats count what a Reader did.
@@ -81,15 +92,7 @@ func NewReader(ctx context.Context, js jetstream.JetStream, cfg ReaderConfig) (*
 	if cfg.Durable == "" {
 		return nil, errors.New("a reader needs a durable consumer name")
 	}
-	if cfg.Stream == "" {
-		cfg.Stream = DefaultStream
-	}
-	if len(cfg.Subjects) == 0 {
-		cfg.Subjects = []string{EventsSubjects, RawSubjects}
-		for _, r := range cfg.Routes {
-			cfg.Subjects = append(cfg.Subjects, r.Subject)
-		}
-	}
+	cfg.defaults()
 	if cfg.Dedup == nil {
 		cfg.Dedup = NewDedup(DedupConfig{})
 	}
@@ -98,9 +101,6 @@ func NewReader(ctx context.Context, js jetstream.JetStream, cfg ReaderConfig) (*
 	}
 	if cfg.MaxAckPending <= 0 {
 		cfg.MaxAckPending = 1024
-	}
-	if cfg.Parsers == nil {
-		cfg.Parsers = ingest.Parsers()
 	}
 	cons, err := js.CreateOrUpdateConsumer(ctx, cfg.Stream, jetstream.ConsumerConfig{
 		Durable:        cfg.Durable,
@@ -117,6 +117,34 @@ func NewReader(ctx context.Context, js jetstream.JetStream, cfg ReaderConfig) (*
 	r := &Reader{cfg: cfg, cons: cons}
 	r.saveStats()
 	return r, nil
+}
+
+// defaults fills what a reader and a replay read alike: the stream, its
+// subjects, the parsers.
+func (cfg *ReaderConfig) defaults() {
+	if cfg.Stream == "" {
+		cfg.Stream = DefaultStream
+	}
+	if len(cfg.Subjects) == 0 {
+		cfg.Subjects = []string{EventsSubjects, RawSubjects}
+		for _, r := range cfg.Routes {
+			cfg.Subjects = append(cfg.Subjects, r.Subject)
+		}
+	}
+	if cfg.Parsers == nil {
+		cfg.Parsers = ingest.Parsers()
+	}
+}
+
+// Delivered is the stream sequence of the last message the consumer
+// handed out (to any reader of its name; 0: none yet). Everything up to
+// it was delivered once, and what was not acknowledged comes again.
+func (r *Reader) Delivered(ctx context.Context) (uint64, error) {
+	info, err := r.cons.Info(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return info.Delivered.Stream, nil
 }
 
 // Stats says what the reader did so far; safe to call while it runs.
@@ -177,36 +205,17 @@ func (r *Reader) one(ctx context.Context, msg jetstream.Msg, handle func(context
 		// not a JetStream message: nothing to place or acknowledge
 		return fmt.Errorf("read consumer %s: %w", r.cfg.Durable, err)
 	}
-	origin := "nats:" + meta.Stream + ":" + strconv.FormatUint(meta.Sequence.Stream, 10)
-	subject := msg.Subject()
-	base := Delivery{Subject: subject, Seq: meta.Sequence.Stream, Stored: meta.Timestamp}
-	var events []evidence.Event
-	format, err := rawFormat(subject, r.cfg.Routes)
-	switch {
-	case err != nil:
-		r.reject(MessageReject{Origin: origin, Subject: subject, Reason: err.Error(), Data: string(msg.Data())})
+	base, events, ok := r.cfg.decode(msg, meta, r.reject)
+	if !ok {
 		settle(msg.Term)
 		return nil
-	case format != "":
-		base.Raw = true
-		evs, rejects, err := ParseRaw(r.cfg.Parsers, format, origin, msg.Data())
-		if err != nil {
-			r.reject(MessageReject{Origin: origin, Subject: subject, Reason: err.Error(), Data: string(msg.Data())})
-			settle(msg.Term)
-			return nil
-		}
-		for _, rj := range rejects {
-			r.reject(MessageReject{Origin: rj.Origin, Subject: subject, Reason: rj.Reason, Data: rj.Data})
-		}
-		events = evs
-	default:
-		ev, err := Decode(subject, msg.Headers(), msg.Data())
-		if err != nil {
-			r.reject(MessageReject{Origin: origin, Subject: subject, Reason: err.Error(), Data: string(msg.Data())})
-			settle(msg.Term)
-			return nil
-		}
-		events = []evidence.Event{ev}
+	}
+	var held *heldMsg
+	if r.cfg.Hold {
+		// one count for the loop itself, so that a delivery settled
+		// while the loop still runs does not acknowledge early
+		held = &heldMsg{msg: msg}
+		held.n.Store(1)
 	}
 	for _, ev := range events {
 		key := Key(&ev)
@@ -216,17 +225,82 @@ func (r *Reader) one(ctx context.Context, msg jetstream.Msg, handle func(context
 		}
 		d := base
 		d.Event = ev
+		if held != nil {
+			held.n.Add(1)
+			d.held = held
+		}
 		if err := handle(ctx, d); err != nil {
 			// the server delivers it again; what this message's earlier
 			// events did is kept in Dedup, so they are not handed twice
 			_ = msg.Nak()
-			return fmt.Errorf("handle event %s (%s): %w", ev.ID, origin, err)
+			return fmt.Errorf("handle event %s (%s): %w", ev.ID, base.origin(), err)
 		}
 		r.cfg.Dedup.Add(key, meta.Timestamp)
 		r.delivered.Add(1)
 	}
+	if held != nil {
+		held.done()
+		return nil
+	}
 	settle(msg.Ack)
 	return nil
+}
+
+// heldMsg is a message whose events a handler settles itself (Hold): it
+// is acknowledged when the last of them is.
+type heldMsg struct {
+	msg jetstream.Msg
+	n   atomic.Int32
+}
+
+func (h *heldMsg) done() {
+	if h.n.Add(-1) == 0 {
+		settle(h.msg.Ack)
+	}
+}
+
+// Done settles a delivery of a reader that holds its messages
+// (ReaderConfig.Hold): its message is acknowledged once every event of it
+// was settled. It does nothing for a delivery of another reader, or a
+// second time.
+func (d *Delivery) Done() {
+	if h := d.held; h != nil {
+		d.held = nil
+		h.done()
+	}
+}
+
+func (d Delivery) origin() string { return "nats:" + d.stream + ":" + strconv.FormatUint(d.Seq, 10) }
+
+// decode reads the events of a message; ok is false when it is rejected
+// (reject was told why).
+func (cfg *ReaderConfig) decode(msg jetstream.Msg, meta *jetstream.MsgMetadata, reject func(MessageReject)) (base Delivery, events []evidence.Event, ok bool) {
+	subject := msg.Subject()
+	base = Delivery{Subject: subject, Seq: meta.Sequence.Stream, Stored: meta.Timestamp, stream: meta.Stream}
+	origin := base.origin()
+	format, err := rawFormat(subject, cfg.Routes)
+	switch {
+	case err != nil:
+		reject(MessageReject{Origin: origin, Subject: subject, Reason: err.Error(), Data: string(msg.Data())})
+		return base, nil, false
+	case format != "":
+		base.Raw = true
+		evs, rejects, err := ParseRaw(cfg.Parsers, format, origin, msg.Data())
+		if err != nil {
+			reject(MessageReject{Origin: origin, Subject: subject, Reason: err.Error(), Data: string(msg.Data())})
+			return base, nil, false
+		}
+		for _, rj := range rejects {
+			reject(MessageReject{Origin: rj.Origin, Subject: subject, Reason: rj.Reason, Data: rj.Data})
+		}
+		return base, evs, true
+	}
+	ev, err := Decode(subject, msg.Headers(), msg.Data())
+	if err != nil {
+		reject(MessageReject{Origin: origin, Subject: subject, Reason: err.Error(), Data: string(msg.Data())})
+		return base, nil, false
+	}
+	return base, []evidence.Event{ev}, true
 }
 
 // settle acknowledges (or ends) a message. A failure is not the reader's

@@ -81,30 +81,10 @@ func (w *Workspace) previousFindings() []detect.Finding {
 	return k.Findings
 }
 
-// diffFindings compares two rounds' findings by id.
+// diffFindings compares two rounds' findings by id (detect.Diff).
 func diffFindings(before, after []detect.Finding) FindingsChange {
-	ch := FindingsChange{Created: []string{}, Updated: []string{}, Withdrawn: []string{}, Total: len(after)}
-	old := make(map[string]detect.Finding, len(before))
-	for _, f := range before {
-		old[f.ID] = f
-	}
-	seen := make(map[string]bool, len(after))
-	for _, f := range after {
-		seen[f.ID] = true
-		p, ok := old[f.ID]
-		switch {
-		case !ok:
-			ch.Created = append(ch.Created, f.ID)
-		case !p.End.Equal(f.End) || p.Severity != f.Severity || p.Matches != f.Matches || !slices.Equal(p.Events, f.Events) || p.Agent != f.Agent:
-			ch.Updated = append(ch.Updated, f.ID)
-		}
-	}
-	for _, f := range before {
-		if !seen[f.ID] {
-			ch.Withdrawn = append(ch.Withdrawn, f.ID)
-		}
-	}
-	return ch
+	ch := detect.Diff(detect.Marks(before), after)
+	return FindingsChange{Created: ch.Created, Updated: ch.Updated, Withdrawn: ch.Withdrawn, Total: len(after)}
 }
 
 // capIDs lists at most n ids, then how many more.

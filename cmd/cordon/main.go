@@ -110,6 +110,7 @@ func commands() []command {
 		}},
 		{"indicators", indicatorsArgs, "the indicator register: destinations, addresses, credential ids (never secrets), files, processes; first and last seen, agents, findings, evidence ids", cmdIndicators, nil},
 		{"ship", shipArgs, "publish evidence as normalized events to a NATS JetStream stream (docs/fleet.md); checkpoints as ingest, advanced once the server acknowledged", cmdShip, nil},
+		{"watch", watchArgs, "run the detectors on a JetStream stream of events and publish findings as created, updated, withdrawn on cordon.findings.<severity>.<agent> (docs/fleet.md)", cmdWatch, nil},
 		{"formats", "", "list the input formats cordon reads", cmdFormats, nil},
 		{"config", "path|check", "where the console's own settings are read from (key remaps, : aliases, saved searches, palette), and whether they read", cmdConfig, []command{
 			{"path", "", "print the console config's path ($XDG_CONFIG_HOME/cordon/config.yaml)", cmdConfigPath, nil},

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/fleet"
+	"github.com/cordon-ir/cordon/watch"
+	"github.com/spf13/cobra"
+)
+
+const watchArgs = "--nats URL [--stream S] [--durable NAME] [--rules FILE|DIR] [--lateness D] [--idle D] [--raw-route SUBJECT=FORMAT]..."
+
+func cmdWatch(e *env, c *cobra.Command) {
+	fs := c.Flags()
+	url := fs.String("nats", "", "the NATS `URL` (several, comma-separated, for a cluster; default $NATS_URL)")
+	stream := fs.String("stream", fleet.DefaultStream, "the events' stream")
+	durable := fs.String("durable", "cordon-watch", "the durable consumer's `NAME`, and of the bucket keeping what it published (CORDON_WATCH_NAME)")
+	rulesPath := fs.String("rules", "", "rules from `FILE|DIR` (YAML, docs/rules.md) instead of the built-in ones")
+	lateness := fs.Duration("lateness", watch.DefaultLateness, "how far behind the latest event time an event may arrive and still be taken in order; later ones make a replay of the stream")
+	idle := fs.Duration("idle", 0, "wall time without an event after which every event held is released (default: the lateness)")
+	routes := fs.StringArray("raw-route", nil, "read messages on `SUBJECT=FORMAT` as raw records of that format (falco.>=falco); repeatable")
+	c.RunE = func(cmd *cobra.Command, _ []string) error {
+		ctx := cmd.Context()
+		if *url == "" {
+			*url = os.Getenv("NATS_URL")
+		}
+		if *url == "" {
+			fs.Usage()
+			return fmt.Errorf("%w: watch needs --nats URL (or $NATS_URL)", errUsage)
+		}
+		cfg := watch.Config{Stream: *stream, Durable: *durable, Lateness: *lateness, Idle: *idle}
+		for _, r := range *routes {
+			rt, err := fleet.ParseRoute(r)
+			if err != nil {
+				return fmt.Errorf("%w: %v", errUsage, err)
+			}
+			cfg.Routes = append(cfg.Routes, rt)
+		}
+		if *rulesPath != "" {
+			rules, err := detect.Load(*rulesPath)
+			if err != nil {
+				return fmt.Errorf("%w: %w", errUsage, err)
+			}
+			cfg.Rules = rules
+		}
+		cfg.Log = slog.New(slog.NewTextHandler(e.stderr, nil))
+		cfg.Reject = func(m fleet.MessageReject) {
+			fmt.Fprintf(e.stderr, "%s: rejected: %s\n", evidence.Printable(m.Origin), evidence.PrintableMessage(m.Reason))
+		}
+		cfg.Batch = func(b watch.Batch) { printBatch(e, b) }
+		nc, js, err := fleet.Connect(*url, "cordon watch "+*durable, 0)
+		if err != nil {
+			return err
+		}
+		defer nc.Close()
+		w, err := watch.New(js, cfg)
+		if err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+		fmt.Fprintf(e.stderr, "watching stream %s as %s (lateness %s); ctrl-c stops\n", *stream, *durable, *lateness)
+		err = w.Run(ctx)
+		s := w.Stats()
+		fmt.Fprintf(e.stdout, "%d events released, %d findings, %d messages published, %d late events, %d replays\n",
+			s.Released, s.Findings, s.Published, s.Late, s.Replays)
+		return err
+	}
+}
+
+// printBatch says what a batch changed, one line, when it changed
+// anything or replayed.
+func printBatch(e *env, b watch.Batch) {
+	if len(b.Created)+len(b.Updated)+len(b.Withdrawn) == 0 && b.Replayed == "" {
+		return
+	}
+	line := fmt.Sprintf("%s  %d events: %d created, %d updated, %d withdrawn", time.Now().UTC().Format(time.TimeOnly),
+		b.Released, len(b.Created), len(b.Updated), len(b.Withdrawn))
+	if len(b.Created) > 0 {
+		line += " (" + strings.Join(b.Created[:min(len(b.Created), 5)], " ") + ")"
+	}
+	if b.Replayed != "" {
+		line += "; replayed: " + b.Replayed
+	}
+	fmt.Fprintln(e.stdout, evidence.PrintableMessage(line))
+}

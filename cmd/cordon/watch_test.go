@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cordon-ir/cordon/fleet"
+	"github.com/cordon-ir/cordon/fleet/fleettest"
+	"github.com/cordon-ir/cordon/watch"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// cordon watch, on a stream cordon ship filled, publishes the findings
+// cordon findings --json gives on a workspace cordon ingest made of the
+// same sample: the same ids, severities and evidence.
+func TestWatchPublishesWhatFindingsFinds(t *testing.T) {
+	sample := filepath.Join("..", "..", "sample-incidents", "credential-theft")
+	ws := t.TempDir()
+	if code, _, errOut := cordon("ingest", "--incident", ws, sample); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := cordon("findings", "--incident", ws, "--json")
+	if code != 0 {
+		t.Fatalf("findings: exit %d: %s", code, errOut)
+	}
+	var want []string
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var m watch.Message
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, m.ID+" "+m.Severity+" "+strings.Join(m.Events, ","))
+	}
+	if len(want) == 0 {
+		t.Fatal("cordon findings finds nothing in the sample: the comparison would prove nothing")
+	}
+	sort.Strings(want)
+
+	url := fleettest.Server(t).ClientURL()
+	if code, out, errOut := cordon("ship", "--nats", url, "--state", filepath.Join(t.TempDir(), "ship.json"), sample); code != 0 {
+		t.Fatalf("ship: exit %d\n%s%s", code, out, errOut)
+	}
+	child := cordonProcess(t, "watch", "--nats", url, "--durable", "cli", "--lateness", "2s", "--idle", "500ms")
+	defer child.Process.Kill()
+	nc, js, err := fleet.Connect(url, "test", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	var got []string
+	deadline := time.Now().Add(60 * time.Second)
+	for strings.Join(got, "\n") != strings.Join(want, "\n") {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 60s cordon watch published\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		time.Sleep(100 * time.Millisecond)
+		got = foldFindings(t, js)
+	}
+	if err := child.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	_ = child.Wait()
+	if s := child.Stdout.(interface{ String() string }).String(); !strings.Contains(s, "created") {
+		t.Errorf("cordon watch said:\n%s", s)
+	}
+}
+
+// foldFindings reads the findings stream to its end: the last state of
+// each finding not withdrawn, as "id severity events", sorted.
+func foldFindings(t *testing.T, js jetstream.JetStream) []string {
+	t.Helper()
+	ctx := context.Background()
+	s, err := js.Stream(ctx, watch.DefaultFindingsStream)
+	if err != nil {
+		return nil // not made yet
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := map[string]string{}
+	for seq := info.State.FirstSeq; info.State.Msgs > 0 && seq <= info.State.LastSeq; seq++ {
+		raw, err := s.GetMsg(ctx, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m watch.Message
+		if err := json.Unmarshal(raw.Data, &m); err != nil {
+			t.Fatal(err)
+		}
+		if m.Change == watch.Withdrawn {
+			delete(last, m.ID)
+			continue
+		}
+		last[m.ID] = m.ID + " " + m.Severity + " " + strings.Join(m.Events, ",")
+	}
+	var out []string
+	for _, l := range last {
+		out = append(out, l)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,336 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/fleet"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Defaults of Config.
+const (
+	DefaultLateness    = 2 * time.Second
+	DefaultMaxBuffered = 65536
+)
+
+// Config says what a Watcher reads, runs and where it publishes.
+type Config struct {
+	Stream string // the events' stream (default fleet.DefaultStream)
+	// Durable names the consumer, and the bucket of what was published
+	// (CORDON_WATCH_<Durable>): [A-Za-z0-9_-] only.
+	Durable        string
+	Routes         []fleet.Route
+	FindingsStream string        // default DefaultFindingsStream
+	Rules          []detect.Rule // default detect.Builtin
+	// Lateness is how far behind the highest event time an event may
+	// arrive and still be taken in order; Idle is how long of wall time
+	// without an event releases every event held (default Lateness).
+	Lateness, Idle time.Duration
+	// MaxBuffered bounds the events held in the reorder buffer, and is the
+	// consumer's MaxAckPending: every event held is a message not yet
+	// acknowledged.
+	MaxBuffered int
+	// AckWait is how long a message delivered and not acknowledged waits
+	// before the server delivers it again (default 30s): after a restart,
+	// what the stopped watcher held comes again after it, and is dropped
+	// as a copy of what the restart replayed.
+	AckWait time.Duration
+	Log     *slog.Logger              // default: discard
+	Reject  func(fleet.MessageReject) // messages that do not read
+	// Batch, when set, is told of every batch published (tests, status).
+	Batch func(Batch)
+}
+
+// Batch is one round of the watcher: events released to the Pass and what
+// that changed.
+type Batch struct {
+	Released  int
+	Replayed  string // why the pass was rebuilt from the stream ("": not)
+	Created   []string
+	Updated   []string
+	Withdrawn []string
+}
+
+// Stats count what a Watcher did; safe to read while it runs.
+type Stats struct {
+	Released, Late, Replays, Published, Republished int64
+	Buffered                                        int
+	Findings                                        int
+	LastReplay                                      string
+}
+
+// Watcher runs the engine on a stream.
+type Watcher struct {
+	cfg Config
+	js  jetstream.JetStream
+
+	eng   detect.Engine
+	pass  *detect.Pass
+	buf   *Buffer
+	state *state
+	upto  uint64 // the highest stream sequence delivered to this watcher
+
+	mu    sync.Mutex
+	stats Stats
+}
+
+// New checks cfg and fills its defaults.
+func New(js jetstream.JetStream, cfg Config) (*Watcher, error) {
+	if !nameOK.MatchString(cfg.Durable) {
+		return nil, fmt.Errorf("durable %q: want letters, digits, - and _ only", cfg.Durable)
+	}
+	if cfg.Stream == "" {
+		cfg.Stream = fleet.DefaultStream
+	}
+	if cfg.FindingsStream == "" {
+		cfg.FindingsStream = DefaultFindingsStream
+	}
+	if cfg.Rules == nil {
+		rules, err := detect.Builtin()
+		if err != nil {
+			return nil, fmt.Errorf("built-in rules: %w", err)
+		}
+		cfg.Rules = rules
+	}
+	if cfg.Lateness <= 0 {
+		cfg.Lateness = DefaultLateness
+	}
+	if cfg.Idle <= 0 {
+		cfg.Idle = cfg.Lateness
+	}
+	if cfg.MaxBuffered <= 0 {
+		cfg.MaxBuffered = DefaultMaxBuffered
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	// shipped proxy and sensor events carry no agent: the pass attributes
+	// them from the session records it has read, as cordon findings does
+	// on a workspace whose ingest did not store attribution
+	eng := detect.Engine{Rules: cfg.Rules, Attribute: true}
+	return &Watcher{cfg: cfg, js: js, eng: eng, buf: NewBuffer(cfg.Lateness, cfg.Idle, cfg.MaxBuffered)}, nil
+}
+
+// Stats says what the watcher did so far.
+func (w *Watcher) Stats() Stats {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.stats
+}
+
+func (w *Watcher) count(f func(*Stats)) {
+	w.mu.Lock()
+	f(&w.stats)
+	w.stats.Buffered = w.buf.Len()
+	w.mu.Unlock()
+}
+
+// Run watches until ctx ends (then it returns nil) or something fails.
+// First it rebuilds what a watcher of its name had: the pass, from the
+// stream up to the last message its consumer delivered, and the published
+// findings, from its bucket; it publishes what differs. Then it follows.
+func (w *Watcher) Run(ctx context.Context) error {
+	if err := EnsureFindingsStream(ctx, w.js, w.cfg.FindingsStream); err != nil {
+		return err
+	}
+	st, err := openState(ctx, w.js, w.cfg.Durable)
+	if err != nil {
+		return err
+	}
+	w.state = st
+	dedup := fleet.NewDedup(fleet.DedupConfig{})
+	r, err := fleet.NewReader(ctx, w.js, fleet.ReaderConfig{Stream: w.cfg.Stream, Durable: w.cfg.Durable, Routes: w.cfg.Routes,
+		Dedup: dedup, MaxAckPending: w.cfg.MaxBuffered, AckWait: w.cfg.AckWait, Reject: w.cfg.Reject, Hold: true})
+	if err != nil {
+		return err
+	}
+	if err := w.resume(ctx, r, dedup); err != nil {
+		return err
+	}
+	in := make(chan fleet.Delivery, 1024)
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	readerDone := make(chan error, 1)
+	go func() {
+		readerDone <- r.Run(rctx, func(ctx context.Context, d fleet.Delivery) error {
+			select {
+			case in <- d:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+	}()
+	tick := time.NewTicker(min(w.cfg.Idle/4, 250*time.Millisecond) + time.Millisecond)
+	defer tick.Stop()
+	for {
+		var batch []fleet.Delivery
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-readerDone:
+			if ctx.Err() != nil {
+				return nil
+			}
+			if err == nil {
+				err = errors.New("the reader stopped")
+			}
+			return err
+		case d := <-in:
+			batch = append(batch, d)
+		drain:
+			for len(batch) < 4096 {
+				select {
+				case d := <-in:
+					batch = append(batch, d)
+				default:
+					break drain
+				}
+			}
+		case <-tick.C:
+		}
+		if err := w.step(ctx, batch, time.Now()); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// step takes the deliveries that came, rebuilds the pass if one of them is
+// late, releases what is due, publishes what changed, and only then
+// settles the deliveries whose events reached the pass.
+func (w *Watcher) step(ctx context.Context, in []fleet.Delivery, now time.Time) error {
+	var late []fleet.Delivery
+	last := w.pass.Last()
+	for i := range in {
+		d := &in[i]
+		w.upto = max(w.upto, d.Seq)
+		if w.pass.Events() > 0 && detect.Before(&d.Event, &last) {
+			late = append(late, *d)
+			continue
+		}
+		w.buf.Push(d.Event, d.Done, now)
+	}
+	var b Batch
+	var settle []func()
+	if len(late) > 0 {
+		ev := late[0].Event
+		b.Replayed = fmt.Sprintf("%d event(s) arrived after later ones were released: %s at %s is %s before %s at %s (lateness %s)",
+			len(late), ev.ID, ev.Time.Format(time.RFC3339Nano), last.Time.Sub(ev.Time), last.ID, last.Time.Format(time.RFC3339Nano), w.cfg.Lateness)
+		w.cfg.Log.Warn("late event: replaying the stream", "reason", b.Replayed, "upto", w.upto)
+		p, err := w.rebuild(ctx, w.upto, func(id string) bool { return w.buf.Has(id) })
+		if err != nil {
+			return err
+		}
+		w.pass = p
+		for i := range late {
+			settle = append(settle, late[i].Done)
+		}
+		w.count(func(s *Stats) { s.Late += int64(len(late)); s.Replays++; s.LastReplay = b.Replayed })
+	}
+	for _, it := range w.buf.Due(now) {
+		if err := w.pass.Add(&it.ev); err != nil {
+			return fmt.Errorf("event %s: %w", it.ev.ID, err)
+		}
+		settle = append(settle, it.done...)
+		b.Released++
+	}
+	if b.Released == 0 && b.Replayed == "" {
+		w.count(func(*Stats) {})
+		return nil
+	}
+	if err := w.publish(ctx, &b); err != nil {
+		return err
+	}
+	for _, done := range settle {
+		done()
+	}
+	w.count(func(s *Stats) { s.Released += int64(b.Released) })
+	if w.cfg.Batch != nil {
+		w.cfg.Batch(b)
+	}
+	return nil
+}
+
+// publish sends what the pass's findings changed against what was
+// published, waits for the server to take it, and keeps it in the bucket.
+func (w *Watcher) publish(ctx context.Context, b *Batch) error {
+	found := w.pass.Findings()
+	ch := detect.Diff(w.state.marks, found)
+	b.Created, b.Updated, b.Withdrawn = ch.Created, ch.Updated, ch.Withdrawn
+	if len(ch.Created)+len(ch.Updated)+len(ch.Withdrawn) == 0 {
+		w.count(func(s *Stats) { s.Findings = len(found) })
+		return nil
+	}
+	byID := make(map[string]*detect.Finding, len(found))
+	for i := range found {
+		byID[found[i].ID] = &found[i]
+	}
+	var out []outgoing
+	add := func(id, change string) error {
+		var o outgoing
+		var err error
+		if change == Withdrawn {
+			o, err = withdrawal(id, w.state.marks[id])
+		} else {
+			f := byID[id]
+			o, err = newMessage(*f, change, detect.MarkOf(f))
+		}
+		out = append(out, o)
+		return err
+	}
+	for _, part := range []struct {
+		change string
+		ids    []string
+	}{{Created, ch.Created}, {Updated, ch.Updated}, {Withdrawn, ch.Withdrawn}} {
+		for _, id := range part.ids {
+			if err := add(id, part.change); err != nil {
+				return err
+			}
+		}
+	}
+	dup, err := send(ctx, w.js, out)
+	if err != nil {
+		return err
+	}
+	// a finding created before a restart, whose state was not kept: the
+	// stream dropped the second "created"; what it is now goes as an update
+	var again []outgoing
+	var republished int64
+	for i, o := range out {
+		if !dup[i] {
+			continue
+		}
+		republished++
+		if o.change == Created {
+			f := byID[o.id]
+			u, err := newMessage(*f, Updated, o.mark)
+			if err != nil {
+				return err
+			}
+			again = append(again, u)
+		}
+	}
+	if len(again) > 0 {
+		if _, err := send(ctx, w.js, again); err != nil {
+			return err
+		}
+	}
+	if err := w.state.record(ctx, out); err != nil {
+		return err
+	}
+	w.count(func(s *Stats) {
+		s.Published += int64(len(out) + len(again))
+		s.Republished += republished
+		s.Findings = len(found)
+	})
+	return nil
+}
