@@ -50,19 +50,23 @@ type Config struct {
 // Batch is one round of the watcher: events released to the Pass and what
 // that changed.
 type Batch struct {
-	Released  int
-	Replayed  string // why the pass was rebuilt from the stream ("": not)
-	Created   []string
-	Updated   []string
-	Withdrawn []string
+	Released  int      `json:"released"`
+	Replayed  string   `json:"replayed,omitempty"` // why the pass was rebuilt from the stream ("": not)
+	Created   []string `json:"created"`
+	Updated   []string `json:"updated"`
+	Withdrawn []string `json:"withdrawn"`
 }
 
 // Stats count what a Watcher did; safe to read while it runs.
 type Stats struct {
-	Released, Late, Replays, Published, Republished int64
-	Buffered                                        int
-	Findings                                        int
-	LastReplay                                      string
+	Released    int64  `json:"released"`
+	Late        int64  `json:"late"`
+	Replays     int64  `json:"replays"`
+	Published   int64  `json:"published"`
+	Republished int64  `json:"republished"`
+	Buffered    int    `json:"buffered"`
+	Findings    int    `json:"findings"`
+	LastReplay  string `json:"last_replay,omitempty"`
 }
 
 // Watcher runs the engine on a stream.

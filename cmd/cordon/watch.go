@@ -24,6 +24,7 @@ func cmdWatch(e *env, c *cobra.Command) {
 	rulesPath := fs.String("rules", "", "rules from `FILE|DIR` (YAML, docs/rules.md) instead of the built-in ones")
 	lateness := fs.Duration("lateness", watch.DefaultLateness, "how far behind the latest event time an event may arrive and still be taken in order; later ones make a replay of the stream")
 	idle := fs.Duration("idle", 0, "wall time without an event after which every event held is released (default: the lateness)")
+	asJSON := jsonFlag(fs, "each batch that changed something, then the totals, as JSON lines")
 	routes := fs.StringArray("raw-route", nil, "read messages on `SUBJECT=FORMAT` as raw records of that format (falco.>=falco); repeatable")
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
@@ -53,7 +54,7 @@ func cmdWatch(e *env, c *cobra.Command) {
 		cfg.Reject = func(m fleet.MessageReject) {
 			fmt.Fprintf(e.stderr, "%s: rejected: %s\n", evidence.Printable(m.Origin), evidence.PrintableMessage(m.Reason))
 		}
-		cfg.Batch = func(b watch.Batch) { printBatch(e, b) }
+		cfg.Batch = func(b watch.Batch) { printBatch(e, b, *asJSON) }
 		nc, js, err := fleet.Connect(*url, "cordon watch "+*durable, 0)
 		if err != nil {
 			return err
@@ -66,6 +67,10 @@ func cmdWatch(e *env, c *cobra.Command) {
 		fmt.Fprintf(e.stderr, "watching stream %s as %s (lateness %s); ctrl-c stops\n", *stream, *durable, *lateness)
 		err = w.Run(ctx)
 		s := w.Stats()
+		if *asJSON {
+			jsonEncoder(e.stdout).Encode(s)
+			return err
+		}
 		fmt.Fprintf(e.stdout, "%d events released, %d findings, %d messages published, %d late events, %d replays\n",
 			s.Released, s.Findings, s.Published, s.Late, s.Replays)
 		return err
@@ -74,8 +79,12 @@ func cmdWatch(e *env, c *cobra.Command) {
 
 // printBatch says what a batch changed, one line, when it changed
 // anything or replayed.
-func printBatch(e *env, b watch.Batch) {
+func printBatch(e *env, b watch.Batch, asJSON bool) {
 	if len(b.Created)+len(b.Updated)+len(b.Withdrawn) == 0 && b.Replayed == "" {
+		return
+	}
+	if asJSON {
+		jsonEncoder(e.stdout).Encode(b)
 		return
 	}
 	line := fmt.Sprintf("%s  %d events: %d created, %d updated, %d withdrawn", time.Now().UTC().Format(time.TimeOnly),

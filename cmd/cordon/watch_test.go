@@ -49,7 +49,7 @@ func TestWatchPublishesWhatFindingsFinds(t *testing.T) {
 	if code, out, errOut := cordon("ship", "--nats", url, "--state", filepath.Join(t.TempDir(), "ship.json"), sample); code != 0 {
 		t.Fatalf("ship: exit %d\n%s%s", code, out, errOut)
 	}
-	child := cordonProcess(t, "watch", "--nats", url, "--durable", "cli", "--lateness", "2s", "--idle", "500ms")
+	child := cordonProcess(t, "watch", "--nats", url, "--durable", "cli", "--lateness", "2s", "--idle", "500ms", "--json")
 	defer child.Process.Kill()
 	nc, js, err := fleet.Connect(url, "test", 0)
 	if err != nil {
@@ -69,7 +69,16 @@ func TestWatchPublishesWhatFindingsFinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = child.Wait()
-	if s := child.Stdout.(interface{ String() string }).String(); !strings.Contains(s, "created") {
+	// --json: each batch that changed something, then the totals
+	s := child.Stdout.(interface{ String() string }).String() // stdout and stderr
+	var objs []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, "{") {
+			objs = append(objs, l)
+		}
+	}
+	docs := jsonLines(t, "cordon watch --json", strings.Join(objs, "\n"))
+	if last := docs[len(docs)-1]; len(docs) < 2 || last["findings"] != float64(len(want)) || last["released"] == 0.0 || docs[0]["created"] == nil {
 		t.Errorf("cordon watch said:\n%s", s)
 	}
 }
