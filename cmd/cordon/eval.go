@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/eval"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
@@ -12,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const evalArgs = "lint SUITE ... | show [SUITE] | run [SUITE] --incident DIR [--json]"
+const evalArgs = "lint SUITE ... | show [SUITE] | run [SUITE] --incident DIR [--json] | diff BEFORE.json AFTER.json"
 
 // evalCommands are cordon eval's subcommands.
 func evalCommands() []command {
@@ -20,7 +22,67 @@ func evalCommands() []command {
 		{"lint", "SUITE ...", "every problem of every suite file as file:line:col", cmdEvalLint, nil},
 		{"show", "[SUITE] [--json]", "the tests of the built-in suite or of SUITE: behaviour, rung, evidence, controls", cmdEvalShow, nil},
 		{"run", "[SUITE] --incident DIR [--json]", "score a test run's workspace: per test, each control fired, missed or could not tell, and why; journaled", cmdEvalRun, nil},
+		{"diff", "BEFORE.json AFTER.json [--json]", "two scorecards (eval run --json) side by side, control by control; exit 12 when a control got worse", cmdEvalDiff, nil},
 	}
+}
+
+func cmdEvalDiff(e *env, c *cobra.Command) {
+	asJSON := jsonFlag(c.Flags(), "the diff as JSON")
+	c.RunE = func(_ *cobra.Command, args []string) error {
+		if len(args) != 2 {
+			c.Flags().Usage()
+			return fmt.Errorf("%w: eval diff needs two scorecards (cordon eval run --json writes them)", errUsage)
+		}
+		var cards [2]*eval.Scorecard
+		for i, p := range args {
+			sc, err := eval.ReadScorecard(p)
+			if err != nil {
+				return fmt.Errorf("%w: %v", errUsage, err)
+			}
+			cards[i] = sc
+		}
+		d, err := eval.Compare(cards[0], cards[1])
+		if err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+		if *asJSON {
+			if err := jsonEncoder(e.stdout).Encode(d); err != nil {
+				return err
+			}
+		} else {
+			writeEvalDiff(e, d)
+		}
+		if d.Worse > 0 {
+			return fmt.Errorf("%w: %d control(s) of suite %s", eval.ErrWorse, d.Worse, d.Suite)
+		}
+		return nil
+	}
+}
+
+// writeEvalDiff prints the controls whose outcome or time changed, the
+// worse first, then the counts.
+func writeEvalDiff(e *env, d eval.Diff) {
+	took := func(m *capability.Millis) string {
+		if m == nil {
+			return "-"
+		}
+		return time.Duration(*m).String()
+	}
+	for _, v := range []string{"worse", "better", "slower", "faster"} {
+		for _, c := range d.Changes {
+			if c.Verdict == v {
+				fmt.Fprintf(e.stdout, "%-7s %s · %s: %s (%s) → %s (%s)\n", strings.ToUpper(v), evidence.Printable(c.Test), evidence.Printable(c.Control),
+					c.Before, took(c.BeforeTook), c.After, took(c.AfterTook))
+			}
+		}
+	}
+	for _, id := range d.Gone {
+		fmt.Fprintf(e.stdout, "GONE    %s (only the earlier run scored it)\n", evidence.Printable(id))
+	}
+	for _, id := range d.New {
+		fmt.Fprintf(e.stdout, "NEW     %s (only the later run scored it)\n", evidence.Printable(id))
+	}
+	fmt.Fprintf(e.stdout, "suite %s: %d control(s) compared, %d worse, %d better\n", evidence.Printable(d.Suite), len(d.Changes), d.Worse, d.Better)
 }
 
 func cmdEval(e *env, c *cobra.Command) {

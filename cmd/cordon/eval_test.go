@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,5 +73,39 @@ func TestEvalRunJournals(t *testing.T) {
 	}
 	if code, md, _ := cordon("eval", "run", "--incident", dir); code != 0 || !strings.Contains(md, "| kill switch: background-processes | 0 | 1 | 0 |") {
 		t.Fatalf("markdown: %d\n%s", code, md)
+	}
+}
+
+// TestEvalDiff: a control that fired in the earlier run and cannot be
+// told in the later is worse (exit 12); the other way round is better
+// (exit 0); a test only one run tried is not compared.
+func TestEvalDiff(t *testing.T) {
+	dir := t.TempDir()
+	card := func(name, outcome string, ms int, tried bool) string {
+		p := filepath.Join(dir, name)
+		sc := fmt.Sprintf(`{"suite":"builtin","tests":[
+ {"id":"egress-beyond-allowlist","tried":true,"controls":[{"control":"refuse by proxy","outcome":%q,"after_ms":%d}]},
+ {"id":"read-aws-key","tried":%v,"controls":[{"control":"report by sensor","outcome":"fired"}]}]}`, outcome, ms, tried)
+		if err := os.WriteFile(p, []byte(sc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	fired, unknown := card("a.json", "fired", 200, true), card("b.json", "could not tell", 0, false)
+	code, out, errOut := cordon("eval", "diff", fired, unknown)
+	if code != exitWorse || !strings.Contains(out, "WORSE   egress-beyond-allowlist · refuse by proxy: fired (200ms) → could not tell") ||
+		!strings.Contains(out, "1 worse, 0 better") {
+		t.Errorf("fired → could not tell: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ = cordon("eval", "diff", unknown, fired, "--json")
+	if docs := jsonLines(t, "eval diff --json", out); code != 0 || docs[0]["better"] != 1.0 || docs[0]["worse"] != 0.0 {
+		t.Errorf("could not tell → fired: exit %d\n%s", code, out)
+	}
+	slower := card("c.json", "fired", 900, true)
+	if code, out, _ = cordon("eval", "diff", fired, slower); code != 0 || !strings.Contains(out, "SLOWER  egress-beyond-allowlist") {
+		t.Errorf("a slower refusal: exit %d\n%s", code, out)
+	}
+	if code, _, errOut := cordon("eval", "diff", fired, filepath.Join(dir, "missing.json")); code != exitUsage {
+		t.Errorf("a missing scorecard: exit %d %s", code, errOut)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cordon-ir/cordon/bundle"
+	"github.com/cordon-ir/cordon/eval"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/fleet"
 	"github.com/cordon-ir/cordon/incident"
@@ -38,6 +39,7 @@ const (
 	exitLive         = 9
 	exitCannotTell   = 10
 	exitNoEvents     = 11
+	exitWorse        = 12
 )
 
 // errUsage marks a command-line mistake.
@@ -174,6 +176,8 @@ func exitCode(stderr io.Writer, err error) int {
 		return exitCannotTell
 	case errors.Is(err, ingest.ErrNoEvents):
 		return exitNoEvents
+	case errors.Is(err, eval.ErrWorse):
+		return exitWorse
 	}
 	return exitError
 }
@@ -215,6 +219,8 @@ Exit codes:
   11 ingest: an input that is not empty gave no event (every record rejected, or its only
       line unfinished): each is named with where and why; a re-run that adds nothing new
       and a valid empty file ({"Records":[]}) exit 0
+  12 eval diff: a control's outcome got worse between the two runs (fired → could not
+      tell → missed)
   130 stopped by SIGINT (ctrl-c), 143 by SIGTERM: the workspace lock is released, and an
       ingest keeps every batch it indexed and resumes after it when run again
 
