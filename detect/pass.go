@@ -20,9 +20,14 @@ type Pass struct {
 	env   *env
 	rules []stream
 	corr  []correlator
-	caps  *capScan
-	skew  *skewScan
-	gaps  map[string]time.Duration // rule id -> its episodes' gap
+	// found is each correlator's findings as last asked, and changed says
+	// which took an event (or learnt a session) since: Findings asks only
+	// those again.
+	found   [][]Finding
+	changed []bool
+	caps    *capScan
+	skew    *skewScan
+	gaps    map[string]time.Duration // rule id -> its episodes' gap
 
 	known  map[string]bool // the session records read before the first event, by id
 	last   evidence.Event  // the last event added (its time and id)
@@ -36,6 +41,7 @@ type Pass struct {
 type stream struct {
 	match  []*evidence.Matcher
 	filter Filter // checked in memory after a query matched (nil: none)
+	corr   int    // the rule's correlator (-1: the capability scan)
 	add    func(*evidence.Event)
 }
 
@@ -56,7 +62,8 @@ func (e *Engine) Start(ctx context.Context, src Source) (*Pass, error) {
 	if err := attribution.ProbeActivity(ctx, src, env.id); err != nil {
 		return nil, fmt.Errorf("session activity: %w", err)
 	}
-	p := &Pass{e: e, env: env, corr: make([]correlator, len(e.Rules)), gaps: map[string]time.Duration{}, known: map[string]bool{}}
+	p := &Pass{e: e, env: env, corr: make([]correlator, len(e.Rules)), gaps: map[string]time.Duration{}, known: map[string]bool{},
+		found: make([][]Finding, len(e.Rules)), changed: make([]bool, len(e.Rules))}
 	for _, ev := range sessions {
 		p.known[ev.ID] = true
 	}
@@ -75,11 +82,11 @@ func (e *Engine) Start(ctx context.Context, src Source) (*Pass, error) {
 		p.gaps[r.ID] = r.Gap()
 		if stepped(r.Correlation.Type) {
 			for s := range r.Correlation.Steps {
-				p.rules = append(p.rules, stream{match: []*evidence.Matcher{r.steps[s]}, filter: r.Correlation.Steps[s].Filter, add: func(ev *evidence.Event) { c.add(s, ev) }})
+				p.rules = append(p.rules, stream{match: []*evidence.Matcher{r.steps[s]}, filter: r.Correlation.Steps[s].Filter, corr: i, add: func(ev *evidence.Event) { c.add(s, ev) }})
 			}
 			continue
 		}
-		p.rules = append(p.rules, stream{match: r.match, filter: r.Filter, add: func(ev *evidence.Event) { c.add(0, ev) }})
+		p.rules = append(p.rules, stream{match: r.match, filter: r.Filter, corr: i, add: func(ev *evidence.Event) { c.add(0, ev) }})
 	}
 	capMatch, err := evidence.Compile(capQuery)
 	if err != nil {
@@ -88,7 +95,7 @@ func (e *Engine) Start(ctx context.Context, src Source) (*Pass, error) {
 	p.caps = newCapScan(env, sessions, e.Secrets)
 	p.skew = &skewScan{}
 	// one read feeds both: the capability set and the clock skews
-	p.rules = append(p.rules, stream{match: []*evidence.Matcher{capMatch}, add: func(ev *evidence.Event) {
+	p.rules = append(p.rules, stream{match: []*evidence.Matcher{capMatch}, corr: -1, add: func(ev *evidence.Event) {
 		p.caps.add(0, ev)
 		p.skew.add(ev)
 	}})
@@ -121,6 +128,9 @@ func (p *Pass) Add(ev *evidence.Event) error {
 			if m.Match(ev) {
 				if st.filter == nil || st.filter.Match(ev) {
 					st.add(ev)
+					if st.corr >= 0 {
+						p.changed[st.corr] = true
+					}
 				}
 				break
 			}
@@ -136,6 +146,9 @@ func (p *Pass) Add(ev *evidence.Event) error {
 // judged again: the one difference from a replay (see docs/engine.md).
 func (p *Pass) learn(ev *evidence.Event) {
 	p.known[ev.ID] = true
+	for i := range p.changed {
+		p.changed[i] = true // sessions are what several judge their events by
+	}
 	p.env.id.Observe(ev)
 	p.env.learn(ev)
 	p.caps.grant(ev)
@@ -157,8 +170,14 @@ func Before(a, b *evidence.Event) bool { return before(a, b) }
 // given as it stands.
 func (p *Pass) Findings() []Finding {
 	var out []Finding
-	for _, c := range p.corr {
-		out = append(out, c.done()...)
+	for i, c := range p.corr {
+		if p.found[i] == nil || p.changed[i] {
+			p.found[i], p.changed[i] = c.done(), false
+			if p.found[i] == nil {
+				p.found[i] = []Finding{}
+			}
+		}
+		out = append(out, p.found[i]...)
 	}
 	out = Episodes(out, func(detector string) time.Duration { return p.gaps[detector] })
 	uniqueIDs(out)

@@ -148,7 +148,16 @@ func TestPassLearnsSessionsAsTheyCome(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := src.Each(ctx, evidence.All(), func(ev evidence.Event) error { return p.Add(&ev) }); err != nil {
+		// asked after every event, as a following console asks: what
+		// changes with a session learnt is asked again
+		err = src.Each(ctx, evidence.All(), func(ev evidence.Event) error {
+			if err := p.Add(&ev); err != nil {
+				return err
+			}
+			p.Findings()
+			return nil
+		})
+		if err != nil {
 			t.Fatal(err)
 		}
 		got := p.Done()
