@@ -29,15 +29,15 @@ type Pass struct {
 	skew    *skewScan
 	gaps    map[string]time.Duration // rule id -> its episodes' gap
 
-	known  map[string]bool // the session records read before the first event, by id
+	known  map[string]bool // the session records the pass knows, by id
 	last   evidence.Event  // the last event added (its time and id)
 	events int64
 	done   bool
 }
 
 // stream is one of a rule's inputs: the events any of match matches, and
-// its filter takes, go to add. A rule with several queries is one stream (each event once); an
-// ordered sequence has one per step.
+// its filter takes, go to add. A rule with several queries is one stream
+// (each event once); an ordered sequence has one per step.
 type stream struct {
 	match  []*evidence.Matcher
 	filter Filter // checked in memory after a query matched (nil: none)
