@@ -2,7 +2,6 @@ package evidence
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
@@ -10,6 +9,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/collector"
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
+	fastjson "github.com/segmentio/encoding/json"
 )
 
 // collectTimeOrder runs q on one index snapshot, keeps the first limit hits
@@ -84,7 +84,7 @@ func (t docTable) readRange(hits search.DocumentMatchCollection, evs []Event) er
 			case "_id":
 				id = string(val)
 			case sourceField:
-				found, derr = true, json.Unmarshal(val, ev)
+				found, derr = true, fastjson.Unmarshal(val, ev)
 			case rawField:
 				ev.Raw = string(val)
 			}

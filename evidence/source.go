@@ -1,11 +1,11 @@
 package evidence
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/blevesearch/bleve/v2/search"
 	index "github.com/blevesearch/bleve_index_api"
+	fastjson "github.com/segmentio/encoding/json"
 )
 
 // events loads the stored events of hits, in hit order.
@@ -43,7 +43,7 @@ type stored struct {
 // event decodes a stored event.
 func (st stored) event(id string) (Event, error) {
 	var ev Event
-	if err := json.Unmarshal(st.src, &ev); err != nil {
+	if err := fastjson.Unmarshal(st.src, &ev); err != nil {
 		return Event{}, fmt.Errorf("event %s: stored source unreadable: %w", id, err)
 	}
 	if st.raw != nil {
