@@ -150,6 +150,9 @@ func (c *chain) commit(ctx context.Context, batch []pending) error {
 	return nil
 }
 
+// ErrChainBroken says a chain of receipts does not verify.
+var ErrChainBroken = errors.New("the receipts' chain is broken")
+
 // Break is a place where a chain does not hold.
 type Break struct {
 	StreamSeq uint64 `json:"stream_seq"`
