@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -45,6 +46,9 @@ type Config struct {
 	Reject  func(fleet.MessageReject) // messages that do not read
 	// Batch, when set, is told of every batch published (tests, status).
 	Batch func(Batch)
+	// Verdicts, when set, makes the watcher answer cordon.verdict.<agent>
+	// and keep receipts (docs/verdicts.md).
+	Verdicts *VerdictConfig
 }
 
 // Batch is one round of the watcher: events released to the Pass and what
@@ -67,6 +71,11 @@ type Stats struct {
 	Buffered    int    `json:"buffered"`
 	Findings    int    `json:"findings"`
 	LastReplay  string `json:"last_replay,omitempty"`
+	// Verdicts answered, receipts written, requests read after their
+	// deadline (not answered).
+	Verdicts int64 `json:"verdicts,omitempty"`
+	Receipts int64 `json:"receipts,omitempty"`
+	Expired  int64 `json:"expired,omitempty"`
 }
 
 // Watcher runs the engine on a stream.
@@ -79,6 +88,10 @@ type Watcher struct {
 	buf   *Buffer
 	state *state
 	upto  uint64 // the highest stream sequence delivered to this watcher
+
+	verdicts  *verdicts // nil: none answered
+	viewAt    time.Time
+	viewDirty bool
 
 	mu    sync.Mutex
 	stats Stats
@@ -118,14 +131,26 @@ func New(js jetstream.JetStream, cfg Config) (*Watcher, error) {
 	// them from the session records it has read, as cordon findings does
 	// on a workspace whose ingest did not store attribution
 	eng := detect.Engine{Rules: cfg.Rules, Attribute: true}
-	return &Watcher{cfg: cfg, js: js, eng: eng, buf: NewBuffer(cfg.Lateness, cfg.Idle, cfg.MaxBuffered)}, nil
+	w := &Watcher{cfg: cfg, js: js, eng: eng, buf: NewBuffer(cfg.Lateness, cfg.Idle, cfg.MaxBuffered)}
+	if cfg.Verdicts != nil {
+		rb, err := json.Marshal(cfg.Rules)
+		if err != nil {
+			return nil, fmt.Errorf("rules: %w", err)
+		}
+		w.verdicts = newVerdicts(*cfg.Verdicts, cfg.Durable, rb)
+	}
+	return w, nil
 }
 
 // Stats says what the watcher did so far.
 func (w *Watcher) Stats() Stats {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.stats
+	s := w.stats
+	w.mu.Unlock()
+	if v := w.verdicts; v != nil {
+		s.Verdicts, s.Receipts, s.Expired = v.answered.Load(), v.receipts.Load(), v.expired.Load()
+	}
+	return s
 }
 
 func (w *Watcher) count(f func(*Stats)) {
@@ -157,6 +182,18 @@ func (w *Watcher) Run(ctx context.Context) error {
 	if err := w.resume(ctx, r, dedup); err != nil {
 		return err
 	}
+	failed := make(chan error, 1)
+	if w.verdicts != nil {
+		stop, err := w.serveVerdicts(ctx, failed)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err := stop(); err != nil {
+				w.cfg.Log.Error("receipts not written", "err", err)
+			}
+		}()
+	}
 	in := make(chan fleet.Delivery, 1024)
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -178,6 +215,8 @@ func (w *Watcher) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
+		case err := <-failed:
+			return err
 		case err := <-readerDone:
 			if ctx.Err() != nil {
 				return nil
@@ -249,10 +288,19 @@ func (w *Watcher) step(ctx context.Context, in []fleet.Delivery, now time.Time) 
 	}
 	if b.Released == 0 && b.Replayed == "" {
 		w.count(func(*Stats) {})
+		if w.viewDirty {
+			w.refreshView(now)
+		}
 		return nil
 	}
 	if err := w.publish(ctx, &b); err != nil {
 		return err
+	}
+	// verdicts see a finding as soon as it is published, other changes
+	// within viewEvery
+	w.viewDirty = true
+	if len(b.Created)+len(b.Updated)+len(b.Withdrawn) > 0 || b.Replayed != "" || now.Sub(w.viewAt) >= viewEvery {
+		w.refreshView(now)
 	}
 	for _, done := range settle {
 		done()

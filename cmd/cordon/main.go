@@ -18,6 +18,7 @@ import (
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/ingest"
 	"github.com/cordon-ir/cordon/journal"
+	"github.com/cordon-ir/cordon/watch"
 	"github.com/spf13/cobra"
 )
 
@@ -113,6 +114,9 @@ func commands() []command {
 		{"indicators", indicatorsArgs, "the indicator register: destinations, addresses, credential ids (never secrets), files, processes; first and last seen, agents, findings, evidence ids", cmdIndicators, nil},
 		{"ship", shipArgs, "publish evidence as normalized events to a NATS JetStream stream (docs/fleet.md); checkpoints as ingest, advanced once the server acknowledged", cmdShip, nil},
 		{"watch", watchArgs, "run the detectors on a JetStream stream of events and publish findings as created, updated, withdrawn on cordon.findings.<severity>.<agent> (docs/fleet.md)", cmdWatch, nil},
+		{"receipts", "verify --nats URL --watcher NAME [--stream S] [--json]", "the verdict receipts a watcher keeps (docs/verdicts.md); verify walks a watcher's hash chain and names every break (exit 7)", cmdReceipts, []command{
+			{"verify", "--nats URL --watcher NAME [--stream S] [--json]", "walk a watcher's chain of verdict receipts and report every break", cmdReceiptsVerify, nil},
+		}},
 		{"formats", "", "list the input formats cordon reads", cmdFormats, nil},
 		{"config", "path|check", "where the console's own settings are read from (key remaps, : aliases, saved searches, palette), and whether they read", cmdConfig, []command{
 			{"path", "", "print the console config's path ($XDG_CONFIG_HOME/cordon/config.yaml)", cmdConfigPath, nil},
@@ -160,7 +164,7 @@ func exitCode(stderr io.Writer, err error) int {
 		return exitUsage
 	case errors.Is(err, ingest.ErrUnreadable), errors.Is(err, ingest.ErrUnknownFormat):
 		return exitUnreadable
-	case errors.Is(err, journal.ErrTampered), errors.Is(err, incident.ErrEvidenceChanged), errors.Is(err, bundle.ErrBundle):
+	case errors.Is(err, journal.ErrTampered), errors.Is(err, watch.ErrChainBroken), errors.Is(err, incident.ErrEvidenceChanged), errors.Is(err, bundle.ErrBundle):
 		return exitTampered
 	case errors.Is(err, evidence.ErrWrite):
 		return exitWrite

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const watchArgs = "--nats URL [--stream S] [--durable NAME] [--rules FILE|DIR] [--lateness D] [--idle D] [--raw-route SUBJECT=FORMAT]..."
+const watchArgs = "--nats URL [--stream S] [--durable NAME] [--rules FILE|DIR] [--lateness D] [--idle D] [--raw-route SUBJECT=FORMAT]... [--verdicts [--verdict-name NAME] [--policy FILE]]"
 
 func cmdWatch(e *env, c *cobra.Command) {
 	fs := c.Flags()
@@ -26,6 +26,9 @@ func cmdWatch(e *env, c *cobra.Command) {
 	idle := fs.Duration("idle", 0, "wall time without an event after which every event held is released (default: the lateness)")
 	asJSON := jsonFlag(fs, "each batch that changed something, then the totals, as JSON lines")
 	routes := fs.StringArray("raw-route", nil, "read messages on `SUBJECT=FORMAT` as raw records of that format (falco.>=falco); repeatable")
+	verdicts := fs.Bool("verdicts", false, "answer cordon.verdict.<agent> requests and keep their receipts (docs/verdicts.md)")
+	vname := fs.String("verdict-name", "", "the `NAME` verdicts and the receipt chain carry (default: the durable)")
+	policyPath := fs.String("policy", "", "the verdict policy from `FILE` (YAML, docs/verdicts.md) instead of the built-in one")
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
 		if *url == "" {
@@ -49,6 +52,18 @@ func cmdWatch(e *env, c *cobra.Command) {
 				return fmt.Errorf("%w: %w", errUsage, err)
 			}
 			cfg.Rules = rules
+		}
+		if *verdicts {
+			cfg.Verdicts = &watch.VerdictConfig{Name: *vname}
+			if *policyPath != "" {
+				p, b, err := watch.LoadPolicy(*policyPath)
+				if err != nil {
+					return fmt.Errorf("%w: %w", errUsage, err)
+				}
+				cfg.Verdicts.Policy, cfg.Verdicts.PolicyBytes = &p, b
+			}
+		} else if *policyPath != "" || *vname != "" {
+			return fmt.Errorf("%w: --policy and --verdict-name go with --verdicts", errUsage)
 		}
 		cfg.Log = slog.New(slog.NewTextHandler(e.stderr, nil))
 		cfg.Reject = func(m fleet.MessageReject) {

@@ -1,0 +1,244 @@
+package watch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cordon-ir/cordon/fleet"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Receipts: every verdict a watcher keeps is appended to a hash chain of
+// its own, the subject cordon.receipts.<watcher> of the stream
+// CORDON_RECEIPTS. A receipt carries the sha256 of the previous one's
+// body, so an edited, removed or inserted receipt breaks the chain at the
+// next one.
+
+// Defaults of the receipts.
+const (
+	DefaultReceiptsStream = "CORDON_RECEIPTS"
+	ReceiptsPrefix        = "cordon.receipts."
+	// DefaultCommitEvery is the longest a receipt waits after its reply
+	// before the batch it is in is sent: what a crash may lose.
+	DefaultCommitEvery = 100 * time.Millisecond
+	receiptsMaxBatch   = 512
+	receiptSchema      = "receipt/1"
+)
+
+// ReceiptSubject is the subject of a watcher's receipts.
+func ReceiptSubject(watcher string) string { return ReceiptsPrefix + fleet.Token(watcher) }
+
+// Receipt is one verdict as it was given.
+type Receipt struct {
+	Schema  string `json:"schema"`
+	Watcher string `json:"watcher"`
+	// Seq is its place in the watcher's chain, from 1.
+	Seq uint64 `json:"seq"`
+	// Prev is the sha256 (hex) of the previous receipt's body; "" for the
+	// first.
+	Prev    string          `json:"prev"`
+	Subject string          `json:"subject"`
+	Request json.RawMessage `json:"request,omitempty"`
+	Verdict Verdict         `json:"verdict"`
+	// SkippedAllows counts the allows given since the previous receipt
+	// that sampling did not keep.
+	SkippedAllows int64 `json:"skipped_allows,omitempty"`
+}
+
+// EnsureReceiptsStream creates the receipts' stream if it is missing.
+func EnsureReceiptsStream(ctx context.Context, js jetstream.JetStream, name string) error {
+	_, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:        name,
+		Description: "cordon verdict receipts, a hash chain per watcher",
+		Subjects:    []string{ReceiptsPrefix + ">"},
+		Storage:     jetstream.FileStorage,
+	})
+	if err != nil {
+		return fmt.Errorf("receipts stream %s: %w", name, err)
+	}
+	return nil
+}
+
+// pending is a verdict waiting for its receipt to be written.
+type pending struct {
+	subject string
+	request []byte
+	verdict Verdict
+	skipped int64
+}
+
+// chain appends receipts for one watcher.
+type chain struct {
+	js      jetstream.JetStream
+	stream  string
+	watcher string
+	subject string
+	seq     uint64 // the last receipt's Seq
+	prev    string // the last receipt's hash
+	last    uint64 // the last receipt's stream sequence
+}
+
+// openChain finds where a watcher's chain ends.
+func openChain(ctx context.Context, js jetstream.JetStream, stream, watcher string) (*chain, error) {
+	if err := EnsureReceiptsStream(ctx, js, stream); err != nil {
+		return nil, err
+	}
+	c := &chain{js: js, stream: stream, watcher: watcher, subject: ReceiptSubject(watcher)}
+	s, err := js.Stream(ctx, stream)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.GetLastMsgForSubject(ctx, c.subject)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return c, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("receipts of %s: %w", watcher, err)
+	}
+	var r Receipt
+	if err := json.Unmarshal(m.Data, &r); err != nil {
+		return nil, fmt.Errorf("receipts of %s: the last one (stream sequence %d) does not read: %w", watcher, m.Sequence, err)
+	}
+	c.seq, c.prev, c.last = r.Seq, Hash(m.Data), m.Sequence
+	return c, nil
+}
+
+// commit writes a batch of receipts, in order, and waits for the server
+// to take them. The first is published on the condition that the chain's
+// last receipt is still the subject's last message, so two writers of one
+// chain fail rather than fork it.
+func (c *chain) commit(ctx context.Context, batch []pending) error {
+	futures := make([]jetstream.PubAckFuture, 0, len(batch))
+	for i, p := range batch {
+		r := Receipt{Schema: receiptSchema, Watcher: c.watcher, Seq: c.seq + 1, Prev: c.prev, Subject: p.subject,
+			Request: json.RawMessage(p.request), Verdict: p.verdict, SkippedAllows: p.skipped}
+		if len(p.request) == 0 || !json.Valid(p.request) {
+			r.Request = nil
+			if len(p.request) > 0 {
+				b, _ := json.Marshal(string(p.request))
+				r.Request = b
+			}
+		}
+		body, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		opts := []jetstream.PublishOpt{jetstream.WithMsgID(Hash(body))}
+		if i == 0 {
+			opts = append(opts, jetstream.WithExpectLastSequencePerSubject(c.last))
+		}
+		f, err := c.js.PublishAsync(c.subject, body, opts...)
+		if err != nil {
+			return fmt.Errorf("receipt %d: %w", r.Seq, err)
+		}
+		futures = append(futures, f)
+		c.seq, c.prev = r.Seq, Hash(body)
+	}
+	for _, f := range futures {
+		select {
+		case ack := <-f.Ok():
+			c.last = ack.Sequence
+		case err := <-f.Err():
+			return fmt.Errorf("receipt: %w", err)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// ErrChainBroken says a chain of receipts does not verify.
+var ErrChainBroken = errors.New("the receipts' chain is broken")
+
+// Break is a place where a chain does not hold.
+type Break struct {
+	StreamSeq uint64 `json:"stream_seq"`
+	Seq       uint64 `json:"seq"`
+	Problem   string `json:"problem"`
+}
+
+// ChainReport is what VerifyReceipts found.
+type ChainReport struct {
+	Watcher  string    `json:"watcher"`
+	Receipts int       `json:"receipts"`
+	Refused  int       `json:"refused"`
+	Reviewed int       `json:"reviewed"`
+	Allowed  int       `json:"allowed"`
+	Skipped  int64     `json:"skipped_allows"`
+	Last     string    `json:"last,omitempty"` // the last receipt's hash: keep it to notice a later truncation
+	Breaks   []Break   `json:"breaks"`
+	First    time.Time `json:"first,omitzero"`
+	Until    time.Time `json:"until,omitzero"`
+}
+
+// VerifyReceipts reads a watcher's chain from its start and reports every
+// break: a receipt that does not read, one whose seq is not the next, one
+// whose prev is not the hash of the receipt before it.
+func VerifyReceipts(ctx context.Context, js jetstream.JetStream, stream, watcher string) (ChainReport, error) {
+	rep := ChainReport{Watcher: watcher, Breaks: []Break{}}
+	s, err := js.Stream(ctx, stream)
+	if err != nil {
+		return rep, fmt.Errorf("receipts stream %s: %w", stream, err)
+	}
+	info, err := s.Info(ctx, jetstream.WithSubjectFilter(ReceiptSubject(watcher)))
+	if err != nil {
+		return rep, err
+	}
+	want := info.State.Subjects[ReceiptSubject(watcher)]
+	if want == 0 {
+		return rep, nil
+	}
+	cons, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{ReceiptSubject(watcher)}})
+	if err != nil {
+		return rep, err
+	}
+	var seq uint64
+	prev := ""
+	for n := uint64(0); n < want; n++ {
+		m, err := cons.Next(jetstream.FetchContext(ctx))
+		if err != nil {
+			return rep, fmt.Errorf("reading receipts: %w", err)
+		}
+		md, err := m.Metadata()
+		if err != nil {
+			return rep, err
+		}
+		rep.Receipts++
+		var r Receipt
+		if err := json.Unmarshal(m.Data(), &r); err != nil {
+			rep.Breaks = append(rep.Breaks, Break{StreamSeq: md.Sequence.Stream, Problem: "does not read: " + err.Error()})
+			prev, seq = Hash(m.Data()), seq+1
+			continue
+		}
+		switch {
+		case r.Seq <= seq:
+			rep.Breaks = append(rep.Breaks, Break{StreamSeq: md.Sequence.Stream, Seq: r.Seq,
+				Problem: fmt.Sprintf("receipt %d follows receipt %d: appended again or out of place", r.Seq, seq)})
+		case r.Seq != seq+1:
+			rep.Breaks = append(rep.Breaks, Break{StreamSeq: md.Sequence.Stream, Seq: r.Seq,
+				Problem: fmt.Sprintf("receipt %d follows receipt %d: %d missing", r.Seq, seq, r.Seq-seq-1)})
+		case r.Prev != prev:
+			rep.Breaks = append(rep.Breaks, Break{StreamSeq: md.Sequence.Stream, Seq: r.Seq,
+				Problem: fmt.Sprintf("prev %.12s is not the hash of the receipt before it (%.12s): it or the one before was changed", r.Prev, prev)})
+		}
+		prev, seq = Hash(m.Data()), r.Seq
+		switch r.Verdict.Recommendation {
+		case Refuse:
+			rep.Refused++
+		case Review:
+			rep.Reviewed++
+		default:
+			rep.Allowed++
+		}
+		rep.Skipped += r.SkippedAllows
+		if rep.First.IsZero() {
+			rep.First = r.Verdict.At
+		}
+		rep.Until = r.Verdict.At
+	}
+	rep.Last = prev
+	return rep, nil
+}

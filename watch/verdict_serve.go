@@ -1,0 +1,220 @@
+package watch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/cordon-ir/cordon/fleet"
+	"github.com/nats-io/nats.go"
+)
+
+// VerdictConfig turns on verdicts in a Watcher.
+type VerdictConfig struct {
+	// Name names the watcher in verdicts and its receipt chain
+	// (default: the durable).
+	Name string
+	// Policy and its bytes (for its hash); nil: DefaultPolicy.
+	Policy      *Policy
+	PolicyBytes []byte
+	// ReceiptsStream is the receipts' stream (default
+	// DefaultReceiptsStream); CommitEvery how long a receipt waits before
+	// its batch is sent (default DefaultCommitEvery).
+	ReceiptsStream string
+	CommitEvery    time.Duration
+}
+
+// verdicts answers verdict requests from the watcher's view and queues
+// their receipts.
+type verdicts struct {
+	cfg        VerdictConfig
+	pol        Policy
+	policyHash string
+	rulesHash  string
+	view       atomic.Pointer[view]
+	queue      chan pending
+	started    int64
+	n          atomic.Int64
+	allows     int64 // read and written by the subscription's goroutine only
+	skipped    int64
+	answered   atomic.Int64
+	expired    atomic.Int64
+	receipts   atomic.Int64
+}
+
+func newVerdicts(cfg VerdictConfig, durable string, rulesJSON []byte) *verdicts {
+	if cfg.Name == "" {
+		cfg.Name = durable
+	}
+	if cfg.ReceiptsStream == "" {
+		cfg.ReceiptsStream = DefaultReceiptsStream
+	}
+	if cfg.CommitEvery <= 0 {
+		cfg.CommitEvery = DefaultCommitEvery
+	}
+	v := &verdicts{cfg: cfg, rulesHash: Hash(rulesJSON), queue: make(chan pending, 65536), started: time.Now().UnixNano()}
+	if cfg.Policy == nil {
+		p, b := DefaultPolicy()
+		v.pol, v.cfg.PolicyBytes = p, b
+	} else {
+		v.pol = *cfg.Policy
+	}
+	v.policyHash = Hash(v.cfg.PolicyBytes)
+	return v
+}
+
+// handle answers one request: the reply first, then the receipt queued.
+func (v *verdicts) handle(m *nats.Msg) {
+	agent, err := fleet.Untoken(strings.TrimPrefix(m.Subject, VerdictPrefix))
+	var req VerdictRequest
+	if err == nil && len(m.Data) > 0 {
+		err = json.Unmarshal(m.Data, &req)
+	}
+	if err != nil {
+		b, _ := json.Marshal(map[string]string{"error": "bad request: " + err.Error()})
+		_ = m.Respond(b)
+		return
+	}
+	if !req.Deadline.IsZero() && time.Now().After(req.Deadline) {
+		v.expired.Add(1) // the caller has stopped waiting
+		return
+	}
+	vw := v.view.Load()
+	if vw == nil {
+		vw = &view{}
+	}
+	out := decide(vw, &v.pol, agent, &req)
+	out.VerdictID = fmt.Sprintf("%s-%x-%d", v.cfg.Name, v.started, v.n.Add(1))
+	out.RequestID, out.Watcher, out.RulesHash, out.PolicyHash, out.At = req.ID, v.cfg.Name, v.rulesHash, v.policyHash, time.Now().UTC()
+	b, err := json.Marshal(out)
+	if err != nil {
+		return
+	}
+	if err := m.Respond(b); err != nil {
+		return
+	}
+	v.answered.Add(1)
+	if out.Recommendation == Allow {
+		keep := v.pol.SampleAllows > 0 && v.allows%int64(v.pol.SampleAllows) == 0
+		v.allows++
+		if !keep {
+			v.skipped++
+			return
+		}
+	}
+	p := pending{subject: m.Subject, request: m.Data, verdict: out, skipped: v.skipped}
+	v.skipped = 0
+	v.queue <- p // a full queue slows verdicts down rather than lose a refusal's receipt
+}
+
+// commitLoop writes the receipts: a batch is sent CommitEvery after its
+// first receipt was queued (or when it is full), so a crash loses the
+// receipts of at most that long of verdicts plus the batch in flight.
+func (v *verdicts) commitLoop(ctx context.Context, c *chain) error {
+	for {
+		var batch []pending
+		select {
+		case <-ctx.Done():
+			return v.flush(c)
+		case p := <-v.queue:
+			batch = append(batch, p)
+		}
+		timer := time.NewTimer(v.cfg.CommitEvery)
+	fill:
+		for len(batch) < receiptsMaxBatch {
+			select {
+			case p := <-v.queue:
+				batch = append(batch, p)
+			case <-timer.C:
+				break fill
+			case <-ctx.Done():
+				break fill
+			}
+		}
+		timer.Stop()
+		if err := c.commit(context.WithoutCancel(ctx), batch); err != nil {
+			return err
+		}
+		v.receipts.Add(int64(len(batch)))
+	}
+}
+
+// flush writes what is queued when the watcher stops.
+func (v *verdicts) flush(c *chain) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for {
+		var batch []pending
+	drain:
+		for len(batch) < receiptsMaxBatch {
+			select {
+			case p := <-v.queue:
+				batch = append(batch, p)
+			default:
+				break drain
+			}
+		}
+		if len(batch) == 0 {
+			return nil
+		}
+		if err := c.commit(ctx, batch); err != nil {
+			return err
+		}
+		v.receipts.Add(int64(len(batch)))
+	}
+}
+
+// serveVerdicts answers verdicts until the returned stop is called; stop
+// unsubscribes, writes the receipts queued and says whether that failed.
+// failed receives an error should the receipts stop being written.
+func (w *Watcher) serveVerdicts(ctx context.Context, failed chan<- error) (stop func() error, err error) {
+	v := w.verdicts
+	c, err := openChain(ctx, w.js, v.cfg.ReceiptsStream, v.cfg.Name)
+	if err != nil {
+		return nil, err
+	}
+	w.refreshView(time.Now())
+	sub, err := w.js.Conn().QueueSubscribe(VerdictPrefix+"*", VerdictQueue, v.handle)
+	if err != nil {
+		return nil, fmt.Errorf("verdicts: %w", err)
+	}
+	if err := w.js.Conn().Flush(); err != nil {
+		return nil, fmt.Errorf("verdicts: %w", err)
+	}
+	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan error, 1)
+	go func() {
+		err := v.commitLoop(cctx, c)
+		if err != nil {
+			select {
+			case failed <- fmt.Errorf("receipts: %w", err):
+			default:
+			}
+		}
+		done <- err
+	}()
+	return func() error {
+		_ = sub.Unsubscribe()
+		cancel()
+		return <-done
+	}, nil
+}
+
+// refreshView copies the pass's answer for the verdicts to read: at most
+// every viewEvery unless forced, since a copy of the capability sets costs
+// in proportion to them.
+func (w *Watcher) refreshView(now time.Time) {
+	if w.verdicts == nil || w.pass == nil {
+		return
+	}
+	w.viewAt, w.viewDirty = now, false
+	w.verdicts.view.Store(newView(w.pass.Result(), w.pass.Last().Time, w.pass.Events()))
+}
+
+// viewEvery is how often, at most, a busy watcher copies its pass's answer
+// for verdicts: a verdict may miss up to that much of the latest events
+// (besides the lateness every event waits).
+const viewEvery = 100 * time.Millisecond
