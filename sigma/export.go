@@ -80,7 +80,7 @@ func Export(rules []detect.Rule, p *Pipeline) ([]Exported, []NotExported, error)
 func exportRule(r *detect.Rule, p *Pipeline) (Exported, error) {
 	c := r.Correlation
 	if r.Filter != nil {
-		return Exported{}, fmt.Errorf("the rule carries an in-memory filter (it was compiled from another language)")
+		return Exported{}, fmt.Errorf("the rule was compiled from another language (a Sigma rule is exported as its own file already)")
 	}
 	groupBy := c.GroupBy
 	if groupBy == "" {
@@ -111,6 +111,8 @@ func exportRule(r *detect.Rule, p *Pipeline) (Exported, error) {
 			names = append(names, r.ID+"-"+stepSlug(s.Name))
 		}
 		typ = map[string]string{detect.OrderedSequence: "temporal_ordered", detect.Temporal: "temporal"}[c.Type]
+	case detect.Rate:
+		return Exported{}, fmt.Errorf("correlation rate is written in Go (docs/rules.md): it judges a window against the agent's own baseline and its peers', which Sigma cannot say")
 	default:
 		return Exported{}, fmt.Errorf("correlation %s is written in Go (docs/rules.md): it compares events with session grants or with each other field by field, which Sigma cannot say", c.Type)
 	}

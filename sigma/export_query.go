@@ -125,7 +125,7 @@ func (x *queryExport) sameKey(qs []evidence.Query) (string, []any, bool) {
 }
 
 // wordChars are the characters of a word of cordon's analysed text; join
-// are those that join two words into one (UAX #29: '.', ':', '\'' between
+// are those that join two words into one (UAX #29: '.', ':', '\” between
 // letters, ',' and ';' between digits).
 const (
 	wordChars = `\pL\pN_`
