@@ -97,7 +97,7 @@ func exportRule(r *detect.Rule, p *Pipeline) (Exported, error) {
 	var names []string
 	typ := ""
 	switch c.Type {
-	case detect.EventCount, detect.ValueCount:
+	case detect.EventCount, detect.ValueCount, detect.ValueSum, detect.ValueAvg, detect.ValuePercentile, detect.ValueMedian:
 		queries, names, typ = [][]string{r.Query}, []string{r.ID + "-events"}, c.Type
 	case detect.OrderedSequence, detect.Temporal:
 		if c.Type == detect.OrderedSequence && !defaultCondition(c.Condition, 1) {
@@ -153,18 +153,21 @@ func exportRule(r *detect.Rule, p *Pipeline) (Exported, error) {
 		return Exported{}, fmt.Errorf("group_by: %w", err)
 	}
 	corr := &sigmaCorrelation{Type: typ, Rules: names, GroupBy: []string{gb}, Timespan: span}
-	if typ == "event_count" || typ == "value_count" || typ == "temporal" && !defaultCondition(c.Condition, float64(len(c.Steps))) {
+	if typ == "event_count" || fieldType(typ) || typ == "temporal" && !defaultCondition(c.Condition, float64(len(c.Steps))) {
 		corr.Condition = conditionMap(c.Condition)
 		if len(corr.Condition) == 0 {
 			return Exported{}, fmt.Errorf("%s needs a condition", typ)
 		}
 	}
-	if typ == "value_count" {
+	if fieldType(typ) {
 		f, err := sigmaFieldFor(c.Field, ls, p)
 		if err != nil {
 			return Exported{}, fmt.Errorf("field: %w", err)
 		}
 		corr.Condition["field"] = f
+	}
+	if typ == detect.ValuePercentile {
+		corr.Condition["percentile"] = c.Percentile
 	}
 	docs = append(docs, sigmaDoc{Title: r.Title, ID: uuidFor(r.ID), Name: r.ID, Status: "experimental",
 		Description: strings.TrimSpace(r.Description), Author: "cordon (exported from " + r.ID + ")",
