@@ -8,14 +8,17 @@ import (
 	"github.com/cordon-ir/cordon/evidence"
 )
 
-// windowCount is event_count and value_count: per group, a window sliding
-// over the group's events; while the window's number (events, or distinct
-// values of the field) meets the condition, the events belong to one
+// windowCount is event_count, value_count and the metric correlations:
+// per group, a window sliding over the group's events; while the window's
+// number (events, distinct values of the field, or the sum, mean,
+// percentile or median of its numbers) meets the condition, the events belong to one
 // episode, and each episode is one finding.
 type windowCount struct {
 	r        *Rule
 	group    evidence.Field
 	val      *evidence.Field // value_count only
+	num      *evidence.Field // the metric correlations only
+	metric   func([]float64) float64
 	groups   map[string]*windowState
 	findings []Finding
 }
@@ -29,11 +32,13 @@ type windowState struct {
 type valuedHit struct {
 	hit
 	vals []string
+	x    float64 // the metric correlations' number
 }
 
 // episode accumulates the events of one finding.
 type episode struct {
 	hits   []hit
+	metric float64 // the metric's value when it last held
 	seen   map[string]bool // distinct values
 	values []string        // in first-seen order
 }
@@ -51,9 +56,12 @@ func (ep *episode) add(h valuedHit) {
 func newWindowCount(r *Rule) *windowCount {
 	g, _ := evidence.LookupField(r.Correlation.GroupBy)
 	w := &windowCount{r: r, group: g, groups: map[string]*windowState{}}
-	if r.Correlation.Type == ValueCount {
-		f, _ := evidence.LookupField(r.Correlation.Field)
+	f, _ := evidence.LookupField(r.Correlation.Field)
+	switch {
+	case r.Correlation.Type == ValueCount:
 		w.val = &f
+	case metric(r.Correlation.Type):
+		w.num, w.metric = &f, metricOf(r.Correlation)
 	}
 	return w
 }
@@ -68,6 +76,13 @@ func (w *windowCount) add(_ int, ev *evidence.Event) {
 		if h.vals = w.val.Values(ev); len(h.vals) == 0 {
 			return
 		}
+	}
+	if w.num != nil {
+		vs := w.num.Values(ev)
+		if len(vs) == 0 {
+			return // no number: cordon keeps no zero counts
+		}
+		h.x, _ = strconv.ParseFloat(vs[0], 64)
 	}
 	st := w.groups[g]
 	if st == nil {
@@ -87,18 +102,26 @@ func (w *windowCount) add(_ int, ev *evidence.Event) {
 		}
 		st.q = st.q[1:]
 	}
-	n := len(st.q)
-	if w.val != nil {
-		n = len(st.vals)
+	n := float64(len(st.q))
+	switch {
+	case w.val != nil:
+		n = float64(len(st.vals))
+	case w.metric != nil:
+		xs := make([]float64, len(st.q))
+		for i, q := range st.q {
+			xs[i] = q.x
+		}
+		n = w.metric(xs)
 	}
 	switch {
-	case w.r.Correlation.Condition.Holds(float64(n)) && st.ep == nil:
-		st.ep = &episode{seen: map[string]bool{}}
+	case w.r.Correlation.Condition.Holds(n) && st.ep == nil:
+		st.ep = &episode{seen: map[string]bool{}, metric: n}
 		for _, x := range st.q {
 			st.ep.add(x)
 		}
-	case w.r.Correlation.Condition.Holds(float64(n)):
+	case w.r.Correlation.Condition.Holds(n):
 		st.ep.add(h)
+		st.ep.metric = n
 	case st.ep != nil:
 		w.emit(g, st.ep)
 		st.ep = nil
@@ -119,6 +142,10 @@ func (w *windowCount) finding(g string, ep *episode) Finding {
 		vars["distinct"] = strconv.Itoa(len(ep.values))
 		vars["field"] = w.r.Correlation.Field
 		vars["values"] = listValues(ep.values, 5)
+	}
+	if w.num != nil {
+		vars["value"] = formatMetric(ep.metric)
+		vars["field"] = w.r.Correlation.Field
 	}
 	return withValues(w.r.newFinding(agent, slices.Clone(ep.hits), vars), ep.values)
 }

@@ -45,7 +45,7 @@ type correlator interface {
 
 func newCorrelator(r *Rule, e *env) (correlator, error) {
 	switch r.Correlation.Type {
-	case EventCount, ValueCount:
+	case EventCount, ValueCount, ValueSum, ValueAvg, ValuePercentile, ValueMedian:
 		return newWindowCount(r), nil
 	case OrderedSequence:
 		return newSequence(r), nil

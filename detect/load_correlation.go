@@ -11,7 +11,7 @@ import (
 
 func correlationField(f string) bool {
 	switch f {
-	case "type", "group_by", "window", "gap", "condition", "field", "steps", "min_events":
+	case "type", "group_by", "window", "gap", "condition", "field", "steps", "min_events", "percentile":
 		return true
 	}
 	return false
@@ -47,6 +47,12 @@ func parseCorrelation(file string, n *yaml.Node, c *Correlation, lines map[strin
 				errs = append(errs, fail(v, "gap %q: want a Go duration like 90s, 10m, 1h", v.Value))
 			}
 			c.Gap = d
+		case "percentile":
+			p, err := strconv.ParseFloat(v.Value, 64)
+			if err != nil {
+				errs = append(errs, fail(v, "percentile %q: want a number above 0 and at most 100", v.Value))
+			}
+			c.Percentile = p
 		case "min_events":
 			m, err := strconv.Atoi(v.Value)
 			if err != nil || m < 0 {
@@ -82,7 +88,7 @@ func parseCorrelation(file string, n *yaml.Node, c *Correlation, lines map[strin
 				c.Steps = append(c.Steps, st)
 			}
 		default:
-			errs = append(errs, fail(k, "unknown correlation field %q (want type, group_by, window, gap, condition, field, steps, min_events)", k.Value))
+			errs = append(errs, fail(k, "unknown correlation field %q (want type, group_by, window, gap, condition, field, percentile, steps, min_events)", k.Value))
 		}
 	}
 	return errors.Join(errs...)

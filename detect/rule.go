@@ -49,7 +49,13 @@ const (
 	ValueCount      = "value_count"
 	OrderedSequence = "ordered_sequence"
 	// Temporal is every step's events within one window, in any order.
-	Temporal             = "temporal"
+	Temporal = "temporal"
+	// The metric correlations: the sum, mean, percentile or median of a
+	// numeric field over the events in the window (detect/metric.go).
+	ValueSum             = "value_sum"
+	ValueAvg             = "value_avg"
+	ValuePercentile      = "value_percentile"
+	ValueMedian          = "value_median"
 	Rate                 = "rate"
 	DenialAdaptation     = "denial_adaptation"
 	CredentialMisuse     = "credential_misuse"
@@ -97,8 +103,11 @@ type Correlation struct {
 	// Window bounds how far apart correlated events may be.
 	Window    time.Duration
 	Condition Condition
-	// Field is the field whose distinct values value_count counts.
+	// Field is the field whose distinct values value_count counts, or
+	// whose numbers a metric correlation adds up.
 	Field string
+	// Percentile is value_percentile's: which one, above 0 and at most 100.
+	Percentile float64
 	// Steps are the queries of an ordered_sequence, in order.
 	Steps []Step
 	// MinEvents is the fewest events in a window a rate rule judges.

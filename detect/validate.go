@@ -65,7 +65,10 @@ func (r *Rule) Validate() error {
 	if c.Type == Temporal && c.Condition.Gt == nil && c.Condition.Gte == nil {
 		c.Condition.Gte = Num(float64(len(c.Steps))) // every step
 	}
-	if c.Condition.Gt == nil && c.Condition.Gte == nil {
+	if metric(c.Type) && c.Condition == (Condition{}) {
+		return invalid("condition", "%s needs a condition (gte, gt, lte, lt)", c.Type)
+	}
+	if c.Condition.Gt == nil && c.Condition.Gte == nil && !metric(c.Type) {
 		if c.Type == EventCount || c.Type == ValueCount || c.Type == Rate {
 			return invalid("condition", "%s needs a condition with a lower bound (gte: N or gt: N)", c.Type)
 		}
@@ -147,13 +150,21 @@ func checkShape(r *Rule) error {
 			}
 		}
 	}
-	if c.Type == ValueCount {
-		f, ok := evidence.LookupField(c.Field)
+	f, ok := evidence.LookupField(c.Field)
+	switch {
+	case c.Type == ValueCount:
 		if c.Field == "" || !ok || !f.Countable() {
 			return invalid("field", "value_count needs field: the field whose distinct values it counts (got %q)", c.Field)
 		}
-	} else if c.Field != "" {
-		return invalid("field", "field belongs to value_count only")
+	case metric(c.Type):
+		if !ok || f.Type() != evidence.FieldNumber && f.Type() != evidence.FieldInteger {
+			return invalid("field", "%s needs field: a numeric field such as bytes_out, bytes_in, duration_ms (got %q)", c.Type, c.Field)
+		}
+	case c.Field != "":
+		return invalid("field", "field belongs to value_count and the metric correlations only")
+	}
+	if (c.Type == ValuePercentile) != (c.Percentile != 0) || c.Percentile < 0 || c.Percentile > 100 {
+		return invalid("percentile", "percentile belongs to value_percentile, which needs one above 0 and at most 100 (got %v)", c.Percentile)
 	}
 	if c.MinEvents != 0 && c.Type != Rate {
 		return invalid("min_events", "min_events belongs to rate only")
@@ -166,7 +177,7 @@ func stepped(typ string) bool { return typ == OrderedSequence || typ == Temporal
 
 // CorrelationTypes lists every correlation type, generic ones first.
 func CorrelationTypes() []string {
-	return []string{EventCount, ValueCount, OrderedSequence, Temporal, Rate,
+	return []string{EventCount, ValueCount, ValueSum, ValueAvg, ValuePercentile, ValueMedian, OrderedSequence, Temporal, Rate,
 		CredentialMisuse, DataExfiltration, DenialAdaptation, DestinationExpansion, IntentMismatch, PlanDivergence, ToolEscalation}
 }
 
@@ -179,6 +190,8 @@ func templateVars(typ string) ([]string, bool) {
 	case EventCount:
 	case ValueCount:
 		extra = []string{"distinct", "field", "values"}
+	case ValueSum, ValueAvg, ValuePercentile, ValueMedian:
+		extra = []string{"value", "field"}
 	case OrderedSequence:
 		extra = []string{"sequences", "steps"}
 	case Temporal:

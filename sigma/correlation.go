@@ -16,8 +16,11 @@ type Correlation struct {
 	Rules    []string
 	GroupBy  []string
 	Timespan time.Duration
-	// Field is value_count's: the Sigma field whose distinct values count.
-	Field     string
+	// Field is value_count's (the Sigma field whose distinct values
+	// count) and the metric correlations' (the numeric field they add up).
+	Field string
+	// Percentile is value_percentile's condition percentile.
+	Percentile float64
 	Condition detect.Condition
 	// HasCondition is set when the rule states one.
 	HasCondition bool
@@ -28,8 +31,12 @@ type Correlation struct {
 	nodes    map[string]*yaml.Node
 }
 
-// metricTypes are the v2.1 correlation types cordon refuses for now.
+// metricTypes are the v2.1 metric correlation types: the engine's of the
+// same name.
 var metricTypes = map[string]bool{"value_sum": true, "value_avg": true, "value_percentile": true, "value_median": true}
+
+// fieldTypes are the correlation types whose condition names a field.
+func fieldType(typ string) bool { return typ == "value_count" || metricTypes[typ] }
 
 func parseCorrelation(f *refuser, doc, n *yaml.Node) (*Correlation, *Refusal) {
 	if n.Kind != yaml.MappingNode {
@@ -76,6 +83,13 @@ func parseCorrelation(f *refuser, doc, n *yaml.Node) (*Correlation, *Refusal) {
 				if err != nil {
 					return nil, f.at(cv, "condition %s: %q is not a number", ck.Value, cv.Value)
 				}
+				if ck.Value == "percentile" {
+					if x <= 0 || x > 100 {
+						return nil, f.at(cv, "condition percentile %v: want a number above 0 and at most 100", x)
+					}
+					c.Percentile = x
+					continue
+				}
 				c.HasCondition = true
 				switch ck.Value {
 				case "gt":
@@ -101,10 +115,8 @@ func parseCorrelation(f *refuser, doc, n *yaml.Node) (*Correlation, *Refusal) {
 		typeNode = n
 	}
 	switch {
-	case metricTypes[c.Type]:
-		return nil, f.at(typeNode, "correlation type %s is not supported yet (cordon runs event_count, value_count, temporal, temporal_ordered)", c.Type)
-	case c.Type != "event_count" && c.Type != "value_count" && c.Type != "temporal" && c.Type != "temporal_ordered":
-		return nil, f.at(typeNode, "correlation type %q is not one of event_count, value_count, temporal, temporal_ordered", c.Type)
+	case c.Type != "event_count" && c.Type != "temporal" && c.Type != "temporal_ordered" && !fieldType(c.Type):
+		return nil, f.at(typeNode, "correlation type %q is not one of event_count, value_count, temporal, temporal_ordered, value_sum, value_avg, value_percentile, value_median", c.Type)
 	case len(c.Rules) == 0:
 		return nil, f.at(n, "correlation names no rules")
 	case c.Timespan <= 0:
@@ -113,12 +125,14 @@ func parseCorrelation(f *refuser, doc, n *yaml.Node) (*Correlation, *Refusal) {
 		return nil, f.at(n, "correlation has no group-by: cordon correlates events per value of one field (agent, user, host ...)")
 	case len(c.GroupBy) > 1:
 		return nil, f.at(c.nodes["group-by"], "group-by %s: cordon groups by one field, not several, yet", strings.Join(c.GroupBy, ", "))
-	case (c.Type == "event_count" || c.Type == "value_count") && !c.HasCondition:
+	case (c.Type == "event_count" || fieldType(c.Type)) && !c.HasCondition:
 		return nil, f.at(n, "%s needs a condition", c.Type)
-	case c.Type == "value_count" && c.Field == "":
-		return nil, f.at(c.nodes["condition"], "value_count needs condition field: the field whose distinct values it counts")
-	case c.Type != "value_count" && c.Field != "":
-		return nil, f.at(c.nodes["condition"], "condition field belongs to value_count")
+	case fieldType(c.Type) && c.Field == "":
+		return nil, f.at(c.nodes["condition"], "%s needs condition field: the field whose values it reads", c.Type)
+	case !fieldType(c.Type) && c.Field != "":
+		return nil, f.at(c.nodes["condition"], "condition field belongs to value_count and the metric correlations")
+	case (c.Type == "value_percentile") != (c.Percentile != 0):
+		return nil, f.at(c.nodes["condition"], "condition percentile belongs to value_percentile, which needs it")
 	case c.Type == "temporal_ordered" && c.HasCondition:
 		return nil, f.at(c.nodes["condition"], "a condition on temporal_ordered is not supported: cordon's ordered sequence needs every rule, in order")
 	case (c.Type == "temporal" || c.Type == "temporal_ordered") && len(c.Rules) < 2:
@@ -167,15 +181,7 @@ func compileCorrelation(r *Rule, members []member, p *Pipeline) (detect.Rule, *R
 	head := fmt.Sprintf("Sigma correlation %s (%s, id %s): ", title(r), levelText(r), r.ID)
 	switch c.Type {
 	case "event_count", "value_count":
-		var fs []pred
-		for _, m := range members {
-			dr.Query = append(dr.Query, m.c.query)
-			fs = append(fs, m.c.filter.p)
-		}
-		dr.Filter = newFilter(orPred(fs))
-		if len(fs) == 1 {
-			dr.Filter = members[0].c.filter
-		}
+		union(&dr, members)
 		dr.Correlation.Type = detect.EventCount
 		dr.Explain = head + "{{count}} events by " + c.GroupBy[0] + " {{group}} within {{window}}"
 		if c.Type == "value_count" {
@@ -186,6 +192,16 @@ func compileCorrelation(r *Rule, members []member, p *Pipeline) (detect.Rule, *R
 			dr.Correlation.Type, dr.Correlation.Field = detect.ValueCount, field
 			dr.Explain = head + "{{distinct}} distinct " + c.Field + " ({{values}}) by " + c.GroupBy[0] + " {{group}} within {{window}}"
 		}
+	case "value_sum", "value_avg", "value_percentile", "value_median":
+		union(&dr, members)
+		field, ref := mapCorrField(f, c.nodes["condition"], c.Field, members, p)
+		if ref != nil {
+			return detect.Rule{}, ref
+		}
+		dr.Correlation.Type, dr.Correlation.Field, dr.Correlation.Percentile = c.Type, field, c.Percentile
+		what := map[string]string{"value_sum": "sum", "value_avg": "mean", "value_median": "median",
+			"value_percentile": strconv.FormatFloat(c.Percentile, 'f', -1, 64) + "th percentile"}[c.Type]
+		dr.Explain = head + what + " of " + c.Field + " {{value}} by " + c.GroupBy[0] + " {{group}} within {{window}}"
 	case "temporal", "temporal_ordered":
 		for _, m := range members {
 			dr.Correlation.Steps = append(dr.Correlation.Steps, detect.Step{Name: m.rule.label(), Query: m.c.query, Filter: m.c.filter})
@@ -201,6 +217,19 @@ func compileCorrelation(r *Rule, members []member, p *Pipeline) (detect.Rule, *R
 		return detect.Rule{}, f.at(c.node, "%v", err)
 	}
 	return dr, nil
+}
+
+// union makes a rule's events those of any of the member rules.
+func union(dr *detect.Rule, members []member) {
+	var fs []pred
+	for _, m := range members {
+		dr.Query = append(dr.Query, m.c.query)
+		fs = append(fs, m.c.filter.p)
+	}
+	dr.Filter = newFilter(orPred(fs))
+	if len(fs) == 1 {
+		dr.Filter = members[0].c.filter
+	}
 }
 
 // mapCorrField maps a Sigma field a correlation names onto one cordon

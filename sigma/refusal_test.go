@@ -69,15 +69,15 @@ detection:
     sel:
         cs-host: a.example
     condition: sel`, 2, 8, `level "severe"`},
-		{"metric correlation", `title: Sum
+		{"percentile without its percentile", `title: P95
 correlation:
-    type: value_sum
+    type: value_percentile
     rules: [a]
     group-by: [User]
     timespan: 1h
     condition:
         field: cs-bytes
-        gt: 100`, 3, 11, "value_sum is not supported yet"},
+        gt: 100`, 8, 9, "condition percentile belongs to value_percentile"},
 		{"several group-by fields", `title: Many
 correlation:
     type: event_count

@@ -95,6 +95,7 @@ func commands() []command {
 		}},
 		{"rules", rulesArgs, "which of the workspace's rules, saved searches and history read otherwise since unsigned clauses are required; such rules are refused until rewritten", cmdRules, []command{
 			{"check", "--incident DIR [--rules FILE|DIR]", "list the queries whose meaning changed since unsigned clauses are required", cmdRulesCheck, nil},
+			{"export", "--sigma [--out DIR] [--incident DIR]", "write cordon's rules as Sigma detection and correlation rules; those Sigma cannot express are named with the reason", cmdRulesExport, nil},
 		}},
 		{"playbook", playbookArgs, "lint playbook files (file:line:col per problem), or show the phases and steps of the built-in or a given playbook", cmdPlaybook, []command{
 			{"lint", "FILE|DIR ...", "every problem of every playbook file as file:line:col", cmdPlaybookLint, nil},

@@ -8,13 +8,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const rulesArgs = "check --incident DIR [--rules FILE|DIR]"
+const rulesArgs = "check --incident DIR [--rules FILE|DIR] | export --sigma [--out DIR] [--incident DIR]"
 
-// cmdRules answers `cordon rules` without check, its one subcommand.
+// cmdRules answers `cordon rules` without a subcommand (check, export).
 func cmdRules(e *env, c *cobra.Command) {
 	c.RunE = func(*cobra.Command, []string) error {
 		fmt.Fprintf(e.stderr, "usage: cordon rules %s\n", rulesArgs)
-		return fmt.Errorf("%w: rules needs check", errUsage)
+		return fmt.Errorf("%w: rules needs check or export", errUsage)
 	}
 }
 
