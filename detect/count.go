@@ -38,7 +38,7 @@ type valuedHit struct {
 // episode accumulates the events of one finding.
 type episode struct {
 	hits   []hit
-	metric float64 // the metric's value when it last held
+	metric float64         // the metric's value when it last held
 	seen   map[string]bool // distinct values
 	values []string        // in first-seen order
 }

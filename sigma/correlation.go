@@ -21,7 +21,7 @@ type Correlation struct {
 	Field string
 	// Percentile is value_percentile's condition percentile.
 	Percentile float64
-	Condition detect.Condition
+	Condition  detect.Condition
 	// HasCondition is set when the rule states one.
 	HasCondition bool
 	// Generate keeps the referenced rules' own findings too (the
