@@ -18,7 +18,7 @@ func TestEveryPrintingCommandTakesJSON(t *testing.T) {
 		"cordon open": "a console", "cordon serve": "a console", "cordon man": "writes files",
 		"cordon report": "--format json", "cordon export": "its formats are JSON",
 		"cordon playbook": "only names its subcommands", "cordon rules": "only names its subcommand",
-		"cordon eval": "only names its subcommands",
+		"cordon eval": "only names its subcommands", "cordon rules export": "its output is Sigma YAML",
 	}
 	root := newRoot(&env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard})
 	var walk func(c *cobra.Command)
