@@ -21,7 +21,7 @@ func evalCommands() []command {
 	return []command{
 		{"lint", "SUITE ...", "every problem of every suite file as file:line:col", cmdEvalLint, nil},
 		{"show", "[SUITE] [--json]", "the tests of the built-in suite or of SUITE: behaviour, rung, evidence, controls", cmdEvalShow, nil},
-		{"run", "[SUITE] --incident DIR [--json]", "score a test run's workspace: per test, each control fired, missed or could not tell, and why; journaled", cmdEvalRun, nil},
+		{"run", "[SUITE] --incident DIR [--format md|html] [--json]", "score a test run's workspace: per test, each control fired, missed or could not tell, and why; journaled", cmdEvalRun, nil},
 		{"diff", "BEFORE.json AFTER.json [--json]", "two scorecards (eval run --json) side by side, control by control; exit 12 when a control got worse", cmdEvalDiff, nil},
 	}
 }
@@ -195,11 +195,15 @@ func cmdEvalRun(e *env, c *cobra.Command) {
 	fs := c.Flags()
 	dir := fs.String("incident", "", "the test run's incident workspace `DIR`")
 	asJSON := jsonFlag(fs, "the scorecard as JSON")
+	format := fs.String("format", "md", "`md` (Markdown) or html (one self-contained page)")
 	shared := allowSharedFlag(fs)
 	c.RunE = func(cmd *cobra.Command, args []string) error {
 		if *dir == "" {
 			fs.Usage()
 			return fmt.Errorf("%w: eval run needs --incident DIR", errUsage)
+		}
+		if *format != "md" && *format != "html" {
+			return fmt.Errorf("%w: --format %q: want md or html (or --json)", errUsage, *format)
 		}
 		s, err := loadSuite(args)
 		if err != nil {
@@ -220,6 +224,9 @@ func cmdEvalRun(e *env, c *cobra.Command) {
 		}
 		if *asJSON {
 			return eval.WriteJSON(evidence.PrintableJSONWriter(e.stdout), sc)
+		}
+		if *format == "html" {
+			return eval.WriteHTML(e.stdout, sc)
 		}
 		return eval.WriteMarkdown(e.stdout, sc)
 	}

@@ -74,6 +74,14 @@ func TestEvalRunJournals(t *testing.T) {
 	if code, md, _ := cordon("eval", "run", "--incident", dir); code != 0 || !strings.Contains(md, "| kill switch: background-processes | 0 | 1 | 0 |") {
 		t.Fatalf("markdown: %d\n%s", code, md)
 	}
+	code, page, _ := cordon("eval", "run", "--incident", dir, "--format", "html")
+	if code != 0 || !strings.HasPrefix(page, "<!DOCTYPE html>") || !strings.Contains(page, "<tr><td>kill switch: background-processes</td><td>0</td><td>1</td><td>0</td></tr>") ||
+		!strings.Contains(page, `<h3 id="process-outlives-kill">`) || strings.Contains(page, "<script") {
+		t.Fatalf("html: %d\n%s", code, page)
+	}
+	if code, _, _ := cordon("eval", "run", "--incident", dir, "--format", "pdf"); code != exitUsage {
+		t.Errorf("--format pdf: exit %d, want %d", code, exitUsage)
+	}
 }
 
 // TestEvalDiff: a control that fired in the earlier run and cannot be
