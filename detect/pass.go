@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sort"
 	"time"
 
 	"github.com/cordon-ir/cordon/attribution"
@@ -172,15 +174,21 @@ func (p *Pass) Findings() []Finding {
 	var out []Finding
 	for i, c := range p.corr {
 		if p.found[i] == nil || p.changed[i] {
-			p.found[i], p.changed[i] = c.done(), false
-			if p.found[i] == nil {
-				p.found[i] = []Finding{}
+			// episodes and ids are a detector's own (rule ids are unique),
+			// so each correlator's are made once per change
+			fs := Episodes(c.done(), func(detector string) time.Duration { return p.gaps[detector] })
+			uniqueIDs(fs)
+			for j := range fs {
+				// shared with every answer given: an append reallocates
+				fs[j].Events, fs[j].Values = slices.Clip(fs[j].Events), slices.Clip(fs[j].Values)
 			}
+			p.found[i], p.changed[i] = append([]Finding{}, fs...), false
 		}
 		out = append(out, p.found[i]...)
 	}
-	out = Episodes(out, func(detector string) time.Duration { return p.gaps[detector] })
-	uniqueIDs(out)
+	// in the order Episodes gives a whole set: by detector, then agent
+	// and start within it
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Detector < out[b].Detector })
 	return out
 }
 
