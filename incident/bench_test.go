@@ -4,6 +4,7 @@ package incident_test
 
 import (
 	"context"
+	"slices"
 
 	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/detect"
@@ -175,4 +176,58 @@ func BenchmarkLiveAnswer(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkPassEquivalence is a bench check, not a timing: on the bench
+// incident, a pass asked for its findings every 50,000 events, as a
+// following ingest asks after its rounds, ends with the one-shot run's
+// findings (ids, severities, evidence ids, counts).
+func BenchmarkPassEquivalence(b *testing.B) {
+	ws := benchIncident(b)
+	secrets, _ := ws.Redactor()
+	rules, err := detect.Builtin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	src := evidence.StoreSource{Store: ws.EvidenceStore()}
+	eng := detect.Engine{Rules: rules, Secrets: secrets}
+	for i := 0; i < b.N; i++ {
+		want, err := eng.Scan(ctx, src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := eng.Start(ctx, src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		asked := 0
+		buf := new(evidence.Event)
+		err = src.Each(ctx, evidence.All(), func(ev evidence.Event) error {
+			*buf = ev
+			if err := p.Add(buf); err != nil {
+				return err
+			}
+			if p.Events()%50000 == 0 {
+				asked++
+				p.Findings()
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		got := p.Done()
+		if len(got.Findings) != len(want.Findings) || asked == 0 {
+			b.Fatalf("%d findings asked along %d times, %d in one shot", len(got.Findings), asked, len(want.Findings))
+		}
+		for j := range got.Findings {
+			g, w := got.Findings[j], want.Findings[j]
+			if g.ID != w.ID || g.Severity != w.Severity || g.Matches != w.Matches || !slices.Equal(g.Events, w.Events) {
+				b.Fatalf("finding %d: %s %s %d events, one shot %s %s %d events", j, g.ID, g.Severity, len(g.Events), w.ID, w.Severity, len(w.Events))
+			}
+		}
+		b.ReportMetric(float64(len(got.Findings)), "findings")
+		b.ReportMetric(float64(asked), "asked")
+	}
 }
