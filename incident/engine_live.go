@@ -104,6 +104,9 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 	w.findingsMu.Lock()
 	current := w.findingsKey == key && w.scanned.Findings != nil
 	total := len(w.scanned.Findings)
+	// what the last round kept, in memory: read from the disk only when
+	// this process kept nothing yet
+	before, kept := w.scanned.Findings, w.scanned.Findings != nil
 	w.findingsMu.Unlock()
 	if out.Replayed == "" && fresh == 0 && current {
 		// nothing new: the answer stands
@@ -115,7 +118,9 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 	if r.Findings == nil {
 		r.Findings = []detect.Finding{}
 	}
-	before := w.previousFindings()
+	if !kept {
+		before = w.previousFindings()
+	}
 	w.findingsMu.Lock()
 	w.scanned, w.findingsKey = r, key
 	w.findingsMu.Unlock()
