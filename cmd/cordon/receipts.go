@@ -48,6 +48,9 @@ func cmdReceiptsVerify(e *env, c *cobra.Command) {
 			}
 			fmt.Fprintf(e.stdout, "%d receipts of %s (%d refused, %d reviewed, %d allowed kept, %d allows not sampled), %d breaks; last %s\n",
 				rep.Receipts, *name, rep.Refused, rep.Reviewed, rep.Allowed, rep.Skipped, len(rep.Breaks), rep.Last)
+			// a chain cut at its end still links: only a hash kept from
+			// an earlier verify can show it
+			fmt.Fprintln(e.stdout, "receipts removed from the end leave no break: compare the last hash with one kept from an earlier verify")
 		}
 		if len(rep.Breaks) > 0 {
 			return fmt.Errorf("%w: %d break(s) in the receipts of %s", watch.ErrChainBroken, len(rep.Breaks), *name)
