@@ -39,6 +39,13 @@ type livePass struct {
 	total int64      // the store's events when the pass last caught up
 }
 
+// but is what a pass was started for, the evidence aside (a follow's
+// rounds change that).
+func (m resultMeta) but() resultMeta {
+	m.Evidence = ""
+	return m
+}
+
 // LiveRound says how a round of a following ingest reached its findings.
 type LiveRound struct {
 	Change FindingsChange
@@ -66,7 +73,7 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 	switch {
 	case lp == nil:
 		out.Replayed = "the follow began"
-	case lp.meta.Engine != meta.Engine || lp.meta.Rules != meta.Rules || lp.meta.Redactor != meta.Redactor || lp.meta.Mapping != meta.Mapping:
+	case lp.meta.but() != meta.but():
 		out.Replayed = "the rules, the redaction key or the index mapping changed"
 	case reattributed:
 		out.Replayed = "stored events were attributed again"
