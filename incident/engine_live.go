@@ -39,9 +39,9 @@ type livePass struct {
 	total int64      // the store's events when the pass last caught up
 }
 
-// but is what a pass was started for, the evidence aside (a follow's
+// withoutEvidence is what a pass was started for, the evidence aside (a follow's
 // rounds change that).
-func (m resultMeta) but() resultMeta {
+func (m resultMeta) withoutEvidence() resultMeta {
 	m.Evidence = ""
 	return m
 }
@@ -73,7 +73,7 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 	switch {
 	case lp == nil:
 		out.Replayed = "the follow began"
-	case lp.meta.but() != meta.but():
+	case lp.meta.withoutEvidence() != meta.withoutEvidence():
 		out.Replayed = "the rules, the redaction key or the index mapping changed"
 	case reattributed:
 		out.Replayed = "stored events were attributed again"
