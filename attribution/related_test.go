@@ -11,17 +11,7 @@ import (
 )
 
 func TestRelatedEvents(t *testing.T) {
-	st := attributedStore(t, consoleFixture)
-	ctx := context.Background()
-	hits, err := st.Search(ctx, evidence.Request{Query: evidence.MustParse(`+call_id:c\-12 +kind:tool_call`)})
-	if err != nil || len(hits.Events) != 1 {
-		t.Fatalf("call c-12: %v %+v", err, hits)
-	}
-	ev := hits.Events[0]
-	groups, err := attribution.RelatedEvents(ctx, st, ev)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ev, groups := relatedOfCall12(t)
 	byWhy := map[string]attribution.Related{}
 	for _, g := range groups {
 		byWhy[g.Why] = g
@@ -96,17 +86,7 @@ func TestRelatedUnattributed(t *testing.T) {
 // itself lists what shares the call, the process or the session before
 // what is merely near, each by nearness (issue 33).
 func TestRelatedRankedByLinkBeforeTime(t *testing.T) {
-	st := attributedStore(t, consoleFixture)
-	ctx := context.Background()
-	hits, err := st.Search(ctx, evidence.Request{Query: evidence.MustParse(`+call_id:c\-12 +kind:tool_call`)})
-	if err != nil || len(hits.Events) != 1 {
-		t.Fatalf("call c-12: %v %+v", err, hits)
-	}
-	ev := hits.Events[0]
-	groups, err := attribution.RelatedEvents(ctx, st, ev)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ev, groups := relatedOfCall12(t)
 	session, near := -1, -1
 	for i, g := range groups {
 		switch g.Why {
@@ -152,4 +132,21 @@ func TestSortByLink(t *testing.T) {
 	if want := "call-early call-late child session near-none far-none"; strings.Join(got, " ") != want {
 		t.Errorf("ranked %v, want %s", got, want)
 	}
+}
+
+// relatedOfCall12 is what RelatedEvents finds for tool call c-12 of the
+// console fixture, and the call.
+func relatedOfCall12(t *testing.T) (evidence.Event, []attribution.Related) {
+	t.Helper()
+	st := attributedStore(t, consoleFixture)
+	ctx := context.Background()
+	hits, err := st.Search(ctx, evidence.Request{Query: evidence.MustParse(`+call_id:c\-12 +kind:tool_call`)})
+	if err != nil || len(hits.Events) != 1 {
+		t.Fatalf("call c-12: %v %+v", err, hits)
+	}
+	groups, err := attribution.RelatedEvents(ctx, st, hits.Events[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hits.Events[0], groups
 }
