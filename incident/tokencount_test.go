@@ -57,23 +57,11 @@ func TestWriteTokenCountTexts(t *testing.T) {
 	defer f.Close()
 	zw, _ := gzip.NewWriterLevel(f, gzip.BestCompression)
 	enc := json.NewEncoder(zw)
-	ctx := context.Background()
 	for _, s := range tokenSamples {
 		ws := incidenttest.New(t, "../sample-incidents/"+s)
 		cfg := assist.Config{BaseURL: "http://127.0.0.1:8080/v1", Model: "local-model", ContextTokens: 8192}
 		for _, task := range assist.Tasks() {
-			q := ""
-			if task == assist.TaskAsk || task == assist.TaskQuery {
-				q = "everything the agent did with the stolen token after the kill"
-			}
-			p, err := ws.AskPacket(ctx, cfg, incident.AskRequest{Task: task, Question: q})
-			if err != nil {
-				t.Fatal(err)
-			}
-			msgs, _, err := assist.Messages(task, q, p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			msgs := taskMessages(t, ws, cfg, task)
 			if err := enc.Encode(tokenText{Sample: s, Task: task, Context: cfg.Context(), Reply: cfg.ReplyTokens(), Messages: msgs}); err != nil {
 				t.Fatal(err)
 			}
@@ -82,6 +70,25 @@ func TestWriteTokenCountTexts(t *testing.T) {
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// taskMessages are the messages a task sends for a sample, with the
+// question the ask and query tasks take.
+func taskMessages(t *testing.T, ws *incident.Workspace, cfg assist.Config, task assist.Task) []assist.Message {
+	t.Helper()
+	q := ""
+	if task == assist.TaskAsk || task == assist.TaskQuery {
+		q = "everything the agent did with the stolen token after the kill"
+	}
+	p, err := ws.AskPacket(context.Background(), cfg, incident.AskRequest{Task: task, Question: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _, err := assist.Messages(task, q, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msgs
 }
 
 // readTokenFixture reads the messages and their counts, matched by digest.
@@ -204,7 +211,6 @@ func TestEightKContextNeverOverflows(t *testing.T) {
 			t.Errorf("%s counts %d tokens, over the %d the context leaves for the request", what, total, room)
 		}
 	}
-	ctx := context.Background()
 	checked, real := 0, 0
 	for _, s := range tokenSamples {
 		ws := incidenttest.New(t, "../sample-incidents/"+s)
@@ -214,18 +220,7 @@ func TestEightKContextNeverOverflows(t *testing.T) {
 		}
 		room := cfg.Context() - cfg.ReplyTokens()
 		for _, task := range assist.Tasks() {
-			q := ""
-			if task == assist.TaskAsk || task == assist.TaskQuery {
-				q = "everything the agent did with the stolen token after the kill"
-			}
-			p, err := ws.AskPacket(ctx, cfg, incident.AskRequest{Task: task, Question: q})
-			if err != nil {
-				t.Fatal(err)
-			}
-			msgs, _, err := assist.Messages(task, q, p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			msgs := taskMessages(t, ws, cfg, task)
 			checked++
 			for name, tok := range tokenizers {
 				per := make([]int, len(msgs))
