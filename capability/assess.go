@@ -118,11 +118,11 @@ func Assess(set *Set, subject []string, kill, asOf time.Time, cov *Coverage) Ass
 	}
 	byLayer := map[string][]Verdict{}
 	for _, agent := range subject {
-		for _, c := range set.For(agent) {
-			if !Judged(&c) || !asOf.IsZero() && firstSeen(&c).After(asOf) {
+		for c := range set.All(agent) {
+			if !Judged(c) || !asOf.IsZero() && firstSeen(c).After(asOf) {
 				continue
 			}
-			v := Judge(&c, kill, asOf, cov)
+			v := Judge(c, kill, asOf, cov)
 			byLayer[v.Layer] = append(byLayer[v.Layer], v)
 		}
 	}

@@ -1,6 +1,9 @@
 package capability
 
-import "sort"
+import (
+	"iter"
+	"sort"
+)
 
 // Set is the capability sets of an incident's agents.
 type Set struct {
@@ -29,6 +32,22 @@ func (s *Set) For(agent string) []Capability {
 		out[i] = *c
 	}
 	return out
+}
+
+// All yields an agent's capabilities in For's order, not copied: for
+// reading only. A judgement over a million events' sets reads tens of
+// thousands of capabilities, and copying each cost it a third of its time.
+func (s *Set) All(agent string) iter.Seq[*Capability] {
+	return func(yield func(*Capability) bool) {
+		if s == nil {
+			return
+		}
+		for _, c := range s.byAgent[agent] {
+			if !yield(c) {
+				return
+			}
+		}
+	}
 }
 
 // Agents lists the agents with a capability set, sorted.

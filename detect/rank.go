@@ -95,7 +95,7 @@ func RankAgents(in RankInput) []AgentRank {
 	}
 	for _, a := range caps.Agents() {
 		r := get(a)
-		for _, c := range caps.For(a) {
+		for c := range caps.All(a) {
 			if c.Origin != capability.Acquired {
 				continue
 			}
@@ -103,7 +103,7 @@ func RankAgents(in RankInput) []AgentRank {
 				r.Acquired = map[capability.Kind]int{}
 			}
 			r.Acquired[c.Kind]++
-			if capability.Unended(&c) && !assessed(in.Assessment, a) {
+			if capability.Unended(c) && !assessed(in.Assessment, a) {
 				r.Holds = true
 			}
 			if c.Kind == capability.DataOut {

@@ -1,12 +1,8 @@
 package incident
 
 import (
-	"bytes"
 	"context"
-	"encoding/gob"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -70,12 +66,8 @@ func (w *Workspace) journalChange(ctx context.Context, actor journal.Actor, befo
 // previousFindings are the findings of the result kept before this round,
 // whatever evidence it was of (nil: none kept).
 func (w *Workspace) previousFindings() []detect.Finding {
-	b, err := os.ReadFile(filepath.Join(w.Dir, engineDir, resultFile))
+	k, err := readKept(w.Dir, nil)
 	if err != nil {
-		return nil
-	}
-	var k keptResult
-	if gob.NewDecoder(bytes.NewReader(b)).Decode(&k) != nil {
 		return nil
 	}
 	return k.Findings

@@ -3,21 +3,24 @@ package incident
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 
 	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/platform"
 )
 
 // The detectors' result — findings, capability sets, each source's
-// coverage, clock skews — is kept with the case (engine/result.gob, Go's
-// gob: a million events' result decodes in 64 ms, 850 as JSON), so
+// coverage, clock skews — is kept with the case (engine/result.gob: a
+// stream of Go gob messages, the meta first, then the findings, then the
+// capability sets in chunks; one message of 20 MB decoded in 360 ms, the
+// stream in 70), so
 // that a command run after the ingest reads it rather than scanning the
 // index again. It is a function of the evidence (its key), the rules, the
 // redaction key the pass names keys with, the index's mapping and the
@@ -28,7 +31,7 @@ const (
 	resultFile = "result.gob"
 	// engineVersion names the detectors' pass and what it keeps: a result
 	// kept by another version is computed again.
-	engineVersion = "scan/2"
+	engineVersion = "scan/3"
 )
 
 // keptResult is the file's content: the result in plain data.
@@ -98,17 +101,18 @@ func (w *Workspace) rulesHash() (string, bool) {
 
 // keptScan is the kept result, if it is of meta.
 func (w *Workspace) keptScan(meta resultMeta) (detect.Result, bool) {
-	b, err := os.ReadFile(filepath.Join(w.Dir, engineDir, resultFile))
-	if err != nil {
+	k, err := readKept(w.Dir, func(m resultMeta) bool { return m == meta })
+	switch {
+	case errors.Is(err, os.ErrNotExist):
 		return detect.Result{}, false
-	}
-	var k keptResult
-	if gob.NewDecoder(bytes.NewReader(b)).Decode(&k) != nil {
-		w.stale = "the kept result cannot be read"
-		return detect.Result{}, false
-	}
-	if k.Meta != meta {
+	case errors.Is(err, errOtherMeta):
 		w.stale = staleWhy(k.Meta, meta)
+		return detect.Result{}, false
+	case err != nil:
+		w.stale = "the kept result cannot be read"
+		if errors.Is(err, errKeptHead) {
+			w.stale = "the kept result is another cordon version's, or damaged"
+		}
 		return detect.Result{}, false
 	}
 	return k.result(), true
@@ -128,28 +132,36 @@ func staleWhy(kept, now resultMeta) string {
 }
 
 // Stale says why this process ran the detectors rather than read the
-// kept result ("" when it read it, or none was kept).
-func (w *Workspace) Stale() string {
+// kept result ("" when it read it, or none was kept), and whether it kept
+// what the run gave for the next command.
+func (w *Workspace) Stale() (why string, kept bool) {
 	w.findingsMu.Lock()
 	defer w.findingsMu.Unlock()
-	return w.stale
+	return w.stale, w.keptRun
 }
 
-// keepScan writes the result by atomic rename where the workspace is open
-// for writing; a reader on read-only media keeps it in memory only.
+// keepScan writes the result by atomic rename. A process that opened the
+// workspace to read keeps it too when the workspace is its own and
+// private (the next command then reads it rather than running the
+// detectors again); on read-only media, or in a workspace shared with
+// other users, the result stays in memory.
 func (w *Workspace) keepScan(meta resultMeta, r detect.Result) error {
-	if !w.write || platform.Writable(w.Dir) != nil {
+	if platform.Writable(w.Dir) != nil || !w.write && journal.CheckWritable(w.Dir, false) != nil {
 		return nil
 	}
 	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(keep(meta, r)); err != nil {
+	if err := writeKept(&b, keep(meta, r)); err != nil {
 		return err
 	}
 	dir := filepath.Join(w.Dir, engineDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, resultFile), b.Bytes())
+	if err := writeAtomic(filepath.Join(dir, resultFile), b.Bytes()); err != nil {
+		return err
+	}
+	w.keptRun = true
+	return nil
 }
 
 // Recompute makes this process run the detectors again rather than read

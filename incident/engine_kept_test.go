@@ -1,10 +1,20 @@
 package incident
 
 import (
+	"bytes"
 	"context"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/cordon-ir/cordon/capability"
+	"github.com/cordon-ir/cordon/detect"
 )
 
 // A workspace opened later reads the kept result, not the index: a title
@@ -70,5 +80,100 @@ func TestStaleWhy(t *testing.T) {
 		if got := staleWhy(c.kept, now); !strings.Contains(got, c.want) {
 			t.Errorf("%+v: %q, want %q", c.kept, got, c.want)
 		}
+	}
+}
+
+// The kept result's file reads back as written, over several parts of
+// capabilities; a file cut short anywhere is refused, never half read;
+// a file of another format is named as such; a head whose meta is not
+// wanted stops the reading there.
+func TestKeptResultFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, engineDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	k := keptResult{Meta: resultMeta{Engine: engineVersion, Evidence: "e"}, Findings: []detect.Finding{{ID: "f1", Events: []string{"a", "b"}}},
+		Capabilities: map[string][]*capability.Capability{}}
+	for i := range 2*capPart + 3 {
+		a := fmt.Sprintf("agent-%d", i%3)
+		k.Capabilities[a] = append(k.Capabilities[a], &capability.Capability{Agent: a, Kind: capability.DataOut, Value: fmt.Sprintf("h%d", i),
+			Uses: []capability.Use{{ID: fmt.Sprint(i), Time: time.Unix(int64(i), 0).UTC()}}})
+	}
+	var b bytes.Buffer
+	if err := writeKept(&b, k); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, engineDir, resultFile)
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readKept(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Capabilities, k.Capabilities) || !reflect.DeepEqual(got.Findings, k.Findings) || got.Meta != k.Meta {
+		t.Error("the kept result read back differs from what was written")
+	}
+	if h, err := readKept(dir, func(resultMeta) bool { return false }); !errors.Is(err, errOtherMeta) || h.Meta != k.Meta || h.Capabilities != nil {
+		t.Errorf("a meta not wanted: %v, %+v", err, h)
+	}
+	for _, cut := range []int{4, 20, b.Len() / 2, b.Len() - 1} {
+		if err := os.WriteFile(path, b.Bytes()[:cut], 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := readKept(dir, nil); err == nil {
+			t.Errorf("a file cut at %d of %d bytes was read", cut, b.Len())
+		}
+	}
+	var old bytes.Buffer
+	if err := gob.NewEncoder(&old).Encode(k); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, old.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w := &Workspace{Dir: dir}
+	if _, ok := w.keptScan(k.Meta); ok || w.stale != "the kept result is another cordon version's, or damaged" {
+		t.Errorf("a file of another format: %q", w.stale)
+	}
+}
+
+// A process that opened the workspace to read keeps the result it ran
+// only where the workspace is private: one open to other users keeps
+// nothing of what a reader computed.
+func TestReaderKeepsOnlyInAPrivateWorkspace(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "inc")
+	ws, err := Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws.Ingest(ctx, []string{filepath.Join("..", "sample-incidents", "persistence-after-kill")}, IngestOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ws.Close()
+	kept := filepath.Join(dir, engineDir, resultFile)
+	for _, private := range []bool{false, true} {
+		os.Remove(kept)
+		mode := os.FileMode(0o750)
+		if private {
+			mode = 0o700
+		}
+		if err := os.Chmod(dir, mode); err != nil {
+			t.Fatal(err)
+		}
+		ro, err := Open(dir, AllowShared(true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ro.Result(ctx); err != nil {
+			t.Fatal(err)
+		}
+		_, didKeep := ro.Stale()
+		_, statErr := os.Stat(kept)
+		if didKeep != private || (statErr == nil) != private {
+			t.Errorf("private %v: kept %v, file: %v", private, didKeep, statErr)
+		}
+		ro.Close()
 	}
 }

@@ -1,9 +1,7 @@
 package incident
 
 import (
-	"bytes"
 	"context"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"os"
@@ -29,12 +27,11 @@ func OpenHeld(dir string, opts ...Option) (*Workspace, error) {
 		return nil, err
 	}
 	p := filepath.Join(dir, engineDir, resultFile)
-	b, err := os.ReadFile(p)
-	if err != nil {
+	k, err := readKept(dir, func(resultMeta) bool { return false })
+	switch {
+	case errors.Is(err, os.ErrNotExist):
 		return nil, fmt.Errorf("%w, and it keeps no detectors' result yet: %v", ErrHeld, err)
-	}
-	var k keptResult
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&k); err != nil {
+	case err != nil && !errors.Is(err, errOtherMeta):
 		return nil, fmt.Errorf("%w, and its kept result cannot be read: %v", ErrHeld, err)
 	}
 	info, err := os.Stat(p)

@@ -209,9 +209,13 @@ func detectorResult(ctx context.Context, e *env, ws *incident.Workspace, opt inc
 	if opt.Rules == nil {
 		start := time.Now()
 		r, err := ws.Result(ctx)
-		if why := ws.Stale(); why != "" && err == nil {
-			// a slow command says why it was slow
-			fmt.Fprintf(e.stderr, "cordon: %s: the detectors ran again (%s); an ingest keeps the new result\n", why, time.Since(start).Round(time.Millisecond))
+		if why, kept := ws.Stale(); why != "" && err == nil {
+			// a slow command says why it was slow, and whether the next will be
+			next := "kept for the next command"
+			if !kept {
+				next = "not kept (the workspace is not this user's to write, or is open to others)"
+			}
+			fmt.Fprintf(e.stderr, "cordon: %s: the detectors ran again (%s); %s\n", why, time.Since(start).Round(time.Millisecond), next)
 		}
 		return r, err
 	}

@@ -33,8 +33,12 @@ func TestFindingsReadTheKeptResult(t *testing.T) {
 	if after == kept {
 		t.Error("the proxy log changed no finding: a stale kept result was read")
 	}
-	if !strings.Contains(errOut, "the evidence changed since the result was kept: the detectors ran again") {
+	if !strings.Contains(errOut, "the evidence changed since the result was kept: the detectors ran again") || !strings.Contains(errOut, "kept for the next command") {
 		t.Errorf("a stale result recomputed without a word: %q", errOut)
+	}
+	// the owner's reader kept what it ran: the next command reads it
+	if _, again, errOut := cordon("findings", "--incident", dir, "--json"); again != after || errOut != "" {
+		t.Errorf("the next command did not read what the last kept: %q", errOut)
 	}
 	if _, _, errOut := cordon("findings", "--incident", dir, "--json", "--recompute"); strings.Contains(errOut, "ran again") {
 		t.Errorf("--recompute is asked for, not explained: %q", errOut)
