@@ -56,11 +56,11 @@ func (w *Workspace) Case(ctx context.Context, s CaseState) (Case, error) {
 	if len(subject) == 0 {
 		from = ""
 	}
-	cs := Case{Subject: subject, ContainedAt: s.Times[playbook.VarContainedAt]}
-	var err error
-	if !w.isHeld() {
-		// a held workspace's case is its subject and Assessment alone
-		cs, err = LoadCase(ctx, w.store, subject, s.Times[playbook.VarContainedAt])
+	cs, err := LoadCase(ctx, w.store, subject, s.Times[playbook.VarContainedAt])
+	if errors.Is(err, ErrHeld) {
+		// held, its follower serving no reads: the case is its subject
+		// and Assessment alone
+		cs, err = Case{Subject: subject, ContainedAt: s.Times[playbook.VarContainedAt]}, nil
 	}
 	cs.SubjectFrom = from
 	if err != nil || len(subject) == 0 {

@@ -12,15 +12,18 @@ import (
 )
 
 // ErrHeld is returned for what needs the index while another process
-// holds it (a following ingest): its kept answer is all there is to read.
+// holds it (a following ingest) and does not serve reads of it.
 var ErrHeld = errors.New("the index is held by another process")
 
 // OpenHeld opens a workspace whose index another process holds — a
 // following ingest, which keeps the detectors' answer after each round
-// (engine/result.gob) — to read that answer: the findings, the ranking
-// and the Assessment, as of the follower's last round, with the journal
-// as it is now. What needs the index (a search, a check's queries, a
-// subject's sessions) returns ErrHeld. It fails when no answer is kept.
+// (engine/result.gob) and serves reads of its index (reads.json) — to
+// read that answer: the findings, the ranking and the Assessment, as of
+// the follower's last round, with the journal as it is now, and the
+// evidence through the follower. When the follower serves no reads (an
+// older cordon, or it is gone and left the index locked), what needs the
+// index (a search, a check's queries, a subject's sessions) returns
+// ErrHeld. It fails when no answer is kept.
 func OpenHeld(dir string, opts ...Option) (*Workspace, error) {
 	w, err := OpenCase(dir, opts...)
 	if err != nil {
@@ -38,34 +41,66 @@ func OpenHeld(dir string, opts ...Option) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.store, w.held, w.heldAt = heldStore{}, k.Meta.Evidence, info.ModTime()
+	hs := heldStore{}
+	hs.r, w.heldReads = dialReads(dir)
+	w.store, w.held, w.heldAt = hs, k.Meta.Evidence, info.ModTime()
 	return w, nil
 }
 
-// heldStore stands for the index of a held workspace: every read of it
-// is ErrHeld.
-type heldStore struct{}
+// heldStore stands for the index of a held workspace: its reads go to the
+// follower that holds it (r), or are ErrHeld when it serves none; every
+// write is ErrHeld.
+type heldStore struct {
+	r readCloser
+}
 
-func (heldStore) Search(context.Context, evidence.Request) (*evidence.Hits, error) {
-	return nil, ErrHeld
+type readCloser interface {
+	evidence.Reader
+	Close() error
 }
-func (heldStore) Page(context.Context, evidence.PageRequest) (*evidence.Page, error) {
-	return nil, ErrHeld
+
+func (h heldStore) Search(ctx context.Context, req evidence.Request) (*evidence.Hits, error) {
+	if h.r == nil {
+		return nil, ErrHeld
+	}
+	return h.r.Search(ctx, req)
 }
-func (heldStore) Facet(context.Context, evidence.Query, time.Time, time.Time, string, int) ([]evidence.Count, error) {
-	return nil, ErrHeld
+func (h heldStore) Page(ctx context.Context, req evidence.PageRequest) (*evidence.Page, error) {
+	if h.r == nil {
+		return nil, ErrHeld
+	}
+	return h.r.Page(ctx, req)
 }
-func (heldStore) Get(context.Context, string) (evidence.Event, error) {
-	return evidence.Event{}, ErrHeld
+func (h heldStore) Facet(ctx context.Context, q evidence.Query, since, until time.Time, field string, size int) ([]evidence.Count, error) {
+	if h.r == nil {
+		return nil, ErrHeld
+	}
+	return h.r.Facet(ctx, q, since, until, field, size)
 }
-func (heldStore) Counts() evidence.Counts { return evidence.Counts{} }
+func (h heldStore) Get(ctx context.Context, id string) (evidence.Event, error) {
+	if h.r == nil {
+		return evidence.Event{}, ErrHeld
+	}
+	return h.r.Get(ctx, id)
+}
+func (h heldStore) Counts() evidence.Counts {
+	if h.r == nil {
+		return evidence.Counts{}
+	}
+	return h.r.Counts()
+}
 func (heldStore) Index(context.Context, []evidence.Event, map[string][]byte) (int, error) {
 	return 0, ErrHeld
 }
 func (heldStore) State(string) ([]byte, error)                           { return nil, ErrHeld }
 func (heldStore) Replace(context.Context, []evidence.Event) (int, error) { return 0, ErrHeld }
 func (heldStore) Sync(context.Context) error                             { return ErrHeld }
-func (heldStore) Close() error                                           { return nil }
+func (h heldStore) Close() error {
+	if h.r == nil {
+		return nil
+	}
+	return h.r.Close()
+}
 
 // isHeld reports a workspace opened by OpenHeld.
 func (w *Workspace) isHeld() bool {
@@ -76,6 +111,10 @@ func (w *Workspace) isHeld() bool {
 // HeldAt is when the answer an OpenHeld workspace reads was kept (zero
 // for a workspace opened with its index).
 func (w *Workspace) HeldAt() time.Time { return w.heldAt }
+
+// HeldReads says why a held workspace cannot read the evidence through
+// its follower ("" when it can, or the workspace is not held).
+func (w *Workspace) HeldReads() string { return w.heldReads }
 
 // HeldUnmatched counts the suppressions with a query that a held
 // workspace left unmatched (they need the index): the findings they would

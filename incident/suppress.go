@@ -172,7 +172,7 @@ func (w *Workspace) SuppressedBy(ctx context.Context, fs []detect.Finding, sups 
 	out := map[string][]string{}
 	for _, s := range sups {
 		var q evidence.Query
-		if s.Query != "" && w.isHeld() {
+		if s.Query != "" && w.isHeld() && w.heldReads != "" {
 			// matched on the index, which another process holds: it
 			// covers nothing here (the findings are listed unsuppressed)
 			if w.heldUnmatched == nil {

@@ -64,6 +64,7 @@ type Workspace struct {
 	live        *livePass // the pass a following ingest keeps (followRound)
 	held        string    // OpenHeld: the evidence key of the follower's kept answer
 	heldAt      time.Time // and when it was kept
+	heldReads   string    // why it cannot read the evidence through its follower
 	// heldUnmatched counts the suppressions with a query a held workspace
 	// could not match (HeldUnmatched)
 	heldUnmatched map[string]bool
@@ -452,6 +453,11 @@ func (w *Workspace) Follow(ctx context.Context, inputs []string, opt IngestOptio
 	attr, err := w.newAttributor(ctx)
 	if err != nil {
 		return err
+	}
+	// other commands read the index through this process while it holds
+	// it; without that they read the kept answer only
+	if stop, err := w.serveReads(); err == nil {
+		defer stop()
 	}
 	iopt := ingest.Options{
 		Format: opt.Format, Stdin: opt.Stdin, Progress: opt.Progress,

@@ -7,7 +7,6 @@ import (
 
 	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
-	"github.com/cordon-ir/cordon/incident"
 	"github.com/spf13/cobra"
 )
 
@@ -29,11 +28,11 @@ func cmdAgents(e *env, c *cobra.Command) {
 			fs.Usage()
 			return fmt.Errorf("%w: agents needs --incident DIR", errUsage)
 		}
-		ws, err := incident.Open(*dir)
+		ws, done, err := e.openOrHeld(*dir)
 		if err != nil {
 			return err
 		}
-		defer ws.Close()
+		defer done()
 		sums, err := ws.Agents(ctx)
 		if err != nil {
 			return err

@@ -169,7 +169,7 @@ func exitCode(stderr io.Writer, err error) int {
 		return exitTampered
 	case errors.Is(err, evidence.ErrWrite):
 		return exitWrite
-	case errors.Is(err, journal.ErrLocked), errors.Is(err, fleet.ErrStateLocked):
+	case errors.Is(err, journal.ErrLocked), errors.Is(err, fleet.ErrStateLocked), errors.Is(err, incident.ErrHeld):
 		return exitLocked
 	case errors.Is(err, evidence.ErrIncompatible):
 		return exitIncompatible

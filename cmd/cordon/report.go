@@ -41,7 +41,7 @@ func cmdReport(e *env, c *cobra.Command) {
 		default:
 			return fmt.Errorf("%w: --format %q: want md, json or html", errUsage, *format)
 		}
-		ws, done, err := e.openIncident(*dir)
+		ws, done, err := e.openOrHeld(*dir)
 		if err != nil {
 			return err
 		}

@@ -31,7 +31,7 @@ func cmdSearch(e *env, c *cobra.Command) {
 		if err := atLeastOne("--limit", *limit); err != nil {
 			return err
 		}
-		ws, done, err := e.openIncident(*dir)
+		ws, done, err := e.openOrHeld(*dir)
 		if err != nil {
 			return err
 		}
@@ -114,11 +114,11 @@ func cmdStats(e *env, c *cobra.Command) {
 		if err := atLeastOne("--top", *top); err != nil {
 			return err
 		}
-		ws, err := incident.Open(*dir)
+		ws, done, err := e.openOrHeld(*dir)
 		if err != nil {
 			return err
 		}
-		defer ws.Close()
+		defer done()
 		c := ws.Counts()
 		sp, err := ws.MainSpan(ctx)
 		if err != nil {
@@ -207,11 +207,11 @@ func cmdShow(e *env, c *cobra.Command) {
 			fs.Usage()
 			return fmt.Errorf("%w: show needs --incident DIR and one event id", errUsage)
 		}
-		ws, err := incident.Open(*dir)
+		ws, done, err := e.openOrHeld(*dir)
 		if err != nil {
 			return err
 		}
-		defer ws.Close()
+		defer done()
 		ev, err := ws.Get(ctx, pos[0])
 		if err != nil {
 			return err

@@ -169,29 +169,33 @@ func serveExec(dir string) serve.ExecFunc {
 
 // openIncident opens dir read-only, or takes the workspace a server
 // already holds (e.ws); done releases what it opened.
-func (e *env) openIncident(dir string) (ws *incident.Workspace, done func(), err error) {
+func (e *env) openIncident(dir string, opts ...incident.Option) (ws *incident.Workspace, done func(), err error) {
 	if e.ws != nil {
 		return e.ws, func() {}, nil
 	}
-	if ws, err = incident.Open(dir); err != nil {
+	if ws, err = incident.Open(dir, opts...); err != nil {
 		return nil, nil, err
 	}
 	return ws, func() { ws.Close() }, nil
 }
 
 // openOrHeld opens the workspace, or, while a following ingest holds its
-// index, the answer that ingest keeps after each round (incident.OpenHeld),
-// saying so on stderr.
-func (e *env) openOrHeld(dir string) (*incident.Workspace, func(), error) {
-	ws, done, err := e.openIncident(dir)
+// index, the answer that ingest keeps after each round with the evidence
+// read through it (incident.OpenHeld), saying so on stderr.
+func (e *env) openOrHeld(dir string, opts ...incident.Option) (*incident.Workspace, func(), error) {
+	ws, done, err := e.openIncident(dir, opts...)
 	if !errors.Is(err, journal.ErrLocked) {
 		return ws, done, err
 	}
-	held, herr := incident.OpenHeld(dir)
+	held, herr := incident.OpenHeld(dir, opts...)
 	if herr != nil {
 		return nil, nil, fmt.Errorf("%w; %v", err, herr)
 	}
-	fmt.Fprintf(e.stderr, "cordon: a following ingest holds the index; this is its detectors' answer after its last round (%s)\n", incident.Stamp(held.HeldAt()))
+	reads := "the evidence is read through it"
+	if why := held.HeldReads(); why != "" {
+		reads = "the evidence cannot be read (" + why + ")"
+	}
+	fmt.Fprintf(e.stderr, "cordon: a following ingest holds the index; its detectors' answer after its last round (%s); %s\n", incident.Stamp(held.HeldAt()), reads)
 	return held, func() { held.Close() }, nil
 }
 

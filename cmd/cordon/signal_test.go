@@ -217,8 +217,16 @@ func TestFollowingIngestKeepsItsDetectors(t *testing.T) {
 	if code, out, errOut = cordon("verdict", "--incident", dir); code == exitLocked || !strings.Contains(errOut, "a following ingest holds the index") || out == "" {
 		t.Errorf("verdict during the follow: exit %d\n%s%s", code, out, errOut)
 	}
-	if code, out, errOut = cordon("search", "--incident", dir, "curl"); code != exitLocked {
-		t.Errorf("search during the follow: exit %d, want %d (in use)\n%s%s", code, exitLocked, out, errOut)
+	// and reads the evidence through it: a search, a subject, the checks
+	if code, out, errOut = cordon("search", "--incident", dir, "--json", "curl"); code != 0 || !strings.Contains(out, `"agent":"agent-7"`) ||
+		!strings.Contains(errOut, "the evidence is read through it") {
+		t.Errorf("search during the follow: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut = cordon("subject", "--incident", dir, "--json"); code != 0 || !strings.Contains(out, `"agent-7"`) || !strings.Contains(out, `"session":["s-19"]`) {
+		t.Errorf("subject during the follow: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut = cordon("check", "--incident", dir, "--json"); code == exitLocked || code == exitError || !strings.Contains(out, `"step"`) {
+		t.Errorf("check during the follow: exit %d\n%s%s", code, out, errOut)
 	}
 	cmd.Process.Signal(syscall.SIGINT)
 	waitExit(t, cmd, 10*time.Second)

@@ -137,11 +137,11 @@ func cmdCheck(e *env, c *cobra.Command) {
 			fs.Usage()
 			return fmt.Errorf("%w: check needs --incident DIR", errUsage)
 		}
-		ws, err := incident.Open(*dir, incident.AllowShared(shared()))
+		ws, done, err := e.openOrHeld(*dir, incident.AllowShared(shared()))
 		if err != nil {
 			return err
 		}
-		defer ws.Close()
+		defer done()
 		results, err := ws.Check(ctx, journal.CurrentActor(journal.ViaCLI), ids...)
 		layers := false
 		for _, r := range results {
@@ -178,11 +178,11 @@ func cmdSubject(e *env, c *cobra.Command) {
 			fs.Usage()
 			return fmt.Errorf("%w: subject needs --incident DIR", errUsage)
 		}
-		ws, err := incident.Open(*dir, incident.AllowShared(shared()))
+		ws, done, err := e.openOrHeld(*dir, incident.AllowShared(shared()))
 		if err != nil {
 			return err
 		}
-		defer ws.Close()
+		defer done()
 		if len(agents) > 0 {
 			if _, err := ws.SetSubject(ctx, journal.CurrentActor(journal.ViaCLI), agents); err != nil {
 				return err
