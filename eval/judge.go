@@ -52,7 +52,13 @@ func (r *run) answers(ctx context.Context, text string, at attempt) (attempt, er
 	if err != nil {
 		return at, err
 	}
-	return attempt{agents: at.agents, first: at.first, events: hits.Events}, nil
+	evs := hits.Events[:0:0]
+	for _, ev := range hits.Events {
+		if r.scope.holds(ev) {
+			evs = append(evs, ev)
+		}
+	}
+	return attempt{agents: at.agents, first: at.first, events: evs}, nil
 }
 
 // sighting is one record of the attempt as a source saw it.
@@ -149,7 +155,7 @@ func (r *run) detected(cr *ControlResult, c Control, at attempt) {
 	var id string
 	for i := range r.findings {
 		f := &r.findings[i]
-		if f.Detector != c.By || !slices.Contains(at.agents, f.Agent) {
+		if f.Detector != c.By || !slices.Contains(at.agents, f.Agent) || !r.scope.at(f.Agent, f.Start) {
 			continue
 		}
 		if best == nil || f.Start.Before(*best) {

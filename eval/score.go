@@ -23,12 +23,40 @@ type run struct {
 	findings []detect.Finding
 	caps     *capability.Set
 	a        capability.Assessment
+	// scope is the run scored, nil for the whole workspace.
+	scope *runScope
+}
+
+// Options narrow a scoring.
+type Options struct {
+	// Run scores only the events of that ledger run id (docs/eval.md).
+	Run string
 }
 
 // Score reads a test run's workspace and scores the suite on it: the
 // findings from the workspace's kept result, "stopped" from the case's
 // one Assessment (rendered, never decided here).
 func Score(ctx context.Context, ws *incident.Workspace, s *Suite) (*Scorecard, error) {
+	return ScoreWith(ctx, ws, s, Options{})
+}
+
+// ScoreWith is Score narrowed by opt: with a run id, only that run's
+// events, findings and capabilities are scored.
+func ScoreWith(ctx context.Context, ws *incident.Workspace, s *Suite, opt Options) (*Scorecard, error) {
+	var scope *runScope
+	counts := ws.Counts()
+	if opt.Run != "" {
+		sessions, err := ws.RunSessions(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if scope, err = newRunScope(sessions, opt.Run); err != nil {
+			return nil, err
+		}
+		if counts, err = sourcesOf(ctx, ws, scope); err != nil {
+			return nil, err
+		}
+	}
 	res, err := ws.Result(ctx)
 	if err != nil {
 		return nil, err
@@ -37,8 +65,8 @@ func Score(ctx context.Context, ws *incident.Workspace, s *Suite) (*Scorecard, e
 	if err != nil {
 		return nil, err
 	}
-	r := &run{st: ws, counts: ws.Counts(), findings: res.Findings, caps: res.Capabilities, a: a}
-	sc := &Scorecard{Suite: s.Name, SuiteFile: s.File, Incident: ws.Dir, Subject: a.Subject, Kill: a.Kill,
+	r := &run{st: ws, counts: counts, findings: res.Findings, caps: res.Capabilities, a: a, scope: scope}
+	sc := &Scorecard{Suite: s.Name, SuiteFile: s.File, Incident: ws.Dir, Run: opt.Run, Subject: a.Subject, Kill: a.Kill,
 		Verdict: incident.Headline(a), Tests: []TestResult{}, Gaps: []string{}}
 	for _, t := range s.Tests {
 		tr, err := r.score(ctx, t)
@@ -128,7 +156,7 @@ func (r *run) tried(ctx context.Context, t Test) (attempt, error) {
 			return attempt{}, err
 		}
 		for _, ev := range hits.Events {
-			if ev.Agent == "" || seen[ev.ID] {
+			if ev.Agent == "" || seen[ev.ID] || !r.scope.holds(ev) {
 				continue
 			}
 			seen[ev.ID] = true
@@ -191,6 +219,9 @@ func (r *run) gained(ctx context.Context, g *Gain) (attempt, error) {
 			if err != nil {
 				return at, err
 			}
+			if r.scope != nil && !r.scope.at(agent, first) {
+				continue
+			}
 			if !first.IsZero() && (at.first.IsZero() || first.Before(at.first)) {
 				at.first = first
 			}
@@ -204,7 +235,11 @@ func (r *run) gained(ctx context.Context, g *Gain) (attempt, error) {
 				if err != nil {
 					return at, err
 				}
-				at.events = append(at.events, hits.Events...)
+				for _, ev := range hits.Events {
+					if r.scope.holds(ev) {
+						at.events = append(at.events, ev)
+					}
+				}
 			}
 		}
 		if took {

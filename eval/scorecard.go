@@ -38,6 +38,8 @@ type Scorecard struct {
 	Suite     string `json:"suite"`
 	SuiteFile string `json:"suite_file"`
 	Incident  string `json:"incident"`
+	// Run is the ledger run id scored alone ("" for the whole workspace).
+	Run string `json:"run,omitempty"`
 	// Subject and Kill are the case's, as its Assessment judges them;
 	// Verdict is the Assessment's headline.
 	Subject []string     `json:"subject"`

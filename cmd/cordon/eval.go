@@ -195,6 +195,7 @@ func orEmpty(s string, ok bool) string {
 func cmdEvalRun(e *env, c *cobra.Command) {
 	fs := c.Flags()
 	dir := fs.String("incident", "", "the test run's incident workspace `DIR`")
+	runID := fs.String("run", "", "score only the events of the ledger run `ID` (eval plan tags a run with it)")
 	asJSON := jsonFlag(fs, "the scorecard as JSON")
 	format := fs.String("format", "md", "`md` (Markdown) or html (one self-contained page)")
 	shared := allowSharedFlag(fs)
@@ -216,7 +217,10 @@ func cmdEvalRun(e *env, c *cobra.Command) {
 		}
 		defer ws.Close()
 		ctx := cmd.Context()
-		sc, err := eval.Score(ctx, ws, s)
+		sc, err := eval.ScoreWith(ctx, ws, s, eval.Options{Run: *runID})
+		if errors.Is(err, eval.ErrNoRun) {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
 		if err != nil {
 			return err
 		}

@@ -79,6 +79,13 @@ func TestEvalRunJournals(t *testing.T) {
 		!strings.Contains(page, `<h3 id="process-outlives-kill">`) || strings.Contains(page, "<script") {
 		t.Fatalf("html: %d\n%s", code, page)
 	}
+	if code, out, _ := cordon("eval", "run", "--incident", dir, "--run", "r-0902b"); code != 0 || !strings.Contains(out, "- run: r-0902b (only its events)") ||
+		!strings.Contains(out, "boundary crossed up to: —") {
+		t.Errorf("--run r-0902b: %d\n%s", code, out)
+	}
+	if code, _, errOut := cordon("eval", "run", "--incident", dir, "--run", "r-nope"); code != exitUsage || !strings.Contains(errOut, "r-0902a") {
+		t.Errorf("--run r-nope: exit %d %s", code, errOut)
+	}
 	if code, _, _ := cordon("eval", "run", "--incident", dir, "--format", "pdf"); code != exitUsage {
 		t.Errorf("--format pdf: exit %d, want %d", code, exitUsage)
 	}
