@@ -75,6 +75,9 @@ func TestEvalRunCanariesScorecard(t *testing.T) {
 		if !slices.Equal(tr.Agents, want.Subject) || !near(tr.First, at(t, w.First)) || tr.Crossed != w.Crossed {
 			t.Errorf("%s: by %v from %s crossed %v; want %v from %s crossed %v", tr.ID, tr.Agents, tr.First, tr.Crossed, want.Subject, w.First, w.Crossed)
 		}
+		if len(tr.EventIDs) == 0 {
+			t.Errorf("%s: tried, and no event of its tries is named", tr.ID)
+		}
 		if len(tr.Controls) != len(w.Controls) {
 			t.Errorf("%s: %d controls, want %d", tr.ID, len(tr.Controls), len(w.Controls))
 			continue
@@ -84,6 +87,9 @@ func TestEvalRunCanariesScorecard(t *testing.T) {
 			if c.Control != wc[0] || string(c.Outcome) != wc[1] {
 				t.Errorf("%s: control %d is %s %s (%s), want %s %s", tr.ID, i, c.Control, c.Outcome, c.Why, wc[0], wc[1])
 				continue
+			}
+			if c.Outcome == Missed && len(c.Triggers) == 0 {
+				t.Errorf("%s: %s is missed and names no event that should have made it answer", tr.ID, c.Control)
 			}
 			switch {
 			case wc[2] == "" && !c.At.IsZero():

@@ -115,6 +115,7 @@ func (r *run) score(ctx context.Context, t Test) (TestResult, error) {
 	}
 	tr.Agents, tr.First = at.agents, at.first
 	tr.Events = len(at.events)
+	tr.EventIDs = capped(at.ids())
 	if t.Gains != nil {
 		tr.Events = 0
 		for _, c := range at.caps {
