@@ -58,7 +58,7 @@ func (r *run) answers(ctx context.Context, text string, at attempt) (attempt, er
 			evs = append(evs, ev)
 		}
 	}
-	return attempt{agents: at.agents, first: at.first, events: evs}, nil
+	return attempt{agents: at.agents, first: at.first, events: evs, unread: 0}, nil
 }
 
 // sighting is one record of the attempt as a source saw it.
@@ -120,6 +120,9 @@ func (r *run) refused(cr *ControlResult, c Control, at attempt) {
 			cr.Why = fmt.Sprintf("refused by the %s at %s, %s after the first attempt", c.By, hms(s.t), dur(s.t.Sub(at.first)))
 			return
 		}
+	}
+	if src == evidence.SourceProxy {
+		seen += at.unread
 	}
 	switch {
 	case !r.has("source", src):
