@@ -58,7 +58,7 @@ func (r *run) answers(ctx context.Context, text string, at attempt) (attempt, er
 			evs = append(evs, ev)
 		}
 	}
-	return attempt{agents: at.agents, first: at.first, events: evs, unread: 0}, nil
+	return attempt{agents: at.agents, first: at.first, events: evs}, nil
 }
 
 // sighting is one record of the attempt as a source saw it.
