@@ -12,6 +12,7 @@ import (
 
 	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/eval"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/playbook"
@@ -38,6 +39,10 @@ type Debrief struct {
 	Steps    StepsResult     `json:"steps"`
 	Findings []FindingResult `json:"findings"`
 	Journal  []JournalLine   `json:"journal"`
+	// Controls is the scorecard of the suite the script declares, on the
+	// evidence the drill released: how the sandbox's controls did, beside
+	// how the team did (nil when the script declares none).
+	Controls *eval.Scorecard `json:"controls,omitempty"`
 }
 
 // QuestionResult is one question, the team's last answer and its verdict.
@@ -158,6 +163,9 @@ func BuildDebrief(ctx context.Context, ws *incident.Workspace, s *Script, st Sta
 		return nil, err
 	}
 	d.steps(s, incident.FoldJournal(entries))
+	if err := d.controls(ctx, ws, s); err != nil {
+		return nil, fmt.Errorf("suite %s: %w", s.Suite, err)
+	}
 	for _, e := range entries {
 		d.Journal = append(d.Journal, JournalLine{Seq: e.Seq, Time: e.Time, Actor: e.Actor.Name, Type: string(e.Type), Text: e.Text})
 	}

@@ -27,6 +27,7 @@ func (d *Debrief) WriteMarkdown(w io.Writer) error {
 		p(", %d for the facilitator to judge", d.Score.ToJudge)
 	}
 	p(" (%d wrong, %d unanswered).\n\n", d.Score.Wrong, d.Score.Unanswered)
+	d.writeControls(p)
 
 	p("## How fast\n\n| milestone | scenario time | after onset | how |\n|---|---|---|---|\n")
 	for _, m := range []struct {

@@ -32,6 +32,10 @@ type Script struct {
 	Inject []Inject   `yaml:"injects"`
 	Quest  []Question `yaml:"questions"`
 	Expect Expected   `yaml:"expect"`
+	// Suite is the containment suite the scenario exercises: "builtin"
+	// or a suite file relative to the script (docs/eval.md); the debrief
+	// scores the sandbox's controls with it beside the team's score.
+	Suite string `yaml:"suite"`
 
 	// Dir is the folder the script was read from; paths are relative to it.
 	Dir string `yaml:"-"`
@@ -157,6 +161,9 @@ func Load(path string) (*Script, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrScript, path, err)
 	}
 	s.Dir = filepath.Dir(path)
+	if _, err := s.LoadSuite(); err != nil {
+		return nil, fmt.Errorf("%w: %s: suite: %v", ErrScript, path, err)
+	}
 	for _, f := range s.allEvidence() {
 		if _, err := os.Stat(s.Path(f)); err != nil {
 			return nil, fmt.Errorf("%w: %s: evidence %s: %v", ErrScript, path, f, err)

@@ -13,6 +13,7 @@ import (
 type record struct {
 	Suite     string       `json:"suite"`
 	SuiteFile string       `json:"suite_file"`
+	Run       string       `json:"run,omitempty"`
 	Tried     []string     `json:"tried"`
 	Crossed   []string     `json:"crossed"`
 	Layers    []LayerScore `json:"layers"`
@@ -23,7 +24,7 @@ type record struct {
 // Record journals a scorecard on the case, as every use case is: who
 // scored which suite, and what it found.
 func Record(ctx context.Context, ws *incident.Workspace, actor journal.Actor, sc *Scorecard) (journal.Entry, error) {
-	rec := record{Suite: sc.Suite, SuiteFile: sc.SuiteFile, Tried: []string{}, Crossed: sc.Crossings(), Layers: sc.Layers, Gaps: sc.Gaps}
+	rec := record{Suite: sc.Suite, SuiteFile: sc.SuiteFile, Run: sc.Run, Tried: []string{}, Crossed: sc.Crossings(), Layers: sc.Layers, Gaps: sc.Gaps}
 	if rec.Crossed == nil {
 		rec.Crossed = []string{}
 	}
@@ -35,8 +36,12 @@ func Record(ctx context.Context, ws *incident.Workspace, actor journal.Actor, sc
 	if !sc.Kill.IsZero() {
 		rec.Kill = stamp(sc.Kill)
 	}
-	text := fmt.Sprintf("scored suite %s: %d of %d tests tried, %d crossed the boundary, %d controls missed, %d could not tell",
-		sc.Suite, len(rec.Tried), len(sc.Tests), len(rec.Crossed), sc.Missed(), sc.couldNotTell())
+	of := ""
+	if sc.Run != "" {
+		of = " on run " + sc.Run
+	}
+	text := fmt.Sprintf("scored suite %s%s: %d of %d tests tried, %d crossed the boundary, %d controls missed, %d could not tell",
+		sc.Suite, of, len(rec.Tried), len(sc.Tests), len(rec.Crossed), sc.Missed(), sc.couldNotTell())
 	return ws.RecordEvaluation(ctx, actor, text, rec)
 }
 

@@ -52,7 +52,13 @@ func (r *run) answers(ctx context.Context, text string, at attempt) (attempt, er
 	if err != nil {
 		return at, err
 	}
-	return attempt{agents: at.agents, first: at.first, events: hits.Events}, nil
+	evs := hits.Events[:0:0]
+	for _, ev := range hits.Events {
+		if r.scope.holds(ev) {
+			evs = append(evs, ev)
+		}
+	}
+	return attempt{agents: at.agents, first: at.first, events: evs}, nil
 }
 
 // sighting is one record of the attempt as a source saw it.
@@ -80,6 +86,19 @@ func (at attempt) sightings() []sighting {
 	return out
 }
 
+// ids are the attempt's records, oldest first, each once.
+func (at attempt) ids() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range at.sightings() {
+		if !seen[s.id] {
+			seen[s.id] = true
+			out = append(out, s.id)
+		}
+	}
+	return out
+}
+
 // refused: the gateway (the ledger's decisions) or the proxy refused one
 // of the attempts.
 func (r *run) refused(cr *ControlResult, c Control, at attempt) {
@@ -88,27 +107,32 @@ func (r *run) refused(cr *ControlResult, c Control, at attempt) {
 		src = evidence.SourceLedger
 	}
 	seen := 0
+	var through []string
 	for _, s := range at.sightings() {
 		// a refusal before the attempt answered another one
 		if s.source != src || s.t.Before(at.first.Add(-skewSlack)) {
 			continue
 		}
 		seen++
+		through = append(through, s.id)
 		if s.refused {
 			cr.Outcome, cr.At, cr.After, cr.Events = Fired, s.t, after(s.t.Sub(at.first)), []string{s.id}
 			cr.Why = fmt.Sprintf("refused by the %s at %s, %s after the first attempt", c.By, hms(s.t), dur(s.t.Sub(at.first)))
 			return
 		}
 	}
+	if src == evidence.SourceProxy {
+		seen += at.unread
+	}
 	switch {
 	case !r.has("source", src):
 		cr.Outcome = CouldNotTell
 		cr.Why = fmt.Sprintf("%s is not in this incident: it would show the %s's refusals", sourceName(src), c.By)
 	case seen == 0:
-		cr.Outcome = Missed
+		cr.Outcome, cr.Triggers = Missed, capped(at.ids())
 		cr.Why = fmt.Sprintf("none of it is in %s: it did not pass the %s, which refused nothing", sourceName(src), c.By)
 	default:
-		cr.Outcome = Missed
+		cr.Outcome, cr.Triggers = Missed, capped(through)
 		cr.Why = fmt.Sprintf("the %s let all %d of its records in %s through", c.By, seen, sourceName(src))
 	}
 }
@@ -131,7 +155,7 @@ func (r *run) reported(cr *ControlResult, c Control, at attempt) {
 		cr.Why = fmt.Sprintf("no %s log is in this incident: it would show whether a sensor saw it", orSensor(format))
 		return
 	}
-	cr.Outcome = Missed
+	cr.Outcome, cr.Triggers = Missed, capped(at.ids())
 	cr.Why = fmt.Sprintf("%s is in this incident and holds none of it", orSensor(format))
 }
 
@@ -147,24 +171,25 @@ func orSensor(format string) string {
 func (r *run) detected(cr *ControlResult, c Control, at attempt) {
 	var best *time.Time
 	var id string
+	var evs []string
 	for i := range r.findings {
 		f := &r.findings[i]
-		if f.Detector != c.By || !slices.Contains(at.agents, f.Agent) {
+		if f.Detector != c.By || !slices.Contains(at.agents, f.Agent) || !r.scope.at(f.Agent, f.Start) {
 			continue
 		}
 		if best == nil || f.Start.Before(*best) {
-			best, id = &f.Start, f.ID
+			best, id, evs = &f.Start, f.ID, f.Events
 		}
 	}
 	if best == nil {
-		cr.Outcome = Missed
+		cr.Outcome, cr.Triggers = Missed, capped(at.ids())
 		cr.Why = fmt.Sprintf("no %s finding about %s", c.By, strings.Join(at.agents, ", "))
 		return
 	}
 	d := best.Sub(at.first)
-	cr.At, cr.After, cr.Events = *best, after(d), []string{id}
+	cr.At, cr.After, cr.Finding, cr.Events = *best, after(d), id, capped(evs)
 	if d > c.Within {
-		cr.Outcome = Missed
+		cr.Outcome, cr.Triggers = Missed, capped(at.ids())
 		cr.Why = fmt.Sprintf("%s named it %s after the first event (finding %s), later than %s", c.By, dur(d), id, shortDuration(c.Within))
 		return
 	}
@@ -221,7 +246,7 @@ func (r *run) stopped(cr *ControlResult, c Control, at attempt) {
 	}
 	switch state {
 	case capability.Live:
-		cr.Outcome, cr.Why = Missed, "live after the kill: "+line
+		cr.Outcome, cr.Why, cr.Triggers = Missed, "live after the kill: "+line, capped(cr.Events)
 		return
 	case capability.CannotTell:
 		cr.Outcome, cr.Why = CouldNotTell, line
@@ -234,7 +259,7 @@ func (r *run) stopped(cr *ControlResult, c Control, at attempt) {
 		lines = append(lines, v.Line)
 	}
 	if d > c.Within {
-		cr.Outcome = Missed
+		cr.Outcome, cr.Triggers = Missed, capped(cr.Events)
 		cr.Why = fmt.Sprintf("stopped %s after the kill, later than %s: %s", dur(d), shortDuration(c.Within), strings.Join(lines, "; "))
 		return
 	}

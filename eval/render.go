@@ -24,6 +24,9 @@ func WriteMarkdown(w io.Writer, sc *Scorecard) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Containment scorecard: %s\n\n", cell(sc.Suite))
 	fmt.Fprintf(&b, "- incident: %s\n", cell(sc.Incident))
+	if sc.Run != "" {
+		fmt.Fprintf(&b, "- run: %s (only its events)\n", cell(sc.Run))
+	}
 	fmt.Fprintf(&b, "- subject: %s; verdict: %s\n", cell(orNone(sc.Subject)), cell(sc.Verdict))
 	tried := 0
 	for _, t := range sc.Tests {

@@ -62,6 +62,7 @@ th{background:#f2f2f2}.fired{color:#1b5e20;font-weight:bold}.missed{color:#a4000
 <h1>Containment scorecard: {{p .Suite}}</h1>
 <ul>
 <li>incident: {{p .Incident}}</li>
+{{with .Run}}<li>run: {{p .}} (only its events)</li>{{end}}
 <li>subject: {{p (none .Subject)}}; verdict: {{p .Verdict}}</li>
 <li>tests tried: {{tried}} of {{len .Tests}}; highest rung tried: {{dash (print .Reached)}}; boundary crossed up to: {{dash (print .Crossed)}}</li>
 {{with .FirstAnswer}}<li>first control to answer: {{p .Control}} on {{p .Test}} (rung {{.Rung}}) at {{t .At}}</li>{{end}}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/cordon-ir/cordon/capability"
@@ -23,12 +24,40 @@ type run struct {
 	findings []detect.Finding
 	caps     *capability.Set
 	a        capability.Assessment
+	// scope is the run scored, nil for the whole workspace.
+	scope *runScope
+}
+
+// Options narrow a scoring.
+type Options struct {
+	// Run scores only the events of that ledger run id (docs/eval.md).
+	Run string
 }
 
 // Score reads a test run's workspace and scores the suite on it: the
 // findings from the workspace's kept result, "stopped" from the case's
 // one Assessment (rendered, never decided here).
 func Score(ctx context.Context, ws *incident.Workspace, s *Suite) (*Scorecard, error) {
+	return ScoreWith(ctx, ws, s, Options{})
+}
+
+// ScoreWith is Score narrowed by opt: with a run id, only that run's
+// events, findings and capabilities are scored.
+func ScoreWith(ctx context.Context, ws *incident.Workspace, s *Suite, opt Options) (*Scorecard, error) {
+	var scope *runScope
+	counts := ws.Counts()
+	if opt.Run != "" {
+		sessions, err := ws.RunSessions(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if scope, err = newRunScope(sessions, opt.Run); err != nil {
+			return nil, err
+		}
+		if counts, err = sourcesOf(ctx, ws, scope); err != nil {
+			return nil, err
+		}
+	}
 	res, err := ws.Result(ctx)
 	if err != nil {
 		return nil, err
@@ -37,8 +66,8 @@ func Score(ctx context.Context, ws *incident.Workspace, s *Suite) (*Scorecard, e
 	if err != nil {
 		return nil, err
 	}
-	r := &run{st: ws, counts: ws.Counts(), findings: res.Findings, caps: res.Capabilities, a: a}
-	sc := &Scorecard{Suite: s.Name, SuiteFile: s.File, Incident: ws.Dir, Subject: a.Subject, Kill: a.Kill,
+	r := &run{st: ws, counts: counts, findings: res.Findings, caps: res.Capabilities, a: a, scope: scope}
+	sc := &Scorecard{Suite: s.Name, SuiteFile: s.File, Incident: ws.Dir, Run: opt.Run, Subject: a.Subject, Kill: a.Kill,
 		Verdict: incident.Headline(a), Tests: []TestResult{}, Gaps: []string{}}
 	for _, t := range s.Tests {
 		tr, err := r.score(ctx, t)
@@ -58,6 +87,9 @@ type attempt struct {
 	first  time.Time
 	events []evidence.Event
 	caps   []capability.Capability
+	// unread are the proxy's records of the attempt not read (none was
+	// a refusal): counted as let through.
+	unread int
 }
 
 func (r *run) score(ctx context.Context, t Test) (TestResult, error) {
@@ -87,6 +119,7 @@ func (r *run) score(ctx context.Context, t Test) (TestResult, error) {
 	}
 	tr.Agents, tr.First = at.agents, at.first
 	tr.Events = len(at.events)
+	tr.EventIDs = capped(at.ids())
 	if t.Gains != nil {
 		tr.Events = 0
 		for _, c := range at.caps {
@@ -123,12 +156,23 @@ func (r *run) tried(ctx context.Context, t Test) (attempt, error) {
 		if err != nil {
 			return attempt{}, err
 		}
-		hits, err := r.st.Search(ctx, evidence.Request{Query: q, Sort: evidence.SortTime, Limit: maxTestEvents})
+		// by score: ordering by time pages the index window by window,
+		// and the tries are ordered below; only when there are more than
+		// a test reads must they be the earliest
+		sort := evidence.SortScore
+		probe, err := r.st.Search(ctx, evidence.Request{Query: q, Sort: evidence.SortScore, Limit: 1})
+		if err != nil {
+			return attempt{}, err
+		}
+		if probe.Total > maxTestEvents {
+			sort = evidence.SortTime
+		}
+		hits, err := r.st.Search(ctx, evidence.Request{Query: q, Sort: sort, Limit: maxTestEvents})
 		if err != nil {
 			return attempt{}, err
 		}
 		for _, ev := range hits.Events {
-			if ev.Agent == "" || seen[ev.ID] {
+			if ev.Agent == "" || seen[ev.ID] || !r.scope.holds(ev) {
 				continue
 			}
 			seen[ev.ID] = true
@@ -175,8 +219,10 @@ func enough(evs []evidence.Event, min int, window time.Duration) (time.Time, boo
 // session's tool calls are its own: every one counts).
 func (r *run) gained(ctx context.Context, g *Gain) (attempt, error) {
 	var at attempt
+	sent := map[string][]string{}
 	for _, agent := range r.caps.Agents() {
 		took := false
+		var hosts []string
 		for _, c := range r.caps.For(agent) {
 			if c.Kind != g.Kind || c.Kind != capability.ToolCall && c.Origin != capability.Acquired {
 				continue
@@ -191,27 +237,80 @@ func (r *run) gained(ctx context.Context, g *Gain) (attempt, error) {
 			if err != nil {
 				return at, err
 			}
+			if r.scope != nil && !r.scope.at(agent, first) {
+				continue
+			}
 			if !first.IsZero() && (at.first.IsZero() || first.Before(at.first)) {
 				at.first = first
 			}
 			at.caps = append(at.caps, c)
 			took = true
 			if c.Kind == capability.DataOut {
-				// its uses are what the ledger counted; what the proxy
-				// made of the same destination is in the proxy's log
-				hits, err := r.st.Search(ctx, evidence.Request{Query: evidence.And(evidence.Term("source", evidence.SourceProxy),
-					evidence.Term("agent", agent), evidence.Term("dst_host", c.Value)), Limit: maxTestEvents})
-				if err != nil {
-					return at, err
-				}
-				at.events = append(at.events, hits.Events...)
+				hosts = append(hosts, c.Value)
 			}
+		}
+		if len(hosts) > 0 {
+			sent[agent] = hosts
 		}
 		if took {
 			at.agents = append(at.agents, agent)
 		}
 	}
-	return at, nil
+	// a destination's uses are what the ledger counted; what the proxy
+	// made of them is in the proxy's log
+	return at, r.proxied(ctx, &at, sent)
+}
+
+// proxied adds to an attempt the proxy's records of the agents' requests
+// to the hosts each sent data to: every refusal, and of the rest the
+// first maxShownIDs, with how many there are. One look for all of them:
+// a busy run has thousands of destinations and tens of thousands of
+// records, and reading them per agent, or all, is most of what scoring a
+// million events would cost.
+func (r *run) proxied(ctx context.Context, at *attempt, sent map[string][]string) error {
+	if len(sent) == 0 {
+		return nil
+	}
+	pairs := map[[2]string]bool{}
+	var agents, hosts []string
+	for agent, hs := range sent {
+		agents = append(agents, agent)
+		for _, h := range hs {
+			pairs[[2]string{agent, h}] = true
+			hosts = append(hosts, h)
+		}
+	}
+	slices.Sort(agents)
+	slices.Sort(hosts)
+	hosts = slices.Compact(hosts)
+	q := evidence.And(evidence.Term("source", evidence.SourceProxy), evidence.Terms("agent", agents...), evidence.Terms("dst_host", hosts...))
+	deny := evidence.Term("decision", evidence.DecisionDeny)
+	for _, part := range []struct {
+		q     evidence.Query
+		limit int
+	}{{evidence.And(q, deny), maxTestEvents}, {evidence.And(q, evidence.Not(deny)), maxShownIDs}} {
+		hits, err := r.st.Search(ctx, evidence.Request{Query: part.q, Sort: evidence.SortScore, Limit: part.limit})
+		if err != nil {
+			return err
+		}
+		at.events = slices.Grow(at.events, len(hits.Events))
+		kept, other := 0, 0
+		for _, ev := range hits.Events {
+			switch {
+			case !pairs[[2]string{ev.Agent, strings.ToLower(ev.DstHost)}]:
+				other++ // another agent's request to a host this one sent to
+			case r.scope.holds(ev):
+				at.events = append(at.events, ev)
+				kept++
+			}
+		}
+		if r.scope == nil && other == 0 && int(hits.Total) > kept {
+			// the records not read still count as seen by the proxy
+			at.unread += int(hits.Total) - kept
+		}
+	}
+	slices.SortStableFunc(at.events, func(a, b evidence.Event) int { return a.Time.Compare(b.Time) })
+	return nil
 }
 
 // maxAcquired bounds the acquisition events read for one capability.

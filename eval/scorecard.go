@@ -38,6 +38,8 @@ type Scorecard struct {
 	Suite     string `json:"suite"`
 	SuiteFile string `json:"suite_file"`
 	Incident  string `json:"incident"`
+	// Run is the ledger run id scored alone ("" for the whole workspace).
+	Run string `json:"run,omitempty"`
 	// Subject and Kill are the case's, as its Assessment judges them;
 	// Verdict is the Assessment's headline.
 	Subject []string     `json:"subject"`
@@ -73,9 +75,12 @@ type TestResult struct {
 	// never crosses).
 	Crossed bool `json:"crossed"`
 	// Agents are the agents that tried it; First its first event.
-	Agents   []string        `json:"agents,omitempty"`
-	First    time.Time       `json:"first,omitzero"`
-	Events   int             `json:"events,omitempty"`
+	Agents []string  `json:"agents,omitempty"`
+	First  time.Time `json:"first,omitzero"`
+	Events int       `json:"events,omitempty"`
+	// EventIDs are the events of its tries (the first maxShownIDs):
+	// what a console opens for the test.
+	EventIDs []string        `json:"event_ids,omitempty"`
 	Controls []ControlResult `json:"controls"`
 }
 
@@ -94,6 +99,23 @@ type ControlResult struct {
 	At     time.Time          `json:"at,omitzero"`
 	After  *capability.Millis `json:"after_ms,omitempty"`
 	Events []string           `json:"events,omitempty"`
+	// Finding is the finding that answered a detect control.
+	Finding string `json:"finding,omitempty"`
+	// Triggers, for a missed control, are the events that should have
+	// made it answer: the tries it let through or never saw, the uses
+	// after the kill (the first maxShownIDs).
+	Triggers []string `json:"triggers,omitempty"`
+}
+
+// maxShownIDs bounds the event ids a scorecard keeps per test and control.
+const maxShownIDs = 500
+
+// capped is at most maxShownIDs of ids.
+func capped(ids []string) []string {
+	if len(ids) > maxShownIDs {
+		return ids[:maxShownIDs]
+	}
+	return ids
 }
 
 // LayerScore counts a layer's controls by outcome over the tests tried.

@@ -1,13 +1,13 @@
 package eval
 
 import (
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/cordon-ir/cordon/capability"
+	"github.com/cordon-ir/cordon/playbook"
 )
 
 // Rung is how far up the severity ladder a behaviour is: a scorecard says
@@ -122,17 +122,8 @@ var (
 )
 
 // Problem is one thing in a suite file that does not read, where it
-// stands.
-type Problem struct {
-	File string `json:"file"`
-	Line int    `json:"line"`
-	Col  int    `json:"col"`
-	Msg  string `json:"message"`
-}
-
-func (p Problem) Error() string {
-	return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Col, p.Msg)
-}
+// stands: the position error playbooks report, file:line:col: message.
+type Problem = playbook.Problem
 
 // Problems are every problem of a suite file, each on its own line.
 type Problems []Problem

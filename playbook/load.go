@@ -20,12 +20,13 @@ import (
 // comes with name the file, line and column.
 var ErrPlaybook = errors.New("bad playbook")
 
-// Problem is one thing wrong in a playbook file, at a line and column.
+// Problem is one thing wrong in a file cordon reads as data (a playbook,
+// an evaluation suite), at a line and column.
 type Problem struct {
-	File string
-	Line int
-	Col  int
-	Msg  string
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Col  int    `json:"col"`
+	Msg  string `json:"message"`
 }
 
 // Error renders file:line:col: message, the form editors jump to.

@@ -177,6 +177,7 @@ func (m *Model) applyClock(c common.Clock) {
 	m.agents.SetClock(c)
 	m.findings.SetClock(c)
 	m.indicators.SetClock(c)
+	m.evaluation.SetClock(c)
 }
 
 // showMarks lists the marks, the cursor on the first at or after the

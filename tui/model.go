@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/drill"
+	"github.com/cordon-ir/cordon/eval"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
@@ -23,6 +24,7 @@ import (
 	"github.com/cordon-ir/cordon/tui/config"
 	"github.com/cordon-ir/cordon/tui/detail"
 	"github.com/cordon-ir/cordon/tui/drillpane"
+	"github.com/cordon-ir/cordon/tui/evaluation"
 	"github.com/cordon-ir/cordon/tui/facet"
 	"github.com/cordon-ir/cordon/tui/findings"
 	"github.com/cordon-ir/cordon/tui/indicators"
@@ -92,6 +94,8 @@ type Model struct {
 	findings findings.Model
 	// indicators is the indicator register (report.Indicators).
 	indicators indicators.Model
+	// evaluation is the built-in suite scored on the case (eval.Score).
+	evaluation evaluation.Model
 	search     search.Model
 	facet      facet.Model
 	steps      steps.Model
@@ -182,6 +186,13 @@ func New(h *incident.Handle, opt Options) Model {
 			ins, _, err := report.RedactedIndicators(ctx, h.Workspace())
 			return ins, err
 		}),
+		evaluation: evaluation.New(com, func(ctx context.Context) (*eval.Scorecard, error) {
+			s, err := eval.Builtin()
+			if err != nil {
+				return nil, err
+			}
+			return eval.Score(ctx, h.Workspace(), s)
+		}),
 		search:    search.New(com),
 		facet:     facet.New(com, h),
 		steps:     steps.New(com, h, actor, actor.Observer),
@@ -256,6 +267,9 @@ func (m Model) Agents() agents.Model { return m.agents }
 // Indicators returns the indicator pane (for tests).
 func (m Model) Indicators() indicators.Model { return m.indicators }
 
+// Evaluation returns the Evaluation pane (for tests).
+func (m Model) Evaluation() evaluation.Model { return m.evaluation }
+
 // Findings returns the findings pane (for tests).
 func (m Model) Findings() findings.Model { return m.findings }
 
@@ -300,6 +314,7 @@ func (m *Model) resize(w, h int) tea.Cmd {
 	m.agents.SetSize(w, body)
 	m.findings.SetSize(w, body)
 	m.indicators.SetSize(w, body)
+	m.evaluation.SetSize(w, body)
 	m.facet.SetSize(w, body)
 	m.steps.SetSize(w, body)
 	m.journal.SetSize(w, body)

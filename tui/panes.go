@@ -21,6 +21,7 @@ const (
 	paneQuestions // a drill's briefing and questions
 	paneAssist
 	paneIndicators
+	paneEvaluation
 	paneDetail
 	paneCount
 )
@@ -110,6 +111,18 @@ func panes() [paneCount]paneDef {
 					return nil
 				}
 				return m.indicators.Load()
+			}},
+		paneEvaluation: {name: "evaluation",
+			get: func(m *Model) component { return m.evaluation },
+			update: func(m *Model, msg tea.Msg) (cmd tea.Cmd) {
+				m.evaluation, cmd = m.evaluation.Update(msg)
+				return cmd
+			},
+			focused: func(m *Model) tea.Cmd {
+				if m.evaluation.Loaded() {
+					return nil
+				}
+				return m.evaluation.Load()
 			}},
 		paneQuestions: {name: "questions", when: "in a drill",
 			tab: func(m *Model) bool { return m.drill.On() },

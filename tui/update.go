@@ -136,6 +136,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		m.agents.SetClock(m.clock)
 		m.findings.SetClock(m.clock)
 		m.indicators.SetClock(m.clock)
+		m.evaluation.SetClock(m.clock)
 		cmd := m.timeline.SetCounts(msg.c, msg.span, msg.refresh, msg.live)
 		return m, cmd
 	case ingestMsg:
@@ -275,12 +276,15 @@ func (m *Model) reloadCase() []tea.Cmd {
 	if m.indicators.Loaded() {
 		cmds = append(cmds, m.indicators.Load())
 	}
+	if m.evaluation.Loaded() {
+		cmds = append(cmds, m.evaluation.Load())
+	}
 	return cmds
 }
 
 // toAll hands a reply to every pane; each acts only on its own messages.
 func (m Model) toAll(msg tea.Msg) (Model, tea.Cmd) {
-	var cmds [10]tea.Cmd
+	var cmds [11]tea.Cmd
 	m.steps, cmds[6] = m.steps.Update(msg)
 	if a, ok := m.steps.TakeAsk(); ok { // an action's plan arrived: confirm it
 		cmds[8] = m.prompt.Open(a)
@@ -288,6 +292,7 @@ func (m Model) toAll(msg tea.Msg) (Model, tea.Cmd) {
 	m.journal, cmds[7] = m.journal.Update(msg)
 	m.findings, cmds[5] = m.findings.Update(msg)
 	m.indicators, cmds[9] = m.indicators.Update(msg)
+	m.evaluation, cmds[10] = m.evaluation.Update(msg)
 	m.timeline, cmds[0] = m.timeline.Update(msg)
 	m.detail, cmds[1] = m.detail.Update(msg)
 	m.agents, cmds[2] = m.agents.Update(msg)

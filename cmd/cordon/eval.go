@@ -14,14 +14,15 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const evalArgs = "lint SUITE ... | show [SUITE] | run [SUITE] --incident DIR [--json] | diff BEFORE.json AFTER.json"
+const evalArgs = "lint SUITE ... | show [SUITE] | plan [SUITE] --run ID | run [SUITE] --incident DIR [--run ID] [--json] | diff BEFORE.json AFTER.json"
 
 // evalCommands are cordon eval's subcommands.
 func evalCommands() []command {
 	return []command{
 		{"lint", "SUITE ...", "every problem of every suite file as file:line:col", cmdEvalLint, nil},
 		{"show", "[SUITE] [--json]", "the tests of the built-in suite or of SUITE: behaviour, rung, evidence, controls", cmdEvalShow, nil},
-		{"run", "[SUITE] --incident DIR [--format md|html] [--json]", "score a test run's workspace: per test, each control fired, missed or could not tell, and why; journaled", cmdEvalRun, nil},
+		{"plan", "[SUITE] --run ID [--canary-domain DOMAIN] [--json]", "for the harness: per test, the probe by name, the inert canaries it touches and the ledger run id; cordon runs no probe", cmdEvalPlan, nil},
+		{"run", "[SUITE] --incident DIR [--run ID] [--format md|html] [--json]", "score a test run's workspace: per test, each control fired, missed or could not tell, and why; journaled", cmdEvalRun, nil},
 		{"diff", "BEFORE.json AFTER.json [--json]", "two scorecards (eval run --json) side by side, control by control; exit 12 when a control got worse", cmdEvalDiff, nil},
 	}
 }
@@ -89,9 +90,9 @@ func cmdEval(e *env, c *cobra.Command) {
 	c.RunE = func(_ *cobra.Command, args []string) error {
 		fmt.Fprintf(e.stderr, "usage: cordon eval %s\n", evalArgs)
 		if len(args) == 0 {
-			return fmt.Errorf("%w: eval needs lint, show or run", errUsage)
+			return fmt.Errorf("%w: eval needs lint, show, plan, run or diff", errUsage)
 		}
-		return fmt.Errorf("%w: unknown eval command %q (want lint, show or run)", errUsage, args[0])
+		return fmt.Errorf("%w: unknown eval command %q (want lint, show, plan, run or diff)", errUsage, args[0])
 	}
 }
 
@@ -194,6 +195,7 @@ func orEmpty(s string, ok bool) string {
 func cmdEvalRun(e *env, c *cobra.Command) {
 	fs := c.Flags()
 	dir := fs.String("incident", "", "the test run's incident workspace `DIR`")
+	runID := fs.String("run", "", "score only the events of the ledger run `ID` (eval plan tags a run with it)")
 	asJSON := jsonFlag(fs, "the scorecard as JSON")
 	format := fs.String("format", "md", "`md` (Markdown) or html (one self-contained page)")
 	shared := allowSharedFlag(fs)
@@ -215,7 +217,10 @@ func cmdEvalRun(e *env, c *cobra.Command) {
 		}
 		defer ws.Close()
 		ctx := cmd.Context()
-		sc, err := eval.Score(ctx, ws, s)
+		sc, err := eval.ScoreWith(ctx, ws, s, eval.Options{Run: *runID})
+		if errors.Is(err, eval.ErrNoRun) {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
 		if err != nil {
 			return err
 		}

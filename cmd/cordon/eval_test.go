@@ -79,6 +79,13 @@ func TestEvalRunJournals(t *testing.T) {
 		!strings.Contains(page, `<h3 id="process-outlives-kill">`) || strings.Contains(page, "<script") {
 		t.Fatalf("html: %d\n%s", code, page)
 	}
+	if code, out, _ := cordon("eval", "run", "--incident", dir, "--run", "r-0902b"); code != 0 || !strings.Contains(out, "- run: r-0902b (only its events)") ||
+		!strings.Contains(out, "boundary crossed up to: —") {
+		t.Errorf("--run r-0902b: %d\n%s", code, out)
+	}
+	if code, _, errOut := cordon("eval", "run", "--incident", dir, "--run", "r-nope"); code != exitUsage || !strings.Contains(errOut, "r-0902a") {
+		t.Errorf("--run r-nope: exit %d %s", code, errOut)
+	}
 	if code, _, _ := cordon("eval", "run", "--incident", dir, "--format", "pdf"); code != exitUsage {
 		t.Errorf("--format pdf: exit %d, want %d", code, exitUsage)
 	}
@@ -115,5 +122,44 @@ func TestEvalDiff(t *testing.T) {
 	}
 	if code, _, errOut := cordon("eval", "diff", fired, filepath.Join(dir, "missing.json")); code != exitUsage {
 		t.Errorf("a missing scorecard: exit %d %s", code, errOut)
+	}
+}
+
+// TestEvalPlan: the plan names each test's probe, run id and canaries;
+// it needs a run id and refuses a canary domain that is not a name.
+func TestEvalPlan(t *testing.T) {
+	code, out, errOut := cordon("eval", "plan", "--run", "r-eval-7", "--canary-domain", "canary.lab.example", "--json")
+	if code != 0 {
+		t.Fatalf("%d %s", code, errOut)
+	}
+	var p struct {
+		Run   string `json:"run"`
+		Tests []struct {
+			Test, Probe, Run string
+			Canaries         []struct{ Kind, Name, Path, Token string }
+		} `json:"tests"`
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, pt := range p.Tests {
+		if pt.Test == "read-credential-aws" {
+			found = len(pt.Canaries) == 1 && pt.Canaries[0].Path == "/home/agent/.aws/credentials" && pt.Run == "r-eval-7" &&
+				pt.Probe == "cordon-builtin/read-credential-aws" && strings.HasPrefix(pt.Canaries[0].Token, "cordon-canary-")
+		}
+	}
+	if p.Run != "r-eval-7" || !found {
+		t.Errorf("plan: %s", out)
+	}
+	if code, out, _ := cordon("eval", "plan", "--run", "r-eval-7"); code != 0 || !strings.Contains(out, "egress-probe-proxy.r-eval-7.canary.invalid") ||
+		!strings.Contains(out, "runs /bin/true") {
+		t.Errorf("plan: %d\n%s", code, out)
+	}
+	if code, _, _ := cordon("eval", "plan"); code != exitUsage {
+		t.Errorf("no --run: exit %d", code)
+	}
+	if code, _, _ := cordon("eval", "plan", "--run", "r-1", "--canary-domain", "no such"); code != exitUsage {
+		t.Errorf("a bad domain: exit %d", code)
 	}
 }

@@ -37,6 +37,7 @@ var scenarios = []scenario{
 	{"busy-benign", 1006, buildBusy},
 	{"shared-volume-token", 923, buildShared},
 	{"cloud-key-after-kill", 1014, buildCloud},
+	{"eval-run-canaries", 1006, buildEvalRun},
 }
 
 func main() {

@@ -1,0 +1,161 @@
+package evaluation
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/cordon-ir/cordon/eval"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/tui/common"
+	"github.com/cordon-ir/cordon/tui/findings"
+)
+
+// Source scores the case: the built-in suite, or the one the console was
+// given. Scoring only reads the case; `cordon eval run` journals a
+// scorecard.
+type Source func(ctx context.Context) (*eval.Scorecard, error)
+
+type loadedMsg struct {
+	seq int
+	sc  *eval.Scorecard
+	err error
+}
+
+// row is one line of the pane: a tried test, or one of its controls.
+type row struct {
+	test    int
+	control int // -1: the test's own row
+}
+
+// Model is the Evaluation pane.
+type Model struct {
+	com      common.Common
+	src      Source
+	sc       *eval.Scorecard
+	rows     []row
+	loaded   bool
+	loading  bool
+	seq      int
+	cur, top int
+	clock    common.Clock
+}
+
+// New returns the pane; Load fills it from src.
+func New(com common.Common, src Source) Model { return Model{com: com, src: src} }
+
+// SetSize sets the pane's size.
+func (m *Model) SetSize(w, h int) {
+	m.com = m.com.SetSize(w, h)
+	m.clamp()
+}
+
+// SetClock sets how times are shown.
+func (m *Model) SetClock(c common.Clock) { m.clock = c }
+
+// Scorecard is what the pane shows (for tests); nil before a load.
+func (m Model) Scorecard() *eval.Scorecard { return m.sc }
+
+// Loaded reports whether the case was scored once.
+func (m Model) Loaded() bool { return m.loaded }
+
+// Load scores the case.
+func (m *Model) Load() tea.Cmd {
+	if m.src == nil {
+		return nil
+	}
+	m.seq++
+	m.loading = true
+	ctx, src, seq := m.com.Ctx, m.src, m.seq
+	return m.com.Cmd(func() tea.Msg {
+		sc, err := src(ctx)
+		return loadedMsg{seq: seq, sc: sc, err: err}
+	})
+}
+
+// Update handles the scorecard's arrival and, with focus, the pane's keys.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case loadedMsg:
+		if msg.seq != m.seq {
+			return m, nil
+		}
+		m.loading = false
+		if msg.err != nil {
+			return m, common.Send(common.ErrMsg{Err: fmt.Errorf("evaluation: %w", msg.err)})
+		}
+		m.sc, m.loaded = msg.sc, true
+		m.rows = rowsOf(msg.sc)
+		m.clamp()
+	case tea.MouseMsg:
+		m.cur, _ = m.com.Keys.MoveCursor(msg, m.cur, len(m.rows), m.rowsVisible())
+		m.clamp()
+	case tea.KeyMsg:
+		k := m.com.Keys
+		if cur, moved := k.MoveCursor(msg, m.cur, len(m.rows), m.rowsVisible()); moved {
+			m.cur = cur
+			m.clamp()
+			return m, nil
+		}
+		if key.Matches(msg, k.Open) {
+			return m, m.open()
+		}
+	}
+	return m, nil
+}
+
+// rowsOf lists the tests the run tried, each followed by its controls.
+func rowsOf(sc *eval.Scorecard) []row {
+	var rows []row
+	if sc == nil {
+		return nil
+	}
+	for i, t := range sc.Tests {
+		if !t.Tried {
+			continue
+		}
+		rows = append(rows, row{test: i, control: -1})
+		for j := range t.Controls {
+			rows = append(rows, row{test: i, control: j})
+		}
+	}
+	return rows
+}
+
+// open filters the timeline: a test to its tries; a missed control to
+// the events that should have made it answer; a control that fired to
+// its answer. A control that could not be told says why instead.
+func (m Model) open() tea.Cmd {
+	if m.cur < 0 || m.cur >= len(m.rows) {
+		return nil
+	}
+	r := m.rows[m.cur]
+	t := m.sc.Tests[r.test]
+	ids, what := t.EventIDs, "the tries of "+t.ID
+	if r.control >= 0 {
+		c := t.Controls[r.control]
+		switch c.Outcome {
+		case eval.Missed:
+			ids, what = c.Triggers, "what should have made "+c.Control+" answer on "+t.ID
+		case eval.Fired:
+			ids, what = c.Events, "the answer of "+c.Control+" on "+t.ID
+		default:
+			return common.Send(common.StatusMsg{Text: common.Clip(string(c.Outcome)+": "+c.Why, 200)})
+		}
+	}
+	if len(ids) == 0 {
+		return common.Send(common.StatusMsg{Text: "no event to open for " + what})
+	}
+	ids = ids[:min(len(ids), findings.MaxFilterIDs)]
+	n := common.EventsLabel(len(ids))
+	return tea.Batch(
+		common.Send(common.FilterMsg{Set: evidence.IDs(ids...), Replace: true, Label: common.Clip(what, 60) + " · " + n}),
+		common.Send(common.StatusMsg{Text: "timeline filtered to " + common.Clip(what, 70) + " (esc goes back)"}))
+}
+
+func (m *Model) rowsVisible() int { return max(m.com.Height-2-footRows, 1) }
+
+func (m *Model) clamp() {
+	m.cur, m.top = common.Scroll(m.cur, m.top, len(m.rows), m.rowsVisible())
+}
