@@ -2,10 +2,13 @@ package vlogs
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cordon-ir/cordon/evidence"
@@ -36,6 +39,15 @@ type Store struct {
 	mu       sync.RWMutex
 	counts   evidence.Counts
 	replaced bool // the case holds replacements: reads leave out what they superseded
+
+	// the writing side (ingest.go), one write at a time under wmu
+	session  string       // names this store's batches, with batches
+	batches  atomic.Int64 // batches prepared
+	wmu      sync.Mutex
+	known    *idFilter       // the ids the case holds or was sent; nil before the first write
+	sent     map[string]bool // the ids of the batches in flight
+	inflight []*inflight     // batches sent, not yet counted
+	werr     error           // a failed write: nothing after it is written
 }
 
 var _ evidence.Store = (*Store)(nil)
@@ -67,7 +79,11 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{c: newClient(bases), caseID: o.Case, readOnly: o.ReadOnly, state: st}
+	var tag [6]byte
+	if _, err := rand.Read(tag[:]); err != nil {
+		return nil, err
+	}
+	s := &Store{c: newClient(bases), caseID: o.Case, readOnly: o.ReadOnly, state: st, session: hex.EncodeToString(tag[:])}
 	if err := s.c.query(ctx, s.streams(true)+" | limit 1", func(map[string]string) error {
 		s.replaced = true
 		return nil
@@ -287,13 +303,6 @@ func (s *Store) Counts() evidence.Counts {
 
 // State returns a checkpoint recorded by Index.
 func (s *Store) State(key string) ([]byte, error) { return s.state.get(key), nil }
-
-// Sync returns at once: Index and Replace return once VictoriaLogs holds
-// and serves what they wrote.
-func (s *Store) Sync(ctx context.Context) error { return ctx.Err() }
-
-// Close releases nothing: the events stay on the server.
-func (s *Store) Close() error { return nil }
 
 // idList is ids as a LogsQL list.
 func idList(ids []string) string {
