@@ -1,0 +1,232 @@
+package vlogs
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// A sorted read (a search's page, a timeline page) asks first how many of
+// its records fall in each of about histBuckets spans of time, then sorts
+// only the spans that hold its page: VictoriaLogs sorts every record a
+// query matches, and sorting the 2,700 records of one agent in a 100,000
+// event case took most of a 20 ms search. The first answer also gives a
+// search its total.
+const histBuckets = 512
+
+// bucket is how many of a read's records are at or after from and
+// before from plus the histogram's step.
+type bucket struct {
+	from time.Time
+	n    int64
+}
+
+// step is the width of a read's histogram buckets over [since, until)
+// within the case's span (as last counted: a case that grew since only
+// gets more buckets), whole seconds; 0 when the case is not known to
+// hold anything, and the read sorts everything it matches.
+func (s *Store) step(since, until time.Time) time.Duration {
+	s.mu.RLock()
+	lo, hi, total := s.counts.First, s.counts.Last, s.counts.Total
+	s.mu.RUnlock()
+	if total == 0 {
+		return 0
+	}
+	if !since.IsZero() && since.After(lo) {
+		lo = since
+	}
+	if !until.IsZero() && until.Before(hi) {
+		hi = until
+	}
+	st := hi.Sub(lo) / histBuckets
+	return max(time.Second, st.Truncate(time.Second)+time.Second)
+}
+
+// histogram counts the records of filter w per step, oldest first.
+func (s *Store) histogram(ctx context.Context, w string, step time.Duration) ([]bucket, error) {
+	var out []bucket
+	q := w + " | stats by (_time:" + strconv.FormatInt(int64(step/time.Second), 10) + "s) count() n"
+	err := s.c.query(ctx, q, func(row map[string]string) error {
+		t, err := time.Parse(time.RFC3339Nano, row["_time"])
+		if err != nil {
+			return fmt.Errorf("victorialogs histogram: %w", err)
+		}
+		b := bucket{from: t}
+		_, err = fmt.Sscan(row["n"], &b.n)
+		out = append(out, b)
+		return err
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].from.Before(out[j].from) })
+	return out, err
+}
+
+// window is the span of buckets that holds the records skip+1 to
+// skip+want in time order (newest first when desc), and how many of the
+// span's records come before them; a zero bound is open.
+func window(bs []bucket, step time.Duration, skip, want int64, desc bool) (from, to time.Time, before int64) {
+	var seen int64
+	started := false
+	for k := range bs {
+		i := k
+		if desc {
+			i = len(bs) - 1 - k
+		}
+		b := bs[i]
+		if !started && seen+b.n > skip {
+			started, before = true, skip-seen
+			if desc {
+				to = b.from.Add(step)
+			} else {
+				from = b.from
+			}
+		}
+		seen += b.n
+		if started && seen >= skip+want {
+			if desc {
+				from = b.from
+			} else {
+				to = b.from.Add(step)
+			}
+			return from, to, before
+		}
+	}
+	return from, to, before
+}
+
+// sorted reads up to limit records of filter w after skipping skip, in
+// the timeline's order (newest first when desc), sorting only the
+// buckets that hold them.
+func (s *Store) sorted(ctx context.Context, w string, bs []bucket, step time.Duration, skip, limit int64, desc bool) ([]evidence.Event, error) {
+	if bs != nil {
+		from, to, before := window(bs, step, skip, limit, desc)
+		if t := timeFilter(from, to); t != "*" {
+			w += " " + t
+		}
+		skip = before
+	}
+	order := fieldSort
+	if desc {
+		order += " desc"
+	}
+	q := fmt.Sprintf("%s | sort by (%s) offset %d limit %d", w, order, skip, limit)
+	if skip == 0 {
+		q = fmt.Sprintf("%s | sort by (%s) limit %d", w, order, limit)
+	}
+	return s.events(ctx, q)
+}
+
+// Search runs a typed query: its histogram (its total), then its page
+// from the buckets that hold it.
+func (s *Store) Search(ctx context.Context, r evidence.Request) (*evidence.Hits, error) {
+	began := time.Now()
+	desc, err := r.NewestFirst()
+	if err != nil {
+		return nil, err
+	}
+	if r.Query.Op() == evidence.OpNone {
+		return &evidence.Hits{}, nil
+	}
+	w, err := s.where(r.Query, r.Since, r.Until)
+	if err != nil {
+		return nil, err
+	}
+	offset, limit := int64(max(0, r.Offset)), int64(limitOr(r.Limit))
+	h := &evidence.Hits{}
+	step := s.step(r.Since, r.Until)
+	if step == 0 {
+		// nothing counted: the total and the page at once
+		var n int64
+		var cerr error
+		done := make(chan struct{})
+		go func() { defer close(done); n, cerr = s.count(ctx, w) }()
+		h.Events, err = s.sorted(ctx, w, nil, 0, offset, limit, desc)
+		<-done
+		if err == nil {
+			err = cerr
+		}
+		h.Total = uint64(n)
+		h.Took = time.Since(began)
+		return h, err
+	}
+	bs, err := s.histogram(ctx, w, step)
+	if err != nil {
+		return nil, err
+	}
+	var n int64
+	for _, b := range bs {
+		n += b.n
+	}
+	h.Total = uint64(n)
+	if n > offset {
+		if h.Events, err = s.sorted(ctx, w, bs, step, offset, limit, desc); err != nil {
+			return nil, err
+		}
+	}
+	h.Took = time.Since(began)
+	return h, nil
+}
+
+func limitOr(n int) int {
+	if n <= 0 {
+		return 100
+	}
+	return n
+}
+
+// Page returns a timeline page, by the sort key: the events after (or
+// before) a cursor or a time, one more than asked to tell whether there
+// are more.
+func (s *Store) Page(ctx context.Context, r evidence.PageRequest) (*evidence.Page, error) {
+	limit := limitOr(r.Limit)
+	w, err := s.where(r.Query, r.Since, r.Until)
+	if err != nil {
+		return nil, err
+	}
+	if r.Query.Op() == evidence.OpNone {
+		return evidence.NewPage(nil, false), nil
+	}
+	since, until := r.Since, r.Until
+	switch {
+	case r.After.ID != "" && r.Backward:
+		w += " " + fieldSort + ":<" + quote(sortKey(r.After.Time, r.After.ID)) + " _time:<=" + stamp(r.After.Time)
+		until = r.After.Time.Add(1)
+	case r.After.ID != "":
+		w += " " + fieldSort + ":>" + quote(sortKey(r.After.Time, r.After.ID)) + " _time:>=" + stamp(r.After.Time)
+		since = r.After.Time
+	case r.From.IsZero():
+	case r.Backward:
+		w += " _time:<=" + stamp(r.From)
+		until = r.From.Add(1)
+	default:
+		w += " _time:>=" + stamp(r.From)
+		since = r.From
+	}
+	var bs []bucket
+	step := s.step(since, until)
+	if step > 0 {
+		if bs, err = s.histogram(ctx, w, step); err != nil {
+			return nil, err
+		}
+		if len(bs) == 0 {
+			return evidence.NewPage(nil, false), nil
+		}
+	}
+	evs, err := s.sorted(ctx, w, bs, step, 0, int64(limit+1), r.Backward)
+	if err != nil {
+		return nil, err
+	}
+	more := len(evs) > limit
+	if more {
+		evs = evs[:limit]
+	}
+	if r.Backward {
+		for i, j := 0, len(evs)-1; i < j; i, j = i+1, j-1 {
+			evs[i], evs[j] = evs[j], evs[i]
+		}
+	}
+	return evidence.NewPage(evs, more), nil
+}
