@@ -130,11 +130,19 @@ func (s *Store) Search(ctx context.Context, r evidence.Request) (*evidence.Hits,
 	if r.Query.Op() == evidence.OpNone {
 		return &evidence.Hits{}, nil
 	}
-	w, err := s.where(r.Query, r.Since, r.Until)
+	parts, err := s.wheres(r.Query, r.Since, r.Until)
 	if err != nil {
 		return nil, err
 	}
 	offset, limit := int64(max(0, r.Offset)), int64(limitOr(r.Limit))
+	if len(parts) > 1 {
+		h, err := s.searchParts(ctx, parts, offset, limit, desc)
+		if h != nil {
+			h.Took = time.Since(began)
+		}
+		return h, err
+	}
+	w := parts[0]
 	h := &evidence.Hits{}
 	step := s.step(r.Since, r.Until)
 	if step == 0 {
@@ -182,7 +190,7 @@ func limitOr(n int) int {
 // are more.
 func (s *Store) Page(ctx context.Context, r evidence.PageRequest) (*evidence.Page, error) {
 	limit := limitOr(r.Limit)
-	w, err := s.where(r.Query, r.Since, r.Until)
+	parts, err := s.wheres(r.Query, r.Since, r.Until)
 	if err != nil {
 		return nil, err
 	}
@@ -190,33 +198,34 @@ func (s *Store) Page(ctx context.Context, r evidence.PageRequest) (*evidence.Pag
 		return evidence.NewPage(nil, false), nil
 	}
 	since, until := r.Since, r.Until
+	var from string
 	switch {
 	case r.After.ID != "" && r.Backward:
-		w += " " + fieldSort + ":<" + quote(sortKey(r.After.Time, r.After.ID)) + " _time:<=" + stamp(r.After.Time)
+		from = " " + fieldSort + ":<" + quote(sortKey(r.After.Time, r.After.ID)) + " _time:<=" + stamp(r.After.Time)
 		until = r.After.Time.Add(1)
 	case r.After.ID != "":
-		w += " " + fieldSort + ":>" + quote(sortKey(r.After.Time, r.After.ID)) + " _time:>=" + stamp(r.After.Time)
+		from = " " + fieldSort + ":>" + quote(sortKey(r.After.Time, r.After.ID)) + " _time:>=" + stamp(r.After.Time)
 		since = r.After.Time
 	case r.From.IsZero():
 	case r.Backward:
-		w += " _time:<=" + stamp(r.From)
+		from = " _time:<=" + stamp(r.From)
 		until = r.From.Add(1)
 	default:
-		w += " _time:>=" + stamp(r.From)
+		from = " _time:>=" + stamp(r.From)
 		since = r.From
 	}
-	var bs []bucket
-	step := s.step(since, until)
-	if step > 0 {
-		if bs, err = s.histogram(ctx, w, step); err != nil {
-			return nil, err
+	var evs []evidence.Event
+	if len(parts) > 1 {
+		var pages [][]evidence.Event
+		for _, w := range parts {
+			p, err := s.sorted(ctx, w+from, nil, 0, 0, int64(limit+1), r.Backward)
+			if err != nil {
+				return nil, err
+			}
+			pages = append(pages, p)
 		}
-		if len(bs) == 0 {
-			return evidence.NewPage(nil, false), nil
-		}
-	}
-	evs, err := s.sorted(ctx, w, bs, step, 0, int64(limit+1), r.Backward)
-	if err != nil {
+		evs = merged(pages, limit+1, r.Backward)
+	} else if evs, err = s.page(ctx, parts[0]+from, since, until, limit+1, r.Backward); err != nil {
 		return nil, err
 	}
 	more := len(evs) > limit
@@ -229,4 +238,18 @@ func (s *Store) Page(ctx context.Context, r evidence.PageRequest) (*evidence.Pag
 		}
 	}
 	return evidence.NewPage(evs, more), nil
+}
+
+// page reads the first n records of filter w in time order (newest
+// first when desc), from the buckets that hold them.
+func (s *Store) page(ctx context.Context, w string, since, until time.Time, n int, desc bool) ([]evidence.Event, error) {
+	var bs []bucket
+	step := s.step(since, until)
+	if step > 0 {
+		var err error
+		if bs, err = s.histogram(ctx, w, step); err != nil || len(bs) == 0 {
+			return nil, err
+		}
+	}
+	return s.sorted(ctx, w, bs, step, 0, int64(n), desc)
 }

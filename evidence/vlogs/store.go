@@ -177,7 +177,7 @@ func (s *Store) Facet(ctx context.Context, q evidence.Query, since, until time.T
 			return s.Counts().Top(field, size), nil
 		}
 	}
-	w, err := s.where(q, since, until)
+	parts, err := s.wheres(q, since, until)
 	if err != nil {
 		return nil, err
 	}
@@ -186,14 +186,16 @@ func (s *Store) Facet(ctx context.Context, q evidence.Query, since, until time.T
 		pipe = " " + field + `:* | split "\n" from ` + field + " | unroll (" + field + ") | stats by (" + field + ") count() n"
 	}
 	c := evidence.Counts{Fields: map[string]map[string]int64{field: {}}}
-	err = s.c.query(ctx, w+pipe, func(row map[string]string) error {
-		var n int64
-		_, err := fmt.Sscan(row["n"], &n)
-		c.Fields[field][row[field]] += n
-		return err
-	})
-	if err != nil {
-		return nil, err
+	for _, w := range parts {
+		err = s.c.query(ctx, w+pipe, func(row map[string]string) error {
+			var n int64
+			_, err := fmt.Sscan(row["n"], &n)
+			c.Fields[field][row[field]] += n
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	return c.Top(field, size), nil
 }

@@ -146,3 +146,61 @@ func TestOpenRefusesBadInput(t *testing.T) {
 		}
 	}
 }
+
+// An id set longer than the server's 16 KiB query limit (a finding's
+// evidence, say) is split into queries that fit: a search, its pages and
+// a facet over it read as one set.
+func TestLongIDListsAreSplit(t *testing.T) {
+	ctx := context.Background()
+	addr := vlogstest.Start(t)
+	st := open(t, addr, "long-ids", t.TempDir())
+	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	var evs []evidence.Event
+	var ids []string
+	for i := 0; i < 1500; i++ {
+		id := fmt.Sprintf("an-event-id-long-enough-%06d", i)
+		evs = append(evs, evidence.Event{ID: id, Time: t0.Add(time.Duration(i/3) * time.Second), Source: evidence.SourceSensor,
+			Kind: evidence.KindProcExec, Agent: fmt.Sprintf("agent-%d", i%4)})
+		ids = append(ids, id)
+	}
+	extra := evidence.Event{ID: "not-asked", Time: t0, Source: evidence.SourceSensor, Kind: evidence.KindProcExec, Agent: "agent-0"}
+	if _, err := st.Index(ctx, append(evs, extra), nil); err != nil {
+		t.Fatal(err)
+	}
+	asked := append(append([]string{}, ids[700:]...), ids[:700]...) // out of order, and one twice
+	q := evidence.IDs(append(asked, ids[3])...)
+	if n := len(q.String()); n < 32<<10 {
+		t.Fatalf("the id set is %d bytes: too short to test the split", n)
+	}
+	h, err := st.Search(ctx, evidence.Request{Query: q, Offset: 1000, Limit: 20})
+	if err != nil {
+		t.Fatalf("search: %v", err)
+	}
+	if h.Total != 1500 || len(h.Events) != 20 || h.Events[0].ID != ids[1000] || h.Events[19].ID != ids[1019] {
+		t.Fatalf("search: total %d, %d events from %v, want 1500 and 20 from %s", h.Total, len(h.Events), first(h.Events), ids[1000])
+	}
+	h, err = st.Search(ctx, evidence.Request{Query: q, Sort: evidence.SortTimeDesc, Limit: 5})
+	if err != nil || len(h.Events) != 5 || h.Events[0].ID != ids[1499] {
+		t.Fatalf("newest first: %v (%v), want %s first", first(h.Events), err, ids[1499])
+	}
+	in := evidence.And(q, evidence.TimeRange(t0.Add(100*time.Second), t0.Add(200*time.Second)))
+	p, err := st.Page(ctx, evidence.PageRequest{Query: in, Limit: 250})
+	if err != nil || len(p.Events) != 250 || p.Events[0].ID != ids[300] || !p.More {
+		t.Fatalf("page: %d events from %v, more %v (%v), want 250 from %s and more", len(p.Events), first(p.Events), p.More, err, ids[300])
+	}
+	p, err = st.Page(ctx, evidence.PageRequest{Query: in, After: p.Last, Limit: 250})
+	if err != nil || len(p.Events) != 50 || p.Events[0].ID != ids[550] || p.More {
+		t.Fatalf("next page: %d events from %v, more %v (%v), want the last 50 from %s", len(p.Events), first(p.Events), p.More, err, ids[550])
+	}
+	c, err := st.Facet(ctx, q, time.Time{}, time.Time{}, "agent", 10)
+	if err != nil || len(c) != 4 || c[0].Count != 375 {
+		t.Fatalf("facet: %v (%v), want 4 agents of 375", c, err)
+	}
+}
+
+func first(evs []evidence.Event) string {
+	if len(evs) == 0 {
+		return "nothing"
+	}
+	return evs[0].ID
+}
