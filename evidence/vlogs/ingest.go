@@ -235,6 +235,7 @@ func (s *Store) settle(ctx context.Context) error {
 		for i := range f.fresh {
 			s.counts.Add(&f.fresh[i])
 		}
+		s.minutes = nil
 		s.mu.Unlock()
 		if err := s.state.put(f.state); err != nil {
 			return s.fail(fmt.Errorf("%w: checkpoint: %v", evidence.ErrWrite, err))

@@ -3,6 +3,7 @@ package vlogs
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"time"
@@ -44,6 +45,41 @@ func (s *Store) step(since, until time.Time) time.Duration {
 	}
 	st := hi.Sub(lo) / histBuckets
 	return max(time.Second, st.Truncate(time.Second)+time.Second)
+}
+
+// minuteEdge is where the whole minutes after at's (before it, when
+// desc) that the case's counts say hold n records end (begin); zero when
+// they hold fewer. A case only grows, so the minutes hold at least that.
+func (s *Store) minuteEdge(at time.Time, n int64, desc bool) time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.minutes == nil {
+		s.minutes = make([]int64, 0, len(s.counts.Minutes))
+		for m := range s.counts.Minutes {
+			s.minutes = append(s.minutes, m)
+		}
+		sort.Slice(s.minutes, func(i, j int) bool { return s.minutes[i] < s.minutes[j] })
+	}
+	keys := s.minutes
+	m := floorMinute(at)
+	if at.IsZero() && desc {
+		m = math.MaxInt64
+	}
+	var sum int64
+	if !desc {
+		for i := sort.Search(len(keys), func(i int) bool { return keys[i] > m }); i < len(keys); i++ {
+			if sum += s.counts.Minutes[keys[i]]; sum >= n {
+				return time.Unix((keys[i]+1)*60, 0)
+			}
+		}
+		return time.Time{}
+	}
+	for i := sort.Search(len(keys), func(i int) bool { return keys[i] >= m }) - 1; i >= 0; i-- {
+		if sum += s.counts.Minutes[keys[i]]; sum >= n {
+			return time.Unix(keys[i]*60, 0)
+		}
+	}
+	return time.Time{}
 }
 
 // histogram counts the records of filter w per step, oldest first.
@@ -225,7 +261,7 @@ func (s *Store) Page(ctx context.Context, r evidence.PageRequest) (*evidence.Pag
 			pages = append(pages, p)
 		}
 		evs = merged(pages, limit+1, r.Backward)
-	} else if evs, err = s.page(ctx, parts[0]+from, since, until, limit+1, r.Backward); err != nil {
+	} else if evs, err = s.page(ctx, parts[0]+from, since, until, limit+1, r.Backward, r.Query.IsAll()); err != nil {
 		return nil, err
 	}
 	more := len(evs) > limit
@@ -241,8 +277,27 @@ func (s *Store) Page(ctx context.Context, r evidence.PageRequest) (*evidence.Pag
 }
 
 // page reads the first n records of filter w in time order (newest
-// first when desc), from the buckets that hold them.
-func (s *Store) page(ctx context.Context, w string, since, until time.Time, n int, desc bool) ([]evidence.Event, error) {
+// first when desc), from the buckets that hold them. A page of every
+// record (the detectors read a case so, 2,000 at a time) needs no
+// histogram: the case's own counts per minute say where the page ends.
+func (s *Store) page(ctx context.Context, w string, since, until time.Time, n int, desc, all bool) ([]evidence.Event, error) {
+	if all {
+		at := since
+		if desc {
+			at = until
+		}
+		if edge := s.minuteEdge(at, int64(n), desc); !edge.IsZero() {
+			bound := " _time:<" + stamp(edge)
+			if desc {
+				bound = " _time:>=" + stamp(edge)
+			}
+			evs, err := s.sorted(ctx, w+bound, nil, 0, 0, int64(n), desc)
+			if err != nil || len(evs) == n {
+				return evs, err
+			}
+			// fewer than the counts said: ask the histogram
+		}
+	}
 	var bs []bucket
 	step := s.step(since, until)
 	if step > 0 {

@@ -38,7 +38,8 @@ type Store struct {
 
 	mu       sync.RWMutex
 	counts   evidence.Counts
-	replaced bool // the case holds replacements: reads leave out what they superseded
+	replaced bool    // the case holds replacements: reads leave out what they superseded
+	minutes  []int64 // the minutes of counts.Minutes in order; nil when they changed
 
 	// the writing side (ingest.go), one write at a time under wmu
 	session  string       // names this store's batches, with batches

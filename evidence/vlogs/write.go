@@ -128,6 +128,7 @@ func (s *Store) replace(ctx context.Context, events []evidence.Event) (int, erro
 		s.counts.Remove(&prev)
 		s.counts.Add(&repl[i])
 	}
+	s.minutes = nil
 	s.mu.Unlock()
 	return len(repl), nil
 }
