@@ -43,6 +43,10 @@ var _ evidence.Preparer = (*Store)(nil)
 // on the caller's goroutine while an earlier batch is being written.
 func (s *Store) Prepare(events []evidence.Event) (*evidence.Prepared, error) {
 	p := &prepared{batch: fmt.Sprintf("%s-%d", s.session, s.batches.Add(1))}
+	// room for the records at the last batch's bytes per event: growing
+	// the body by doubling was a tenth of an ingest's CPU
+	p.body = make([]byte, 0, int(s.perEvent.Load())*len(events)*9/8)
+	p.ends = make([]int, 0, len(events))
 	seen := make(map[string]bool, len(events))
 	for _, ev := range events {
 		if seen[ev.ID] {
@@ -56,6 +60,9 @@ func (s *Store) Prepare(events []evidence.Event) (*evidence.Prepared, error) {
 		}
 		p.events = append(p.events, ev)
 		p.ends = append(p.ends, len(p.body))
+	}
+	if len(p.ends) > 0 {
+		s.perEvent.Store(int64(len(p.body) / len(p.ends)))
 	}
 	return evidence.NewPrepared(events, p), nil
 }

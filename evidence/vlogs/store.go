@@ -44,6 +44,7 @@ type Store struct {
 	// the writing side (ingest.go), one write at a time under wmu
 	session  string       // names this store's batches, with batches
 	batches  atomic.Int64 // batches prepared
+	perEvent atomic.Int64 // bytes of record per event in the last batch prepared
 	wmu      sync.Mutex
 	known    *idFilter       // the ids the case holds or was sent; nil before the first write
 	sent     map[string]bool // the ids of the batches in flight
