@@ -11,7 +11,8 @@ import (
 // How an ingest's writes are settled: the batches sent since the last
 // settling are made searchable with one flush and counted with one query
 // (by the batch each record names) once this many wait or the oldest has
-// waited this long, and always before Sync, Replace or Index returns.
+// waited this long, and always before Sync, Replace or Index returns;
+// a store's first batch is settled at once.
 const (
 	settleBatches = 16
 	settleAge     = 2 * time.Second
@@ -137,7 +138,9 @@ func (s *Store) IndexPrepared(ctx context.Context, p *evidence.Prepared, state m
 		s.sent[ev.ID] = true
 	}
 	s.inflight = append(s.inflight, f)
-	if len(s.inflight) >= settleBatches || time.Since(s.inflight[0].sent) >= settleAge {
+	// the first batch at once: a console following the ingest has
+	// something to show as soon as the index would
+	if !s.settled || len(s.inflight) >= settleBatches || time.Since(s.inflight[0].sent) >= settleAge {
 		if err := s.settle(ctx); err != nil {
 			return 0, err
 		}
@@ -258,6 +261,7 @@ func (s *Store) settle(ctx context.Context) error {
 		}
 	}
 	s.inflight = nil
+	s.settled = true
 	return nil
 }
 

@@ -49,6 +49,7 @@ type Store struct {
 	known    *idFilter       // the ids the case holds or was sent; nil before the first write
 	sent     map[string]bool // the ids of the batches in flight
 	inflight []*inflight     // batches sent, not yet counted
+	settled  bool            // a batch was settled
 	werr     error           // a failed write: nothing after it is written
 }
 

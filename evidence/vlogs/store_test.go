@@ -204,3 +204,50 @@ func first(evs []evidence.Event) string {
 	}
 	return evs[0].ID
 }
+
+// An ingest's batches are sent without waiting for each: a batch's
+// checkpoint and callbacks wait until it is counted on the server, in the
+// order the batches came, and an id sent in a batch still in flight is
+// not sent again.
+func TestCheckpointsWaitForTheirBatch(t *testing.T) {
+	ctx := context.Background()
+	addr := vlogstest.Start(t)
+	st := open(t, addr, "pipelined", t.TempDir())
+	evs := contractEvents(t)
+	var landed []string
+	send := func(name string, batch []evidence.Event) int {
+		p, err := st.Prepare(batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := st.IndexPrepared(ctx, p, map[string][]byte{"f": []byte(name)}, func() { landed = append(landed, name) }, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	send("1", evs[:10]) // a store's first batch is settled at once
+	if v, _ := st.State("f"); string(v) != "1" || len(landed) != 1 {
+		t.Fatalf("after the first batch: checkpoint %q, landed %v", v, landed)
+	}
+	began := time.Now()
+	send("2", evs[10:20])
+	if n := send("3", evs[15:30]); n != 10 {
+		t.Errorf("a batch repeating 5 ids of one in flight: %d new, want 10", n)
+	}
+	// batches in flight are settled after 2 s anyway: a stalled machine
+	// proves nothing here
+	if v, _ := st.State("f"); time.Since(began) < 1500*time.Millisecond && (string(v) != "1" || len(landed) != 1) {
+		t.Errorf("before the batches in flight are counted: checkpoint %q, landed %v; want 1 and [1]", v, landed)
+	}
+	if err := st.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := st.State("f"); string(v) != "3" || fmt.Sprint(landed) != "[1 2 3]" {
+		t.Errorf("after Sync: checkpoint %q, landed %v; want 3 and [1 2 3]", v, landed)
+	}
+	h, err := st.Search(ctx, evidence.Request{Limit: 1})
+	if err != nil || h.Total != 30 || st.Counts().Total != 30 {
+		t.Errorf("%d stored, %d counted (%v), want 30", h.Total, st.Counts().Total, err)
+	}
+}
