@@ -260,8 +260,8 @@ func (s *Store) settle(ctx context.Context) error {
 			delete(s.sent, ev.ID)
 		}
 	}
+	s.settled = s.settled || len(tags) > 0 // a batch of events, not only a checkpoint
 	s.inflight = nil
-	s.settled = true
 	return nil
 }
 
