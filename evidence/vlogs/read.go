@@ -183,18 +183,26 @@ func (s *Store) Search(ctx context.Context, r evidence.Request) (*evidence.Hits,
 	step := s.step(r.Since, r.Until)
 	if step == 0 {
 		// nothing counted: the total and the page at once
-		var n int64
-		var cerr error
-		done := make(chan struct{})
-		go func() { defer close(done); n, cerr = s.count(ctx, w) }()
-		h.Events, err = s.sorted(ctx, w, nil, 0, offset, limit, desc)
-		<-done
-		if err == nil {
-			err = cerr
-		}
-		h.Total = uint64(n)
-		h.Took = time.Since(began)
+		n, evs, err := s.countAndSort(ctx, w, "", offset, limit, desc)
+		h.Total, h.Events, h.Took = uint64(n), evs, time.Since(began)
 		return h, err
+	}
+	if edge := s.guess(r, offset+limit, desc); !edge.IsZero() {
+		// the total and the page from a span the counts say likely holds
+		// it, at once; a page short of what the total says stays is read
+		// again the long way
+		bound := " _time:<" + stamp(edge)
+		if desc {
+			bound = " _time:>=" + stamp(edge)
+		}
+		n, evs, err := s.countAndSort(ctx, w, bound, offset, limit, desc)
+		if err != nil {
+			return nil, err
+		}
+		if int64(len(evs)) == max(0, min(limit, n-offset)) {
+			h.Total, h.Events, h.Took = uint64(n), evs, time.Since(began)
+			return h, nil
+		}
 	}
 	bs, err := s.histogram(ctx, w, step)
 	if err != nil {
@@ -212,6 +220,55 @@ func (s *Store) Search(ctx context.Context, r evidence.Request) (*evidence.Hits,
 	}
 	h.Took = time.Since(began)
 	return h, nil
+}
+
+// countAndSort counts the records of filter w and reads a page of them
+// within bound, at once.
+func (s *Store) countAndSort(ctx context.Context, w, bound string, offset, limit int64, desc bool) (int64, []evidence.Event, error) {
+	var n int64
+	var cerr error
+	done := make(chan struct{})
+	go func() { defer close(done); n, cerr = s.count(ctx, w) }()
+	evs, err := s.sorted(ctx, w+bound, nil, 0, offset, limit, desc)
+	<-done
+	if err == nil {
+		err = cerr
+	}
+	return n, evs, err
+}
+
+// guess is where a span from the start of a search (its end, when
+// newest first) likely holds its first want records, from the counts
+// kept: for every record, or one value of a counted field (agent:agent-7,
+// the console's commonest search), twice the span that share of the case
+// would need. Zero for any other query, or when the counts cannot say.
+// A span from the start is exact whenever it holds enough: every record
+// outside it sorts after every record in it.
+func (s *Store) guess(r evidence.Request, want int64, desc bool) time.Time {
+	q := r.Query
+	share := 1.0
+	if !q.IsAll() {
+		if q.Op() != evidence.OpTerm || q.Folded() || q.Field() == "dst_host" { // dst_host is counted as ingested
+			return time.Time{}
+		}
+		s.mu.RLock()
+		vals, counted := s.counts.Fields[q.Field()]
+		n, total := vals[q.Value()], s.counts.Total
+		s.mu.RUnlock()
+		if !counted || n == 0 || total == 0 {
+			return time.Time{}
+		}
+		share = float64(n) / float64(total)
+	}
+	at := r.Since
+	if desc {
+		at = r.Until
+	}
+	edge := s.minuteEdge(at, int64(2*float64(want)/share)+want, desc)
+	if !edge.IsZero() && (!desc && !r.Until.IsZero() && !edge.Before(r.Until) || desc && !edge.After(r.Since) && !r.Since.IsZero()) {
+		return time.Time{} // the span is the whole search
+	}
+	return edge
 }
 
 func limitOr(n int) int {
