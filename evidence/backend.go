@@ -103,3 +103,13 @@ func NewPage(evs []Event, more bool) *Page { return newPage(evs, more) }
 // MaxAllRaw is how much of a raw record bare words search: its first
 // MaxAllRaw bytes.
 const MaxAllRaw = maxAllRaw
+
+// NewPrepared returns a batch a backend prepared its own way (records
+// built, say), for its IndexPrepared: payload is the backend's, events
+// the batch as given.
+func NewPrepared(events []Event, payload any) *Prepared {
+	return &Prepared{events: events, payload: payload}
+}
+
+// Payload returns what the backend's Prepare kept with the batch.
+func (p *Prepared) Payload() any { return p.payload }

@@ -12,8 +12,9 @@ import (
 // Prepared is a batch of events made into analysed documents, ready for
 // IndexPrepared.
 type Prepared struct {
-	events []Event
-	docs   []*document.Document
+	events  []Event
+	docs    []*document.Document
+	payload any // another backend's prepared batch (NewPrepared)
 }
 
 // Len is the number of events in the batch.

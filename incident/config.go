@@ -57,6 +57,10 @@ type Config struct {
 	Variables map[string]string `yaml:"variables"`
 	// Assistant is the LLM endpoint of the defender-mode assistant.
 	Assistant AssistantConfig `yaml:"assistant"`
+	// Store keeps the case's events in a store outside the folder
+	// (victorialogs://host:port[,host:port]), as ingest's --store does;
+	// the two must agree when both are given (docs/victorialogs.md).
+	Store string `yaml:"store"`
 	// Suppress are suppressions the team keeps with the case's
 	// configuration; each is journaled, with the file's digest, the
 	// first time a workspace reads them (see Workspace.Suppressions).
@@ -154,6 +158,11 @@ func LoadConfig(dir string, shared bool) (*Config, error) {
 
 // Validate checks what YAML decoding cannot: names, templates, durations.
 func (c *Config) Validate() error {
+	if c.Store != "" {
+		if _, err := remoteOpener(c.Store); err != nil {
+			return fmt.Errorf("store: %v", err)
+		}
+	}
 	for i, s := range c.Suppress {
 		if err := checkScope(s.Scope, s.Reason); err != nil {
 			return fmt.Errorf("suppress %d: %v", i+1, err)

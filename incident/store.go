@@ -102,6 +102,10 @@ func openStore(dir string, write bool, o options) (evidence.Store, error) {
 	if o.memory {
 		return evidence.NewMemStore(), nil
 	}
+	var err error
+	if o.store, err = storeAsked(dir, o); err != nil {
+		return nil, err
+	}
 	rec, err := readStoreRecord(dir)
 	if err != nil {
 		return nil, err
@@ -129,6 +133,28 @@ func openStore(dir string, write bool, o options) (evidence.Store, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	return opener(ctx, dir, *rec, write)
+}
+
+// storeAsked is the store a workspace is asked to keep its events in: the
+// one its cordon.yaml names (store:) or the one passed (Store, from
+// --store), which must then be the same; "" for none.
+func storeAsked(dir string, o options) (string, error) {
+	if _, err := os.Stat(filepath.Join(dir, configFile)); errors.Is(err, os.ErrNotExist) {
+		return o.store, nil
+	}
+	c, err := LoadConfig(dir, o.shared)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case c.Store == "":
+		return o.store, nil
+	case c.trust != "":
+		return "", fmt.Errorf("%w: %s names store %s, and another user could have written it: a store is taken from a configuration only its owner can write", ErrStore, filepath.Join(dir, configFile), c.Store)
+	case o.store != "" && o.store != c.Store:
+		return "", fmt.Errorf("%w: --store %s and store: %s in %s disagree: drop one, or make them the same", ErrStore, o.store, c.Store, filepath.Join(dir, configFile))
+	}
+	return c.Store, nil
 }
 
 // newStoreRecord names a new case on the store at addr and records it in

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cordon-ir/cordon/evidence"
@@ -85,5 +86,55 @@ func TestWorkspaceOnVictoriaLogs(t *testing.T) {
 
 	if _, err := incident.Create(filepath.Join(t.TempDir(), "x"), incident.Store("opensearch://h:9200")); !errors.Is(err, incident.ErrStore) {
 		t.Errorf("an unknown store: %v, want ErrStore", err)
+	}
+}
+
+// writeConfig makes a private workspace folder holding cordon.yaml.
+func writeConfig(t *testing.T, yaml string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "case")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cordon.yaml"), []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// store: in cordon.yaml puts the case's events in that store, as --store
+// does; the same store given both ways is fine, two different ones are
+// refused, saying so.
+func TestStoreFromConfig(t *testing.T) {
+	ctx := context.Background()
+	addr := vlogstest.Start(t)
+	dir := writeConfig(t, "store: "+addr+"\n")
+	ws, err := incident.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws.Ingest(ctx, []string{filepath.Join("..", "sample-incidents", "egress-probe-exfil")}, incident.IngestOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if ws.StoreAddr() != addr || ws.Counts().Total == 0 {
+		t.Errorf("StoreAddr = %q with %d events, want %q and the sample's", ws.StoreAddr(), ws.Counts().Total, addr)
+	}
+	ws.Close()
+	if _, err := os.Stat(filepath.Join(dir, "index.bleve")); !os.IsNotExist(err) {
+		t.Errorf("an index was made in the folder: %v", err)
+	}
+	same, err := incident.Create(dir, incident.Store(addr))
+	if err != nil {
+		t.Fatalf("the same store in cordon.yaml and --store: %v", err)
+	}
+	same.Close()
+
+	other := "victorialogs://127.0.0.1:1"
+	_, err = incident.Create(writeConfig(t, "store: "+addr+"\n"), incident.Store(other))
+	if !errors.Is(err, incident.ErrStore) || !strings.Contains(err.Error(), "disagree") || !strings.Contains(err.Error(), other) {
+		t.Errorf("--store %s against cordon.yaml's %s: %v, want ErrStore saying they disagree", other, addr, err)
+	}
+	if _, err := incident.Create(writeConfig(t, "store: http://127.0.0.1:9428\n")); !errors.Is(err, incident.ErrConfig) {
+		t.Errorf("store: with no victorialogs:// scheme: %v, want ErrConfig", err)
 	}
 }

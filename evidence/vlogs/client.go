@@ -105,9 +105,9 @@ func (c *client) insert(ctx context.Context, body []byte, streamFields string) e
 }
 
 // flush makes what was inserted searchable now rather than within a
-// second. A single node serves it; a cluster's insert nodes are not
-// known to, and a store on a cluster is not supported yet
-// (docs/victorialogs.md).
+// second. A single node flushes itself; a cluster's front (insert) node
+// sends what it holds to the storage nodes and asks each to flush
+// (TestVictoriaLogsClusterKeepsTheContract).
 func (c *client) flush(ctx context.Context) error {
 	rc, err := c.do(ctx, func(base string) (*http.Request, error) {
 		return http.NewRequest(http.MethodGet, base+"/internal/force_flush", nil)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cordon-ir/cordon/evidence"
 )
@@ -24,6 +25,7 @@ const (
 	fieldSort     = "cordon_sk"       // time and id as letters: the order of the timeline
 	fieldKey      = "cordon_key"      // id/revision: this record
 	fieldReplaces = "cordon_replaces" // the key of the record a replacement supersedes
+	fieldBatch    = "cordon_b"        // the write that sent the record: how what landed is counted
 	fieldHostRaw  = "cordon_dst_host" // dst_host as ingested, for the counts
 	wordsPrefix   = "cordon_w_"       // the words of a text field, one per line
 	wordsRest     = wordsPrefix + "rest"
@@ -74,48 +76,103 @@ func revision(key string) int {
 	return n
 }
 
-// record is one JSON line for VictoriaLogs.
-func record(caseID string, ev *evidence.Event, rev int, replaces string) ([]byte, error) {
+// appendRecord appends the JSON line of one event's record to dst. It
+// writes the object itself rather than through a map and encoding/json:
+// on an ingest this was a fifth of cordon's CPU.
+func appendRecord(dst []byte, caseID, batch string, ev *evidence.Event, rev int, replaces string) ([]byte, error) {
 	if !representable(ev.Time) {
-		return nil, fmt.Errorf("event %s at %s: VictoriaLogs keeps times from 1678 to 2261 only", ev.ID, ev.Time.Format(time.RFC3339))
+		return dst, fmt.Errorf("event %s at %s: VictoriaLogs keeps times from 1678 to 2261 only", ev.ID, ev.Time.Format(time.RFC3339))
 	}
 	whole, err := json.Marshal(ev)
 	if err != nil {
-		return nil, err
+		return dst, err
 	}
-	r := map[string]string{
-		fieldCase:  caseID,
-		fieldTime:  ev.Time.UTC().Format(time.RFC3339Nano),
-		fieldEvent: string(whole),
-		fieldSort:  sortKey(ev.Time, ev.ID),
-		fieldKey:   recordKey(ev.ID, rev),
-		"message":  ev.Message,
-	}
+	dst = append(dst, '{')
+	dst = appendPair(dst, fieldCase, caseID)
+	dst = appendPair(dst, fieldTime, ev.Time.UTC().Format(time.RFC3339Nano))
+	dst = appendPair(dst, fieldEvent, string(whole))
+	dst = appendPair(dst, fieldSort, sortKey(ev.Time, ev.ID))
+	dst = appendPair(dst, fieldKey, recordKey(ev.ID, rev))
+	dst = appendPair(dst, fieldBatch, batch)
+	dst = appendPair(dst, "message", ev.Message)
 	if replaces != "" {
-		r[fieldReplaced], r[fieldReplaces] = "1", replaces
+		dst = appendPair(dst, fieldReplaced, "1")
+		dst = appendPair(dst, fieldReplaces, replaces)
 	}
 	if ev.DstHost != "" {
-		r[fieldHostRaw] = ev.DstHost
+		dst = appendPair(dst, fieldHostRaw, ev.DstHost)
 	}
 	for _, name := range evidence.Fields() {
 		f, _ := evidence.LookupField(name)
 		switch f.Type() {
 		case evidence.FieldText:
 			if v := words(f.Texts(ev)...); v != "" {
-				r[column(name)] = v
+				dst = appendPair(dst, column(name), v)
 			}
 		case evidence.FieldTime:
 		default:
 			if vs := f.Values(ev); len(vs) > 0 {
-				r[name] = strings.Join(vs, "\n")
+				dst = appendPair(dst, name, strings.Join(vs, "\n"))
 			}
 		}
 	}
-	rest := []string{ev.DstHost, evidence.RawText(cut(ev.Raw, evidence.MaxAllRaw))}
-	if v := words(rest...); v != "" {
-		r[wordsRest] = v
+	if v := words(ev.DstHost, evidence.RawText(cut(ev.Raw, evidence.MaxAllRaw))); v != "" {
+		dst = appendPair(dst, wordsRest, v)
 	}
-	return json.Marshal(r)
+	dst[len(dst)-1] = '}' // the last pair's comma
+	return append(dst, '\n'), nil
+}
+
+// appendPair appends "key":"value", to a JSON object.
+func appendPair(dst []byte, key, value string) []byte {
+	dst = appendString(dst, key)
+	dst = append(dst, ':')
+	dst = appendString(dst, value)
+	return append(dst, ',')
+}
+
+// appendString appends s as a JSON string: invalid UTF-8 becomes U+FFFD,
+// as encoding/json writes it.
+func appendString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, "\ufffd"...)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }
 
 // words is the distinct words of texts, one per line.

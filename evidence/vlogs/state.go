@@ -111,6 +111,32 @@ func (s *Store) readCounts(ctx context.Context) (evidence.Counts, error) {
 	if err != nil || c.Total == 0 {
 		return c, err
 	}
+	// the rest at once, a few in flight: fifteen queries one after another
+	// were most of a console's open
+	var (
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+		errs []error
+		sem  = make(chan struct{}, 4)
+	)
+	ask := func(q string, row func(map[string]string) error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			err := s.c.query(ctx, q, func(r map[string]string) error {
+				mu.Lock()
+				defer mu.Unlock()
+				return row(r)
+			})
+			if err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
 	for _, f := range evidence.CountedFields {
 		col := f
 		if f == "dst_host" {
@@ -118,17 +144,14 @@ func (s *Store) readCounts(ctx context.Context) (evidence.Counts, error) {
 		}
 		m := map[string]int64{}
 		c.Fields[f] = m
-		err := s.c.query(ctx, cur+" | stats by ("+col+") count() n", func(row map[string]string) error {
+		ask(cur+" | stats by ("+col+") count() n", func(row map[string]string) error {
 			var n int64
 			_, err := fmt.Sscan(row["n"], &n)
 			m[row[col]] += n
 			return err
 		})
-		if err != nil {
-			return c, err
-		}
 	}
-	err = s.c.query(ctx, cur+" | stats by (_time:1m) count() n", func(row map[string]string) error {
+	ask(cur+" | stats by (_time:1m) count() n", func(row map[string]string) error {
 		t, err := time.Parse(time.RFC3339Nano, row["_time"])
 		if err != nil {
 			return err
@@ -138,11 +161,15 @@ func (s *Store) readCounts(ctx context.Context) (evidence.Counts, error) {
 		c.Minutes[floorMinute(t)] += n
 		return err
 	})
-	if err != nil {
-		return c, err
+	ask(cur+" cut:* | stats count() n", func(row map[string]string) error {
+		_, err := fmt.Sscan(row["n"], &c.Cut)
+		return err
+	})
+	wg.Wait()
+	if len(errs) > 0 {
+		return c, errs[0]
 	}
-	c.Cut, err = s.count(ctx, cur+" cut:*")
-	return c, err
+	return c, nil
 }
 
 func floorMinute(t time.Time) int64 {

@@ -2,10 +2,13 @@ package vlogs
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cordon-ir/cordon/evidence"
@@ -35,7 +38,19 @@ type Store struct {
 
 	mu       sync.RWMutex
 	counts   evidence.Counts
-	replaced bool // the case holds replacements: reads leave out what they superseded
+	replaced bool    // the case holds replacements: reads leave out what they superseded
+	minutes  []int64 // the minutes of counts.Minutes in order; nil when they changed
+
+	// the writing side (ingest.go), one write at a time under wmu
+	session  string       // names this store's batches, with batches
+	batches  atomic.Int64 // batches prepared
+	perEvent atomic.Int64 // bytes of record per event in the last batch prepared
+	wmu      sync.Mutex
+	known    *idFilter       // the ids the case holds or was sent; nil before the first write
+	sent     map[string]bool // the ids of the batches in flight
+	inflight []*inflight     // batches sent, not yet counted
+	settled  bool            // a batch was settled
+	werr     error           // a failed write: nothing after it is written
 }
 
 var _ evidence.Store = (*Store)(nil)
@@ -67,7 +82,11 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{c: newClient(bases), caseID: o.Case, readOnly: o.ReadOnly, state: st}
+	var tag [6]byte
+	if _, err := rand.Read(tag[:]); err != nil {
+		return nil, err
+	}
+	s := &Store{c: newClient(bases), caseID: o.Case, readOnly: o.ReadOnly, state: st, session: hex.EncodeToString(tag[:])}
 	if err := s.c.query(ctx, s.streams(true)+" | limit 1", func(map[string]string) error {
 		s.replaced = true
 		return nil
@@ -140,89 +159,6 @@ func (s *Store) count(ctx context.Context, q string) (int64, error) {
 	return n, err
 }
 
-// Search runs a typed query.
-func (s *Store) Search(ctx context.Context, r evidence.Request) (*evidence.Hits, error) {
-	began := time.Now()
-	desc, err := r.NewestFirst()
-	if err != nil {
-		return nil, err
-	}
-	if r.Query.Op() == evidence.OpNone {
-		return &evidence.Hits{}, nil
-	}
-	w, err := s.where(r.Query, r.Since, r.Until)
-	if err != nil {
-		return nil, err
-	}
-	n, err := s.count(ctx, w)
-	if err != nil {
-		return nil, err
-	}
-	h := &evidence.Hits{Total: uint64(n)}
-	if n > int64(r.Offset) {
-		order := fieldSort
-		if desc {
-			order += " desc"
-		}
-		q := fmt.Sprintf("%s | sort by (%s) offset %d limit %d", w, order, max(0, r.Offset), limitOr(r.Limit))
-		if h.Events, err = s.events(ctx, q); err != nil {
-			return nil, err
-		}
-	}
-	h.Took = time.Since(began)
-	return h, nil
-}
-
-func limitOr(n int) int {
-	if n <= 0 {
-		return 100
-	}
-	return n
-}
-
-// Page returns a timeline page, by the sort key: the events after (or
-// before) a cursor or a time, one more than asked to tell whether there
-// are more.
-func (s *Store) Page(ctx context.Context, r evidence.PageRequest) (*evidence.Page, error) {
-	limit := limitOr(r.Limit)
-	w, err := s.where(r.Query, r.Since, r.Until)
-	if err != nil {
-		return nil, err
-	}
-	if r.Query.Op() == evidence.OpNone {
-		return evidence.NewPage(nil, false), nil
-	}
-	switch {
-	case r.After.ID != "" && r.Backward:
-		w += " " + fieldSort + ":<" + quote(sortKey(r.After.Time, r.After.ID)) + " _time:<=" + stamp(r.After.Time)
-	case r.After.ID != "":
-		w += " " + fieldSort + ":>" + quote(sortKey(r.After.Time, r.After.ID)) + " _time:>=" + stamp(r.After.Time)
-	case r.From.IsZero():
-	case r.Backward:
-		w += " _time:<=" + stamp(r.From)
-	default:
-		w += " _time:>=" + stamp(r.From)
-	}
-	order := fieldSort
-	if r.Backward {
-		order += " desc"
-	}
-	evs, err := s.events(ctx, fmt.Sprintf("%s | sort by (%s) limit %d", w, order, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	more := len(evs) > limit
-	if more {
-		evs = evs[:limit]
-	}
-	if r.Backward {
-		for i, j := 0, len(evs)-1; i < j; i, j = i+1, j-1 {
-			evs[i], evs[j] = evs[j], evs[i]
-		}
-	}
-	return evidence.NewPage(evs, more), nil
-}
-
 // Facet counts the values of field over the events matching q, the whole
 // case from the counts kept.
 func (s *Store) Facet(ctx context.Context, q evidence.Query, since, until time.Time, field string, size int) ([]evidence.Count, error) {
@@ -244,7 +180,7 @@ func (s *Store) Facet(ctx context.Context, q evidence.Query, since, until time.T
 			return s.Counts().Top(field, size), nil
 		}
 	}
-	w, err := s.where(q, since, until)
+	parts, err := s.wheres(q, since, until)
 	if err != nil {
 		return nil, err
 	}
@@ -253,14 +189,16 @@ func (s *Store) Facet(ctx context.Context, q evidence.Query, since, until time.T
 		pipe = " " + field + `:* | split "\n" from ` + field + " | unroll (" + field + ") | stats by (" + field + ") count() n"
 	}
 	c := evidence.Counts{Fields: map[string]map[string]int64{field: {}}}
-	err = s.c.query(ctx, w+pipe, func(row map[string]string) error {
-		var n int64
-		_, err := fmt.Sscan(row["n"], &n)
-		c.Fields[field][row[field]] += n
-		return err
-	})
-	if err != nil {
-		return nil, err
+	for _, w := range parts {
+		err = s.c.query(ctx, w+pipe, func(row map[string]string) error {
+			var n int64
+			_, err := fmt.Sscan(row["n"], &n)
+			c.Fields[field][row[field]] += n
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	return c.Top(field, size), nil
 }
@@ -287,13 +225,6 @@ func (s *Store) Counts() evidence.Counts {
 
 // State returns a checkpoint recorded by Index.
 func (s *Store) State(key string) ([]byte, error) { return s.state.get(key), nil }
-
-// Sync returns at once: Index and Replace return once VictoriaLogs holds
-// and serves what they wrote.
-func (s *Store) Sync(ctx context.Context) error { return ctx.Err() }
-
-// Close releases nothing: the events stay on the server.
-func (s *Store) Close() error { return nil }
 
 // idList is ids as a LogsQL list.
 func idList(ids []string) string {

@@ -1,7 +1,6 @@
 package vlogs
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 
@@ -35,114 +34,29 @@ func lists(ids []string) []string {
 	return out
 }
 
-// Index adds the events whose ids the case does not hold yet, then records
-// state. VictoriaLogs keeps every line it is sent, so the store decides
-// what is new: ids repeated in the batch are taken once, and the case is
-// asked which of the batch's ids it holds already (a re-run after a crash
-// between the write and the checkpoint sends the batch again; this check
-// is what keeps it from being stored twice). After the write the store
-// counts what landed: VictoriaLogs drops lines it will not keep (outside
-// its retention, too long) without failing the request, and a checkpoint
-// must never pass an event that is not there.
-func (s *Store) Index(ctx context.Context, events []evidence.Event, state map[string][]byte) (int, error) {
-	if s.readOnly {
-		return 0, ErrReadOnly
-	}
-	var batch []evidence.Event
-	seen := map[string]bool{}
-	for _, ev := range events {
-		if !seen[ev.ID] {
-			seen[ev.ID] = true
-			ev.Time = ev.Time.UTC()
-			batch = append(batch, ev)
-		}
-	}
-	held, err := s.held(ctx, batch)
-	if err != nil {
-		return 0, err
-	}
-	var fresh []evidence.Event
-	for _, ev := range batch {
-		if !held[ev.ID] {
-			fresh = append(fresh, ev)
-		}
-	}
-	if err := s.write(ctx, fresh, 0, nil); err != nil {
-		return 0, err
-	}
-	s.mu.Lock()
-	for i := range fresh {
-		s.counts.Add(&fresh[i])
-	}
-	s.mu.Unlock()
-	if err := s.state.put(state); err != nil {
-		return len(fresh), fmt.Errorf("%w: checkpoint: %v", evidence.ErrWrite, err)
-	}
-	return len(fresh), nil
-}
-
-// held returns which of the events' ids the case holds.
-func (s *Store) held(ctx context.Context, evs []evidence.Event) (map[string]bool, error) {
-	out := map[string]bool{}
-	ids := make([]string, len(evs))
-	for i, ev := range evs {
-		ids[i] = ev.ID
-	}
-	for _, list := range lists(ids) {
-		q := s.streams(false) + " id:in(" + list + ") | uniq by (id)"
-		if err := s.c.query(ctx, q, func(row map[string]string) error {
-			out[row["id"]] = true
-			return nil
-		}); err != nil {
-			return nil, fmt.Errorf("which events the case holds: %w", err)
-		}
-	}
-	return out, nil
-}
-
-// write sends records of evs at revision rev (replacing the records
-// supersedes names, by id, when rev > 0), makes them searchable and checks
-// they all landed.
-func (s *Store) write(ctx context.Context, evs []evidence.Event, rev int, supersedes map[string]string) error {
-	if len(evs) == 0 {
-		return nil
-	}
-	var body bytes.Buffer
-	keys := make([]string, 0, len(evs))
+// write sends replacement records of evs, each at the revision after
+// the record it supersedes (named by id in supersedes), makes them
+// searchable and checks they all landed.
+func (s *Store) write(ctx context.Context, evs []evidence.Event, supersedes map[string]string) error {
+	batch := fmt.Sprintf("%s-%d", s.session, s.batches.Add(1))
+	var body []byte
 	for i := range evs {
-		r := rev
-		if supersedes != nil {
-			r = revision(supersedes[evs[i].ID]) + 1
-		}
-		line, err := record(s.caseID, &evs[i], r, supersedes[evs[i].ID])
-		if err != nil {
+		prev := supersedes[evs[i].ID]
+		var err error
+		if body, err = appendRecord(body, s.caseID, batch, &evs[i], revision(prev)+1, prev); err != nil {
 			return err
 		}
-		body.Write(line)
-		body.WriteByte('\n')
-		keys = append(keys, recordKey(evs[i].ID, r))
 	}
-	streams := fieldCase
-	if supersedes != nil {
-		streams += "," + fieldReplaced
-	}
-	if err := s.c.insert(ctx, body.Bytes(), streams); err != nil {
+	if err := s.c.insert(ctx, body, fieldCase+","+fieldReplaced); err != nil {
 		return fmt.Errorf("%w: %v", evidence.ErrWrite, err)
 	}
-	if err := s.c.flush(ctx); err != nil {
+	want := map[string]int64{batch: int64(len(evs))}
+	got, err := s.landed(ctx, []string{batch}, want)
+	if err != nil {
 		return fmt.Errorf("%w: %v", evidence.ErrWrite, err)
 	}
-	var landed int64
-	for _, list := range lists(keys) {
-		n, err := s.count(ctx, s.streams(false)+" "+fieldKey+":in("+list+")")
-		if err != nil {
-			return fmt.Errorf("%w: %v", evidence.ErrWrite, err)
-		}
-		landed += n
-	}
-	if landed != int64(len(keys)) {
-		return fmt.Errorf("%w: VictoriaLogs kept %d of %d events sent (check its -retentionPeriod covers the incident's dates and -insert.maxLineSizeBytes its largest record; docs/victorialogs.md)",
-			evidence.ErrWrite, landed, len(keys))
+	if got[batch] != want[batch] {
+		return fmt.Errorf("%w: VictoriaLogs kept %d of %d replacements sent (docs/victorialogs.md)", evidence.ErrWrite, got[batch], want[batch])
 	}
 	return nil
 }
@@ -154,6 +68,11 @@ func (s *Store) write(ctx context.Context, evs []evidence.Event, rev int, supers
 func (s *Store) Replace(ctx context.Context, events []evidence.Event) (int, error) {
 	if s.readOnly {
 		return 0, ErrReadOnly
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if err := s.settle(ctx); err != nil { // what it replaces must be searchable
+		return 0, err
 	}
 	n := 0
 	for lo := 0; lo < len(events); lo += idChunk {
@@ -200,7 +119,7 @@ func (s *Store) replace(ctx context.Context, events []evidence.Event) (int, erro
 	s.mu.Lock()
 	s.replaced = true // before the write: a read never sees both records
 	s.mu.Unlock()
-	if err := s.write(ctx, repl, 0, keys); err != nil {
+	if err := s.write(ctx, repl, keys); err != nil {
 		return 0, err
 	}
 	s.mu.Lock()
@@ -209,6 +128,7 @@ func (s *Store) replace(ctx context.Context, events []evidence.Event) (int, erro
 		s.counts.Remove(&prev)
 		s.counts.Add(&repl[i])
 	}
+	s.minutes = nil
 	s.mu.Unlock()
 	return len(repl), nil
 }

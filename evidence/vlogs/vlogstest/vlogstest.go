@@ -1,5 +1,6 @@
-// Package vlogstest starts a real VictoriaLogs for tests: the binary named
-// by CORDON_VICTORIALOGS, on a loopback port, over a temporary folder.
+// Package vlogstest starts a real VictoriaLogs for tests, a single node or
+// a small cluster: the binary named by CORDON_VICTORIALOGS, on loopback
+// ports, over temporary folders.
 // Without it a test is skipped, or fails when CORDON_REQUIRE_VICTORIALOGS=1
 // (as .ci/run sets it).
 package vlogstest
@@ -12,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -28,6 +30,32 @@ const (
 // ends.
 func Start(t testing.TB) string {
 	t.Helper()
+	return "victorialogs://" + run(t, binary(t), storageFlags(t))
+}
+
+// StartCluster runs a VictoriaLogs cluster for t from the same binary:
+// storage nodes, each over a temporary folder, and a front node (insert
+// and select) routing to them. It returns the front's address as a store
+// names it and the storage nodes' as host:port.
+func StartCluster(t testing.TB, storageNodes int) (front string, nodes []string) {
+	t.Helper()
+	bin := binary(t)
+	for i := 0; i < storageNodes; i++ {
+		nodes = append(nodes, run(t, bin, storageFlags(t)))
+	}
+	return "victorialogs://" + run(t, bin, []string{"-storageNode=" + strings.Join(nodes, ",")}), nodes
+}
+
+// storageFlags are a node's that keeps data: a temporary folder, and
+// retention wide enough for incidents dated in the past.
+func storageFlags(t testing.TB) []string {
+	return []string{"-storageDataPath=" + t.TempDir(), "-retentionPeriod=100y", "-futureRetention=100y"}
+}
+
+// binary is the victoria-logs binary the environment names: without one
+// the test is skipped, or fails when Require is set.
+func binary(t testing.TB) string {
+	t.Helper()
 	bin := os.Getenv(Env)
 	if bin == "" {
 		if os.Getenv(Require) == "1" {
@@ -38,10 +66,17 @@ func Start(t testing.TB) string {
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("%s=%s: %v", Env, bin, err)
 	}
+	return bin
+}
+
+// run starts one node with flags on a free loopback port (another try on
+// another port if it is taken meanwhile) and returns its host:port.
+func run(t testing.TB, bin string, flags []string) string {
+	t.Helper()
 	for attempt := 0; ; attempt++ {
-		addr, err := start(t, bin)
+		addr, err := start(t, bin, flags)
 		if err == nil {
-			return "victorialogs://" + addr
+			return addr
 		}
 		if attempt == 2 {
 			t.Fatal(err)
@@ -49,21 +84,18 @@ func Start(t testing.TB) string {
 	}
 }
 
-func start(t testing.TB, bin string) (string, error) {
+func start(t testing.TB, bin string, flags []string) (string, error) {
 	port, err := freePort()
 	if err != nil {
 		return "", err
 	}
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	var out syncBuffer
-	cmd := exec.Command(bin,
-		"-storageDataPath="+t.TempDir(),
-		"-httpListenAddr="+addr,
-		"-retentionPeriod=100y", // incidents are dated in the past: keep them
-		"-futureRetention=100y",
+	cmd := exec.Command(bin, append([]string{
+		"-httpListenAddr=" + addr,
 		"-loggerLevel=ERROR",
 		"-memory.allowedPercent=20",
-	)
+	}, flags...)...)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		return "", err
