@@ -197,7 +197,7 @@ func watch(t *testing.T, js jetstream.JetStream, cfg Config) Stats {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
-	waitIdle(t, js, w, cfg.Durable, done)
+	waitIdle(t, js, w, w.cfg.Durable, done)
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("watcher: %v", err)

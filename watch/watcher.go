@@ -49,6 +49,10 @@ type Config struct {
 	// Verdicts, when set, makes the watcher answer cordon.verdict.<agent>
 	// and keep receipts (docs/verdicts.md).
 	Verdicts *VerdictConfig
+	// Partition, when not the whole, makes the watcher run one share of
+	// the agents: its consumer and bucket are named for it
+	// (<Durable>-p<Index>of<Count>).
+	Partition Partition
 }
 
 // Batch is one round of the watcher: events released to the Pass and what
@@ -59,6 +63,8 @@ type Batch struct {
 	Created   []string `json:"created"`
 	Updated   []string `json:"updated"`
 	Withdrawn []string `json:"withdrawn"`
+	// Other counts the events released that were another partition's.
+	Other int `json:"other,omitempty"`
 }
 
 // Stats count what a Watcher did; safe to read while it runs.
@@ -68,6 +74,7 @@ type Stats struct {
 	Replays     int64  `json:"replays"`
 	Published   int64  `json:"published"`
 	Republished int64  `json:"republished"`
+	Other       int64  `json:"other,omitempty"` // events released that were another partition's
 	Buffered    int    `json:"buffered"`
 	Findings    int    `json:"findings"`
 	LastReplay  string `json:"last_replay,omitempty"`
@@ -102,6 +109,13 @@ func New(js jetstream.JetStream, cfg Config) (*Watcher, error) {
 	if !nameOK.MatchString(cfg.Durable) {
 		return nil, fmt.Errorf("durable %q: want letters, digits, - and _ only", cfg.Durable)
 	}
+	if err := cfg.Partition.check(); err != nil {
+		return nil, err
+	}
+	if !cfg.Partition.Whole() && cfg.Verdicts != nil {
+		return nil, fmt.Errorf("verdicts are answered by a watcher of every agent, not of partition %d of %d", cfg.Partition.Index, cfg.Partition.Count)
+	}
+	cfg.Durable += cfg.Partition.name()
 	if cfg.Stream == "" {
 		cfg.Stream = fleet.DefaultStream
 	}
@@ -280,13 +294,20 @@ func (w *Watcher) step(ctx context.Context, in []fleet.Delivery, now time.Time) 
 		w.count(func(s *Stats) { s.Late += int64(len(late)); s.Replays++; s.LastReplay = b.Replayed })
 	}
 	for _, it := range w.buf.Due(now) {
-		if err := w.pass.Add(&it.ev); err != nil {
+		settle = append(settle, it.done...)
+		own, err := w.cfg.Partition.add(w.pass, &it.ev)
+		if err != nil {
 			return fmt.Errorf("event %s: %w", it.ev.ID, err)
 		}
-		settle = append(settle, it.done...)
+		if !own {
+			b.Other++
+			continue
+		}
 		b.Released++
 	}
-	if b.Released == 0 && b.Replayed == "" {
+	// another partition's events may change a finding of this one's (a
+	// destination another agent reaches too): published as any change
+	if b.Released == 0 && b.Other == 0 && b.Replayed == "" {
 		w.count(func(*Stats) {})
 		if w.viewDirty {
 			w.refreshView(now)
@@ -305,7 +326,7 @@ func (w *Watcher) step(ctx context.Context, in []fleet.Delivery, now time.Time) 
 	for _, done := range settle {
 		done()
 	}
-	w.count(func(s *Stats) { s.Released += int64(b.Released) })
+	w.count(func(s *Stats) { s.Released += int64(b.Released); s.Other += int64(b.Other) })
 	if w.cfg.Batch != nil {
 		w.cfg.Batch(b)
 	}
@@ -315,7 +336,7 @@ func (w *Watcher) step(ctx context.Context, in []fleet.Delivery, now time.Time) 
 // publish sends what the pass's findings changed against what was
 // published, waits for the server to take it, and keeps it in the bucket.
 func (w *Watcher) publish(ctx context.Context, b *Batch) error {
-	found := w.pass.Findings()
+	found := w.cfg.Partition.mine(w.pass.Findings())
 	ch := detect.Diff(w.state.marks, found)
 	b.Created, b.Updated, b.Withdrawn = ch.Created, ch.Updated, ch.Withdrawn
 	if len(ch.Created)+len(ch.Updated)+len(ch.Withdrawn) == 0 {
