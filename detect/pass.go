@@ -48,10 +48,11 @@ type stream struct {
 	peers  bool // its correlator judges an agent against the others (AddPeer)
 }
 
-// peerJudge is a correlator that judges an agent against the other
-// agents (destination_expansion: a destination several agents reach is
-// the harness's, not new): a pass running a share of the agents gives it
-// the others' events too (AddPeer).
+// peerJudge is a correlator that judges an agent by the other agents'
+// events (destination_expansion: a destination several agents reach is
+// the harness's, not new; credential_misuse: a use of one agent's
+// credential is another's misuse): a pass running a share of the agents
+// gives it the others' events too (AddPeer).
 type peerJudge interface{ judgesPeers() }
 
 // ErrLate is returned by Add for an event earlier than one already added:
