@@ -20,6 +20,10 @@ import (
 // names that may be a bucket's and a consumer's
 var nameOK = regexp.MustCompile(`^[A-Za-z0-9_-]{1,200}$`)
 
+// ValidName reports whether s may name a durable consumer, a bucket's
+// part or a worker: [A-Za-z0-9_-], 1 to 200 of them.
+func ValidName(s string) bool { return nameOK.MatchString(s) }
+
 // BucketPrefix begins every watcher's bucket name.
 const BucketPrefix = "CORDON_WATCH_"
 

@@ -43,7 +43,8 @@ type WorkerConfig struct {
 	// (another count is another set of consumers and buckets).
 	Partitions int
 	Lease      time.Duration // default DefaultLease
-	// Status, when set, is told of the worker's status as it is kept.
+	// Status, when set, is told of the worker's status as it is kept,
+	// and of its totals once it stopped (no partitions).
 	Status func(WorkerStatus)
 }
 
@@ -177,13 +178,10 @@ func (g *worker) round(ctx context.Context) error {
 		}
 		r.rev = rev
 	}
-	if err := g.status(ctx); err != nil {
-		g.cfg.Log.Warn("status not kept", "err", err)
-	}
 	workers, err := g.workers(ctx)
 	if err != nil {
 		g.cfg.Log.Warn("workers not read", "err", err)
-		return nil
+		workers = 1 // at least this one: nothing is left unwatched
 	}
 	share := (g.cfg.Partitions + workers - 1) / workers
 	for len(g.held) > share {
@@ -204,6 +202,9 @@ func (g *worker) round(ctx context.Context) error {
 			g.kv.Delete(ctx, leaseKey(i), jetstream.LastRevision(rev))
 			return err
 		}
+	}
+	if err := g.status(ctx); err != nil {
+		g.cfg.Log.Warn("status not kept", "err", err)
 	}
 	return nil
 }
@@ -262,6 +263,7 @@ func (g *worker) stopAll() {
 		g.kv.Delete(ctx, leaseKey(i), jetstream.LastRevision(r.rev))
 	}
 	g.kv.Delete(ctx, workerKey(g.cfg.Worker))
+	g.build(ctx) // the totals, told to cfg.Status
 }
 
 // workers counts the workers heard of within a lease, this one included.
@@ -284,8 +286,19 @@ func (g *worker) workers(ctx context.Context) (int, error) {
 
 // status keeps what the worker says of itself.
 func (g *worker) status(ctx context.Context) error {
+	st := g.build(ctx)
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	_, err = g.kv.Put(ctx, workerKey(g.cfg.Worker), b)
+	return err
+}
+
+// build is the worker's status now, told to cfg.Status.
+func (g *worker) build(ctx context.Context) WorkerStatus {
 	now := time.Now()
-	st := WorkerStatus{Worker: g.cfg.Worker, At: now.UTC()}
+	st := WorkerStatus{Worker: g.cfg.Worker, At: now.UTC(), Partitions: []int{}}
 	events, published := g.retired.Released+g.retired.Other, g.retired.Published
 	for i, r := range g.held {
 		st.Partitions = append(st.Partitions, i)
@@ -294,8 +307,7 @@ func (g *worker) status(ctx context.Context) error {
 		published += s.Published
 		st.Buffered += s.Buffered
 		st.Findings += s.Findings
-		lag, err := r.w.Lag(ctx)
-		if err == nil {
+		if lag, err := r.w.Lag(ctx); err == nil {
 			st.Lag += lag
 		}
 	}
@@ -306,15 +318,10 @@ func (g *worker) status(ctx context.Context) error {
 	}
 	st.Events, st.Published = events, published
 	g.last, g.lastEvents, g.lastPublished = now, events, published
-	b, err := json.Marshal(st)
-	if err != nil {
-		return err
-	}
 	if g.cfg.Status != nil {
 		g.cfg.Status(st)
 	}
-	_, err = g.kv.Put(ctx, workerKey(g.cfg.Worker), b)
-	return err
+	return st
 }
 
 func keysOf(m map[int]*running) []int {
