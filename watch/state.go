@@ -34,13 +34,14 @@ type state struct {
 }
 
 // openState opens (creates) the bucket of durable and reads it.
-func openState(ctx context.Context, js jetstream.JetStream, durable string) (*state, error) {
+func openState(ctx context.Context, js jetstream.JetStream, durable string, replicas int) (*state, error) {
 	name := BucketPrefix + durable
 	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket:      name,
 		Description: "what cordon watch " + durable + " published of each finding",
 		History:     1,
 		Storage:     jetstream.FileStorage,
+		Replicas:    max(replicas, 1),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("bucket %s: %w", name, err)

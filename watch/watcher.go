@@ -49,6 +49,10 @@ type Config struct {
 	// Verdicts, when set, makes the watcher answer cordon.verdict.<agent>
 	// and keep receipts (docs/verdicts.md).
 	Verdicts *VerdictConfig
+	// Replicas is how many servers of a cluster keep the findings stream
+	// and the buckets the watcher creates (default 1; 3 on a cluster, to
+	// survive the loss of a server).
+	Replicas int
 	// Partition, when not the whole, makes the watcher run one share of
 	// the agents: its consumer and bucket are named for it
 	// (<Durable>-p<Index>of<Count>).
@@ -179,10 +183,10 @@ func (w *Watcher) count(f func(*Stats)) {
 // stream up to the last message its consumer delivered, and the published
 // findings, from its bucket; it publishes what differs. Then it follows.
 func (w *Watcher) Run(ctx context.Context) error {
-	if err := EnsureFindingsStream(ctx, w.js, w.cfg.FindingsStream); err != nil {
+	if err := EnsureFindingsStream(ctx, w.js, w.cfg.FindingsStream, w.cfg.Replicas); err != nil {
 		return err
 	}
-	st, err := openState(ctx, w.js, w.cfg.Durable)
+	st, err := openState(ctx, w.js, w.cfg.Durable, w.cfg.Replicas)
 	if err != nil {
 		return err
 	}

@@ -82,7 +82,7 @@ func leaseKey(i int) string { return "lease." + strconv.Itoa(i) }
 func workerKey(name string) string { return "worker." + name }
 
 // openGroup opens (creates) the group's bucket, its keys living a lease.
-func openGroup(ctx context.Context, js jetstream.JetStream, durable string, lease time.Duration) (jetstream.KeyValue, error) {
+func openGroup(ctx context.Context, js jetstream.JetStream, durable string, lease time.Duration, replicas int) (jetstream.KeyValue, error) {
 	name := groupBucket(durable)
 	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket:      name,
@@ -90,6 +90,7 @@ func openGroup(ctx context.Context, js jetstream.JetStream, durable string, leas
 		History:     1,
 		TTL:         lease,
 		Storage:     jetstream.FileStorage,
+		Replicas:    max(replicas, 1),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("bucket %s: %w", name, err)
@@ -122,9 +123,20 @@ func RunWorker(ctx context.Context, js jetstream.JetStream, cfg WorkerConfig) er
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	kv, err := openGroup(ctx, js, cfg.Durable, cfg.Lease)
-	if err != nil {
-		return err
+	// a worker started while the servers cannot make the bucket yet (a
+	// cluster electing its leaders) waits for them
+	var kv jetstream.KeyValue
+	for {
+		var err error
+		if kv, err = openGroup(ctx, js, cfg.Durable, cfg.Lease, cfg.Replicas); err == nil {
+			break
+		}
+		cfg.Log.Warn("group bucket not open; trying again", "err", err)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(time.Second):
+		}
 	}
 	g := &worker{cfg: cfg, js: js, kv: kv, held: map[int]*running{}, last: time.Now()}
 	defer g.stopAll()

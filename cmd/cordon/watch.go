@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const watchArgs = "--nats URL [--stream S] [--durable NAME] [--partitions N] [--worker NAME] [--lease D] [--rules FILE|DIR] [--lateness D] [--idle D] [--raw-route SUBJECT=FORMAT]... [--verdicts [--verdict-name NAME] [--policy FILE]] | --status [--durable NAME]"
+const watchArgs = "--nats URL [--stream S] [--durable NAME] [--partitions N] [--worker NAME] [--lease D] [--replicas N] [--rules FILE|DIR] [--lateness D] [--idle D] [--raw-route SUBJECT=FORMAT]... [--verdicts [--verdict-name NAME] [--policy FILE]] | --status [--durable NAME]"
 
 func cmdWatch(e *env, c *cobra.Command) {
 	fs := c.Flags()
@@ -35,6 +35,7 @@ func cmdWatch(e *env, c *cobra.Command) {
 	partitions := fs.Int("partitions", 1, "cut the agents into `N` partitions that the workers of the group (same --durable) share; the same N for every worker")
 	worker := fs.String("worker", "", "this worker's `NAME` in the group (default: host name and process id)")
 	lease := fs.Duration("lease", watch.DefaultLease, "a worker not heard of for this long loses its partitions to the others")
+	replicas := fs.Int("replicas", 1, "servers of a cluster that keep the findings stream and the buckets the watchers create (3 to survive the loss of one)")
 	status := fs.Bool("status", false, "print each worker of the group: its partitions, lag, events/s and findings/s, then stop")
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
@@ -54,7 +55,7 @@ func cmdWatch(e *env, c *cobra.Command) {
 		if *worker == "" {
 			*worker = defaultWorker()
 		}
-		cfg := watch.Config{Stream: *stream, Durable: *durable, Lateness: *lateness, Idle: *idle}
+		cfg := watch.Config{Stream: *stream, Durable: *durable, Lateness: *lateness, Idle: *idle, Replicas: *replicas}
 		for _, r := range *routes {
 			rt, err := fleet.ParseRoute(r)
 			if err != nil {
