@@ -79,6 +79,7 @@ type Stats struct {
 	Published   int64  `json:"published"`
 	Republished int64  `json:"republished"`
 	Other       int64  `json:"other,omitempty"` // events released that were another partition's
+	Rejected    int64  `json:"rejected,omitempty"` // messages that did not read, published on cordon.rejects
 	Buffered    int    `json:"buffered"`
 	Findings    int    `json:"findings"`
 	LastReplay  string `json:"last_replay,omitempty"`
@@ -191,9 +192,18 @@ func (w *Watcher) Run(ctx context.Context) error {
 		return err
 	}
 	w.state = st
+	if err := ensureRejectsStream(ctx, w.js, w.cfg.Replicas); err != nil {
+		return err
+	}
+	reject := func(m fleet.MessageReject) {
+		if w.cfg.Reject != nil {
+			w.cfg.Reject(m)
+		}
+		w.publishReject(ctx, m)
+	}
 	dedup := fleet.NewDedup(fleet.DedupConfig{})
 	r, err := fleet.NewReader(ctx, w.js, fleet.ReaderConfig{Stream: w.cfg.Stream, Durable: w.cfg.Durable, Routes: w.cfg.Routes,
-		Dedup: dedup, MaxAckPending: w.cfg.MaxBuffered, AckWait: w.cfg.AckWait, Reject: w.cfg.Reject, Hold: true})
+		Dedup: dedup, MaxAckPending: w.cfg.MaxBuffered, AckWait: w.cfg.AckWait, Reject: reject, Hold: true})
 	if err != nil {
 		return err
 	}
