@@ -78,7 +78,7 @@ type Stats struct {
 	Replays     int64  `json:"replays"`
 	Published   int64  `json:"published"`
 	Republished int64  `json:"republished"`
-	Other       int64  `json:"other,omitempty"` // events released that were another partition's
+	Other       int64  `json:"other,omitempty"`    // events released that were another partition's
 	Rejected    int64  `json:"rejected,omitempty"` // messages that did not read, published on cordon.rejects
 	Buffered    int    `json:"buffered"`
 	Findings    int    `json:"findings"`
