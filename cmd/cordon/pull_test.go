@@ -132,6 +132,11 @@ func TestPullBuildsTheWorkspaceAnIngestWouldForThoseAgents(t *testing.T) {
 			if code, out, errOut := cordon("evidence", "verify", "--incident", ws); code != 0 {
 				t.Errorf("evidence verify on the pulled workspace: exit %d\n%s%s", code, out, errOut)
 			}
+			// the report reads it as any case, and names the agents' findings
+			code, out, errOut = cordon("report", "--incident", ws, "--format", "md")
+			if code != 0 || !strings.Contains(out, tc.agents[0]) {
+				t.Errorf("report on the pulled workspace: exit %d\n%.2000s%s", code, out, errOut)
+			}
 		})
 	}
 }
