@@ -79,16 +79,31 @@ func (r PullResult) From(cfg PullConfig) string {
 // (a copy is the same event; a request's later stage replaces its earlier
 // one). Pull holds the stream's events in memory while it attributes them.
 func Pull(ctx context.Context, js jetstream.JetStream, cfg PullConfig, w io.Writer) (PullResult, error) {
+	res, _, err := pull(ctx, js, cfg, w)
+	return res, err
+}
+
+// pulled is what a pull knows when it has written the stream as it
+// stood: what a follow goes on from.
+type pulled struct {
+	rcfg    ReaderConfig
+	id      *attribution.Identity
+	written map[string]bool
+	mine    func(*evidence.Event) bool
+	within  func(time.Time) bool
+}
+
+func pull(ctx context.Context, js jetstream.JetStream, cfg PullConfig, w io.Writer) (PullResult, *pulled, error) {
 	rcfg := ReaderConfig{Stream: cfg.Stream, Routes: cfg.Routes, Reject: cfg.Reject}
 	rcfg.defaults()
 	res := PullResult{Stream: rcfg.Stream, ByAgent: map[string]int64{}}
 	s, err := js.Stream(ctx, rcfg.Stream)
 	if err != nil {
-		return res, fmt.Errorf("stream %s: %w", rcfg.Stream, err)
+		return res, nil, fmt.Errorf("stream %s: %w", rcfg.Stream, err)
 	}
 	info, err := s.Info(ctx)
 	if err != nil {
-		return res, fmt.Errorf("stream %s: %w", rcfg.Stream, err)
+		return res, nil, fmt.Errorf("stream %s: %w", rcfg.Stream, err)
 	}
 	res.Upto = info.State.LastSeq
 	var events []evidence.Event
@@ -104,11 +119,11 @@ func Pull(ctx context.Context, js jetstream.JetStream, cfg PullConfig, w io.Writ
 		return nil
 	})
 	if err != nil {
-		return res, err
+		return res, nil, err
 	}
 	res.Distinct = int64(len(events))
 	attributed := slices.Clone(events)
-	_, keys := attribution.AttributeAllKeys(attributed)
+	id, keys := attribution.AttributeAllKeys(attributed)
 	want := map[string]bool{}
 	for _, a := range cfg.Agents {
 		want[a] = true
@@ -150,22 +165,31 @@ func Pull(ctx context.Context, js jetstream.JetStream, cfg PullConfig, w io.Writ
 		}
 		return x.ID < y.ID
 	})
+	p := &pulled{rcfg: rcfg, id: id, written: map[string]bool{}, mine: mine, within: within}
 	for _, i := range keep {
-		b, err := json.Marshal(&events[i])
-		if err != nil {
-			return res, fmt.Errorf("write event %s: %w", events[i].ID, err)
+		if err := res.write(w, &events[i]); err != nil {
+			return res, nil, err
 		}
-		if _, err := w.Write(append(b, '\n')); err != nil {
-			return res, fmt.Errorf("write pulled events: %w", err)
-		}
-		res.Selected++
-		t := events[i].Time
-		if res.First.IsZero() || t.Before(res.First) {
-			res.First = t
-		}
-		if t.After(res.Last) {
-			res.Last = t
-		}
+		p.written[Key(&events[i])] = true
 	}
-	return res, nil
+	return res, p, nil
+}
+
+// write writes one event of the pull to w.
+func (res *PullResult) write(w io.Writer, ev *evidence.Event) error {
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return fmt.Errorf("write event %s: %w", ev.ID, err)
+	}
+	if _, err := w.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("write pulled events: %w", err)
+	}
+	res.Selected++
+	if res.First.IsZero() || ev.Time.Before(res.First) {
+		res.First = ev.Time
+	}
+	if ev.Time.After(res.Last) {
+		res.Last = ev.Time
+	}
+	return nil
 }

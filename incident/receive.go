@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"time"
 
 	"github.com/cordon-ir/cordon/ingest"
 	"github.com/cordon-ir/cordon/journal"
@@ -86,4 +87,68 @@ func writeReceived(path string, write func(io.Writer) (string, error)) (from str
 		return "", fmt.Errorf("received evidence: %w", err)
 	}
 	return from, nil
+}
+
+// ReceiveFollow keeps what write writes as received/NAME in the workspace
+// while it writes it, and follows the file as Follow follows an input
+// (interval, round), until ctx ends and write returned: evidence that
+// keeps coming (cordon pull --follow). write calls flush when what it
+// wrote is to be read; the receipts say the file came from from.
+func (w *Workspace) ReceiveFollow(ctx context.Context, name, from string, write func(w io.Writer, flush func() error) error, opt IngestOptions, interval time.Duration, round func([]ingest.FileResult)) error {
+	if !w.write {
+		return errors.New("incident opened read-only")
+	}
+	if !receivedName.MatchString(name) {
+		return fmt.Errorf("received evidence: %q is not a file name", name)
+	}
+	dir := filepath.Join(w.Dir, receivedDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("received evidence: %w", err)
+	}
+	path := filepath.Join(dir, name)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, journal.FileMode)
+	if errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("%w: %s", ErrReceived, path)
+	}
+	if err != nil {
+		return fmt.Errorf("received evidence: %w", err)
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	flush := func() error {
+		if err := bw.Flush(); err != nil {
+			return fmt.Errorf("received evidence: %w", err)
+		}
+		return f.Sync()
+	}
+	fctx, stop := context.WithCancel(ctx)
+	defer stop()
+	wrote := make(chan error, 1)
+	go func() {
+		err := write(bw, flush)
+		if ferr := flush(); err == nil {
+			err = ferr
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			stop() // the follow ends with the writer
+		}
+		wrote <- err
+	}()
+	opt.From = from
+	ferr := w.Follow(fctx, []string{path}, opt, interval, round)
+	stop()
+	if err := <-wrote; err != nil {
+		return err
+	}
+	if ferr != nil {
+		return ferr
+	}
+	// what was written after the follow's last round
+	res, err := w.Ingest(context.WithoutCancel(ctx), []string{path}, IngestOptions{Format: opt.Format, Actor: opt.Actor, From: from})
+	if round != nil && err == nil {
+		round(res)
+	}
+	return err
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -10,11 +11,12 @@ import (
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/fleet"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/ingest"
 	"github.com/cordon-ir/cordon/ingest/relay"
 	"github.com/spf13/cobra"
 )
 
-const pullArgs = "--nats URL [--stream S] --agent A[,B] --since T [--until T] --incident DIR [--raw-route SUBJECT=FORMAT]... [--json]"
+const pullArgs = "--nats URL [--stream S] --agent A[,B] --since T [--until T] --incident DIR [--follow] [--raw-route SUBJECT=FORMAT]... [--json]"
 
 func cmdPull(e *env, c *cobra.Command) {
 	fs := c.Flags()
@@ -26,6 +28,7 @@ func cmdPull(e *env, c *cobra.Command) {
 	dir := fs.String("incident", "", "incident workspace `DIR` (created if missing)")
 	routes := fs.StringArray("raw-route", nil, "read messages on `SUBJECT=FORMAT` as raw records of that format (falco.>=falco); repeatable")
 	detectAfter := fs.Bool("detect", true, "run the detectors once the evidence is in and keep their result with the case")
+	follow := fs.Bool("follow", false, "after the stream as it stands, keep pulling what is stored on it until interrupted")
 	shared := allowSharedFlag(fs)
 	asJSON := jsonFlag(fs, "the pull's result, then the received file's, as JSON lines")
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
@@ -80,6 +83,39 @@ func cmdPull(e *env, c *cobra.Command) {
 		defer ws.Close()
 		var pr fleet.PullResult
 		name := "pull-" + time.Now().UTC().Format("20060102T150405.000000000Z") + ".jsonl"
+		if *follow {
+			fmt.Fprintln(e.stderr, "following; ctrl-c stops")
+			from := fmt.Sprintf("nats stream %s, followed, agents %s, events from %s", *stream, strings.Join(cfg.Agents, ","), cfg.Since.UTC().Format(time.RFC3339Nano))
+			opt := incident.IngestOptions{Format: relay.Format}
+			err := ws.ReceiveFollow(ctx, name, from, func(w io.Writer, flush func() error) error {
+				var perr error
+				pr, perr = fleet.PullFollow(ctx, js, cfg, w, flush)
+				return perr
+			}, opt, 500*time.Millisecond, func(res []ingest.FileResult) {
+				var news []ingest.FileResult
+				for _, r := range res {
+					if r.New > 0 || r.Rejects > 0 || r.Err != nil {
+						news = append(news, r)
+					}
+				}
+				printResults(e.stdout, news, *asJSON)
+			})
+			if *asJSON {
+				jsonEncoder(e.stdout).Encode(pr)
+			} else {
+				fmt.Fprintf(e.stdout, "read %d events from stream %s up to sequence %d; kept %d\n", pr.Read, evidence.Printable(pr.Stream), pr.Upto, pr.Selected)
+			}
+			if err != nil {
+				return fmt.Errorf("pull: %w", err)
+			}
+			if *detectAfter {
+				// once the follow ends, over everything it received
+				if err := detectNow(context.WithoutCancel(ctx), e, ws, *asJSON); err != nil {
+					return err
+				}
+			}
+			return ctx.Err()
+		}
 		results, err := ws.Receive(ctx, name, func(w io.Writer) (string, error) {
 			var perr error
 			pr, perr = fleet.Pull(ctx, js, cfg, w)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/cordon-ir/cordon/fleet/fleettest"
@@ -150,4 +151,80 @@ func without(lines []string, detector string) []string {
 		}
 	}
 	return out
+}
+
+// cordon pull --follow: the ledger shipped, the pull started, then the
+// proxy and sensor logs shipped while it follows; interrupted, the
+// workspace holds what a pull of the whole stream would: the ingest's
+// findings and events for the agent.
+func TestPullFollowKeepsPulling(t *testing.T) {
+	sample := filepath.Join("..", "..", "sample-incidents", "shared-volume-token")
+	agents := []string{"agent-40"}
+	ref := t.TempDir()
+	if code, _, errOut := cordon("ingest", "--incident", ref, sample); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, errOut)
+	}
+	want := without(findingLines(t, ref, agents), peerDetector)
+
+	url := fleettest.Server(t).ClientURL()
+	state := filepath.Join(t.TempDir(), "ship.json")
+	if code, out, errOut := cordon("ship", "--nats", url, "--state", state, filepath.Join(sample, "ledger.jsonl")); code != 0 {
+		t.Fatalf("ship: exit %d\n%s%s", code, out, errOut)
+	}
+	ws := filepath.Join(t.TempDir(), "pulled")
+	child := cordonProcess(t, "pull", "--nats", url, "--agent", "agent-40", "--since", "2000-01-01T00:00:00Z", "--incident", ws, "--follow")
+	defer child.Process.Kill()
+	lines := func() int {
+		files, _ := filepath.Glob(filepath.Join(ws, "received", "pull-*.jsonl"))
+		if len(files) != 1 {
+			return 0
+		}
+		b, _ := os.ReadFile(files[0])
+		return strings.Count(string(b), "\n")
+	}
+	waitFor(t, "the ledger pulled", func() bool { return lines() > 0 })
+	first := lines()
+	// and ingested by a round of the follow (its checkpoint in sources.json)
+	waitFor(t, "a first round of the follow", func() bool {
+		b, err := os.ReadFile(filepath.Join(ws, "sources.json"))
+		return err == nil && strings.Contains(string(b), "pull-")
+	})
+	if code, out, errOut := cordon("ship", "--nats", url, "--state", state, filepath.Join(sample, "proxy"), filepath.Join(sample, "sensor")); code != 0 {
+		t.Fatalf("ship: exit %d\n%s%s", code, out, errOut)
+	}
+	// until the file stops growing
+	last, still := -1, 0
+	waitFor(t, "the rest pulled", func() bool {
+		n := lines()
+		if n == last && n > first {
+			still++
+		} else {
+			still = 0
+		}
+		last = n
+		return still >= 10
+	})
+	// read by the follow itself, before it is stopped
+	waitFor(t, "the follow to read the whole file", func() bool {
+		b, err := os.ReadFile(filepath.Join(ws, "sources.json"))
+		if err != nil {
+			return false
+		}
+		var cks []struct{ Line int }
+		return json.Unmarshal(b, &cks) == nil && len(cks) == 1 && cks[0].Line == last+1
+	})
+	if err := child.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	// stopped by SIGINT: exit 130, as every command
+	if err := child.Wait(); child.ProcessState.ExitCode() != 130 {
+		t.Fatalf("pull --follow: %v\n%s", err, child.Stdout)
+	}
+	t.Logf("pull --follow said:\n%s", child.Stdout)
+	if got := without(findingLines(t, ws, nil), peerDetector); !slices.Equal(got, want) {
+		t.Errorf("findings of the followed workspace:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if got, want := eventsOf(t, ws, "agent-40"), eventsOf(t, ref, "agent-40"); !slices.Equal(got, want) {
+		t.Errorf("agent-40: %d events pulled, the ingest holds %d", len(got), len(want))
+	}
 }
