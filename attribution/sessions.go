@@ -64,6 +64,12 @@ func SessionIdentity(ctx context.Context, st evidence.Reader) (*Identity, error)
 // session records among the events, as ingest will once attribution is
 // stored, and returns the identity map it used.
 func AttributeAll(events []evidence.Event) *Identity {
+	return attributeAll(events, nil)
+}
+
+// attributeAll is AttributeAll; keys, when not nil, is set for every event
+// the identity map was made from (see AttributeAllKeys).
+func attributeAll(events []evidence.Event, keys []bool) *Identity {
 	var sessions []evidence.Event
 	for i := range events {
 		if k := events[i].Kind; k == evidence.KindSessionStart || k == evidence.KindSessionEnd || k == evidence.KindHumanIntervention || events[i].Format == "k8s-audit" {
@@ -73,10 +79,23 @@ func AttributeAll(events []evidence.Event) *Identity {
 	id := NewIdentity(sessions)
 	// every session's activity first: a conflict decides the events
 	// between the later start and the earlier session's next record too
+	latest := map[string]int{} // agent and session -> its latest record
 	for i := range events {
 		if activityOf(&events[i]) {
 			id.noteActivity(events[i].Agent, events[i].Session, events[i].Time)
+			k := events[i].Agent + "\x00" + events[i].Session
+			if j, ok := latest[k]; !ok || events[i].Time.After(events[j].Time) {
+				latest[k] = i
+			}
 		}
+	}
+	mark := func(i int) {
+		if keys != nil {
+			keys[i] = true
+		}
+	}
+	for _, i := range latest {
+		mark(i)
 	}
 	// in time order, so that a credential seen changing hands decides the
 	// uses after it
@@ -87,14 +106,34 @@ func AttributeAll(events []evidence.Event) *Identity {
 	sort.SliceStable(order, func(a, b int) bool { return events[order[a]].Time.Before(events[order[b]].Time) })
 	for _, i := range order {
 		ev := &events[i]
+		if SessionRecord(ev) {
+			mark(i)
+		}
 		switch {
 		case ev.Source == evidence.SourceLedger:
 			id.FlagSession(ev)
-			id.Observe(ev)
+			if id.Observe(ev) {
+				mark(i)
+			}
 		case Attributable(ev):
 			Apply(ev, id.Attribute(ev))
-			id.Learn(ev)
+			if id.Learn(ev) {
+				mark(i)
+			}
 		}
 	}
 	return id
+}
+
+// AttributeAllKeys is AttributeAll, also saying which events the identity
+// map was made from: the session records (and the responders' records
+// beside them), each session's latest record (which decides a binding
+// conflict), and every event that showed a credential changing hands (a
+// tool call naming another session's credential, a sandbox's traffic
+// carrying it). A share of the evidence (one agent's, cordon pull) that
+// carries these of every agent attributes its own events as the whole
+// evidence does.
+func AttributeAllKeys(events []evidence.Event) (*Identity, []bool) {
+	keys := make([]bool, len(events))
+	return attributeAll(events, keys), keys
 }

@@ -28,6 +28,10 @@ import (
 //     owner, the victim. A use from the lab's own egress address (a cloud
 //     audit log sees the proxy's or the NAT's address) is no sandbox's
 //     only when another agent held the credential.
+//
+// It judges an agent by the others' events (a use of one agent's
+// credential is another's misuse), so a pass of a share of the agents
+// gives it every agent's (peerJudge).
 type credMisuse struct {
 	r        *Rule
 	e        *env
@@ -41,6 +45,8 @@ type credUse struct {
 	hits               []hit
 	sources            []string
 }
+
+func (*credMisuse) judgesPeers() {}
 
 func newCredMisuse(r *Rule, e *env) *credMisuse {
 	return &credMisuse{r: r, e: e, mentions: map[string][]string{}, selfRead: map[string]bool{}, uses: map[string]*credUse{}}

@@ -36,6 +36,8 @@ func newExpansion(r *Rule, e *env) *expansion {
 	return &expansion{r: r, e: e, agents: map[string]map[string]bool{}}
 }
 
+func (*expansion) judgesPeers() {}
+
 func (x *expansion) add(_ int, ev *evidence.Event) {
 	dest := destination(ev)
 	if ev.Agent == "" || dest == "" || isDenied(ev) {

@@ -45,7 +45,15 @@ type stream struct {
 	filter Filter // checked in memory after a query matched (nil: none)
 	corr   int    // the rule's correlator (-1: the capability scan)
 	add    func(*evidence.Event)
+	peers  bool // its correlator judges an agent against the others (AddPeer)
 }
+
+// peerJudge is a correlator that judges an agent by the other agents'
+// events (destination_expansion: a destination several agents reach is
+// the harness's, not new; credential_misuse: a use of one agent's
+// credential is another's misuse): a pass running a share of the agents
+// gives it the others' events too (AddPeer).
+type peerJudge interface{ judgesPeers() }
 
 // ErrLate is returned by Add for an event earlier than one already added:
 // a Pass's answers hold for events in time order, so a late event means a
@@ -82,13 +90,14 @@ func (e *Engine) Start(ctx context.Context, src Source) (*Pass, error) {
 		}
 		p.corr[i] = c
 		p.gaps[r.ID] = r.Gap()
+		_, peers := c.(peerJudge)
 		if stepped(r.Correlation.Type) {
 			for s := range r.Correlation.Steps {
-				p.rules = append(p.rules, stream{match: []*evidence.Matcher{r.steps[s]}, filter: r.Correlation.Steps[s].Filter, corr: i, add: func(ev *evidence.Event) { c.add(s, ev) }})
+				p.rules = append(p.rules, stream{match: []*evidence.Matcher{r.steps[s]}, filter: r.Correlation.Steps[s].Filter, corr: i, add: func(ev *evidence.Event) { c.add(s, ev) }, peers: peers})
 			}
 			continue
 		}
-		p.rules = append(p.rules, stream{match: r.match, filter: r.Filter, corr: i, add: func(ev *evidence.Event) { c.add(0, ev) }})
+		p.rules = append(p.rules, stream{match: r.match, filter: r.Filter, corr: i, add: func(ev *evidence.Event) { c.add(0, ev) }, peers: peers})
 	}
 	capMatch, err := evidence.Compile(capQuery)
 	if err != nil {
@@ -107,7 +116,15 @@ func (e *Engine) Start(ctx context.Context, src Source) (*Pass, error) {
 // Add takes one event. The event is read, not kept: the caller may reuse
 // it. Attribution is applied to a copy when the engine attributes (see
 // Engine.Attribute).
-func (p *Pass) Add(ev *evidence.Event) error {
+func (p *Pass) Add(ev *evidence.Event) error { return p.add(ev, false) }
+
+// AddPeer takes an event of an agent whose findings another pass makes
+// (a watcher of a share of the agents): only the correlators that judge
+// an agent against the others take it, and the findings they make of that
+// agent are the other pass's to publish. In time order with Add.
+func (p *Pass) AddPeer(ev *evidence.Event) error { return p.add(ev, true) }
+
+func (p *Pass) add(ev *evidence.Event, peer bool) error {
 	if p.done {
 		return errors.New("pass already finished")
 	}
@@ -116,7 +133,7 @@ func (p *Pass) Add(ev *evidence.Event) error {
 	}
 	p.last.ID, p.last.Time = ev.ID, ev.Time
 	p.events++
-	if !p.known[ev.ID] && attribution.SessionRecord(ev) {
+	if !peer && !p.known[ev.ID] && attribution.SessionRecord(ev) {
 		p.learn(ev)
 	}
 	if p.e.Attribute && ev.AttributedVia == "" && attribution.Attributable(ev) {
@@ -126,6 +143,9 @@ func (p *Pass) Add(ev *evidence.Event) error {
 	}
 	for i := range p.rules {
 		st := &p.rules[i]
+		if peer && !st.peers {
+			continue
+		}
 		for _, m := range st.match {
 			if m.Match(ev) {
 				if st.filter == nil || st.filter.Match(ev) {
@@ -220,6 +240,13 @@ func (p *Pass) result(caps *capScan) Result {
 
 // Replay adds every event of src, in time order, to p.
 func (p *Pass) Replay(ctx context.Context, src Source) error {
+	return p.ReplayVia(ctx, src, (*Pass).Add)
+}
+
+// ReplayVia hands every event of src, in time order, to add with p: a
+// pass of a share of the agents adds its own events and gives it the
+// others' as a peer's (AddPeer).
+func (p *Pass) ReplayVia(ctx context.Context, src Source, add func(*Pass, *evidence.Event) error) error {
 	// one buffer for every event: Add reads it and copies what it keeps
 	buf := new(evidence.Event)
 	n := 0
@@ -230,8 +257,20 @@ func (p *Pass) Replay(ctx context.Context, src Source) error {
 			}
 		}
 		*buf = ev
-		return p.Add(buf)
+		return add(p, buf)
 	})
+}
+
+// Attribution is whose the pass would take ev to be if it were added now:
+// the agent a ledger record names (or an event already attributed), or
+// what attribution decides from the session records the pass knows. It
+// changes nothing. A watcher that runs a share of the agents (a
+// partition) chooses its events by it.
+func (p *Pass) Attribution(ev *evidence.Event) attribution.Attribution {
+	if ev.Source == evidence.SourceLedger || ev.AttributedVia != "" || !attribution.Attributable(ev) {
+		return attribution.Attribution{Agent: ev.Agent}
+	}
+	return p.env.id.Attribute(ev)
 }
 
 // before orders events as the index does: by time, then by id.

@@ -40,6 +40,11 @@ func Replay(ctx context.Context, js jetstream.JetStream, cfg ReaderConfig, upto 
 	stop := context.AfterFunc(ctx, it.Stop)
 	defer stop()
 	defer it.Stop()
+	// a stream whose messages are all on other subjects: nothing will
+	// come, and Next would wait for it
+	if info, err := cons.Info(ctx); err == nil && info.NumPending == 0 && info.Delivered.Consumer == 0 && info.NumAckPending == 0 {
+		return nil
+	}
 	for {
 		msg, err := it.Next()
 		if err != nil {

@@ -31,6 +31,9 @@ type Receipt struct {
 	// Held is the last line left unread for a later run, where and why
 	// (ingest.FileResult.Held).
 	Held string `json:"held,omitempty"`
+	// From says where evidence kept by Receive came from (a stream, its
+	// sequences, the selection), beside the file's own digest.
+	From string `json:"from,omitempty"`
 }
 
 // GrowthEvery is how often a followed file that keeps growing is journaled
@@ -79,7 +82,7 @@ func (w *Workspace) Receipts() ([]Receipt, []journal.Entry, error) {
 // recordReceipts journals what an ingest round received. With follow set
 // a file that only grew waits until GrowthEvery has passed since its last
 // entry; final records whatever is still unrecorded (the end of a follow).
-func (w *Workspace) recordReceipts(ctx context.Context, actor journal.Actor, res []ingest.FileResult, follow, final bool) error {
+func (w *Workspace) recordReceipts(ctx context.Context, actor journal.Actor, from string, res []ingest.FileResult, follow, final bool) error {
 	if !w.custody.loaded {
 		w.custody.last = map[string]custodyMark{}
 		rs, es, err := w.Receipts()
@@ -129,6 +132,9 @@ func (w *Workspace) recordReceipts(ctx context.Context, actor journal.Actor, res
 			rc.Error = f.Err.Error()
 		}
 		rc.NoEvents, rc.Held = f.NoEvents, ""
+		if from != "" {
+			rc.From = from
+		}
 		if h := f.Held; h != nil {
 			rc.Held = fmt.Sprintf("%s (byte %d, %d bytes): %s", h.Origin, h.Offset, h.Len, h.Reason)
 		}
@@ -202,6 +208,9 @@ func receiptText(r Receipt) string {
 		format = "format unknown"
 	}
 	s := fmt.Sprintf("%s: %s, %d records, %d rejects, sha256 %s (%s)", name, format, r.Records, r.Rejects, r.SHA256, whole)
+	if r.From != "" {
+		s += ", from " + r.From
+	}
 	if r.Error != "" {
 		s += ": " + r.Error
 	}

@@ -293,6 +293,9 @@ type IngestOptions struct {
 	// to the evidence after each round (see followRound) and tells it
 	// what the round changed, or why it failed.
 	Detectors func(LiveRound, error)
+	// From says where the inputs came from when that is not the files
+	// themselves (Receive): it is journaled with their receipts.
+	From string
 }
 
 // Ingest reads inputs (files, folders, "-") into the workspace, resuming
@@ -321,7 +324,7 @@ func (w *Workspace) Ingest(ctx context.Context, inputs []string, opt IngestOptio
 		err = serr
 	}
 	// What was read was received, whether or not the run then failed.
-	if jerr := w.recordReceipts(context.WithoutCancel(ctx), opt.Actor, res, opt.Growing, !opt.Growing); jerr != nil && err == nil {
+	if jerr := w.recordReceipts(context.WithoutCancel(ctx), opt.Actor, opt.From, res, opt.Growing, !opt.Growing); jerr != nil && err == nil {
 		err = jerr
 	}
 	return res, err
@@ -480,7 +483,7 @@ func (w *Workspace) Follow(ctx context.Context, inputs []string, opt IngestOptio
 		if err := w.syncSources(ctx, files); err != nil && roundErr == nil {
 			roundErr = err
 		}
-		if err := w.recordReceipts(context.WithoutCancel(ctx), opt.Actor, res, true, false); err != nil && roundErr == nil {
+		if err := w.recordReceipts(context.WithoutCancel(ctx), opt.Actor, opt.From, res, true, false); err != nil && roundErr == nil {
 			roundErr = err
 		}
 		if opt.Detectors != nil && ctx.Err() == nil {
@@ -498,7 +501,7 @@ func (w *Workspace) Follow(ctx context.Context, inputs []string, opt IngestOptio
 		err = roundErr
 	}
 	// The growth that waited for GrowthEvery is recorded as the follow ends.
-	if jerr := w.recordReceipts(context.WithoutCancel(ctx), opt.Actor, last, true, true); jerr != nil && err == nil {
+	if jerr := w.recordReceipts(context.WithoutCancel(ctx), opt.Actor, opt.From, last, true, true); jerr != nil && err == nil {
 		err = jerr
 	}
 	return err

@@ -11,6 +11,7 @@ import (
 	"github.com/cordon-ir/cordon/ingest/otlp"
 	"github.com/cordon-ir/cordon/ingest/parse"
 	"github.com/cordon-ir/cordon/ingest/proxy"
+	"github.com/cordon-ir/cordon/ingest/relay"
 	"github.com/cordon-ir/cordon/ingest/tetragon"
 )
 
@@ -19,6 +20,7 @@ import (
 func Parsers() []parse.Parser {
 	return []parse.Parser{
 		inspect.New(inspect.Options{}),
+		relay.New(),
 		ledger.New(),
 		falco.New(),
 		tetragon.New(),

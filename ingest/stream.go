@@ -46,6 +46,7 @@ func Stream(r io.Reader, name string, p parse.Parser, at Position, sink parse.Si
 		rr.mode = jsonLines
 	}
 	pos := at // just past the last record consumed
+	relays := parse.Relays(p)
 	st := newStages(p)
 	merges, _ := sink.(MergeSink)
 	// end gives the requests still waiting for a later stage as they stand:
@@ -113,7 +114,9 @@ func Stream(r io.Reader, name string, p parse.Parser, at Position, sink parse.Si
 				if ev.Source == "" {
 					ev.Source = p.Source()
 				}
-				ev.Format = p.Format()
+				if !relays || ev.Format == "" {
+					ev.Format = p.Format()
+				}
 				if ev.Raw == "" {
 					ev.Raw = string(rec.Data)
 				}

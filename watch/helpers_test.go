@@ -22,7 +22,7 @@ import (
 
 // bus is a JetStream server of the test's own and a client of it, with
 // the events' stream made.
-func bus(t *testing.T) (string, jetstream.JetStream) {
+func bus(t testing.TB) (string, jetstream.JetStream) {
 	t.Helper()
 	s := fleettest.Server(t)
 	nc, js, err := fleet.Connect(s.ClientURL(), "test", 0)
@@ -42,7 +42,7 @@ func (noRejects) Add([]parse.Reject) error { return nil }
 
 // sampleEvents are a bundled sample's events as ingest reads them (and ship
 // sends them): proxy and sensor events carry no agent.
-func sampleEvents(t *testing.T, name string) []evidence.Event {
+func sampleEvents(t testing.TB, name string) []evidence.Event {
 	t.Helper()
 	files, err := ingest.Expand([]string{filepath.Join("..", "sample-incidents", name)})
 	if err != nil {
@@ -93,7 +93,7 @@ func oneShot(t *testing.T, evs []evidence.Event) []detect.Finding {
 }
 
 // publishEvents puts evs on the stream in the order given, as ship does.
-func publishEvents(t *testing.T, js jetstream.JetStream, evs []evidence.Event) {
+func publishEvents(t testing.TB, js jetstream.JetStream, evs []evidence.Event) {
 	t.Helper()
 	ctx := context.Background()
 	for i := range evs {
@@ -187,7 +187,7 @@ func sameFindings(t *testing.T, js jetstream.JetStream, want []detect.Finding) {
 
 // watch runs a watcher of cfg until it has every message of the stream
 // released and published, then stops it and returns its stats.
-func watch(t *testing.T, js jetstream.JetStream, cfg Config) Stats {
+func watch(t testing.TB, js jetstream.JetStream, cfg Config) Stats {
 	t.Helper()
 	w, err := New(js, cfg)
 	if err != nil {
@@ -197,7 +197,7 @@ func watch(t *testing.T, js jetstream.JetStream, cfg Config) Stats {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
-	waitIdle(t, js, w, cfg.Durable, done)
+	waitIdle(t, js, w, w.cfg.Durable, done)
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("watcher: %v", err)
@@ -207,7 +207,7 @@ func watch(t *testing.T, js jetstream.JetStream, cfg Config) Stats {
 
 // waitIdle waits until the consumer has nothing pending and the watcher
 // holds nothing, twice in a row.
-func waitIdle(t *testing.T, js jetstream.JetStream, w *Watcher, durable string, done chan error) {
+func waitIdle(t testing.TB, js jetstream.JetStream, w *Watcher, durable string, done chan error) {
 	t.Helper()
 	ctx := context.Background()
 	deadline := time.Now().Add(60 * time.Second)

@@ -44,8 +44,9 @@ func Subject(severity, agent string) string {
 	return FindingsPrefix + "." + fleet.Token(severity) + "." + fleet.Token(agent)
 }
 
-// EnsureFindingsStream creates the findings stream if it is missing.
-func EnsureFindingsStream(ctx context.Context, js jetstream.JetStream, name string) error {
+// EnsureFindingsStream creates the findings stream if it is missing, kept
+// by replicas servers (0: one).
+func EnsureFindingsStream(ctx context.Context, js jetstream.JetStream, name string, replicas int) error {
 	_, err := js.Stream(ctx, name)
 	if err == nil {
 		return nil
@@ -59,6 +60,7 @@ func EnsureFindingsStream(ctx context.Context, js jetstream.JetStream, name stri
 		Subjects:    []string{FindingsPrefix + ".>"},
 		Storage:     jetstream.FileStorage,
 		Retention:   jetstream.LimitsPolicy,
+		Replicas:    max(replicas, 1),
 	})
 	if err != nil {
 		return fmt.Errorf("create stream %s: %w", name, err)

@@ -67,7 +67,11 @@ func (w *Watcher) passOver(ctx context.Context, evs []evidence.Event) (*detect.P
 	if err != nil {
 		return nil, fmt.Errorf("start the engine: %w", err)
 	}
-	if err := p.Replay(ctx, src); err != nil {
+	add := func(p *detect.Pass, ev *evidence.Event) error {
+		_, err := w.cfg.Partition.add(p, ev)
+		return err
+	}
+	if err := p.ReplayVia(ctx, src, add); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	return p, nil

@@ -19,6 +19,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) != "" {
 		os.Exit(watchChild())
 	}
+	if os.Getenv(workerEnv) != "" {
+		os.Exit(workerChild())
+	}
 	os.Exit(m.Run())
 }
 

@@ -20,6 +20,10 @@ import (
 // names that may be a bucket's and a consumer's
 var nameOK = regexp.MustCompile(`^[A-Za-z0-9_-]{1,200}$`)
 
+// ValidName reports whether s may name a durable consumer, a bucket's
+// part or a worker: [A-Za-z0-9_-], 1 to 200 of them.
+func ValidName(s string) bool { return nameOK.MatchString(s) }
+
 // BucketPrefix begins every watcher's bucket name.
 const BucketPrefix = "CORDON_WATCH_"
 
@@ -30,13 +34,14 @@ type state struct {
 }
 
 // openState opens (creates) the bucket of durable and reads it.
-func openState(ctx context.Context, js jetstream.JetStream, durable string) (*state, error) {
+func openState(ctx context.Context, js jetstream.JetStream, durable string, replicas int) (*state, error) {
 	name := BucketPrefix + durable
 	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket:      name,
 		Description: "what cordon watch " + durable + " published of each finding",
 		History:     1,
 		Storage:     jetstream.FileStorage,
+		Replicas:    max(replicas, 1),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("bucket %s: %w", name, err)

@@ -49,6 +49,14 @@ type Config struct {
 	// Verdicts, when set, makes the watcher answer cordon.verdict.<agent>
 	// and keep receipts (docs/verdicts.md).
 	Verdicts *VerdictConfig
+	// Replicas is how many servers of a cluster keep the findings stream
+	// and the buckets the watcher creates (default 1; 3 on a cluster, to
+	// survive the loss of a server).
+	Replicas int
+	// Partition, when not the whole, makes the watcher run one share of
+	// the agents: its consumer and bucket are named for it
+	// (<Durable>-p<Index>of<Count>).
+	Partition Partition
 }
 
 // Batch is one round of the watcher: events released to the Pass and what
@@ -59,6 +67,8 @@ type Batch struct {
 	Created   []string `json:"created"`
 	Updated   []string `json:"updated"`
 	Withdrawn []string `json:"withdrawn"`
+	// Other counts the events released that were another partition's.
+	Other int `json:"other,omitempty"`
 }
 
 // Stats count what a Watcher did; safe to read while it runs.
@@ -68,6 +78,8 @@ type Stats struct {
 	Replays     int64  `json:"replays"`
 	Published   int64  `json:"published"`
 	Republished int64  `json:"republished"`
+	Other       int64  `json:"other,omitempty"`    // events released that were another partition's
+	Rejected    int64  `json:"rejected,omitempty"` // messages that did not read, published on cordon.rejects
 	Buffered    int    `json:"buffered"`
 	Findings    int    `json:"findings"`
 	LastReplay  string `json:"last_replay,omitempty"`
@@ -102,6 +114,13 @@ func New(js jetstream.JetStream, cfg Config) (*Watcher, error) {
 	if !nameOK.MatchString(cfg.Durable) {
 		return nil, fmt.Errorf("durable %q: want letters, digits, - and _ only", cfg.Durable)
 	}
+	if err := cfg.Partition.check(); err != nil {
+		return nil, err
+	}
+	if !cfg.Partition.Whole() && cfg.Verdicts != nil {
+		return nil, fmt.Errorf("verdicts are answered by a watcher of every agent, not of partition %d of %d", cfg.Partition.Index, cfg.Partition.Count)
+	}
+	cfg.Durable += cfg.Partition.name()
 	if cfg.Stream == "" {
 		cfg.Stream = fleet.DefaultStream
 	}
@@ -165,17 +184,26 @@ func (w *Watcher) count(f func(*Stats)) {
 // stream up to the last message its consumer delivered, and the published
 // findings, from its bucket; it publishes what differs. Then it follows.
 func (w *Watcher) Run(ctx context.Context) error {
-	if err := EnsureFindingsStream(ctx, w.js, w.cfg.FindingsStream); err != nil {
+	if err := EnsureFindingsStream(ctx, w.js, w.cfg.FindingsStream, w.cfg.Replicas); err != nil {
 		return err
 	}
-	st, err := openState(ctx, w.js, w.cfg.Durable)
+	st, err := openState(ctx, w.js, w.cfg.Durable, w.cfg.Replicas)
 	if err != nil {
 		return err
 	}
 	w.state = st
+	if err := ensureRejectsStream(ctx, w.js, w.cfg.Replicas); err != nil {
+		return err
+	}
+	reject := func(m fleet.MessageReject) {
+		if w.cfg.Reject != nil {
+			w.cfg.Reject(m)
+		}
+		w.publishReject(ctx, m)
+	}
 	dedup := fleet.NewDedup(fleet.DedupConfig{})
 	r, err := fleet.NewReader(ctx, w.js, fleet.ReaderConfig{Stream: w.cfg.Stream, Durable: w.cfg.Durable, Routes: w.cfg.Routes,
-		Dedup: dedup, MaxAckPending: w.cfg.MaxBuffered, AckWait: w.cfg.AckWait, Reject: w.cfg.Reject, Hold: true})
+		Dedup: dedup, MaxAckPending: w.cfg.MaxBuffered, AckWait: w.cfg.AckWait, Reject: reject, Hold: true})
 	if err != nil {
 		return err
 	}
@@ -280,13 +308,20 @@ func (w *Watcher) step(ctx context.Context, in []fleet.Delivery, now time.Time) 
 		w.count(func(s *Stats) { s.Late += int64(len(late)); s.Replays++; s.LastReplay = b.Replayed })
 	}
 	for _, it := range w.buf.Due(now) {
-		if err := w.pass.Add(&it.ev); err != nil {
+		settle = append(settle, it.done...)
+		own, err := w.cfg.Partition.add(w.pass, &it.ev)
+		if err != nil {
 			return fmt.Errorf("event %s: %w", it.ev.ID, err)
 		}
-		settle = append(settle, it.done...)
+		if !own {
+			b.Other++
+			continue
+		}
 		b.Released++
 	}
-	if b.Released == 0 && b.Replayed == "" {
+	// another partition's events may change a finding of this one's (a
+	// destination another agent reaches too): published as any change
+	if b.Released == 0 && b.Other == 0 && b.Replayed == "" {
 		w.count(func(*Stats) {})
 		if w.viewDirty {
 			w.refreshView(now)
@@ -305,7 +340,7 @@ func (w *Watcher) step(ctx context.Context, in []fleet.Delivery, now time.Time) 
 	for _, done := range settle {
 		done()
 	}
-	w.count(func(s *Stats) { s.Released += int64(b.Released) })
+	w.count(func(s *Stats) { s.Released += int64(b.Released); s.Other += int64(b.Other) })
 	if w.cfg.Batch != nil {
 		w.cfg.Batch(b)
 	}
@@ -315,7 +350,7 @@ func (w *Watcher) step(ctx context.Context, in []fleet.Delivery, now time.Time) 
 // publish sends what the pass's findings changed against what was
 // published, waits for the server to take it, and keeps it in the bucket.
 func (w *Watcher) publish(ctx context.Context, b *Batch) error {
-	found := w.pass.Findings()
+	found := w.cfg.Partition.mine(w.pass.Findings())
 	ch := detect.Diff(w.state.marks, found)
 	b.Created, b.Updated, b.Withdrawn = ch.Created, ch.Updated, ch.Withdrawn
 	if len(ch.Created)+len(ch.Updated)+len(ch.Withdrawn) == 0 {

@@ -114,6 +114,7 @@ func commands() []command {
 		}},
 		{"indicators", indicatorsArgs, "the indicator register: destinations, addresses, credential ids (never secrets), files, processes; first and last seen, agents, findings, evidence ids", cmdIndicators, nil},
 		{"ship", shipArgs, "publish evidence as normalized events to a NATS JetStream stream (docs/fleet.md); checkpoints as ingest, advanced once the server acknowledged", cmdShip, nil},
+		{"pull", pullArgs, "build an incident workspace from a JetStream stream: the named agents' evidence, by attribution, raw records intact, its receipt journaled (docs/fleet.md)", cmdPull, nil},
 		{"watch", watchArgs, "run the detectors on a JetStream stream of events and publish findings as created, updated, withdrawn on cordon.findings.<severity>.<agent> (docs/fleet.md)", cmdWatch, nil},
 		{"receipts", "verify --nats URL --watcher NAME [--stream S] [--json]", "the verdict receipts a watcher keeps (docs/verdicts.md); verify walks a watcher's hash chain and names every break (exit 7)", cmdReceipts, []command{
 			{"verify", "--nats URL --watcher NAME [--stream S] [--json]", "walk a watcher's chain of verdict receipts and report every break", cmdReceiptsVerify, nil},

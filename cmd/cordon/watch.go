@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -11,10 +13,11 @@ import (
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/fleet"
 	"github.com/cordon-ir/cordon/watch"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 )
 
-const watchArgs = "--nats URL [--stream S] [--durable NAME] [--rules FILE|DIR] [--lateness D] [--idle D] [--raw-route SUBJECT=FORMAT]... [--verdicts [--verdict-name NAME] [--policy FILE]]"
+const watchArgs = "--nats URL [--stream S] [--durable NAME] [--partitions N] [--worker NAME] [--lease D] [--replicas N] [--rules FILE|DIR] [--lateness D] [--idle D] [--raw-route SUBJECT=FORMAT]... [--verdicts [--verdict-name NAME] [--policy FILE]] | --status [--durable NAME]"
 
 func cmdWatch(e *env, c *cobra.Command) {
 	fs := c.Flags()
@@ -29,6 +32,11 @@ func cmdWatch(e *env, c *cobra.Command) {
 	verdicts := fs.Bool("verdicts", false, "answer cordon.verdict.<agent> requests and keep their receipts (docs/verdicts.md)")
 	vname := fs.String("verdict-name", "", "the `NAME` verdicts and the receipt chain carry (default: the durable)")
 	policyPath := fs.String("policy", "", "the verdict policy from `FILE` (YAML, docs/verdicts.md) instead of the built-in one")
+	partitions := fs.Int("partitions", 1, "cut the agents into `N` partitions that the workers of the group (same --durable) share; the same N for every worker")
+	worker := fs.String("worker", "", "this worker's `NAME` in the group (default: host name and process id)")
+	lease := fs.Duration("lease", watch.DefaultLease, "a worker not heard of for this long loses its partitions to the others")
+	replicas := fs.Int("replicas", 1, "servers of a cluster that keep the findings stream and the buckets the watchers create (3 to survive the loss of one)")
+	status := fs.Bool("status", false, "print each worker of the group: its partitions, lag, events/s and findings/s, then stop")
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
 		if *url == "" {
@@ -38,7 +46,16 @@ func cmdWatch(e *env, c *cobra.Command) {
 			fs.Usage()
 			return fmt.Errorf("%w: watch needs --nats URL (or $NATS_URL)", errUsage)
 		}
-		cfg := watch.Config{Stream: *stream, Durable: *durable, Lateness: *lateness, Idle: *idle}
+		if *status {
+			return printGroup(e, *url, *durable, *asJSON)
+		}
+		if *partitions < 1 {
+			return fmt.Errorf("%w: --partitions %d, want 1 or more", errUsage, *partitions)
+		}
+		if *worker == "" {
+			*worker = defaultWorker()
+		}
+		cfg := watch.Config{Stream: *stream, Durable: *durable, Lateness: *lateness, Idle: *idle, Replicas: *replicas}
 		for _, r := range *routes {
 			rt, err := fleet.ParseRoute(r)
 			if err != nil {
@@ -75,21 +92,94 @@ func cmdWatch(e *env, c *cobra.Command) {
 			return err
 		}
 		defer nc.Close()
-		w, err := watch.New(js, cfg)
-		if err != nil {
+		if cfg.Verdicts != nil {
+			if *partitions != 1 {
+				return fmt.Errorf("%w: --verdicts are answered by one watcher of every agent, not by partitions", errUsage)
+			}
+			return runOneWatcher(ctx, e, js, cfg, *asJSON)
+		}
+		var last watch.WorkerStatus
+		wcfg := watch.WorkerConfig{Config: cfg, Worker: *worker, Partitions: *partitions, Lease: *lease,
+			Status: func(s watch.WorkerStatus) { last = s }}
+		fmt.Fprintf(e.stderr, "watching stream %s as worker %s of %s (%d partition(s), lateness %s); ctrl-c stops\n",
+			*stream, evidence.Printable(*worker), *durable, *partitions, *lateness)
+		if !watch.ValidName(*worker) {
+			return fmt.Errorf("%w: --worker %q: want letters, digits, - and _ only", errUsage, evidence.Printable(*worker))
+		}
+		if _, err := watch.New(js, cfg); err != nil { // the watchers' settings, checked before any starts
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
-		fmt.Fprintf(e.stderr, "watching stream %s as %s (lateness %s); ctrl-c stops\n", *stream, *durable, *lateness)
-		err = w.Run(ctx)
-		s := w.Stats()
-		if *asJSON {
-			jsonEncoder(e.stdout).Encode(s)
+		if err := watch.RunWorker(ctx, js, wcfg); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "%d events released, %d findings, %d messages published, %d late events, %d replays\n",
-			s.Released, s.Findings, s.Published, s.Late, s.Replays)
+		if *asJSON {
+			return jsonEncoder(e.stdout).Encode(last)
+		}
+		fmt.Fprintf(e.stdout, "%d events released, %d finding messages published\n", last.Events, last.Published)
+		return nil
+	}
+}
+
+// runOneWatcher runs a watcher of every agent that answers verdicts.
+func runOneWatcher(ctx context.Context, e *env, js jetstream.JetStream, cfg watch.Config, asJSON bool) error {
+	w, err := watch.New(js, cfg)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	fmt.Fprintf(e.stderr, "watching stream %s as %s (lateness %s); ctrl-c stops\n", cfg.Stream, cfg.Durable, cfg.Lateness)
+	err = w.Run(ctx)
+	s := w.Stats()
+	if asJSON {
+		jsonEncoder(e.stdout).Encode(s)
 		return err
 	}
+	fmt.Fprintf(e.stdout, "%d events released, %d findings, %d messages published, %d late events, %d replays\n",
+		s.Released, s.Findings, s.Published, s.Late, s.Replays)
+	return err
+}
+
+// defaultWorker is the host name and the process id, as a worker name.
+func defaultWorker() string {
+	host, _ := os.Hostname()
+	name := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '-'
+	}, host)
+	if len(name) > 100 {
+		name = name[:100]
+	}
+	return strings.Trim(name+"-"+strconv.Itoa(os.Getpid()), "-")
+}
+
+// printGroup prints the status the group of durable keeps.
+func printGroup(e *env, url, durable string, asJSON bool) error {
+	nc, js, err := fleet.Connect(url, "cordon watch --status", 0)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	g, err := watch.ReadGroup(context.Background(), js, durable)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return jsonEncoder(e.stdout).Encode(g)
+	}
+	if len(g.Workers) == 0 {
+		fmt.Fprintf(e.stdout, "no worker of %s heard of\n", evidence.Printable(durable))
+	}
+	fmt.Fprintf(e.stdout, "%-24s %-12s %10s %10s %12s %10s\n", "WORKER", "PARTITIONS", "LAG", "EVENTS/S", "FINDINGS/S", "AGE")
+	for _, w := range g.Workers {
+		parts := make([]string, len(w.Partitions))
+		for i, p := range w.Partitions {
+			parts[i] = strconv.Itoa(p)
+		}
+		fmt.Fprintf(e.stdout, "%-24s %-12s %10d %10.1f %12.2f %10s\n", evidence.Printable(w.Worker), strings.Join(parts, ","),
+			w.Lag, w.EventsPerSec, w.FindingsPerSec, time.Since(w.At).Round(100*time.Millisecond))
+	}
+	return nil
 }
 
 // printBatch says what a batch changed, one line, when it changed

@@ -63,6 +63,20 @@ type Parser interface {
 	Parse(rec Record) ([]evidence.Event, error)
 }
 
+// Relayer is a Parser whose records are events another cordon normalized
+// already (package relay): the driver keeps the source and format each
+// event names instead of the parser's.
+type Relayer interface {
+	Parser
+	Relays() bool
+}
+
+// Relays reports whether p is a Relayer that relays.
+func Relays(p Parser) bool {
+	r, ok := p.(Relayer)
+	return ok && r.Relays()
+}
+
 // ErrSkip is returned by Parse for a record that is valid but carries no
 // evidence (a blank line, a comment). It is neither an event nor a reject.
 var ErrSkip = errors.New("no evidence in record")

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cordon-ir/cordon/fleet"
+	"github.com/cordon-ir/cordon/fleet/fleettest"
+	"github.com/cordon-ir/cordon/watch"
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+)
+
+// The permissions docs/nats/cordon-bus.conf documents, on a server started
+// with that file: a shipper ships and cannot read, a sensor publishes raw
+// records and cannot read, a watcher publishes findings and can neither
+// write evidence nor delete the stream, a console pulls and writes nothing.
+func TestBusPermissions(t *testing.T) {
+	for _, r := range []string{"shipper", "sensor", "watcher", "console"} {
+		t.Setenv("CORDON_"+strings.ToUpper(r)+"_PASSWORD", "pw-"+r)
+	}
+	conf, err := server.ProcessConfigFile(filepath.Join("..", "..", "docs", "nats", "cordon-bus.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(conf.Users) != 4 {
+		t.Fatalf("%d users in the documented configuration, want 4", len(conf.Users))
+	}
+	s := fleettest.ServerWith(t, func(o *server.Options) {
+		// the operator, who makes the stream, beside the documented roles
+		o.Users = append(conf.Users, &server.User{Username: "admin", Password: "pw-admin"})
+	})
+	hostport := strings.TrimPrefix(s.ClientURL(), "nats://")
+	as := func(user string) string { return "nats://" + user + ":pw-" + user + "@" + hostport }
+	connect := func(user string) *nats.Conn {
+		nc, err := nats.Connect(as(user))
+		if err != nil {
+			t.Fatalf("%s: %v", user, err)
+		}
+		t.Cleanup(nc.Close)
+		return nc
+	}
+	adminNC, adminJS, err := fleet.Connect(as("admin"), "admin", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adminNC.Close()
+	ctx := context.Background()
+	if _, err := fleet.EnsureStream(ctx, adminJS, fleet.StreamConfig{Subjects: []string{"falco.>"}}); err != nil {
+		t.Fatal(err)
+	}
+	held := func() uint64 { return fleettest.Messages(t, adminJS, fleet.DefaultStream) }
+
+	sample := filepath.Join("..", "..", "sample-incidents", "shared-volume-token")
+	code, out, errOut := cordon("ship", "--nats", as("shipper"), "--state", filepath.Join(t.TempDir(), "ship.json"), sample)
+	if code != 0 {
+		t.Fatalf("ship as shipper: exit %d\n%s%s", code, out, errOut)
+	}
+	shipped := held()
+	if shipped == 0 {
+		t.Fatal("nothing shipped")
+	}
+	since := "--since=2000-01-01T00:00:00Z"
+	if code, out, errOut := cordon("pull", "--nats", as("shipper"), "--agent", "agent-40", since, "--incident", filepath.Join(t.TempDir(), "ws")); code == 0 {
+		t.Errorf("a shipper read the stream:\n%s%s", out, errOut)
+	}
+
+	// a sensor's raw record is taken; a sensor reads nothing
+	sensor := connect("sensor")
+	falco, err := os.ReadFile(filepath.Join("..", "..", "sample-incidents", "created-workload", "sensor", "falco.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _, _ := strings.Cut(string(falco), "\n")
+	if err := sensor.Publish("cordon.raw.falco", []byte(line)); err != nil {
+		t.Fatal(err)
+	}
+	sensor.Flush()
+	waitFor(t, "the sensor's record on the stream", func() bool { return held() == shipped+1 })
+	if _, err := sensor.SubscribeSync("cordon.>"); err == nil {
+		sensor.Flush()
+		if err := sensor.LastError(); err == nil || !strings.Contains(err.Error(), "ermissions") {
+			t.Errorf("a sensor subscribed to the evidence: %v", err)
+		}
+	}
+
+	// a watcher publishes findings; it cannot write evidence or delete the stream
+	wnc, wjs, err := fleet.Connect(as("watcher"), "watcher", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wnc.Close()
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- watch.RunWorker(wctx, wjs, watch.WorkerConfig{Config: watch.Config{Durable: "perm", Lateness: time.Second, Idle: 300 * time.Millisecond},
+			Worker: "w1", Partitions: 1, Lease: time.Second})
+	}()
+	waitFor(t, "findings from the watcher", func() bool {
+		st, err := adminJS.Stream(ctx, watch.DefaultFindingsStream)
+		if err != nil {
+			return false
+		}
+		info, err := st.Info(ctx)
+		return err == nil && info.State.Msgs > 0
+	})
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("watcher: %v", err)
+	}
+	wnc.Publish("cordon.events.proxy.squid", []byte(`{}`))
+	wnc.Flush()
+	if err := wjs.DeleteStream(ctx, fleet.DefaultStream); err == nil {
+		t.Error("a watcher deleted the events' stream")
+	}
+
+	// a console pulls, and cannot write evidence
+	ws := filepath.Join(t.TempDir(), "pulled")
+	if code, out, errOut := cordon("pull", "--nats", as("console"), "--agent", "agent-40", since, "--incident", ws); code != 0 {
+		t.Errorf("pull as console: exit %d\n%s%s", code, out, errOut)
+	}
+	console := connect("console")
+	console.Publish("cordon.events.proxy.squid", []byte(`{}`))
+	console.Publish("cordon.raw.squid", []byte("1793786475.856 1 10.0.6.21 TCP_TUNNEL/200 1 CONNECT x:443 - HIER_DIRECT/1.2.3.4 -"))
+	console.Flush()
+	time.Sleep(200 * time.Millisecond)
+	if n := held(); n != shipped+1 {
+		t.Errorf("the stream holds %d messages, want %d: a watcher or a console wrote evidence", n, shipped+1)
+	}
+}

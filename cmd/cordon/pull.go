@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/fleet"
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/ingest"
+	"github.com/cordon-ir/cordon/ingest/relay"
+	"github.com/spf13/cobra"
+)
+
+const pullArgs = "--nats URL [--stream S] --agent A[,B] --since T [--until T] --incident DIR [--follow] [--raw-route SUBJECT=FORMAT]... [--json]"
+
+func cmdPull(e *env, c *cobra.Command) {
+	fs := c.Flags()
+	url := fs.String("nats", "", "the NATS `URL` (several, comma-separated, for a cluster; default $NATS_URL)")
+	stream := fs.String("stream", fleet.DefaultStream, "the events' stream")
+	agents := fs.String("agent", "", "the agents whose evidence is pulled, `A[,B]`, as attribution names them")
+	since := fs.String("since", "", "events at or after `T` (RFC 3339)")
+	until := fs.String("until", "", "events at or before `T` (RFC 3339; default: all)")
+	dir := fs.String("incident", "", "incident workspace `DIR` (created if missing)")
+	routes := fs.StringArray("raw-route", nil, "read messages on `SUBJECT=FORMAT` as raw records of that format (falco.>=falco); repeatable")
+	detectAfter := fs.Bool("detect", true, "run the detectors once the evidence is in and keep their result with the case")
+	follow := fs.Bool("follow", false, "after the stream as it stands, keep pulling what is stored on it until interrupted")
+	shared := allowSharedFlag(fs)
+	asJSON := jsonFlag(fs, "the pull's result, then the received file's, as JSON lines")
+	c.RunE = func(cmd *cobra.Command, _ []string) error {
+		ctx := cmd.Context()
+		if *url == "" {
+			*url = os.Getenv("NATS_URL")
+		}
+		if *url == "" || *agents == "" || *since == "" || *dir == "" {
+			fs.Usage()
+			return fmt.Errorf("%w: pull needs --nats URL (or $NATS_URL), --agent, --since and --incident", errUsage)
+		}
+		cfg := fleet.PullConfig{Stream: *stream}
+		for _, a := range strings.Split(*agents, ",") {
+			if a = strings.TrimSpace(a); a != "" {
+				cfg.Agents = append(cfg.Agents, a)
+			}
+		}
+		var err error
+		if cfg.Since, err = time.Parse(time.RFC3339Nano, *since); err != nil {
+			return fmt.Errorf("%w: --since: %v", errUsage, err)
+		}
+		if *until != "" {
+			if cfg.Until, err = time.Parse(time.RFC3339Nano, *until); err != nil {
+				return fmt.Errorf("%w: --until: %v", errUsage, err)
+			}
+			if cfg.Until.Before(cfg.Since) {
+				return fmt.Errorf("%w: --until is before --since", errUsage)
+			}
+		}
+		for _, r := range *routes {
+			rt, err := fleet.ParseRoute(r)
+			if err != nil {
+				return fmt.Errorf("%w: %v", errUsage, err)
+			}
+			cfg.Routes = append(cfg.Routes, rt)
+		}
+		rejected := 0
+		cfg.Reject = func(m fleet.MessageReject) {
+			if rejected++; rejected <= maxShownRejects {
+				fmt.Fprintf(e.stderr, "%s: rejected: %s\n", evidence.Printable(m.Origin), evidence.PrintableMessage(m.Reason))
+			}
+		}
+		nc, js, err := fleet.Connect(*url, "cordon pull", 0)
+		if err != nil {
+			return err
+		}
+		defer nc.Close()
+		ws, err := incident.Create(*dir, incident.AllowShared(shared()))
+		if err != nil {
+			return err
+		}
+		defer ws.Close()
+		var pr fleet.PullResult
+		name := "pull-" + time.Now().UTC().Format("20060102T150405.000000000Z") + ".jsonl"
+		if *follow {
+			fmt.Fprintln(e.stderr, "following; ctrl-c stops")
+			from := fmt.Sprintf("nats stream %s, followed, agents %s, events from %s", *stream, strings.Join(cfg.Agents, ","), cfg.Since.UTC().Format(time.RFC3339Nano))
+			opt := incident.IngestOptions{Format: relay.Format}
+			err := ws.ReceiveFollow(ctx, name, from, func(w io.Writer, flush func() error) error {
+				var perr error
+				pr, perr = fleet.PullFollow(ctx, js, cfg, w, flush)
+				return perr
+			}, opt, 500*time.Millisecond, func(res []ingest.FileResult) {
+				var news []ingest.FileResult
+				for _, r := range res {
+					if r.New > 0 || r.Rejects > 0 || r.Err != nil {
+						news = append(news, r)
+					}
+				}
+				printResults(e.stdout, news, *asJSON)
+			})
+			if *asJSON {
+				jsonEncoder(e.stdout).Encode(pr)
+			} else {
+				fmt.Fprintf(e.stdout, "read %d events from stream %s up to sequence %d; kept %d\n", pr.Read, evidence.Printable(pr.Stream), pr.Upto, pr.Selected)
+			}
+			if err != nil {
+				return fmt.Errorf("pull: %w", err)
+			}
+			if *detectAfter {
+				// once the follow ends, over everything it received
+				if err := detectNow(context.WithoutCancel(ctx), e, ws, *asJSON); err != nil {
+					return err
+				}
+			}
+			return ctx.Err()
+		}
+		results, err := ws.Receive(ctx, name, func(w io.Writer) (string, error) {
+			var perr error
+			pr, perr = fleet.Pull(ctx, js, cfg, w)
+			return pr.From(cfg), perr
+		}, incident.IngestOptions{Format: relay.Format})
+		if err != nil {
+			return fmt.Errorf("pull: %w", err)
+		}
+		if rejected > maxShownRejects {
+			fmt.Fprintf(e.stderr, "... and %d more rejected messages not listed\n", rejected-maxShownRejects)
+		}
+		if *asJSON {
+			jsonEncoder(e.stdout).Encode(pr)
+			printResults(e.stdout, results, true)
+		} else {
+			fmt.Fprintf(e.stdout, "read %d events (%d distinct) from stream %s up to sequence %d; kept %d: %d identity records and, by agent,",
+				pr.Read, pr.Distinct, evidence.Printable(pr.Stream), pr.Upto, pr.Selected, pr.Keys)
+			for _, a := range cfg.Agents {
+				fmt.Fprintf(e.stdout, " %s %d", evidence.Printable(a), pr.ByAgent[a])
+			}
+			fmt.Fprintln(e.stdout)
+			printResults(e.stdout, results, false)
+		}
+		for _, r := range results {
+			if r.Err != nil {
+				return fmt.Errorf("the pulled events were not all ingested: %w", r.Err)
+			}
+		}
+		if *detectAfter {
+			return detectNow(ctx, e, ws, *asJSON)
+		}
+		return nil
+	}
+}
