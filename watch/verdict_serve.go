@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,11 +39,19 @@ type verdicts struct {
 	queue      chan pending
 	started    int64
 	n          atomic.Int64
-	allows     int64 // read and written by the subscription's goroutine only
-	skipped    int64
-	answered   atomic.Int64
-	expired    atomic.Int64
-	receipts   atomic.Int64
+	// mu orders the sampling of allows and their receipts: verdicts come
+	// from the subscription and from ext_authz callers at once
+	mu      sync.Mutex
+	allows  int64
+	skipped int64
+	// gate: serving is set while receipts are written; an answer given
+	// outside NATS holds it read from its check to its receipt queued,
+	// so that stopping writes every receipt of an answer given
+	gate     sync.RWMutex
+	serving  bool
+	answered atomic.Int64
+	expired  atomic.Int64
+	receipts atomic.Int64
 }
 
 func newVerdicts(cfg VerdictConfig, durable string, rulesJSON []byte) *verdicts {
@@ -87,8 +96,7 @@ func (v *verdicts) handle(m *nats.Msg) {
 		vw = &view{}
 	}
 	out := decide(vw, &v.pol, agent, &req)
-	out.VerdictID = fmt.Sprintf("%s-%x-%d", v.cfg.Name, v.started, v.n.Add(1))
-	out.RequestID, out.Watcher, out.RulesHash, out.PolicyHash, out.At = req.ID, v.cfg.Name, v.rulesHash, v.policyHash, time.Now().UTC()
+	v.stamp(&out, &req)
 	b, err := json.Marshal(out)
 	if err != nil {
 		return
@@ -97,6 +105,20 @@ func (v *verdicts) handle(m *nats.Msg) {
 		return
 	}
 	v.answered.Add(1)
+	v.keep(m.Subject, m.Data, out)
+}
+
+// stamp names a verdict and says what it was given under.
+func (v *verdicts) stamp(out *Verdict, req *VerdictRequest) {
+	out.VerdictID = fmt.Sprintf("%s-%x-%d", v.cfg.Name, v.started, v.n.Add(1))
+	out.RequestID, out.Watcher, out.RulesHash, out.PolicyHash, out.At = req.ID, v.cfg.Name, v.rulesHash, v.policyHash, time.Now().UTC()
+}
+
+// keep queues the receipt of a verdict given, or counts an allow the
+// sampling skips.
+func (v *verdicts) keep(subject string, request []byte, out Verdict) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	if out.Recommendation == Allow {
 		keep := v.pol.SampleAllows > 0 && v.allows%int64(v.pol.SampleAllows) == 0
 		v.allows++
@@ -105,7 +127,7 @@ func (v *verdicts) handle(m *nats.Msg) {
 			return
 		}
 	}
-	p := pending{subject: m.Subject, request: m.Data, verdict: out, skipped: v.skipped}
+	p := pending{subject: subject, request: request, verdict: out, skipped: v.skipped}
 	v.skipped = 0
 	v.queue <- p // a full queue slows verdicts down rather than lose a refusal's receipt
 }
@@ -184,6 +206,9 @@ func (w *Watcher) serveVerdicts(ctx context.Context, failed chan<- error) (stop 
 	if err := w.js.Conn().Flush(); err != nil {
 		return nil, fmt.Errorf("verdicts: %w", err)
 	}
+	v.gate.Lock()
+	v.serving = true
+	v.gate.Unlock()
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan error, 1)
 	go func() {
@@ -198,6 +223,9 @@ func (w *Watcher) serveVerdicts(ctx context.Context, failed chan<- error) (stop 
 	}()
 	return func() error {
 		_ = sub.Unsubscribe()
+		v.gate.Lock()
+		v.serving = false
+		v.gate.Unlock()
 		cancel()
 		return <-done
 	}, nil
@@ -211,7 +239,9 @@ func (w *Watcher) refreshView(now time.Time) {
 		return
 	}
 	w.viewAt, w.viewDirty = now, false
-	w.verdicts.view.Store(newView(w.pass.Result(), w.pass.Last().Time, w.pass.Events()))
+	vw := newView(w.pass.Result(), w.pass.Last().Time, w.pass.Events())
+	vw.id = w.pass.Identity()
+	w.verdicts.view.Store(vw)
 }
 
 // viewEvery is how often, at most, a busy watcher copies its pass's answer
