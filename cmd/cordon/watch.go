@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/cordon-ir/cordon/authz"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/fleet"
@@ -14,7 +18,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const watchArgs = "--nats URL [--stream S] [--durable NAME] [--rules FILE|DIR] [--lateness D] [--idle D] [--raw-route SUBJECT=FORMAT]... [--verdicts [--verdict-name NAME] [--policy FILE]]"
+const watchArgs = "--nats URL [--stream S] [--durable NAME] [--rules FILE|DIR] [--lateness D] [--idle D] [--raw-route SUBJECT=FORMAT]... [--verdicts [--verdict-name NAME] [--policy FILE] [--ext-authz ADDR]]"
 
 func cmdWatch(e *env, c *cobra.Command) {
 	fs := c.Flags()
@@ -29,6 +33,7 @@ func cmdWatch(e *env, c *cobra.Command) {
 	verdicts := fs.Bool("verdicts", false, "answer cordon.verdict.<agent> requests and keep their receipts (docs/verdicts.md)")
 	vname := fs.String("verdict-name", "", "the `NAME` verdicts and the receipt chain carry (default: the durable)")
 	policyPath := fs.String("policy", "", "the verdict policy from `FILE` (YAML, docs/verdicts.md) instead of the built-in one")
+	extAuthz := fs.String("ext-authz", "", "also answer Envoy's ext_authz v3 (gRPC) on `ADDR` (host:port) from the same verdicts (docs/verdicts.md)")
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
 		if *url == "" {
@@ -62,8 +67,8 @@ func cmdWatch(e *env, c *cobra.Command) {
 				}
 				cfg.Verdicts.Policy, cfg.Verdicts.PolicyBytes = &p, b
 			}
-		} else if *policyPath != "" || *vname != "" {
-			return fmt.Errorf("%w: --policy and --verdict-name go with --verdicts", errUsage)
+		} else if *policyPath != "" || *vname != "" || *extAuthz != "" {
+			return fmt.Errorf("%w: --policy, --verdict-name and --ext-authz go with --verdicts", errUsage)
 		}
 		cfg.Log = slog.New(slog.NewTextHandler(e.stderr, nil))
 		cfg.Reject = func(m fleet.MessageReject) {
@@ -79,8 +84,14 @@ func cmdWatch(e *env, c *cobra.Command) {
 		if err != nil {
 			return fmt.Errorf("%w: %v", errUsage, err)
 		}
+		stopAuthz := func() error { return nil }
+		if *extAuthz != "" {
+			if stopAuthz, err = serveExtAuthz(ctx, e, w, *extAuthz); err != nil {
+				return err
+			}
+		}
 		fmt.Fprintf(e.stderr, "watching stream %s as %s (lateness %s); ctrl-c stops\n", *stream, *durable, *lateness)
-		err = w.Run(ctx)
+		err = errors.Join(w.Run(ctx), stopAuthz())
 		s := w.Stats()
 		if *asJSON {
 			jsonEncoder(e.stdout).Encode(s)
@@ -111,4 +122,21 @@ func printBatch(e *env, b watch.Batch, asJSON bool) {
 		line += "; replayed: " + b.Replayed
 	}
 	fmt.Fprintln(e.stdout, evidence.PrintableMessage(line))
+}
+
+// serveExtAuthz answers Envoy's ext_authz on addr from w's verdicts until
+// the returned stop is called.
+func serveExtAuthz(ctx context.Context, e *env, w *watch.Watcher, addr string) (stop func() error, err error) {
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --ext-authz: %w", errUsage, err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- authz.Serve(cctx, lis, authz.New(w), 5*time.Second) }()
+	fmt.Fprintf(e.stderr, "answering Envoy ext_authz on %s\n", lis.Addr())
+	return func() error {
+		cancel()
+		return <-done
+	}, nil
 }
