@@ -28,9 +28,25 @@ const benchRate = 1000
 //   - allow/none: the same verdict, no allow kept (sample_allows: 0);
 //   - refuse: the thief (agent-12), refused, always kept.
 //
+// and two loads of the watcher:
+//
+//   - idle: it has taken the sample and nothing comes;
+//   - load50: first a burst of burstEvents events measures its maximum
+//     event rate (max-events/s), then events come at half of it while
+//     the verdicts are asked (events/s: the rate sent).
+//
 // Reported: p50, p99 and max in µs, the rate achieved, and ns/op as the
 // mean latency.
 func BenchmarkVerdictLatency(b *testing.B) {
+	for _, loaded := range []bool{false, true} {
+		benchVerdicts(b, loaded)
+	}
+}
+
+// burstEvents is the burst the watcher's maximum event rate is measured on.
+const burstEvents = 40000
+
+func benchVerdicts(b *testing.B, loaded bool) {
 	for _, c := range []struct {
 		name   string
 		sample int
@@ -43,11 +59,15 @@ func BenchmarkVerdictLatency(b *testing.B) {
 		{"refuse", 100, "agent-12", "10.0.2.21", watch.Refuse},
 	} {
 		for _, path := range []string{"nats", "ext_authz"} {
-			b.Run(path+"/"+c.name, func(b *testing.B) {
+			name := path + "/idle/" + c.name
+			if loaded {
+				name = path + "/load50/" + c.name
+			}
+			b.Run(name, func(b *testing.B) {
 				vc := everyAllow(b)
 				vc.CommitEvery = 0 // the default, 100 ms
 				vc.Policy.SampleAllows = c.sample
-				w, url, _, stop := run(b, vc)
+				w, url, js, stop := run(b, vc)
 				var once func() (string, error)
 				switch path {
 				case "nats":
@@ -89,8 +109,27 @@ func BenchmarkVerdictLatency(b *testing.B) {
 						b.Fatalf("warm-up: %q %v, want %s", got, err, c.want)
 					}
 				}
+				var sent func() int64
+				if loaded {
+					l := newLoad(b, js, w)
+					top := l.maxRate(b, w, burstEvents)
+					done := make(chan struct{})
+					n := l.run(top/2, done)
+					defer close(done)
+					start := time.Now()
+					sent = func() int64 {
+						// after paced: ResetTimer drops what was reported before
+						b.ReportMetric(top, "max-events/s")
+						b.ReportMetric(float64(n.Load())/time.Since(start).Seconds(), "events/s")
+						return n.Load()
+					}
+					time.Sleep(3 * time.Second) // the reorder buffer fills to its lateness
+				}
 				before := w.Stats().Receipts
 				lat := paced(b, once, c.want)
+				if sent != nil {
+					sent()
+				}
 				if err := stop(); err != nil {
 					b.Fatal(err)
 				}

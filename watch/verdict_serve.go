@@ -47,8 +47,11 @@ type verdicts struct {
 	// gate: serving is set while receipts are written; an answer given
 	// outside NATS holds it read from its check to its receipt queued,
 	// so that stopping writes every receipt of an answer given
-	gate     sync.RWMutex
-	serving  bool
+	gate    sync.RWMutex
+	serving bool
+	// viewGap is the least time between two copies of the view, from
+	// what the last one cost (the watcher's loop only)
+	viewGap  time.Duration
 	answered atomic.Int64
 	expired  atomic.Int64
 	receipts atomic.Int64
@@ -198,12 +201,22 @@ func (w *Watcher) serveVerdicts(ctx context.Context, failed chan<- error) (stop 
 	if err != nil {
 		return nil, err
 	}
+	w.viewAt = time.Time{} // the first copy is made whatever the last cost
 	w.refreshView(time.Now())
-	sub, err := w.js.Conn().QueueSubscribe(VerdictPrefix+"*", VerdictQueue, v.handle)
+	// a connection of their own: on the watcher's, requests would wait
+	// behind the events it is fetching and the findings it publishes
+	opts := w.js.Conn().Opts
+	opts.Name += " (verdicts)"
+	nc, err := opts.Connect()
 	if err != nil {
 		return nil, fmt.Errorf("verdicts: %w", err)
 	}
-	if err := w.js.Conn().Flush(); err != nil {
+	sub, err := nc.QueueSubscribe(VerdictPrefix+"*", VerdictQueue, v.handle)
+	if err == nil {
+		err = nc.Flush()
+	}
+	if err != nil {
+		nc.Close()
 		return nil, fmt.Errorf("verdicts: %w", err)
 	}
 	v.gate.Lock()
@@ -222,7 +235,11 @@ func (w *Watcher) serveVerdicts(ctx context.Context, failed chan<- error) (stop 
 		done <- err
 	}()
 	return func() error {
-		_ = sub.Unsubscribe()
+		_ = sub.Drain() // the requests received are answered
+		for end := time.Now().Add(5 * time.Second); sub.IsValid() && time.Now().Before(end); {
+			time.Sleep(time.Millisecond)
+		}
+		nc.Close()
 		v.gate.Lock()
 		v.serving = false
 		v.gate.Unlock()
@@ -234,15 +251,32 @@ func (w *Watcher) serveVerdicts(ctx context.Context, failed chan<- error) (stop 
 // refreshView copies the pass's answer for the verdicts to read: at most
 // every viewEvery unless forced, since a copy of the capability sets costs
 // in proportion to them.
+//
+// A finding changed forces a copy, but not sooner than viewCost times
+// what the last copy took after it: under a steady stream of changes
+// (an agent whose episode grows with every batch) copying at each would
+// take most of the loop, and the verdicts' latency with it. The copy
+// put off is made at the loop's next step (the view stays dirty).
 func (w *Watcher) refreshView(now time.Time) {
-	if w.verdicts == nil || w.pass == nil {
+	v := w.verdicts
+	if v == nil || w.pass == nil {
 		return
 	}
+	if now.Sub(w.viewAt) < v.viewGap {
+		w.viewDirty = true
+		return
+	}
+	start := time.Now()
 	w.viewAt, w.viewDirty = now, false
 	vw := newView(w.pass.Result(), w.pass.Last().Time, w.pass.Events())
 	vw.id = w.pass.Identity()
-	w.verdicts.view.Store(vw)
+	v.view.Store(vw)
+	v.viewGap = min(viewEvery, viewCost*time.Since(start))
 }
+
+// viewCost bounds the share of the loop copies take: at most one in
+// viewCost+1 of its time under a steady stream of finding changes.
+const viewCost = 3
 
 // viewEvery is how often, at most, a busy watcher copies its pass's answer
 // for verdicts: a verdict may miss up to that much of the latest events

@@ -42,7 +42,12 @@ func Verdicts(t testing.TB, dir string, vc watch.VerdictConfig) (w *watch.Watche
 	if _, err := fleet.Ship(ctx, fleet.NewPublisher(js, 0), st, []string{dir}, fleet.ShipOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	w, err = watch.New(js, watch.Config{Durable: Durable, Idle: 300 * time.Millisecond, Verdicts: &vc})
+	// the watcher's own connection, as cordon watch has its own process
+	_, wjs, err := fleet.Connect(s.ClientURL(), "watchtest watcher", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err = watch.New(wjs, watch.Config{Durable: Durable, Idle: 300 * time.Millisecond, Verdicts: &vc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +64,10 @@ func Verdicts(t testing.TB, dir string, vc watch.VerdictConfig) (w *watch.Watche
 		}
 		return result
 	}
-	t.Cleanup(func() { _ = stop() })
+	t.Cleanup(func() {
+		_ = stop()
+		wjs.Conn().Close()
+	})
 	idle(t, js, w, done)
 	return w, s.ClientURL(), js, stop
 }
