@@ -252,11 +252,12 @@ func (w *Watcher) serveVerdicts(ctx context.Context, failed chan<- error) (stop 
 // every viewEvery unless forced, since a copy of the capability sets costs
 // in proportion to them.
 //
-// A finding changed forces a copy, but not sooner than viewCost times
-// what the last copy took after it: under a steady stream of changes
-// (an agent whose episode grows with every batch) copying at each would
-// take most of the loop, and the verdicts' latency with it. The copy
-// put off is made at the loop's next step (the view stays dirty).
+// No copy is made sooner than viewCost times what the last one took
+// after it, a finding changed or not: with large capability sets (an
+// agent of 100,000 tool calls) a copy takes tens of milliseconds, and
+// copying every viewEvery would take most of the loop, and the verdicts'
+// latency with it. The copy put off is made at the loop's next step
+// (the view stays dirty).
 func (w *Watcher) refreshView(now time.Time) {
 	v := w.verdicts
 	if v == nil || w.pass == nil {
@@ -271,12 +272,16 @@ func (w *Watcher) refreshView(now time.Time) {
 	vw := newView(w.pass.Result(), w.pass.Last().Time, w.pass.Events())
 	vw.id = w.pass.Identity()
 	v.view.Store(vw)
-	v.viewGap = min(viewEvery, viewCost*time.Since(start))
+	v.viewGap = min(maxViewGap, viewCost*time.Since(start))
 }
 
 // viewCost bounds the share of the loop copies take: at most one in
-// viewCost+1 of its time under a steady stream of finding changes.
-const viewCost = 3
+// viewCost+1 of its time, as long as a copy takes under maxViewGap /
+// viewCost; maxViewGap bounds how stale that makes the view.
+const (
+	viewCost   = 3
+	maxViewGap = time.Second
+)
 
 // viewEvery is how often, at most, a busy watcher copies its pass's answer
 // for verdicts: a verdict may miss up to that much of the latest events
