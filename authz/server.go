@@ -38,14 +38,17 @@ type Stats struct {
 	Denied  int64 `json:"denied"`
 	// Unanswered are checks given an error (the watcher not serving, the
 	// deadline passed): Envoy's failure_mode_allow decides those.
+	// Expired are those of them whose deadline passed, on arrival or
+	// before the watcher came to them.
 	Unanswered int64 `json:"unanswered"`
+	Expired    int64 `json:"expired"`
 }
 
 // Server answers Envoy's Check from an Asker.
 type Server struct {
 	authv3.UnimplementedAuthorizationServer
-	ask                                      Asker
-	checks, allowed, review, denied, unanswd atomic.Int64
+	ask                                               Asker
+	checks, allowed, review, denied, unanswd, expired atomic.Int64
 }
 
 // New is a Server answering from ask.
@@ -53,7 +56,8 @@ func New(ask Asker) *Server { return &Server{ask: ask} }
 
 // Stats says what the server answered so far.
 func (s *Server) Stats() Stats {
-	return Stats{Checks: s.checks.Load(), Allowed: s.allowed.Load(), Review: s.review.Load(), Denied: s.denied.Load(), Unanswered: s.unanswd.Load()}
+	return Stats{Checks: s.checks.Load(), Allowed: s.allowed.Load(), Review: s.review.Load(), Denied: s.denied.Load(),
+		Unanswered: s.unanswd.Load(), Expired: s.expired.Load()}
 }
 
 // Check answers one request. A refusal is PERMISSION_DENIED, its reasons
@@ -71,12 +75,16 @@ func (s *Server) Check(ctx context.Context, req *authv3.CheckRequest) (*authv3.C
 	}
 	if ctx.Err() != nil {
 		s.unanswd.Add(1)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			s.expired.Add(1)
+		}
 		return nil, status.FromContextError(ctx.Err()).Err()
 	}
 	v, err := s.ask.Ask(&ev, vreq, Subject)
 	switch {
 	case errors.Is(err, watch.ErrExpired):
 		s.unanswd.Add(1)
+		s.expired.Add(1)
 		return nil, status.Error(codes.DeadlineExceeded, "cordon: "+err.Error())
 	case errors.Is(err, watch.ErrNotServing):
 		s.unanswd.Add(1)

@@ -2,6 +2,7 @@ package authz_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -136,19 +137,25 @@ func (s slow) Ask(ev *evidence.Event, req watch.VerdictRequest, subject string) 
 // watcher's pace.
 func TestExtAuthzDeadline(t *testing.T) {
 	w, _, js, stop := run(t, everyAllow(t))
-	srv, client := serve(t, slow{w: w, delay: 150 * time.Millisecond})
+	srv, client := serve(t, slow{w: w, delay: 400 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Millisecond)
 	defer cancel()
 	start := time.Now()
 	_, err := client.Check(ctx, check("r-slow", "10.0.2.21", "", time.Time{}, nil))
 	took := time.Since(start)
-	if status.Code(err) != codes.DeadlineExceeded || took > 120*time.Millisecond {
+	if status.Code(err) != codes.DeadlineExceeded || took > 300*time.Millisecond {
 		t.Fatalf("after %s: %v, want DEADLINE_EXCEEDED at the caller's 25ms", took, err)
 	}
-	for end := time.Now().Add(5 * time.Second); srv.Stats().Unanswered == 0; time.Sleep(10 * time.Millisecond) {
+	// it reached the watcher after its deadline, or (on a loaded machine)
+	// the server after it: expired either way
+	for end := time.Now().Add(5 * time.Second); srv.Stats().Expired == 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(end) {
-			t.Fatalf("the server never finished the late check: %+v", srv.Stats())
+			t.Fatalf("the server never counted the late check expired: %+v", srv.Stats())
 		}
+	}
+	// the watcher itself decides nothing past a deadline
+	if _, err := w.Ask(&evidence.Event{SrcIP: "10.0.2.21"}, watch.VerdictRequest{ID: "r-past", Deadline: time.Now().Add(-time.Millisecond)}, authz.Subject); !errors.Is(err, watch.ErrExpired) {
+		t.Errorf("Ask past its deadline: %v, want ErrExpired", err)
 	}
 	// in time, the same check is answered
 	ok, err := client.Check(context.Background(), check("r-in-time", "10.0.2.21", "", time.Time{}, nil))
@@ -158,11 +165,11 @@ func TestExtAuthzDeadline(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
-	if s := w.Stats(); s.Expired != 1 || s.Verdicts != 1 || s.Receipts != 1 {
-		t.Errorf("watcher: %d expired, %d verdicts, %d receipts; want 1, 1, 1", s.Expired, s.Verdicts, s.Receipts)
+	if s := w.Stats(); s.Expired < 1 || s.Expired > 2 || s.Verdicts != 1 || s.Receipts != 1 {
+		t.Errorf("watcher: %d expired, %d verdicts, %d receipts; want 1 or 2, 1, 1", s.Expired, s.Verdicts, s.Receipts)
 	}
 	for _, r := range receipts(t, js, "w1") {
-		if r.Verdict.RequestID == "r-slow" {
+		if r.Verdict.RequestID == "r-slow" || r.Verdict.RequestID == "r-past" {
 			t.Errorf("the expired check has a receipt: %+v", r)
 		}
 	}
