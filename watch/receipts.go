@@ -126,7 +126,8 @@ func (c *chain) commit(ctx context.Context, batch []pending) error {
 		if err != nil {
 			return err
 		}
-		opts := []jetstream.PublishOpt{jetstream.WithMsgID(Hash(body))}
+		h := Hash(body)
+		opts := []jetstream.PublishOpt{jetstream.WithMsgID(h)}
 		if i == 0 {
 			opts = append(opts, jetstream.WithExpectLastSequencePerSubject(c.last))
 		}
@@ -135,7 +136,7 @@ func (c *chain) commit(ctx context.Context, batch []pending) error {
 			return fmt.Errorf("receipt %d: %w", r.Seq, err)
 		}
 		futures = append(futures, f)
-		c.seq, c.prev = r.Seq, Hash(body)
+		c.seq, c.prev = r.Seq, h
 	}
 	for _, f := range futures {
 		select {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/fleet"
@@ -70,6 +71,9 @@ type Verdict struct {
 	Assessment *capability.Assessment `json:"assessment,omitempty"`
 	// Evidence are the event ids of what decided (at most maxEvidence).
 	Evidence []string `json:"evidence"`
+	// Attribution says how the agent was found, for a request that did
+	// not name it (ext_authz: see Ask); absent on cordon.verdict.<agent>.
+	Attribution *VerdictAttribution `json:"attribution,omitempty"`
 }
 
 // VerdictFinding is one open finding of the agent, as a verdict names it.
@@ -111,6 +115,9 @@ type view struct {
 	ranks     map[string]detect.AgentRank
 	watermark time.Time
 	events    int64
+	// id is the pass's identity map when the copy was taken: who a
+	// request from outside NATS belongs to (see Ask)
+	id *attribution.Identity
 }
 
 func newView(res detect.Result, last time.Time, events int64) *view {

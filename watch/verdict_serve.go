@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,11 +39,22 @@ type verdicts struct {
 	queue      chan pending
 	started    int64
 	n          atomic.Int64
-	allows     int64 // read and written by the subscription's goroutine only
-	skipped    int64
-	answered   atomic.Int64
-	expired    atomic.Int64
-	receipts   atomic.Int64
+	// mu orders the sampling of allows and their receipts: verdicts come
+	// from the subscription and from ext_authz callers at once
+	mu      sync.Mutex
+	allows  int64
+	skipped int64
+	// gate: serving is set while receipts are written; an answer given
+	// outside NATS holds it read from its check to its receipt queued,
+	// so that stopping writes every receipt of an answer given
+	gate    sync.RWMutex
+	serving bool
+	// viewGap is the least time between two copies of the view, from
+	// what the last one cost (the watcher's loop only)
+	viewGap  time.Duration
+	answered atomic.Int64
+	expired  atomic.Int64
+	receipts atomic.Int64
 }
 
 func newVerdicts(cfg VerdictConfig, durable string, rulesJSON []byte) *verdicts {
@@ -87,8 +99,7 @@ func (v *verdicts) handle(m *nats.Msg) {
 		vw = &view{}
 	}
 	out := decide(vw, &v.pol, agent, &req)
-	out.VerdictID = fmt.Sprintf("%s-%x-%d", v.cfg.Name, v.started, v.n.Add(1))
-	out.RequestID, out.Watcher, out.RulesHash, out.PolicyHash, out.At = req.ID, v.cfg.Name, v.rulesHash, v.policyHash, time.Now().UTC()
+	v.stamp(&out, &req)
 	b, err := json.Marshal(out)
 	if err != nil {
 		return
@@ -97,6 +108,20 @@ func (v *verdicts) handle(m *nats.Msg) {
 		return
 	}
 	v.answered.Add(1)
+	v.keep(m.Subject, m.Data, out)
+}
+
+// stamp names a verdict and says what it was given under.
+func (v *verdicts) stamp(out *Verdict, req *VerdictRequest) {
+	out.VerdictID = fmt.Sprintf("%s-%x-%d", v.cfg.Name, v.started, v.n.Add(1))
+	out.RequestID, out.Watcher, out.RulesHash, out.PolicyHash, out.At = req.ID, v.cfg.Name, v.rulesHash, v.policyHash, time.Now().UTC()
+}
+
+// keep queues the receipt of a verdict given, or counts an allow the
+// sampling skips.
+func (v *verdicts) keep(subject string, request []byte, out Verdict) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	if out.Recommendation == Allow {
 		keep := v.pol.SampleAllows > 0 && v.allows%int64(v.pol.SampleAllows) == 0
 		v.allows++
@@ -105,7 +130,7 @@ func (v *verdicts) handle(m *nats.Msg) {
 			return
 		}
 	}
-	p := pending{subject: m.Subject, request: m.Data, verdict: out, skipped: v.skipped}
+	p := pending{subject: subject, request: request, verdict: out, skipped: v.skipped}
 	v.skipped = 0
 	v.queue <- p // a full queue slows verdicts down rather than lose a refusal's receipt
 }
@@ -176,14 +201,27 @@ func (w *Watcher) serveVerdicts(ctx context.Context, failed chan<- error) (stop 
 	if err != nil {
 		return nil, err
 	}
+	w.viewAt = time.Time{} // the first copy is made whatever the last cost
 	w.refreshView(time.Now())
-	sub, err := w.js.Conn().QueueSubscribe(VerdictPrefix+"*", VerdictQueue, v.handle)
+	// a connection of their own: on the watcher's, requests would wait
+	// behind the events it is fetching and the findings it publishes
+	opts := w.js.Conn().Opts
+	opts.Name += " (verdicts)"
+	nc, err := opts.Connect()
 	if err != nil {
 		return nil, fmt.Errorf("verdicts: %w", err)
 	}
-	if err := w.js.Conn().Flush(); err != nil {
+	sub, err := nc.QueueSubscribe(VerdictPrefix+"*", VerdictQueue, v.handle)
+	if err == nil {
+		err = nc.Flush()
+	}
+	if err != nil {
+		nc.Close()
 		return nil, fmt.Errorf("verdicts: %w", err)
 	}
+	v.gate.Lock()
+	v.serving = true
+	v.gate.Unlock()
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan error, 1)
 	go func() {
@@ -197,7 +235,14 @@ func (w *Watcher) serveVerdicts(ctx context.Context, failed chan<- error) (stop 
 		done <- err
 	}()
 	return func() error {
-		_ = sub.Unsubscribe()
+		_ = sub.Drain() // the requests received are answered
+		for end := time.Now().Add(5 * time.Second); sub.IsValid() && time.Now().Before(end); {
+			time.Sleep(time.Millisecond)
+		}
+		nc.Close()
+		v.gate.Lock()
+		v.serving = false
+		v.gate.Unlock()
 		cancel()
 		return <-done
 	}, nil
@@ -206,13 +251,37 @@ func (w *Watcher) serveVerdicts(ctx context.Context, failed chan<- error) (stop 
 // refreshView copies the pass's answer for the verdicts to read: at most
 // every viewEvery unless forced, since a copy of the capability sets costs
 // in proportion to them.
+//
+// No copy is made sooner than viewCost times what the last one took
+// after it, a finding changed or not: with large capability sets (an
+// agent of 100,000 tool calls) a copy takes tens of milliseconds, and
+// copying every viewEvery would take most of the loop, and the verdicts'
+// latency with it. The copy put off is made at the loop's next step
+// (the view stays dirty).
 func (w *Watcher) refreshView(now time.Time) {
-	if w.verdicts == nil || w.pass == nil {
+	v := w.verdicts
+	if v == nil || w.pass == nil {
 		return
 	}
+	if now.Sub(w.viewAt) < v.viewGap {
+		w.viewDirty = true
+		return
+	}
+	start := time.Now()
 	w.viewAt, w.viewDirty = now, false
-	w.verdicts.view.Store(newView(w.pass.Result(), w.pass.Last().Time, w.pass.Events()))
+	vw := newView(w.pass.Result(), w.pass.Last().Time, w.pass.Events())
+	vw.id = w.pass.Identity()
+	v.view.Store(vw)
+	v.viewGap = min(maxViewGap, viewCost*time.Since(start))
 }
+
+// viewCost bounds the share of the loop copies take: at most one in
+// viewCost+1 of its time, as long as a copy takes under maxViewGap /
+// viewCost; maxViewGap bounds how stale that makes the view.
+const (
+	viewCost   = 3
+	maxViewGap = time.Second
+)
 
 // viewEvery is how often, at most, a busy watcher copies its pass's answer
 // for verdicts: a verdict may miss up to that much of the latest events

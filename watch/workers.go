@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -197,7 +198,7 @@ func (g *worker) round(ctx context.Context) error {
 	}
 	share := (g.cfg.Partitions + workers - 1) / workers
 	for len(g.held) > share {
-		i := slices.Max(keysOf(g.held))
+		i := slices.Max(slices.Collect(maps.Keys(g.held)))
 		r := g.held[i]
 		g.stop(i, r)
 		g.kv.Delete(ctx, leaseKey(i), jetstream.LastRevision(r.rev))
@@ -334,14 +335,6 @@ func (g *worker) build(ctx context.Context) WorkerStatus {
 		g.cfg.Status(st)
 	}
 	return st
-}
-
-func keysOf(m map[int]*running) []int {
-	out := make([]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 // GroupStatus is what a group's bucket says: each worker's last status,

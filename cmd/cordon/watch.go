@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/cordon-ir/cordon/authz"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/fleet"
@@ -17,7 +20,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const watchArgs = "--nats URL [--stream S] [--durable NAME] [--partitions N] [--worker NAME] [--lease D] [--replicas N] [--rules FILE|DIR] [--lateness D] [--idle D] [--raw-route SUBJECT=FORMAT]... [--verdicts [--verdict-name NAME] [--policy FILE]] | --status [--durable NAME]"
+const watchArgs = "--nats URL [--stream S] [--durable NAME] [--partitions N] [--worker NAME] [--lease D] [--replicas N] [--rules FILE|DIR] [--lateness D] [--idle D] [--raw-route SUBJECT=FORMAT]... [--verdicts [--verdict-name NAME] [--policy FILE] [--ext-authz ADDR]] | --status [--durable NAME]"
 
 func cmdWatch(e *env, c *cobra.Command) {
 	fs := c.Flags()
@@ -37,6 +40,7 @@ func cmdWatch(e *env, c *cobra.Command) {
 	lease := fs.Duration("lease", watch.DefaultLease, "a worker not heard of for this long loses its partitions to the others")
 	replicas := fs.Int("replicas", 1, "servers of a cluster that keep the findings stream and the buckets the watchers create (3 to survive the loss of one)")
 	status := fs.Bool("status", false, "print each worker of the group: its partitions, lag, events/s and findings/s, then stop")
+	extAuthz := fs.String("ext-authz", "", "also answer Envoy's ext_authz v3 (gRPC) on `ADDR` (host:port) from the same verdicts (docs/verdicts.md)")
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
 		if *url == "" {
@@ -79,8 +83,8 @@ func cmdWatch(e *env, c *cobra.Command) {
 				}
 				cfg.Verdicts.Policy, cfg.Verdicts.PolicyBytes = &p, b
 			}
-		} else if *policyPath != "" || *vname != "" {
-			return fmt.Errorf("%w: --policy and --verdict-name go with --verdicts", errUsage)
+		} else if *policyPath != "" || *vname != "" || *extAuthz != "" {
+			return fmt.Errorf("%w: --policy, --verdict-name and --ext-authz go with --verdicts", errUsage)
 		}
 		cfg.Log = slog.New(slog.NewTextHandler(e.stderr, nil))
 		cfg.Reject = func(m fleet.MessageReject) {
@@ -96,7 +100,7 @@ func cmdWatch(e *env, c *cobra.Command) {
 			if *partitions != 1 {
 				return fmt.Errorf("%w: --verdicts are answered by one watcher of every agent, not by partitions", errUsage)
 			}
-			return runOneWatcher(ctx, e, js, cfg, *asJSON)
+			return runOneWatcher(ctx, e, js, cfg, *extAuthz, *asJSON)
 		}
 		var last watch.WorkerStatus
 		wcfg := watch.WorkerConfig{Config: cfg, Worker: *worker, Partitions: *partitions, Lease: *lease,
@@ -121,13 +125,20 @@ func cmdWatch(e *env, c *cobra.Command) {
 }
 
 // runOneWatcher runs a watcher of every agent that answers verdicts.
-func runOneWatcher(ctx context.Context, e *env, js jetstream.JetStream, cfg watch.Config, asJSON bool) error {
+// With extAuthz, it answers Envoy's ext_authz there from the same verdicts.
+func runOneWatcher(ctx context.Context, e *env, js jetstream.JetStream, cfg watch.Config, extAuthz string, asJSON bool) error {
 	w, err := watch.New(js, cfg)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
+	stopAuthz := func() error { return nil }
+	if extAuthz != "" {
+		if stopAuthz, err = serveExtAuthz(ctx, e, w, extAuthz); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(e.stderr, "watching stream %s as %s (lateness %s); ctrl-c stops\n", cfg.Stream, cfg.Durable, cfg.Lateness)
-	err = w.Run(ctx)
+	err = errors.Join(w.Run(ctx), stopAuthz())
 	s := w.Stats()
 	if asJSON {
 		jsonEncoder(e.stdout).Encode(s)
@@ -201,4 +212,21 @@ func printBatch(e *env, b watch.Batch, asJSON bool) {
 		line += "; replayed: " + b.Replayed
 	}
 	fmt.Fprintln(e.stdout, evidence.PrintableMessage(line))
+}
+
+// serveExtAuthz answers Envoy's ext_authz on addr from w's verdicts until
+// the returned stop is called.
+func serveExtAuthz(ctx context.Context, e *env, w *watch.Watcher, addr string) (stop func() error, err error) {
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --ext-authz: %w", errUsage, err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- authz.Serve(cctx, lis, authz.New(w), 5*time.Second) }()
+	fmt.Fprintf(e.stderr, "answering Envoy ext_authz on %s\n", lis.Addr())
+	return func() error {
+		cancel()
+		return <-done
+	}, nil
 }
