@@ -68,6 +68,8 @@ func TestRawFalcoOnTheBusIsTheEventFileIngestMakes(t *testing.T) {
 	if err := b.nc.Flush(); err != nil {
 		t.Fatal(err)
 	}
+	// a plain publish is stored after the flush returns: wait for both
+	waitStored(t, b, 2)
 	got, stats := b.read(t, ReaderConfig{Durable: "raw"})
 	if len(got) != 1 || stats.Duplicates != 1 {
 		t.Fatalf("delivered %d events (%d dropped as duplicates), want 1 and 1", len(got), stats.Duplicates)
@@ -113,6 +115,7 @@ func TestRawRouteReadsFalcosidekickSubjects(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.nc.Flush()
+	waitStored(t, b, 1)
 	var rejects []MessageReject
 	got, _ := b.read(t, ReaderConfig{Durable: "sidekick", Routes: []Route{{Subject: "falco.>", Format: "falco"}},
 		Reject: func(m MessageReject) { rejects = append(rejects, m) }})
@@ -276,5 +279,28 @@ func TestShipFollowSendsWhatIsAppended(t *testing.T) {
 	defer mu.Unlock()
 	if n := b.messages(t, DefaultStream); n != 11 || read != 11 {
 		t.Fatalf("stream holds %d, rounds read %d; want 11 each", n, read)
+	}
+}
+
+// waitStored waits until the events' stream holds n messages.
+func waitStored(t *testing.T, b *bus, n uint64) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st, err := b.js.Stream(context.Background(), DefaultStream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := st.Info(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.State.Msgs >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the stream holds %d messages after 10s, want %d", info.State.Msgs, n)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
