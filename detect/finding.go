@@ -39,6 +39,8 @@ type Finding struct {
 	// Values are the distinct values that drove it (hosts, credentials,
 	// paths, tools), in first-seen order, when the rule has such values.
 	Values []string `json:"values,omitempty"`
+
+	group string // the correlation's group, for a chain (see Step.Rule)
 }
 
 // hit is an event as correlations keep it: enough to place and cite it.

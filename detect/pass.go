@@ -82,13 +82,7 @@ func (e *Engine) Start(ctx context.Context, src Source) (*Pass, error) {
 		}
 		p.corr[i] = c
 		p.gaps[r.ID] = r.Gap()
-		if stepped(r.Correlation.Type) {
-			for s := range r.Correlation.Steps {
-				p.rules = append(p.rules, stream{match: []*evidence.Matcher{r.steps[s]}, filter: r.Correlation.Steps[s].Filter, corr: i, add: func(ev *evidence.Event) { c.add(s, ev) }})
-			}
-			continue
-		}
-		p.rules = append(p.rules, stream{match: r.match, filter: r.Filter, corr: i, add: func(ev *evidence.Event) { c.add(0, ev) }})
+		p.streams(r, c, i)
 	}
 	capMatch, err := evidence.Compile(capQuery)
 	if err != nil {
@@ -102,6 +96,22 @@ func (e *Engine) Start(ctx context.Context, src Source) (*Pass, error) {
 		p.skew.add(ev)
 	}})
 	return p, nil
+}
+
+// streams adds rule r's inputs, feeding its correlator c (rule i's, or
+// a correlator inside it for a chain's inner rule).
+func (p *Pass) streams(r *Rule, c correlator, i int) {
+	if !stepped(r.Correlation.Type) {
+		p.rules = append(p.rules, stream{match: r.match, filter: r.Filter, corr: i, add: func(ev *evidence.Event) { c.add(0, ev) }})
+		return
+	}
+	for s, st := range r.Correlation.Steps {
+		if st.Rule != nil {
+			p.streams(st.Rule, c.(*chain).inner[s], i)
+			continue
+		}
+		p.rules = append(p.rules, stream{match: []*evidence.Matcher{r.steps[s]}, filter: st.Filter, corr: i, add: func(ev *evidence.Event) { c.add(s, ev) }})
+	}
 }
 
 // Add takes one event. The event is read, not kept: the caller may reuse
@@ -179,6 +189,7 @@ func (p *Pass) Findings() []Finding {
 			fs := Episodes(c.done(), func(detector string) time.Duration { return p.gaps[detector] })
 			uniqueIDs(fs)
 			for j := range fs {
+				fs[j].group = "" // a chain's, not the answer's
 				// shared with every answer given: an append reallocates
 				fs[j].Events, fs[j].Values = slices.Clip(fs[j].Events), slices.Clip(fs[j].Values)
 			}

@@ -78,31 +78,67 @@ correlation:
     condition:
         field: cs-bytes
         gt: 100`, 8, 9, "condition percentile belongs to value_percentile"},
-		{"several group-by fields", `title: Many
-correlation:
-    type: event_count
-    rules: [a]
-    group-by:
-        - User
-        - ComputerName
-    timespan: 1h
-    condition:
-        gte: 5`, 6, 9, "groups by one field"},
-		{"aliases", `title: Aliased
+		{"alias naming no field for a rule", `title: Aliased
 correlation:
     type: temporal
-    rules: [a, b]
+    rules: [denied_request, paste_site]
     group-by: [ip]
     timespan: 10s
     aliases:
         ip:
-            a: c-ip
-            b: c-ip`, 7, 5, "aliases are not supported yet"},
+            denied_request: c-ip
+` + members, 8, 9, `alias "ip" names no field for rule "paste_site"`},
+		{"chain grouped otherwise", `title: Chain
+correlation:
+    type: temporal
+    rules: [many_denied, paste_site]
+    group-by: [agent]
+    timespan: 10m
+---
+title: Many denied
+name: many_denied
+correlation:
+    type: event_count
+    rules: [denied_request]
+    group-by: [c-ip]
+    timespan: 10m
+    condition:
+        gte: 3
+` + members, 4, 13, `names correlation "many_denied", grouped by c-ip, not by agent`},
+		{"chain into event_count", `title: Chain
+correlation:
+    type: event_count
+    rules: [many_denied]
+    group-by: [agent]
+    timespan: 10m
+    condition:
+        gte: 2
+---
+title: Many denied
+name: many_denied
+correlation:
+    type: event_count
+    rules: [denied_request]
+    group-by: [agent]
+    timespan: 10m
+    condition:
+        gte: 3
+` + members, 4, 13, "chains correlations into temporal and temporal_ordered only"},
+		{"group-by on analysed text", `title: By URL
+correlation:
+    type: event_count
+    rules: [paste_site, denied_request]
+    group-by: [c-uri]
+    timespan: 10s
+    condition:
+        gte: 2
+` + members, 5, 15, "c-uri is cordon's url"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			set := loadText(t, c.text)
-			if len(set.Rules) != 0 {
+			// a refused chain leaves the rules it named to run on their own
+			if len(set.Rules) != 0 && !strings.HasPrefix(c.name, "chain") {
 				t.Errorf("loaded %d rule(s), want it refused", len(set.Rules))
 			}
 			if len(set.Refused) != 1 {
