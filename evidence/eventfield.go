@@ -92,6 +92,14 @@ func LookupField(name string) (Field, bool) {
 		return kw(func(e *Event) string { return e.User })
 	case "host":
 		return kw(func(e *Event) string { return e.Host })
+	case "user_agent":
+		return kw(func(e *Event) string { return e.UserAgent })
+	case "parent_exe":
+		return kw(func(e *Event) string { return e.ParentExe })
+	case "parent_cmdline":
+		return kw(func(e *Event) string { return e.ParentCmdline })
+	case "cwd":
+		return kw(func(e *Event) string { return e.Cwd })
 	case "call_id":
 		return kw(func(e *Event) string { return e.CallID })
 	case "exec_id":

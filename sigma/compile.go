@@ -31,6 +31,7 @@ func compileDetection(r *Rule, p *Pipeline) (compiled, *Refusal) {
 	if !served {
 		return compiled{}, f.at(r.Logsource.node, "logsource %s: the pipeline %q names no cordon events for it", r.Logsource, p.Name)
 	}
+	src := sourceOf(r.Logsource)
 	var ref *Refusal
 	r.Detection.eachItem(func(it *Item) {
 		if ref != nil {
@@ -54,7 +55,7 @@ func compileDetection(r *Rule, p *Pipeline) (compiled, *Refusal) {
 		for _, g := range r.Detection.Selections[name].Groups {
 			var items andPred
 			for _, it := range g {
-				ip, ref := compileItem(f, it)
+				ip, ref := compileItem(f, it, src)
 				if ref != nil {
 					return compiled{}, ref
 				}
@@ -71,7 +72,7 @@ func compileDetection(r *Rule, p *Pipeline) (compiled, *Refusal) {
 	var all andPred
 	var qs []evidence.Query
 	for _, it := range added {
-		ip, ref := compileItem(f, it)
+		ip, ref := compileItem(f, it, src)
 		if ref != nil {
 			return compiled{}, ref
 		}

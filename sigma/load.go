@@ -20,6 +20,10 @@ type Set struct {
 	// Members are the rules loaded only as part of a correlation (its
 	// generate is false): they give no findings of their own.
 	Members int
+	// Unfed are rules loaded that no source cordon reads can feed: every
+	// event they could match needs a field that no parser of their log
+	// source writes (sigma/written.go). They run, and can never fire.
+	Unfed []*Refusal
 }
 
 // Load reads Sigma rules from files and folders (every .yml and .yaml
@@ -205,6 +209,11 @@ func (s *Set) compile(docs []*Rule, p *Pipeline) {
 		if memberOnly[r] && !standalone[r] {
 			s.Members++
 			continue
+		}
+		if ok, _ := canFire(sourceOf(r.Logsource), c.filter.p); !ok {
+			s.Unfed = append(s.Unfed, &Refusal{File: r.File, Line: r.Line, Col: r.Col, Rule: r.label(),
+				Reason: "no source cordon reads writes " + strings.Join(unfedFields(sourceOf(r.Logsource), c.filter.p), ", ") +
+					" for logsource " + r.Logsource.String() + ", which every event it matches needs"})
 		}
 		dr := detectRule(r, c)
 		if err := dr.Validate(); err != nil {

@@ -60,6 +60,11 @@ type itemPred struct {
 	all     bool
 	neq     bool
 	exists  *bool
+	// formats, when set, are the only formats whose events can hold the
+	// item's fields (sigma/written.go): on another's event the item is
+	// false, its value unknown rather than absent.
+	formats map[string]bool
+	fields  []string
 }
 
 // valueTest is one Sigma value: true when any of the field's values
@@ -69,6 +74,9 @@ type valueTest func(vals []string, ev *evidence.Event) bool
 func (p *itemPred) write(b *strings.Builder) { b.WriteString(p.text) }
 
 func (p *itemPred) match(ev *evidence.Event) bool {
+	if !p.carried(ev) {
+		return false
+	}
 	var vals []string
 	if len(p.readers) == 1 {
 		vals = p.readers[0](ev)
@@ -92,8 +100,8 @@ func (p *itemPred) match(ev *evidence.Event) bool {
 }
 
 // compileItem compiles an item whose Fields are cordon fields.
-func compileItem(f *refuser, it *Item) (pred, *Refusal) {
-	p := &itemPred{all: it.has("all"), neq: it.has("neq")}
+func compileItem(f *refuser, it *Item, src *sourceFormats) (pred, *Refusal) {
+	p := &itemPred{all: it.has("all"), neq: it.has("neq"), formats: src.itemFormats(it.Fields), fields: it.Fields}
 	for _, name := range it.Fields {
 		p.readers = append(p.readers, fieldReader(name))
 	}

@@ -34,11 +34,11 @@ logsource:
     category: proxy
 detection:
     sel:
-        c-useragent|startswith: 'Mozilla/4.0'
-    condition: sel`, 6, 9, `field "c-useragent" is not mapped`},
-		{"parent image unmapped", ruleOn(`    sel:
-        ParentImage|endswith: '/python3'
-    condition: sel`), 9, 9, `field "ParentImage" is not mapped`},
+        cs-cookie|contains: 'session='
+    condition: sel`, 6, 9, `field "cs-cookie" is not mapped`},
+		{"logon id unmapped", ruleOn(`    sel:
+        LogonId: 0
+    condition: sel`), 9, 9, `field "LogonId" is not mapped`},
 		{"logsource without events", `title: Windows
 logsource:
     product: windows
