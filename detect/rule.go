@@ -74,6 +74,10 @@ type Rule struct {
 	Severity    string
 	Phase       string
 	Description string
+	// Tags name what the rule detects in a shared vocabulary: MITRE
+	// ATT&CK tactics and techniques as Sigma writes them
+	// (attack.persistence, attack.t1053.003). Its findings carry them.
+	Tags []string `json:",omitempty"`
 	// Explain is the one-line explanation, with {{variables}} naming the
 	// numbers that triggered it.
 	Explain string

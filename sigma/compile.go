@@ -138,13 +138,10 @@ func levelText(r *Rule) string {
 	return r.Level
 }
 
-// description is the rule's own, with its tags and false positives, which
-// cordon has no fields of their own for yet.
+// description is the rule's own, with its false positives, which cordon
+// has no field of its own for.
 func description(r *Rule) string {
 	parts := []string{strings.TrimSpace(r.Description)}
-	if len(r.Tags) > 0 {
-		parts = append(parts, "Tags: "+strings.Join(r.Tags, ", "))
-	}
 	if len(r.FalsePositives) > 0 {
 		parts = append(parts, "False positives: "+strings.Join(r.FalsePositives, "; "))
 	}
@@ -156,7 +153,7 @@ func description(r *Rule) string {
 func detectRule(r *Rule, c compiled) detect.Rule {
 	sev, _ := severity(r.Level)
 	return detect.Rule{
-		ID: ruleID(r), Title: r.Title, Severity: sev, Phase: "detect",
+		ID: ruleID(r), Title: r.Title, Severity: sev, Phase: phaseOf(r.Tags), Tags: r.Tags,
 		Description: description(r),
 		Explain: fmt.Sprintf("Sigma %s (%s, id %s): {{count}} matching event(s) {{start}}–{{end}}",
 			title(r), levelText(r), r.ID),

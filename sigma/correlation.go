@@ -189,7 +189,7 @@ func compileCorrelation(r *Rule, members []member, p *Pipeline, chained bool) (d
 	by := strings.Join(c.GroupBy, ", ")
 	sev, _ := severity(r.Level)
 	dr := detect.Rule{
-		ID: ruleID(r), Title: r.Title, Severity: sev, Phase: "detect", Description: description(r),
+		ID: ruleID(r), Title: r.Title, Severity: sev, Phase: phaseOf(r.Tags), Tags: r.Tags, Description: description(r),
 		Origin:      fmt.Sprintf("%s:%d", r.File, r.Line),
 		Correlation: detect.Correlation{GroupBy: groupBy, Keys: grouper, Window: c.Timespan, Condition: c.Condition},
 	}

@@ -47,6 +47,13 @@ func TestFindingsWithSigmaRules(t *testing.T) {
 	if !strings.Contains(out, `"detector":"data-exfiltration"`) {
 		t.Error("the built-in rules did not run with --sigma")
 	}
+	// with their ATT&CK tags, in --json and in the text
+	if !strings.Contains(out, `"tags":["attack.exfiltration","attack.t1567","attack.t1048"]`) {
+		t.Errorf("no tags on the data-exfiltration finding in\n%s", out)
+	}
+	if code, text, errOut := cordon("findings", "--incident", dir); code != 0 || !strings.Contains(text, "tags attack.exfiltration, attack.t1567, attack.t1048") {
+		t.Errorf("findings: %d %s\n%s", code, errOut, text)
+	}
 }
 
 func TestSigmaInCordonYAMLRefusesWhatItCannotRun(t *testing.T) {
