@@ -21,7 +21,12 @@ type Pass struct {
 	e     *Engine
 	env   *env
 	rules []stream
-	corr  []correlator
+	// matchers are the streams' queries, each text once: rules compiled
+	// from Sigma share a handful (a log source's events), and an event
+	// is matched against each once (memo: 0 not yet, 1 no, 2 yes).
+	matchers []*evidence.Matcher
+	memo     []uint8
+	corr     []correlator
 	// found is each correlator's findings as last asked, and changed says
 	// which took an event (or learnt a session) since: Findings asks only
 	// those again.
@@ -42,6 +47,7 @@ type Pass struct {
 // (each event once); an ordered sequence has one per step.
 type stream struct {
 	match  []*evidence.Matcher
+	mi     []int  // match's indexes in Pass.matchers
 	filter Filter // checked in memory after a query matched (nil: none)
 	corr   int    // the rule's correlator (-1: the capability scan)
 	add    func(*evidence.Event)
@@ -95,7 +101,34 @@ func (e *Engine) Start(ctx context.Context, src Source) (*Pass, error) {
 		p.caps.add(0, ev)
 		p.skew.add(ev)
 	}})
+	byText := map[string]int{}
+	for i := range p.rules {
+		st := &p.rules[i]
+		for _, m := range st.match {
+			text := m.Query().String()
+			j, ok := byText[text]
+			if !ok {
+				j = len(p.matchers)
+				byText[text] = j
+				p.matchers = append(p.matchers, m)
+			}
+			st.mi = append(st.mi, j)
+		}
+	}
+	p.memo = make([]uint8, len(p.matchers))
 	return p, nil
+}
+
+// matches reports whether the event matches the i-th distinct query,
+// asking the query once per event.
+func (p *Pass) matches(i int, ev *evidence.Event) bool {
+	if p.memo[i] == 0 {
+		p.memo[i] = 1
+		if p.matchers[i].Match(ev) {
+			p.memo[i] = 2
+		}
+	}
+	return p.memo[i] == 2
 }
 
 // streams adds rule r's inputs, feeding its correlator c (rule i's, or
@@ -134,10 +167,11 @@ func (p *Pass) Add(ev *evidence.Event) error {
 		attribution.Apply(&cp, p.env.id.Attribute(&cp))
 		ev = &cp
 	}
+	clear(p.memo)
 	for i := range p.rules {
 		st := &p.rules[i]
-		for _, m := range st.match {
-			if m.Match(ev) {
+		for _, m := range st.mi {
+			if p.matches(m, ev) {
 				if st.filter == nil || st.filter.Match(ev) {
 					st.add(ev)
 					if st.corr >= 0 {
