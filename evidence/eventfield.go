@@ -180,6 +180,19 @@ func (f Field) Key(ev *Event) string {
 	return ""
 }
 
+// One is the value of a keyword or text field without allocating (""
+// for none; a text field's whole text, trimmed, as Values gives it); ok
+// is false for the other kinds, whose values Values gives.
+func (f Field) One(ev *Event) (v string, ok bool) {
+	switch f.kind {
+	case kwField:
+		return f.str(ev), true
+	case textField:
+		return strings.TrimSpace(f.parts(ev)[0]), true
+	}
+	return "", false
+}
+
 // Values returns the exact values of a keyword-like field, for grouping
 // and distinct counts; nil when the event has none.
 func (f Field) Values(ev *Event) []string {

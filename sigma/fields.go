@@ -90,3 +90,19 @@ func nonEmpty(s string) []string {
 	}
 	return []string{s}
 }
+
+// oneReader reads a field that holds one value at most without
+// allocating, or is nil for the others (lists, numbers, derived fields).
+func oneReader(name string) func(*evidence.Event) string {
+	if _, ok := derived[name]; ok {
+		return nil
+	}
+	f, _ := evidence.LookupField(name)
+	if _, ok := f.One(&evidence.Event{}); !ok {
+		return nil
+	}
+	return func(ev *evidence.Event) string {
+		v, _ := f.One(ev)
+		return v
+	}
+}

@@ -48,3 +48,30 @@ func TestSigmaHQRulesOnNewFields(t *testing.T) {
 		}
 	}
 }
+
+// TestGlob: a pattern of literals and *s matches as its regular
+// expression would, without one.
+func TestGlob(t *testing.T) {
+	for _, c := range []struct {
+		pat, v string
+		want   bool
+	}{
+		{"*curl*-d*", "/usr/bin/curl -s -d @/etc/passwd", true},
+		{"*curl*-d*", "/usr/bin/wget -d x curl", false},
+		{"ab*cd", "abcd", true},
+		{"ab*cd", "abxxcd", true},
+		{"ab*cd", "abc", false}, // the two may not overlap
+		{"a*b*c", "aXbYc", true},
+		{"a*b*c", "aXcYb", false},
+		{"*a**b*", "xaxbx", true},
+		{"*sh -c*base64*", "SH -C ECHO X | BASE64 -D", true}, // case-insensitive
+	} {
+		m, ok := newGlob(parseWildcards(c.pat), true)
+		if !ok {
+			t.Fatalf("%s: not a glob", c.pat)
+		}
+		if got := m.match(c.v); got != c.want {
+			t.Errorf("%s on %q: %v, want %v", c.pat, c.v, got, c.want)
+		}
+	}
+}

@@ -66,6 +66,9 @@ type itemPred struct {
 	formats map[string]bool
 	fields  []string
 	fold    bool // a test reads the lowercased values
+	// one reads the field when the item has one field, of one value at
+	// most: the value and its lowercased form then share one allocation
+	one func(*evidence.Event) string
 }
 
 // valueTest is one Sigma value: true when any of the field's values
@@ -79,8 +82,18 @@ func (p *itemPred) match(ev *evidence.Event) bool {
 	if !p.carried(ev) {
 		return false
 	}
-	var vals []string
-	if len(p.readers) == 1 {
+	var vals, lower []string
+	if p.one != nil {
+		v := p.one(ev)
+		if v == "" {
+			vals = nil
+		} else if p.fold {
+			both := []string{v, strings.ToLower(v)}
+			vals, lower = both[:1], both[1:]
+		} else {
+			vals = []string{v}
+		}
+	} else if len(p.readers) == 1 {
 		vals = p.readers[0](ev)
 	} else {
 		for _, r := range p.readers {
@@ -90,8 +103,7 @@ func (p *itemPred) match(ev *evidence.Event) bool {
 	if p.exists != nil {
 		return (len(vals) > 0) == *p.exists
 	}
-	var lower []string
-	if p.fold && len(vals) > 0 {
+	if p.fold && len(vals) > 0 && lower == nil {
 		lower = make([]string, len(vals))
 		for i, v := range vals {
 			lower[i] = strings.ToLower(v)
@@ -114,6 +126,9 @@ func compileItem(f *refuser, it *Item, src *sourceFormats) (pred, *Refusal) {
 		fold: foldPatterns(it)}
 	for _, name := range it.Fields {
 		p.readers = append(p.readers, fieldReader(name))
+	}
+	if len(it.Fields) == 1 {
+		p.one = oneReader(it.Fields[0])
 	}
 	p.text = "{" + strings.Join(it.Fields, ",") + "|" + strings.Join(it.Mods, "|") + ":"
 	for _, v := range it.Values {
