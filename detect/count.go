@@ -66,8 +66,8 @@ func newWindowCount(r *Rule) *windowCount {
 	return w
 }
 
-func (w *windowCount) add(_ int, ev *evidence.Event) {
-	g := w.group.Key(ev)
+func (w *windowCount) add(step int, ev *evidence.Event) {
+	g := w.r.groupKey(w.group, step, ev)
 	if g == "" {
 		return
 	}
@@ -133,10 +133,6 @@ func (w *windowCount) emit(g string, ep *episode) {
 }
 
 func (w *windowCount) finding(g string, ep *episode) Finding {
-	agent := g
-	if w.r.Correlation.GroupBy != "agent" {
-		agent = commonAgent(ep.hits)
-	}
 	vars := map[string]string{}
 	if w.val != nil {
 		vars["distinct"] = strconv.Itoa(len(ep.values))
@@ -147,7 +143,7 @@ func (w *windowCount) finding(g string, ep *episode) Finding {
 		vars["value"] = formatMetric(ep.metric)
 		vars["field"] = w.r.Correlation.Field
 	}
-	return withValues(w.r.newFinding(agent, slices.Clone(ep.hits), vars), ep.values)
+	return withValues(w.r.finding(g, slices.Clone(ep.hits), vars), ep.values)
 }
 
 // done gives the episodes closed and those still open, as they stand;

@@ -44,6 +44,9 @@ type correlator interface {
 }
 
 func newCorrelator(r *Rule, e *env) (correlator, error) {
+	if stepped(r.Correlation.Type) && chained(r) {
+		return newChain(r, e)
+	}
 	switch r.Correlation.Type {
 	case EventCount, ValueCount, ValueSum, ValueAvg, ValuePercentile, ValueMedian:
 		return newWindowCount(r), nil

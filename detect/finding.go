@@ -39,6 +39,10 @@ type Finding struct {
 	// Values are the distinct values that drove it (hosts, credentials,
 	// paths, tools), in first-seen order, when the rule has such values.
 	Values []string `json:"values,omitempty"`
+	// Tags are the rule's (ATT&CK tactics and techniques).
+	Tags []string `json:"tags,omitempty"`
+
+	group string // the correlation's group, for a chain (see Step.Rule)
 }
 
 // hit is an event as correlations keep it: enough to place and cite it.
@@ -52,7 +56,8 @@ type hit struct {
 // and the variables of its explanation; the common variables are added.
 func (r *Rule) newFinding(agent string, hits []hit, vars map[string]string) Finding {
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].t.Before(hits[j].t) })
-	f := Finding{Detector: r.ID, Title: r.Title, Agent: agent, Severity: r.Severity, Phase: r.Phase, Matches: 1}
+	f := Finding{Detector: r.ID, Title: r.Title, Agent: agent, Severity: r.Severity, Phase: r.Phase, Matches: 1,
+		Tags: slices.Clip(r.Tags)}
 	seen := map[string]bool{}
 	for _, h := range hits {
 		if seen[h.id] {

@@ -199,10 +199,20 @@ func parseRule(file string, n *yaml.Node) (Rule, error) {
 			default:
 				errs = append(errs, fail(v, "query is a query or a list of them"))
 			}
+		case "tags":
+			if v.Kind != yaml.SequenceNode {
+				errs = append(errs, fail(v, "tags is a list (attack.t1053.003)"))
+				continue
+			}
+			for _, t := range v.Content {
+				var one string
+				str(t, &one)
+				r.Tags = append(r.Tags, one)
+			}
 		case "correlation":
 			errs = append(errs, parseCorrelation(file, v, &r.Correlation, lines))
 		default:
-			errs = append(errs, fail(k, "unknown field %q (want id, title, severity, phase, description, explain, query, correlation)", k.Value))
+			errs = append(errs, fail(k, "unknown field %q (want id, title, severity, phase, description, tags, explain, query, correlation)", k.Value))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -21,7 +21,12 @@ type Pass struct {
 	e     *Engine
 	env   *env
 	rules []stream
-	corr  []correlator
+	// matchers are the streams' queries, each text once: rules compiled
+	// from Sigma share a handful (a log source's events), and an event
+	// is matched against each once (memo: 0 not yet, 1 no, 2 yes).
+	matchers []*evidence.Matcher
+	memo     []uint8
+	corr     []correlator
 	// found is each correlator's findings as last asked, and changed says
 	// which took an event (or learnt a session) since: Findings asks only
 	// those again.
@@ -42,6 +47,7 @@ type Pass struct {
 // (each event once); an ordered sequence has one per step.
 type stream struct {
 	match  []*evidence.Matcher
+	mi     []int  // match's indexes in Pass.matchers
 	filter Filter // checked in memory after a query matched (nil: none)
 	corr   int    // the rule's correlator (-1: the capability scan)
 	add    func(*evidence.Event)
@@ -90,14 +96,7 @@ func (e *Engine) Start(ctx context.Context, src Source) (*Pass, error) {
 		}
 		p.corr[i] = c
 		p.gaps[r.ID] = r.Gap()
-		_, peers := c.(peerJudge)
-		if stepped(r.Correlation.Type) {
-			for s := range r.Correlation.Steps {
-				p.rules = append(p.rules, stream{match: []*evidence.Matcher{r.steps[s]}, filter: r.Correlation.Steps[s].Filter, corr: i, add: func(ev *evidence.Event) { c.add(s, ev) }, peers: peers})
-			}
-			continue
-		}
-		p.rules = append(p.rules, stream{match: r.match, filter: r.Filter, corr: i, add: func(ev *evidence.Event) { c.add(0, ev) }, peers: peers})
+		p.streams(r, c, i)
 	}
 	capMatch, err := evidence.Compile(capQuery)
 	if err != nil {
@@ -110,7 +109,51 @@ func (e *Engine) Start(ctx context.Context, src Source) (*Pass, error) {
 		p.caps.add(0, ev)
 		p.skew.add(ev)
 	}})
+	byText := map[string]int{}
+	for i := range p.rules {
+		st := &p.rules[i]
+		for _, m := range st.match {
+			text := m.Query().String()
+			j, ok := byText[text]
+			if !ok {
+				j = len(p.matchers)
+				byText[text] = j
+				p.matchers = append(p.matchers, m)
+			}
+			st.mi = append(st.mi, j)
+		}
+	}
+	p.memo = make([]uint8, len(p.matchers))
 	return p, nil
+}
+
+// matches reports whether the event matches the i-th distinct query,
+// asking the query once per event.
+func (p *Pass) matches(i int, ev *evidence.Event) bool {
+	if p.memo[i] == 0 {
+		p.memo[i] = 1
+		if p.matchers[i].Match(ev) {
+			p.memo[i] = 2
+		}
+	}
+	return p.memo[i] == 2
+}
+
+// streams adds rule r's inputs, feeding its correlator c (rule i's, or
+// a correlator inside it for a chain's inner rule).
+func (p *Pass) streams(r *Rule, c correlator, i int) {
+	_, peers := c.(peerJudge)
+	if !stepped(r.Correlation.Type) {
+		p.rules = append(p.rules, stream{match: r.match, filter: r.Filter, corr: i, add: func(ev *evidence.Event) { c.add(0, ev) }, peers: peers})
+		return
+	}
+	for s, st := range r.Correlation.Steps {
+		if st.Rule != nil {
+			p.streams(st.Rule, c.(*chain).inner[s], i)
+			continue
+		}
+		p.rules = append(p.rules, stream{match: []*evidence.Matcher{r.steps[s]}, filter: st.Filter, corr: i, add: func(ev *evidence.Event) { c.add(s, ev) }, peers: peers})
+	}
 }
 
 // Add takes one event. The event is read, not kept: the caller may reuse
@@ -141,13 +184,14 @@ func (p *Pass) add(ev *evidence.Event, peer bool) error {
 		attribution.Apply(&cp, p.env.id.Attribute(&cp))
 		ev = &cp
 	}
+	clear(p.memo)
 	for i := range p.rules {
 		st := &p.rules[i]
 		if peer && !st.peers {
 			continue
 		}
-		for _, m := range st.match {
-			if m.Match(ev) {
+		for _, m := range st.mi {
+			if p.matches(m, ev) {
 				if st.filter == nil || st.filter.Match(ev) {
 					st.add(ev)
 					if st.corr >= 0 {
@@ -199,6 +243,7 @@ func (p *Pass) Findings() []Finding {
 			fs := Episodes(c.done(), func(detector string) time.Duration { return p.gaps[detector] })
 			uniqueIDs(fs)
 			for j := range fs {
+				fs[j].group = "" // a chain's, not the answer's
 				// shared with every answer given: an append reallocates
 				fs[j].Events, fs[j].Values = slices.Clip(fs[j].Events), slices.Clip(fs[j].Values)
 			}

@@ -74,6 +74,10 @@ type Rule struct {
 	Severity    string
 	Phase       string
 	Description string
+	// Tags name what the rule detects in a shared vocabulary: MITRE
+	// ATT&CK tactics and techniques as Sigma writes them
+	// (attack.persistence, attack.t1053.003). Its findings carry them.
+	Tags []string `json:",omitempty"`
 	// Explain is the one-line explanation, with {{variables}} naming the
 	// numbers that triggered it.
 	Explain string
@@ -115,6 +119,24 @@ type Correlation struct {
 	// Gap is how far apart two matches may be and still be one episode,
 	// one finding (default: Window).
 	Gap time.Duration
+	// Keys, when set, gives each event's group in place of GroupBy's
+	// value: several fields at once, or a field that differs from one
+	// step to another (Sigma's group-by lists and aliases). GroupBy
+	// still names the grouping in explanations.
+	Keys Grouper `json:",omitempty"`
+	// Ordered makes a temporal correlation count only the steps seen in
+	// their order: the condition holds on the longest run of distinct
+	// steps, each later (or no earlier) than the one before it.
+	Ordered bool `json:",omitempty"`
+}
+
+// Grouper gives an event's group (empty: the event is not correlated).
+// step is the stream the event came in by (an ordered sequence's or a
+// temporal correlation's step; 0 for a rule with one stream). It
+// marshals to its canonical text, as Filter does.
+type Grouper interface {
+	Key(step int, ev *evidence.Event) string
+	MarshalText() ([]byte, error)
 }
 
 // Step is one step of an ordered sequence.
@@ -124,6 +146,11 @@ type Step struct {
 	// Filter is checked in memory on the events Query finds, as
 	// Rule.Filter is.
 	Filter Filter `json:",omitempty"`
+	// Rule, in place of Query, makes the step's events the matches of
+	// another correlation (a chain, as Sigma's correlation rules may
+	// name one another): each of its findings is one event of the step,
+	// at its end, grouped as the finding was. The two must group alike.
+	Rule *Rule `json:",omitempty"`
 }
 
 // Filter decides in memory whether an event is a rule's (or a step's).

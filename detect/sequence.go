@@ -24,16 +24,19 @@ func newSequence(r *Rule) *sequence {
 }
 
 func (s *sequence) add(step int, ev *evidence.Event) {
-	g := s.group.Key(ev)
-	if g == "" {
-		return
+	if g := s.r.groupKey(s.group, step, ev); g != "" {
+		s.addHit(step, g, hit{t: ev.Time, id: ev.ID, agent: ev.Agent})
 	}
+}
+
+// addHit takes a step's hit, in time order within the step.
+func (s *sequence) addHit(step int, g string, h hit) {
 	steps := s.groups[g]
 	if steps == nil {
 		steps = make([][]hit, len(s.r.Correlation.Steps))
 		s.groups[g] = steps
 	}
-	steps[step] = append(steps[step], hit{t: ev.Time, id: ev.ID, agent: ev.Agent})
+	steps[step] = append(steps[step], h)
 }
 
 func (s *sequence) done() []Finding {
@@ -59,11 +62,7 @@ func (s *sequence) done() []Finding {
 			for _, q := range run {
 				hits = append(hits, q...)
 			}
-			agent := g
-			if s.r.Correlation.GroupBy != "agent" {
-				agent = commonAgent(hits)
-			}
-			out = append(out, s.r.newFinding(agent, hits, map[string]string{
+			out = append(out, s.r.finding(g, hits, map[string]string{
 				"sequences": strconv.Itoa(len(run)), "steps": s.stepNames(),
 			}))
 		}
@@ -126,7 +125,7 @@ func (s *sequence) stepNames() string {
 		names = append(names, n)
 	}
 	sep := " → "
-	if s.r.Correlation.Type == Temporal {
+	if s.r.Correlation.Type == Temporal && !s.r.Correlation.Ordered {
 		sep = ", "
 	}
 	return strings.Join(names, sep)

@@ -29,11 +29,13 @@ func newTemporal(r *Rule) *temporal {
 }
 
 func (t *temporal) add(step int, ev *evidence.Event) {
-	g := t.group.Key(ev)
-	if g == "" {
-		return
+	if g := t.r.groupKey(t.group, step, ev); g != "" {
+		t.addHit(step, g, hit{t: ev.Time, id: ev.ID, agent: ev.Agent})
 	}
-	t.groups[g] = append(t.groups[g], stepHit{hit: hit{t: ev.Time, id: ev.ID, agent: ev.Agent}, step: step})
+}
+
+func (t *temporal) addHit(step int, g string, h hit) {
+	t.groups[g] = append(t.groups[g], stepHit{hit: h, step: step})
 }
 
 func (t *temporal) done() []Finding {
@@ -56,19 +58,19 @@ func (t *temporal) done() []Finding {
 				}
 				l++
 			}
-			if !t.r.Correlation.Condition.Holds(float64(distinct)) {
+			n := distinct
+			if t.r.Correlation.Ordered {
+				n = inOrder(hs[l:j+1], steps)
+			}
+			if !t.r.Correlation.Condition.Holds(float64(n)) {
 				continue
 			}
 			hits := make([]hit, 0, j+1-l)
 			for _, h := range hs[l : j+1] {
 				hits = append(hits, h.hit)
 			}
-			agent := g
-			if t.r.Correlation.GroupBy != "agent" {
-				agent = commonAgent(hits)
-			}
-			out = append(out, t.r.newFinding(agent, hits, map[string]string{
-				"steps": strconv.Itoa(distinct) + " of " + t.stepList(),
+			out = append(out, t.r.finding(g, hits, map[string]string{
+				"steps": strconv.Itoa(n) + " of " + t.stepList(),
 			}))
 			clear(counts)
 			distinct, l = 0, j+1
@@ -80,4 +82,22 @@ func (t *temporal) done() []Finding {
 func (t *temporal) stepList() string {
 	s := &sequence{r: t.r}
 	return s.stepNames()
+}
+
+// inOrder is the length of the longest run of distinct steps among hs
+// (in time order) whose steps come in the rules' order: best[s] is the
+// longest such run ending with step s.
+func inOrder(hs []stepHit, steps int) int {
+	best := make([]int, steps)
+	n := 0
+	for _, h := range hs {
+		m := 0
+		for s := 0; s < h.step; s++ {
+			m = max(m, best[s])
+		}
+		if best[h.step] = max(best[h.step], m+1); best[h.step] > n {
+			n = best[h.step]
+		}
+	}
+	return n
 }

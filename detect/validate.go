@@ -45,6 +45,8 @@ func (r *Rule) Validate() error {
 		return invalid("explain", "rule %s has no explain template", r.ID)
 	case c.Window <= 0:
 		return invalid("window", "correlation needs a positive window (a Go duration like 10m)")
+	case c.Ordered && c.Type != Temporal:
+		return invalid("type", "ordered belongs to a temporal correlation, not %s", c.Type)
 	}
 	if c.GroupBy == "" {
 		c.GroupBy = "agent"
@@ -84,6 +86,13 @@ func (r *Rule) Validate() error {
 	}
 	r.steps = nil
 	for i, s := range c.Steps {
+		if s.Rule != nil {
+			if err := s.Rule.Validate(); err != nil {
+				return &fieldError{field: "steps", msg: fmt.Sprintf("step %d: rule %s: %v", i+1, s.Rule.ID, err), cause: err}
+			}
+			r.steps = append(r.steps, nil)
+			continue
+		}
 		m, err := compileRuleQuery(s.Query)
 		if err != nil {
 			return &fieldError{field: "steps", msg: fmt.Sprintf("step %d: %v", i+1, err), cause: err}
@@ -130,7 +139,7 @@ func checkShape(r *Rule) error {
 			return invalid("steps", "%s needs two or more steps", c.Type)
 		}
 		for i, s := range c.Steps {
-			if strings.TrimSpace(s.Query) == "" {
+			if strings.TrimSpace(s.Query) == "" && s.Rule == nil {
 				return invalid("steps", "step %d has no query", i+1)
 			}
 		}

@@ -77,16 +77,19 @@ type Event struct {
 	Severity string   `json:"severity,omitempty"`
 	Tags     []string `json:"tags,omitempty"`
 
-	SrcIP    string `json:"src_ip,omitempty"`
-	SrcPort  int    `json:"src_port,omitempty"`
-	DstHost  string `json:"dst_host,omitempty"`
-	DstIP    string `json:"dst_ip,omitempty"`
-	DstPort  int    `json:"dst_port,omitempty"`
-	URL      string `json:"url,omitempty"`
-	Method   string `json:"method,omitempty"`
-	Status   string `json:"status,omitempty"`
-	BytesOut int64  `json:"bytes_out,omitempty"`
-	BytesIn  int64  `json:"bytes_in,omitempty"`
+	SrcIP   string `json:"src_ip,omitempty"`
+	SrcPort int    `json:"src_port,omitempty"`
+	DstHost string `json:"dst_host,omitempty"`
+	DstIP   string `json:"dst_ip,omitempty"`
+	DstPort int    `json:"dst_port,omitempty"`
+	URL     string `json:"url,omitempty"`
+	Method  string `json:"method,omitempty"`
+	Status  string `json:"status,omitempty"`
+	// UserAgent is the request's User-Agent header, where the proxy's log
+	// format has it (gh-aw-firewall's Squid format, Envoy's).
+	UserAgent string `json:"user_agent,omitempty"`
+	BytesOut  int64  `json:"bytes_out,omitempty"`
+	BytesIn   int64  `json:"bytes_in,omitempty"`
 	// DurationMS is how long the request, connection or call lasted, when
 	// the record says (Squid's elapsed field, Envoy's duration, a tool
 	// result's duration_ms). Squid writes a transaction at its end, so
@@ -99,6 +102,12 @@ type Event struct {
 	Path    string `json:"path,omitempty"`
 	User    string `json:"user,omitempty"`
 	Host    string `json:"host,omitempty"`
+	// ParentExe and ParentCmdline are the parent process's program and
+	// command line, Cwd the process's working directory, where the sensor
+	// reports them (Tetragon's parent and cwd; Falco's proc.p* fields).
+	ParentExe     string `json:"parent_exe,omitempty"`
+	ParentCmdline string `json:"parent_cmdline,omitempty"`
+	Cwd           string `json:"cwd,omitempty"`
 
 	CallID       string `json:"call_id,omitempty"`
 	ExecID       string `json:"exec_id,omitempty"`
@@ -132,7 +141,7 @@ func (ev *Event) Size() int {
 	for _, v := range [...]string{ev.ID, ev.Source, ev.Format, ev.Kind, ev.Agent, ev.AttributedVia,
 		ev.Run, ev.Session, ev.Sandbox, ev.Model, ev.Objective, ev.Tool, ev.Decision, ev.Policy,
 		ev.Severity, ev.SrcIP, ev.DstHost, ev.DstIP, ev.URL, ev.Method, ev.Status, ev.Cmdline,
-		ev.Path, ev.User, ev.Host, ev.CallID, ev.ExecID, ev.ParentExecID, ev.TraceID, ev.SpanID,
+		ev.Path, ev.User, ev.Host, ev.UserAgent, ev.ParentExe, ev.ParentCmdline, ev.Cwd, ev.CallID, ev.ExecID, ev.ParentExecID, ev.TraceID, ev.SpanID,
 		ev.Container, ev.Pod, ev.Message, ev.Raw, ev.Origin} {
 		n += len(v)
 	}

@@ -92,6 +92,14 @@ func LookupField(name string) (Field, bool) {
 		return kw(func(e *Event) string { return e.User })
 	case "host":
 		return kw(func(e *Event) string { return e.Host })
+	case "user_agent":
+		return kw(func(e *Event) string { return e.UserAgent })
+	case "parent_exe":
+		return kw(func(e *Event) string { return e.ParentExe })
+	case "parent_cmdline":
+		return kw(func(e *Event) string { return e.ParentCmdline })
+	case "cwd":
+		return kw(func(e *Event) string { return e.Cwd })
 	case "call_id":
 		return kw(func(e *Event) string { return e.CallID })
 	case "exec_id":
@@ -170,6 +178,19 @@ func (f Field) Key(ev *Event) string {
 		return vs[0]
 	}
 	return ""
+}
+
+// One is the value of a keyword or text field without allocating (""
+// for none; a text field's whole text, trimmed, as Values gives it); ok
+// is false for the other kinds, whose values Values gives.
+func (f Field) One(ev *Event) (v string, ok bool) {
+	switch f.kind {
+	case kwField:
+		return f.str(ev), true
+	case textField:
+		return strings.TrimSpace(f.parts(ev)[0]), true
+	}
+	return "", false
 }
 
 // Values returns the exact values of a keyword-like field, for grouping

@@ -14,8 +14,9 @@ import (
 // older index had a field cut, and it answers cut:* with none. Version 4
 // keeps in allField only the words no text field holds, the id only in
 // Bleve's _id, and numbers as the terms of numeric.go. Version 5 indexes
-// duration_ms.)
-const MappingVersion = 5
+// duration_ms. Version 6 indexes user_agent, parent_exe, parent_cmdline
+// and cwd.)
+const MappingVersion = 6
 
 // textAnalyzer splits on word boundaries and lowercases, without stop words
 // or stemming: responders search for exact tokens like "nohup" or "curl".
@@ -41,6 +42,7 @@ var keywordFields = []struct {
 	{"policy", true}, {"severity", true}, {"tags", true}, {"src_ip", true}, {"src_port", false},
 	{"dst_host", true}, {"dst_ip", true}, {"dst_port", true}, {"method", true},
 	{"status", true}, {"pid", false}, {"ppid", false}, {"user", true}, {"host", true},
+	{"user_agent", true}, {"parent_exe", true}, {"parent_cmdline", false}, {"cwd", false},
 	{"call_id", false}, {"exec_id", false}, {"parent_exec_id", false},
 	{"trace_id", false}, {"span_id", false}, {"container", true}, {"pod", true},
 	{"credential", true}, {"tools_allowed", false}, {"egress_allowlist", false},

@@ -121,6 +121,8 @@ type Finding struct {
 	Phase       string    `json:"phase"`
 	// Matches counts the rule's matches the episode gathers.
 	Matches int `json:"matches"`
+	// Tags are its rule's ATT&CK tactics and techniques.
+	Tags []string `json:"tags,omitempty"`
 	// SuppressedBy are the suppressions that cover it, if any.
 	SuppressedBy []string `json:"suppressed_by,omitempty"`
 	// Events are the first maxReportIDs evidence ids; EventCount all.
@@ -429,7 +431,7 @@ func agentFindings(fs []detect.Finding, agent string) []detect.Finding {
 
 func reportFinding(f detect.Finding) Finding {
 	return Finding{ID: f.ID, Detector: f.Detector, Title: f.Title, Agent: f.Agent, Severity: f.Severity,
-		Start: f.Start.UTC(), End: f.End.UTC(), Explanation: f.Explanation, Phase: f.Phase, Matches: f.Matches,
+		Start: f.Start.UTC(), End: f.End.UTC(), Explanation: f.Explanation, Phase: f.Phase, Matches: f.Matches, Tags: f.Tags,
 		Events: capList(f.Events, maxReportIDs), EventCount: len(f.Events), All: capList(f.Events, maxAppendixIDs)}
 }
 

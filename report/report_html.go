@@ -15,18 +15,19 @@ import (
 // characters show as escapes rather than vanish.
 func (r Report) WriteHTML(w io.Writer) error {
 	t, err := template.New("report").Funcs(template.FuncMap{
-		"p":       evidence.Printable,
-		"t":       reportTime,
-		"upper":   strings.ToUpper,
-		"list":    func(l []string) string { return evidence.Printable(strings.Join(l, ", ")) },
-		"subject": r.SubjectLine,
-		"counts":  countsLine,
-		"events":  eventsCount,
-		"more":    func(shown []string, total int) int { return total - len(shown) },
-		"bytes":   detect.SizeText,
-		"join":    strings.Join,
-		"mark":    statusMark,
-		"built":   func() string { return evidence.Printable(r.Built.Line(r.Generated)) },
+		"p":          evidence.Printable,
+		"t":          reportTime,
+		"upper":      strings.ToUpper,
+		"list":       func(l []string) string { return evidence.Printable(strings.Join(l, ", ")) },
+		"techniques": techniques,
+		"subject":    r.SubjectLine,
+		"counts":     countsLine,
+		"events":     eventsCount,
+		"more":       func(shown []string, total int) int { return total - len(shown) },
+		"bytes":      detect.SizeText,
+		"join":       strings.Join,
+		"mark":       statusMark,
+		"built":      func() string { return evidence.Printable(r.Built.Line(r.Generated)) },
 		// the pictures are drawn here, every evidence text in them escaped
 		"pictures": func() []htmlPicture {
 			var out []htmlPicture
@@ -166,7 +167,7 @@ tr,figure,li{break-inside:avoid}thead{display:table-header-group}a{color:inherit
 {{end}}</table>{{else}}<p>No agents.</p>{{end}}
 <h2 id="findings">Findings</h2>
 {{if .Findings}}<table><tr><th>severity</th><th>detector</th><th>agent</th><th>span</th><th>explanation</th><th>evidence</th></tr>
-{{range .Findings}}<tr><td class="sev {{p .Severity}}">{{upper (p .Severity)}}</td><td>{{p .Detector}}</td><td>{{p .Agent}}</td><td>{{t .Start}} – {{t .End}}</td><td>{{p .Explanation}}{{with .SuppressedBy}} (suppressed: {{list .}}){{end}}</td><td>{{template "ids" .Events}}{{with more .Events .EventCount}}(+{{.}}){{end}}</td></tr>
+{{range .Findings}}<tr><td class="sev {{p .Severity}}">{{upper (p .Severity)}}</td><td>{{p .Detector}}</td><td>{{p .Agent}}</td><td>{{t .Start}} – {{t .End}}</td><td>{{p .Explanation}}{{with techniques .Tags}} (ATT&amp;CK {{list .}}){{end}}{{with .SuppressedBy}} (suppressed: {{list .}}){{end}}</td><td>{{template "ids" .Events}}{{with more .Events .EventCount}}(+{{.}}){{end}}</td></tr>
 {{end}}</table>{{else}}<p>No findings.</p>{{end}}
 <h2 id="suppressions">Suppressions</h2>
 {{if .Suppressions}}<p>Suppressed findings are still listed above; a suppression changes no check, containment status or verdict.</p>

@@ -289,7 +289,7 @@ func writeTablesMarkdown(p func(string, ...any), r Report) {
 		p("| severity | detector | agent | span | explanation | evidence |\n|---|---|---|---|---|---|\n")
 	}
 	for _, f := range r.Findings {
-		p("| %s | %s | %s | %s – %s | %s | %s |\n", strings.ToUpper(md(f.Severity)), md(f.Detector), md(f.Agent), reportTime(f.Start), reportTime(f.End), md(f.Explanation+suppressedNote(f.SuppressedBy)), mdIDs(f.Events, f.EventCount))
+		p("| %s | %s | %s | %s – %s | %s | %s |\n", strings.ToUpper(md(f.Severity)), md(f.Detector), md(f.Agent), reportTime(f.Start), reportTime(f.End), md(f.Explanation+techniqueNote(f.Tags)+suppressedNote(f.SuppressedBy)), mdIDs(f.Events, f.EventCount))
 	}
 
 	writeSuppressionsMD(p, r.Suppressions)

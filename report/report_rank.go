@@ -84,6 +84,26 @@ func writeSuppressionsMD(p func(string, ...any), sups []Suppression) {
 }
 
 // suppressedNote is what a suppressed finding's explanation is followed by.
+// techniques are the ATT&CK technique ids among tags: attack.t1552.001
+// is T1552.001.
+func techniques(tags []string) []string {
+	var out []string
+	for _, t := range tags {
+		if id, ok := strings.CutPrefix(strings.ToLower(t), "attack.t"); ok && id != "" && id[0] >= '0' && id[0] <= '9' {
+			out = append(out, "T"+id)
+		}
+	}
+	return out
+}
+
+// techniqueNote names a finding's ATT&CK techniques after its explanation.
+func techniqueNote(tags []string) string {
+	if ts := techniques(tags); len(ts) > 0 {
+		return " (ATT&CK " + strings.Join(ts, ", ") + ")"
+	}
+	return ""
+}
+
 func suppressedNote(ids []string) string {
 	if len(ids) == 0 {
 		return ""

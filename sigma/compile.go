@@ -31,6 +31,7 @@ func compileDetection(r *Rule, p *Pipeline) (compiled, *Refusal) {
 	if !served {
 		return compiled{}, f.at(r.Logsource.node, "logsource %s: the pipeline %q names no cordon events for it", r.Logsource, p.Name)
 	}
+	src := sourceOf(r.Logsource)
 	var ref *Refusal
 	r.Detection.eachItem(func(it *Item) {
 		if ref != nil {
@@ -54,7 +55,7 @@ func compileDetection(r *Rule, p *Pipeline) (compiled, *Refusal) {
 		for _, g := range r.Detection.Selections[name].Groups {
 			var items andPred
 			for _, it := range g {
-				ip, ref := compileItem(f, it)
+				ip, ref := compileItem(f, it, src)
 				if ref != nil {
 					return compiled{}, ref
 				}
@@ -71,7 +72,7 @@ func compileDetection(r *Rule, p *Pipeline) (compiled, *Refusal) {
 	var all andPred
 	var qs []evidence.Query
 	for _, it := range added {
-		ip, ref := compileItem(f, it)
+		ip, ref := compileItem(f, it, src)
 		if ref != nil {
 			return compiled{}, ref
 		}
@@ -137,13 +138,10 @@ func levelText(r *Rule) string {
 	return r.Level
 }
 
-// description is the rule's own, with its tags and false positives, which
-// cordon has no fields of their own for yet.
+// description is the rule's own, with its false positives, which cordon
+// has no field of its own for.
 func description(r *Rule) string {
 	parts := []string{strings.TrimSpace(r.Description)}
-	if len(r.Tags) > 0 {
-		parts = append(parts, "Tags: "+strings.Join(r.Tags, ", "))
-	}
 	if len(r.FalsePositives) > 0 {
 		parts = append(parts, "False positives: "+strings.Join(r.FalsePositives, "; "))
 	}
@@ -155,7 +153,7 @@ func description(r *Rule) string {
 func detectRule(r *Rule, c compiled) detect.Rule {
 	sev, _ := severity(r.Level)
 	return detect.Rule{
-		ID: ruleID(r), Title: r.Title, Severity: sev, Phase: "detect",
+		ID: ruleID(r), Title: r.Title, Severity: sev, Phase: phaseOf(r.Tags), Tags: r.Tags,
 		Description: description(r),
 		Explain: fmt.Sprintf("Sigma %s (%s, id %s): {{count}} matching event(s) {{start}}–{{end}}",
 			title(r), levelText(r), r.ID),

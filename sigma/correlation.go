@@ -27,8 +27,11 @@ type Correlation struct {
 	// Generate keeps the referenced rules' own findings too (the
 	// specification's default is not to).
 	Generate bool
-	node     *yaml.Node
-	nodes    map[string]*yaml.Node
+	// Aliases are alias -> rule name -> field: a group-by name whose
+	// value each rule's events hold in a field of their own.
+	Aliases map[string]map[string]string
+	node    *yaml.Node
+	nodes   map[string]*yaml.Node
 }
 
 // metricTypes are the v2.1 metric correlation types: the engine's of the
@@ -65,7 +68,11 @@ func parseCorrelation(f *refuser, doc, n *yaml.Node) (*Correlation, *Refusal) {
 		case "generate":
 			c.Generate = v.Value == "true"
 		case "aliases":
-			return nil, f.at(k, "aliases are not supported yet: cordon groups every rule's events by the same field")
+			a, ref := parseAliases(f, v)
+			if ref != nil {
+				return nil, ref
+			}
+			c.Aliases = a
 		case "condition":
 			if v.Kind != yaml.MappingNode {
 				return nil, f.at(v, "condition is a mapping like {gte: 5}")
@@ -123,8 +130,6 @@ func parseCorrelation(f *refuser, doc, n *yaml.Node) (*Correlation, *Refusal) {
 		return nil, f.at(n, "correlation has no timespan")
 	case len(c.GroupBy) == 0:
 		return nil, f.at(n, "correlation has no group-by: cordon correlates events per value of one field (agent, user, host ...)")
-	case len(c.GroupBy) > 1:
-		return nil, f.at(c.nodes["group-by"], "group-by %s: cordon groups by one field, not several, yet", strings.Join(c.GroupBy, ", "))
 	case (c.Type == "event_count" || fieldType(c.Type)) && !c.HasCondition:
 		return nil, f.at(n, "%s needs a condition", c.Type)
 	case fieldType(c.Type) && c.Field == "":
@@ -133,8 +138,6 @@ func parseCorrelation(f *refuser, doc, n *yaml.Node) (*Correlation, *Refusal) {
 		return nil, f.at(c.nodes["condition"], "condition field belongs to value_count and the metric correlations")
 	case (c.Type == "value_percentile") != (c.Percentile != 0):
 		return nil, f.at(c.nodes["condition"], "condition percentile belongs to value_percentile, which needs it")
-	case c.Type == "temporal_ordered" && c.HasCondition:
-		return nil, f.at(c.nodes["condition"], "a condition on temporal_ordered is not supported: cordon's ordered sequence needs every rule, in order")
 	case (c.Type == "temporal" || c.Type == "temporal_ordered") && len(c.Rules) < 2:
 		return nil, f.at(c.nodes["rules"], "%s needs two or more rules", c.Type)
 	}
@@ -161,36 +164,48 @@ func timespan(s string) (time.Duration, bool) {
 type member struct {
 	rule *Rule
 	c    compiled
+	corr *detect.Rule // a correlation's engine rule (a chain), else nil
 }
 
 // compileCorrelation builds the engine rule of a correlation over its
 // compiled member rules, mapping its Sigma fields with the pipeline.
-func compileCorrelation(r *Rule, members []member, p *Pipeline) (detect.Rule, *Refusal) {
+func compileCorrelation(r *Rule, members []member, p *Pipeline, chained bool) (detect.Rule, *Refusal) {
 	f := &refuser{file: r.File, rule: r.label()}
 	c := r.Correlation
-	groupBy, ref := mapCorrField(f, c.nodes["group-by"], c.GroupBy[0], members, p)
+	fields, ref := groupFields(f, c, members, p)
 	if ref != nil {
 		return detect.Rule{}, ref
 	}
+	groupBy := fields[0][0]
+	stepped := c.Type == "temporal" || c.Type == "temporal_ordered"
+	var grouper detect.Grouper
+	for _, m := range members {
+		chained = chained || m.corr != nil
+	}
+	// a chain's rules group alike, by the keys
+	if k := newKeys(c.GroupBy, fields, members, stepped); chained || len(c.GroupBy) > 1 || len(k.fields) > 1 {
+		grouper = k
+	}
+	by := strings.Join(c.GroupBy, ", ")
 	sev, _ := severity(r.Level)
 	dr := detect.Rule{
-		ID: ruleID(r), Title: r.Title, Severity: sev, Phase: "detect", Description: description(r),
+		ID: ruleID(r), Title: r.Title, Severity: sev, Phase: phaseOf(r.Tags), Tags: r.Tags, Description: description(r),
 		Origin:      fmt.Sprintf("%s:%d", r.File, r.Line),
-		Correlation: detect.Correlation{GroupBy: groupBy, Window: c.Timespan, Condition: c.Condition},
+		Correlation: detect.Correlation{GroupBy: groupBy, Keys: grouper, Window: c.Timespan, Condition: c.Condition},
 	}
 	head := fmt.Sprintf("Sigma correlation %s (%s, id %s): ", title(r), levelText(r), r.ID)
 	switch c.Type {
 	case "event_count", "value_count":
 		union(&dr, members)
 		dr.Correlation.Type = detect.EventCount
-		dr.Explain = head + "{{count}} events by " + c.GroupBy[0] + " {{group}} within {{window}}"
+		dr.Explain = head + "{{count}} events by " + by + " {{group}} within {{window}}"
 		if c.Type == "value_count" {
 			field, ref := mapCorrField(f, c.nodes["condition"], c.Field, members, p)
 			if ref != nil {
 				return detect.Rule{}, ref
 			}
 			dr.Correlation.Type, dr.Correlation.Field = detect.ValueCount, field
-			dr.Explain = head + "{{distinct}} distinct " + c.Field + " ({{values}}) by " + c.GroupBy[0] + " {{group}} within {{window}}"
+			dr.Explain = head + "{{distinct}} distinct " + c.Field + " ({{values}}) by " + by + " {{group}} within {{window}}"
 		}
 	case "value_sum", "value_avg", "value_percentile", "value_median":
 		union(&dr, members)
@@ -201,16 +216,25 @@ func compileCorrelation(r *Rule, members []member, p *Pipeline) (detect.Rule, *R
 		dr.Correlation.Type, dr.Correlation.Field, dr.Correlation.Percentile = c.Type, field, c.Percentile
 		what := map[string]string{"value_sum": "sum", "value_avg": "mean", "value_median": "median",
 			"value_percentile": strconv.FormatFloat(c.Percentile, 'f', -1, 64) + "th percentile"}[c.Type]
-		dr.Explain = head + what + " of " + c.Field + " {{value}} by " + c.GroupBy[0] + " {{group}} within {{window}}"
+		dr.Explain = head + what + " of " + c.Field + " {{value}} by " + by + " {{group}} within {{window}}"
 	case "temporal", "temporal_ordered":
 		for _, m := range members {
+			if m.corr != nil {
+				dr.Correlation.Steps = append(dr.Correlation.Steps, detect.Step{Name: m.rule.label(), Rule: m.corr})
+				continue
+			}
 			dr.Correlation.Steps = append(dr.Correlation.Steps, detect.Step{Name: m.rule.label(), Query: m.c.query, Filter: m.c.filter})
 		}
 		dr.Correlation.Type = detect.Temporal
-		dr.Explain = head + "{{steps}} by " + c.GroupBy[0] + " {{group}} within {{window}}"
-		if c.Type == "temporal_ordered" {
+		dr.Explain = head + "{{steps}} by " + by + " {{group}} within {{window}}"
+		switch {
+		case c.Type == "temporal_ordered" && c.HasCondition:
+			// the condition counts the rules seen in their order
+			dr.Correlation.Ordered = true
+			dr.Explain = head + "{{steps}}, in order, by " + by + " {{group}} within {{window}}"
+		case c.Type == "temporal_ordered":
 			dr.Correlation.Type = detect.OrderedSequence
-			dr.Explain = head + "{{steps}}, in order, by " + c.GroupBy[0] + " {{group}} within {{window}}"
+			dr.Explain = head + "{{steps}}, in order, by " + by + " {{group}} within {{window}}"
 		}
 	}
 	if err := dr.Validate(); err != nil {

@@ -37,6 +37,7 @@ type sigmaDoc struct {
 	Status      string            `yaml:"status"`
 	Description string            `yaml:"description,omitempty"`
 	Author      string            `yaml:"author"`
+	Tags        []string          `yaml:"tags,omitempty"`
 	Logsource   map[string]string `yaml:"logsource,omitempty"`
 	Detection   map[string]any    `yaml:"detection,omitempty"`
 	Correlation *sigmaCorrelation `yaml:"correlation,omitempty"`
@@ -145,7 +146,7 @@ func exportRule(r *detect.Rule, p *Pipeline) (Exported, error) {
 		}
 		docs = append(docs, sigmaDoc{Title: title, ID: uuidFor(names[i]), Name: names[i], Status: "experimental",
 			Description: detectionDescription(r, i), Author: "cordon (exported from " + r.ID + ")",
-			Logsource: ls.mapping(), Detection: det, Level: level})
+			Tags: r.Tags, Logsource: ls.mapping(), Detection: det, Level: level})
 		sources = append(sources, ls.String())
 	}
 	gb, err := sigmaFieldFor(groupBy, ls, p)
@@ -171,7 +172,7 @@ func exportRule(r *detect.Rule, p *Pipeline) (Exported, error) {
 	}
 	docs = append(docs, sigmaDoc{Title: r.Title, ID: uuidFor(r.ID), Name: r.ID, Status: "experimental",
 		Description: strings.TrimSpace(r.Description), Author: "cordon (exported from " + r.ID + ")",
-		Correlation: corr, Level: level})
+		Tags: r.Tags, Correlation: corr, Level: level})
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "# cordon rule %s (%s), exported as Sigma.\n", r.ID, r.Origin)
 	for _, d := range docs {

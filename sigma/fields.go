@@ -19,6 +19,21 @@ var derived = map[string]func(*evidence.Event) []string{
 		}
 		return nil
 	},
+	// url_stem, url_query and url_ext are the parts of a request's URL
+	// Sigma's proxy rules name (c-uri-stem, c-uri-query,
+	// c-uri-extension): its path, what follows the ?, and the extension
+	// of its last path segment, without the dot ("exe"). A CONNECT's
+	// host:port has none.
+	"url_stem":  func(ev *evidence.Event) []string { return nonEmpty(urlParts(ev.URL).stem) },
+	"url_query": func(ev *evidence.Event) []string { return nonEmpty(urlParts(ev.URL).query) },
+	"url_ext": func(ev *evidence.Event) []string {
+		stem := urlParts(ev.URL).stem
+		last := stem[strings.LastIndexByte(stem, '/')+1:]
+		if i := strings.LastIndexByte(last, '.'); i >= 0 {
+			return nonEmpty(last[i+1:])
+		}
+		return nil
+	},
 	// raw is the record as the source wrote it.
 	"raw": func(ev *evidence.Event) []string {
 		if ev.Raw != "" {
@@ -50,3 +65,44 @@ func fieldReader(name string) func(*evidence.Event) []string {
 // keywordFields are where a keyword (a value with no field) is looked for:
 // the event's readable line and the record as written.
 var keywordFields = []string{"message", "raw"}
+
+type urlSplit struct{ stem, query string }
+
+// urlParts splits a request URL as cordon keeps it ("http://h/p?q",
+// Envoy's "h/p?q", a CONNECT's "h:443") into its path and query.
+func urlParts(u string) urlSplit {
+	if _, rest, ok := strings.Cut(u, "://"); ok {
+		u = rest
+	}
+	i := strings.IndexByte(u, '/')
+	if i < 0 {
+		return urlSplit{}
+	}
+	u = u[i:]
+	u, _, _ = strings.Cut(u, "#")
+	stem, query, _ := strings.Cut(u, "?")
+	return urlSplit{stem: stem, query: query}
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+// oneReader reads a field that holds one value at most without
+// allocating, or is nil for the others (lists, numbers, derived fields).
+func oneReader(name string) func(*evidence.Event) string {
+	if _, ok := derived[name]; ok {
+		return nil
+	}
+	f, _ := evidence.LookupField(name)
+	if _, ok := f.One(&evidence.Event{}); !ok {
+		return nil
+	}
+	return func(ev *evidence.Event) string {
+		v, _ := f.One(ev)
+		return v
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -19,6 +20,10 @@ type Set struct {
 	// Members are the rules loaded only as part of a correlation (its
 	// generate is false): they give no findings of their own.
 	Members int
+	// Unfed are rules loaded that no source cordon reads can feed: every
+	// event they could match needs a field that no parser of their log
+	// source writes (sigma/written.go). They run, and can never fire.
+	Unfed []*Refusal
 }
 
 // Load reads Sigma rules from files and folders (every .yml and .yaml
@@ -100,12 +105,23 @@ func (s *Set) compile(docs []*Rule, p *Pipeline) {
 	}
 	memberOnly := map[*Rule]bool{}
 	standalone := map[*Rule]bool{}
-	var out []detect.Rule
-	for _, r := range docs {
-		if r.Correlation == nil {
-			continue
+	corrDone := map[*Rule]*detect.Rule{}
+	corrWhy := map[*Rule]*Refusal{}
+	busy := map[*Rule]bool{}
+	// compileCorr compiles a correlation, and the correlations it names
+	// first (a chain); chained says it is named by another, so that it
+	// groups as the chain does.
+	var compileCorr func(r *Rule, chained bool) (*detect.Rule, *Refusal)
+	compileCorr = func(r *Rule, chained bool) (*detect.Rule, *Refusal) {
+		if dr, ok := corrDone[r]; ok {
+			return dr, nil
+		}
+		if ref, ok := corrWhy[r]; ok {
+			return nil, ref
 		}
 		f := &refuser{file: r.File, rule: r.label()}
+		busy[r] = true
+		defer delete(busy, r)
 		var members []member
 		var ref *Refusal
 		for i, name := range r.Correlation.Rules {
@@ -117,8 +133,19 @@ func (s *Set) compile(docs []*Rule, p *Pipeline) {
 			switch {
 			case m == nil:
 				ref = f.at(at, "names rule %q, which no loaded rule has as its name or id", name)
+			case m.Correlation != nil && busy[m]:
+				ref = f.at(at, "names correlation %q, which names this one: a chain must end in detection rules", name)
+			case m.Correlation != nil && r.Correlation.Type != "temporal" && r.Correlation.Type != "temporal_ordered":
+				ref = f.at(at, "names correlation %q: cordon chains correlations into temporal and temporal_ordered only", name)
+			case m.Correlation != nil && strings.Join(m.Correlation.GroupBy, ",") != strings.Join(r.Correlation.GroupBy, ","):
+				ref = f.at(at, "names correlation %q, grouped by %s, not by %s as this one is: a chain groups alike", name,
+					strings.Join(m.Correlation.GroupBy, ", "), strings.Join(r.Correlation.GroupBy, ", "))
 			case m.Correlation != nil:
-				ref = f.at(at, "names correlation %q: chained correlations are not supported yet", name)
+				inner, mref := compileCorr(m, true)
+				if mref != nil {
+					ref = f.at(at, "names correlation %q, which was refused: %s", name, mref.Reason)
+				}
+				members = append(members, member{rule: m, corr: inner})
 			default:
 				c, mref := compileOne(m)
 				if mref != nil {
@@ -135,14 +162,39 @@ func (s *Set) compile(docs []*Rule, p *Pipeline) {
 				memberOnly[m] = true
 			}
 		}
+		var dr detect.Rule
 		if ref == nil {
-			var dr detect.Rule
-			if dr, ref = compileCorrelation(r, members, p); ref == nil {
-				out = append(out, dr)
-			}
+			dr, ref = compileCorrelation(r, members, p, chained)
 		}
 		if ref != nil {
+			corrWhy[r] = ref
+			return nil, ref
+		}
+		corrDone[r] = &dr
+		return &dr, nil
+	}
+	var out []detect.Rule
+	var corrs []*Rule
+	for _, r := range docs {
+		if r.Correlation == nil {
+			continue
+		}
+		corrs = append(corrs, r)
+		named := false
+		for _, o := range docs {
+			if o.Correlation != nil && slices.ContainsFunc(o.Correlation.Rules, func(n string) bool { return byRef[n] == r }) {
+				named = true
+			}
+		}
+		if _, ref := compileCorr(r, named); ref != nil {
 			s.Refused = append(s.Refused, ref)
+		}
+	}
+	for _, r := range corrs {
+		if dr := corrDone[r]; dr != nil && (!memberOnly[r] || standalone[r]) {
+			out = append(out, *dr)
+		} else if dr != nil {
+			s.Members++
 		}
 	}
 	for _, r := range docs {
@@ -157,6 +209,11 @@ func (s *Set) compile(docs []*Rule, p *Pipeline) {
 		if memberOnly[r] && !standalone[r] {
 			s.Members++
 			continue
+		}
+		if ok, _ := canFire(sourceOf(r.Logsource), c.filter.p); !ok {
+			s.Unfed = append(s.Unfed, &Refusal{File: r.File, Line: r.Line, Col: r.Col, Rule: r.label(),
+				Reason: "no source cordon reads writes " + strings.Join(unfedFields(sourceOf(r.Logsource), c.filter.p), ", ") +
+					" for logsource " + r.Logsource.String() + ", which every event it matches needs"})
 		}
 		dr := detectRule(r, c)
 		if err := dr.Validate(); err != nil {

@@ -198,11 +198,55 @@ logsource:
     category: proxy
 detection:
 `+c.detection)
+			evs := slices.Clone(evs)
+			if strings.Contains(c.detection, "cs-bytes") {
+				// Envoy logs a request's size; Squid's native format does
+				// not, and an item on it is false on Squid's events
+				for i := range evs {
+					evs[i].Format = "envoy"
+				}
+			}
 			got := fired(scan(t, rules, evs), rules[0].ID)
 			slices.Sort(got)
 			if strings.Join(got, ",") != strings.Join(c.want, ",") {
 				t.Errorf("matched %v, want %v\nfilter %s", got, c.want, rules[0].Filter)
 			}
 		})
+	}
+}
+
+// TestFieldTheFormatDoesNotWrite: Squid's native format has no
+// User-Agent, so an empty User-Agent is not what its events show: a rule
+// on it fires on Envoy's events only; a rule on a field no source of
+// its log source writes loads and is listed as unfed.
+func TestFieldTheFormatDoesNotWrite(t *testing.T) {
+	rules := mustLoad(t, `title: Empty UA
+id: 22111111-2222-4333-8444-555555555555
+logsource:
+    category: proxy
+detection:
+    sel:
+        c-useragent: ''
+    condition: sel`)
+	squid := request("s1", "agent-1", 0, "GET", "http://a.example/", "a.example")
+	envoy := request("e1", "agent-1", 1, "GET", "a.example/", "a.example")
+	envoy.Format = "envoy"
+	withUA := envoy
+	withUA.ID, withUA.UserAgent = "e2", "curl/8.7.1"
+	got := fired(scan(t, rules, []evidence.Event{squid, envoy, withUA}), rules[0].ID)
+	if strings.Join(got, ",") != "e1" {
+		t.Errorf("matched %v, want e1 alone", got)
+	}
+	set := loadText(t, `title: Tunnel host
+id: 23111111-2222-4333-8444-555555555555
+logsource:
+    product: linux
+    category: network_connection
+detection:
+    sel:
+        DestinationHostname|endswith: '.ngrok.io'
+    condition: sel`)
+	if len(set.Rules) != 1 || len(set.Unfed) != 1 || !strings.Contains(set.Unfed[0].Reason, "no source cordon reads writes dst_host") {
+		t.Errorf("rules %d, unfed %v: want it loaded and listed as unfed", len(set.Rules), set.Unfed)
 	}
 }

@@ -60,17 +60,40 @@ type itemPred struct {
 	all     bool
 	neq     bool
 	exists  *bool
+	// formats, when set, are the only formats whose events can hold the
+	// item's fields (sigma/written.go): on another's event the item is
+	// false, its value unknown rather than absent.
+	formats map[string]bool
+	fields  []string
+	fold    bool // a test reads the lowercased values
+	// one reads the field when the item has one field, of one value at
+	// most: the value and its lowercased form then share one allocation
+	one func(*evidence.Event) string
 }
 
 // valueTest is one Sigma value: true when any of the field's values
-// passes it.
-type valueTest func(vals []string, ev *evidence.Event) bool
+// passes it. lower holds the values lowercased (nil unless the item has
+// a case-insensitive pattern): made once per item, not once per value.
+type valueTest func(vals, lower []string, ev *evidence.Event) bool
 
 func (p *itemPred) write(b *strings.Builder) { b.WriteString(p.text) }
 
 func (p *itemPred) match(ev *evidence.Event) bool {
-	var vals []string
-	if len(p.readers) == 1 {
+	if !p.carried(ev) {
+		return false
+	}
+	var vals, lower []string
+	if p.one != nil {
+		v := p.one(ev)
+		if v == "" {
+			vals = nil
+		} else if p.fold {
+			both := []string{v, strings.ToLower(v)}
+			vals, lower = both[:1], both[1:]
+		} else {
+			vals = []string{v}
+		}
+	} else if len(p.readers) == 1 {
 		vals = p.readers[0](ev)
 	} else {
 		for _, r := range p.readers {
@@ -80,9 +103,15 @@ func (p *itemPred) match(ev *evidence.Event) bool {
 	if p.exists != nil {
 		return (len(vals) > 0) == *p.exists
 	}
+	if p.fold && len(vals) > 0 && lower == nil {
+		lower = make([]string, len(vals))
+		for i, v := range vals {
+			lower[i] = strings.ToLower(v)
+		}
+	}
 	ok := p.all
 	for _, t := range p.tests {
-		if t(vals, ev) != p.all {
+		if t(vals, lower, ev) != p.all {
 			// one value decides: a miss under all, a hit otherwise
 			ok = !p.all
 			break
@@ -92,10 +121,14 @@ func (p *itemPred) match(ev *evidence.Event) bool {
 }
 
 // compileItem compiles an item whose Fields are cordon fields.
-func compileItem(f *refuser, it *Item) (pred, *Refusal) {
-	p := &itemPred{all: it.has("all"), neq: it.has("neq")}
+func compileItem(f *refuser, it *Item, src *sourceFormats) (pred, *Refusal) {
+	p := &itemPred{all: it.has("all"), neq: it.has("neq"), formats: src.itemFormats(it.Fields), fields: it.Fields,
+		fold: foldPatterns(it)}
 	for _, name := range it.Fields {
 		p.readers = append(p.readers, fieldReader(name))
+	}
+	if len(it.Fields) == 1 {
+		p.one = oneReader(it.Fields[0])
 	}
 	p.text = "{" + strings.Join(it.Fields, ",") + "|" + strings.Join(it.Mods, "|") + ":"
 	for _, v := range it.Values {
@@ -121,10 +154,21 @@ func compileItem(f *refuser, it *Item) (pred, *Refusal) {
 	return p, nil
 }
 
+// foldPatterns reports an item whose values are case-insensitive
+// patterns, which compileValue matches against the lowercased values.
+func foldPatterns(it *Item) bool {
+	for _, m := range []string{"cased", "exists", "re", "cidr", "lt", "lte", "gt", "gte", "fieldref", "base64", "base64offset"} {
+		if it.has(m) {
+			return false
+		}
+	}
+	return !it.exact
+}
+
 func compileValue(f *refuser, it *Item, v Value) (valueTest, *Refusal) {
 	if v.Null || v.S == "" && len(it.Mods) == 0 {
 		// cordon keeps no empty values: null and '' both mean "no value"
-		return func(vals []string, _ *evidence.Event) bool { return len(vals) == 0 }, nil
+		return func(vals, _ []string, _ *evidence.Event) bool { return len(vals) == 0 }, nil
 	}
 	fold := !it.exact && !it.has("cased")
 	switch {
@@ -172,7 +216,7 @@ func compileValue(f *refuser, it *Item, v Value) (valueTest, *Refusal) {
 			return nil, f.at(v.node, "fieldref %q: the pipeline maps it to no cordon field", v.S)
 		}
 		other := fieldReader(v.S)
-		return func(vals []string, ev *evidence.Event) bool {
+		return func(vals, _ []string, ev *evidence.Event) bool {
 			for _, o := range other(ev) {
 				for _, s := range vals {
 					if s == o || fold && strings.EqualFold(s, o) {
@@ -232,6 +276,23 @@ func compileValue(f *refuser, it *Item, v Value) (valueTest, *Refusal) {
 		}
 		ms = append(ms, m)
 	}
+	if fold {
+		// the patterns are lowercased: they read the values lowercased,
+		// and need not lowercase them again
+		for i := range ms {
+			ms[i].fold = false
+		}
+		return func(_, lower []string, _ *evidence.Event) bool {
+			for _, s := range lower {
+				for _, m := range ms {
+					if m.match(s) {
+						return true
+					}
+				}
+			}
+			return false
+		}, nil
+	}
 	return anyValue(func(s string) bool {
 		for _, m := range ms {
 			if m.match(s) {
@@ -243,7 +304,7 @@ func compileValue(f *refuser, it *Item, v Value) (valueTest, *Refusal) {
 }
 
 func anyValue(ok func(string) bool) valueTest {
-	return func(vals []string, _ *evidence.Event) bool {
+	return func(vals, _ []string, _ *evidence.Event) bool {
 		for _, s := range vals {
 			if ok(s) {
 				return true

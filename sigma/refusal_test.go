@@ -34,11 +34,11 @@ logsource:
     category: proxy
 detection:
     sel:
-        c-useragent|startswith: 'Mozilla/4.0'
-    condition: sel`, 6, 9, `field "c-useragent" is not mapped`},
-		{"parent image unmapped", ruleOn(`    sel:
-        ParentImage|endswith: '/python3'
-    condition: sel`), 9, 9, `field "ParentImage" is not mapped`},
+        cs-cookie|contains: 'session='
+    condition: sel`, 6, 9, `field "cs-cookie" is not mapped`},
+		{"logon id unmapped", ruleOn(`    sel:
+        LogonId: 0
+    condition: sel`), 9, 9, `field "LogonId" is not mapped`},
 		{"logsource without events", `title: Windows
 logsource:
     product: windows
@@ -78,31 +78,67 @@ correlation:
     condition:
         field: cs-bytes
         gt: 100`, 8, 9, "condition percentile belongs to value_percentile"},
-		{"several group-by fields", `title: Many
-correlation:
-    type: event_count
-    rules: [a]
-    group-by:
-        - User
-        - ComputerName
-    timespan: 1h
-    condition:
-        gte: 5`, 6, 9, "groups by one field"},
-		{"aliases", `title: Aliased
+		{"alias naming no field for a rule", `title: Aliased
 correlation:
     type: temporal
-    rules: [a, b]
+    rules: [denied_request, paste_site]
     group-by: [ip]
     timespan: 10s
     aliases:
         ip:
-            a: c-ip
-            b: c-ip`, 7, 5, "aliases are not supported yet"},
+            denied_request: c-ip
+` + members, 8, 9, `alias "ip" names no field for rule "paste_site"`},
+		{"chain grouped otherwise", `title: Chain
+correlation:
+    type: temporal
+    rules: [many_denied, paste_site]
+    group-by: [agent]
+    timespan: 10m
+---
+title: Many denied
+name: many_denied
+correlation:
+    type: event_count
+    rules: [denied_request]
+    group-by: [c-ip]
+    timespan: 10m
+    condition:
+        gte: 3
+` + members, 4, 13, `names correlation "many_denied", grouped by c-ip, not by agent`},
+		{"chain into event_count", `title: Chain
+correlation:
+    type: event_count
+    rules: [many_denied]
+    group-by: [agent]
+    timespan: 10m
+    condition:
+        gte: 2
+---
+title: Many denied
+name: many_denied
+correlation:
+    type: event_count
+    rules: [denied_request]
+    group-by: [agent]
+    timespan: 10m
+    condition:
+        gte: 3
+` + members, 4, 13, "chains correlations into temporal and temporal_ordered only"},
+		{"group-by on analysed text", `title: By URL
+correlation:
+    type: event_count
+    rules: [paste_site, denied_request]
+    group-by: [c-uri]
+    timespan: 10s
+    condition:
+        gte: 2
+` + members, 5, 15, "c-uri is cordon's url"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			set := loadText(t, c.text)
-			if len(set.Rules) != 0 {
+			// a refused chain leaves the rules it named to run on their own
+			if len(set.Rules) != 0 && !strings.HasPrefix(c.name, "chain") {
 				t.Errorf("loaded %d rule(s), want it refused", len(set.Rules))
 			}
 			if len(set.Refused) != 1 {

@@ -111,10 +111,15 @@ func base64Offsets(s string) []string {
 
 // strMatcher matches a whole value against a compiled pattern.
 type strMatcher struct {
-	op   byte // '=' whole value, '^' prefix, '$' suffix, '~' anywhere, 'r' regexp
+	op   byte // '=' whole value, '^' prefix, '$' suffix, '~' anywhere, 'g' glob, 'r' regexp
 	lit  string
 	re   *regexp.Regexp
 	fold bool
+	// glob: the literals between the *s of a pattern of literals and *s
+	// alone (head is its first one and tail its last when the pattern
+	// does not start or end with *), found left to right
+	parts      []string
+	head, tail bool
 }
 
 func compilePattern(p pattern, fold bool) (strMatcher, error) {
@@ -129,6 +134,9 @@ func compilePattern(p pattern, fold bool) (strMatcher, error) {
 	}
 	if len(p) == 3 && p[0].kind == '*' && p[1].kind == 'l' && p[2].kind == '*' {
 		return newLit('~', p[1].lit, fold), nil
+	}
+	if g, ok := newGlob(p, fold); ok {
+		return g, nil
 	}
 	var b strings.Builder
 	b.WriteString("(?s)")
@@ -163,9 +171,72 @@ func newLit(op byte, lit string, fold bool) strMatcher {
 	return strMatcher{op: op, lit: lit, fold: fold}
 }
 
+// newGlob is a pattern of literals and *s alone, matched without a
+// regular expression: a * matches any text, so the leftmost place of
+// each literal in turn is as good as any.
+func newGlob(p pattern, fold bool) (strMatcher, bool) {
+	g := strMatcher{op: 'g', fold: fold}
+	lit, prev := "", byte(0)
+	for i, t := range p {
+		switch t.kind {
+		case 'l':
+			lit += t.lit
+		case '*':
+			if prev == 'l' || i == 0 {
+				g.parts = append(g.parts, lit)
+				lit = ""
+			}
+		default:
+			return strMatcher{}, false
+		}
+		prev = t.kind
+	}
+	g.parts = append(g.parts, lit)
+	// parts[0] is the text before the first *, the last the text after
+	// the last one; either is "" when the pattern starts or ends with *
+	g.head, g.tail = p[0].kind == 'l', p[len(p)-1].kind == 'l'
+	if fold {
+		for i := range g.parts {
+			g.parts[i] = strings.ToLower(g.parts[i])
+		}
+	}
+	return g, true
+}
+
+func (m strMatcher) glob(v string) bool {
+	parts := m.parts
+	if m.head {
+		if !strings.HasPrefix(v, parts[0]) {
+			return false
+		}
+		v = v[len(parts[0]):]
+	}
+	last := parts[len(parts)-1]
+	if m.tail {
+		if !strings.HasSuffix(v, last) {
+			return false
+		}
+		v = v[:len(v)-len(last)]
+	}
+	for _, s := range parts[1 : len(parts)-1] {
+		i := strings.Index(v, s)
+		if i < 0 {
+			return false
+		}
+		v = v[i+len(s):]
+	}
+	return true
+}
+
 func (m strMatcher) match(v string) bool {
 	if m.op == 'r' {
 		return m.re.MatchString(v)
+	}
+	if m.op == 'g' {
+		if m.fold {
+			v = strings.ToLower(v)
+		}
+		return m.glob(v)
 	}
 	if m.fold {
 		switch m.op {

@@ -151,6 +151,9 @@ func writeFindings(e *env, found []detect.Finding, suppressedBy map[string][]str
 			if sup := suppressedBy[f.ID]; len(sup) > 0 {
 				episode += "; suppressed by " + strings.Join(sup, ", ")
 			}
+			if len(f.Tags) > 0 {
+				more += "; tags " + evidence.Printable(strings.Join(f.Tags, ", "))
+			}
 			fmt.Fprintf(e.stdout, "  %8s  phase %s%s; evidence %s%s\n", "", f.Phase, episode, strings.Join(ids, " "), more)
 		}
 	}

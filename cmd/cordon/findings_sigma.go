@@ -28,7 +28,11 @@ func withSigma(e *env, ws *incident.Workspace, rules []detect.Rule, paths []stri
 	for _, r := range set.Refused {
 		fmt.Fprintf(e.stderr, "sigma: refused: %v\n", r)
 	}
-	fmt.Fprintf(e.stderr, "sigma: %d rule(s) loaded, %d refused, %d only as part of a correlation\n", len(set.Rules), len(set.Refused), set.Members)
+	for _, r := range set.Unfed {
+		fmt.Fprintf(e.stderr, "sigma: loaded, can never fire: %v\n", r)
+	}
+	fmt.Fprintf(e.stderr, "sigma: %d rule(s) loaded (%d of them no source can feed), %d refused, %d only as part of a correlation\n",
+		len(set.Rules), len(set.Unfed), len(set.Refused), set.Members)
 	rules = append(rules, set.Rules...)
 	if err := detect.Unique(rules); err != nil {
 		return nil, fmt.Errorf("%w: %w", errUsage, err)

@@ -19,8 +19,12 @@ func TestFindingsWithSigmaRules(t *testing.T) {
 		t.Fatalf("findings: %d %s", code, errOut)
 	}
 	// refused rules are named with their place and reason, and the rest run
-	if !strings.Contains(errOut, "proxy_ua_rclone.yml:17:9:") || !strings.Contains(errOut, `field "c-useragent" is not mapped`) {
+	if !strings.Contains(errOut, "proxy_hktl_cobalt_strike_malleable_c2_requests.yml:33:9:") || !strings.Contains(errOut, `field "cs-cookie" is not mapped`) {
 		t.Errorf("stderr does not name the refused rules:\n%s", errOut)
+	}
+	// and the rules no source can feed, as loaded
+	if !strings.Contains(errOut, "sigma: loaded, can never fire: ") || !strings.Contains(errOut, "net_connection_lnx_ngrok_tunnel.yml:1:1") {
+		t.Errorf("stderr does not name the rules no source feeds:\n%s", errOut)
 	}
 	found := false
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
@@ -43,6 +47,13 @@ func TestFindingsWithSigmaRules(t *testing.T) {
 	if !strings.Contains(out, `"detector":"data-exfiltration"`) {
 		t.Error("the built-in rules did not run with --sigma")
 	}
+	// with their ATT&CK tags, in --json and in the text
+	if !strings.Contains(out, `"tags":["attack.exfiltration","attack.t1567","attack.t1048"]`) {
+		t.Errorf("no tags on the data-exfiltration finding in\n%s", out)
+	}
+	if code, text, errOut := cordon("findings", "--incident", dir); code != 0 || !strings.Contains(text, "tags attack.exfiltration, attack.t1567, attack.t1048") {
+		t.Errorf("findings: %d %s\n%s", code, errOut, text)
+	}
 }
 
 func TestSigmaInCordonYAMLRefusesWhatItCannotRun(t *testing.T) {
@@ -59,7 +70,7 @@ func TestSigmaInCordonYAMLRefusesWhatItCannotRun(t *testing.T) {
 	refused, _ := filepath.Abs(filepath.Join("..", "..", "sigma", "testdata", "sigmahq", "proxy"))
 	os.WriteFile(filepath.Join(dir, "cordon.yaml"), []byte("sigma:\n  - "+refused+"\n"), 0o600)
 	code, _, errOut = cordon("findings", "--incident", dir, "--recompute")
-	if code == 0 || !strings.Contains(errOut, "proxy_ua_rclone.yml:17:9") {
+	if code == 0 || !strings.Contains(errOut, "proxy_hktl_cobalt_strike_malleable_c2_requests.yml:33:9") {
 		t.Errorf("a refused rule in cordon.yaml: %d %s", code, errOut)
 	}
 }

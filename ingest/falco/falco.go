@@ -82,6 +82,10 @@ func (parser) Parse(rec parse.Record) ([]evidence.Event, error) {
 		Host:    parse.FirstOf(a.Hostname, f["evt.hostname"].String()),
 		Cmdline: f["proc.cmdline"].String(), Pid: num.Pid("proc.pid", f["proc.pid"]), Ppid: num.Pid("proc.ppid", f["proc.ppid"]),
 		User: parse.FirstOf(f["user.name"].String(), f["ka.user.name"].String()),
+		// the parent's path when the rule's output has it, else its name
+		ParentExe:     parse.FirstOf(f["proc.pexepath"].String(), f["proc.pexe"].String(), f["proc.pname"].String()),
+		ParentCmdline: f["proc.pcmdline"].String(),
+		Cwd:           f["proc.cwd"].String(),
 	}
 	if c := strings.ToLower(f["container.id"].String()); c != "host" {
 		ev.Container = c

@@ -49,6 +49,8 @@ type envoyRecord struct {
 	Downstream     parse.Flex `json:"downstream_remote_address"`
 	SNI            parse.Flex `json:"requested_server_name"`
 	RouteName      parse.Flex `json:"route_name"`
+	UserAgent      parse.Flex `json:"user_agent"`
+	UserAgentKey   parse.Flex `json:"user-agent"`
 }
 
 // Sniff accepts a record that parses and has the keys every control
@@ -120,6 +122,7 @@ func (r *envoyRecord) event() (evidence.Event, error) {
 		BytesIn:    num.Count("bytes_sent", r.BytesSent),
 		BytesOut:   num.Count("bytes_received", r.BytesReceived),
 		DurationMS: num.Duration("duration", r.Duration),
+		UserAgent:  firstFlex(r.UserAgent, r.UserAgentKey),
 	}
 	// A TCP proxy record has no method, no path and response code 0.
 	http := method != "" || path != "" || (status != "" && status != "000")

@@ -69,7 +69,8 @@ func TestEnvoyOldAndNewStyleGiveTheSameEvent(t *testing.T) {
 				Time: ev.Time, Kind: "net_request", Decision: "deny", Tags: []string{"RL"},
 				SrcIP: "10.0.3.7", SrcPort: 51234, DstHost: "paste.example.net", URL: "paste.example.net/v1/upload?id=7",
 				Method: "GET", Status: "429", BytesOut: 1830, BytesIn: 18, DurationMS: 1, TraceID: "5b0c7c1e-3f7a-4a0e-9f53-2b7f1c9d8e01",
-				Message: "GET paste.example.net/v1/upload?id=7 -> 429 RL request_rate_limited",
+				UserAgent: "python-requests/2.31.0",
+				Message:   "GET paste.example.net/v1/upload?id=7 -> 429 RL request_rate_limited",
 			}
 			if !reflect.DeepEqual(ev, want) || ev.Time.Format("15:04:05.000") != "18:40:00.125" {
 				t.Errorf("%s:\ngot  %+v\nwant %+v", name, ev, want)

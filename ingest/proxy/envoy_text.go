@@ -91,15 +91,15 @@ func envoyTextLayout(n int) []string {
 	switch n {
 	case 12:
 		return []string{"request", "response_code", "response_flags", "bytes_received", "bytes_sent",
-			"", "", "", "", "request_id", "authority", "upstream_host"}
+			"", "", "", "user_agent", "request_id", "authority", "upstream_host"}
 	case 20:
 		return []string{"request", "response_code", "response_flags", "", "", "bytes_received", "bytes_sent",
-			"", "", "", "", "request_id", "authority", "upstream_host",
+			"", "", "", "user_agent", "request_id", "authority", "upstream_host",
 			"", "", "", "downstream_remote_address", "requested_server_name", "route_name"}
 	case 21:
 		return []string{"request", "response_code", "response_flags", "response_code_details",
 			"connection_termination_details", "", "bytes_received", "bytes_sent",
-			"", "", "", "", "request_id", "authority", "upstream_host",
+			"", "", "", "user_agent", "request_id", "authority", "upstream_host",
 			"", "", "", "downstream_remote_address", "requested_server_name", "route_name"}
 	}
 	return nil
@@ -131,6 +131,8 @@ func (r *envoyRecord) textField(name string) *parse.Flex {
 		return &r.SNI
 	case "route_name":
 		return &r.RouteName
+	case "user_agent":
+		return &r.UserAgent
 	}
 	return nil
 }

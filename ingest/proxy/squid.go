@@ -92,6 +92,7 @@ type squidTxn struct {
 	hop         string // %<a: next-hop server or peer
 	hopPort     int    // %<p, custom formats only
 	size        int64  // %<st: bytes sent to the client
+	userAgent   string // %{User-Agent}>h, custom formats only
 }
 
 // events is the transaction's event, or why a number in it is none.
@@ -102,7 +103,8 @@ func (x squidTxn) events() ([]evidence.Event, error) {
 		SrcIP: (x.client), SrcPort: x.clientPort,
 		URL: parse.Clean(x.url), Method: parse.Clean(x.method), Status: x.status, User: x.user,
 		BytesIn: x.size, Tags: nonEmpty(x.tag, x.hier), DurationMS: x.elapsed,
-		Decision: squidDecision(x.tag, x.status, x.hop),
+		Decision:  squidDecision(x.tag, x.status, x.hop),
+		UserAgent: x.userAgent,
 	}
 	ev.DstHost, ev.DstPort = num.URLTarget("url", x.url)
 	if ev.DstHost == "" {

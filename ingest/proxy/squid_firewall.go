@@ -66,7 +66,7 @@ func (squidFirewall) Parse(rec parse.Record) ([]evidence.Event, error) {
 	x := squidTxn{
 		time: t, client: client, clientPort: clientPort, host: f[2],
 		hop: hop, hopPort: hopPort, method: f[5], status: status,
-		tag: tag, hier: hier, url: f[8],
+		tag: tag, hier: hier, url: f[8], userAgent: squidQuoted(rest),
 	}
 	return x.events()
 }
@@ -112,4 +112,15 @@ func leadingFields(s string, n int) ([]string, string) {
 		s = s[end:]
 	}
 	return f, strings.TrimLeft(s, " \t")
+}
+
+// squidQuoted reads a %"x field: the quotes off, Squid's \" and \\
+// escapes undone; "-" (no header) is "".
+func squidQuoted(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		s = s[1 : len(s)-1]
+	}
+	s = strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(s)
+	return parse.Clean(s)
 }

@@ -121,3 +121,18 @@ func FuzzSquidFirewall(f *testing.F) {
 func FuzzSquidAudit(f *testing.F) {
 	parsetest.Fuzz(f, proxy.NewSquidAudit(), parsetest.Sample("squid", "gh-aw-firewall_audit.jsonl"))
 }
+
+// TestSquidFirewallUserAgent: the quoted User-Agent, Squid's escapes
+// undone; "-" is none.
+func TestSquidFirewallUserAgent(t *testing.T) {
+	for line, want := range map[string]string{
+		`1774290908.910 172.30.0.20:55872 api.github.com:443 140.82.116.5:443 1.1 CONNECT 200 TCP_TUNNEL:HIER_DIRECT api.github.com:443 "curl/7.81.0"`:              "curl/7.81.0",
+		`1774290908.910 172.30.0.20:55872 api.github.com:443 140.82.116.5:443 1.1 CONNECT 200 TCP_TUNNEL:HIER_DIRECT api.github.com:443 "Mozilla/5.0 (\"x\") a\\b"`: `Mozilla/5.0 ("x") a\b`,
+		`1774290908.910 172.30.0.20:55872 api.github.com:443 140.82.116.5:443 1.1 CONNECT 200 TCP_TUNNEL:HIER_DIRECT api.github.com:443 "-"`:                        "",
+	} {
+		evs, err := proxy.NewSquidFirewall().Parse(parse.Record{Data: []byte(line)})
+		if err != nil || len(evs) != 1 || evs[0].UserAgent != want {
+			t.Errorf("%s: %+v %v, want user agent %q", line, evs, err, want)
+		}
+	}
+}

@@ -76,6 +76,7 @@ type tgProcess struct {
 	UID          parse.Flex `json:"uid"`
 	Binary       string     `json:"binary"`
 	Arguments    string     `json:"arguments"`
+	Cwd          string     `json:"cwd"`
 	StartTime    string     `json:"start_time"`
 	Docker       string     `json:"docker"`
 	ParentExecID string     `json:"parent_exec_id"`
@@ -216,6 +217,10 @@ func tetragonProcess(ev *evidence.Event, p, parent *tgProcess, num *parse.Number
 	if parent != nil {
 		ev.Ppid = num.Pid("parent.pid", parent.Pid)
 		ev.ParentExecID = parent.ExecID
+		ev.ParentExe = parent.Binary
+		if parent.Binary != "" {
+			ev.ParentCmdline = strings.TrimSpace(parent.Binary + " " + parent.Arguments)
+		}
 	}
 	if p == nil {
 		return
@@ -225,6 +230,7 @@ func tetragonProcess(ev *evidence.Event, p, parent *tgProcess, num *parse.Number
 		ev.ParentExecID = p.ParentExecID
 	}
 	ev.Cmdline = strings.TrimSpace(p.Binary + " " + p.Arguments)
+	ev.Cwd = p.Cwd
 	ev.User = parse.FirstOf(p.User.Name, p.UID.String())
 	ev.Pod = parse.PodName(p.Pod.Namespace, p.Pod.Name)
 	ev.Container = parse.ContainerID(parse.FirstOf(p.Pod.Container.ID, p.Docker))

@@ -195,6 +195,9 @@ func (m Model) preview(n int) []string {
 			text += fmt.Sprintf(" (+%d)", more)
 		}
 	}
+	if len(f.Tags) > 0 {
+		text += " — tags: " + evidence.Printable(strings.Join(f.Tags, ", "))
+	}
 	for _, l := range strings.Split(ansi.Wordwrap(text, max(w-4, 8), " "), "\n") {
 		out = append(out, "  "+common.Cut(l, w-2))
 	}
