@@ -1,0 +1,132 @@
+//go:build unix
+
+package incident_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cordon-ir/cordon/bench"
+	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/ingest"
+)
+
+// BenchmarkFollowLatency: from a line appended to a followed ledger to
+// the detectors' answer that includes it, while lines are appended at
+// CORDON_BENCH_FOLLOW_RATE per second (default 10,000) for
+// CORDON_BENCH_FOLLOW_EVENTS ledger records (default 200,000) of the
+// bench generator's incident. Each round of the follow reads what was
+// appended since the last, indexes it, adds it to the pass and keeps the
+// answer; a line's latency is when that round ended less when the line
+// was written. One source only: lines of sources followed side by side
+// cross in time, and an event earlier than the pass's last makes a
+// replay (docs/engine.md).
+func BenchmarkFollowLatency(b *testing.B) {
+	events, rate := envInt("CORDON_BENCH_FOLLOW_EVENTS", 200000), envInt("CORDON_BENCH_FOLLOW_RATE", 10000)
+	gen := b.TempDir()
+	// the generator writes 40% of its records to the ledger
+	if _, err := bench.Generate(gen, events*5/2); err != nil {
+		b.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(gen, "ledger.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if len(lines[len(lines)-1]) == 0 {
+		lines = lines[:len(lines)-1]
+	}
+	lines = lines[:min(len(lines), events)]
+	for i := 0; i < b.N; i++ {
+		lat, rounds, replays, detect := followLatency(b, lines, rate)
+		slices.Sort(lat)
+		q := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
+		b.ReportMetric(q(0.5).Seconds()*1000, "p50-ms")
+		b.ReportMetric(q(0.99).Seconds()*1000, "p99-ms")
+		b.ReportMetric(lat[len(lat)-1].Seconds()*1000, "max-ms")
+		b.ReportMetric(float64(rounds), "rounds")
+		b.ReportMetric(float64(replays), "replays")
+		b.ReportMetric(detect.Seconds()*1000/float64(rounds), "detect-ms/round")
+	}
+}
+
+func followLatency(b *testing.B, lines [][]byte, rate int) (lat []time.Duration, rounds, replays int, detect time.Duration) {
+	ws, err := incident.Create(filepath.Join(b.TempDir(), "case"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ws.Close()
+	log := filepath.Join(b.TempDir(), "ledger.jsonl")
+	f, err := os.Create(log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	var mu sync.Mutex
+	written := make([]time.Time, 0, len(lines)) // when each line was written
+	w := bufio.NewWriter(f)
+	go func() {
+		const tick = 10 * time.Millisecond
+		per := max(rate*int(tick)/int(time.Second), 1)
+		for i := 0; i < len(lines); i += per {
+			for _, l := range lines[i:min(i+per, len(lines))] {
+				w.Write(l)
+			}
+			w.Flush()
+			now := time.Now()
+			mu.Lock()
+			for range min(i+per, len(lines)) - i {
+				written = append(written, now)
+			}
+			mu.Unlock()
+			time.Sleep(tick)
+		}
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	consumed := 0
+	opt := incident.IngestOptions{Detectors: func(r incident.LiveRound, err error) {
+		if err != nil {
+			b.Error(err)
+		}
+		detect += r.Took
+		if r.Replayed != "" && r.Replayed != "the follow began" {
+			replays++
+		}
+	}}
+	err = ws.Follow(ctx, []string{log}, opt, 500*time.Millisecond, func(res []ingest.FileResult) {
+		now := time.Now()
+		rounds++
+		n := 0
+		for _, r := range res {
+			n += r.Events + r.Rejects
+		}
+		mu.Lock()
+		for i := consumed; i < consumed+n && i < len(written); i++ {
+			lat = append(lat, now.Sub(written[i]))
+		}
+		mu.Unlock()
+		if consumed += n; consumed >= len(lines) {
+			cancel()
+		}
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return lat, rounds, replays, detect
+}
+
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
