@@ -49,6 +49,10 @@ type Model struct {
 	top    int
 	status string
 	chosen *Selection
+	// changed is the board's channel taken before the snapshot shown:
+	// a change after the snapshot closes it, whenever Init or Update
+	// come to wait on it.
+	changed <-chan struct{}
 }
 
 // New returns a console over board; Init starts following it.
@@ -73,6 +77,7 @@ func (m Model) Chosen() (Selection, bool) {
 // the same cursor, nothing chosen.
 func (m Model) Resume() Model {
 	m.chosen, m.status = nil, ""
+	m.load()
 	return m
 }
 
@@ -85,10 +90,11 @@ func (m Model) Say(text string) Model {
 // Snapshot is what the console shows (for tests).
 func (m Model) Snapshot() Snapshot { return m.snap }
 
-// wait is a Cmd that returns when the board changes; it copies the
-// channel now, never reading the model from its goroutine.
+// wait is a Cmd that returns when the board changed since the snapshot
+// shown; it copies the channel now, never reading the model from its
+// goroutine.
 func (m Model) wait() tea.Cmd {
-	ch, done := m.board.Changed(), m.com.Ctx.Done()
+	ch, done := m.changed, m.com.Ctx.Done()
 	return func() tea.Msg {
 		select {
 		case <-ch:
@@ -103,6 +109,7 @@ func (m Model) wait() tea.Cmd {
 // was on (the same agent and finding), wherever the ranking moved it.
 func (m *Model) load() {
 	was, had := m.selection()
+	m.changed = m.board.Changed()
 	m.snap = m.board.Snapshot()
 	m.rows = m.rows[:0]
 	for i, r := range m.snap.Ranks {

@@ -168,3 +168,24 @@ func TestFleetHostileAgentNameIsEscaped(t *testing.T) {
 		t.Fatalf("the agent's name is not shown escaped: %q", s)
 	}
 }
+
+// A finding applied between building the console and starting it (the
+// program calls Init later) still wakes it: the bug was a console that
+// took the board's channel in Init, after its snapshot, and stayed empty.
+func TestFleetFindingBeforeInitIsNotLost(t *testing.T) {
+	b := NewBoard()
+	m := newModel(t, b, Options{})
+	b.Apply(finding("1", "agent-early", "credential-access", detect.SeverityHigh, 1), Created)
+	cmd := m.Init()
+	got := make(chan tea.Msg, 1)
+	go func() { got <- cmd() }()
+	select {
+	case msg := <-got:
+		m, _ = update(t, m, msg)
+	case <-time.After(time.Second):
+		t.Fatal("a finding applied before Init did not wake the console")
+	}
+	if !strings.Contains(m.View(), "agent-early") {
+		t.Fatalf("the finding is not on screen:\n%s", m.View())
+	}
+}
