@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/cordon-ir/cordon/evidence"
@@ -46,8 +47,7 @@ func openFleet(ctx context.Context, e *env, fo fleetOpen) error {
 	defer closeLog()
 	fctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	board := fleetview.NewBoard()
-	go watch.FollowFindings(fctx, js, fo.findings, func(m watch.Message) { board.Apply(m.Finding, m.Change) }, board.SetStatus)
+	board := followFleet(fctx, js, fo.findings)
 	com := common.New(fctx, common.DefaultStyles(renderer(e.stdout), darkBackground()), common.DefaultKeyMap(), log)
 	m := fleetview.New(com, board, fleetview.Options{Source: fo.findings})
 	for {
@@ -65,8 +65,7 @@ func openFleet(ctx context.Context, e *env, fo fleetOpen) error {
 			return nil
 		}
 		m = fm.Resume()
-		dir := filepath.Join(fo.into, fleet.Token(sel.Agent)+"-"+nowStamp())
-		if err := pullAndOpen(ctx, e, js, fo, sel, dir, log); err != nil {
+		if err := pullAndOpen(ctx, e, js, fo, sel, log); err != nil {
 			// the fleet stays: say why this one did not open
 			fmt.Fprintf(e.stderr, "cordon: %s\n", evidence.PrintableMessage(err.Error()))
 			m = m.Say(err.Error())
@@ -74,11 +73,54 @@ func openFleet(ctx context.Context, e *env, fo fleetOpen) error {
 	}
 }
 
-// pullAndOpen pulls every event of sel's agent the stream holds (and the
-// identity records that attribute them) into the workspace dir, runs the
-// detectors, and opens the console on it until it quits.
-func pullAndOpen(ctx context.Context, e *env, js jetstream.JetStream, fo fleetOpen, sel fleetview.Selection, dir string, log *slog.Logger) error {
+// followFleet keeps a board of the findings on the stream until ctx ends.
+func followFleet(ctx context.Context, js jetstream.JetStream, stream string) *fleetview.Board {
+	board := fleetview.NewBoard()
+	go watch.FollowFindings(ctx, js, stream, func(m watch.Message) { board.Apply(m.Finding, m.Change) }, board.SetStatus)
+	return board
+}
+
+// pullDir is a new workspace's folder for sel's agent under into.
+func pullDir(into string, sel fleetview.Selection) string {
+	return filepath.Join(into, fleet.Token(sel.Agent)+"-"+time.Now().UTC().Format("20060102-150405.000000000"))
+}
+
+// pullAndOpen pulls sel's agent's incident (pullInto) into a new
+// workspace and opens the console on it until it quits.
+func pullAndOpen(ctx context.Context, e *env, js jetstream.JetStream, fo fleetOpen, sel fleetview.Selection, log *slog.Logger) error {
+	dir := pullDir(fo.into, sel)
 	fmt.Fprintf(e.stderr, "cordon: pulling %s from stream %s into %s\n", evidence.Printable(sel.Agent), evidence.Printable(fo.events), dir)
+	if err := pullInto(ctx, js, fo, sel, dir); err != nil {
+		return err
+	}
+	ws, err := incident.Open(dir, incident.AllowShared(fo.shared), storeOption())
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	h, err := ws.Handle(incident.HandleOptions{Getenv: os.Getenv})
+	if err != nil {
+		return err
+	}
+	ccfg, cfgErr := consoleConfig()
+	tm := tui.New(h, tui.Options{Renderer: renderer(e.stdout), Dark: darkBackground(), Logger: log, Ctx: ctx,
+		Config: &ccfg, ConfigErr: cfgErr, Version: cordonVersion()})
+	p := tea.NewProgram(tm, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx), tea.WithOutput(e.stdout))
+	final, runErr := p.Run()
+	fmt.Fprintf(e.stderr, "cordon: reopen with: cordon open %s\n", ws.Dir)
+	if runErr != nil && !errors.Is(runErr, tea.ErrProgramKilled) {
+		return fmt.Errorf("console: %w", runErr)
+	}
+	if fm, ok := final.(tui.Model); ok && fm.Err() != nil {
+		return fmt.Errorf("console: %w", fm.Err())
+	}
+	return nil
+}
+
+// pullInto pulls every event of sel's agent the stream holds (and the
+// identity records that attribute them) into a new workspace dir, as
+// cordon pull --agent A does, and runs the detectors.
+func pullInto(ctx context.Context, js jetstream.JetStream, fo fleetOpen, sel fleetview.Selection, dir string) error {
 	ws, err := incident.Create(dir, incident.AllowShared(fo.shared), storeOption())
 	if err != nil {
 		return err
@@ -99,22 +141,6 @@ func pullAndOpen(ctx context.Context, e *env, js jetstream.JetStream, fo fleetOp
 	}
 	if _, err := ws.Detect(ctx, journal.CurrentActor(journal.ViaConsole)); err != nil {
 		return fmt.Errorf("the evidence is in %s; the detectors failed: %w", dir, err)
-	}
-	h, err := ws.Handle(incident.HandleOptions{Getenv: os.Getenv})
-	if err != nil {
-		return err
-	}
-	ccfg, cfgErr := consoleConfig()
-	tm := tui.New(h, tui.Options{Renderer: renderer(e.stdout), Dark: darkBackground(), Logger: log, Ctx: ctx,
-		Config: &ccfg, ConfigErr: cfgErr, Version: cordonVersion()})
-	p := tea.NewProgram(tm, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx), tea.WithOutput(e.stdout))
-	final, runErr := p.Run()
-	fmt.Fprintf(e.stderr, "cordon: reopen with: cordon open %s\n", ws.Dir)
-	if runErr != nil && !errors.Is(runErr, tea.ErrProgramKilled) {
-		return fmt.Errorf("console: %w", runErr)
-	}
-	if fm, ok := final.(tui.Model); ok && fm.Err() != nil {
-		return fmt.Errorf("console: %w", fm.Err())
 	}
 	return nil
 }

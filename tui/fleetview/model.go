@@ -27,7 +27,13 @@ type Options struct {
 	// ReadOnly is an observer's console: it shows the fleet and opens
 	// nothing (opening pulls evidence into a workspace).
 	ReadOnly bool
+	// InPlace makes enter send an OpenMsg instead of quitting: the program
+	// the console runs in opens the incident itself (an SSH session).
+	InPlace bool
 }
+
+// OpenMsg asks the program to open the incident of a Selection.
+type OpenMsg struct{ Selection Selection }
 
 // changedMsg says the board changed.
 type changedMsg struct{}
@@ -173,6 +179,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				m.status = "no agent to open yet: findings appear as the watchers publish them"
 			case m.opt.ReadOnly:
 				m.status = "read-only console: opening an incident pulls evidence into a workspace, which an observer cannot do"
+			case m.opt.InPlace:
+				m.status = "pulling " + s.Agent + "'s evidence…"
+				return m, common.Send(OpenMsg{Selection: s})
 			default:
 				m.chosen = &s
 				return m, tea.Quit
