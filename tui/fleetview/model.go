@@ -177,6 +177,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			switch {
 			case !ok:
 				m.status = "no agent to open yet: findings appear as the watchers publish them"
+			case s.Agent == "":
+				// pulling "no agent" would take every event nobody's
+				m.status = "these findings name no agent: open the incident of an agent they involve"
 			case m.opt.ReadOnly:
 				m.status = "read-only console: opening an incident pulls evidence into a workspace, which an observer cannot do"
 			case m.opt.InPlace:

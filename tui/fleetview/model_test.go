@@ -142,6 +142,15 @@ func TestFleetEnterChoosesAndObserversCannot(t *testing.T) {
 		t.Fatal("Resume kept the choice")
 	}
 
+	// findings of no agent: nothing to pull by agent
+	nb := NewBoard()
+	nb.Apply(finding("7", "", "credential-misuse", detect.SeverityHigh, 1), Created)
+	nobody := newModel(t, nb, Options{})
+	nobody, cmd = update(t, nobody, enter)
+	if _, ok := nobody.Chosen(); ok || cmd != nil || !strings.Contains(nobody.View(), "name no agent") {
+		t.Fatalf("enter on findings of no agent chose one:\n%s", nobody.View())
+	}
+
 	ro := newModel(t, b, Options{ReadOnly: true})
 	ro, cmd = update(t, ro, enter)
 	if _, ok := ro.Chosen(); ok || cmd != nil {
