@@ -91,6 +91,10 @@ type Options struct {
 	// refuses by default: the server writes there (its host key, the
 	// consoles' steps and marks, the evidence it follows).
 	AllowShared bool
+	// Fleet, when set, serves the live console across a fleet instead of
+	// one incident: Dir, Inputs and Drill are not used, HostKey must be
+	// given, and no command is run.
+	Fleet *Fleet
 }
 
 // Server serves one incident's console over SSH.
@@ -153,6 +157,9 @@ func New(opt Options) (*Server, error) {
 	keys, err := newKeyring(opt.AuthorizedKeys, opt.Observers, opt.Facilitators, opt.Log)
 	if err != nil {
 		return nil, err
+	}
+	if opt.Fleet != nil {
+		return newFleet(opt, keys)
 	}
 	// The workspace first: a mistyped DIR makes no host key there.
 	ws, err := openWorkspace(opt)
@@ -234,6 +241,9 @@ func openWorkspace(opt Options) (*incident.Workspace, error) {
 // closeWorkspace stops the ingest and closes what New opened: a drill's
 // workspace is its caller's to close.
 func (s *Server) closeWorkspace() error {
+	if s.ws == nil { // a fleet's server holds none
+		return nil
+	}
 	if s.ingest != nil {
 		s.stopIngest()
 		u := s.ingest.Wait()

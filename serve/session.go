@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/ssh"
 	bm "github.com/charmbracelet/wish/bubbletea"
 	"github.com/cordon-ir/cordon/evidence"
@@ -161,6 +162,36 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	if noColor(sess.Environ()) {
 		r.SetColorProfile(termenv.Ascii)
 	}
+	var m tea.Model
+	if s.opt.Fleet != nil {
+		m = s.fleetConsole(sess, who, r)
+	} else if m = s.incidentConsole(sess, who, r); m == nil {
+		return nil
+	}
+	in := newActivity(input)
+	opts := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion()}, bm.MakeOptions(sess)...)
+	// The server allocates no pty of its own (no ssh.AllocatePty), so the
+	// console reads the session itself: through in, which notes each key.
+	opts = append(opts, tea.WithInput(in))
+	p := tea.NewProgram(m, opts...)
+	ctx, stop := context.WithCancel(sess.Context())
+	c := &live{p: p, stop: stop}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		stop()
+		return nil
+	}
+	s.consoles[sess] = c
+	if d := s.opt.IdleTimeout; d > 0 {
+		go s.watchIdle(ctx, sess, c, in, d)
+	}
+	return p
+}
+
+// incidentConsole is the console of the server's incident for one
+// session (nil: it could not be opened, and the user was told).
+func (s *Server) incidentConsole(sess ssh.Session, who journal.Actor, r *lipgloss.Renderer) tea.Model {
 	// Every session's handle is on the one workspace: the consoles share
 	// its run of the detectors.
 	bounds := s.opt.Bounds
@@ -181,25 +212,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		// a session writes its reports and exports only into exports/
 		Remote: true, Config: s.opt.Console, Version: s.opt.Version,
 	})
-	in := newActivity(input)
-	opts := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion()}, bm.MakeOptions(sess)...)
-	// The server allocates no pty of its own (no ssh.AllocatePty), so the
-	// console reads the session itself: through in, which notes each key.
-	opts = append(opts, tea.WithInput(in))
-	p := tea.NewProgram(console{m}, opts...)
-	ctx, stop := context.WithCancel(sess.Context())
-	c := &live{p: p, stop: stop}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closing {
-		stop()
-		return nil
-	}
-	s.consoles[sess] = c
-	if d := s.opt.IdleTimeout; d > 0 {
-		go s.watchIdle(ctx, sess, c, in, d)
-	}
-	return p
+	return console{m}
 }
 
 // The largest terminal a session is drawn for.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -123,6 +124,32 @@ func TestBusPermissions(t *testing.T) {
 	if code, out, errOut := cordon("pull", "--nats", as("console"), "--agent", "agent-40", since, "--incident", ws); code != 0 {
 		t.Errorf("pull as console: exit %d\n%s%s", code, out, errOut)
 	}
+	// the live console (open --nats, serve --nats) reads the findings as console
+	cnc, cjs, err := fleet.Connect(as("console"), "console", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cnc.Close()
+	fctx, stopFollow := context.WithCancel(ctx)
+	var mu sync.Mutex
+	var got int
+	var status string
+	go watch.FollowFindings(fctx, cjs, watch.DefaultFindingsStream, func(m watch.Message) {
+		mu.Lock()
+		defer mu.Unlock()
+		got++
+	}, func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		status = s
+	})
+	waitFor(t, "the live console to read the watcher's findings as console", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return got > 0 && status == ""
+	})
+	stopFollow()
+
 	console := connect("console")
 	console.Publish("cordon.events.proxy.squid", []byte(`{}`))
 	console.Publish("cordon.raw.squid", []byte("1793786475.856 1 10.0.6.21 TCP_TUNNEL/200 1 CONNECT x:443 - HIER_DIRECT/1.2.3.4 -"))

@@ -12,15 +12,17 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/cordon-ir/cordon/fleet"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/ingest"
 	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/tui"
+	"github.com/cordon-ir/cordon/watch"
 	"github.com/muesli/termenv"
 	"github.com/spf13/cobra"
 )
 
-const openArgs = "DIR | FILE|DIR... [--incident DIR] [--format F] [--no-follow] [--sign-key KEY] [--debug LOG]"
+const openArgs = "DIR | FILE|DIR... [--incident DIR] [--format F] [--no-follow] [--sign-key KEY] [--debug LOG] | --nats URL [--findings-stream S] [--stream S] [--pull-into DIR] [--raw-route SUBJECT=FORMAT]..."
 
 func cmdOpen(e *env, c *cobra.Command) {
 	fs := c.Flags()
@@ -29,10 +31,35 @@ func cmdOpen(e *env, c *cobra.Command) {
 	noFollow := fs.Bool("no-follow", false, "stop reading the evidence files once they are ingested (default: keep following appended lines)")
 	debug := fs.String("debug", "", "write a debug log to `FILE`")
 	signKey := fs.String("sign-key", "", "sign a checkpoint of the journal every 50 entries and on quitting with this SSH private key `FILE` (kept outside the workspace)")
+	natsURL := fs.String("nats", "", "a live console across the fleet: the agents ranked from the findings the watchers publish on this NATS `URL` (see docs/fleet.md)")
+	findingsStream := fs.String("findings-stream", watch.DefaultFindingsStream, "with --nats: the findings' stream")
+	eventsStream := fs.String("stream", fleet.DefaultStream, "with --nats: the events' stream an incident is pulled from")
+	pullInto := fs.String("pull-into", "", "with --nats: make the pulled incidents' workspaces under `DIR` (default $XDG_STATE_HOME/cordon/incidents)")
+	routes := fs.StringArray("raw-route", nil, "with --nats: pull messages on `SUBJECT=FORMAT` as raw records of that format; repeatable")
 	shared := allowSharedFlag(fs)
 	c.RunE = func(cmd *cobra.Command, inputs []string) error {
 		ctx := cmd.Context()
 		var err error
+		if *natsURL != "" {
+			if *dir != "" || len(inputs) > 0 || *signKey != "" || *format != "" {
+				return fmt.Errorf("%w: open --nats is the fleet's console: it takes no workspace, evidence, --format or --sign-key (enter on an agent pulls and opens its incident)", errUsage)
+			}
+			if !isTerminal(e.stdout) {
+				return fmt.Errorf("%w: cordon open is an interactive console and needs a terminal", errUsage)
+			}
+			fo := fleetOpen{url: *natsURL, findings: *findingsStream, events: *eventsStream, into: *pullInto, debug: *debug, shared: shared()}
+			if fo.into == "" {
+				fo.into = filepath.Join(stateHome(), "cordon", "incidents")
+			}
+			for _, r := range *routes {
+				rt, err := fleet.ParseRoute(r)
+				if err != nil {
+					return fmt.Errorf("%w: %v", errUsage, err)
+				}
+				fo.routes = append(fo.routes, rt)
+			}
+			return openFleet(ctx, e, fo)
+		}
 		if *dir == "" && len(inputs) == 0 {
 			fs.Usage()
 			return fmt.Errorf("%w: open needs an incident workspace or evidence to ingest", errUsage)

@@ -14,14 +14,17 @@ import (
 
 	"github.com/cordon-ir/cordon/drill"
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/fleet"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/ingest"
 	"github.com/cordon-ir/cordon/journal"
 	"github.com/cordon-ir/cordon/serve"
+	"github.com/cordon-ir/cordon/tui/fleetview"
+	"github.com/cordon-ir/cordon/watch"
 	"github.com/spf13/cobra"
 )
 
-const serveArgs = "--incident DIR [--format F] [FILE|DIR ...] | --drill SCENARIO [--out DIR] [--facilitators PATH] [--listen 127.0.0.1:2222] [--host-key PATH] [--authorized-keys PATH] [--observers PATH] [--idle-timeout 30m] [--max-sessions 32] [--query-timeout 10s] [--max-hits 10000] [--debug LOG]"
+const serveArgs = "--incident DIR [--format F] [FILE|DIR ...] | --drill SCENARIO [--out DIR] [--facilitators PATH] | --nats URL [--findings-stream S] [--stream S] [--pull-into DIR] [--listen 127.0.0.1:2222] [--host-key PATH] [--authorized-keys PATH] [--observers PATH] [--idle-timeout 30m] [--max-sessions 32] [--query-timeout 10s] [--max-hits 10000] [--debug LOG]"
 
 // cmdServe serves the console of one incident over SSH until SIGTERM or
 // SIGINT, then shuts down gracefully.
@@ -41,9 +44,44 @@ func cmdServe(e *env, c *cobra.Command) {
 	maxSessions := fs.Int("max-sessions", 32, "at most `N` sessions at once, observers' included (0: no limit)")
 	queryTimeout := fs.Duration("query-timeout", evidence.DefaultServeBounds.Timeout, "end each query of a session's console after `D`")
 	maxHits := fs.Int("max-hits", evidence.DefaultServeBounds.MaxHits, "at most `N` events in one answer to a session's console")
+	natsURL := fs.String("nats", "", "serve the live console across the fleet from the findings on this NATS `URL` instead of an incident (see docs/fleet.md)")
+	findingsStream := fs.String("findings-stream", watch.DefaultFindingsStream, "with --nats: the findings' stream")
+	eventsStream := fs.String("stream", fleet.DefaultStream, "with --nats: the events' stream an incident is pulled from")
+	pullInto := fs.String("pull-into", "", "with --nats: make the pulled incidents' workspaces under `DIR` (default $XDG_STATE_HOME/cordon/incidents)")
 	shared := allowSharedFlag(fs)
 	c.RunE = func(cmd *cobra.Command, inputs []string) error {
 		ctx := cmd.Context()
+		if *natsURL != "" {
+			if *dir != "" || *scenario != "" || len(inputs) > 0 || *format != "" {
+				return fmt.Errorf("%w: serve --nats serves the fleet's console: no --incident, --drill or evidence to follow", errUsage)
+			}
+			fo := fleetOpen{url: *natsURL, findings: *findingsStream, events: *eventsStream, into: *pullInto, shared: shared()}
+			if fo.into == "" {
+				fo.into = filepath.Join(stateHome(), "cordon", "incidents")
+			}
+			if *hostKey == "" {
+				*hostKey = filepath.Join(stateHome(), "cordon", "fleet", serve.HostKeyFile)
+			}
+			if *authorized == "" {
+				home, err := os.UserHomeDir()
+				if err != nil {
+					return fmt.Errorf("%w: no home directory for ~/.ssh/authorized_keys; pass --authorized-keys PATH", errUsage)
+				}
+				*authorized = filepath.Join(home, ".ssh", "authorized_keys")
+			}
+			clog, closeLog, err := debugLog(*debug)
+			if err != nil {
+				return err
+			}
+			defer closeLog()
+			return serveFleet(ctx, e, fo, *listen, serve.Options{
+				HostKey: *hostKey, AuthorizedKeys: *authorized, Observers: *observers,
+				IdleTimeout: *idle, MaxSessions: *maxSessions,
+				Bounds: evidence.Bounds{Timeout: *queryTimeout, MaxHits: *maxHits, MaxBytes: evidence.DefaultServeBounds.MaxBytes},
+				Log:    slog.New(slog.NewTextHandler(e.stderr, nil)), ConsoleLog: clog,
+				Getenv: os.Getenv, Version: cordonVersion(),
+			})
+		}
 		if (*dir == "") == (*scenario == "") || (*scenario != "" && len(inputs) > 0) {
 			fs.Usage()
 			return fmt.Errorf("%w: serve needs --incident DIR or --drill SCENARIO (files to follow go with --incident only)", errUsage)
@@ -197,6 +235,47 @@ func (e *env) openOrHeld(dir string, opts ...incident.Option) (*incident.Workspa
 	}
 	fmt.Fprintf(e.stderr, "cordon: a following ingest holds the index; its detectors' answer after its last round (%s); %s\n", incident.Stamp(held.HeldAt()), reads)
 	return held, func() { held.Close() }, nil
+}
+
+// serveFleet serves the fleet's console on listen: one board for every
+// session, fed from the findings' stream; a responder's enter pulls an
+// agent's incident into a new workspace under fo.into and opens it in
+// that session.
+func serveFleet(ctx context.Context, e *env, fo fleetOpen, listen string, opt serve.Options) error {
+	nc, js, err := fleet.Connect(fo.url, "cordon serve", 0)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	fctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	opt.Fleet = &serve.Fleet{
+		Board: followFleet(fctx, js, fo.findings), Source: fo.findings,
+		Pull: func(ctx context.Context, sel fleetview.Selection) (string, error) {
+			dir := pullDir(fo.into, sel)
+			return dir, pullInto(ctx, js, fo, sel, dir)
+		},
+	}
+	if cfg, err := consoleConfig(); err == nil {
+		opt.Console = &cfg
+	}
+	srv, err := serve.New(opt)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		srv.Close()
+		return fmt.Errorf("listen: %w", err)
+	}
+	if !loopback(ln.Addr()) {
+		fmt.Fprintf(e.stderr, "cordon: warning: listening on %s, beyond this machine; only keys in %s get in\n", ln.Addr(), opt.AuthorizedKeys)
+	}
+	if srv.HostKeyCreated() {
+		fmt.Fprintf(e.stderr, "cordon: generated host key %s\n", srv.HostKeyPath())
+	}
+	fmt.Fprintf(e.stderr, "cordon: serving the fleet's findings (stream %s) on %s\ncordon: host key fingerprint %s\n", evidence.Printable(fo.findings), ln.Addr(), srv.Fingerprint())
+	return srv.Serve(ctx, ln)
 }
 
 func loopback(a net.Addr) bool {

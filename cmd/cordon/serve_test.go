@@ -66,10 +66,16 @@ func startServe(t *testing.T, extra ...string) *served {
 // in-process until the test ends; key is the one run uses.
 func launchServe(t *testing.T, dir string, key servetest.Key, extra ...string) *served {
 	t.Helper()
+	return launchServeArgs(t, dir, key, append([]string{"--incident", dir, "--listen", "127.0.0.1:0"}, extra...)...)
+}
+
+// launchServeArgs runs `cordon serve ARGS` in-process until the test
+// ends; dir is what the test calls its folder, key the one run uses.
+func launchServeArgs(t *testing.T, dir string, key servetest.Key, args ...string) *served {
+	t.Helper()
 	s := &served{dir: dir, stderr: &lockedBuffer{}, key: key}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	args := append([]string{"--incident", dir, "--listen", "127.0.0.1:0"}, extra...)
 	go func() {
 		done <- execute(ctx, &env{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: s.stderr}, append([]string{"serve"}, args...))
 	}()

@@ -1,0 +1,112 @@
+package fleetview
+
+import (
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/cordon-ir/cordon/detect"
+)
+
+// Changes a watcher announces (watch.Created and the rest): the board
+// reads them as strings so that it does not depend on the watcher.
+const (
+	Created   = "created"
+	Updated   = "updated"
+	Withdrawn = "withdrawn"
+)
+
+// Board is the fleet's findings as the watchers last published them: one
+// per id, a withdrawn one gone. One feed writes it and any number of
+// consoles (one per SSH session) read it; each waits on Changed.
+type Board struct {
+	mu       sync.Mutex
+	findings map[string]detect.Finding
+	applied  int64
+	last     time.Time // when the last change was applied
+	status   string    // the feed's state in words ("" when live)
+	changed  chan struct{}
+}
+
+// NewBoard returns an empty board.
+func NewBoard() *Board {
+	return &Board{findings: map[string]detect.Finding{}, changed: make(chan struct{}), status: "connecting"}
+}
+
+// Apply records one published change of f. A change it does not know is
+// ignored (it reports false): a later watcher may announce more.
+func (b *Board) Apply(f detect.Finding, change string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch change {
+	case Created, Updated:
+		b.findings[f.ID] = f
+	case Withdrawn:
+		delete(b.findings, f.ID)
+	default:
+		return false
+	}
+	b.applied++
+	b.last = time.Now()
+	b.notify()
+	return true
+}
+
+// SetStatus says what the feed is doing ("reading 120 findings",
+// "reconnecting: ..."); "" means live.
+func (b *Board) SetStatus(s string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s != b.status {
+		b.status = s
+		b.notify()
+	}
+}
+
+// notify wakes every waiter; b.mu is held.
+func (b *Board) notify() {
+	close(b.changed)
+	b.changed = make(chan struct{})
+}
+
+// Changed is closed at the next change of the board.
+func (b *Board) Changed() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.changed
+}
+
+// Snapshot is the board at one moment, ranked.
+type Snapshot struct {
+	// Ranks are the agents in the one ranking's order (detect.RankAgents
+	// over the findings: the bus carries no capability sets).
+	Ranks []detect.AgentRank
+	// Findings are every finding, by agent, most severe first
+	// (detect.SortRanked).
+	Findings map[string][]detect.Finding
+	Total    int
+	Applied  int64
+	Last     time.Time
+	Status   string
+}
+
+// Snapshot ranks the board as it stands.
+func (b *Board) Snapshot() Snapshot {
+	b.mu.Lock()
+	fs := make([]detect.Finding, 0, len(b.findings))
+	for _, f := range b.findings {
+		fs = append(fs, f)
+	}
+	s := Snapshot{Applied: b.applied, Last: b.last, Status: b.status, Total: len(fs)}
+	b.mu.Unlock()
+	s.Ranks = detect.RankAgents(detect.RankInput{Findings: fs})
+	// ties (same agent, severity, start and detector) by id, so that
+	// lines do not trade places between two snapshots
+	sort.Slice(fs, func(i, j int) bool { return fs[i].ID < fs[j].ID })
+	detect.SortRanked(fs, s.Ranks)
+	s.Findings = map[string][]detect.Finding{}
+	for _, f := range fs {
+		s.Findings[f.Agent] = append(s.Findings[f.Agent], f)
+	}
+	return s
+}
