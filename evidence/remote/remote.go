@@ -26,6 +26,10 @@ import (
 // TokenSize is the length of the token a client sends first.
 const TokenSize = 32
 
+// dialTimeout bounds a connection and its first answer (a variable for
+// the tests).
+var dialTimeout = 5 * time.Second
+
 // authTimeout bounds how long a connection may take to send its token.
 const authTimeout = 5 * time.Second
 
@@ -173,7 +177,7 @@ var _ evidence.Reader = (*Client)(nil)
 
 // Dial connects to a server at addr with its token.
 func Dial(addr string, token []byte) (*Client, error) {
-	conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	conn, err := net.DialTimeout("tcp", addr, dialTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -182,9 +186,12 @@ func Dial(addr string, token []byte) (*Client, error) {
 		return nil, err
 	}
 	cl := &Client{c: rpc.NewClient(conn)}
-	// a wrong token or a server gone shows now, not at the first read
+	// a wrong token, a server gone or another program on the port shows
+	// now, not at the first read
+	ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
+	defer cancel()
 	var c evidence.Counts
-	if err := cl.call(context.Background(), "Counts", struct{}{}, &c); err != nil {
+	if err := cl.call(ctx, "Counts", struct{}{}, &c); err != nil {
 		cl.Close()
 		return nil, fmt.Errorf("the serving process did not answer: %w", err)
 	}

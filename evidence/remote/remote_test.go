@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"testing"
 	"time"
 
@@ -135,5 +136,34 @@ func TestServedReaderEnds(t *testing.T) {
 	srv.Close()
 	if _, err := c.Search(context.Background(), evidence.Request{}); err == nil {
 		t.Error("a read after the server closed succeeded")
+	}
+}
+
+// A program on the port that takes the connection and never answers is
+// not waited for past the dial's bound.
+func TestDialDoesNotWaitForeverOnASilentPort(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, silent
+		}
+	}()
+	defer func(d time.Duration) { dialTimeout = d }(dialTimeout)
+	dialTimeout = 300 * time.Millisecond
+	start := time.Now()
+	if c, err := Dial(ln.Addr().String(), bytes.Repeat([]byte{1}, TokenSize)); err == nil {
+		c.Close()
+		t.Fatal("a silent port was taken for a served reader")
+	}
+	if took := time.Since(start); took > 2*dialTimeout {
+		t.Errorf("took %v", took)
 	}
 }
