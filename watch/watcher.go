@@ -57,6 +57,10 @@ type Config struct {
 	// the agents: its consumer and bucket are named for it
 	// (<Durable>-p<Index>of<Count>).
 	Partition Partition
+	// Shared, when set, is shared by the watchers of the process that
+	// read the same stream (a worker's partitions): each message is
+	// decoded by one of them.
+	Shared *fleet.Shared
 }
 
 // A watcher publishes what the events released changed at most every
@@ -222,7 +226,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	}
 	dedup := fleet.NewDedup(fleet.DedupConfig{})
 	r, err := fleet.NewReader(ctx, w.js, fleet.ReaderConfig{Stream: w.cfg.Stream, Durable: w.cfg.Durable, Routes: w.cfg.Routes,
-		Dedup: dedup, MaxAckPending: w.cfg.MaxBuffered, AckWait: w.cfg.AckWait, Reject: reject, Hold: true})
+		Dedup: dedup, MaxAckPending: w.cfg.MaxBuffered, AckWait: w.cfg.AckWait, Reject: reject, Hold: true, Shared: w.cfg.Shared})
 	if err != nil {
 		return err
 	}
