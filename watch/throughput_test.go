@@ -241,6 +241,8 @@ func latency(b *testing.B, lateness time.Duration, rate int) {
 	}
 	slices.Sort(lat)
 	q := func(p float64) float64 { return lat[min(len(lat)-1, int(p*float64(len(lat))))].Seconds() * 1e3 }
+	st := w.Stats()
+	b.Logf("replays %d, late %d, last publication took %s", st.Replays, st.Late, w.publishCost)
 	b.ReportMetric(achieved, "events/s")
 	b.ReportMetric(float64(len(lat)), "findings")
 	b.ReportMetric(q(0.5), "p50-ms")
