@@ -45,6 +45,9 @@ type ReaderConfig struct {
 	// again meanwhile (past AckWait) carries keys already seen, and is
 	// acknowledged then.
 	Hold bool
+	// Shared, when set, is shared with the other readers of the stream in
+	// the process: each message is decoded by one of them (Shared).
+	Shared *Shared
 }
 
 // MessageReject is a message (or a record of a raw message) that did not
@@ -205,10 +208,22 @@ func (r *Reader) one(ctx context.Context, msg jetstream.Msg, handle func(context
 		// not a JetStream message: nothing to place or acknowledge
 		return fmt.Errorf("read consumer %s: %w", r.cfg.Durable, err)
 	}
-	base, events, ok := r.cfg.decode(msg, meta, r.reject)
+	var base Delivery
+	var events []evidence.Event
+	ok := false
+	if sh := r.cfg.Shared; sh != nil {
+		base = Delivery{Subject: msg.Subject(), Seq: meta.Sequence.Stream, Stored: meta.Timestamp, stream: meta.Stream}
+		events, base.Raw, ok = sh.take(meta.Stream, meta.Sequence.Stream)
+	}
 	if !ok {
-		settle(msg.Term)
-		return nil
+		base, events, ok = r.cfg.decode(msg, meta, r.reject)
+		if !ok {
+			settle(msg.Term)
+			return nil
+		}
+		if sh := r.cfg.Shared; sh != nil {
+			sh.keep(meta.Stream, meta.Sequence.Stream, events, base.Raw)
+		}
 	}
 	var held *heldMsg
 	if r.cfg.Hold {

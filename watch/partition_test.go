@@ -1,8 +1,11 @@
 package watch
 
 import (
+	"context"
 	"testing"
 	"time"
+
+	"github.com/cordon-ir/cordon/fleet"
 )
 
 // The watchers of every partition of the agents, each with its own
@@ -53,4 +56,42 @@ func partitionOf(agent string, n int) int {
 		}
 	}
 	return -1
+}
+
+// Two partition watchers running at once in one process, as a worker
+// holding both runs them, share their decoding (fleet.Shared): each
+// message is decoded by one of them, and together they publish the
+// findings one watcher of every agent publishes, each created once.
+func TestPartitionsSharingTheirDecodingFindWhatOneWatcherFinds(t *testing.T) {
+	_, js := bus(t)
+	evs := sampleEvents(t, "shared-volume-token")
+	want := oneShot(t, evs)
+	publishEvents(t, js, evs)
+	shared := fleet.NewShared(2, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var ws []*Watcher
+	var dones []chan error
+	for i := range 2 {
+		w, err := New(js, Config{Durable: "shared", Partition: Partition{Index: i, Count: 2}, Lateness: 2 * time.Second, Idle: 500 * time.Millisecond, Shared: shared})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- w.Run(ctx) }()
+		ws, dones = append(ws, w), append(dones, done)
+	}
+	for i, w := range ws {
+		waitIdle(t, js, w, w.cfg.Durable, dones[i])
+	}
+	cancel()
+	for _, d := range dones {
+		if err := <-d; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h := shared.Hits(); h < int64(len(evs))/2 {
+		t.Fatalf("%d of %d messages taken decoded from the other partition: the decoding was not shared", h, len(evs))
+	}
+	sameFindings(t, js, want)
 }

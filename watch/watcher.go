@@ -57,7 +57,23 @@ type Config struct {
 	// the agents: its consumer and bucket are named for it
 	// (<Durable>-p<Index>of<Count>).
 	Partition Partition
+	// Shared, when set, is shared by the watchers of the process that
+	// read the same stream (a worker's partitions): each message is
+	// decoded by one of them.
+	Shared *fleet.Shared
 }
+
+// A watcher publishes what the events released changed at most every
+// publishEvery, and not more often than every four times what its last
+// publication took (so that asking the pass for its findings takes at
+// most a fifth of a busy watcher's time), or once publishMax deliveries
+// wait on it. The messages are acknowledged after it, so a finding is
+// published (and a message settled) that much plus a tick of the loop
+// after its event was released.
+const (
+	publishEvery = 50 * time.Millisecond
+	publishMax   = 8192
+)
 
 // Batch is one round of the watcher: events released to the Pass and what
 // that changed.
@@ -104,6 +120,13 @@ type Watcher struct {
 	verdicts  *verdicts // nil: none answered
 	viewAt    time.Time
 	viewDirty bool
+
+	// what was released since the last publication, and the deliveries
+	// it settles once published (publishEvery)
+	pending     Batch
+	unsettled   []func()
+	publishAt   time.Time
+	publishCost time.Duration // what the last publication took
 
 	mu    sync.Mutex
 	stats Stats
@@ -203,7 +226,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	}
 	dedup := fleet.NewDedup(fleet.DedupConfig{})
 	r, err := fleet.NewReader(ctx, w.js, fleet.ReaderConfig{Stream: w.cfg.Stream, Durable: w.cfg.Durable, Routes: w.cfg.Routes,
-		Dedup: dedup, MaxAckPending: w.cfg.MaxBuffered, AckWait: w.cfg.AckWait, Reject: reject, Hold: true})
+		Dedup: dedup, MaxAckPending: w.cfg.MaxBuffered, AckWait: w.cfg.AckWait, Reject: reject, Hold: true, Shared: w.cfg.Shared})
 	if err != nil {
 		return err
 	}
@@ -290,8 +313,8 @@ func (w *Watcher) step(ctx context.Context, in []fleet.Delivery, now time.Time) 
 		}
 		w.buf.Push(d.Event, d.Done, now)
 	}
-	var b Batch
-	var settle []func()
+	b := &w.pending
+	settle := w.unsettled
 	if len(late) > 0 {
 		ev := late[0].Event
 		b.Replayed = fmt.Sprintf("%d event(s) arrived after later ones were released: %s at %s is %s before %s at %s (lateness %s)",
@@ -320,17 +343,26 @@ func (w *Watcher) step(ctx context.Context, in []fleet.Delivery, now time.Time) 
 		b.Released++
 	}
 	// another partition's events may change a finding of this one's (a
-	// destination another agent reaches too): published as any change
-	if b.Released == 0 && b.Other == 0 && b.Replayed == "" {
+	// destination another agent reaches too): published as any change.
+	// What was released is published at most every publishEvery, unless a
+	// replay happened or many events wait: asking the pass for its
+	// findings costs about as much as hundreds of events, and a busy
+	// watcher steps for every few messages.
+	w.unsettled = settle
+	if b.Released == 0 && b.Other == 0 && b.Replayed == "" || b.Replayed == "" && len(settle) < publishMax && now.Sub(w.publishAt) < max(publishEvery, 4*w.publishCost) {
 		w.count(func(*Stats) {})
 		if w.viewDirty {
 			w.refreshView(now)
 		}
 		return nil
 	}
-	if err := w.publish(ctx, &b); err != nil {
+	cur := *b
+	b = &cur
+	w.pending, w.unsettled, w.publishAt = Batch{}, nil, now
+	if err := w.publish(ctx, b); err != nil {
 		return err
 	}
+	w.publishCost = time.Since(now)
 	// verdicts see a finding as soon as it is published, other changes
 	// within viewEvery
 	w.viewDirty = true
@@ -342,7 +374,7 @@ func (w *Watcher) step(ctx context.Context, in []fleet.Delivery, now time.Time) 
 	}
 	w.count(func(s *Stats) { s.Released += int64(b.Released); s.Other += int64(b.Other) })
 	if w.cfg.Batch != nil {
-		w.cfg.Batch(b)
+		w.cfg.Batch(*b)
 	}
 	return nil
 }

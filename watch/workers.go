@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cordon-ir/cordon/fleet"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -139,7 +140,7 @@ func RunWorker(ctx context.Context, js jetstream.JetStream, cfg WorkerConfig) er
 		case <-time.After(time.Second):
 		}
 	}
-	g := &worker{cfg: cfg, js: js, kv: kv, held: map[int]*running{}, last: time.Now()}
+	g := &worker{cfg: cfg, js: js, kv: kv, held: map[int]*running{}, last: time.Now(), shared: fleet.NewShared(0, 0)}
 	defer g.stopAll()
 	tick := time.NewTicker(cfg.Lease / 3)
 	defer tick.Stop()
@@ -167,6 +168,8 @@ type worker struct {
 	last          time.Time
 	lastEvents    int64
 	lastPublished int64
+	// shared: the worker's partition watchers decode each message once
+	shared *fleet.Shared
 }
 
 // round is one tick: settle what stopped, renew, say how it is, then take
@@ -226,6 +229,7 @@ func (g *worker) round(ctx context.Context) error {
 func (g *worker) start(ctx context.Context, i int, rev uint64) error {
 	cfg := g.cfg.Config
 	cfg.Partition = Partition{Index: i, Count: g.cfg.Partitions}
+	cfg.Shared = g.shared
 	w, err := New(g.js, cfg)
 	if err != nil {
 		return err
@@ -234,6 +238,7 @@ func (g *worker) start(ctx context.Context, i int, rev uint64) error {
 	r := &running{w: w, rev: rev, cancel: cancel, done: make(chan error, 1)}
 	go func() { r.done <- w.Run(wctx) }()
 	g.held[i] = r
+	g.shared.SetReaders(len(g.held))
 	g.cfg.Log.Info("partition taken", "partition", i, "of", g.cfg.Partitions, "worker", g.cfg.Worker)
 	return nil
 }
@@ -264,6 +269,7 @@ func (g *worker) retire(i int, r *running) {
 	g.retired.Other += s.Other
 	g.retired.Published += s.Published
 	delete(g.held, i)
+	g.shared.SetReaders(len(g.held))
 }
 
 // stopAll stops every partition watcher and gives the leases and the
