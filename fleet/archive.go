@@ -21,7 +21,7 @@ type ArchiveSink interface {
 // ArchiveConfig says what Archive reads and how it batches.
 type ArchiveConfig struct {
 	Reader ReaderConfig // Durable is required; Hold is set
-	// Batch events are stored at once (default 1000); a partial batch
+	// Batch events are stored at once (default 5000); a partial batch
 	// waits at most Interval (default 1s).
 	Batch    int
 	Interval time.Duration
@@ -54,7 +54,7 @@ const ArchiveUptoKey = "archive.upto"
 // is given again to the next run.
 func Archive(ctx context.Context, js jetstream.JetStream, cfg ArchiveConfig, sink ArchiveSink) (ArchiveResult, error) {
 	if cfg.Batch <= 0 {
-		cfg.Batch = 1000
+		cfg.Batch = 5000
 	}
 	if cfg.Interval <= 0 {
 		cfg.Interval = time.Second

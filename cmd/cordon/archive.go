@@ -24,7 +24,7 @@ func cmdArchive(e *env, c *cobra.Command) {
 	dir := fs.String("incident", "", "the archive's workspace `DIR` (created if missing): its journal, checkpoints and the name of its case on the store")
 	store := fs.String("store", "", "keep the archive's events in `victorialogs://host:port[,host:port]` (recorded with the archive; or store: in its cordon.yaml)")
 	routes := fs.StringArray("raw-route", nil, "read messages on `SUBJECT=FORMAT` as raw records of that format (falco.>=falco); repeatable")
-	batch := fs.Int("batch", 1000, "events stored at once")
+	batch := fs.Int("batch", 5000, "events stored at once")
 	ackWait := fs.Duration("ack-wait", time.Minute, "how long the server waits for a message's acknowledgement before giving it again: far past a batch's write, and how long a restart waits for what a killed archive held")
 	drain := fs.Bool("drain", false, "stop once everything on the stream is archived, instead of following it")
 	shared := allowSharedFlag(fs)
