@@ -110,6 +110,11 @@ func openStore(dir string, write bool, o options) (evidence.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.caseOf != "" {
+		if rec, err = recordCaseOf(dir, o.caseOf, rec, write); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case rec != nil && o.store != "" && o.store != rec.Addr:
 		return nil, fmt.Errorf("%w: %s keeps its events in %s (case %s), not %s", ErrStore, dir, rec.Addr, rec.Case, o.store)

@@ -101,6 +101,7 @@ type options struct {
 	shared bool
 	memory bool
 	store  string // a remote store's address (Store)
+	caseOf string // a workspace whose case on its store a new one reads (CaseOf)
 }
 
 // InMemory, when on, keeps the evidence in an in-memory store

@@ -115,6 +115,9 @@ func commands() []command {
 		{"indicators", indicatorsArgs, "the indicator register: destinations, addresses, credential ids (never secrets), files, processes; first and last seen, agents, findings, evidence ids", cmdIndicators, nil},
 		{"ship", shipArgs, "publish evidence as normalized events to a NATS JetStream stream (docs/fleet.md); checkpoints as ingest, advanced once the server acknowledged", cmdShip, nil},
 		{"pull", pullArgs, "build an incident workspace from a JetStream stream: the named agents' evidence, by attribution, raw records intact, its receipt journaled (docs/fleet.md)", cmdPull, nil},
+		{"archive", archiveArgs, "keep a JetStream stream's whole evidence in a store (victorialogs://) through a durable consumer, acknowledged once stored; case makes a workspace on the archive's events (docs/scale.md)", cmdArchive, []command{
+			{"case", "ARCHIVE --incident DIR [--json]", "make DIR a case that reads the archive's events in place (nothing copied); then cordon open DIR", cmdArchiveCase, nil},
+		}},
 		{"watch", watchArgs, "run the detectors on a JetStream stream of events and publish findings as created, updated, withdrawn on cordon.findings.<severity>.<agent> (docs/fleet.md)", cmdWatch, nil},
 		{"receipts", "verify --nats URL --watcher NAME [--stream S] [--json]", "the verdict receipts a watcher keeps (docs/verdicts.md); verify walks a watcher's hash chain and names every break (exit 7)", cmdReceipts, []command{
 			{"verify", "--nats URL --watcher NAME [--stream S] [--json]", "walk a watcher's chain of verdict receipts and report every break", cmdReceiptsVerify, nil},

@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const pullArgs = "--nats URL [--stream S] --agent A[,B] --since T [--until T] --incident DIR [--follow] [--raw-route SUBJECT=FORMAT]... [--json]"
+const pullArgs = "--nats URL [--stream S] --agent A[,B] --since T [--until T] --incident DIR [--store victorialogs://HOST:PORT] [--follow] [--raw-route SUBJECT=FORMAT]... [--json]"
 
 func cmdPull(e *env, c *cobra.Command) {
 	fs := c.Flags()
@@ -28,6 +28,7 @@ func cmdPull(e *env, c *cobra.Command) {
 	dir := fs.String("incident", "", "incident workspace `DIR` (created if missing)")
 	routes := fs.StringArray("raw-route", nil, "read messages on `SUBJECT=FORMAT` as raw records of that format (falco.>=falco); repeatable")
 	detectAfter := fs.Bool("detect", true, "run the detectors once the evidence is in and keep their result with the case")
+	store := fs.String("store", "", "keep the case's events in `victorialogs://host:port[,host:port]` instead of the index in the folder (recorded with the case; or store: in its cordon.yaml)")
 	follow := fs.Bool("follow", false, "after the stream as it stands, keep pulling what is stored on it until interrupted")
 	shared := allowSharedFlag(fs)
 	asJSON := jsonFlag(fs, "the pull's result, then the received file's, as JSON lines")
@@ -39,6 +40,9 @@ func cmdPull(e *env, c *cobra.Command) {
 		if *url == "" || *agents == "" || *since == "" || *dir == "" {
 			fs.Usage()
 			return fmt.Errorf("%w: pull needs --nats URL (or $NATS_URL), --agent, --since and --incident", errUsage)
+		}
+		if err := incident.CheckStore(*store); err != nil {
+			return fmt.Errorf("%w: --store: %v", errUsage, err)
 		}
 		cfg := fleet.PullConfig{Stream: *stream}
 		for _, a := range strings.Split(*agents, ",") {
@@ -76,7 +80,7 @@ func cmdPull(e *env, c *cobra.Command) {
 			return err
 		}
 		defer nc.Close()
-		ws, err := incident.Create(*dir, incident.AllowShared(shared()))
+		ws, err := incident.Create(*dir, incident.AllowShared(shared()), incident.Store(*store))
 		if err != nil {
 			return err
 		}
