@@ -183,6 +183,9 @@ func (s *bleveStore) IndexPrepared(ctx context.Context, p *Prepared, state map[s
 		w.delta.add(&p.events[i])
 		ids[p.events[i].ID] = struct{}{}
 	}
+	if len(fresh) > 0 {
+		newGeneration(b)
+	}
 	if err := s.stage(seq, b, w, ids, len(fresh) > 0); err != nil {
 		s.abandon(seq, slot)
 		return 0, err

@@ -61,6 +61,7 @@ func (s *bleveStore) Replace(ctx context.Context, events []Event) (int, error) {
 	if n == 0 {
 		return 0, nil
 	}
+	newGeneration(b)
 	if err := s.commit(b, &next, nil); err != nil {
 		return 0, fmt.Errorf("replace batch: %w", err)
 	}

@@ -169,12 +169,15 @@ func (w *Workspace) replayPass(ctx context.Context) (*detect.Pass, error) {
 		return nil, err
 	}
 	eng := detect.Engine{Rules: rules, Attribute: !AttributionStored(w.store.Counts()), Secrets: w.scanRedactor()}
-	src := evidence.StoreSource{Store: w.store}
-	p, err := eng.Start(ctx, src)
+	var p *detect.Pass
+	err = w.withReplay(func(src detect.Source) error {
+		var err error
+		if p, err = eng.Start(ctx, src); err != nil {
+			return err
+		}
+		return p.Replay(ctx, src)
+	})
 	if err != nil {
-		return nil, fmt.Errorf("findings: %w", err)
-	}
-	if err := p.Replay(ctx, src); err != nil {
 		return nil, fmt.Errorf("findings: %w", err)
 	}
 	w.findingsMu.Lock()

@@ -41,18 +41,33 @@ func RunDetectors(ctx context.Context, st evidence.Store, opt FindingsOptions) (
 // Scan runs the detectors over the incident's evidence: the findings, kept
 // as FindingsOptions say, and every agent's capability set.
 func Scan(ctx context.Context, st evidence.Store, opt FindingsOptions) (detect.Result, error) {
+	rules, err := opt.rules()
+	if err != nil {
+		return detect.Result{}, err
+	}
+	return scanSource(ctx, evidence.StoreSource{Store: st}, st.Counts(), rules, opt)
+}
+
+// rules are the rules the options name (the built-in ones when none),
+// once the options are checked.
+func (opt FindingsOptions) rules() ([]detect.Rule, error) {
 	if opt.MinSeverity != "" && detect.SeverityRank(opt.MinSeverity) < 0 {
-		return detect.Result{}, fmt.Errorf("severity %q: want info, low, medium, high or critical", opt.MinSeverity)
+		return nil, fmt.Errorf("severity %q: want info, low, medium, high or critical", opt.MinSeverity)
 	}
-	rules := opt.Rules
-	if rules == nil {
-		var err error
-		if rules, err = detect.Builtin(); err != nil {
-			return detect.Result{}, fmt.Errorf("built-in rules: %w", err)
-		}
+	if opt.Rules != nil {
+		return opt.Rules, nil
 	}
-	eng := detect.Engine{Rules: rules, Attribute: !AttributionStored(st.Counts()), Secrets: opt.Secrets}
-	res, err := eng.Scan(ctx, evidence.StoreSource{Store: st})
+	rules, err := detect.Builtin()
+	if err != nil {
+		return nil, fmt.Errorf("built-in rules: %w", err)
+	}
+	return rules, nil
+}
+
+// scanSource runs the rules over src, whose counts are c.
+func scanSource(ctx context.Context, src detect.Source, c evidence.Counts, rules []detect.Rule, opt FindingsOptions) (detect.Result, error) {
+	eng := detect.Engine{Rules: rules, Attribute: !AttributionStored(c), Secrets: opt.Secrets}
+	res, err := eng.Scan(ctx, src)
 	if err != nil {
 		return detect.Result{}, fmt.Errorf("findings: %w", err)
 	}
@@ -139,7 +154,7 @@ func (w *Workspace) scan(ctx context.Context) (detect.Result, error) {
 	if w.shareRuns {
 		ctx = context.WithoutCancel(ctx)
 	}
-	r, err := Scan(ctx, w.store, FindingsOptions{Rules: rules, Secrets: w.scanRedactor()})
+	r, err := w.scanReplay(ctx, FindingsOptions{Rules: rules, Secrets: w.scanRedactor()})
 	if err != nil {
 		return detect.Result{}, err
 	}

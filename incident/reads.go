@@ -65,7 +65,7 @@ func (w *Workspace) SourceCoverage(ctx context.Context) ([]attribution.SourceCov
 // ScanWith runs the detectors with the rules opt names over the evidence
 // now, in memory: nothing is kept (a command's --rules).
 func (w *Workspace) ScanWith(ctx context.Context, opt FindingsOptions) (detect.Result, error) {
-	return Scan(ctx, w.store, opt)
+	return w.scanReplay(ctx, opt)
 }
 
 // CheckSteps runs the steps' evidence checks for the case on the evidence

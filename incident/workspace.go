@@ -70,7 +70,9 @@ type Workspace struct {
 	heldUnmatched map[string]bool
 	// detectorRuns counts the scans behind scanned (DetectorRuns).
 	detectorRuns int
-	rehearsal    bool // a drill: actions are dry runs, whoever asks
+	replayMu     sync.Mutex
+	replayed     string // what the last replay read (ReplayedFrom)
+	rehearsal    bool   // a drill: actions are dry runs, whoever asks
 	// shareRuns: several consoles read the workspace (cordon serve): the
 	// run of the detectors they share is not cancelled by whichever of
 	// them started it going away.

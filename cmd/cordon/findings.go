@@ -218,7 +218,7 @@ func detectorResult(ctx context.Context, e *env, ws *incident.Workspace, opt inc
 			if !kept {
 				next = "not kept (the workspace is not this user's to write, or is open to others)"
 			}
-			fmt.Fprintf(e.stderr, "cordon: %s: the detectors ran again (%s); %s\n", why, time.Since(start).Round(time.Millisecond), next)
+			fmt.Fprintf(e.stderr, "cordon: %s: the detectors ran again (%s, reading %s); %s\n", why, time.Since(start).Round(time.Millisecond), ws.ReplayedFrom(), next)
 		}
 		return r, err
 	}

@@ -1,0 +1,197 @@
+package evidence
+
+import (
+	"encoding/binary"
+	"errors"
+	"time"
+)
+
+// The binary form of an event, for the engine's replay log: every field
+// in a fixed order, strings and lists length-prefixed, numbers as
+// varints. It is not an interchange format (the JSON of `--json` is):
+// the log names the codec's version and is thrown away, not read, when
+// the version differs. Decoding allocates each string anew, so what a
+// reader keeps of an event never pins the buffer it came from.
+
+// EventCodec is the codec's version; a change to the form below changes it.
+const EventCodec = "event/1"
+
+// ErrEventCodec: the bytes are not an event in this codec's form.
+var ErrEventCodec = errors.New("not an encoded event")
+
+// AppendEvent appends ev's binary form to b.
+func AppendEvent(b []byte, ev *Event) []byte {
+	b = appendString(b, ev.ID)
+	b = binary.AppendVarint(b, ev.Time.Unix())
+	b = binary.AppendUvarint(b, uint64(ev.Time.Nanosecond()))
+	_, off := ev.Time.Zone()
+	if ev.Time.Location() == time.UTC {
+		off = 0
+	}
+	b = binary.AppendVarint(b, int64(off))
+	for _, s := range ev.stringFields() {
+		b = appendString(b, *s)
+	}
+	for _, l := range ev.listFields() {
+		b = binary.AppendUvarint(b, uint64(len(*l)))
+		for _, s := range *l {
+			b = appendString(b, s)
+		}
+	}
+	for _, n := range ev.intFields() {
+		b = binary.AppendVarint(b, int64(*n))
+	}
+	for _, n := range ev.int64Fields() {
+		b = binary.AppendVarint(b, *n)
+	}
+	return b
+}
+
+// EventDecoder decodes events in the binary form. It interns the short
+// values that repeat from event to event (sources, kinds, agents, hosts,
+// tools), so a million events do not each hold their own copy of them.
+type EventDecoder struct {
+	interned map[string]string
+}
+
+// internMax bounds what is interned: values longer than internLen, and
+// any once internMax are held, are allocated as they come.
+const (
+	internLen = 128
+	internMax = 1 << 16
+)
+
+// Decode decodes the event at the start of b into ev and returns the
+// bytes after it.
+func (d *EventDecoder) Decode(b []byte, ev *Event) ([]byte, error) {
+	if d.interned == nil {
+		d.interned = map[string]string{}
+	}
+	r := reader{b: b}
+	*ev = Event{}
+	ev.ID = r.str(nil)
+	sec, nsec, off := r.varint(), r.uvarint(), r.varint()
+	if r.err == nil && (nsec >= 1e9 || off < -24*3600 || off > 24*3600) {
+		r.err = ErrEventCodec
+	}
+	ev.Time = time.Unix(sec, int64(nsec)).UTC()
+	if off != 0 {
+		ev.Time = ev.Time.In(time.FixedZone("", int(off)))
+	}
+	for _, s := range ev.stringFields() {
+		*s = r.str(d.interned)
+	}
+	for _, l := range ev.listFields() {
+		n := r.uvarint()
+		if n > uint64(len(r.b)) { // every value takes at least a byte
+			r.err = ErrEventCodec
+		}
+		if r.err != nil || n == 0 {
+			continue
+		}
+		vs := make([]string, n)
+		for i := range vs {
+			vs[i] = r.str(d.interned)
+		}
+		*l = vs
+	}
+	for _, n := range ev.intFields() {
+		*n = int(r.varint())
+	}
+	for _, n := range ev.int64Fields() {
+		*n = r.varint()
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return r.b, nil
+}
+
+// The fields in the form's order (after the id and the time). A field
+// added to Event and not here fails TestEventCodecEveryField.
+func (ev *Event) stringFields() [38]*string {
+	return [...]*string{&ev.Source, &ev.Format, &ev.Kind, &ev.Agent, &ev.AttributedVia,
+		&ev.Run, &ev.Session, &ev.Sandbox, &ev.Model, &ev.Objective,
+		&ev.Tool, &ev.Decision, &ev.Policy, &ev.Severity,
+		&ev.SrcIP, &ev.DstHost, &ev.DstIP, &ev.URL, &ev.Method, &ev.Status, &ev.UserAgent,
+		&ev.Cmdline, &ev.Path, &ev.User, &ev.Host, &ev.ParentExe, &ev.ParentCmdline, &ev.Cwd,
+		&ev.CallID, &ev.ExecID, &ev.ParentExecID, &ev.TraceID, &ev.SpanID,
+		&ev.Container, &ev.Pod, &ev.Message, &ev.Raw, &ev.Origin}
+}
+
+func (ev *Event) listFields() [5]*[]string {
+	return [...]*[]string{&ev.Tags, &ev.Credential, &ev.ToolsAllowed, &ev.EgressAllowlist, &ev.Cut}
+}
+
+func (ev *Event) intFields() [4]*int {
+	return [...]*int{&ev.SrcPort, &ev.DstPort, &ev.Pid, &ev.Ppid}
+}
+
+func (ev *Event) int64Fields() [3]*int64 {
+	return [...]*int64{&ev.BytesOut, &ev.BytesIn, &ev.DurationMS}
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// reader reads the form, keeping the first error.
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = ErrEventCodec
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) varint() int64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.err = ErrEventCodec
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// str reads a string, interned in m when m is not nil and the value is short.
+func (r *reader) str(m map[string]string) string {
+	n := r.uvarint()
+	if r.err != nil {
+		return ""
+	}
+	if n > uint64(len(r.b)) {
+		r.err = ErrEventCodec
+		return ""
+	}
+	v := r.b[:n]
+	r.b = r.b[n:]
+	if n == 0 {
+		return ""
+	}
+	if m == nil || n > internLen {
+		return string(v)
+	}
+	if s, ok := m[string(v)]; ok {
+		return s
+	}
+	s := string(v)
+	if len(m) < internMax {
+		m[s] = s
+	}
+	return s
+}

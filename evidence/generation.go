@@ -1,0 +1,37 @@
+package evidence
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+
+	"github.com/blevesearch/bleve/v2"
+)
+
+// Generationer is a store that can say whether its events changed: what
+// Generation returns changes with every write of events (an Index batch
+// that stored any, a Replace), in the same atomic step as the write, and
+// a crash that loses a write loses its generation with it. Something
+// derived from the events (the engine's replay log) records the
+// generation it was made at, and is of the store's events while the two
+// are equal.
+type Generationer interface {
+	Generation() (string, error)
+}
+
+const generationKey = "cordon:generation"
+
+// Generation is the index's generation: "" for an index no write of this
+// version has touched.
+func (s *bleveStore) Generation() (string, error) {
+	v, err := s.index().GetInternal([]byte(generationKey))
+	return string(v), err
+}
+
+// newGeneration puts a generation of its own in a batch that writes
+// events. Batches built side by side each write their own: whichever
+// lands last, the generation differs from every one before them.
+func newGeneration(b *bleve.Batch) {
+	var r [16]byte
+	_, _ = rand.Read(r[:])
+	b.SetInternal([]byte(generationKey), []byte(hex.EncodeToString(r[:])))
+}

@@ -1,0 +1,275 @@
+package incident
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/klauspost/compress/s2"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// The replay log (engine/events.log) holds the stored events in time
+// order, in the binary form of evidence.AppendEvent, compressed in chunks:
+// what a replay reads instead of decoding every event back from the
+// index. It is written by the replay that reads the index (the one at an
+// ingest's end, a follow's first, a --recompute), and read by every
+// replay after it while the index has not changed since: its meta
+// (engine/events.json) records the index's generation
+// (evidence.Generationer), which every write of events changes in the
+// same atomic step, and the evidence key besides. A log of another
+// generation, damaged, or cut short is not read: the replay reads the
+// index and writes the log again, and says why (Workspace.ReplayFrom).
+// It is derived data: deleting it costs the next replay its speed,
+// nothing else.
+
+const (
+	replayLogFile  = "events.log"
+	replayMetaFile = "events.json"
+	replayLogMagic = "cordon replay log\n"
+	// replayChunk is how many bytes of encoded events a chunk holds
+	// before it is compressed.
+	replayChunk = 1 << 20
+	// replayVersion names the file's layout (the events' form is
+	// evidence.EventCodec).
+	replayVersion = "replay/1"
+)
+
+// replayMeta says what the log is of.
+type replayMeta struct {
+	Version    string `json:"version"`
+	Codec      string `json:"codec"`
+	Mapping    int    `json:"mapping_version"`
+	Generation string `json:"generation"`
+	Evidence   string `json:"evidence"`
+	Events     int64  `json:"events"`
+	Bytes      int64  `json:"bytes"`
+}
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// logWriter writes a replay log to a temporary file beside its place; the
+// chunks are compressed and written on a goroutine of their own.
+type logWriter struct {
+	f      *os.File
+	path   string // where it goes when done
+	buf    []byte // the chunk being filled
+	n      int64  // events written
+	chunks chan []byte
+	done   chan error
+	free   chan []byte
+}
+
+func newLogWriter(dir string) (*logWriter, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(dir, replayLogFile+".*")
+	if err != nil {
+		return nil, err
+	}
+	l := &logWriter{f: f, path: filepath.Join(dir, replayLogFile), chunks: make(chan []byte, 2),
+		done: make(chan error, 1), free: make(chan []byte, 3)}
+	go l.write()
+	return l, nil
+}
+
+func (l *logWriter) write() {
+	w := bufio.NewWriterSize(l.f, 1<<20)
+	_, err := w.WriteString(replayLogMagic)
+	var comp []byte
+	for chunk := range l.chunks {
+		if err == nil {
+			comp = s2.Encode(comp[:cap(comp)], chunk)
+			var head [8]byte
+			binary.LittleEndian.PutUint32(head[:4], uint32(len(comp)))
+			binary.LittleEndian.PutUint32(head[4:], crc32.Checksum(comp, crcTable))
+			if _, err = w.Write(head[:]); err == nil {
+				_, err = w.Write(comp)
+			}
+		}
+		select {
+		case l.free <- chunk[:0]:
+		default:
+		}
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	l.done <- err
+}
+
+// add appends ev to the log.
+func (l *logWriter) add(ev *evidence.Event) {
+	if l.buf == nil {
+		select {
+		case l.buf = <-l.free:
+		default:
+			l.buf = make([]byte, 0, replayChunk+64<<10)
+		}
+	}
+	l.buf = evidence.AppendEvent(l.buf, ev)
+	l.n++
+	if len(l.buf) >= replayChunk {
+		l.chunks <- l.buf
+		l.buf = nil
+	}
+}
+
+// finish writes what is left, puts the log in its place and then its meta
+// (both by rename: a crash leaves the old pair, or a log whose meta does
+// not match it, which is not read).
+func (l *logWriter) finish(meta replayMeta) error {
+	if len(l.buf) > 0 {
+		l.chunks <- l.buf
+	}
+	close(l.chunks)
+	err := <-l.done
+	if err == nil {
+		err = l.f.Sync()
+	}
+	var size int64
+	if err == nil {
+		var fi os.FileInfo
+		if fi, err = l.f.Stat(); err == nil {
+			size = fi.Size()
+		}
+	}
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(l.f.Name(), l.path)
+	}
+	if err != nil {
+		_ = os.Remove(l.f.Name())
+		return err
+	}
+	meta.Events, meta.Bytes = l.n, size
+	b, err := json.Marshal(meta)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(filepath.Dir(l.path), replayMetaFile), b)
+}
+
+// abandon drops the log being written.
+func (l *logWriter) abandon() {
+	if l.chunks != nil {
+		close(l.chunks)
+		<-l.done
+		l.chunks = nil
+	}
+	_ = l.f.Close()
+	_ = os.Remove(l.f.Name())
+}
+
+// readReplayMeta reads the log's meta; an error when there is none or it
+// cannot be read.
+func readReplayMeta(dir string) (replayMeta, error) {
+	var m replayMeta
+	b, err := os.ReadFile(filepath.Join(dir, replayMetaFile))
+	if err != nil {
+		return m, err
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, fmt.Errorf("replay log meta: %w", err)
+	}
+	return m, nil
+}
+
+// errReplayLog: the log is damaged (a chunk's checksum, length or events
+// do not hold).
+var errReplayLog = errors.New("the replay log is damaged")
+
+// eachLogged calls fn with every event of the log at path, in its order.
+// The chunks are read, checked, decompressed and decoded on a goroutine
+// of their own, a few chunks ahead of fn. want is how many events the
+// meta says it holds: fewer or more is a damaged log.
+func eachLogged(ctx context.Context, path string, want int64, fn func(evidence.Event) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan []evidence.Event, 4)
+	errc := make(chan error, 1)
+	go func() {
+		defer close(batches)
+		errc <- decodeLog(ctx, bufio.NewReaderSize(f, 1<<20), batches)
+	}()
+	var n int64
+	for evs := range batches {
+		for i := range evs {
+			if err := fn(evs[i]); err != nil {
+				cancel()
+				for range batches {
+				}
+				return err
+			}
+		}
+		n += int64(len(evs))
+	}
+	if err := <-errc; err != nil {
+		return err
+	}
+	if n != want {
+		return fmt.Errorf("%w: %d events, its meta says %d", errReplayLog, n, want)
+	}
+	return ctx.Err()
+}
+
+// decodeLog sends the log's events in batches of a chunk each.
+func decodeLog(ctx context.Context, r *bufio.Reader, out chan<- []evidence.Event) error {
+	magic := make([]byte, len(replayLogMagic))
+	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != replayLogMagic {
+		return fmt.Errorf("%w: no header", errReplayLog)
+	}
+	var dec evidence.EventDecoder
+	var comp, plain []byte
+	for {
+		var head [8]byte
+		if _, err := io.ReadFull(r, head[:]); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("%w: %v", errReplayLog, err)
+		}
+		size := binary.LittleEndian.Uint32(head[:4])
+		if size > 4*replayChunk {
+			return fmt.Errorf("%w: a chunk of %d bytes", errReplayLog, size)
+		}
+		comp = append(comp[:0], make([]byte, size)...)
+		if _, err := io.ReadFull(r, comp); err != nil {
+			return fmt.Errorf("%w: %v", errReplayLog, err)
+		}
+		if crc32.Checksum(comp, crcTable) != binary.LittleEndian.Uint32(head[4:]) {
+			return fmt.Errorf("%w: a chunk's checksum", errReplayLog)
+		}
+		var err error
+		if plain, err = s2.Decode(plain[:cap(plain)], comp); err != nil {
+			return fmt.Errorf("%w: %v", errReplayLog, err)
+		}
+		evs := make([]evidence.Event, 0, len(plain)/256+1)
+		for b := plain; len(b) > 0; {
+			evs = append(evs, evidence.Event{})
+			if b, err = dec.Decode(b, &evs[len(evs)-1]); err != nil {
+				return fmt.Errorf("%w: %v", errReplayLog, err)
+			}
+		}
+		select {
+		case out <- evs:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}

@@ -1,0 +1,161 @@
+package incident
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/journal"
+	"github.com/cordon-ir/cordon/platform"
+)
+
+// replaySource is what a replay of the workspace reads: every event from
+// the replay log when it is of the index now, else from the index —
+// written to a new log as it goes where the workspace keeps one. Other
+// queries (the session records a pass reads first) go to the index.
+type replaySource struct {
+	w   *Workspace
+	idx evidence.StoreSource
+	// log is the meta of the log to read (nil: read the index).
+	log *replayMeta
+	// gen is the index's generation when the replay began ("": keep no log).
+	gen string
+	why string // why the log is not read
+}
+
+var _ detect.Source = (*replaySource)(nil)
+
+// replaySource chooses what the next replay reads.
+func (w *Workspace) replaySource() *replaySource {
+	s := &replaySource{w: w, idx: evidence.StoreSource{Store: w.store}}
+	g, ok := w.store.(evidence.Generationer)
+	if !ok || w.isHeld() {
+		s.why = "this store keeps no replay log"
+		return s
+	}
+	gen, err := g.Generation()
+	if err != nil || gen == "" {
+		s.why = "the index does not say when its events last changed"
+		return s
+	}
+	dir := filepath.Join(w.Dir, engineDir)
+	m, err := readReplayMeta(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		s.why = "no replay log was written"
+	case err != nil:
+		s.why = "the replay log's meta cannot be read"
+	case m.Version != replayVersion || m.Codec != evidence.EventCodec || m.Mapping != evidence.MappingVersion:
+		s.why = "the replay log is another cordon version's"
+	case m.Generation != gen || m.Evidence != w.evidence() || m.Events != w.store.Counts().Total:
+		s.why = "the evidence changed since the replay log was written"
+	default:
+		if fi, err := os.Stat(filepath.Join(dir, replayLogFile)); err != nil || fi.Size() != m.Bytes {
+			s.why = "the replay log is not the one its meta describes"
+			break
+		}
+		s.log = &m
+		return s
+	}
+	if platform.Writable(w.Dir) == nil && (w.write || journal.CheckWritable(w.Dir, false) == nil) {
+		s.gen = gen
+	}
+	return s
+}
+
+// Each implements detect.Source.
+func (s *replaySource) Each(ctx context.Context, q evidence.Query, fn func(evidence.Event) error) error {
+	switch {
+	case !q.IsAll():
+		return s.idx.Each(ctx, q, fn)
+	case s.log != nil:
+		s.w.replayedFrom("the replay log")
+		return eachLogged(ctx, filepath.Join(s.w.Dir, engineDir, replayLogFile), s.log.Events, fn)
+	case s.gen == "":
+		s.w.replayedFrom("the index (" + s.why + ")")
+		return s.idx.Each(ctx, q, fn)
+	}
+	return s.eachRecorded(ctx, fn)
+}
+
+// eachRecorded reads the index and writes what it reads to a new log,
+// kept when the index did not change meanwhile.
+func (s *replaySource) eachRecorded(ctx context.Context, fn func(evidence.Event) error) error {
+	st := s.w.store
+	key, total := s.w.evidence(), st.Counts().Total
+	lw, err := newLogWriter(filepath.Join(s.w.Dir, engineDir))
+	if err != nil {
+		s.w.replayedFrom("the index (" + s.why + "; no replay log can be written: " + err.Error() + ")")
+		return s.idx.Each(ctx, evidence.All(), fn)
+	}
+	err = s.idx.Each(ctx, evidence.All(), func(ev evidence.Event) error {
+		lw.add(&ev)
+		return fn(ev)
+	})
+	gen, gerr := st.(evidence.Generationer).Generation()
+	if err != nil || gerr != nil || gen != s.gen || s.w.evidence() != key || lw.n != total {
+		lw.abandon()
+		s.w.replayedFrom("the index (" + s.why + "; it changed during the replay: no replay log written)")
+		return err
+	}
+	meta := replayMeta{Version: replayVersion, Codec: evidence.EventCodec, Mapping: evidence.MappingVersion,
+		Generation: gen, Evidence: key}
+	if ferr := lw.finish(meta); ferr != nil {
+		s.w.replayedFrom("the index (" + s.why + "; the replay log could not be written: " + ferr.Error() + ")")
+		return nil
+	}
+	s.w.replayedFrom("the index (" + s.why + "; the replay log is written for the next)")
+	return nil
+}
+
+// replayedFrom records what the last replay read (ReplayedFrom).
+func (w *Workspace) replayedFrom(what string) {
+	w.replayMu.Lock()
+	w.replayed = what
+	w.replayMu.Unlock()
+}
+
+// ReplayedFrom says what this process's last replay of the stored events
+// read: "the replay log", or "the index (why)"; "" when it replayed none.
+func (w *Workspace) ReplayedFrom() string {
+	w.replayMu.Lock()
+	defer w.replayMu.Unlock()
+	return w.replayed
+}
+
+// withReplay runs a replay of the workspace's events; when the replay log
+// it read proves damaged, the log is removed and the replay runs again
+// from the index.
+func (w *Workspace) withReplay(run func(src detect.Source) error) error {
+	src := w.replaySource()
+	err := run(src)
+	if !errors.Is(err, errReplayLog) {
+		return err
+	}
+	dir := filepath.Join(w.Dir, engineDir)
+	_ = os.Remove(filepath.Join(dir, replayMetaFile))
+	_ = os.Remove(filepath.Join(dir, replayLogFile))
+	src = w.replaySource()
+	src.why = fmt.Sprintf("the replay log was damaged (%v) and is removed", err)
+	return run(src)
+}
+
+// scanReplay runs the detectors with opt's rules over a replay of the
+// workspace's events (the built-in rules when opt names none).
+func (w *Workspace) scanReplay(ctx context.Context, opt FindingsOptions) (detect.Result, error) {
+	rules, err := opt.rules()
+	if err != nil {
+		return detect.Result{}, err
+	}
+	var r detect.Result
+	err = w.withReplay(func(src detect.Source) error {
+		var err error
+		r, err = scanSource(ctx, src, w.store.Counts(), rules, opt)
+		return err
+	})
+	return r, err
+}

@@ -1,0 +1,170 @@
+package incident
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// replayed ingests a sample into a new workspace and replays it twice:
+// the first replay reads the index and writes the replay log, the second
+// reads the log.
+func replayed(t *testing.T, sample string) (*Workspace, detect.Result) {
+	t.Helper()
+	ctx := context.Background()
+	ws, err := Create(filepath.Join(t.TempDir(), "inc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	if _, err := ws.Ingest(ctx, []string{sample}, IngestOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	fromIndex, err := ws.ScanWith(ctx, FindingsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if from := ws.ReplayedFrom(); !strings.HasPrefix(from, "the index") || !strings.Contains(from, "written for the next") {
+		t.Fatalf("%s: the first replay read %q", sample, from)
+	}
+	return ws, fromIndex
+}
+
+func sameResult(t *testing.T, what string, got, want detect.Result) {
+	t.Helper()
+	if !reflect.DeepEqual(got.Findings, want.Findings) {
+		t.Errorf("%s: %d findings, want %d:\n got %+v\nwant %+v", what, len(got.Findings), len(want.Findings), got.Findings, want.Findings)
+	}
+	if !reflect.DeepEqual(got.Capabilities.ByAgent(), want.Capabilities.ByAgent()) {
+		t.Errorf("%s: the capability sets differ", what)
+	}
+	if !reflect.DeepEqual(got.Skews, want.Skews) || !reflect.DeepEqual(got.Coverage.State(), want.Coverage.State()) {
+		t.Errorf("%s: the clock skews or coverage differ", what)
+	}
+}
+
+// On every bundled sample a replay from the log gives what the replay from
+// the index gave: findings, capability sets, skews and coverage.
+func TestReplayLogGivesTheIndexAnswer(t *testing.T) {
+	samples, err := filepath.Glob(filepath.Join("..", "sample-incidents", "*", "README.md"))
+	if err != nil || len(samples) < 6 {
+		t.Fatalf("samples: %v %v", samples, err)
+	}
+	for _, readme := range samples {
+		sample := filepath.Dir(readme)
+		t.Run(filepath.Base(sample), func(t *testing.T) {
+			ws, want := replayed(t, sample)
+			got, err := ws.ScanWith(context.Background(), FindingsOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if from := ws.ReplayedFrom(); from != "the replay log" {
+				t.Fatalf("the second replay read %q", from)
+			}
+			sameResult(t, sample, got, want)
+		})
+	}
+}
+
+// The log is not read once the index changed: more events, events
+// rewritten by attribution; nor when it is damaged, cut short or its
+// meta does not describe it. Each time the replay gives the index's answer
+// and writes the log again.
+func TestReplayLogOnlyOfTheIndexNow(t *testing.T) {
+	ctx := context.Background()
+	ws, want := replayed(t, filepath.Join("..", "sample-incidents", "credential-theft"))
+	logPath := filepath.Join(ws.Dir, engineDir, replayLogFile)
+	again := func(what, wantFrom string) detect.Result {
+		t.Helper()
+		got, err := ws.ScanWith(ctx, FindingsOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if from := ws.ReplayedFrom(); !strings.Contains(from, wantFrom) {
+			t.Fatalf("%s: the replay read %q, want %q", what, from, wantFrom)
+		}
+		return got
+	}
+	damage := func(what string, change func(b []byte) []byte) {
+		t.Helper()
+		b, err := os.ReadFile(logPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(logPath, change(b), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		sameResult(t, what, again(what, "the index"), want)
+		sameResult(t, what+", then", again(what+", then", "the replay log"), want)
+	}
+	// a byte flipped in a chunk: the size holds, the checksum does not
+	damage("a flipped byte", func(b []byte) []byte { b[len(b)/2] ^= 0xff; return b })
+	damage("a log cut short", func(b []byte) []byte { return b[:len(b)-10] })
+	damage("a log grown", func(b []byte) []byte { return append(b, b[len(replayLogMagic):]...) })
+
+	// a chunk whose checksum holds but whose events do not: the meta's
+	// count catches a log of other events of the same size
+	meta, err := readReplayMeta(filepath.Join(ws.Dir, engineDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta.Events++
+	writeMeta(t, ws, meta)
+	sameResult(t, "a meta that miscounts", again("a meta that miscounts", "the index"), want)
+	if meta, err = readReplayMeta(filepath.Join(ws.Dir, engineDir)); err != nil {
+		t.Fatal(err)
+	}
+
+	// new events: the generation and the evidence change
+	extra := filepath.Join("..", "sample-incidents", "egress-probe-exfil")
+	if _, err := ws.Ingest(ctx, []string{extra}, IngestOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// (the ingest's own detectors may have replayed and written the log
+	// already: what is read must be the index's events now)
+	ws.ScanWith(ctx, FindingsOptions{})
+	after, err := readReplayMeta(filepath.Join(ws.Dir, engineDir))
+	if err != nil || after.Generation == meta.Generation || after.Events <= meta.Events {
+		t.Errorf("after an ingest of another sample the log's meta is %+v (%v), before %+v", after, err, meta)
+	}
+	more := again("after an ingest", "the replay log")
+	direct, err := Scan(ctx, ws.store, FindingsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameResult(t, "after an ingest", more, direct)
+
+	// events rewritten in place: the generation changes though the counts may not
+	st := ws.store
+	var one evidence.Event
+	_ = evidence.StoreSource{Store: st}.Each(ctx, evidence.All(), func(ev evidence.Event) error {
+		if one.ID == "" && ev.Kind == evidence.KindPrompt {
+			one = ev
+		}
+		return nil
+	})
+	one.Message = "rewritten " + time.Now().String()
+	if n, err := st.Replace(ctx, []evidence.Event{one}); n != 1 || err != nil {
+		t.Fatalf("replace: %d, %v", n, err)
+	}
+	again("after a replace", "the evidence changed since the replay log was written")
+}
+
+func writeMeta(t *testing.T, ws *Workspace, m replayMeta) {
+	t.Helper()
+	b, err := json.Marshal(m)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(ws.Dir, engineDir, replayMetaFile), b, 0o600)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
