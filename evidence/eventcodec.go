@@ -3,6 +3,7 @@ package evidence
 import (
 	"encoding/binary"
 	"errors"
+	"hash/maphash"
 	"time"
 )
 
@@ -47,29 +48,31 @@ func AppendEvent(b []byte, ev *Event) []byte {
 	return b
 }
 
-// EventDecoder decodes events in the binary form. It interns the short
+// EventDecoder decodes events in the binary form. It shares the short
 // values that repeat from event to event (sources, kinds, agents, hosts,
-// tools), so a million events do not each hold their own copy of them.
+// tools) between the events that hold them, so a million events do not
+// each hold their own copy: each such field has a small cache, a value
+// found there is not allocated again.
 type EventDecoder struct {
-	interned map[string]string
+	seed  maphash.Seed
+	cache *[stringFieldCount + 1][internSlots]string // the last slot: list values
 }
 
-// internMax bounds what is interned: values longer than internLen, and
-// any once internMax are held, are allocated as they come.
+// internLen bounds the values shared; internSlots is each field's cache.
 const (
-	internLen = 128
-	internMax = 1 << 16
+	internLen   = 128
+	internSlots = 64
 )
 
 // Decode decodes the event at the start of b into ev and returns the
 // bytes after it.
 func (d *EventDecoder) Decode(b []byte, ev *Event) ([]byte, error) {
-	if d.interned == nil {
-		d.interned = map[string]string{}
+	if d.cache == nil {
+		d.seed, d.cache = maphash.MakeSeed(), new([stringFieldCount + 1][internSlots]string)
 	}
 	r := reader{b: b}
 	*ev = Event{}
-	ev.ID = r.str(nil)
+	ev.ID = r.str(nil, d.seed)
 	sec, nsec, off := r.varint(), r.uvarint(), r.varint()
 	if r.err == nil && (nsec >= 1e9 || off < -24*3600 || off > 24*3600) {
 		r.err = ErrEventCodec
@@ -78,8 +81,12 @@ func (d *EventDecoder) Decode(b []byte, ev *Event) ([]byte, error) {
 	if off != 0 {
 		ev.Time = ev.Time.In(time.FixedZone("", int(off)))
 	}
-	for _, s := range ev.stringFields() {
-		*s = r.str(d.interned)
+	for i, s := range ev.stringFields() {
+		var slots *[internSlots]string
+		if repeats[i] {
+			slots = &d.cache[i]
+		}
+		*s = r.str(slots, d.seed)
 	}
 	for _, l := range ev.listFields() {
 		n := r.uvarint()
@@ -91,7 +98,7 @@ func (d *EventDecoder) Decode(b []byte, ev *Event) ([]byte, error) {
 		}
 		vs := make([]string, n)
 		for i := range vs {
-			vs[i] = r.str(d.interned)
+			vs[i] = r.str(&d.cache[stringFieldCount], d.seed)
 		}
 		*l = vs
 	}
@@ -109,7 +116,9 @@ func (d *EventDecoder) Decode(b []byte, ev *Event) ([]byte, error) {
 
 // The fields in the form's order (after the id and the time). A field
 // added to Event and not here fails TestEventCodecEveryField.
-func (ev *Event) stringFields() [38]*string {
+const stringFieldCount = 38
+
+func (ev *Event) stringFields() [stringFieldCount]*string {
 	return [...]*string{&ev.Source, &ev.Format, &ev.Kind, &ev.Agent, &ev.AttributedVia,
 		&ev.Run, &ev.Session, &ev.Sandbox, &ev.Model, &ev.Objective,
 		&ev.Tool, &ev.Decision, &ev.Policy, &ev.Severity,
@@ -117,6 +126,20 @@ func (ev *Event) stringFields() [38]*string {
 		&ev.Cmdline, &ev.Path, &ev.User, &ev.Host, &ev.ParentExe, &ev.ParentCmdline, &ev.Cwd,
 		&ev.CallID, &ev.ExecID, &ev.ParentExecID, &ev.TraceID, &ev.SpanID,
 		&ev.Container, &ev.Pod, &ev.Message, &ev.Raw, &ev.Origin}
+}
+
+// repeats marks the string fields whose values repeat from event to
+// event (names, kinds, addresses, hosts), which the decoder interns; the
+// others (ids, URLs, command lines, messages, raw records) rarely do, and
+// are allocated as they come.
+var repeats = [stringFieldCount]bool{
+	true, true, true, true, true, // source, format, kind, agent, attributed_via
+	true, true, true, true, true, // run, session, sandbox, model, objective
+	true, true, true, true, // tool, decision, policy, severity
+	true, true, true, false, true, true, true, // src_ip, dst_host, dst_ip, url, method, status, user_agent
+	false, false, true, true, true, false, true, // cmdline, path, user, host, parent_exe, parent_cmdline, cwd
+	false, false, false, false, false, // call, exec, parent exec, trace and span ids
+	true, true, false, false, true, // container, pod, message, raw, origin
 }
 
 func (ev *Event) listFields() [5]*[]string {
@@ -168,8 +191,8 @@ func (r *reader) varint() int64 {
 	return v
 }
 
-// str reads a string, interned in m when m is not nil and the value is short.
-func (r *reader) str(m map[string]string) string {
+// str reads a string, shared through slots (nil: none) when it is short.
+func (r *reader) str(slots *[internSlots]string, seed maphash.Seed) string {
 	n := r.uvarint()
 	if r.err != nil {
 		return ""
@@ -183,15 +206,13 @@ func (r *reader) str(m map[string]string) string {
 	if n == 0 {
 		return ""
 	}
-	if m == nil || n > internLen {
+	if slots == nil || n > internLen {
 		return string(v)
 	}
-	if s, ok := m[string(v)]; ok {
-		return s
+	slot := &slots[maphash.Bytes(seed, v)%internSlots]
+	if *slot == string(v) {
+		return *slot
 	}
-	s := string(v)
-	if len(m) < internMax {
-		m[s] = s
-	}
-	return s
+	*slot = string(v)
+	return *slot
 }

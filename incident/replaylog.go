@@ -202,11 +202,13 @@ func eachLogged(ctx context.Context, path string, want int64, fn func(evidence.E
 	defer f.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	batches := make(chan []evidence.Event, 4)
+	// fn takes each event by value and copies what it keeps: a batch
+	// handed on comes back to be decoded into again
+	batches, free := make(chan []evidence.Event, 4), make(chan []evidence.Event, 6)
 	errc := make(chan error, 1)
 	go func() {
 		defer close(batches)
-		errc <- decodeLog(ctx, bufio.NewReaderSize(f, 1<<20), batches)
+		errc <- decodeLog(ctx, bufio.NewReaderSize(f, 1<<20), batches, free)
 	}()
 	var n int64
 	for evs := range batches {
@@ -219,6 +221,10 @@ func eachLogged(ctx context.Context, path string, want int64, fn func(evidence.E
 			}
 		}
 		n += int64(len(evs))
+		select {
+		case free <- evs[:0]:
+		default:
+		}
 	}
 	if err := <-errc; err != nil {
 		return err
@@ -230,7 +236,7 @@ func eachLogged(ctx context.Context, path string, want int64, fn func(evidence.E
 }
 
 // decodeLog sends the log's events in batches of a chunk each.
-func decodeLog(ctx context.Context, r *bufio.Reader, out chan<- []evidence.Event) error {
+func decodeLog(ctx context.Context, r *bufio.Reader, out chan<- []evidence.Event, free <-chan []evidence.Event) error {
 	magic := make([]byte, len(replayLogMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != replayLogMagic {
 		return fmt.Errorf("%w: no header", errReplayLog)
@@ -248,7 +254,10 @@ func decodeLog(ctx context.Context, r *bufio.Reader, out chan<- []evidence.Event
 		if size > 4*replayChunk {
 			return fmt.Errorf("%w: a chunk of %d bytes", errReplayLog, size)
 		}
-		comp = append(comp[:0], make([]byte, size)...)
+		if cap(comp) < int(size) {
+			comp = make([]byte, size)
+		}
+		comp = comp[:size]
 		if _, err := io.ReadFull(r, comp); err != nil {
 			return fmt.Errorf("%w: %v", errReplayLog, err)
 		}
@@ -259,7 +268,12 @@ func decodeLog(ctx context.Context, r *bufio.Reader, out chan<- []evidence.Event
 		if plain, err = s2.Decode(plain[:cap(plain)], comp); err != nil {
 			return fmt.Errorf("%w: %v", errReplayLog, err)
 		}
-		evs := make([]evidence.Event, 0, len(plain)/256+1)
+		var evs []evidence.Event
+		select {
+		case evs = <-free:
+		default:
+			evs = make([]evidence.Event, 0, len(plain)/256+1)
+		}
 		for b := plain; len(b) > 0; {
 			evs = append(evs, evidence.Event{})
 			if b, err = dec.Decode(b, &evs[len(evs)-1]); err != nil {
