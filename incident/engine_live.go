@@ -37,6 +37,9 @@ type livePass struct {
 	pass  *detect.Pass
 	meta  resultMeta // what it was started with (its Evidence aside)
 	total int64      // the store's events when the pass last caught up
+	// logged is the evidence key of the replay log when it holds the
+	// events the pass took ("": it does not, and is not extended)
+	logged string
 }
 
 // withoutEvidence is what a pass was started for, the evidence aside (a follow's
@@ -95,6 +98,7 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 				}
 			}
 			out.Added = len(evs)
+			lp.logged = w.extendReplayLog(lp.logged, evs)
 		}
 	}
 	if out.Replayed != "" {
@@ -102,7 +106,7 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 		if err != nil {
 			return out, err
 		}
-		lp = &livePass{pass: p, meta: meta}
+		lp = &livePass{pass: p, meta: meta, logged: w.loggedKey()}
 		w.live = lp
 		out.Added = int(p.Events())
 	}

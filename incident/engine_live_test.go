@@ -160,7 +160,36 @@ func followHalves(t *testing.T, name string) LiveRound {
 		t.Fatalf("%s: rounds %+v, want the second to add %d events", name, got, want)
 	}
 	sameAsOneShot(t, w, name+" after both halves")
+	sameFromLog(t, w, name+" after both halves")
 	return got[1]
+}
+
+// sameFromLog checks that the replay log holds the index's events after a
+// follow (extended by a round added in order, written anew by a replay),
+// and that a replay from it gives the answer from the index.
+func sameFromLog(t *testing.T, w *Workspace, when string) {
+	t.Helper()
+	if w.loggedKey() == "" {
+		t.Fatalf("%s: the replay log is not of the index", when)
+	}
+	ctx := context.Background()
+	rules, err := w.rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := FindingsOptions{Rules: rules, Secrets: w.scanRedactor()}
+	fromLog, err := w.ScanWith(ctx, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if from := w.ReplayedFrom(); from != "the replay log" {
+		t.Fatalf("%s: the replay read %s", when, from)
+	}
+	fromIndex, err := Scan(ctx, w.store, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameResult(t, when, fromLog, fromIndex)
 }
 
 func ledgerTime(t *testing.T, line string) time.Time {

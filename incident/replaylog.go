@@ -61,6 +61,7 @@ var crcTable = crc32.MakeTable(crc32.Castagnoli)
 type logWriter struct {
 	f      *os.File
 	path   string // where it goes when done
+	extend bool   // f is the log at path, written on at its end
 	buf    []byte // the chunk being filled
 	n      int64  // events written
 	chunks chan []byte
@@ -68,6 +69,7 @@ type logWriter struct {
 	free   chan []byte
 }
 
+// newLogWriter starts a new log in dir.
 func newLogWriter(dir string) (*logWriter, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -76,17 +78,43 @@ func newLogWriter(dir string) (*logWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &logWriter{f: f, path: filepath.Join(dir, replayLogFile), chunks: make(chan []byte, 2),
-		done: make(chan error, 1), free: make(chan []byte, 3)}
-	go l.write()
+	if _, err := f.WriteString(replayLogMagic); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return startLogWriter(f, filepath.Join(dir, replayLogFile), false), nil
+}
+
+// extendLogWriter writes more events at the end of dir's log, which meta
+// must describe.
+func extendLogWriter(dir string, meta replayMeta) (*logWriter, error) {
+	path := filepath.Join(dir, replayLogFile)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || fi.Size() != meta.Bytes {
+		f.Close()
+		return nil, fmt.Errorf("the replay log is not the one its meta describes")
+	}
+	l := startLogWriter(f, path, true)
+	l.n = meta.Events
 	return l, nil
 }
 
-func (l *logWriter) write() {
+func startLogWriter(f *os.File, path string, extend bool) *logWriter {
+	l := &logWriter{f: f, path: path, extend: extend, chunks: make(chan []byte, 2),
+		done: make(chan error, 1), free: make(chan []byte, 3)}
+	go l.write(l.chunks)
+	return l
+}
+
+func (l *logWriter) write(chunks <-chan []byte) {
 	w := bufio.NewWriterSize(l.f, 1<<20)
-	_, err := w.WriteString(replayLogMagic)
+	var err error
 	var comp []byte
-	for chunk := range l.chunks {
+	for chunk := range chunks {
 		if err == nil {
 			comp = s2.Encode(comp[:cap(comp)], chunk)
 			var head [8]byte
@@ -126,12 +154,13 @@ func (l *logWriter) add(ev *evidence.Event) {
 
 // finish writes what is left, puts the log in its place and then its meta
 // (both by rename: a crash leaves the old pair, or a log whose meta does
-// not match it, which is not read).
+// not describe it, which is not read).
 func (l *logWriter) finish(meta replayMeta) error {
 	if len(l.buf) > 0 {
 		l.chunks <- l.buf
 	}
 	close(l.chunks)
+	l.chunks = nil
 	err := <-l.done
 	if err == nil {
 		err = l.f.Sync()
@@ -146,11 +175,13 @@ func (l *logWriter) finish(meta replayMeta) error {
 	if cerr := l.f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
+	if err == nil && !l.extend {
 		err = os.Rename(l.f.Name(), l.path)
 	}
 	if err != nil {
-		_ = os.Remove(l.f.Name())
+		if !l.extend {
+			_ = os.Remove(l.f.Name())
+		}
 		return err
 	}
 	meta.Events, meta.Bytes = l.n, size
@@ -161,7 +192,8 @@ func (l *logWriter) finish(meta replayMeta) error {
 	return writeAtomic(filepath.Join(filepath.Dir(l.path), replayMetaFile), b)
 }
 
-// abandon drops the log being written.
+// abandon drops the log being written (a log being extended is left
+// longer than its meta says, and so is not read).
 func (l *logWriter) abandon() {
 	if l.chunks != nil {
 		close(l.chunks)
@@ -169,7 +201,9 @@ func (l *logWriter) abandon() {
 		l.chunks = nil
 	}
 	_ = l.f.Close()
-	_ = os.Remove(l.f.Name())
+	if !l.extend {
+		_ = os.Remove(l.f.Name())
+	}
 }
 
 // readReplayMeta reads the log's meta; an error when there is none or it

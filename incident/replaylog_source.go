@@ -159,3 +159,55 @@ func (w *Workspace) scanReplay(ctx context.Context, opt FindingsOptions) (detect
 	})
 	return r, err
 }
+
+// loggedKey is the evidence key of the replay log when it holds exactly
+// the index's events now (its generation and count), "" otherwise: a
+// follow extends such a log with the events of each round it adds in
+// order.
+func (w *Workspace) loggedKey() string {
+	g, ok := w.store.(evidence.Generationer)
+	if !ok {
+		return ""
+	}
+	gen, err := g.Generation()
+	m, merr := readReplayMeta(filepath.Join(w.Dir, engineDir))
+	if err != nil || merr != nil || gen == "" || m.Generation != gen || m.Events != w.store.Counts().Total ||
+		m.Version != replayVersion || m.Codec != evidence.EventCodec || m.Mapping != evidence.MappingVersion {
+		return ""
+	}
+	return m.Evidence
+}
+
+// extendReplayLog writes a round's events, which sort after every event
+// before them, at the end of the replay log, when the log holds the
+// events before the round (its evidence key is key): the next replay then
+// reads the log rather than the index. It returns the log's new key, ""
+// when the log was not extended (the next replay reads the index and
+// writes it anew).
+func (w *Workspace) extendReplayLog(key string, evs []evidence.Event) string {
+	dir := filepath.Join(w.Dir, engineDir)
+	m, err := readReplayMeta(dir)
+	if key == "" || err != nil || m.Evidence != key || m.Events+int64(len(evs)) != w.store.Counts().Total {
+		return ""
+	}
+	g, ok := w.store.(evidence.Generationer)
+	if !ok {
+		return ""
+	}
+	gen, err := g.Generation()
+	if err != nil || gen == "" {
+		return ""
+	}
+	lw, err := extendLogWriter(dir, m)
+	if err != nil {
+		return ""
+	}
+	for i := range evs {
+		lw.add(&evs[i])
+	}
+	m.Generation, m.Evidence = gen, w.evidence()
+	if lw.finish(m) != nil {
+		return ""
+	}
+	return m.Evidence
+}
