@@ -72,9 +72,35 @@ type itemPred struct {
 }
 
 // valueTest is one Sigma value: true when any of the field's values
-// passes it. lower holds the values lowercased (nil unless the item has
-// a case-insensitive pattern): made once per item, not once per value.
-type valueTest func(vals, lower []string, ev *evidence.Event) bool
+// passes it.
+type valueTest func(in values, ev *evidence.Event) bool
+
+// values are a field's values as a test reads them: one value (the
+// common case: cmdline, url, user_agent …) held in place rather than in a
+// slice, which a test called through a func value would make the heap
+// hold, once per item and event; or a list. The lowercased forms are
+// there when the item has a case-insensitive pattern, made once per item,
+// not once per value.
+type values struct {
+	one, oneLower string
+	hasOne        bool
+	vals, lower   []string
+}
+
+func (in values) n() int {
+	if in.hasOne {
+		return 1
+	}
+	return len(in.vals)
+}
+
+// list is the values as a slice (fieldref, rare, reads them so).
+func (in values) list() []string {
+	if in.hasOne {
+		return []string{in.one}
+	}
+	return in.vals
+}
 
 func (p *itemPred) write(b *strings.Builder) { b.WriteString(p.text) }
 
@@ -82,36 +108,33 @@ func (p *itemPred) match(ev *evidence.Event) bool {
 	if !p.carried(ev) {
 		return false
 	}
-	var vals, lower []string
+	var in values
 	if p.one != nil {
-		v := p.one(ev)
-		if v == "" {
-			vals = nil
-		} else if p.fold {
-			both := []string{v, strings.ToLower(v)}
-			vals, lower = both[:1], both[1:]
-		} else {
-			vals = []string{v}
+		if v := p.one(ev); v != "" {
+			in.one, in.hasOne = v, true
+			if p.fold {
+				in.oneLower = strings.ToLower(v)
+			}
 		}
 	} else if len(p.readers) == 1 {
-		vals = p.readers[0](ev)
+		in.vals = p.readers[0](ev)
 	} else {
 		for _, r := range p.readers {
-			vals = append(vals, r(ev)...)
+			in.vals = append(in.vals, r(ev)...)
 		}
 	}
 	if p.exists != nil {
-		return (len(vals) > 0) == *p.exists
+		return (in.n() > 0) == *p.exists
 	}
-	if p.fold && len(vals) > 0 && lower == nil {
-		lower = make([]string, len(vals))
-		for i, v := range vals {
-			lower[i] = strings.ToLower(v)
+	if p.fold && len(in.vals) > 0 {
+		in.lower = make([]string, len(in.vals))
+		for i, v := range in.vals {
+			in.lower[i] = strings.ToLower(v)
 		}
 	}
 	ok := p.all
 	for _, t := range p.tests {
-		if t(vals, lower, ev) != p.all {
+		if t(in, ev) != p.all {
 			// one value decides: a miss under all, a hit otherwise
 			ok = !p.all
 			break
@@ -168,7 +191,7 @@ func foldPatterns(it *Item) bool {
 func compileValue(f *refuser, it *Item, v Value) (valueTest, *Refusal) {
 	if v.Null || v.S == "" && len(it.Mods) == 0 {
 		// cordon keeps no empty values: null and '' both mean "no value"
-		return func(vals, _ []string, _ *evidence.Event) bool { return len(vals) == 0 }, nil
+		return func(in values, _ *evidence.Event) bool { return in.n() == 0 }, nil
 	}
 	fold := !it.exact && !it.has("cased")
 	switch {
@@ -216,9 +239,9 @@ func compileValue(f *refuser, it *Item, v Value) (valueTest, *Refusal) {
 			return nil, f.at(v.node, "fieldref %q: the pipeline maps it to no cordon field", v.S)
 		}
 		other := fieldReader(v.S)
-		return func(vals, _ []string, ev *evidence.Event) bool {
+		return func(in values, ev *evidence.Event) bool {
 			for _, o := range other(ev) {
-				for _, s := range vals {
+				for _, s := range in.list() {
 					if s == o || fold && strings.EqualFold(s, o) {
 						return true
 					}
@@ -282,8 +305,16 @@ func compileValue(f *refuser, it *Item, v Value) (valueTest, *Refusal) {
 		for i := range ms {
 			ms[i].fold = false
 		}
-		return func(_, lower []string, _ *evidence.Event) bool {
-			for _, s := range lower {
+		return func(in values, _ *evidence.Event) bool {
+			if in.hasOne {
+				for _, m := range ms {
+					if m.match(in.oneLower) {
+						return true
+					}
+				}
+				return false
+			}
+			for _, s := range in.lower {
 				for _, m := range ms {
 					if m.match(s) {
 						return true
@@ -304,8 +335,11 @@ func compileValue(f *refuser, it *Item, v Value) (valueTest, *Refusal) {
 }
 
 func anyValue(ok func(string) bool) valueTest {
-	return func(vals, _ []string, _ *evidence.Event) bool {
-		for _, s := range vals {
+	return func(in values, _ *evidence.Event) bool {
+		if in.hasOne {
+			return ok(in.one)
+		}
+		for _, s := range in.vals {
 			if ok(s) {
 				return true
 			}
