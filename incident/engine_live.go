@@ -174,7 +174,10 @@ func (w *Workspace) replayPass(ctx context.Context) (*detect.Pass, error) {
 	if err != nil {
 		return nil, fmt.Errorf("findings: %w", err)
 	}
-	if err := p.Replay(ctx, src); err != nil {
+	end := tuneReplayGC()
+	err = p.Replay(ctx, src)
+	end()
+	if err != nil {
 		return nil, fmt.Errorf("findings: %w", err)
 	}
 	w.findingsMu.Lock()

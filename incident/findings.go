@@ -52,6 +52,7 @@ func Scan(ctx context.Context, st evidence.Store, opt FindingsOptions) (detect.R
 		}
 	}
 	eng := detect.Engine{Rules: rules, Attribute: !AttributionStored(st.Counts()), Secrets: opt.Secrets}
+	defer tuneReplayGC()()
 	res, err := eng.Scan(ctx, evidence.StoreSource{Store: st})
 	if err != nil {
 		return detect.Result{}, fmt.Errorf("findings: %w", err)
