@@ -30,6 +30,11 @@ func BenchmarkPassHeld(b *testing.B) {
 	}
 	ctx := context.Background()
 	src := evidence.StoreSource{Store: ws.EvidenceStore()}
+	// CORDON_HEAP_PROFILE_RATE=N: one sample per N bytes allocated (the
+	// default, 512 KiB, leaves small holders to chance)
+	if n, err := strconv.Atoi(os.Getenv("CORDON_HEAP_PROFILE_RATE")); err == nil && n > 0 {
+		runtime.MemProfileRate = n
+	}
 	for i := 0; i < b.N; i++ {
 		var before, after runtime.MemStats
 		runtime.GC()

@@ -174,8 +174,8 @@ func (w *Workspace) replayPass(ctx context.Context) (*detect.Pass, error) {
 	if err != nil {
 		return nil, fmt.Errorf("findings: %w", err)
 	}
-	end := tuneReplayGC()
-	err = p.Replay(ctx, src)
+	follow, end := tuneReplayGC()
+	err = replay(ctx, p, src, follow)
 	end()
 	if err != nil {
 		return nil, fmt.Errorf("findings: %w", err)

@@ -52,11 +52,17 @@ func Scan(ctx context.Context, st evidence.Store, opt FindingsOptions) (detect.R
 		}
 	}
 	eng := detect.Engine{Rules: rules, Attribute: !AttributionStored(st.Counts()), Secrets: opt.Secrets}
-	defer tuneReplayGC()()
-	res, err := eng.Scan(ctx, evidence.StoreSource{Store: st})
+	src := evidence.StoreSource{Store: st}
+	follow, end := tuneReplayGC() // to the end of Done, which the pass's state is live for
+	defer end()
+	p, err := eng.Start(ctx, src)
 	if err != nil {
 		return detect.Result{}, fmt.Errorf("findings: %w", err)
 	}
+	if err := replay(ctx, p, src, follow); err != nil {
+		return detect.Result{}, fmt.Errorf("findings: %w", err)
+	}
+	res := p.Done()
 	res.Findings = opt.Filter(res.Findings)
 	return res, nil
 }
