@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/cordon-ir/cordon/capability"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -63,6 +64,11 @@ func Scan(ctx context.Context, st evidence.Store, opt FindingsOptions) (detect.R
 		return detect.Result{}, fmt.Errorf("findings: %w", err)
 	}
 	res := p.Done()
+	// The pass is garbage now. Collected before the limit goes, it leaves
+	// a target of twice the answer; left to the next cycle, the target
+	// would be twice the pass's state and the heap would grow to it.
+	p = nil
+	runtime.GC()
 	res.Findings = opt.Filter(res.Findings)
 	return res, nil
 }
