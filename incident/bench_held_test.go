@@ -67,6 +67,8 @@ func BenchmarkPassHeld(b *testing.B) {
 		b.ReportMetric(held/(1<<20), "held-MB")
 		b.ReportMetric(held/float64(p.Events()), "held-B/event")
 		b.ReportMetric(cpu.Seconds(), "replay-cpu-s")
+		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/(1<<30), "alloc-GiB")
+		b.ReportMetric(float64(after.NumGC-before.NumGC), "gcs")
 		if r := p.Done(); len(r.Findings) == 0 {
 			b.Fatal("no findings")
 		}

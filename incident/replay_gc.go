@@ -12,7 +12,7 @@ import (
 	"github.com/cordon-ir/cordon/evidence"
 )
 
-// A replay allocates about 25 GB over a million events and keeps what its
+// A replay allocates about 4.3 GiB over a million events and keeps what its
 // pass holds (170 MB at the end of the bench incident): at the default
 // collector target the heap grows to twice what is live, with what a
 // collection running concurrently has not freed yet, and the anonymous
@@ -21,9 +21,10 @@ import (
 // replayMemoryLimit, or at replayHeadroom times the heap live at the last
 // collection when that is more: a pass that holds more than the limit
 // allows (a larger incident) gets headroom as at GOGC=50 and never makes
-// the collector run back to back. Measured on the bench incident: peak
-// RssAnon 358 MB; the CPU it costs is in docs/performance.md. GOGC or
-// GOMEMLIMIT, when set, win: nothing is changed.
+// the collector run back to back. Measured on the bench incident (with
+// the collection at the end of Scan): peak RssAnon 383-388 MB, about 7%
+// more CPU than the default target, figures in docs/performance.md. GOGC
+// or GOMEMLIMIT, when set, win: nothing is changed.
 const (
 	replayMemoryLimit = 384 << 20
 	replayHeadroom    = 1.5
