@@ -221,6 +221,7 @@ func BenchmarkPassMemory(b *testing.B) {
 		}
 		runtime.GC()
 		runtime.ReadMemStats(&after)
+		writeHeapProfile(b)
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(n), "heap-B/event")
 		b.ReportMetric(float64(len(p.Findings())), "findings")
 	}

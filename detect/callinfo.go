@@ -39,9 +39,12 @@ var (
 	absPathRe = regexp.MustCompile(`(?:^|[\s='"(<>:@])((?:/|~/)[^\s'"|;&<>()$*]+)`)
 )
 
-func parseCall(ev *evidence.Event) *call {
-	c := &call{t: ev.Time, id: ev.ID, callID: ev.CallID, agent: ev.Agent, tool: ev.Tool, path: ev.Path,
+// parseCall reads a tool call; what it keeps of the event's strings goes
+// through intern (the id and the call id are the event's own).
+func parseCall(ev *evidence.Event, intern func(string) string) *call {
+	c := &call{t: ev.Time, id: ev.ID, callID: ev.CallID, agent: intern(ev.Agent), tool: intern(ev.Tool), path: intern(ev.Path),
 		readOnly: strings.Contains(ev.Raw, `"read_only":true`)}
+	defer c.intern(intern)
 	// Cheap checks first: the regular expressions run only on the few
 	// calls that can match them.
 	if strings.Contains(ev.Message, "retry of") {
@@ -93,6 +96,18 @@ func parseCall(ev *evidence.Event) *call {
 		c.paths = appendNew(c.paths, path.Clean(p))
 	}
 	return c
+}
+
+// intern replaces the parsed values, which may be pieces of the event's
+// command line, URL, message or raw record, by interned copies.
+func (c *call) intern(intern func(string) string) {
+	c.bin, c.scheme, c.retryOf = intern(c.bin), intern(c.scheme), intern(c.retryOf)
+	for i := range c.paths {
+		c.paths[i] = intern(c.paths[i])
+	}
+	for i := range c.hosts {
+		c.hosts[i] = intern(c.hosts[i])
+	}
 }
 
 // dotted returns s when it may hold an IPv4 literal (a digit, a dot and a

@@ -40,9 +40,9 @@ func (s *capScan) clone() *capScan {
 	for k, u := range s.calls {
 		d.calls[k] = &callUse{c: cp(u.c), index: u.index}
 	}
-	d.bytes = make(map[*capability.Capability]map[string]int64, len(s.bytes))
+	d.bytes = make(map[*capability.Capability]sourceBytes, len(s.bytes))
 	for c, by := range s.bytes {
-		d.bytes[cp(c)] = maps.Clone(by)
+		d.bytes[cp(c)] = slices.Clone(by)
 	}
 	d.workloads = remapList(s.workloads, cp)
 	d.minted = remapList(s.minted, cp)

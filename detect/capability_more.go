@@ -112,12 +112,9 @@ func (s *capScan) dataOut(ev *evidence.Event) {
 	}
 	c.Uses = append(c.Uses, capability.Use{Time: endOf(ev), Dur: capability.Millis(durOf(ev)), ID: ev.ID, Source: ev.Source, From: ev.Source})
 	if s.bytes == nil {
-		s.bytes = map[*capability.Capability]map[string]int64{}
+		s.bytes = map[*capability.Capability]sourceBytes{}
 	}
-	if s.bytes[c] == nil {
-		s.bytes[c] = map[string]int64{}
-	}
-	s.bytes[c][ev.Source] += ev.BytesOut
+	s.bytes[c] = s.bytes[c].add(ev.Source, ev.BytesOut)
 }
 
 // detachRe marks a command meant to outlive the loop that ran it.
@@ -270,11 +267,31 @@ func (s *capScan) done(skews []Skew) *capability.Set {
 	return capability.NewSet(out)
 }
 
+// sourceBytes is the bytes each source saw sent, by source: a handful at
+// most, so a list rather than a map.
+type sourceBytes []struct {
+	source string
+	n      int64
+}
+
+func (b sourceBytes) add(source string, n int64) sourceBytes {
+	for i := range b {
+		if b[i].source == source {
+			b[i].n += n
+			return b
+		}
+	}
+	return append(b, struct {
+		source string
+		n      int64
+	}{source, n})
+}
+
 func (s *capScan) finish(c *capability.Capability) {
 	if by := s.bytes[c]; by != nil {
 		// each source sees the same transfers: the largest view counts
-		for _, n := range by {
-			c.BytesOut = max(c.BytesOut, n)
+		for _, x := range by {
+			c.BytesOut = max(c.BytesOut, x.n)
 		}
 	}
 	// its issuer's or runner's own record of its end: by its key, and for

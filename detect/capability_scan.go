@@ -36,7 +36,7 @@ type capScan struct {
 	ends   map[string][]endMark                         // a name (credential, job, pid, file, sandbox) -> who says they ended it
 	auth   map[string][]capability.End                  // a key (credential, pod) -> its issuer's record of its end
 	calls  map[string]*callUse                          // tool call id -> the call waiting for its result
-	bytes  map[*capability.Capability]map[string]int64  // data out: bytes per source
+	bytes  map[*capability.Capability]sourceBytes       // data out: bytes per source
 	// secrets names the keys in tool calls and outputs (nil: none are
 	// looked for); keyHolders are the agents that held each, by placeholder.
 	secrets    *redact.Redactor

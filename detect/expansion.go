@@ -21,8 +21,10 @@ import (
 // the harness's. The condition bounds the distinct new destinations within
 // the window.
 type expansion struct {
-	r      *Rule
-	e      *env
+	r *Rule
+	e *env
+	// reach is each agent's first contact with each destination, in
+	// time order: a later one is never new, so it is not kept.
 	reach  []reach
 	agents map[string]map[string]bool // destination -> agents reaching it
 }
@@ -43,11 +45,16 @@ func (x *expansion) add(_ int, ev *evidence.Event) {
 	if ev.Agent == "" || dest == "" || isDenied(ev) {
 		return
 	}
-	x.reach = append(x.reach, reach{h: hit{t: ev.Time, id: ev.ID, agent: ev.Agent}, dest: dest})
-	if x.agents[dest] == nil {
-		x.agents[dest] = map[string]bool{}
+	by := x.agents[dest]
+	if by == nil {
+		by = map[string]bool{}
+		x.agents[dest] = by
 	}
-	x.agents[dest][ev.Agent] = true
+	if by[ev.Agent] {
+		return // reached before: done judges only the first contact
+	}
+	x.reach = append(x.reach, reach{h: hit{t: ev.Time, id: ev.ID, agent: ev.Agent}, dest: dest})
+	by[ev.Agent] = true
 }
 
 // infrastructure reports a destination no allowlist names that several

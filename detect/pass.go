@@ -36,8 +36,12 @@ type Pass struct {
 	skew    *skewScan
 	gaps    map[string]time.Duration // rule id -> its episodes' gap
 
-	known  map[string]bool // the session records the pass knows, by id
-	last   evidence.Event  // the last event added (its time and id)
+	known map[string]bool // the session records the pass knows, by id
+	// cur is the event being added, its repeated values interned (the
+	// agent, the source, the host): what a correlator keeps of them is
+	// then one copy per value, not one per event.
+	cur    evidence.Event
+	last   evidence.Event // the last event added (its time and id)
 	events int64
 	done   bool
 }
@@ -179,11 +183,13 @@ func (p *Pass) add(ev *evidence.Event, peer bool) error {
 	if !peer && !p.known[ev.ID] && attribution.SessionRecord(ev) {
 		p.learn(ev)
 	}
+	p.cur = *ev
 	if p.e.Attribute && ev.AttributedVia == "" && attribution.Attributable(ev) {
-		cp := *ev
-		attribution.Apply(&cp, p.env.id.Attribute(&cp))
-		ev = &cp
+		attribution.Apply(&p.cur, p.env.id.Attribute(&p.cur))
 	}
+	ev = &p.cur
+	intern := p.env.intern
+	ev.Agent, ev.Source, ev.DstHost = intern(ev.Agent), intern(ev.Source), intern(ev.DstHost)
 	clear(p.memo)
 	for i := range p.rules {
 		st := &p.rules[i]

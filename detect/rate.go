@@ -2,6 +2,7 @@ package detect
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -26,6 +27,7 @@ type rate struct {
 
 type rateGroup struct {
 	buckets map[int64]*bucket
+	last    *bucket // the newest window, the one events still join
 }
 
 type bucket struct {
@@ -54,8 +56,19 @@ func (r *rate) add(_ int, ev *evidence.Event) {
 	}
 	b := rg.buckets[k]
 	if b == nil {
+		// Events come in time order: the group's window before this one
+		// is complete. One with fewer than min_events can never be
+		// flagged, so no finding will cite its events; its count stays.
+		switch {
+		case rg.last == nil:
+		case rg.last.n < r.r.Correlation.MinEvents:
+			rg.last.hits = nil
+		case cap(rg.last.hits) > len(rg.last.hits):
+			rg.last.hits = slices.Clone(rg.last.hits) // no room to grow kept
+		}
 		b = &bucket{}
 		rg.buckets[k] = b
+		rg.last = b
 	}
 	b.n++
 	if len(b.hits) < maxBucketHits {

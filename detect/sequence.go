@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cordon-ir/cordon/evidence"
 )
@@ -16,17 +17,57 @@ type sequence struct {
 	r      *Rule
 	group  evidence.Field
 	groups map[string][][]hit // group -> step -> hits in time order
+	// aside holds, per group, the later steps' hits of the last instant
+	// that no first step's hit could use (see add).
+	aside map[string]*aside
+}
+
+type aside struct {
+	t     time.Time
+	steps [][]hit
 }
 
 func newSequence(r *Rule) *sequence {
 	g, _ := evidence.LookupField(r.Correlation.GroupBy)
-	return &sequence{r: r, group: g, groups: map[string][][]hit{}}
+	return &sequence{r: r, group: g, groups: map[string][][]hit{}, aside: map[string]*aside{}}
 }
 
+// add takes an event of a step, in time order. A later step's hit belongs
+// to a sequence only if a first step's hit comes at or before it and at
+// most a window before it: one past the window after the group's last
+// first-step hit can only serve a first-step hit of its own instant still
+// to come. Those of the last such instant are put aside until one comes
+// (then they join, in their order) or time moves on (then they go).
 func (s *sequence) add(step int, ev *evidence.Event) {
-	if g := s.r.groupKey(s.group, step, ev); g != "" {
-		s.addHit(step, g, hit{t: ev.Time, id: ev.ID, agent: ev.Agent})
+	g := s.r.groupKey(s.group, step, ev)
+	if g == "" {
+		return
 	}
+	h := hit{t: ev.Time, id: ev.ID, agent: ev.Agent}
+	if step == 0 {
+		if a := s.aside[g]; a != nil {
+			delete(s.aside, g)
+			if a.t.Equal(h.t) {
+				for k, hs := range a.steps {
+					for _, x := range hs {
+						s.addHit(k, g, x)
+					}
+				}
+			}
+		}
+		s.addHit(0, g, h)
+		return
+	}
+	if steps := s.groups[g]; steps != nil && len(steps[0]) > 0 && !h.t.After(steps[0][len(steps[0])-1].t.Add(s.r.Correlation.Window)) {
+		s.addHit(step, g, h)
+		return
+	}
+	a := s.aside[g]
+	if a == nil || !a.t.Equal(h.t) {
+		a = &aside{t: h.t, steps: make([][]hit, len(s.r.Correlation.Steps))}
+		s.aside[g] = a
+	}
+	a.steps[step] = append(a.steps[step], h)
 }
 
 // addHit takes a step's hit, in time order within the step.

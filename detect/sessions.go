@@ -29,7 +29,8 @@ type env struct {
 	id      *attribution.Identity
 	byAgent map[string][]*session // by start
 	byCred  map[string][]*session // credential id -> sessions issued it
-	calls   map[string]*call      // tool calls parsed so far, by event id
+	last    *call                 // the tool call parsed last: the event being added
+	strs    map[string]string     // interned values the correlators keep
 	kinds   map[string]string     // credential id -> kind, from the session_starts
 	egress  map[string]bool       // the addresses sandboxes leave the lab from
 	open    map[string]*session   // agent + session -> its session, for its end
@@ -37,20 +38,37 @@ type env struct {
 }
 
 // call parses a tool call once for every correlation that reads it.
+// Events come one at a time, so only the last is kept for the next
+// correlation that reads the same event; the correlations keep what they
+// need of it.
 func (e *env) call(ev *evidence.Event) *call {
-	if c, ok := e.calls[ev.ID]; ok && ev.ID != "" {
+	if c := e.last; c != nil && ev.ID != "" && c.id == ev.ID {
 		return c
 	}
-	c := parseCall(ev)
-	e.calls[ev.ID] = c
-	return c
+	e.last = parseCall(ev, e.intern)
+	return e.last
+}
+
+// intern is s as the pass keeps it: one copy of each value, however many
+// events name it, and never a piece of a longer string (a program's name
+// would otherwise hold its event's whole command line).
+func (e *env) intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	if v, ok := e.strs[s]; ok {
+		return v
+	}
+	v := strings.Clone(s)
+	e.strs[v] = v
+	return v
 }
 
 var workdirRe = regexp.MustCompile(`(?:^|\s)(/[\w.\-]+(?:/[\w.\-]+)*)`)
 
 // newEnv builds the environment from session_start and session_end events.
 func newEnv(events []evidence.Event) *env {
-	e := &env{id: attribution.NewIdentity(events), byAgent: map[string][]*session{}, byCred: map[string][]*session{}, calls: map[string]*call{},
+	e := &env{id: attribution.NewIdentity(events), byAgent: map[string][]*session{}, byCred: map[string][]*session{}, strs: map[string]string{},
 		kinds: map[string]string{}, egress: map[string]bool{}, open: map[string]*session{}}
 	sort.SliceStable(events, func(i, j int) bool { return events[i].Time.Before(events[j].Time) })
 	for i := range events {

@@ -179,7 +179,9 @@ func (w *Workspace) replayPass(ctx context.Context) (*detect.Pass, error) {
 		if p, err = eng.Start(ctx, src); err != nil {
 			return err
 		}
-		return p.Replay(ctx, src)
+		follow, end := tuneReplayGC()
+		defer end()
+		return replay(ctx, p, src, follow)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("findings: %w", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/cordon-ir/cordon/capability"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -67,10 +68,21 @@ func (opt FindingsOptions) rules() ([]detect.Rule, error) {
 // scanSource runs the rules over src, whose counts are c.
 func scanSource(ctx context.Context, src detect.Source, c evidence.Counts, rules []detect.Rule, opt FindingsOptions) (detect.Result, error) {
 	eng := detect.Engine{Rules: rules, Attribute: !AttributionStored(c), Secrets: opt.Secrets}
-	res, err := eng.Scan(ctx, src)
+	follow, end := tuneReplayGC() // to the end of Done, which the pass's state is live for
+	defer end()
+	p, err := eng.Start(ctx, src)
 	if err != nil {
 		return detect.Result{}, fmt.Errorf("findings: %w", err)
 	}
+	if err := replay(ctx, p, src, follow); err != nil {
+		return detect.Result{}, fmt.Errorf("findings: %w", err)
+	}
+	res := p.Done()
+	// The pass is garbage now. Collected before the limit goes, it leaves
+	// a target of twice the answer; left to the next cycle, the target
+	// would be twice the pass's state and the heap would grow to it.
+	p = nil
+	runtime.GC()
 	res.Findings = opt.Filter(res.Findings)
 	return res, nil
 }

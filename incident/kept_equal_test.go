@@ -1,0 +1,51 @@
+package incident
+
+import (
+	"os"
+	"reflect"
+	"testing"
+)
+
+// TestKeptResultsEqual compares two kept results, each in a workspace-like
+// directory (DIR/engine/result.gob): the findings (every field, evidence
+// ids included), the capability sets, the coverage and the clock skews.
+// A check for a change that must not change any answer, run by hand:
+//
+//	CORDON_KEPT_A=DIR1 CORDON_KEPT_B=DIR2 go test ./incident -run KeptResultsEqual
+func TestKeptResultsEqual(t *testing.T) {
+	a, b := os.Getenv("CORDON_KEPT_A"), os.Getenv("CORDON_KEPT_B")
+	if a == "" || b == "" {
+		t.Skip("set CORDON_KEPT_A and CORDON_KEPT_B to directories holding engine/result.gob")
+	}
+	ka, err := readKept(a, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := readKept(b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ka.Findings) == 0 || len(ka.Capabilities) == 0 {
+		t.Fatalf("%s: %d findings, capability sets of %d agents", a, len(ka.Findings), len(ka.Capabilities))
+	}
+	if len(ka.Findings) != len(kb.Findings) {
+		t.Fatalf("%d findings against %d", len(ka.Findings), len(kb.Findings))
+	}
+	for i := range ka.Findings {
+		if !reflect.DeepEqual(ka.Findings[i], kb.Findings[i]) {
+			t.Fatalf("finding %d differs:\n%+v\n%+v", i, ka.Findings[i], kb.Findings[i])
+		}
+	}
+	for agent, caps := range ka.Capabilities {
+		if !reflect.DeepEqual(caps, kb.Capabilities[agent]) {
+			t.Fatalf("capability set of %s differs", agent)
+		}
+	}
+	if len(ka.Capabilities) != len(kb.Capabilities) {
+		t.Fatalf("capability sets of %d agents against %d", len(ka.Capabilities), len(kb.Capabilities))
+	}
+	if !reflect.DeepEqual(ka.Coverage, kb.Coverage) || !reflect.DeepEqual(ka.Skews, kb.Skews) {
+		t.Fatal("coverage or clock skews differ")
+	}
+	t.Logf("%d findings, capability sets of %d agents: equal", len(ka.Findings), len(ka.Capabilities))
+}
