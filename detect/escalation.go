@@ -185,6 +185,9 @@ func (x *escalation) add(_ int, ev *evidence.Event) {
 // host's when it names that host, or names an address a source observed
 // serve it (addrBook); never on what the agent wrote.
 func (x *escalation) direct(st *escState, ev *evidence.Event) {
+	if len(st.proxied) == 0 {
+		return // most connections: nothing refused lately
+	}
 	bin := procBin(ev.Cmdline)
 	if !interpreter(bin) {
 		return
@@ -218,11 +221,14 @@ func (x *escalation) direct(st *escState, ev *evidence.Event) {
 // procBin is the base name of the program a sensor's command line (its
 // binary, then its arguments) runs.
 func procBin(cmdline string) string {
-	f := strings.Fields(cmdline)
-	if len(f) == 0 {
+	s := strings.TrimLeft(cmdline, " \t")
+	if i := strings.IndexAny(s, " \t"); i >= 0 {
+		s = s[:i]
+	}
+	if s == "" {
 		return ""
 	}
-	return path.Base(f[0])
+	return path.Base(s)
 }
 
 func containsCall(list []*call, c *call) bool {
