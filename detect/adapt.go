@@ -20,7 +20,10 @@ import (
 //   - a tool call on a path whose access was refused, by another tool or
 //     program;
 //   - a network attempt at a destination the proxy or the gateway refused,
-//     by another scheme, port, proxy credential or program, or directly.
+//     by another scheme, port, proxy credential or program, or directly;
+//     a connection that names only an address is an attempt at a refused
+//     host when a source observed that address serve it (addrBook), never
+//     on what the agent wrote.
 //
 // A plain repeat of the refused action is not an adaptation.
 type adaptation struct {
@@ -109,10 +112,17 @@ func (a *adaptation) add(_ int, ev *evidence.Event) {
 			return
 		}
 		r := netRoute(ev)
-		if prev := st.lastDenialOf(host); prev != nil {
+		prev, via := st.lastDenialOf(host), ""
+		if prev == nil && addressOnly(ev) {
+			prev, via = st.lastDenialServedBy(&a.e.addrs, ev.DstIP)
+		}
+		if prev != nil {
 			if how := prev.r.differs(r); how != "" {
+				if via != "" {
+					how += " to " + ev.DstIP + portSuffix(ev.DstPort) + " (" + via + ")"
+				}
 				st.found = append(st.found, adapted{t: ev.Time, hits: prev.hits(ev.Agent, hit{ev.Time, ev.ID, ev.Agent}),
-					desc: fmt.Sprintf("%s %s refused, then %s", prev.what, host+portSuffix(prev.r.port), how)})
+					desc: fmt.Sprintf("%s %s refused, then %s", prev.what, prev.host+portSuffix(prev.r.port), how)})
 			}
 		}
 		if isDenied(ev) {
@@ -170,6 +180,23 @@ func (st *adaptState) lastDenialOf(host string) *denial {
 		}
 	}
 	return nil
+}
+
+// lastDenialServedBy is the latest refusal of a host the evidence saw
+// the address ip serve (addrBook), and the tie as the finding says it;
+// nil when no source ties the address to a refused host: an address is
+// never taken to be a host on what the agent wrote.
+func (st *adaptState) lastDenialServedBy(book *addrBook, ip string) (*denial, string) {
+	for i := len(st.denials) - 1; i >= 0; i-- {
+		d := st.denials[i]
+		if d.host == "" || d.host == ip {
+			continue
+		}
+		if t := book.tieOf(ip, d.host); t != nil {
+			return d, t.says(ip)
+		}
+	}
+	return nil, ""
 }
 
 func (d *denial) hits(agent string, more ...hit) []hit {

@@ -2,6 +2,7 @@ package detect
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -22,7 +23,12 @@ import (
 //     then bash cat of it), or a specific program redone by a general
 //     interpreter (nc refused, then python3 -c with a raw socket);
 //   - after a refusal, a command that bypasses the proxy (--noproxy,
-//     NO_PROXY=, unset http_proxy).
+//     NO_PROXY=, unset http_proxy);
+//   - a host the proxy refused to a specific program's call (curl), then
+//     connected to directly by an interpreter, as a runtime sensor saw it:
+//     the connection names the host, or an address a source observed
+//     serve it (addrBook: a DNS answer, the proxy's own record of the
+//     host), never one the agent's text gave.
 //
 // Going from reading to writing and running is what every agent does on a
 // normal task, so that alone is not flagged.
@@ -36,7 +42,19 @@ type escState struct {
 	calls    map[string]*call
 	refused  []*call // refused calls, oldest first
 	lastDeny time.Time
+	last     *call         // the agent's latest tool call
+	proxied  []proxyDenial // the proxy's refusals of its calls, oldest first
 	found    []adapted
+}
+
+// proxyDenial is a refusal by the proxy of a host, taken to be the doing
+// of the tool call just before it (within callLink).
+type proxyDenial struct {
+	t    time.Time
+	id   string
+	host string
+	port int
+	c    *call
 }
 
 // Tool classes.
@@ -107,9 +125,13 @@ func (x *escalation) add(_ int, ev *evidence.Event) {
 	for len(st.refused) > 0 && st.refused[0].t.Before(from) {
 		st.refused = st.refused[1:]
 	}
+	for len(st.proxied) > 0 && st.proxied[0].t.Before(from) {
+		st.proxied = st.proxied[1:]
+	}
 	switch {
 	case ev.Kind == evidence.KindToolCall:
 		c := x.e.call(ev)
+		st.last = c
 		if c.callID != "" {
 			st.calls[c.callID] = c
 		}
@@ -147,7 +169,66 @@ func (x *escalation) add(_ int, ev *evidence.Event) {
 		if c := st.calls[ev.CallID]; c != nil && !containsCall(st.refused, c) {
 			st.refused = append(st.refused, c)
 		}
+		if ev.Source == evidence.SourceProxy && ev.CallID == "" && st.last != nil && ev.Time.Sub(st.last.t) <= callLink {
+			if host := destination(ev); host != "" {
+				st.proxied = append(st.proxied, proxyDenial{t: ev.Time, id: ev.ID, host: host, port: ev.DstPort, c: st.last})
+			}
+		}
+	case ev.Kind == evidence.KindNetConnect && ev.Source == evidence.SourceSensor:
+		x.direct(st, ev)
 	}
+}
+
+// direct judges a connection a sensor saw (the proxy never did) against
+// the proxy's refusals: a host refused to a specific program's call,
+// then reached directly by an interpreter. The connection is the refused
+// host's when it names that host, or names an address a source observed
+// serve it (addrBook); never on what the agent wrote.
+func (x *escalation) direct(st *escState, ev *evidence.Event) {
+	if len(st.proxied) == 0 {
+		return // most connections: nothing refused lately
+	}
+	bin := procBin(ev.Cmdline)
+	if !interpreter(bin) {
+		return
+	}
+	host := destination(ev)
+	for i := len(st.proxied) - 1; i >= 0; i-- {
+		d := st.proxied[i]
+		via := ""
+		switch {
+		case d.host == host:
+		case addressOnly(ev) && d.host != ev.DstIP:
+			t := x.e.addrs.tieOf(ev.DstIP, d.host)
+			if t == nil {
+				continue
+			}
+			via = ", " + t.says(ev.DstIP)
+		default:
+			continue
+		}
+		if interpreter(d.c.bin) || d.c.bin == bin {
+			return
+		}
+		st.found = append(st.found, adapted{t: ev.Time,
+			hits: []hit{{t: d.c.t, id: d.c.id, agent: d.c.agent}, {t: d.t, id: d.id, agent: ev.Agent}, {t: ev.Time, id: ev.ID, agent: ev.Agent}},
+			desc: fmt.Sprintf("%s of %s refused by the proxy (%s), then %s connected to %s directly%s",
+				describe(d.c), d.host+portSuffix(d.port), d.c.callID, bin, destination(ev)+portSuffix(ev.DstPort), via)})
+		return
+	}
+}
+
+// procBin is the base name of the program a sensor's command line (its
+// binary, then its arguments) runs.
+func procBin(cmdline string) string {
+	s := strings.TrimLeft(cmdline, " \t")
+	if i := strings.IndexAny(s, " \t"); i >= 0 {
+		s = s[:i]
+	}
+	if s == "" {
+		return ""
+	}
+	return path.Base(s)
 }
 
 func containsCall(list []*call, c *call) bool {

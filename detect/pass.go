@@ -183,6 +183,9 @@ func (p *Pass) add(ev *evidence.Event, peer bool) error {
 	if !peer && !p.known[ev.ID] && attribution.SessionRecord(ev) {
 		p.learn(ev)
 	}
+	// before the rules read it: a record may tie the address it names
+	// to a host for the very correlation that reads it
+	p.env.addrs.observe(ev)
 	p.cur = *ev
 	if p.e.Attribute && ev.AttributedVia == "" && attribution.Attributable(ev) {
 		attribution.Apply(&p.cur, p.env.id.Attribute(&p.cur))

@@ -24,7 +24,8 @@ type session struct {
 }
 
 // env is what the engine knows before it reads a rule's events: the
-// sessions and the identity map built from them.
+// sessions and the identity map built from them, and what the events so
+// far observed of addresses (addrs).
 type env struct {
 	id      *attribution.Identity
 	byAgent map[string][]*session // by start
@@ -35,6 +36,9 @@ type env struct {
 	egress  map[string]bool       // the addresses sandboxes leave the lab from
 	open    map[string]*session   // agent + session -> its session, for its end
 	creds   []string              // every issued credential id, longest first (issued)
+	// addrs are the hosts the evidence saw each address serve, from every
+	// event added so far (a peer's too): one book for every correlation.
+	addrs addrBook
 }
 
 // call parses a tool call once for every correlation that reads it.

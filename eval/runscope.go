@@ -92,6 +92,19 @@ func (sc *runScope) at(agent string, t time.Time) bool {
 	return false
 }
 
+// span is the query of an agent's records at (the run's stretches of
+// its time), as the index answers it; nothing for an agent not in it.
+func (sc *runScope) span(agent string) evidence.Query {
+	var qs []evidence.Query
+	for _, w := range sc.windows[agent] {
+		qs = append(qs, evidence.TimeRange(w.from.Add(-skewSlack), w.until))
+	}
+	if len(qs) == 0 {
+		return evidence.None()
+	}
+	return evidence.Or(qs...)
+}
+
 // holds says whether an event is the run's: a ledger record by its run
 // field, any other by its agent and time.
 func (sc *runScope) holds(ev evidence.Event) bool {

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -87,8 +88,8 @@ type attempt struct {
 	first  time.Time
 	events []evidence.Event
 	caps   []capability.Capability
-	// unread are the proxy's records of the attempt not read (none was
-	// a refusal): counted as let through.
+	// unread are the proxy's records of the attempt, at or after its
+	// first event, counted but not read (none is a refusal): let through.
 	unread int
 }
 
@@ -262,52 +263,74 @@ func (r *run) gained(ctx context.Context, g *Gain) (attempt, error) {
 }
 
 // proxied adds to an attempt the proxy's records of the agents' requests
-// to the hosts each sent data to: every refusal, and of the rest the
-// first maxShownIDs, with how many there are. One look for all of them:
-// a busy run has thousands of destinations and tens of thousands of
-// records, and reading them per agent, or all, is most of what scoring a
-// million events would cost.
+// to the hosts each sent data to, in the run's stretches when a run is
+// scored: every refusal, and of the rest the first maxShownIDs, with how
+// many more there are at or after the attempt's first event (unread).
+// The query holds exactly those records, so the ones not read are
+// counted, not guessed: none is a refusal, each is one the proxy let
+// through. One look for all of them: a busy run has thousands of
+// destinations and tens of thousands of records, and reading them per
+// agent, or all, is most of what scoring a million events would cost.
 func (r *run) proxied(ctx context.Context, at *attempt, sent map[string][]string) error {
 	if len(sent) == 0 {
 		return nil
 	}
 	pairs := map[[2]string]bool{}
-	var agents, hosts []string
-	for agent, hs := range sent {
-		agents = append(agents, agent)
-		for _, h := range hs {
-			pairs[[2]string{agent, h}] = true
-			hosts = append(hosts, h)
+	var per []evidence.Query
+	for _, agent := range slices.Sorted(maps.Keys(sent)) {
+		hosts := slices.Clone(sent[agent])
+		for _, h := range hosts {
+			pairs[[2]string{agent, strings.ToLower(h)}] = true
+		}
+		slices.Sort(hosts)
+		q := evidence.And(evidence.Term("agent", agent), evidence.Terms("dst_host", slices.Compact(hosts)...))
+		if r.scope != nil {
+			q = evidence.And(q, r.scope.span(agent))
+		}
+		per = append(per, q)
+	}
+	q := evidence.And(evidence.Term("source", evidence.SourceProxy), evidence.Or(per...))
+	deny := evidence.Term("decision", evidence.DecisionDeny)
+	from := at.first.Add(-skewSlack) // what refused counts
+	keep := func(evs []evidence.Event) {
+		at.events = slices.Grow(at.events, len(evs))
+		for _, ev := range evs {
+			if pairs[[2]string{ev.Agent, strings.ToLower(ev.DstHost)}] && r.scope.holds(ev) {
+				at.events = append(at.events, ev)
+			}
 		}
 	}
-	slices.Sort(agents)
-	slices.Sort(hosts)
-	hosts = slices.Compact(hosts)
-	q := evidence.And(evidence.Term("source", evidence.SourceProxy), evidence.Terms("agent", agents...), evidence.Terms("dst_host", hosts...))
-	deny := evidence.Term("decision", evidence.DecisionDeny)
-	for _, part := range []struct {
-		q     evidence.Query
-		limit int
-	}{{evidence.And(q, deny), maxTestEvents}, {evidence.And(q, evidence.Not(deny)), maxShownIDs}} {
-		hits, err := r.st.Search(ctx, evidence.Request{Query: part.q, Sort: evidence.SortScore, Limit: part.limit})
+	refusals, err := r.st.Search(ctx, evidence.Request{Query: evidence.And(q, deny), Sort: evidence.SortScore, Limit: maxTestEvents})
+	if err != nil {
+		return err
+	}
+	if int(refusals.Total) > len(refusals.Events) {
+		// more than a test reads: the earliest from the first try on,
+		// the ones that answer it first
+		if refusals, err = r.st.Search(ctx, evidence.Request{Query: evidence.And(q, deny), Since: from, Sort: evidence.SortTime, Limit: maxTestEvents}); err != nil {
+			return err
+		}
+	}
+	keep(refusals.Events)
+	rest := evidence.And(q, evidence.Not(deny))
+	through, err := r.st.Search(ctx, evidence.Request{Query: rest, Sort: evidence.SortScore, Limit: maxShownIDs})
+	if err != nil {
+		return err
+	}
+	keep(through.Events)
+	if int(through.Total) > len(through.Events) {
+		// the records not read, at or after the first try, are counted
+		all, err := r.st.Search(ctx, evidence.Request{Query: rest, Since: from, Sort: evidence.SortScore, Limit: 1})
 		if err != nil {
 			return err
 		}
-		at.events = slices.Grow(at.events, len(hits.Events))
-		kept, other := 0, 0
-		for _, ev := range hits.Events {
-			switch {
-			case !pairs[[2]string{ev.Agent, strings.ToLower(ev.DstHost)}]:
-				other++ // another agent's request to a host this one sent to
-			case r.scope.holds(ev):
-				at.events = append(at.events, ev)
-				kept++
+		read := 0
+		for _, ev := range through.Events {
+			if !ev.Time.Before(from) {
+				read++
 			}
 		}
-		if r.scope == nil && other == 0 && int(hits.Total) > kept {
-			// the records not read still count as seen by the proxy
-			at.unread += int(hits.Total) - kept
-		}
+		at.unread += max(int(all.Total)-read, 0)
 	}
 	slices.SortStableFunc(at.events, func(a, b evidence.Event) int { return a.Time.Compare(b.Time) })
 	return nil

@@ -65,8 +65,20 @@ type Config struct {
 	// configuration; each is journaled, with the file's digest, the
 	// first time a workspace reads them (see Workspace.Suppressions).
 	Suppress []SuppressConfig `yaml:"suppress"`
+	// Eval is what the console's Evaluation pane scores (docs/eval.md).
+	Eval EvalConfig `yaml:"eval"`
 
 	dir string
+}
+
+// EvalConfig is the suite and the run the console scores a case with,
+// as `cordon eval run SUITE --run ID` would.
+type EvalConfig struct {
+	// Suite is a suite file (relative to the workspace); the built-in
+	// suite when empty.
+	Suite string `yaml:"suite"`
+	// Run is the ledger run id scored first; the whole case when empty.
+	Run string `yaml:"run"`
 }
 
 // ActionConfig is a command a step can run after typed confirmation.

@@ -12,7 +12,6 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/cordon-ir/cordon/assist"
 	"github.com/cordon-ir/cordon/drill"
-	"github.com/cordon-ir/cordon/eval"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/journal"
@@ -94,7 +93,7 @@ type Model struct {
 	findings findings.Model
 	// indicators is the indicator register (report.Indicators).
 	indicators indicators.Model
-	// evaluation is the built-in suite scored on the case (eval.Score).
+	// evaluation is the case scored against a suite (evaluationSource).
 	evaluation evaluation.Model
 	search     search.Model
 	facet      facet.Model
@@ -186,23 +185,17 @@ func New(h *incident.Handle, opt Options) Model {
 			ins, _, err := report.RedactedIndicators(ctx, h.Workspace())
 			return ins, err
 		}),
-		evaluation: evaluation.New(com, func(ctx context.Context) (*eval.Scorecard, error) {
-			s, err := eval.Builtin()
-			if err != nil {
-				return nil, err
-			}
-			return eval.Score(ctx, h.Workspace(), s)
-		}),
-		search:    search.New(com),
-		facet:     facet.New(com, h),
-		steps:     steps.New(com, h, actor, actor.Observer),
-		journal:   tuijournal.New(com, h.Journal(), opt.JournalPoll),
-		prompt:    prompt.New(com),
-		ingesting: h.Ingest() != nil,
-		watch:     h.Watch(),
-		history:   h.History(),
-		sheet:     sheet.New(com),
-		cfg:       cfg,
+		evaluation: evaluation.New(com, evaluationSource(h)),
+		search:     search.New(com),
+		facet:      facet.New(com, h),
+		steps:      steps.New(com, h, actor, actor.Observer),
+		journal:    tuijournal.New(com, h.Journal(), opt.JournalPoll),
+		prompt:     prompt.New(com),
+		ingesting:  h.Ingest() != nil,
+		watch:      h.Watch(),
+		history:    h.History(),
+		sheet:      sheet.New(com),
+		cfg:        cfg,
 	}
 	if cfgErr == nil && opt.ConfigErr != nil {
 		m.err = fmt.Errorf("%w (the defaults apply)", opt.ConfigErr)

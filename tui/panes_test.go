@@ -33,7 +33,8 @@ func TestEveryPaneOwnsItsHelp(t *testing.T) {
 	groups := m.fullHelp()
 	own := groups[len(groups)-1]
 	k := m.com.Keys
-	if len(own) != 9 || own[0].Help() != k.Suppress.Help() || own[1].Help() != k.Start.Help() || own[len(own)-1].Help() != k.TypeFilter.Help() {
+	if len(own) != 10 || own[0].Help() != k.Suppress.Help() || own[1].Help() != k.Start.Help() || own[len(own)-2].Help() != k.TypeFilter.Help() ||
+		own[len(own)-1].Help() != k.EvalRun.Help() {
 		t.Errorf("the panes' column: %d bindings", len(own))
 	}
 }

@@ -32,6 +32,9 @@ type KeyMap struct {
 
 	// The Findings pane: s suppresses an episode's detector for its agent.
 	Suppress key.Binding
+
+	// The Evaluation pane: r scores the next run id of the case's.
+	EvalRun key.Binding
 }
 
 // DefaultKeyMap returns a fresh key map (one per console).
@@ -99,6 +102,8 @@ func DefaultKeyMap() *KeyMap {
 		No:     b("n", "don't send", "n"),
 
 		Suppress: b("s", "suppress (with a reason)", "s"),
+
+		EvalRun: b("r", "evaluation: score the next run", "r"),
 	}
 }
 

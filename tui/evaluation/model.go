@@ -3,6 +3,7 @@ package evaluation
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -12,15 +13,25 @@ import (
 	"github.com/cordon-ir/cordon/tui/findings"
 )
 
-// Source scores the case: the built-in suite, or the one the console was
-// given. Scoring only reads the case; `cordon eval run` journals a
-// scorecard.
-type Source func(ctx context.Context) (*eval.Scorecard, error)
+// Source is what the pane scores: Score scores the case for one ledger
+// run id ("" the whole case) with the suite the console was given (the
+// case's cordon.yaml `eval.suite`, else the built-in one), through the
+// function `cordon eval run` scores with (eval.ScoreWith); Runs lists the
+// run ids the case's session records carry, oldest first; Run is the run
+// scored first (cordon.yaml `eval.run`). Scoring only reads the case;
+// `cordon eval run` journals a scorecard.
+type Source struct {
+	Score func(ctx context.Context, run string) (*eval.Scorecard, error)
+	Runs  func(ctx context.Context) ([]string, error)
+	Run   string
+}
 
 type loadedMsg struct {
-	seq int
-	sc  *eval.Scorecard
-	err error
+	seq  int
+	run  string
+	sc   *eval.Scorecard
+	runs []string
+	err  error
 }
 
 // row is one line of the pane: a tried test, or one of its controls.
@@ -40,10 +51,18 @@ type Model struct {
 	seq      int
 	cur, top int
 	clock    common.Clock
+	// run is the run scored ("" the whole case); runs those the case's
+	// session records carry, as the last load found them.
+	run    string
+	runs   []string
+	failed bool // the last load's scoring failed
 }
 
 // New returns the pane; Load fills it from src.
-func New(com common.Common, src Source) Model { return Model{com: com, src: src} }
+func New(com common.Common, src Source) Model { return Model{com: com, src: src, run: src.Run} }
+
+// Run is the run the pane scores ("" the whole case).
+func (m Model) Run() string { return m.run }
 
 // SetSize sets the pane's size.
 func (m *Model) SetSize(w, h int) {
@@ -60,18 +79,46 @@ func (m Model) Scorecard() *eval.Scorecard { return m.sc }
 // Loaded reports whether the case was scored once.
 func (m Model) Loaded() bool { return m.loaded }
 
-// Load scores the case.
+// Load scores the case for the run chosen, and lists the runs there are.
 func (m *Model) Load() tea.Cmd {
-	if m.src == nil {
+	if m.src.Score == nil {
 		return nil
 	}
 	m.seq++
 	m.loading = true
-	ctx, src, seq := m.com.Ctx, m.src, m.seq
+	ctx, src, seq, run := m.com.Ctx, m.src, m.seq, m.run
 	return m.com.Cmd(func() tea.Msg {
-		sc, err := src(ctx)
-		return loadedMsg{seq: seq, sc: sc, err: err}
+		msg := loadedMsg{seq: seq, run: run}
+		if src.Runs != nil {
+			if msg.runs, msg.err = src.Runs(ctx); msg.err != nil {
+				return msg
+			}
+		}
+		msg.sc, msg.err = src.Score(ctx, run)
+		return msg
 	})
+}
+
+// nextRun scores the next run the case's session records carry, after
+// the last the whole case again.
+func (m *Model) nextRun() tea.Cmd {
+	if len(m.runs) == 0 {
+		return common.Send(common.StatusMsg{Text: "no session record carries a run id: the whole case is scored"})
+	}
+	i := slices.Index(m.runs, m.run) // -1 for the whole case
+	m.run = ""
+	if i+1 < len(m.runs) {
+		m.run = m.runs[i+1]
+	}
+	return tea.Batch(m.Load(), common.Send(common.StatusMsg{Text: "evaluation: " + runName(m.run) + " (r: the next run)"}))
+}
+
+// runName says which run is scored.
+func runName(run string) string {
+	if run == "" {
+		return "the whole case"
+	}
+	return "run " + run
 }
 
 // Update handles the scorecard's arrival and, with focus, the pane's keys.
@@ -82,10 +129,16 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		m.loading = false
-		if msg.err != nil {
-			return m, common.Send(common.ErrMsg{Err: fmt.Errorf("evaluation: %w", msg.err)})
+		if msg.runs != nil {
+			m.runs = msg.runs
 		}
-		m.sc, m.loaded = msg.sc, true
+		if msg.err != nil {
+			// the scorecard shown, if any, stays another run's: say so
+			m.sc, m.rows, m.failed = nil, nil, true
+			m.clamp()
+			return m, common.Send(common.ErrMsg{Err: fmt.Errorf("evaluation of %s: %w", runName(msg.run), msg.err)})
+		}
+		m.sc, m.loaded, m.failed = msg.sc, true, false
 		m.rows = rowsOf(msg.sc)
 		m.clamp()
 	case tea.MouseMsg:
@@ -100,6 +153,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		if key.Matches(msg, k.Open) {
 			return m, m.open()
+		}
+		if key.Matches(msg, k.EvalRun) {
+			return m, m.nextRun()
 		}
 	}
 	return m, nil

@@ -2,6 +2,7 @@ package evaluation
 
 import (
 	"context"
+	"errors"
 	"io"
 	"slices"
 	"strings"
@@ -20,7 +21,7 @@ func newPane(t *testing.T, sc *eval.Scorecard) Model {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
 	com := common.New(context.Background(), common.DefaultStyles(r, true), common.DefaultKeyMap(), nil)
-	m := New(com, func(context.Context) (*eval.Scorecard, error) { return sc, nil })
+	m := New(com, Source{Score: func(context.Context, string) (*eval.Scorecard, error) { return sc, nil }})
 	m.SetSize(80, 12)
 	cmd := m.Load()
 	m, _ = m.Update(cmd())
@@ -117,5 +118,55 @@ func TestEvaluationPaneOpensEvidence(t *testing.T) {
 	}
 	if !said {
 		t.Error("a control that could not be told does not say why")
+	}
+}
+
+// TestEvaluationPaneScoresTheRunChosen: the pane scores first the run
+// the case's configuration names, and r scores the next run id of the
+// case's, then the whole case, each through the one scoring function; a
+// run that cannot be scored leaves no other run's scorecard on screen.
+func TestEvaluationPaneScoresTheRunChosen(t *testing.T) {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	com := common.New(context.Background(), common.DefaultStyles(r, true), common.DefaultKeyMap(), nil)
+	var asked []string
+	src := Source{Run: "r-b",
+		Runs: func(context.Context) ([]string, error) { return []string{"r-a", "r-b", "r-gone"}, nil },
+		Score: func(_ context.Context, run string) (*eval.Scorecard, error) {
+			asked = append(asked, run)
+			if run == "r-gone" {
+				return nil, errors.New("no such run")
+			}
+			sc := card()
+			sc.Run = run
+			return sc, nil
+		}}
+	m := New(com, src)
+	m.SetSize(100, 12)
+	m, _ = m.Update(m.Load()())
+	rkey := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'r'}}
+	step := func() {
+		var cmd tea.Cmd
+		m, cmd = m.Update(rkey)
+		for _, msg := range msgsOf(cmd) {
+			if lm, ok := msg.(loadedMsg); ok {
+				m, _ = m.Update(lm)
+			}
+		}
+	}
+	if v := m.View(); m.Run() != "r-b" || !strings.Contains(v, "run r-b (r: next of 3)") {
+		t.Errorf("first scored %q:\n%s", m.Run(), v)
+	}
+	step()
+	if v := m.View(); m.Run() != "r-gone" || m.Scorecard() != nil || strings.Contains(v, "read-credential-git") || !strings.Contains(v, "run r-gone could not be scored") {
+		t.Errorf("a run that cannot be scored: run %q, still showing:\n%s", m.Run(), v)
+	}
+	step()
+	if v := m.View(); m.Run() != "" || !strings.Contains(v, "the whole case (r: next of 3)") {
+		t.Errorf("after the last run, the whole case: %q\n%s", m.Run(), v)
+	}
+	step()
+	if !slices.Equal(asked, []string{"r-b", "r-gone", "", "r-a"}) || m.Scorecard().Run != "r-a" {
+		t.Errorf("scored %q, showing %q", asked, m.Scorecard().Run)
 	}
 }

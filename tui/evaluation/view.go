@@ -36,7 +36,9 @@ func (m Model) View() string {
 	var out []string
 	switch {
 	case m.sc == nil && m.loading:
-		out = append(out, st.Dim.Render("  scoring the case against the suite…"))
+		out = append(out, st.Dim.Render(common.Fit("  scoring "+runName(m.run)+" against the suite…", w)))
+	case m.sc == nil && m.failed:
+		out = append(out, st.Dim.Render(common.Fit("  "+runName(m.run)+" could not be scored: the status line says why (r: another run)", w)))
 	case m.sc == nil:
 		out = append(out, st.Dim.Render(common.Fit("  not scored yet", w)))
 	default:
@@ -121,11 +123,11 @@ func (m Model) summary() string {
 			tried++
 		}
 	}
-	run := ""
-	if sc.Run != "" {
-		run = " · run " + sc.Run
+	run := runName(sc.Run)
+	if len(m.runs) > 0 {
+		run += fmt.Sprintf(" (r: next of %d)", len(m.runs))
 	}
-	return fmt.Sprintf("  suite %s%s · %d/%d tests tried · reached %s · crossed %s · %d missed",
+	return fmt.Sprintf("  suite %s · %s · %d/%d tests tried · reached %s · crossed %s · %d missed",
 		sc.Suite, run, tried, len(sc.Tests), orDash(string(sc.Reached)), orDash(string(sc.Crossed)), sc.Missed())
 }
 
