@@ -15,7 +15,10 @@ import (
 // by copytruncate has its old content found beside it and read to its end
 // first: stable event ids make the part already ingested a no-op, so the
 // lines written just before the rotation are not lost. Each round's results
-// go to round.
+// go to round. A round that read new records is followed by the next
+// after a tenth of interval, not all of it: while records keep coming, a
+// line waits for the round after the one it missed, not for a whole pause
+// besides (interval is the pause once the inputs are quiet).
 func Follow(ctx context.Context, inputs []string, opt Options, interval time.Duration, round func([]FileResult)) error {
 	for {
 		files, err := Expand(inputs)
@@ -36,9 +39,21 @@ func Follow(ctx context.Context, inputs []string, opt Options, interval time.Dur
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(interval):
+		case <-time.After(pause(res, interval)):
 		}
 	}
+}
+
+// pause is how long a follow waits after a round: a tenth of interval
+// after a round that read records (stored or not: duplicates and rejects
+// are reading too), interval after a quiet one.
+func pause(res []FileResult, interval time.Duration) time.Duration {
+	for _, r := range res {
+		if r.Events > 0 || r.Rejects > 0 || r.Merged > 0 {
+			return interval / 10
+		}
+	}
+	return interval
 }
 
 // rotated finds, for each followed file that was rotated since its
