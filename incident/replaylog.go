@@ -242,7 +242,11 @@ func eachLogged(ctx context.Context, path string, want int64, fn func(evidence.E
 	errc := make(chan error, 1)
 	go func() {
 		defer close(batches)
-		errc <- decodeLog(ctx, bufio.NewReaderSize(f, 1<<20), batches, free)
+		var size int64
+		if fi, err := f.Stat(); err == nil {
+			size = fi.Size()
+		}
+		errc <- decodeLog(ctx, bufio.NewReaderSize(f, 1<<20), size, batches, free)
 	}()
 	var n int64
 	for evs := range batches {
@@ -269,8 +273,10 @@ func eachLogged(ctx context.Context, path string, want int64, fn func(evidence.E
 	return ctx.Err()
 }
 
-// decodeLog sends the log's events in batches of a chunk each.
-func decodeLog(ctx context.Context, r *bufio.Reader, out chan<- []evidence.Event, free <-chan []evidence.Event) error {
+// decodeLog sends the log's events in batches of a chunk each. A chunk is
+// about replayChunk bytes, or one event when that is bigger (a hostile
+// record's megabytes): no chunk is longer than the file, size.
+func decodeLog(ctx context.Context, r *bufio.Reader, size int64, out chan<- []evidence.Event, free <-chan []evidence.Event) error {
 	magic := make([]byte, len(replayLogMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != replayLogMagic {
 		return fmt.Errorf("%w: no header", errReplayLog)
@@ -284,14 +290,14 @@ func decodeLog(ctx context.Context, r *bufio.Reader, out chan<- []evidence.Event
 		} else if err != nil {
 			return fmt.Errorf("%w: %v", errReplayLog, err)
 		}
-		size := binary.LittleEndian.Uint32(head[:4])
-		if size > 4*replayChunk {
-			return fmt.Errorf("%w: a chunk of %d bytes", errReplayLog, size)
+		n := binary.LittleEndian.Uint32(head[:4])
+		if int64(n) > size {
+			return fmt.Errorf("%w: a chunk of %d bytes in a file of %d", errReplayLog, n, size)
 		}
-		if cap(comp) < int(size) {
-			comp = make([]byte, size)
+		if cap(comp) < int(n) {
+			comp = make([]byte, n)
 		}
-		comp = comp[:size]
+		comp = comp[:n]
 		if _, err := io.ReadFull(r, comp); err != nil {
 			return fmt.Errorf("%w: %v", errReplayLog, err)
 		}

@@ -3,6 +3,7 @@ package incident
 import (
 	"context"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -166,5 +167,37 @@ func writeMeta(t *testing.T, ws *Workspace, m replayMeta) {
 	}
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// An event bigger than a chunk (a hostile record's megabytes) is a chunk
+// of its own, and reads back whole.
+func TestReplayLogHoldsAHugeEvent(t *testing.T) {
+	dir := t.TempDir()
+	lw, err := newLogWriter(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
+	noise := make([]byte, 6*replayChunk) // 6 MiB that do not compress
+	rand.NewChaCha8([32]byte{1}).Read(noise)
+	huge := string(noise)
+	evs := []evidence.Event{{ID: "a", Time: at, Message: "before"}, {ID: "b", Time: at.Add(time.Second), URL: huge}, {ID: "c", Time: at.Add(2 * time.Second), Message: "after"}}
+	for i := range evs {
+		lw.add(&evs[i])
+	}
+	if err := lw.finish(replayMeta{Version: replayVersion}); err != nil {
+		t.Fatal(err)
+	}
+	var got []evidence.Event
+	err = eachLogged(context.Background(), filepath.Join(dir, replayLogFile), int64(len(evs)), func(ev evidence.Event) error {
+		got = append(got, ev)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, evs) {
+		t.Errorf("read %d events back, not the %d written (the huge one: %d bytes)", len(got), len(evs), len(got[min(1, len(got)-1)].URL))
 	}
 }
