@@ -24,7 +24,7 @@ func cmdFindings(e *env, c *cobra.Command) {
 	minSev := fs.String("min-severity", "", "only findings of severity `S` or above (info, low, medium, high, critical)")
 	rulesPath := fs.String("rules", "", "rules from `FILE|DIR` (YAML, docs/rules.md) instead of the built-in ones and those cordon.yaml adds (run in memory, not kept)")
 	sigmaPaths := fs.StringArray("sigma", nil, "Sigma rules from `FILE|DIR` (docs/sigma.md) run beside the case's rules, in memory, not kept; repeatable")
-	recompute := fs.Bool("recompute", false, "run the detectors again over the whole index instead of reading the result kept with the case")
+	recompute := fs.Bool("recompute", false, "run the detectors again over every stored event (read from the replay log while it is of the index) instead of reading the result kept with the case")
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
 		if *dir == "" {
