@@ -120,6 +120,12 @@ func TestWorkersSurviveTheLossOfAClusterServer(t *testing.T) {
 	waitFor(t, "the workers to read the rest", caughtUp)
 	time.Sleep(3 * time.Second) // what was held comes again after AckWait
 	waitFor(t, "the workers caught up again", caughtUp)
+	// a worker publishes what it found after its pass is idle, and one
+	// whose publication met the election retries: the findings come, late
+	waitFor(t, "the findings of the whole stream", func() bool {
+		got, _ := fold(published(t, js))
+		return summary(got) == summary(want)
+	})
 	sameFindings(t, js, want)
 }
 
