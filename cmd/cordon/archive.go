@@ -49,12 +49,8 @@ func cmdArchive(e *env, c *cobra.Command) {
 			}
 			cfg.Reader.Routes = append(cfg.Reader.Routes, rt)
 		}
-		rejected := 0
-		cfg.Reader.Reject = func(m fleet.MessageReject) {
-			if rejected++; rejected <= maxShownRejects {
-				fmt.Fprintf(e.stderr, "%s: rejected: %s\n", evidence.Printable(m.Origin), evidence.PrintableMessage(m.Reason))
-			}
-		}
+		rejected := &messageRejects{w: e.stderr}
+		cfg.Reader.Reject = rejected.print
 		nc, js, err := fleet.Connect(*url, "cordon archive", 0)
 		if err != nil {
 			return err
@@ -79,9 +75,7 @@ func cmdArchive(e *env, c *cobra.Command) {
 		if cerr := arch.Close(ctx, text); err == nil {
 			err = cerr
 		}
-		if rejected > maxShownRejects {
-			fmt.Fprintf(e.stderr, "... and %d more rejected messages not listed\n", rejected-maxShownRejects)
-		}
+		rejected.summary()
 		if *asJSON {
 			jsonEncoder(e.stdout).Encode(res)
 		} else {

@@ -69,12 +69,8 @@ func cmdPull(e *env, c *cobra.Command) {
 			}
 			cfg.Routes = append(cfg.Routes, rt)
 		}
-		rejected := 0
-		cfg.Reject = func(m fleet.MessageReject) {
-			if rejected++; rejected <= maxShownRejects {
-				fmt.Fprintf(e.stderr, "%s: rejected: %s\n", evidence.Printable(m.Origin), evidence.PrintableMessage(m.Reason))
-			}
-		}
+		rejected := &messageRejects{w: e.stderr}
+		cfg.Reject = rejected.print
 		nc, js, err := fleet.Connect(*url, "cordon pull", 0)
 		if err != nil {
 			return err
@@ -128,9 +124,7 @@ func cmdPull(e *env, c *cobra.Command) {
 		if err != nil {
 			return fmt.Errorf("pull: %w", err)
 		}
-		if rejected > maxShownRejects {
-			fmt.Fprintf(e.stderr, "... and %d more rejected messages not listed\n", rejected-maxShownRejects)
-		}
+		rejected.summary()
 		if *asJSON {
 			jsonEncoder(e.stdout).Encode(pr)
 			printResults(e.stdout, results, true)

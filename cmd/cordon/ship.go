@@ -159,3 +159,22 @@ func (p *rejectPrinter) summary() {
 		fmt.Fprintf(p.w, "... and %d more rejected records not listed\n", p.n-maxShownRejects)
 	}
 }
+
+// messageRejects lists the messages a stream reader rejected, as origin:
+// reason, the first maxShownRejects of them.
+type messageRejects struct {
+	w io.Writer
+	n int
+}
+
+func (p *messageRejects) print(m fleet.MessageReject) {
+	if p.n++; p.n <= maxShownRejects {
+		fmt.Fprintf(p.w, "%s: rejected: %s\n", evidence.Printable(m.Origin), evidence.PrintableMessage(m.Reason))
+	}
+}
+
+func (p *messageRejects) summary() {
+	if p.n > maxShownRejects {
+		fmt.Fprintf(p.w, "... and %d more rejected messages not listed\n", p.n-maxShownRejects)
+	}
+}
