@@ -1,17 +1,13 @@
 package main
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/cordon-ir/cordon/detect"
-	"github.com/cordon-ir/cordon/fleet/fleettest"
 	"github.com/cordon-ir/cordon/serve/servetest"
 	"github.com/cordon-ir/cordon/watch"
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -21,26 +17,7 @@ import (
 // responder's enter pulls agent-9's evidence and opens its console in the
 // session.
 func TestFleetServeOverSSH(t *testing.T) {
-	url := fleettest.Server(t).ClientURL()
-	sample := filepath.Join("..", "..", "sample-incidents", "credential-theft")
-	if code, out, errOut := cordon("ship", "--nats", url, "--state", filepath.Join(t.TempDir(), "ship.json"), sample); code != 0 {
-		t.Fatalf("ship: exit %d\n%s%s", code, out, errOut)
-	}
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := watch.EnsureFindingsStream(context.Background(), js, watch.DefaultFindingsStream, 1); err != nil {
-		t.Fatal(err)
-	}
-	at := time.Date(2026, 11, 4, 10, 0, 0, 0, time.UTC)
-	publishFinding(t, js, detect.Finding{ID: "f1", Detector: "boundary-probing", Title: "probed the boundary",
-		Agent: "agent-14", Severity: detect.SeverityMedium, Start: at, End: at, Events: []string{"x"}, Matches: 1}, watch.Created)
+	url, js, at := fleetWithAFinding(t)
 
 	tmp := t.TempDir()
 	alice := servetest.NewKey(t, "alice@oncall")

@@ -39,26 +39,7 @@ func publishFinding(t *testing.T, js jetstream.JetStream, f detect.Finding, chan
 // from the events' stream and opens the console on it; quitting that
 // console comes back to the fleet.
 func TestFleetConsoleInTmux(t *testing.T) {
-	url := fleettest.Server(t).ClientURL()
-	sample := filepath.Join("..", "..", "sample-incidents", "credential-theft")
-	if code, out, errOut := cordon("ship", "--nats", url, "--state", filepath.Join(t.TempDir(), "ship.json"), sample); code != 0 {
-		t.Fatalf("ship: exit %d\n%s%s", code, out, errOut)
-	}
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := watch.EnsureFindingsStream(context.Background(), js, watch.DefaultFindingsStream, 1); err != nil {
-		t.Fatal(err)
-	}
-	at := time.Date(2026, 11, 4, 10, 0, 0, 0, time.UTC)
-	publishFinding(t, js, detect.Finding{ID: "f1", Detector: "boundary-probing", Title: "probed the boundary",
-		Agent: "agent-14", Severity: detect.SeverityMedium, Start: at, End: at, Events: []string{"x"}, Matches: 1}, watch.Created)
+	url, js, at := fleetWithAFinding(t)
 
 	c := startTmuxSized(t, 120, 30, func(dir, bin string) (string, string) {
 		into := filepath.Join(dir, "pulled")
@@ -115,4 +96,31 @@ func TestFleetConsoleInTmux(t *testing.T) {
 	if n := len(eventsOf(t, dirs[0], "agent-14")); n > 10 {
 		t.Errorf("the pulled incident holds %d events of agent-14, which was not chosen (122 in its ledger)", n)
 	}
+}
+
+// fleetWithAFinding starts a server in this process, ships the
+// credential-theft sample to it, and publishes one finding of agent-14
+// (at at): what both fleet console tests start from.
+func fleetWithAFinding(t *testing.T) (url string, js jetstream.JetStream, at time.Time) {
+	t.Helper()
+	url = fleettest.Server(t).ClientURL()
+	sample := filepath.Join("..", "..", "sample-incidents", "credential-theft")
+	if code, out, errOut := cordon("ship", "--nats", url, "--state", filepath.Join(t.TempDir(), "ship.json"), sample); code != 0 {
+		t.Fatalf("ship: exit %d\n%s%s", code, out, errOut)
+	}
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	if js, err = jetstream.New(nc); err != nil {
+		t.Fatal(err)
+	}
+	if err := watch.EnsureFindingsStream(context.Background(), js, watch.DefaultFindingsStream, 1); err != nil {
+		t.Fatal(err)
+	}
+	at = time.Date(2026, 11, 4, 10, 0, 0, 0, time.UTC)
+	publishFinding(t, js, detect.Finding{ID: "f1", Detector: "boundary-probing", Title: "probed the boundary",
+		Agent: "agent-14", Severity: detect.SeverityMedium, Start: at, End: at, Events: []string{"x"}, Matches: 1}, watch.Created)
+	return url, js, at
 }
