@@ -32,39 +32,46 @@ var _ detect.Source = (*replaySource)(nil)
 // replaySource chooses what the next replay reads.
 func (w *Workspace) replaySource() *replaySource {
 	s := &replaySource{w: w, idx: evidence.StoreSource{Store: w.store}}
-	g, ok := w.store.(evidence.Generationer)
-	if !ok || w.isHeld() {
-		s.why = "this store keeps no replay log"
-		return s
-	}
-	gen, err := g.Generation()
-	if err != nil || gen == "" {
-		s.why = "the index does not say when its events last changed"
-		return s
-	}
-	dir := filepath.Join(w.Dir, engineDir)
-	m, err := readReplayMeta(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		s.why = "no replay log was written"
-	case err != nil:
-		s.why = "the replay log's meta cannot be read"
-	case m.Version != replayVersion || m.Codec != evidence.EventCodec || m.Mapping != evidence.MappingVersion:
-		s.why = "the replay log is another cordon version's"
-	case m.Generation != gen || m.Evidence != w.evidence() || m.Events != w.store.Counts().Total:
-		s.why = "the evidence changed since the replay log was written"
-	default:
-		if fi, err := os.Stat(filepath.Join(dir, replayLogFile)); err != nil || fi.Size() != m.Bytes {
-			s.why = "the replay log is not the one its meta describes"
-			break
-		}
+	m, gen, why := w.logOfIndex()
+	if why == "" {
 		s.log = &m
 		return s
 	}
-	if platform.Writable(w.Dir) == nil && (w.write || journal.CheckWritable(w.Dir, false) == nil) {
+	s.why = why
+	if gen != "" && platform.Writable(w.Dir) == nil && (w.write || journal.CheckWritable(w.Dir, false) == nil) {
 		s.gen = gen
 	}
 	return s
+}
+
+// logOfIndex is the replay log's meta when the log holds the index's
+// events as they are now (why is ""), else why it does not; gen is the
+// index's generation ("" when it has none to tell by: no log is kept).
+func (w *Workspace) logOfIndex() (m replayMeta, gen, why string) {
+	g, ok := w.store.(evidence.Generationer)
+	if !ok || w.isHeld() {
+		return m, "", "this store keeps no replay log"
+	}
+	gen, err := g.Generation()
+	if err != nil || gen == "" {
+		return m, "", "the index does not say when its events last changed"
+	}
+	dir := filepath.Join(w.Dir, engineDir)
+	m, err = readReplayMeta(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return m, gen, "no replay log was written"
+	case err != nil:
+		return m, gen, "the replay log's meta cannot be read"
+	case m.Version != replayVersion || m.Codec != evidence.EventCodec || m.Mapping != evidence.MappingVersion:
+		return m, gen, "the replay log is another cordon version's"
+	case m.Generation != gen || m.Evidence != w.evidence() || m.Events != w.store.Counts().Total:
+		return m, gen, "the evidence changed since the replay log was written"
+	}
+	if fi, err := os.Stat(filepath.Join(dir, replayLogFile)); err != nil || fi.Size() != m.Bytes {
+		return m, gen, "the replay log is not the one its meta describes"
+	}
+	return m, gen, ""
 }
 
 // Each implements detect.Source.
@@ -161,18 +168,11 @@ func (w *Workspace) scanReplay(ctx context.Context, opt FindingsOptions) (detect
 }
 
 // loggedKey is the evidence key of the replay log when it holds exactly
-// the index's events now (its generation and count), "" otherwise: a
-// follow extends such a log with the events of each round it adds in
-// order.
+// the index's events now, "" otherwise: a follow extends such a log with
+// the events of each round it adds in order.
 func (w *Workspace) loggedKey() string {
-	g, ok := w.store.(evidence.Generationer)
-	if !ok {
-		return ""
-	}
-	gen, err := g.Generation()
-	m, merr := readReplayMeta(filepath.Join(w.Dir, engineDir))
-	if err != nil || merr != nil || gen == "" || m.Generation != gen || m.Events != w.store.Counts().Total ||
-		m.Version != replayVersion || m.Codec != evidence.EventCodec || m.Mapping != evidence.MappingVersion {
+	m, _, why := w.logOfIndex()
+	if why != "" {
 		return ""
 	}
 	return m.Evidence
