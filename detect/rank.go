@@ -3,6 +3,7 @@ package detect
 import (
 	"fmt"
 	"github.com/cordon-ir/cordon/capability"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -50,6 +51,10 @@ const openSeverity = SeverityMedium
 type RankInput struct {
 	Findings     []Finding
 	Capabilities *capability.Set
+	// Holdings stand for Capabilities where only they are at hand (the
+	// fleet's console reads what watchers publish of each agent's set):
+	// the ranking reads nothing else of a set. Capabilities wins.
+	Holdings map[string]capability.Holding
 	// Assessment is the case's one answer to "is it stopped?" (nil: none
 	// yet); the ranking reads it for the subject and decides nothing.
 	Assessment *capability.Assessment
@@ -66,7 +71,7 @@ type RankInput struct {
 // agents in cordon: the Findings pane, the report, cordon findings --by
 // agent and every other list of agents by concern read it.
 func RankAgents(in RankInput) []AgentRank {
-	fs, caps := in.Findings, in.Capabilities
+	fs := in.Findings
 	by := map[string]*AgentRank{}
 	get := func(a string) *AgentRank {
 		r := by[a]
@@ -93,23 +98,11 @@ func RankAgents(in RankInput) []AgentRank {
 			sev[f.Agent][f.Detector] = SeverityRank(f.Severity)
 		}
 	}
-	for _, a := range caps.Agents() {
+	for a, h := range in.holdings() {
 		r := get(a)
-		for c := range caps.All(a) {
-			if c.Origin != capability.Acquired {
-				continue
-			}
-			if r.Acquired == nil {
-				r.Acquired = map[capability.Kind]int{}
-			}
-			r.Acquired[c.Kind]++
-			if capability.Unended(c) && !assessed(in.Assessment, a) {
-				r.Holds = true
-			}
-			if c.Kind == capability.DataOut {
-				r.BytesOut += c.BytesOut
-			}
-		}
+		r.Acquired = maps.Clone(h.Acquired)
+		r.Holds = h.Unended && !assessed(in.Assessment, a)
+		r.BytesOut = h.BytesOut
 	}
 	out := make([]AgentRank, 0, len(by))
 	for a, r := range by {
@@ -234,6 +227,19 @@ func joinAnd(parts []string) string {
 
 // assessed says the Assessment judged agent: a kill time is recorded and
 // it is the subject.
+// holdings is what the ranking reads of the capability sets: every agent
+// of Capabilities (one with none acquired too), else Holdings.
+func (in RankInput) holdings() map[string]capability.Holding {
+	if in.Capabilities == nil {
+		return in.Holdings
+	}
+	out := map[string]capability.Holding{}
+	for _, a := range in.Capabilities.Agents() {
+		out[a] = in.Capabilities.Holding(a)
+	}
+	return out
+}
+
 func assessed(a *capability.Assessment, agent string) bool {
 	return a != nil && !a.Kill.IsZero() && slices.Contains(a.Subject, agent)
 }

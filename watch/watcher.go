@@ -115,7 +115,9 @@ type Watcher struct {
 	pass  *detect.Pass
 	buf   *Buffer
 	state *state
-	upto  uint64 // the highest stream sequence delivered to this watcher
+	// holdings are the agents' holdings put in their bucket
+	holdings *holdings
+	upto     uint64 // the highest stream sequence delivered to this watcher
 
 	verdicts  *verdicts // nil: none answered
 	viewAt    time.Time
@@ -215,6 +217,14 @@ func (w *Watcher) Run(ctx context.Context) error {
 		return err
 	}
 	w.state = st
+	kv, err := EnsureHoldings(ctx, w.js, w.cfg.FindingsStream, w.cfg.Replicas)
+	if err != nil {
+		return err
+	}
+	w.holdings, err = openHoldings(ctx, kv, w.cfg.Partition)
+	if err != nil {
+		return err
+	}
 	if err := ensureRejectsStream(ctx, w.js, w.cfg.Replicas); err != nil {
 		return err
 	}
@@ -231,6 +241,9 @@ func (w *Watcher) Run(ctx context.Context) error {
 		return err
 	}
 	if err := w.resume(ctx, r, dedup); err != nil {
+		return err
+	}
+	if err := w.publishHoldings(ctx, time.Now()); err != nil {
 		return err
 	}
 	failed := make(chan error, 1)
@@ -301,7 +314,12 @@ func (w *Watcher) Run(ctx context.Context) error {
 // step takes the deliveries that came, rebuilds the pass if one of them is
 // late, releases what is due, publishes what changed, and only then
 // settles the deliveries whose events reached the pass.
-func (w *Watcher) step(ctx context.Context, in []fleet.Delivery, now time.Time) error {
+func (w *Watcher) step(ctx context.Context, in []fleet.Delivery, now time.Time) (err error) {
+	defer func() {
+		if err == nil {
+			err = w.publishHoldings(ctx, now)
+		}
+	}()
 	var late []fleet.Delivery
 	last := w.pass.Last()
 	for i := range in {

@@ -101,13 +101,21 @@ func TestBusPermissions(t *testing.T) {
 		done <- watch.RunWorker(wctx, wjs, watch.WorkerConfig{Config: watch.Config{Durable: "perm", Lateness: time.Second, Idle: 300 * time.Millisecond},
 			Worker: "w1", Partitions: 1, Lease: time.Second})
 	}()
-	waitFor(t, "findings from the watcher", func() bool {
+	waitFor(t, "findings and holdings from the watcher", func() bool {
 		st, err := adminJS.Stream(ctx, watch.DefaultFindingsStream)
 		if err != nil {
 			return false
 		}
 		info, err := st.Info(ctx)
-		return err == nil && info.State.Msgs > 0
+		if err != nil || info.State.Msgs == 0 {
+			return false
+		}
+		kv, err := adminJS.KeyValue(ctx, watch.HoldingsBucket(watch.DefaultFindingsStream))
+		if err != nil {
+			return false
+		}
+		keys, err := kv.Keys(ctx)
+		return err == nil && len(keys) > 0
 	})
 	stop()
 	if err := <-done; err != nil {
@@ -149,6 +157,30 @@ func TestBusPermissions(t *testing.T) {
 		return got > 0 && status == ""
 	})
 	stopFollow()
+	// and what each agent holds, which the watcher put beside them
+	hctx, stopHoldings := context.WithCancel(ctx)
+	holds := map[string]watch.Holding{}
+	status = "not yet"
+	go watch.FollowHoldings(hctx, cjs, watch.DefaultFindingsStream, func(h watch.Holding) {
+		mu.Lock()
+		defer mu.Unlock()
+		holds[h.Agent] = h
+	}, func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		status = s
+	})
+	waitFor(t, "the live console to read the agents' holdings as console", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(holds) > 0 && status == ""
+	})
+	stopHoldings()
+	if kv, err := cjs.KeyValue(ctx, watch.HoldingsBucket(watch.DefaultFindingsStream)); err != nil {
+		t.Errorf("holdings bucket as console: %v", err)
+	} else if _, err := kv.Put(ctx, "agent-40", []byte(`{"agent":"agent-40"}`)); err == nil {
+		t.Error("a console wrote an agent's holding")
+	}
 
 	console := connect("console")
 	console.Publish("cordon.events.proxy.squid", []byte(`{}`))

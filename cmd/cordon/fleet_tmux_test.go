@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/fleet/fleettest"
 	"github.com/cordon-ir/cordon/watch"
@@ -29,6 +30,23 @@ func publishFinding(t *testing.T, js jetstream.JetStream, f detect.Finding, chan
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if _, err := js.PublishMsg(ctx, msg); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// putHolding puts what agent holds as a watcher does.
+func putHolding(t *testing.T, js jetstream.JetStream, agent string, h capability.Holding) {
+	t.Helper()
+	ctx := context.Background()
+	kv, err := js.KeyValue(ctx, watch.HoldingsBucket(watch.DefaultFindingsStream))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(watch.Holding{Agent: agent, Holding: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kv.Put(ctx, agent, b); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -70,6 +88,16 @@ func TestFleetConsoleInTmux(t *testing.T) {
 	// ranked as the ranking ranks: the high finding's agent first
 	if i, j := strings.Index(s, "agent-9"), strings.Index(s, "agent-14"); i < 0 || j < 0 || i > j {
 		t.Fatalf("agent-9 (high) should be ranked above agent-14 (medium):\n%s", s)
+	}
+
+	// a watcher puts what agent-14 holds (a credential acquired and
+	// revoked by its issuer): its line says so, and it stays below
+	// agent-9, which may hold nothing it has no end of either
+	putHolding(t, js, "agent-14", capability.Holding{Acquired: map[capability.Kind]int{capability.Credential: 1}})
+	c.wait("agent-14's holding on its line", "acquired a credential")
+	s = c.screen()
+	if i, j := strings.Index(s, "agent-9"), strings.Index(s, "agent-14"); i < 0 || j < 0 || i > j {
+		t.Fatalf("agent-9 (high) should still be ranked above agent-14 (medium, nothing held unended):\n%s", s)
 	}
 
 	// the cursor stayed on agent-14's line as agent-9 ranked above it; g
@@ -117,6 +145,10 @@ func fleetWithAFinding(t *testing.T) (url string, js jetstream.JetStream, at tim
 		t.Fatal(err)
 	}
 	if err := watch.EnsureFindingsStream(context.Background(), js, watch.DefaultFindingsStream, 1); err != nil {
+		t.Fatal(err)
+	}
+	// and the bucket of what agents hold, as a watcher makes it
+	if _, err := watch.EnsureHoldings(context.Background(), js, watch.DefaultFindingsStream, 1); err != nil {
 		t.Fatal(err)
 	}
 	at = time.Date(2026, 11, 4, 10, 0, 0, 0, time.UTC)

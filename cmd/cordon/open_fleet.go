@@ -73,10 +73,12 @@ func openFleet(ctx context.Context, e *env, fo fleetOpen) error {
 	}
 }
 
-// followFleet keeps a board of the findings on the stream until ctx ends.
+// followFleet keeps a board of the findings on the stream, and of the
+// holdings beside it, until ctx ends.
 func followFleet(ctx context.Context, js jetstream.JetStream, stream string) *fleetview.Board {
 	board := fleetview.NewBoard()
 	go watch.FollowFindings(ctx, js, stream, func(m watch.Message) { board.Apply(m.Finding, m.Change) }, board.SetStatus)
+	go watch.FollowHoldings(ctx, js, stream, func(h watch.Holding) { board.ApplyHolding(h.Agent, h.Holding) }, board.SetHoldingsStatus)
 	return board
 }
 

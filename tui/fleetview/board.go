@@ -1,10 +1,13 @@
 package fleetview
 
 import (
+	"maps"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/detect"
 )
 
@@ -22,15 +25,19 @@ const (
 type Board struct {
 	mu       sync.Mutex
 	findings map[string]detect.Finding
+	// holdings are what each agent holds, as its watcher last published
+	// it (capability.Holding); none for an agent that acquired nothing.
+	holdings map[string]capability.Holding
 	applied  int64
 	last     time.Time // when the last change was applied
 	status   string    // the feed's state in words ("" when live)
+	hstatus  string    // the holdings feed's
 	changed  chan struct{}
 }
 
 // NewBoard returns an empty board.
 func NewBoard() *Board {
-	return &Board{findings: map[string]detect.Finding{}, changed: make(chan struct{}), status: "connecting"}
+	return &Board{findings: map[string]detect.Finding{}, holdings: map[string]capability.Holding{}, changed: make(chan struct{}), status: "connecting"}
 }
 
 // Apply records one published change of f. A change it does not know is
@@ -50,6 +57,36 @@ func (b *Board) Apply(f detect.Finding, change string) bool {
 	b.last = time.Now()
 	b.notify()
 	return true
+}
+
+// ApplyHolding records what agent holds now; the zero Holding forgets it.
+func (b *Board) ApplyHolding(agent string, h capability.Holding) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	old, had := b.holdings[agent]
+	gone := len(h.Acquired) == 0
+	if gone && !had || had && !gone && old.Equal(h) {
+		return // nothing new
+	}
+	if gone {
+		delete(b.holdings, agent)
+	} else {
+		b.holdings[agent] = h
+	}
+	b.applied++
+	b.last = time.Now()
+	b.notify()
+}
+
+// SetHoldingsStatus says what the holdings' feed is doing, as SetStatus
+// does for the findings'.
+func (b *Board) SetHoldingsStatus(s string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s != b.hstatus {
+		b.hstatus = s
+		b.notify()
+	}
 }
 
 // SetStatus says what the feed is doing ("reading 120 findings",
@@ -79,7 +116,7 @@ func (b *Board) Changed() <-chan struct{} {
 // Snapshot is the board at one moment, ranked.
 type Snapshot struct {
 	// Ranks are the agents in the one ranking's order (detect.RankAgents
-	// over the findings: the bus carries no capability sets).
+	// over the findings and the holdings the watchers published).
 	Ranks []detect.AgentRank
 	// Findings are every finding, by agent, most severe first
 	// (detect.SortRanked).
@@ -98,8 +135,12 @@ func (b *Board) Snapshot() Snapshot {
 		fs = append(fs, f)
 	}
 	s := Snapshot{Applied: b.applied, Last: b.last, Status: b.status, Total: len(fs)}
+	if b.hstatus != "" {
+		s.Status = strings.TrimPrefix(s.Status+"; holdings: "+b.hstatus, "; ")
+	}
+	held := maps.Clone(b.holdings)
 	b.mu.Unlock()
-	s.Ranks = detect.RankAgents(detect.RankInput{Findings: fs})
+	s.Ranks = detect.RankAgents(detect.RankInput{Findings: fs, Holdings: held})
 	// ties (same agent, severity, start and detector) by id, so that
 	// lines do not trade places between two snapshots
 	sort.Slice(fs, func(i, j int) bool { return fs[i].ID < fs[j].ID })

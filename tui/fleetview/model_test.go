@@ -9,6 +9,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/tui/common"
 	"github.com/muesli/termenv"
@@ -88,6 +89,41 @@ func TestFleetRanksAsTheTriageRanking(t *testing.T) {
 	}
 	if s := m.View(); !strings.Contains(s, "2 agents · 5 findings · live") {
 		t.Fatalf("title does not count the board:\n%s", s)
+	}
+}
+
+// What an agent holds, as its watcher published it, ranks it as the
+// incident's capability sets would: an agent that holds an acquired
+// credential with no end recorded goes above one with a graver finding
+// and nothing held, its line says what it acquired, and a holding the
+// watcher deleted takes that back.
+func TestFleetRanksWithHoldings(t *testing.T) {
+	b := NewBoard()
+	fs := []detect.Finding{
+		finding("1", "agent-a", "credential-access", detect.SeverityHigh, 1),
+		finding("2", "agent-b", "boundary-probing", detect.SeverityLow, 2),
+	}
+	for _, f := range fs {
+		b.Apply(f, Created)
+	}
+	b.SetStatus("")
+	held := capability.Holding{Acquired: map[capability.Kind]int{capability.Credential: 2, capability.DataOut: 1}, Unended: true, BytesOut: 4096}
+	b.ApplyHolding("agent-b", held)
+	m := newModel(t, b, Options{})
+	want := detect.RankAgents(detect.RankInput{Findings: fs, Holdings: map[string]capability.Holding{"agent-b": held}})
+	if got := agentLines(m); strings.Join(got, ",") != "agent-b,agent-a" || want[0].Agent != "agent-b" {
+		t.Fatalf("agents shown %v, the ranking says %v\n%s", got, want, m.View())
+	}
+	if v := m.View(); !strings.Contains(v, "acquired 2 credentials") || !strings.Contains(v, "sent 4.0 KiB out") {
+		t.Fatalf("agent-b's line does not say what it acquired:\n%s", v)
+	}
+	b.ApplyHolding("agent-b", capability.Holding{})
+	m, _ = update(t, m, changedMsg{})
+	if got := agentLines(m); strings.Join(got, ",") != "agent-a,agent-b" {
+		t.Fatalf("after agent-b's holding was deleted: %v\n%s", got, m.View())
+	}
+	if v := m.View(); strings.Contains(v, "acquired 2 credentials") {
+		t.Fatalf("a deleted holding still shows:\n%s", v)
 	}
 }
 
