@@ -67,6 +67,9 @@ type Config struct {
 	Suppress []SuppressConfig `yaml:"suppress"`
 	// Eval is what the console's Evaluation pane scores (docs/eval.md).
 	Eval EvalConfig `yaml:"eval"`
+	// Follow is how a following ingest orders its inputs for the
+	// detectors (FollowConfig).
+	Follow FollowConfig `yaml:"follow"`
 
 	dir string
 }
@@ -170,6 +173,9 @@ func LoadConfig(dir string, shared bool) (*Config, error) {
 
 // Validate checks what YAML decoding cannot: names, templates, durations.
 func (c *Config) Validate() error {
+	if err := c.Follow.check(); err != nil {
+		return err
+	}
 	if c.Store != "" {
 		if _, err := remoteOpener(c.Store); err != nil {
 			return fmt.Errorf("store: %v", err)

@@ -3,6 +3,7 @@ package incident
 import (
 	"context"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/cordon-ir/cordon/detect"
@@ -40,6 +41,9 @@ type livePass struct {
 	// logged is the evidence key of the replay log when it holds the
 	// events the pass took ("": it does not, and is not extended)
 	logged string
+	// held counts the stored events after the last one the pass took:
+	// held for order, added at a later round
+	held int64
 }
 
 // withoutEvidence is what a pass was started for, the evidence aside (a follow's
@@ -56,7 +60,12 @@ type LiveRound struct {
 	// the pass was started again from every stored event ("" when not).
 	Added    int
 	Replayed string
-	Took     time.Duration
+	// Held counts the events stored and not yet added, waiting for the
+	// inputs still writing to go past them (follow_marks.go); HeldFor is
+	// the input whose progress they wait for.
+	Held    int
+	HeldFor string
+	Took    time.Duration
 }
 
 // followRound brings the detectors up to the evidence after a round of a
@@ -72,6 +81,9 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 		stored += int64(r.Stored)
 		fresh += int64(r.New)
 	}
+	now := time.Now()
+	marks := w.followMarks()
+	marks.observe(res, now)
 	lp := w.live
 	switch {
 	case lp == nil:
@@ -85,31 +97,51 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 	case counts.Total-lp.total != fresh:
 		out.Replayed = fmt.Sprintf("the index holds %d more events, the round stored %d", counts.Total-lp.total, fresh)
 	}
-	if out.Replayed == "" && fresh > 0 {
-		evs, why, err := w.eventsAfter(ctx, lp.pass.Last(), fresh)
+	if out.Replayed == "" && fresh+lp.held > 0 {
+		evs, why, err := w.eventsAfter(ctx, lp.pass.Last(), fresh+lp.held)
 		if err != nil {
 			return out, err
 		}
 		out.Replayed = why
 		if why == "" {
-			for i := range evs {
+			// what the inputs still writing have not gone past waits
+			n := len(evs)
+			if mark, bounded, by := marks.watermark(now); bounded {
+				n = sort.Search(len(evs), func(i int) bool { return evs[i].Time.After(mark) })
+				if n < len(evs) {
+					out.HeldFor = by
+				}
+			}
+			for i := range evs[:n] {
 				if err := lp.pass.Add(&evs[i]); err != nil {
 					return out, err
 				}
 			}
-			out.Added = len(evs)
-			lp.logged = w.extendReplayLog(lp.logged, evs)
+			out.Added, out.Held = n, len(evs)-n
+			lp.held = int64(out.Held)
+			lp.logged = w.extendReplayLog(lp.logged, evs[:n], lp.held)
 		}
 	}
 	if out.Replayed != "" {
-		p, err := w.replayPass(ctx)
+		mark, bounded, by := marks.watermark(now)
+		if !bounded {
+			mark = time.Time{}
+		}
+		p, held, err := w.replayPass(ctx, mark)
 		if err != nil {
 			return out, err
 		}
-		lp = &livePass{pass: p, meta: meta, logged: w.loggedKey()}
+		lp = &livePass{pass: p, meta: meta, logged: w.loggedKey(), held: held}
+		if held > 0 {
+			// the log holds what the pass holds back: a later replay
+			// writes it anew
+			lp.logged = ""
+			out.Held, out.HeldFor = int(held), by
+		}
 		w.live = lp
 		out.Added = int(p.Events())
 	}
+	marks.held(lp.held, now)
 	lp.total = counts.Total
 	key := evidenceKey(counts)
 	w.findingsMu.Lock()
@@ -119,8 +151,12 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 	// this process kept nothing yet
 	before, kept := w.scanned.Findings, w.scanned.Findings != nil
 	w.findingsMu.Unlock()
-	if out.Replayed == "" && fresh == 0 && current {
-		// nothing new: the answer stands
+	if out.Replayed == "" && out.Added == 0 && (current || fresh > 0 && kept) {
+		// nothing new reached the pass: the answer stands, of the
+		// evidence as the follow holds it
+		w.findingsMu.Lock()
+		w.findingsKey = key
+		w.findingsMu.Unlock()
 		out.Change = FindingsChange{Created: []string{}, Updated: []string{}, Withdrawn: []string{}, Total: total}
 		out.Took = time.Since(start)
 		return out, nil
@@ -136,6 +172,12 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 	w.scanned, w.findingsKey = r, key
 	w.findingsMu.Unlock()
 	if keepable {
+		if lp.held > 0 {
+			// not of the index as it is: a reader after this process
+			// stopped runs the detectors again; one while it follows
+			// reads it as the follow's answer
+			meta.Evidence += fmt.Sprintf(" (%d events held for order)", lp.held)
+		}
 		_ = w.keepScan(meta, r) // not keeping it costs another process a pass
 	}
 	ch, err := w.journalChange(ctx, actor, before, r.Findings)
@@ -166,28 +208,50 @@ func (w *Workspace) eventsAfter(ctx context.Context, last evidence.Event, want i
 }
 
 // replayPass starts a pass over every stored event, as a one-shot run
-// does (Scan), and leaves it open for the rounds to come.
-func (w *Workspace) replayPass(ctx context.Context) (*detect.Pass, error) {
+// does (Scan), and leaves it open for the rounds to come; when mark is
+// not zero, the events after it are held (counted, not added).
+func (w *Workspace) replayPass(ctx context.Context, mark time.Time) (p *detect.Pass, held int64, err error) {
 	rules, err := w.rules()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	eng := detect.Engine{Rules: rules, Attribute: !AttributionStored(w.store.Counts()), Secrets: w.scanRedactor()}
-	var p *detect.Pass
 	err = w.withReplay(func(src detect.Source) error {
 		var err error
 		if p, err = eng.Start(ctx, src); err != nil {
 			return err
+		}
+		held = 0 // a replay again from the index counts anew
+		if !mark.IsZero() {
+			src = heldAfter{src, mark, &held}
 		}
 		follow, end := tuneReplayGC()
 		defer end()
 		return replay(ctx, p, src, follow)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("findings: %w", err)
+		return nil, 0, fmt.Errorf("findings: %w", err)
 	}
 	w.findingsMu.Lock()
 	w.detectorRuns++
 	w.findingsMu.Unlock()
-	return p, nil
+	return p, held, nil
+}
+
+// heldAfter gives every event of its Source up to mark, and counts those
+// after it in held.
+type heldAfter struct {
+	detect.Source
+	mark time.Time
+	held *int64
+}
+
+func (h heldAfter) Each(ctx context.Context, q evidence.Query, fn func(evidence.Event) error) error {
+	return h.Source.Each(ctx, q, func(ev evidence.Event) error {
+		if ev.Time.After(h.mark) {
+			*h.held++
+			return nil
+		}
+		return fn(ev)
+	})
 }

@@ -47,6 +47,10 @@ type IngestUpdate struct {
 	Findings  int
 	Detected  FindingsChange
 	DetectErr error
+	// Judged counts the rounds whose answer changed the findings: a round
+	// that added no new event may still add those held for order
+	// (follow_marks.go), and a console reloads its findings for it.
+	Judged int
 }
 
 // followInterval is how often a following console looks for new lines,
@@ -71,6 +75,9 @@ func (w *Workspace) StartIngest(ctx context.Context, inputs []string, opt Ingest
 			r.latest.DetectErr = err
 			if err == nil {
 				r.latest.Findings, r.latest.Detected = lr.Change.Total, lr.Change
+				if !lr.Change.Empty() {
+					r.latest.Judged++
+				}
 			}
 			r.mu.Unlock()
 		}

@@ -181,13 +181,15 @@ func (w *Workspace) loggedKey() string {
 // extendReplayLog writes a round's events, which sort after every event
 // before them, at the end of the replay log, when the log holds the
 // events before the round (its evidence key is key): the next replay then
-// reads the log rather than the index. It returns the log's new key, ""
-// when the log was not extended (the next replay reads the index and
-// writes it anew).
-func (w *Workspace) extendReplayLog(key string, evs []evidence.Event) string {
+// reads the log rather than the index. held counts the stored events
+// after them that a follow holds for order: while there are any, the log
+// is not of the index (its key says so, and no replay reads it) and the
+// next round extends it. It returns the log's new key, "" when the log
+// was not extended (the next replay reads the index and writes it anew).
+func (w *Workspace) extendReplayLog(key string, evs []evidence.Event, held int64) string {
 	dir := filepath.Join(w.Dir, engineDir)
 	m, err := readReplayMeta(dir)
-	if key == "" || err != nil || m.Evidence != key || m.Events+int64(len(evs)) != w.store.Counts().Total {
+	if key == "" || err != nil || m.Evidence != key || m.Events+int64(len(evs))+held != w.store.Counts().Total {
 		return ""
 	}
 	g, ok := w.store.(evidence.Generationer)
@@ -206,6 +208,9 @@ func (w *Workspace) extendReplayLog(key string, evs []evidence.Event) string {
 		lw.add(&evs[i])
 	}
 	m.Generation, m.Evidence = gen, w.evidence()
+	if held > 0 {
+		m.Evidence += fmt.Sprintf(" less %d held for order", held)
+	}
 	if lw.finish(m) != nil {
 		return ""
 	}

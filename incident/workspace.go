@@ -61,10 +61,11 @@ type Workspace struct {
 	keptRun     bool          // this process kept the result its run of the detectors gave
 	scanned     detect.Result // findings and capabilities of the evidence findingsKey names
 	findingsKey string
-	live        *livePass // the pass a following ingest keeps (followRound)
-	held        string    // OpenHeld: the evidence key of the follower's kept answer
-	heldAt      time.Time // and when it was kept
-	heldReads   string    // why it cannot read the evidence through its follower
+	live        *livePass    // the pass a following ingest keeps (followRound)
+	following   *followMarks // how far each followed input got (followRound)
+	held        string       // OpenHeld: the evidence key of the follower's kept answer
+	heldAt      time.Time    // and when it was kept
+	heldReads   string       // why it cannot read the evidence through its follower
 	// heldUnmatched counts the suppressions with a query a held workspace
 	// could not match (HeldUnmatched)
 	heldUnmatched map[string]bool
@@ -502,6 +503,15 @@ func (w *Workspace) Follow(ctx context.Context, inputs []string, opt IngestOptio
 	})
 	if err == nil {
 		err = roundErr
+	}
+	// what waited for order goes to the detectors as the follow ends
+	if w.live != nil && w.live.held > 0 && opt.Detectors != nil {
+		w.following.done = true
+		actor := opt.Actor
+		if actor.Name == "" {
+			actor = journal.CurrentActor(journal.ViaCLI)
+		}
+		opt.Detectors(w.followRound(context.WithoutCancel(ctx), actor, nil, false))
 	}
 	// The growth that waited for GrowthEvery is recorded as the follow ends.
 	if jerr := w.recordReceipts(context.WithoutCancel(ctx), opt.Actor, opt.From, last, true, true); jerr != nil && err == nil {

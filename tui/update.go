@@ -151,7 +151,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		// A pass that ended (the ingest, or a round of following) settles
 		// the counts: the sparkline's denied marks are redrawn in full.
-		roundEnded := msg.u.Following && (msg.u.Added > prev.Added || !prev.Following)
+		roundEnded := msg.u.Following && (msg.u.Added > prev.Added || !prev.Following || msg.u.Judged > prev.Judged)
 		cmds := []tea.Cmd{countsCmd(m.com, m.cs, true, !msg.u.Done && !roundEnded)}
 		if roundEnded {
 			// A pass over followed files ended: agents and findings

@@ -139,7 +139,8 @@ func detectNow(ctx context.Context, e *env, ws *incident.Workspace, quiet bool) 
 }
 
 // printLiveRound says what a round of a follow changed in the findings,
-// and how: events added to the kept pass, or a replay and why.
+// and how: events added to the kept pass, or a replay and why, and the
+// events held for order.
 func printLiveRound(e *env, r incident.LiveRound, err error, quiet bool) {
 	if err != nil {
 		fmt.Fprintf(e.stderr, "detectors: %v (the evidence is in; cordon findings runs them again)\n", err)
@@ -151,6 +152,9 @@ func printLiveRound(e *env, r incident.LiveRound, err error, quiet bool) {
 	how := fmt.Sprintf("%d event(s) added", r.Added)
 	if r.Replayed != "" {
 		how = "replayed " + strconv.Itoa(r.Added) + " events: " + r.Replayed
+	}
+	if r.Held > 0 {
+		how += fmt.Sprintf("; %d held for order, until %s goes past them", r.Held, r.HeldFor)
 	}
 	fmt.Fprintf(e.stderr, "detectors: %s in %s (%s)\n", r.Change, r.Took.Round(time.Millisecond), evidence.Printable(how))
 }
