@@ -12,14 +12,20 @@ import (
 // evaluationSource is what the Evaluation pane scores: the suite the
 // case's cordon.yaml names (`eval.suite`, else the built-in one), for the
 // run it names first (`eval.run`, else the whole case), through
-// eval.ScoreWith, the one function `cordon eval run` scores with. A
-// configuration that does not load leaves the defaults, as the console
-// does (it says why).
-func evaluationSource(h *incident.Handle) evaluation.Source {
+// eval.ScoreWith, the one function `cordon eval run` scores with; what
+// over names (cordon open's flags) instead. A configuration that does not
+// load leaves the defaults, as the console does (it says why).
+func evaluationSource(h *incident.Handle, over incident.EvalConfig) evaluation.Source {
 	var ec incident.EvalConfig
 	suite := ""
 	if cfg, err := h.Config(); err == nil && cfg != nil {
 		ec, suite = cfg.Eval, cfg.Path(cfg.Eval.Suite)
+	}
+	if over.Suite != "" {
+		suite = over.Suite // as given on the command line: from where it ran
+	}
+	if over.Run != "" {
+		ec.Run = over.Run
 	}
 	return evaluation.Source{
 		Run: ec.Run,

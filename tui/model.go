@@ -62,6 +62,10 @@ type Options struct {
 	// Remote says the console is an SSH session: `:report` and `:export`
 	// write only into the workspace's exports/ folder.
 	Remote bool
+	// Eval, where it names a suite or a run, is what the Evaluation pane
+	// scores instead of what cordon.yaml's eval: names (cordon open
+	// --eval-suite, --eval-run).
+	Eval incident.EvalConfig
 	// Config is the responder's config.yaml (nil: the defaults);
 	// ConfigErr why it could not be read (the console opens on the
 	// defaults and says so).
@@ -185,7 +189,7 @@ func New(h *incident.Handle, opt Options) Model {
 			ins, _, err := report.RedactedIndicators(ctx, h.Workspace())
 			return ins, err
 		}),
-		evaluation: evaluation.New(com, evaluationSource(h)),
+		evaluation: evaluation.New(com, evaluationSource(h, opt.Eval)),
 		search:     search.New(com),
 		facet:      facet.New(com, h),
 		steps:      steps.New(com, h, actor, actor.Observer),

@@ -12,6 +12,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/cordon-ir/cordon/eval"
 	"github.com/cordon-ir/cordon/fleet"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/ingest"
@@ -35,14 +36,16 @@ func cmdOpen(e *env, c *cobra.Command) {
 	findingsStream := fs.String("findings-stream", watch.DefaultFindingsStream, "with --nats: the findings' stream")
 	eventsStream := fs.String("stream", fleet.DefaultStream, "with --nats: the events' stream an incident is pulled from")
 	pullInto := fs.String("pull-into", "", "with --nats: make the pulled incidents' workspaces under `DIR` (default $XDG_STATE_HOME/cordon/incidents)")
+	evalSuite := fs.String("eval-suite", "", "the Evaluation pane scores this suite `FILE` (default: cordon.yaml's eval.suite, else the built-in suite; see docs/eval.md)")
+	evalRun := fs.String("eval-run", "", "the Evaluation pane scores the ledger run `ID` first (default: cordon.yaml's eval.run, else the whole case; r cycles the runs)")
 	routes := fs.StringArray("raw-route", nil, "with --nats: pull messages on `SUBJECT=FORMAT` as raw records of that format; repeatable")
 	shared := allowSharedFlag(fs)
 	c.RunE = func(cmd *cobra.Command, inputs []string) error {
 		ctx := cmd.Context()
 		var err error
 		if *natsURL != "" {
-			if *dir != "" || len(inputs) > 0 || *signKey != "" || *format != "" {
-				return fmt.Errorf("%w: open --nats is the fleet's console: it takes no workspace, evidence, --format or --sign-key (enter on an agent pulls and opens its incident)", errUsage)
+			if *dir != "" || len(inputs) > 0 || *signKey != "" || *format != "" || *evalSuite != "" || *evalRun != "" {
+				return fmt.Errorf("%w: open --nats is the fleet's console: it takes no workspace, evidence, --format, --sign-key or --eval-* (enter on an agent pulls and opens its incident)", errUsage)
 			}
 			if !isTerminal(e.stdout) {
 				return fmt.Errorf("%w: cordon open is an interactive console and needs a terminal", errUsage)
@@ -59,6 +62,19 @@ func cmdOpen(e *env, c *cobra.Command) {
 				fo.routes = append(fo.routes, rt)
 			}
 			return openFleet(ctx, e, fo)
+		}
+		evalOver := incident.EvalConfig{Suite: *evalSuite, Run: *evalRun}
+		if evalOver.Suite != "" {
+			// checked now: a suite that does not load is a usage error,
+			// not a pane that says so later
+			abs, err := filepath.Abs(evalOver.Suite)
+			if err != nil {
+				return err
+			}
+			if _, err := eval.Load(abs); err != nil {
+				return fmt.Errorf("%w: --eval-suite: %v", errUsage, err)
+			}
+			evalOver.Suite = abs
 		}
 		if *dir == "" && len(inputs) == 0 {
 			fs.Usage()
@@ -123,7 +139,7 @@ func cmdOpen(e *env, c *cobra.Command) {
 		}
 		cfg, cfgErr := consoleConfig()
 		m := tui.New(h, tui.Options{Renderer: renderer(e.stdout), Dark: darkBackground(), Logger: log, Ctx: cctx,
-			Config: &cfg, ConfigErr: cfgErr, Version: cordonVersion()})
+			Config: &cfg, ConfigErr: cfgErr, Version: cordonVersion(), Eval: evalOver})
 		p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(cctx),
 			tea.WithOutput(e.stdout))
 		final, runErr := p.Run()
