@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -53,7 +54,7 @@ func instructionLike(s string) (string, bool) {
 // line flagged costs no more rules than it takes. A rule runs only when
 // the line holds one of its triggers.
 func findInjection(sk string) ([]int, bool) {
-	for _, r := range injectionRules {
+	for _, r := range injectionRules() {
 		if !mayMatch(sk, r.triggers) && (r.short == nil || !r.short.MatchString(sk)) {
 			continue
 		}
@@ -94,8 +95,11 @@ const (
 
 // injectionRules are the rules, English (inject_en.go), the directive
 // rule (inject_directive.go) and other languages (inject_lang.go),
-// compiled on the skeleton alphabet.
-var injectionRules = compileRules(slices.Concat(englishRules, directiveRules, otherLanguageRules))
+// compiled on the skeleton alphabet the first time they are asked for:
+// compiling them takes about 30 ms, which every command paid at start.
+var injectionRules = sync.OnceValue(func() []injectRule {
+	return compileRules(slices.Concat(englishRules, directiveRules, otherLanguageRules))
+})
 
 // ruleSource is a rule as written: its expression in ordinary letters,
 // folded to the skeleton's alphabet when compiled.

@@ -32,7 +32,7 @@ func FuzzInstructionLike(f *testing.F) {
 			t.Fatalf("an excerpt without a flag: %q", ex)
 		}
 		sk, _ := skeleton(s)
-		for i, r := range injectionRules {
+		for i, r := range injectionRules() {
 			if r.re.MatchString(sk) && !mayMatch(sk, r.triggers) && (r.short == nil || !r.short.MatchString(sk)) {
 				t.Fatalf("rule %d (%s) matches %q, its triggers do not", i, r.class, s)
 			}

@@ -115,7 +115,7 @@ func TestTriggersNeverHideAMatch(t *testing.T) {
 	n := 0
 	for _, s := range all {
 		sk, _ := skeleton("- | " + s)
-		for i, r := range injectionRules {
+		for i, r := range injectionRules() {
 			if r.re.MatchString(sk) {
 				n++
 				if !mayMatch(sk, r.triggers) && (r.short == nil || !r.short.MatchString(sk)) {
