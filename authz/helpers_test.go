@@ -53,7 +53,7 @@ func serve(t testing.TB, ask authz.Asker) (*authz.Server, authv3.AuthorizationCl
 	srv := authz.New(ask)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- authz.Serve(ctx, lis, srv, time.Second) }()
+	go func() { done <- authz.Serve(ctx, lis, srv, time.Second, nil) }()
 	conn, err := grpc.NewClient("passthrough:///"+lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package authz
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -15,6 +16,7 @@ import (
 	rpcstatus "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -133,9 +135,15 @@ func (s *Server) response(v *watch.Verdict) *authv3.CheckResponse {
 }
 
 // Serve answers on lis until ctx ends, then lets the checks in flight
-// finish (at most grace) and returns.
-func Serve(ctx context.Context, lis net.Listener, s *Server, grace time.Duration) error {
-	g := grpc.NewServer()
+// finish (at most grace) and returns. With conf, every connection is
+// TLS (mutual when conf verifies client certificates); nil serves
+// plaintext.
+func Serve(ctx context.Context, lis net.Listener, s *Server, grace time.Duration, conf *tls.Config) error {
+	var opts []grpc.ServerOption
+	if conf != nil {
+		opts = append(opts, grpc.Creds(credentials.NewTLS(conf)))
+	}
+	g := grpc.NewServer(opts...)
 	authv3.RegisterAuthorizationServer(g, s)
 	done := make(chan error, 1)
 	go func() { done <- g.Serve(lis) }()

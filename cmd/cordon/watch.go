@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -20,7 +21,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const watchArgs = "--nats URL [--stream S] [--durable NAME] [--partitions N] [--worker NAME] [--lease D] [--replicas N] [--rules FILE|DIR] [--lateness D] [--idle D] [--raw-route SUBJECT=FORMAT]... [--verdicts [--verdict-name NAME] [--policy FILE] [--ext-authz ADDR]] | --status [--durable NAME]"
+const watchArgs = "--nats URL [--stream S] [--durable NAME] [--partitions N] [--worker NAME] [--lease D] [--replicas N] [--rules FILE|DIR] [--lateness D] [--idle D] [--raw-route SUBJECT=FORMAT]... [--verdicts [--verdict-name NAME] [--policy FILE] [--ext-authz ADDR [--ext-authz-cert FILE --ext-authz-key FILE [--ext-authz-client-ca FILE]]]] | --status [--durable NAME]"
 
 func cmdWatch(e *env, c *cobra.Command) {
 	fs := c.Flags()
@@ -41,6 +42,10 @@ func cmdWatch(e *env, c *cobra.Command) {
 	replicas := fs.Int("replicas", 1, "servers of a cluster that keep the findings stream and the buckets the watchers create (3 to survive the loss of one)")
 	status := fs.Bool("status", false, "print each worker of the group: its partitions, lag, events/s and findings/s, then stop")
 	extAuthz := fs.String("ext-authz", "", "also answer Envoy's ext_authz v3 (gRPC) on `ADDR` (host:port) from the same verdicts (docs/verdicts.md)")
+	var authzTLS authz.TLS
+	fs.StringVar(&authzTLS.CertFile, "ext-authz-cert", "", "with --ext-authz: serve TLS with this certificate `FILE` (PEM)")
+	fs.StringVar(&authzTLS.KeyFile, "ext-authz-key", "", "with --ext-authz: the certificate's private key `FILE` (PEM)")
+	fs.StringVar(&authzTLS.ClientCAFile, "ext-authz-client-ca", "", "with --ext-authz: mutual TLS: accept only gateways whose client certificate this CA bundle `FILE` (PEM) signed")
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
 		if *url == "" {
@@ -86,6 +91,13 @@ func cmdWatch(e *env, c *cobra.Command) {
 		} else if *policyPath != "" || *vname != "" || *extAuthz != "" {
 			return fmt.Errorf("%w: --policy, --verdict-name and --ext-authz go with --verdicts", errUsage)
 		}
+		if *extAuthz == "" && !authzTLS.Plaintext() {
+			return fmt.Errorf("%w: --ext-authz-cert, --ext-authz-key and --ext-authz-client-ca go with --ext-authz", errUsage)
+		}
+		tlsConf, err := authzTLS.Config()
+		if err != nil {
+			return fmt.Errorf("%w: --ext-authz: %v", errUsage, err)
+		}
 		cfg.Log = slog.New(slog.NewTextHandler(e.stderr, nil))
 		cfg.Reject = func(m fleet.MessageReject) {
 			fmt.Fprintf(e.stderr, "%s: rejected: %s\n", evidence.Printable(m.Origin), evidence.PrintableMessage(m.Reason))
@@ -100,7 +112,7 @@ func cmdWatch(e *env, c *cobra.Command) {
 			if *partitions != 1 {
 				return fmt.Errorf("%w: --verdicts are answered by one watcher of every agent, not by partitions", errUsage)
 			}
-			return runOneWatcher(ctx, e, js, cfg, *extAuthz, *asJSON)
+			return runOneWatcher(ctx, e, js, cfg, *extAuthz, tlsConf, *asJSON)
 		}
 		var last watch.WorkerStatus
 		wcfg := watch.WorkerConfig{Config: cfg, Worker: *worker, Partitions: *partitions, Lease: *lease,
@@ -125,15 +137,16 @@ func cmdWatch(e *env, c *cobra.Command) {
 }
 
 // runOneWatcher runs a watcher of every agent that answers verdicts.
-// With extAuthz, it answers Envoy's ext_authz there from the same verdicts.
-func runOneWatcher(ctx context.Context, e *env, js jetstream.JetStream, cfg watch.Config, extAuthz string, asJSON bool) error {
+// With extAuthz, it answers Envoy's ext_authz there from the same verdicts
+// (over TLS with tlsConf, plaintext when nil).
+func runOneWatcher(ctx context.Context, e *env, js jetstream.JetStream, cfg watch.Config, extAuthz string, tlsConf *tls.Config, asJSON bool) error {
 	w, err := watch.New(js, cfg)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	stopAuthz := func() error { return nil }
 	if extAuthz != "" {
-		if stopAuthz, err = serveExtAuthz(ctx, e, w, extAuthz); err != nil {
+		if stopAuthz, err = serveExtAuthz(ctx, e, w, extAuthz, tlsConf); err != nil {
 			return err
 		}
 	}
@@ -216,15 +229,22 @@ func printBatch(e *env, b watch.Batch, asJSON bool) {
 
 // serveExtAuthz answers Envoy's ext_authz on addr from w's verdicts until
 // the returned stop is called.
-func serveExtAuthz(ctx context.Context, e *env, w *watch.Watcher, addr string) (stop func() error, err error) {
+func serveExtAuthz(ctx context.Context, e *env, w *watch.Watcher, addr string, conf *tls.Config) (stop func() error, err error) {
 	lis, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("%w: --ext-authz: %w", errUsage, err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- authz.Serve(cctx, lis, authz.New(w), 5*time.Second) }()
-	fmt.Fprintf(e.stderr, "answering Envoy ext_authz on %s\n", lis.Addr())
+	go func() { done <- authz.Serve(cctx, lis, authz.New(w), 5*time.Second, conf) }()
+	how := "plaintext: keep it on the gateway's own network"
+	switch {
+	case conf != nil && conf.ClientCAs != nil:
+		how = "mutual TLS"
+	case conf != nil:
+		how = "TLS, any client"
+	}
+	fmt.Fprintf(e.stderr, "answering Envoy ext_authz on %s (%s)\n", lis.Addr(), how)
 	return func() error {
 		cancel()
 		return <-done
