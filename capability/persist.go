@@ -13,7 +13,7 @@ func (s *Set) ByAgent() map[string][]*Capability {
 	if s == nil {
 		return nil
 	}
-	return s.byAgent
+	return s.sets()
 }
 
 // CoverageState is what a Coverage holds: each source's watermark, the

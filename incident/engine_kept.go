@@ -31,7 +31,7 @@ const (
 	resultFile = "result.gob"
 	// engineVersion names the detectors' pass and what it keeps: a result
 	// kept by another version is computed again.
-	engineVersion = "scan/3"
+	engineVersion = "scan/4"
 )
 
 // keptResult is the file's content: the result in plain data.
@@ -39,22 +39,37 @@ type keptResult struct {
 	Meta         resultMeta
 	Findings     []detect.Finding
 	Capabilities map[string][]*capability.Capability
+	Holdings     map[string]capability.Holding // every agent's of Capabilities
 	Coverage     capability.CoverageState
 	Skews        []detect.Skew
+	// load makes Capabilities of a result read back (readKept): the
+	// sets are decoded when first asked for
+	load func() map[string][]*capability.Capability
 }
 
 func keep(meta resultMeta, r detect.Result) keptResult {
-	return keptResult{Meta: meta, Findings: r.Findings, Capabilities: r.Capabilities.ByAgent(), Coverage: r.Coverage.State(), Skews: r.Skews}
+	k := keptResult{Meta: meta, Findings: r.Findings, Capabilities: r.Capabilities.ByAgent(), Coverage: r.Coverage.State(), Skews: r.Skews,
+		Holdings: map[string]capability.Holding{}}
+	for _, a := range r.Capabilities.Agents() {
+		k.Holdings[a] = r.Capabilities.Holding(a)
+	}
+	return k
 }
 
 func (k keptResult) result() detect.Result {
 	if k.Findings == nil {
 		k.Findings = []detect.Finding{}
 	}
-	if k.Capabilities == nil {
-		k.Capabilities = map[string][]*capability.Capability{}
+	var caps *capability.Set
+	switch {
+	case k.load != nil:
+		caps = capability.NewLazySet(k.Holdings, k.load)
+	case k.Capabilities != nil:
+		caps = capability.NewSet(k.Capabilities)
+	default:
+		caps = capability.NewSet(map[string][]*capability.Capability{})
 	}
-	return detect.Result{Findings: k.Findings, Capabilities: capability.NewSet(k.Capabilities), Coverage: capability.FromState(k.Coverage), Skews: k.Skews}
+	return detect.Result{Findings: k.Findings, Capabilities: caps, Coverage: capability.FromState(k.Coverage), Skews: k.Skews}
 }
 
 // resultMeta says what the kept result is of.

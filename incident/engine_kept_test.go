@@ -111,10 +111,26 @@ func TestKeptResultFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got.Capabilities, k.Capabilities) || !reflect.DeepEqual(got.Findings, k.Findings) || got.Meta != k.Meta {
+	if got.Capabilities != nil || got.load == nil {
+		t.Error("the capability sets were decoded as the file was read")
+	}
+	if !reflect.DeepEqual(got.load(), k.Capabilities) || !reflect.DeepEqual(got.Findings, k.Findings) || got.Meta != k.Meta {
 		t.Error("the kept result read back differs from what was written")
 	}
-	if h, err := readKept(dir, func(resultMeta) bool { return false }); !errors.Is(err, errOtherMeta) || h.Meta != k.Meta || h.Capabilities != nil {
+	// a byte flipped in a capability part is found as the file is read,
+	// not when the sets are decoded later
+	flipped := bytes.Clone(b.Bytes())
+	flipped[len(flipped)-10] ^= 0x20
+	if err := os.WriteFile(path, flipped, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readKept(dir, nil); err == nil || !strings.Contains(err.Error(), "checksum") {
+		t.Errorf("a damaged capability part: %v", err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := readKept(dir, func(resultMeta) bool { return false }); !errors.Is(err, errOtherMeta) || h.Meta != k.Meta || h.load != nil {
 		t.Errorf("a meta not wanted: %v, %+v", err, h)
 	}
 	for _, cut := range []int{4, 20, b.Len() / 2, b.Len() - 1} {
@@ -126,7 +142,10 @@ func TestKeptResultFile(t *testing.T) {
 		}
 	}
 	var old bytes.Buffer
-	if err := gob.NewEncoder(&old).Encode(k); err != nil {
+	if err := gob.NewEncoder(&old).Encode(struct {
+		Meta     resultMeta
+		Findings []detect.Finding
+	}{k.Meta, k.Findings}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, old.Bytes(), 0o600); err != nil {
@@ -135,6 +154,59 @@ func TestKeptResultFile(t *testing.T) {
 	w := &Workspace{Dir: dir}
 	if _, ok := w.keptScan(k.Meta); ok || w.stale != "the kept result is another cordon version's, or damaged" {
 		t.Errorf("a file of another format: %q", w.stale)
+	}
+}
+
+// A result read back ranks its agents from the holdings kept with it,
+// decoding no capability set, and gives the sets when they are asked for:
+// the same ranking, the same sets, as the result that was kept.
+func TestKeptResultRanksWithoutDecodingTheSets(t *testing.T) {
+	ctx := context.Background()
+	ws, err := Create(filepath.Join(t.TempDir(), "inc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if _, err := ws.Ingest(ctx, []string{filepath.Join("..", "sample-incidents", "credential-theft")}, IngestOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ws.Result(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, ok := ws.resultMeta()
+	if !ok {
+		t.Fatal("the result cannot be kept")
+	}
+	if err := ws.keepScan(meta, res); err != nil {
+		t.Fatal(err)
+	}
+	k, err := readKept(ws.Dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loads := 0
+	load := k.load
+	k.load = func() map[string][]*capability.Capability { loads++; return load() }
+	back := k.result()
+	want := detect.RankAgents(detect.RankInput{Findings: res.Findings, Capabilities: res.Capabilities})
+	got := detect.RankAgents(detect.RankInput{Findings: back.Findings, Capabilities: back.Capabilities})
+	if loads != 0 {
+		t.Errorf("ranking decoded the capability sets %d times", loads)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ranking from the kept result:\n%+v\nwant:\n%+v", got, want)
+	}
+	if n := len(want); n == 0 || len(want[0].Acquired) == 0 {
+		t.Fatalf("the sample's ranking names nothing acquired: the comparison proves little (%+v)", want)
+	}
+	for _, a := range res.Capabilities.Agents() {
+		if !reflect.DeepEqual(back.Capabilities.For(a), res.Capabilities.For(a)) {
+			t.Errorf("capability set of %s read back differs", a)
+		}
+	}
+	if loads != 1 {
+		t.Errorf("the sets were decoded %d times, want once", loads)
 	}
 }
 
