@@ -83,14 +83,14 @@ func TestVerdictBusPermissions(t *testing.T) {
 	}
 	s := fleettest.ServerWith(t, func(o *server.Options) { o.Users = opts.Users })
 	ctx := context.Background()
-	connect := func(user string) (*nats.Conn, jetstream.JetStream, *violations) {
+	connect := func(user string, opts ...nats.Option) (*nats.Conn, jetstream.JetStream, *violations) {
 		v := &violations{}
-		nc, err := nats.Connect(s.ClientURL(), nats.UserInfo(user, user+"-test-password"), nats.Name("test "+user),
+		nc, err := nats.Connect(s.ClientURL(), append([]nats.Option{nats.UserInfo(user, user+"-test-password"), nats.Name("test "+user),
 			nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
 				v.mu.Lock()
 				v.errs = append(v.errs, err.Error())
 				v.mu.Unlock()
-			}))
+			})}, opts...)...)
 		if err != nil {
 			t.Fatalf("%s: %v", user, err)
 		}
@@ -120,7 +120,7 @@ func TestVerdictBusPermissions(t *testing.T) {
 	go func() { done <- w.Run(wctx) }()
 	waitIdle(t, wjs, w, "cordon-watch", done)
 
-	gnc, _, gv := connect("gateway")
+	gnc, _, gv := connect("gateway", nats.CustomInboxPrefix("_INBOX_gateway"))
 	cnc, cjs, cv := connect("console")
 	// each would answer every verdict with an allow, if it could
 	impostors := map[string]*violations{"shipper": sv, "console": cv, "gateway": gv}
@@ -134,6 +134,19 @@ func TestVerdictBusPermissions(t *testing.T) {
 		_ = nc.Flush()
 		impostors[who].wait(t, who, `Permissions Violation for Subscription to "cordon.verdict.>"`)
 	}
+	// nobody else reads the gateway's replies, and it reads nobody's
+	for who, nc := range map[string]*nats.Conn{"shipper": snc, "console": cnc} {
+		if _, err := nc.Subscribe("_INBOX_gateway.>", func(*nats.Msg) { t.Errorf("%s read a reply to the gateway", who) }); err != nil {
+			t.Fatal(err)
+		}
+		_ = nc.Flush()
+		impostors[who].wait(t, who, `Permissions Violation for Subscription to "_INBOX_gateway.>"`)
+	}
+	if _, err := gnc.Subscribe("_INBOX.>", func(*nats.Msg) { t.Error("the gateway read another's reply") }); err != nil {
+		t.Fatal(err)
+	}
+	_ = gnc.Flush()
+	gv.wait(t, "gateway", `Permissions Violation for Subscription to "_INBOX.>"`)
 	for i := range 20 {
 		v := ask(t, gnc, "agent-12", VerdictRequest{})
 		if v.Recommendation != Refuse || !strings.HasPrefix(v.VerdictID, "w1-") {
