@@ -19,8 +19,8 @@ type Holding struct {
 // Holding sums up agent's capability set; the zero Holding for an agent
 // with none acquired.
 func (s *Set) Holding(agent string) Holding {
-	if s != nil && s.holdings != nil {
-		return s.holdings[agent]
+	if s != nil && s.lazy != nil {
+		return s.lazy.holdings[agent]
 	}
 	var h Holding
 	for c := range s.All(agent) {

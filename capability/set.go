@@ -5,40 +5,13 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"sync"
 )
 
 // Set is the capability sets of an incident's agents.
 type Set struct {
 	byAgent map[string][]*Capability
-	// a set read back from the case (NewLazySet) is made when first
-	// asked for what holdings do not say
-	once     sync.Once
-	load     func() map[string][]*Capability
-	holdings map[string]Holding
-}
-
-// NewLazySet is a set read back from where it was kept: holdings (one
-// per agent of the set, as Holding gave them when it was kept) answer
-// Agents and Holding at once, and load makes the sets the first time
-// anything else is asked. A ranking of agents then costs no decoding of
-// the sets.
-func NewLazySet(holdings map[string]Holding, load func() map[string][]*Capability) *Set {
-	return &Set{holdings: holdings, load: load}
-}
-
-// sets are the sets, made now if the set is lazy.
-func (s *Set) sets() map[string][]*Capability {
-	if s.load != nil {
-		s.once.Do(func() {
-			caps := s.load()
-			for _, list := range caps {
-				Sort(list)
-			}
-			s.byAgent = caps
-		})
-	}
-	return s.byAgent
+	// lazy, for a set read back from where it was kept (NewLazySet)
+	lazy *lazySet
 }
 
 // NewSet makes a set of the given capabilities, each agent's sorted.
@@ -57,7 +30,7 @@ func (s *Set) For(agent string) []Capability {
 	if s == nil {
 		return nil
 	}
-	list := s.sets()[agent]
+	list := s.agentSet(agent)
 	out := make([]Capability, len(list))
 	for i, c := range list {
 		out[i] = *c
@@ -73,7 +46,7 @@ func (s *Set) All(agent string) iter.Seq[*Capability] {
 		if s == nil {
 			return
 		}
-		for _, c := range s.sets()[agent] {
+		for _, c := range s.agentSet(agent) {
 			if !yield(c) {
 				return
 			}
@@ -86,8 +59,8 @@ func (s *Set) Agents() []string {
 	if s == nil {
 		return nil
 	}
-	if s.holdings != nil {
-		return slices.Sorted(maps.Keys(s.holdings))
+	if s.lazy != nil {
+		return slices.Sorted(maps.Keys(s.lazy.holdings))
 	}
 	out := make([]string, 0, len(s.byAgent))
 	for a := range s.byAgent {

@@ -30,10 +30,13 @@ import (
 // of small messages in 70 ms, and the parts in about half that wall time
 // on two cores.
 //
-// The capability parts are decoded only when a reader asks for the sets
+// The capability parts are decoded only when a reader asks for a set
 // (capability.NewLazySet): the findings part holds each agent's Holding,
 // which is all the ranking of agents reads of them, so `findings --by
-// agent` decodes no capability (0.37 s -> 0.24 s at a million events).
+// agent` decodes no capability (0.37 s -> 0.27 s at a million events),
+// and an agent's set alone decodes only the parts its name spans (the
+// head holds each part's first and last agent; agents are written in
+// order), so the Assessment of a case's subject decodes the subject's.
 // Every part's CRC-32C is in the head and checked as the file is read, so
 // a damaged part is found then (the result is computed again), not when
 // the sets are decoded later.
@@ -51,6 +54,10 @@ type keptHead struct {
 	Meta  resultMeta
 	Parts int      // parts after the head
 	CRC   []uint32 // each part's CRC-32C (Castagnoli)
+	// First and Last are the first and the last agent of each part
+	// (the findings part's empty): an agent's capabilities are in the
+	// parts whose span holds its name, agents being written in order
+	First, Last []string
 }
 
 type keptFindings struct {
@@ -74,14 +81,18 @@ type capMessage struct {
 func writeKept(w io.Writer, k keptResult) error {
 	var parts [][]any
 	parts = append(parts, []any{keptFindings{k.Findings, k.Coverage, k.Skews, k.Holdings}})
+	first, last := []string{""}, []string{""}
 	var cur []any
 	n := 0
 	for _, agent := range slices.Sorted(maps.Keys(k.Capabilities)) {
 		cs := k.Capabilities[agent]
 		for len(cs) > 0 {
+			if len(cur) == 0 {
+				first, last = append(first, agent), append(last, agent)
+			}
 			take := min(len(cs), capPart-n)
 			cur = append(cur, capMessage{Agent: agent, Caps: cs[:take]})
-			cs, n = cs[take:], n+take
+			cs, n, last[len(last)-1] = cs[take:], n+take, agent
 			if n == capPart {
 				parts, cur, n = append(parts, cur), nil, 0
 			}
@@ -91,7 +102,7 @@ func writeKept(w io.Writer, k keptResult) error {
 		parts = append(parts, cur)
 	}
 	encoded := make([][]byte, len(parts))
-	head := keptHead{Meta: k.Meta, Parts: len(parts), CRC: make([]uint32, len(parts))}
+	head := keptHead{Meta: k.Meta, Parts: len(parts), CRC: make([]uint32, len(parts)), First: first, Last: last}
 	for i, p := range parts {
 		b, err := encodePart(p...)
 		if err != nil {
@@ -151,7 +162,7 @@ func readKept(dir string, want func(resultMeta) bool) (keptResult, error) {
 		if parts[i], err = nextPart(&b); err != nil {
 			return keptResult{}, fmt.Errorf("part %d of %d: %w", i+1, h.Parts, err)
 		}
-		if len(h.CRC) != len(parts) || crc32.Checksum(parts[i], castagnoli) != h.CRC[i] {
+		if len(h.CRC) != len(parts) || len(h.First) != len(parts) || len(h.Last) != len(parts) || crc32.Checksum(parts[i], castagnoli) != h.CRC[i] {
 			return keptResult{}, fmt.Errorf("part %d of %d: its checksum does not match", i+1, h.Parts)
 		}
 	}
@@ -167,14 +178,32 @@ func readKept(dir string, want func(resultMeta) bool) (keptResult, error) {
 	if k.Holdings == nil {
 		k.Holdings = map[string]capability.Holding{}
 	}
-	k.load = func() map[string][]*capability.Capability {
-		caps, err := decodeCaps(parts[1:])
-		if err != nil {
-			// the parts' checksums held: what this version wrote does
-			// not decode, which an empty set would hide
-			panic(fmt.Sprintf("the kept capability sets (%s) do not decode: %v", filepath.Join(dir, engineDir, resultFile), err))
-		}
-		return caps
+	// the parts' checksums held: what this version wrote and does not
+	// decode is a fault of this version, which an empty set would hide
+	fault := func(err error) {
+		panic(fmt.Sprintf("the kept capability sets (%s) do not decode: %v", filepath.Join(dir, engineDir, resultFile), err))
+	}
+	k.load = capability.Loader{
+		All: func() map[string][]*capability.Capability {
+			caps, err := decodeCaps(parts[1:])
+			if err != nil {
+				fault(err)
+			}
+			return caps
+		},
+		Agent: func(agent string) []*capability.Capability {
+			var of [][]byte
+			for i := 1; i < len(parts); i++ {
+				if h.First[i] <= agent && agent <= h.Last[i] {
+					of = append(of, parts[i])
+				}
+			}
+			caps, err := decodeCaps(of)
+			if err != nil {
+				fault(err)
+			}
+			return caps[agent]
+		},
 	}
 	return k, nil
 }

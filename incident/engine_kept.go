@@ -42,9 +42,9 @@ type keptResult struct {
 	Holdings     map[string]capability.Holding // every agent's of Capabilities
 	Coverage     capability.CoverageState
 	Skews        []detect.Skew
-	// load makes Capabilities of a result read back (readKept): the
-	// sets are decoded when first asked for
-	load func() map[string][]*capability.Capability
+	// load makes Capabilities of a result read back (readKept): a set
+	// is decoded when first asked for
+	load capability.Loader
 }
 
 func keep(meta resultMeta, r detect.Result) keptResult {
@@ -62,7 +62,7 @@ func (k keptResult) result() detect.Result {
 	}
 	var caps *capability.Set
 	switch {
-	case k.load != nil:
+	case k.load.All != nil:
 		caps = capability.NewLazySet(k.Holdings, k.load)
 	case k.Capabilities != nil:
 		caps = capability.NewSet(k.Capabilities)

@@ -111,11 +111,17 @@ func TestKeptResultFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Capabilities != nil || got.load == nil {
+	if got.Capabilities != nil || got.load.All == nil {
 		t.Error("the capability sets were decoded as the file was read")
 	}
-	if !reflect.DeepEqual(got.load(), k.Capabilities) || !reflect.DeepEqual(got.Findings, k.Findings) || got.Meta != k.Meta {
+	if !reflect.DeepEqual(got.load.All(), k.Capabilities) || !reflect.DeepEqual(got.Findings, k.Findings) || got.Meta != k.Meta {
 		t.Error("the kept result read back differs from what was written")
+	}
+	// one agent's set alone, from the parts its name spans
+	for a, want := range k.Capabilities {
+		if got := got.load.Agent(a); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s's set alone: %d capabilities, want %d", a, len(got), len(want))
+		}
 	}
 	// a byte flipped in a capability part is found as the file is read,
 	// not when the sets are decoded later
@@ -130,7 +136,7 @@ func TestKeptResultFile(t *testing.T) {
 	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if h, err := readKept(dir, func(resultMeta) bool { return false }); !errors.Is(err, errOtherMeta) || h.Meta != k.Meta || h.load != nil {
+	if h, err := readKept(dir, func(resultMeta) bool { return false }); !errors.Is(err, errOtherMeta) || h.Meta != k.Meta || h.load.All != nil {
 		t.Errorf("a meta not wanted: %v, %+v", err, h)
 	}
 	for _, cut := range []int{4, 20, b.Len() / 2, b.Len() - 1} {
@@ -185,14 +191,17 @@ func TestKeptResultRanksWithoutDecodingTheSets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	loads := 0
+	loads, agentLoads := 0, 0
 	load := k.load
-	k.load = func() map[string][]*capability.Capability { loads++; return load() }
+	k.load = capability.Loader{
+		All:   func() map[string][]*capability.Capability { loads++; return load.All() },
+		Agent: func(a string) []*capability.Capability { agentLoads++; return load.Agent(a) },
+	}
 	back := k.result()
 	want := detect.RankAgents(detect.RankInput{Findings: res.Findings, Capabilities: res.Capabilities})
 	got := detect.RankAgents(detect.RankInput{Findings: back.Findings, Capabilities: back.Capabilities})
-	if loads != 0 {
-		t.Errorf("ranking decoded the capability sets %d times", loads)
+	if loads+agentLoads != 0 {
+		t.Errorf("ranking decoded the capability sets %d times, and one agent's %d times", loads, agentLoads)
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ranking from the kept result:\n%+v\nwant:\n%+v", got, want)
@@ -200,13 +209,18 @@ func TestKeptResultRanksWithoutDecodingTheSets(t *testing.T) {
 	if n := len(want); n == 0 || len(want[0].Acquired) == 0 {
 		t.Fatalf("the sample's ranking names nothing acquired: the comparison proves little (%+v)", want)
 	}
-	for _, a := range res.Capabilities.Agents() {
+	agents := res.Capabilities.Agents()
+	for _, a := range agents {
 		if !reflect.DeepEqual(back.Capabilities.For(a), res.Capabilities.For(a)) {
 			t.Errorf("capability set of %s read back differs", a)
 		}
+		_ = back.Capabilities.For(a) // asked again: not decoded again
 	}
-	if loads != 1 {
-		t.Errorf("the sets were decoded %d times, want once", loads)
+	if loads != 0 || agentLoads != len(agents) {
+		t.Errorf("asking each agent's set decoded every set %d times and one agent's %d times, want 0 and %d", loads, agentLoads, len(agents))
+	}
+	if !reflect.DeepEqual(back.Capabilities.ByAgent(), res.Capabilities.ByAgent()) || loads != 1 {
+		t.Errorf("every set read back differs, or was decoded %d times", loads)
 	}
 }
 
