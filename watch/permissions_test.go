@@ -85,7 +85,7 @@ func TestVerdictBusPermissions(t *testing.T) {
 	ctx := context.Background()
 	connect := func(user string, opts ...nats.Option) (*nats.Conn, jetstream.JetStream, *violations) {
 		v := &violations{}
-		nc, err := nats.Connect(s.ClientURL(), append([]nats.Option{nats.UserInfo(user, user+"-test-password"), nats.Name("test "+user),
+		nc, err := nats.Connect(s.ClientURL(), append([]nats.Option{nats.UserInfo(user, user+"-test-password"), nats.Name("test " + user),
 			nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
 				v.mu.Lock()
 				v.errs = append(v.errs, err.Error())
