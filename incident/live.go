@@ -47,6 +47,9 @@ type IngestUpdate struct {
 	Findings  int
 	Detected  FindingsChange
 	DetectErr error
+	// Held counts the events the last round held for order: stored,
+	// and not yet in the findings (follow_marks.go).
+	Held int
 	// Judged counts the rounds whose answer changed the findings: a round
 	// that added no new event may still add those held for order
 	// (follow_marks.go), and a console reloads its findings for it.
@@ -74,7 +77,7 @@ func (w *Workspace) StartIngest(ctx context.Context, inputs []string, opt Ingest
 			r.mu.Lock()
 			r.latest.DetectErr = err
 			if err == nil {
-				r.latest.Findings, r.latest.Detected = lr.Change.Total, lr.Change
+				r.latest.Findings, r.latest.Detected, r.latest.Held = lr.Change.Total, lr.Change, lr.Held
 				if !lr.Change.Empty() {
 					r.latest.Judged++
 				}

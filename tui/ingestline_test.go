@@ -21,6 +21,7 @@ func TestIngestLine(t *testing.T) {
 		{incident.IngestUpdate{Following: true, Results: files[:1], Findings: 7, Detected: incident.FindingsChange{Created: []string{"a", "b"}}},
 			"following 1 file · 7 findings, 2 new"},
 		{incident.IngestUpdate{Following: true, Results: files[:1], Findings: 7}, "following 1 file · 7 findings"},
+		{incident.IngestUpdate{Following: true, Results: files, Findings: 7, Held: 1200}, "following 2 files · 7 findings · 1,200 held for order"},
 		{incident.IngestUpdate{Done: true, Progress: ingest.Progress{New: 74, Files: 4, Elapsed: 2 * time.Second}}, "ingest done: 74 new events, 4 files, 2s"},
 	} {
 		if got := ingestLine(c.u); got != c.want {

@@ -419,6 +419,10 @@ func ingestLine(u incident.IngestUpdate) string {
 		case u.Findings >= 0:
 			s += fmt.Sprintf(" · %d findings", u.Findings)
 		}
+		if u.Held > 0 {
+			// stored, searchable, and not yet judged: said, not hidden
+			s += fmt.Sprintf(" · %s held for order", common.Count(int64(u.Held)))
+		}
 		return s
 	}
 	s := "ingesting"
