@@ -2,18 +2,8 @@ package authz_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"net"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -24,6 +14,7 @@ import (
 
 	"github.com/cordon-ir/cordon/authz"
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/internal/tlstest"
 	"github.com/cordon-ir/cordon/watch"
 )
 
@@ -41,13 +32,12 @@ func (allowAll) Ask(ev *evidence.Event, req watch.VerdictRequest, subject string
 // still refused.
 func TestExtAuthzMutualTLS(t *testing.T) {
 	dir := t.TempDir()
-	ca := newCA(t, "gateways CA")
-	other := newCA(t, "someone else's CA")
-	serverCert, serverKey := ca.issue(t, dir, "server", true)
-	clientCert, clientKey := ca.issue(t, dir, "gateway", false)
-	strayCert, strayKey := other.issue(t, dir, "stray", false)
-	caFile := filepath.Join(dir, "ca.pem")
-	writePEM(t, caFile, "CERTIFICATE", ca.cert.Raw)
+	ca := tlstest.NewCA(t, dir, "gateways")
+	other := tlstest.NewCA(t, dir, "elsewhere")
+	serverCert, serverKey := ca.Issue(t, dir, "server", true)
+	clientCert, clientKey := ca.Issue(t, dir, "gateway", false)
+	strayCert, strayKey := other.Issue(t, dir, "stray", false)
+	caFile := ca.File
 
 	for _, tc := range []struct {
 		name     string
@@ -66,9 +56,9 @@ func TestExtAuthzMutualTLS(t *testing.T) {
 			}
 			addr := serveTLS(t, conf)
 			clients := map[string]credentials.TransportCredentials{
-				"gateway":        clientTLS(t, ca, clientCert, clientKey),
-				"stray":          clientTLS(t, ca, strayCert, strayKey),
-				"no certificate": clientTLS(t, ca, "", ""),
+				"gateway":        credentials.NewTLS(ca.ClientConfig(t, clientCert, clientKey)),
+				"stray":          credentials.NewTLS(ca.ClientConfig(t, strayCert, strayKey)),
+				"no certificate": credentials.NewTLS(ca.ClientConfig(t, "", "")),
 				"plaintext":      insecure.NewCredentials(),
 			}
 			for name, creds := range clients {
@@ -118,85 +108,4 @@ func serveTLS(t *testing.T, conf *tls.Config) string {
 		}
 	})
 	return lis.Addr().String()
-}
-
-// clientTLS trusts ca for the server and presents cert (none when "").
-func clientTLS(t *testing.T, ca *testCA, cert, key string) credentials.TransportCredentials {
-	t.Helper()
-	pool := x509.NewCertPool()
-	pool.AddCert(ca.cert)
-	c := &tls.Config{RootCAs: pool, ServerName: "127.0.0.1", MinVersion: tls.VersionTLS12}
-	if cert != "" {
-		kp, err := tls.LoadX509KeyPair(cert, key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Certificates = []tls.Certificate{kp}
-	}
-	return credentials.NewTLS(c)
-}
-
-type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-}
-
-func newCA(t *testing.T, name string) *testCA {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &testCA{cert: cert, key: key}
-}
-
-// issue writes a certificate ca signs, for the server (127.0.0.1) or a
-// client, and its key; it returns their files.
-func (ca *testCA) issue(t *testing.T, dir, name string, server bool) (certFile, keyFile string) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), KeyUsage: x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
-	if server {
-		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
-		tmpl.IPAddresses = []net.IP{net.ParseIP("127.0.0.1")}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kb, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile, keyFile = filepath.Join(dir, name+".pem"), filepath.Join(dir, name+"-key.pem")
-	writePEM(t, certFile, "CERTIFICATE", der)
-	writePEM(t, keyFile, "EC PRIVATE KEY", kb)
-	return certFile, keyFile
-}
-
-func writePEM(t *testing.T, path, kind string, der []byte) {
-	t.Helper()
-	b := pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der})
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(string(b), "-----BEGIN "+kind) {
-		t.Fatalf("%s: not PEM", path)
-	}
 }
