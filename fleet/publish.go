@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -54,8 +55,15 @@ func Connect(url, name string, inFlight int) (*nats.Conn, jetstream.JetStream, e
 	if inFlight <= 0 {
 		inFlight = DefaultInFlight
 	}
-	nc, err := nats.Connect(url, nats.Name(name), nats.MaxReconnects(-1))
+	opts, err := tlsFromEnv(os.Getenv)
 	if err != nil {
+		return nil, nil, err
+	}
+	nc, err := nats.Connect(url, append(opts, nats.Name(name), nats.MaxReconnects(-1))...)
+	if err != nil {
+		if strings.Contains(err.Error(), "certificate required") {
+			return nil, nil, fmt.Errorf("connect to %s: %w (the server verifies its clients: name a client certificate and its key in NATS_CERT and NATS_KEY)", redactURL(url), err)
+		}
 		return nil, nil, fmt.Errorf("connect to %s: %w", redactURL(url), err)
 	}
 	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(2*inFlight), jetstream.WithPublishAsyncTimeout(DefaultAckTimeout))
@@ -64,6 +72,27 @@ func Connect(url, name string, inFlight int) (*nats.Conn, jetstream.JetStream, e
 		return nil, nil, err
 	}
 	return nc, js, nil
+}
+
+// tlsFromEnv are the connection's TLS options from the environment, named
+// as the nats CLI names them: NATS_CERT and NATS_KEY, a client
+// certificate and its key (PEM) for a server that verifies its clients;
+// NATS_CA, the CA bundle to check the server's certificate against
+// instead of the system's roots. None set: nothing (a tls:// URL still
+// checks the server against the system's roots).
+func tlsFromEnv(getenv func(string) string) ([]nats.Option, error) {
+	cert, key, ca := getenv("NATS_CERT"), getenv("NATS_KEY"), getenv("NATS_CA")
+	var opts []nats.Option
+	switch {
+	case cert != "" && key != "":
+		opts = append(opts, nats.ClientCert(cert, key))
+	case cert != "" || key != "":
+		return nil, fmt.Errorf("a client certificate needs both NATS_CERT and NATS_KEY")
+	}
+	if ca != "" {
+		opts = append(opts, nats.RootCAs(ca))
+	}
+	return opts, nil
 }
 
 // redactURL drops the user and password from a server URL before it is
