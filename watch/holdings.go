@@ -10,6 +10,7 @@ import (
 
 	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/fleet"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -63,6 +64,7 @@ func EnsureHoldings(ctx context.Context, js jetstream.JetStream, stream string, 
 
 // holdings is what a watcher put in the bucket.
 type holdings struct {
+	js     jetstream.JetStream
 	kv     jetstream.KeyValue
 	put    map[string]capability.Holding // by agent
 	at     time.Time
@@ -73,8 +75,8 @@ type holdings struct {
 // openHoldings reads which of p's agents have a holding in kv: one the
 // watcher does not find again (it was stopped when the agent's last
 // acquisition went to another) is deleted at its first computation.
-func openHoldings(ctx context.Context, kv jetstream.KeyValue, p Partition) (*holdings, error) {
-	h := &holdings{kv: kv, put: map[string]capability.Holding{}, events: -1}
+func openHoldings(ctx context.Context, js jetstream.JetStream, kv jetstream.KeyValue, p Partition) (*holdings, error) {
+	h := &holdings{js: js, kv: kv, put: map[string]capability.Holding{}, events: -1}
 	keys, err := kv.ListKeys(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("bucket %s: %w", kv.Bucket(), err)
@@ -99,6 +101,10 @@ func (w *Watcher) publishHoldings(ctx context.Context, now time.Time) error {
 	stamp := Holding{Watermark: w.pass.Last().Time, Events: w.pass.Events()}
 	h.at, h.events = now, stamp.Events
 	cur := res.Capabilities.Holdings()
+	// every changed holding is sent at once, then the acknowledgements
+	// waited for: a thousand agents changing cost one round trip, not a
+	// thousand (a put is a publish on the bucket's subject of the key)
+	var msgs []outgoing
 	for agent, hd := range cur {
 		if !w.cfg.Partition.Owns(agent) {
 			continue
@@ -112,10 +118,15 @@ func (w *Watcher) publishHoldings(ctx context.Context, now time.Time) error {
 		if err != nil {
 			return fmt.Errorf("holding of %s: %w", agent, err)
 		}
-		if _, err := h.kv.Put(ctx, holdingKey(agent), b); err != nil {
-			return fmt.Errorf("holding of %s: %w", agent, err)
-		}
-		h.put[agent] = hd
+		m := nats.NewMsg("$KV." + h.kv.Bucket() + "." + holdingKey(agent))
+		m.Data = b
+		msgs = append(msgs, outgoing{id: agent, label: "holding of " + agent, msg: m})
+	}
+	if _, err := send(ctx, h.js, msgs); err != nil {
+		return err
+	}
+	for _, o := range msgs {
+		h.put[o.id] = cur[o.id]
 	}
 	for agent := range h.put {
 		if _, ok := cur[agent]; ok || !w.cfg.Partition.Owns(agent) {

@@ -119,6 +119,15 @@ func TestVerdictBusPermissions(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- w.Run(wctx) }()
 	waitIdle(t, wjs, w, "cordon-watch", done)
+	// and it puts what each agent holds (at most every second)
+	waitFor(t, "the watcher's holdings", func() bool {
+		kv, err := wjs.KeyValue(ctx, HoldingsBucket(DefaultFindingsStream))
+		if err != nil {
+			return false
+		}
+		keys, err := kv.Keys(ctx)
+		return err == nil && len(keys) > 0
+	})
 
 	gnc, _, gv := connect("gateway", nats.CustomInboxPrefix("_INBOX_gateway"))
 	cnc, cjs, cv := connect("console")

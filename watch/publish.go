@@ -72,6 +72,7 @@ func EnsureFindingsStream(ctx context.Context, js jetstream.JetStream, name stri
 // withdrawn finding leaves none).
 type outgoing struct {
 	id     string
+	label  string // what it is, in errors ("": finding <id>)
 	change string
 	mark   detect.Mark
 	msg    *nats.Msg
@@ -99,6 +100,13 @@ func newMessage(f detect.Finding, change string, m detect.Mark) (outgoing, error
 	return outgoing{id: f.ID, change: change, mark: m, msg: msg}, nil
 }
 
+func (o outgoing) name() string {
+	if o.label != "" {
+		return o.label
+	}
+	return "finding " + o.id
+}
+
 // withdrawal names a withdrawn finding from the Mark last published.
 func withdrawal(id string, m detect.Mark) (outgoing, error) {
 	return newMessage(detect.Finding{ID: id, Detector: m.Detector, Agent: m.Agent, Severity: m.Severity,
@@ -117,7 +125,7 @@ func send(ctx context.Context, js jetstream.JetStream, msgs []outgoing) (dup []b
 	futures := make([]jetstream.PubAckFuture, len(msgs))
 	for i := range msgs {
 		if futures[i], err = js.PublishMsgAsync(msgs[i].msg); err != nil {
-			return nil, fmt.Errorf("publish finding %s: %w", msgs[i].id, err)
+			return nil, fmt.Errorf("publish %s: %w", msgs[i].name(), err)
 		}
 	}
 	dup = make([]bool, len(msgs))
@@ -128,11 +136,11 @@ func send(ctx context.Context, js jetstream.JetStream, msgs []outgoing) (dup []b
 		case ack := <-f.Ok():
 			dup[i] = ack.Duplicate
 		case err := <-f.Err():
-			return nil, fmt.Errorf("publish finding %s: %w", msgs[i].id, err)
+			return nil, fmt.Errorf("publish %s: %w", msgs[i].name(), err)
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-timeout.C:
-			return nil, fmt.Errorf("publish finding %s: no acknowledgement in 30s", msgs[i].id)
+			return nil, fmt.Errorf("publish %s: no acknowledgement in 30s", msgs[i].name())
 		}
 	}
 	return dup, nil

@@ -221,7 +221,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	w.holdings, err = openHoldings(ctx, kv, w.cfg.Partition)
+	w.holdings, err = openHoldings(ctx, w.js, kv, w.cfg.Partition)
 	if err != nil {
 		return err
 	}
