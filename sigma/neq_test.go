@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 )
 
@@ -114,5 +116,28 @@ func TestMetricCorrelationNeq(t *testing.T) {
 		if got := neqFindings(t, corr, evs); !slices.Equal(got, c.want) {
 			t.Errorf("%s %s: findings %q, want %q", c.typ, c.cond, got, c.want)
 		}
+	}
+}
+
+// A cordon rule with neq exports as a Sigma correlation with neq and
+// gives the same findings back.
+func TestExportNeq(t *testing.T) {
+	r := detect.Rule{ID: "not-three", Title: "Not three denials", Severity: "medium", Phase: "detect", Explain: "{{count}}",
+		Query:       []string{"kind:net_request AND status:403"},
+		Correlation: detect.Correlation{Type: detect.EventCount, Window: time.Minute, Condition: detect.Condition{Neq: detect.Num(3)}}}
+	out, _, set := exportLoad(t, []detect.Rule{r})
+	if len(out) != 1 || !strings.Contains(string(out[0].YAML), "neq: 3") {
+		t.Fatalf("%+v", out)
+	}
+	var evs []evidence.Event
+	for i := range 3 {
+		evs = append(evs, denied(fmt.Sprintf("a%d", i), "agent-1", 10*i, "a.example"))
+	}
+	for i := range 2 {
+		evs = append(evs, denied(fmt.Sprintf("b%d", i), "agent-2", 10*i, "a.example"))
+	}
+	got, want := keysOf(scan(t, set.Rules, evs)), keysOf(scan(t, []detect.Rule{r}, evs))
+	if len(want) != 1 || !slices.Equal(got, want) {
+		t.Errorf("exported %q, original %q", got, want)
 	}
 }
