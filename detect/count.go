@@ -13,6 +13,14 @@ import (
 // number (events, distinct values of the field, or the sum, mean,
 // percentile or median of its numbers) meets the condition, the events belong to one
 // episode, and each episode is one finding.
+//
+// A condition with neq is judged otherwise: a running count passes
+// through the number neq excludes on its way up (neq 3 holds at 1 and 2),
+// so the window is a fixed one, opened by the group's first event and
+// closed by the first event past its end; its final number meeting the
+// condition makes the window's events one finding. The next event opens
+// the next window. This is the group's count in the timespan that a
+// query backend's bucketed count (pySigma's stats by timespan) compares.
 type windowCount struct {
 	r        *Rule
 	group    evidence.Field
@@ -21,6 +29,7 @@ type windowCount struct {
 	metric   func([]float64) float64
 	groups   map[string]*windowState
 	findings []Finding
+	final    bool // the condition is judged on a closed window (neq)
 }
 
 type windowState struct {
@@ -55,7 +64,7 @@ func (ep *episode) add(h valuedHit) {
 
 func newWindowCount(r *Rule) *windowCount {
 	g, _ := evidence.LookupField(r.Correlation.GroupBy)
-	w := &windowCount{r: r, group: g, groups: map[string]*windowState{}}
+	w := &windowCount{r: r, group: g, groups: map[string]*windowState{}, final: r.Correlation.Condition.Neq != nil}
 	f, _ := evidence.LookupField(r.Correlation.Field)
 	switch {
 	case r.Correlation.Type == ValueCount:
@@ -89,10 +98,18 @@ func (w *windowCount) add(step int, ev *evidence.Event) {
 		st = &windowState{vals: map[string]int{}}
 		w.groups[g] = st
 	}
-	st.q = append(st.q, h)
-	for _, v := range h.vals {
-		st.vals[v]++
+	if w.final {
+		// the event past the window's end closes it: its number is final
+		if len(st.q) > 0 && ev.Time.Sub(st.q[0].t) > w.r.Correlation.Window {
+			if ep := w.closed(st); ep != nil {
+				w.emit(g, ep)
+			}
+			st.q, st.vals = nil, map[string]int{}
+		}
+		st.push(h)
+		return
 	}
+	st.push(h)
 	from := ev.Time.Add(-w.r.Correlation.Window)
 	for len(st.q) > 0 && st.q[0].t.Before(from) {
 		for _, v := range st.q[0].vals {
@@ -102,17 +119,7 @@ func (w *windowCount) add(step int, ev *evidence.Event) {
 		}
 		st.q = st.q[1:]
 	}
-	n := float64(len(st.q))
-	switch {
-	case w.val != nil:
-		n = float64(len(st.vals))
-	case w.metric != nil:
-		xs := make([]float64, len(st.q))
-		for i, q := range st.q {
-			xs[i] = q.x
-		}
-		n = w.metric(xs)
-	}
+	n := w.number(st)
 	switch {
 	case w.r.Correlation.Condition.Holds(n) && st.ep == nil:
 		st.ep = &episode{seen: map[string]bool{}, metric: n}
@@ -126,6 +133,45 @@ func (w *windowCount) add(step int, ev *evidence.Event) {
 		w.emit(g, st.ep)
 		st.ep = nil
 	}
+}
+
+func (st *windowState) push(h valuedHit) {
+	st.q = append(st.q, h)
+	for _, v := range h.vals {
+		st.vals[v]++
+	}
+}
+
+// number is the window's: its events, distinct values or metric.
+func (w *windowCount) number(st *windowState) float64 {
+	switch {
+	case w.val != nil:
+		return float64(len(st.vals))
+	case w.metric != nil:
+		xs := make([]float64, len(st.q))
+		for i, q := range st.q {
+			xs[i] = q.x
+		}
+		return w.metric(xs)
+	}
+	return float64(len(st.q))
+}
+
+// closed is the episode of a fixed window (neq) whose number meets the
+// condition, nil when it does not or the window is empty.
+func (w *windowCount) closed(st *windowState) *episode {
+	if len(st.q) == 0 {
+		return nil
+	}
+	n := w.number(st)
+	if !w.r.Correlation.Condition.Holds(n) {
+		return nil
+	}
+	ep := &episode{seen: map[string]bool{}, metric: n}
+	for _, x := range st.q {
+		ep.add(x)
+	}
+	return ep
 }
 
 func (w *windowCount) emit(g string, ep *episode) {
@@ -147,12 +193,20 @@ func (w *windowCount) finding(g string, ep *episode) Finding {
 }
 
 // done gives the episodes closed and those still open, as they stand;
-// an open one stays open, so more events may grow it.
+// an open one stays open, so more events may grow it. A fixed window
+// (neq) still open is judged on its number so far: at the end of the
+// events it is final; while events may follow, the finding may go (the
+// count reaches the number neq excludes) or come.
 func (w *windowCount) done() []Finding {
 	out := slices.Clone(w.findings)
 	for _, g := range sortedKeys(w.groups) {
-		if st := w.groups[g]; st.ep != nil {
-			out = append(out, w.finding(g, st.ep))
+		st := w.groups[g]
+		ep := st.ep
+		if w.final {
+			ep = w.closed(st)
+		}
+		if ep != nil {
+			out = append(out, w.finding(g, ep))
 		}
 	}
 	return out

@@ -113,8 +113,10 @@ func parseCondition(file string, n *yaml.Node, c *Condition) error {
 			c.Lt = &f
 		case "lte":
 			c.Lte = &f
+		case "neq":
+			c.Neq = &f
 		default:
-			return &RuleError{File: file, Line: k.Line, Msg: fmt.Sprintf("condition %q: want gt, gte, lt or lte", k.Value)}
+			return &RuleError{File: file, Line: k.Line, Msg: fmt.Sprintf("condition %q: want gt, gte, lt, lte or neq", k.Value)}
 		}
 	}
 	return nil

@@ -165,12 +165,17 @@ type Filter interface {
 // Gte) and optionally an upper one (Lt or Lte).
 type Condition struct {
 	Gt, Gte, Lt, Lte *float64
+	// Neq holds when the number differs from it. A running count passes
+	// through every number on its way up, so event_count, value_count and
+	// the metric correlations judge a condition with Neq on the window's
+	// final number (detect/count.go), the only types that take it.
+	Neq *float64 `json:",omitempty"`
 }
 
 // Holds reports whether v satisfies every bound.
 func (c Condition) Holds(v float64) bool {
 	return (c.Gt == nil || v > *c.Gt) && (c.Gte == nil || v >= *c.Gte) &&
-		(c.Lt == nil || v < *c.Lt) && (c.Lte == nil || v <= *c.Lte)
+		(c.Lt == nil || v < *c.Lt) && (c.Lte == nil || v <= *c.Lte) && (c.Neq == nil || v != *c.Neq)
 }
 
 // String renders the condition: ">= 5".
@@ -179,7 +184,7 @@ func (c Condition) String() string {
 	for _, b := range []struct {
 		op string
 		v  *float64
-	}{{">", c.Gt}, {">=", c.Gte}, {"<", c.Lt}, {"<=", c.Lte}} {
+	}{{">", c.Gt}, {">=", c.Gte}, {"<", c.Lt}, {"<=", c.Lte}, {"!=", c.Neq}} {
 		if b.v != nil {
 			parts = append(parts, b.op+" "+strconv.FormatFloat(*b.v, 'f', -1, 64))
 		}

@@ -70,7 +70,11 @@ func (r *Rule) Validate() error {
 	if metric(c.Type) && c.Condition == (Condition{}) {
 		return invalid("condition", "%s needs a condition (gte, gt, lte, lt)", c.Type)
 	}
-	if c.Condition.Gt == nil && c.Condition.Gte == nil && !metric(c.Type) {
+	if c.Condition.Neq != nil && c.Type != EventCount && c.Type != ValueCount && !metric(c.Type) {
+		return invalid("condition", "neq belongs to event_count, value_count and the metric correlations, not %s", c.Type)
+	}
+	// neq judges a window's final count: it needs no lower bound
+	if c.Condition.Gt == nil && c.Condition.Gte == nil && c.Condition.Neq == nil && !metric(c.Type) {
 		if c.Type == EventCount || c.Type == ValueCount || c.Type == Rate {
 			return invalid("condition", "%s needs a condition with a lower bound (gte: N or gt: N)", c.Type)
 		}

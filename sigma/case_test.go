@@ -1,6 +1,7 @@
 package sigma
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/cordon-ir/cordon/evidence"
@@ -50,5 +51,33 @@ func TestSigmaCaseKeywords(t *testing.T) {
 	rules := mustLoad(t, ruleOn("    keywords:\n        - 'CURL -S HTTPS'\n    condition: keywords\n"))
 	if got := fired(scan(t, rules, evs), rules[0].ID); len(got) != 1 {
 		t.Errorf("keyword in another case: matched %v", got)
+	}
+}
+
+// With |cased a keyword is found only in the case it is written, in the
+// event's readable line and in the record as written.
+func TestSigmaCaseKeywordsCased(t *testing.T) {
+	line := exec("e1", "agent-1", 0, "/usr/bin/curl -s https://host.example/x")
+	rec := exec("e2", "agent-1", 1, "/usr/bin/true")
+	rec.Raw = `{"process_exec":{"process":{"binary":"/usr/bin/true","arguments":"--Token=Secret"}}}`
+	evs := []evidence.Event{line, rec}
+	for _, c := range []struct {
+		name, keywords string
+		want           []string
+	}{
+		{"another case, not cased", "        - 'CURL -S HTTPS'\n", []string{"e1"}},
+		{"another case, cased", "        '|cased':\n            - 'CURL -S HTTPS'\n", nil},
+		{"its case, cased", "        '|cased':\n            - 'curl -s https'\n", []string{"e1"}},
+		{"raw, another case, not cased", "        - 'token=secret'\n", []string{"e2"}},
+		{"raw, another case, cased", "        '|cased': 'token=secret'\n", nil},
+		{"raw, its case, cased", "        '|cased': '--Token=Secret'\n", []string{"e2"}},
+		{"wildcard, cased", "        '|cased':\n            - 'CURL*HOST'\n            - '*Token=S?cret*'\n", []string{"e2"}},
+		{"all, cased", "        '|cased|all':\n            - 'curl'\n            - 'HOST'\n", nil},
+		{"all, not cased", "        '|all':\n            - 'curl'\n            - 'HOST'\n", []string{"e1"}},
+	} {
+		rules := mustLoad(t, ruleOn("    keywords:\n"+c.keywords+"    condition: keywords\n"))
+		if got := fired(scan(t, rules, evs), rules[0].ID); !slices.Equal(got, c.want) {
+			t.Errorf("%s: matched %v, want %v", c.name, got, c.want)
+		}
 	}
 }

@@ -110,9 +110,11 @@ func parseCorrelation(f *refuser, doc, n *yaml.Node) (*Correlation, *Refusal) {
 				case "eq":
 					c.Condition.Gte, c.Condition.Lte = &x, detect.Num(x)
 				case "neq":
-					return nil, f.at(ck, "condition neq is not supported: cordon's correlations hold while a count is within bounds")
+					// judged on the timespan's final count (detect/count.go)
+					c.Condition.Neq = &x
+					c.nodes["neq"] = ck
 				default:
-					return nil, f.at(ck, "condition %q: want gt, gte, lt, lte or eq", ck.Value)
+					return nil, f.at(ck, "condition %q: want gt, gte, lt, lte, eq or neq", ck.Value)
 				}
 			}
 		}
@@ -138,6 +140,8 @@ func parseCorrelation(f *refuser, doc, n *yaml.Node) (*Correlation, *Refusal) {
 		return nil, f.at(c.nodes["condition"], "condition field belongs to value_count and the metric correlations")
 	case (c.Type == "value_percentile") != (c.Percentile != 0):
 		return nil, f.at(c.nodes["condition"], "condition percentile belongs to value_percentile, which needs it")
+	case (c.Type == "temporal" || c.Type == "temporal_ordered") && c.Condition.Neq != nil:
+		return nil, f.at(c.nodes["neq"], "condition neq on %s: cordon takes neq on event_count, value_count and the metric correlations", c.Type)
 	case (c.Type == "temporal" || c.Type == "temporal_ordered") && len(c.Rules) < 2:
 		return nil, f.at(c.nodes["rules"], "%s needs two or more rules", c.Type)
 	}

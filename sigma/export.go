@@ -231,7 +231,7 @@ func sigmaTimespan(d time.Duration) (string, error) {
 // defaultCondition reports a condition that is none, or the one the
 // engine puts for none (gte n).
 func defaultCondition(c detect.Condition, n float64) bool {
-	return c == (detect.Condition{}) || c.Gte != nil && *c.Gte == n && c.Gt == nil && c.Lt == nil && c.Lte == nil
+	return c == (detect.Condition{}) || c.Gte != nil && *c.Gte == n && c.Gt == nil && c.Lt == nil && c.Lte == nil && c.Neq == nil
 }
 
 func conditionMap(c detect.Condition) map[string]any {
@@ -239,7 +239,7 @@ func conditionMap(c detect.Condition) map[string]any {
 	for _, b := range []struct {
 		k string
 		v *float64
-	}{{"gt", c.Gt}, {"gte", c.Gte}, {"lt", c.Lt}, {"lte", c.Lte}} {
+	}{{"gt", c.Gt}, {"gte", c.Gte}, {"lt", c.Lt}, {"lte", c.Lte}, {"neq", c.Neq}} {
 		if b.v != nil {
 			m[b.k] = *b.v
 		}

@@ -124,6 +124,15 @@ correlation:
     condition:
         gte: 3
 ` + members, 4, 13, "chains correlations into temporal and temporal_ordered only"},
+		{"neq on temporal", `title: Not both
+correlation:
+    type: temporal
+    rules: [denied_request, paste_site]
+    group-by: [agent]
+    timespan: 10s
+    condition:
+        neq: 2
+` + members, 8, 9, "condition neq on temporal"},
 		{"group-by on analysed text", `title: By URL
 correlation:
     type: event_count
@@ -137,8 +146,9 @@ correlation:
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			set := loadText(t, c.text)
-			// a refused chain leaves the rules it named to run on their own
-			if len(set.Rules) != 0 && !strings.HasPrefix(c.name, "chain") {
+			// a refused chain, or a correlation refused as it is read,
+			// leaves the rules it named to run on their own
+			if len(set.Rules) != 0 && !strings.HasPrefix(c.name, "chain") && c.name != "neq on temporal" {
 				t.Errorf("loaded %d rule(s), want it refused", len(set.Rules))
 			}
 			if len(set.Refused) != 1 {
