@@ -1,6 +1,7 @@
 package incident
 
 import (
+	"fmt"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -80,6 +81,10 @@ type resultMeta struct {
 	Evidence string `json:"evidence"` // the evidence key: total, last event, counts
 	Rules    string `json:"rules"`    // sha256 of the rules in force
 	Redactor string `json:"redactor"` // sha256 of the workspace's redaction key
+	// HeldForOrder counts the stored events a follow held for order
+	// when it kept the result (follow_marks.go): a result that misses
+	// them is not of the evidence, and no reader takes it for so
+	HeldForOrder int64 `json:"held_for_order,omitempty"`
 }
 
 // resultMeta is what a result computed now would be of; ok is false when
@@ -142,6 +147,8 @@ func staleWhy(kept, now resultMeta) string {
 		return "the rules changed since the result was kept"
 	case kept.Redactor != now.Redactor:
 		return "the workspace's redaction key changed since the result was kept"
+	case kept.HeldForOrder > 0:
+		return fmt.Sprintf("the result was kept by a follow that held %d events for order and stopped before adding them", kept.HeldForOrder)
 	}
 	return "the evidence changed since the result was kept"
 }

@@ -172,12 +172,10 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 	w.scanned, w.findingsKey = r, key
 	w.findingsMu.Unlock()
 	if keepable {
-		if lp.held > 0 {
-			// not of the index as it is: a reader after this process
-			// stopped runs the detectors again; one while it follows
-			// reads it as the follow's answer
-			meta.Evidence += fmt.Sprintf(" (%d events held for order)", lp.held)
-		}
+		// with events held, not of the index as it is: a reader after
+		// this process stopped runs the detectors again; one while it
+		// follows reads it as the follow's answer
+		meta.HeldForOrder = lp.held
 		_ = w.keepScan(meta, r) // not keeping it costs another process a pass
 	}
 	ch, err := w.journalChange(ctx, actor, before, r.Findings)

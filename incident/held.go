@@ -43,7 +43,7 @@ func OpenHeld(dir string, opts ...Option) (*Workspace, error) {
 	}
 	hs := heldStore{}
 	hs.r, w.heldReads = dialReads(dir)
-	w.store, w.held, w.heldAt = hs, k.Meta.Evidence, info.ModTime()
+	w.store, w.held, w.heldAt, w.heldForOrder = hs, k.Meta.Evidence, info.ModTime(), k.Meta.HeldForOrder
 	return w, nil
 }
 
@@ -111,6 +111,10 @@ func (w *Workspace) isHeld() bool {
 // HeldAt is when the answer an OpenHeld workspace reads was kept (zero
 // for a workspace opened with its index).
 func (w *Workspace) HeldAt() time.Time { return w.heldAt }
+
+// HeldForOrder counts the events the follower had stored and held for
+// order, not yet in the answer a held workspace reads.
+func (w *Workspace) HeldForOrder() int64 { return w.heldForOrder }
 
 // HeldReads says why a held workspace cannot read the evidence through
 // its follower ("" when it can, or the workspace is not held).

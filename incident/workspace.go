@@ -63,9 +63,12 @@ type Workspace struct {
 	findingsKey string
 	live        *livePass    // the pass a following ingest keeps (followRound)
 	following   *followMarks // how far each followed input got (followRound)
-	held        string       // OpenHeld: the evidence key of the follower's kept answer
-	heldAt      time.Time    // and when it was kept
-	heldReads   string       // why it cannot read the evidence through its follower
+	// heldForOrder, of a workspace opened held: the events its follower
+	// held for order when it kept the answer read
+	heldForOrder int64
+	held         string    // OpenHeld: the evidence key of the follower's kept answer
+	heldAt       time.Time // and when it was kept
+	heldReads    string    // why it cannot read the evidence through its follower
 	// heldUnmatched counts the suppressions with a query a held workspace
 	// could not match (HeldUnmatched)
 	heldUnmatched map[string]bool
