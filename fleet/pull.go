@@ -56,14 +56,22 @@ type PullResult struct {
 // From is how a workspace's journal names where pulled evidence came
 // from (the server is left out: its address may carry a password).
 func (r PullResult) From(cfg PullConfig) string {
-	span := func(t time.Time) string {
-		if t.IsZero() {
-			return "-"
-		}
-		return t.UTC().Format(time.RFC3339Nano)
-	}
 	return fmt.Sprintf("nats stream %s up to sequence %d, agents %s, events %s to %s",
-		r.Stream, r.Upto, strings.Join(cfg.Agents, ","), span(cfg.Since), span(cfg.Until))
+		r.Stream, r.Upto, strings.Join(cfg.Agents, ","), spanTime(cfg.Since), spanTime(cfg.Until))
+}
+
+// spanTime is one end of a pull's span, "-" when open.
+func spanTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// FromArchive is how a workspace's journal names a slice taken from the
+// archive at dir.
+func (r PullResult) FromArchive(dir string, cfg PullConfig) string {
+	return fmt.Sprintf("archive %s, agents %s, events %s to %s", dir, strings.Join(cfg.Agents, ","), spanTime(cfg.Since), spanTime(cfg.Until))
 }
 
 // Pull reads the stream, as it stands when called, with an ephemeral
@@ -122,6 +130,38 @@ func pull(ctx context.Context, js jetstream.JetStream, cfg PullConfig, w io.Writ
 		return res, nil, err
 	}
 	res.Distinct = int64(len(events))
+	p, err := res.selectWrite(events, cfg, w)
+	if p != nil {
+		p.rcfg = rcfg
+	}
+	return res, p, err
+}
+
+// PullFrom writes to w what Pull would of a stream holding events (an
+// archive's, read from its store): the same attribution over all of
+// them, the same choice, the same order. Copies of an id are one event,
+// the last given.
+func PullFrom(events []evidence.Event, cfg PullConfig, w io.Writer) (PullResult, error) {
+	res := PullResult{ByAgent: map[string]int64{}, Read: int64(len(events))}
+	at := map[string]int{}
+	var distinct []evidence.Event
+	for _, ev := range events {
+		if i, ok := at[ev.ID]; ok {
+			distinct[i] = ev
+			continue
+		}
+		at[ev.ID] = len(distinct)
+		distinct = append(distinct, ev)
+	}
+	res.Distinct = int64(len(distinct))
+	_, err := res.selectWrite(distinct, cfg, w)
+	return res, err
+}
+
+// selectWrite attributes events as a workspace holding all of them
+// would, and writes those of cfg's agents within its span and every
+// identity record up to Until, in (time, id) order.
+func (res *PullResult) selectWrite(events []evidence.Event, cfg PullConfig, w io.Writer) (*pulled, error) {
 	attributed := slices.Clone(events)
 	id, keys := attribution.AttributeAllKeys(attributed)
 	want := map[string]bool{}
@@ -165,14 +205,14 @@ func pull(ctx context.Context, js jetstream.JetStream, cfg PullConfig, w io.Writ
 		}
 		return x.ID < y.ID
 	})
-	p := &pulled{rcfg: rcfg, id: id, written: map[string]bool{}, mine: mine, within: within}
+	p := &pulled{id: id, written: map[string]bool{}, mine: mine, within: within}
 	for _, i := range keep {
 		if err := res.write(w, &events[i]); err != nil {
-			return res, nil, err
+			return nil, err
 		}
 		p.written[Key(&events[i])] = true
 	}
-	return res, p, nil
+	return p, nil
 }
 
 // write writes one event of the pull to w.

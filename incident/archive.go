@@ -127,3 +127,27 @@ func recordCaseOf(dir, archive string, had *storeRecord, write bool) (*storeReco
 	}
 	return rec, nil
 }
+
+// EachArchived hands fn every event of the case the workspace at archive
+// keeps on its store, oldest first, reading the store directly (the
+// archive's folder is held by the archive while it runs; nothing in it
+// is written): what a slice of the archive is chosen from.
+func EachArchived(ctx context.Context, archive string, fn func(evidence.Event) error) error {
+	rec, err := readStoreRecord(archive)
+	switch {
+	case err != nil:
+		return err
+	case rec == nil:
+		return fmt.Errorf("%w: %s keeps no events on a store (no %s)", ErrArchive, archive, storeFile)
+	}
+	open, err := remoteOpener(rec.Addr)
+	if err != nil {
+		return err
+	}
+	st, err := open(ctx, archive, *rec, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return evidence.StoreSource{Store: st}.Each(ctx, evidence.All(), fn)
+}

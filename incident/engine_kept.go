@@ -1,12 +1,12 @@
 package incident
 
 import (
-	"fmt"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 

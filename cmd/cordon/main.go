@@ -117,6 +117,7 @@ func commands() []command {
 		{"pull", pullArgs, "build an incident workspace from a JetStream stream: the named agents' evidence, by attribution, raw records intact, its receipt journaled (docs/fleet.md)", cmdPull, nil},
 		{"archive", archiveArgs, "keep a JetStream stream's whole evidence in a store (victorialogs://) through a durable consumer, acknowledged once stored; case makes a workspace on the archive's events (docs/scale.md)", cmdArchive, []command{
 			{"case", "ARCHIVE --incident DIR [--json]", "make DIR a case that reads the archive's events in place (nothing copied); then cordon open DIR", cmdArchiveCase, nil},
+			{"slice", "ARCHIVE --agent A[,B] --since T [--until T] --incident DIR [--store victorialogs://HOST:PORT] [--json]", "make DIR a case of some agents' evidence taken from the archive, as cordon pull takes it from the stream (copied, its receipt journaled)", cmdArchiveSlice, nil},
 		}},
 		{"watch", watchArgs, "run the detectors on a JetStream stream of events and publish findings as created, updated, withdrawn on cordon.findings.<severity>.<agent> (docs/fleet.md)", cmdWatch, nil},
 		{"receipts", "verify --nats URL --watcher NAME [--stream S] [--json]", "the verdict receipts a watcher keeps (docs/verdicts.md); verify walks a watcher's hash chain and names every break (exit 7)", cmdReceipts, []command{

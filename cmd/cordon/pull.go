@@ -18,6 +18,30 @@ import (
 
 const pullArgs = "--nats URL [--stream S] --agent A[,B] --since T [--until T] --incident DIR [--store victorialogs://HOST:PORT] [--follow] [--raw-route SUBJECT=FORMAT]... [--json]"
 
+// pullScope is the agents and the span a pull or a slice of the archive
+// takes, from their flags.
+func pullScope(agents, since, until string) (fleet.PullConfig, error) {
+	var cfg fleet.PullConfig
+	for _, a := range strings.Split(agents, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			cfg.Agents = append(cfg.Agents, a)
+		}
+	}
+	var err error
+	if cfg.Since, err = time.Parse(time.RFC3339Nano, since); err != nil {
+		return cfg, fmt.Errorf("%w: --since: %v", errUsage, err)
+	}
+	if until != "" {
+		if cfg.Until, err = time.Parse(time.RFC3339Nano, until); err != nil {
+			return cfg, fmt.Errorf("%w: --until: %v", errUsage, err)
+		}
+		if cfg.Until.Before(cfg.Since) {
+			return cfg, fmt.Errorf("%w: --until is before --since", errUsage)
+		}
+	}
+	return cfg, nil
+}
+
 func cmdPull(e *env, c *cobra.Command) {
 	fs := c.Flags()
 	url := fs.String("nats", "", "the NATS `URL` (several, comma-separated, for a cluster; default $NATS_URL)")
@@ -44,24 +68,11 @@ func cmdPull(e *env, c *cobra.Command) {
 		if err := incident.CheckStore(*store); err != nil {
 			return fmt.Errorf("%w: --store: %v", errUsage, err)
 		}
-		cfg := fleet.PullConfig{Stream: *stream}
-		for _, a := range strings.Split(*agents, ",") {
-			if a = strings.TrimSpace(a); a != "" {
-				cfg.Agents = append(cfg.Agents, a)
-			}
+		cfg, err := pullScope(*agents, *since, *until)
+		if err != nil {
+			return err
 		}
-		var err error
-		if cfg.Since, err = time.Parse(time.RFC3339Nano, *since); err != nil {
-			return fmt.Errorf("%w: --since: %v", errUsage, err)
-		}
-		if *until != "" {
-			if cfg.Until, err = time.Parse(time.RFC3339Nano, *until); err != nil {
-				return fmt.Errorf("%w: --until: %v", errUsage, err)
-			}
-			if cfg.Until.Before(cfg.Since) {
-				return fmt.Errorf("%w: --until is before --since", errUsage)
-			}
-		}
+		cfg.Stream = *stream
 		for _, r := range *routes {
 			rt, err := fleet.ParseRoute(r)
 			if err != nil {
