@@ -61,8 +61,10 @@ func Connect(url, name string, inFlight int) (*nats.Conn, jetstream.JetStream, e
 	}
 	nc, err := nats.Connect(url, append(opts, nats.Name(name), nats.MaxReconnects(-1))...)
 	if err != nil {
-		if strings.Contains(err.Error(), "certificate required") {
-			return nil, nil, fmt.Errorf("connect to %s: %w (the server verifies its clients: name a client certificate and its key in NATS_CERT and NATS_KEY)", redactURL(url), err)
+		if strings.Contains(err.Error(), "tls") && os.Getenv("NATS_CERT") == "" {
+			// a server that verifies its clients closes the connection
+			// (under TLS 1.3, after the handshake the client saw succeed)
+			return nil, nil, fmt.Errorf("connect to %s: %w (if the server verifies its clients, name a client certificate and its key in NATS_CERT and NATS_KEY)", redactURL(url), err)
 		}
 		return nil, nil, fmt.Errorf("connect to %s: %w", redactURL(url), err)
 	}

@@ -42,7 +42,7 @@ func TestShipToABusThatVerifiesClients(t *testing.T) {
 	t.Setenv("NATS_CA", ca.File)
 	t.Setenv("NATS_CERT", "")
 	t.Setenv("NATS_KEY", "")
-	if code, out := ship(); code == 0 || !strings.Contains(out, "certificate required") || !strings.Contains(out, "NATS_CERT") {
+	if code, out := ship(); code == 0 || !strings.Contains(out, "NATS_CERT") {
 		t.Fatalf("no client certificate, to a bus that verifies clients: exit %d\n%s", code, out)
 	} else {
 		t.Logf("without a client certificate: %s", out)

@@ -239,9 +239,20 @@ func TestRawRecordWrapsInTmux(t *testing.T) {
 		c.send("/")
 		c.send("-l", "format:falco")
 		c.send("Enter")
-		c.wait("the results", "search: format:falco")
-		c.send("Enter")
-		c.wait("the event", "EVENT  ")
+		c.wait("the results", "search: format:falco", "3 hits")
+		// the header may show the search before the page under it holds
+		// its results: open the selected event until it is Falco's (an exec)
+		for i := 0; ; i++ {
+			c.send("Enter")
+			if c.wait("the event", "EVENT  "); c.shows(time.Second, "EVENT  proc_exec") {
+				break
+			}
+			if i == 5 {
+				t.Fatalf("the event opened is not Falco's:\n%s", c.screen())
+			}
+			c.send("Escape")
+			c.wait("the results again", "TIMELINE", "search: format:falco")
+		}
 		// page down to the raw record's long "output" line
 		for i := 0; i < 12 && !c.shows(time.Second, "↪"); i++ {
 			c.send("NPage")
