@@ -108,7 +108,7 @@ func publishEvents(t testing.TB, js jetstream.JetStream, evs []evidence.Event) {
 }
 
 // published reads the findings stream: every message, in order.
-func published(t *testing.T, js jetstream.JetStream) []Message {
+func published(t testing.TB, js jetstream.JetStream) []Message {
 	t.Helper()
 	ctx := context.Background()
 	s, err := js.Stream(ctx, DefaultFindingsStream)
@@ -172,7 +172,7 @@ func summary(fs []detect.Finding) string {
 
 // sameFindings fails t unless the findings the stream ends with are the
 // one-shot engine's, and each was created once.
-func sameFindings(t *testing.T, js jetstream.JetStream, want []detect.Finding) {
+func sameFindings(t testing.TB, js jetstream.JetStream, want []detect.Finding) {
 	t.Helper()
 	got, created := fold(published(t, js))
 	if a, b := summary(want), summary(got); a != b {
@@ -189,6 +189,12 @@ func sameFindings(t *testing.T, js jetstream.JetStream, want []detect.Finding) {
 // released and published, then stops it and returns its stats.
 func watch(t testing.TB, js jetstream.JetStream, cfg Config) Stats {
 	t.Helper()
+	return watchWithin(t, js, cfg, 60*time.Second)
+}
+
+// watchWithin is watch, failing t unless the watcher is idle within d.
+func watchWithin(t testing.TB, js jetstream.JetStream, cfg Config, d time.Duration) Stats {
+	t.Helper()
 	w, err := New(js, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +203,7 @@ func watch(t testing.TB, js jetstream.JetStream, cfg Config) Stats {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
-	waitIdle(t, js, w, w.cfg.Durable, done)
+	waitIdleWithin(t, js, w, w.cfg.Durable, done, d)
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("watcher: %v", err)
@@ -209,8 +215,13 @@ func watch(t testing.TB, js jetstream.JetStream, cfg Config) Stats {
 // holds nothing, twice in a row.
 func waitIdle(t testing.TB, js jetstream.JetStream, w *Watcher, durable string, done chan error) {
 	t.Helper()
+	waitIdleWithin(t, js, w, durable, done, 60*time.Second)
+}
+
+func waitIdleWithin(t testing.TB, js jetstream.JetStream, w *Watcher, durable string, done chan error, d time.Duration) {
+	t.Helper()
 	ctx := context.Background()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(d)
 	calm := 0
 	for calm < 2 {
 		select {
@@ -219,7 +230,7 @@ func waitIdle(t testing.TB, js jetstream.JetStream, w *Watcher, durable string, 
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("watcher not idle after 60s: %+v", w.Stats())
+			t.Fatalf("watcher not idle after %s: %+v", d, w.Stats())
 		}
 		c, err := js.Consumer(ctx, fleet.DefaultStream, durable)
 		if err != nil {
