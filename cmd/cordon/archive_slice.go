@@ -63,26 +63,7 @@ func cmdArchiveSlice(e *env, c *cobra.Command) {
 		if err != nil {
 			return fmt.Errorf("archive slice: %w", err)
 		}
-		if *asJSON {
-			jsonEncoder(e.stdout).Encode(pr)
-			printResults(e.stdout, results, true)
-		} else {
-			fmt.Fprintf(e.stdout, "read %d events (%d distinct) from archive %s; kept %d: %d identity records and, by agent,",
-				pr.Read, pr.Distinct, evidence.Printable(archive), pr.Selected, pr.Keys)
-			for _, a := range cfg.Agents {
-				fmt.Fprintf(e.stdout, " %s %d", evidence.Printable(a), pr.ByAgent[a])
-			}
-			fmt.Fprintln(e.stdout)
-			printResults(e.stdout, results, false)
-		}
-		for _, r := range results {
-			if r.Err != nil {
-				return fmt.Errorf("the slice's events were not all ingested: %w", r.Err)
-			}
-		}
-		if *detectAfter {
-			return detectNow(ctx, e, ws, *asJSON)
-		}
-		return nil
+		from := "archive " + evidence.Printable(archive)
+		return received(ctx, e, ws, pr, cfg, from, "slice's", results, *detectAfter, *asJSON)
 	}
 }

@@ -136,26 +136,35 @@ func cmdPull(e *env, c *cobra.Command) {
 			return fmt.Errorf("pull: %w", err)
 		}
 		rejected.summary()
-		if *asJSON {
-			jsonEncoder(e.stdout).Encode(pr)
-			printResults(e.stdout, results, true)
-		} else {
-			fmt.Fprintf(e.stdout, "read %d events (%d distinct) from stream %s up to sequence %d; kept %d: %d identity records and, by agent,",
-				pr.Read, pr.Distinct, evidence.Printable(pr.Stream), pr.Upto, pr.Selected, pr.Keys)
-			for _, a := range cfg.Agents {
-				fmt.Fprintf(e.stdout, " %s %d", evidence.Printable(a), pr.ByAgent[a])
-			}
-			fmt.Fprintln(e.stdout)
-			printResults(e.stdout, results, false)
-		}
-		for _, r := range results {
-			if r.Err != nil {
-				return fmt.Errorf("the pulled events were not all ingested: %w", r.Err)
-			}
-		}
-		if *detectAfter {
-			return detectNow(ctx, e, ws, *asJSON)
-		}
-		return nil
+		from := fmt.Sprintf("stream %s up to sequence %d", evidence.Printable(pr.Stream), pr.Upto)
+		return received(ctx, e, ws, pr, cfg, from, "pulled", results, *detectAfter, *asJSON)
 	}
+}
+
+// received says what a pull or a slice of the archive read from where
+// (from) and kept, and the received file's ingest; it fails when that
+// ingest did not take every event, and runs the detectors when asked.
+func received(ctx context.Context, e *env, ws *incident.Workspace, pr fleet.PullResult, cfg fleet.PullConfig, from, what string,
+	results []ingest.FileResult, detect, asJSON bool) error {
+	if asJSON {
+		jsonEncoder(e.stdout).Encode(pr)
+		printResults(e.stdout, results, true)
+	} else {
+		fmt.Fprintf(e.stdout, "read %d events (%d distinct) from %s; kept %d: %d identity records and, by agent,",
+			pr.Read, pr.Distinct, from, pr.Selected, pr.Keys)
+		for _, a := range cfg.Agents {
+			fmt.Fprintf(e.stdout, " %s %d", evidence.Printable(a), pr.ByAgent[a])
+		}
+		fmt.Fprintln(e.stdout)
+		printResults(e.stdout, results, false)
+	}
+	for _, r := range results {
+		if r.Err != nil {
+			return fmt.Errorf("the %s events were not all ingested: %w", what, r.Err)
+		}
+	}
+	if detect {
+		return detectNow(ctx, e, ws, asJSON)
+	}
+	return nil
 }
