@@ -61,11 +61,9 @@ func sampleEvents(t testing.TB, name string) []evidence.Event {
 	return evs
 }
 
-// oneShot is what the one-shot engine finds in evs: attribution by
-// attribution.AttributeAll, as a workspace whose ingest stored it. The
-// pass attributing as it reads (what the watcher does) must find the
-// same; the test says so if it does not.
-func oneShot(t *testing.T, evs []evidence.Event) []detect.Finding {
+// oneShotResult is the one-shot engine's answer over evs, capability sets
+// included, attributed as a workspace's ingest stores it.
+func oneShotResult(t testing.TB, evs []evidence.Event) detect.Result {
 	t.Helper()
 	rules, err := detect.Builtin()
 	if err != nil {
@@ -74,7 +72,21 @@ func oneShot(t *testing.T, evs []evidence.Event) []detect.Finding {
 	stored := slices.Clone(evs)
 	attribution.AttributeAll(stored)
 	eng := detect.Engine{Rules: rules}
-	ref, err := eng.Run(context.Background(), detect.NewMemSource(stored))
+	res, err := eng.Scan(context.Background(), detect.NewMemSource(stored))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// oneShot is what the one-shot engine finds in evs: attribution by
+// attribution.AttributeAll, as a workspace whose ingest stored it. The
+// pass attributing as it reads (what the watcher does) must find the
+// same; the test says so if it does not.
+func oneShot(t *testing.T, evs []evidence.Event) []detect.Finding {
+	t.Helper()
+	ref := oneShotResult(t, evs).Findings
+	rules, err := detect.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}

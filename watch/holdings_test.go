@@ -9,10 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/detect"
-	"github.com/cordon-ir/cordon/evidence"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -65,24 +63,6 @@ func TestHoldingsRankAsTheIncident(t *testing.T) {
 			}
 		})
 	}
-}
-
-// oneShotResult is the one-shot engine's answer over evs, capability sets
-// included, attributed as a workspace's ingest stores it.
-func oneShotResult(t *testing.T, evs []evidence.Event) detect.Result {
-	t.Helper()
-	rules, err := detect.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stored := slices.Clone(evs)
-	attribution.AttributeAll(stored)
-	eng := detect.Engine{Rules: rules}
-	res, err := eng.Scan(context.Background(), detect.NewMemSource(stored))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
 }
 
 // waitHoldings waits until every holding in the bucket was computed over
