@@ -68,5 +68,5 @@ func (w *Workspace) keepAssessment(key string, a capability.Assessment) {
 	if err != nil {
 		return
 	}
-	_ = writeAtomic(filepath.Join(w.Dir, assessmentFile), b)
+	_ = w.keepFile(filepath.Join(w.Dir, assessmentFile), b)
 }

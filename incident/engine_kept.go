@@ -175,11 +175,7 @@ func (w *Workspace) keepScan(meta resultMeta, r detect.Result) error {
 	if err := writeKept(&b, keep(meta, r)); err != nil {
 		return err
 	}
-	dir := filepath.Join(w.Dir, engineDir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	if err := writeAtomic(filepath.Join(dir, resultFile), b.Bytes()); err != nil {
+	if err := w.keepFile(filepath.Join(w.Dir, engineDir, resultFile), b.Bytes()); err != nil {
 		return err
 	}
 	w.keptRun = true

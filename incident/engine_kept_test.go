@@ -263,3 +263,40 @@ func TestReaderKeepsOnlyInAPrivateWorkspace(t *testing.T) {
 		ro.Close()
 	}
 }
+
+// Nothing is kept once the workspace was closed: the detectors' run that a
+// server's consoles share may end after the server closed the workspace,
+// and must not write into a folder its owner is copying or removing.
+func TestNothingKeptAfterClose(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "inc")
+	ws, err := Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws.Ingest(ctx, []string{filepath.Join("..", "sample-incidents", "persistence-after-kill")}, IngestOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ws.Result(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, ok := ws.resultMeta()
+	if !ok {
+		t.Fatal("a writable workspace cannot keep its result")
+	}
+	if err := os.RemoveAll(filepath.Join(dir, engineDir)); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, assessmentFile))
+	ws.Close()
+	if err := ws.keepScan(meta, r); err != nil {
+		t.Fatal(err)
+	}
+	ws.keepAssessment("k", capability.Assessment{State: "x"})
+	for _, name := range []string{engineDir, assessmentFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s written after Close (%v)", name, err)
+		}
+	}
+}

@@ -80,8 +80,13 @@ type Workspace struct {
 	// shareRuns: several consoles read the workspace (cordon serve): the
 	// run of the detectors they share is not cancelled by whichever of
 	// them started it going away.
-	shareRuns  bool
-	closed     bool // Close ran
+	shareRuns bool
+	closed    bool // Close ran
+	// keeping is held by a write of a file kept for later reads (keepFile)
+	// and by Close, so that none is written once Close returned: the
+	// detectors' run that consoles share goes on after they left.
+	keeping    sync.RWMutex
+	shut       bool // under keeping: Close ran
 	configOnce sync.Once
 	config     *Config
 	configErr  error
@@ -273,6 +278,9 @@ func (w *Workspace) Close() error {
 		return nil
 	}
 	w.closed = true
+	w.keeping.Lock()
+	w.shut = true
+	w.keeping.Unlock()
 	var err error
 	if w.store != nil {
 		err = w.store.Close()
@@ -395,6 +403,23 @@ func (w *Workspace) writeSources(files []string) error {
 
 // writeAtomic replaces path with data via a synced temporary file.
 func writeAtomic(path string, data []byte) error { return platform.WriteAtomic(path, data) }
+
+// keepFile writes a file the workspace keeps for later reads (the kept
+// result, the Assessment) by atomic rename, and nothing once the
+// workspace was closed: work still running then (a run the consoles of a
+// server shared) must not write into a folder its owner may be copying or
+// removing.
+func (w *Workspace) keepFile(path string, data []byte) error {
+	w.keeping.RLock()
+	defer w.keeping.RUnlock()
+	if w.shut {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return writeAtomic(path, data)
+}
 
 // Rejects reads rejects.jsonl.
 func (w *Workspace) Rejects() ([]parse.Reject, error) {
