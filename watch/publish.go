@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/cordon-ir/cordon/detect"
@@ -68,21 +69,27 @@ func EnsureFindingsStream(ctx context.Context, js jetstream.JetStream, name stri
 	return nil
 }
 
-// outgoing is a message to publish, and the Mark it leaves behind (a
-// withdrawn finding leaves none).
+// outgoing is a message to publish, the Mark it leaves behind and its
+// place among the messages about its finding (1 for the first).
 type outgoing struct {
 	id     string
 	label  string // what it is, in errors ("": finding <id>)
 	change string
 	mark   detect.Mark
+	seq    int
 	msg    *nats.Msg
+	// finding is what was announced (nil for a withdrawal)
+	finding *detect.Finding
 }
 
-// newMessage builds the message announcing change of f. Its Nats-Msg-Id
-// lets the findings stream drop a copy published again after a restart
-// within its duplicate window: a finding is created once by its id, and
-// updated or withdrawn once per state.
-func newMessage(f detect.Finding, change string, m detect.Mark) (outgoing, error) {
+// newMessage builds the seq'th message about f, announcing change. Its
+// Nats-Msg-Id lets the findings stream drop a copy published again after
+// a restart within its duplicate window: a finding is created once by its
+// id; an update or a withdrawal is named by its place and the state it
+// announces, so that a finding coming back to a state it had before is
+// announced again (by the state alone, the stream dropped it, and its
+// readers kept the state in between).
+func newMessage(f detect.Finding, change string, m detect.Mark, seq int) (outgoing, error) {
 	if f.Events == nil {
 		f.Events = []string{}
 	}
@@ -94,10 +101,10 @@ func newMessage(f detect.Finding, change string, m detect.Mark) (outgoing, error
 	msg.Data = data
 	id := change + ":" + f.ID
 	if change != Created {
-		id += ":" + markDigest(m)
+		id += ":" + strconv.Itoa(seq) + ":" + markDigest(m)
 	}
 	msg.Header.Set(fleet.HeaderMsgID, id)
-	return outgoing{id: f.ID, change: change, mark: m, msg: msg}, nil
+	return outgoing{id: f.ID, change: change, mark: m, seq: seq, msg: msg, finding: &f}, nil
 }
 
 func (o outgoing) name() string {
@@ -108,9 +115,49 @@ func (o outgoing) name() string {
 }
 
 // withdrawal names a withdrawn finding from the Mark last published.
-func withdrawal(id string, m detect.Mark) (outgoing, error) {
-	return newMessage(detect.Finding{ID: id, Detector: m.Detector, Agent: m.Agent, Severity: m.Severity,
-		Start: m.Start, End: m.End, Matches: m.Matches}, Withdrawn, m)
+func withdrawal(id string, m detect.Mark, seq int) (outgoing, error) {
+	o, err := newMessage(detect.Finding{ID: id, Detector: m.Detector, Agent: m.Agent, Severity: m.Severity,
+		Start: m.Start, End: m.End, Matches: m.Matches}, Withdrawn, m, seq)
+	o.finding = nil
+	return o, err
+}
+
+// announce is what to publish of found against what was published: a
+// message per finding created, updated or withdrawn. A finding withdrawn
+// and found again is announced as updated: it was created once.
+func (s *state) announce(found []detect.Finding) ([]outgoing, error) {
+	ch := detect.Diff(s.marks, found)
+	if len(ch.Created)+len(ch.Updated)+len(ch.Withdrawn) == 0 {
+		return nil, nil
+	}
+	byID := make(map[string]*detect.Finding, len(found))
+	for i := range found {
+		byID[found[i].ID] = &found[i]
+	}
+	var out []outgoing
+	for _, part := range []struct {
+		change string
+		ids    []string
+	}{{Created, ch.Created}, {Updated, ch.Updated}, {Withdrawn, ch.Withdrawn}} {
+		for _, id := range part.ids {
+			var o outgoing
+			var err error
+			seq := s.seq[id] + 1
+			switch {
+			case part.change == Withdrawn:
+				o, err = withdrawal(id, s.marks[id], seq)
+			case part.change == Created && s.seq[id] > 0:
+				o, err = newMessage(*byID[id], Updated, detect.MarkOf(byID[id]), seq)
+			default:
+				o, err = newMessage(*byID[id], part.change, detect.MarkOf(byID[id]), seq)
+			}
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, o)
+		}
+	}
+	return out, nil
 }
 
 func markDigest(m detect.Mark) string {

@@ -3,7 +3,6 @@ package watch
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 
@@ -13,9 +12,10 @@ import (
 
 // The state a watcher published is kept in a key-value bucket of its own,
 // CORDON_WATCH_<durable>: one key per finding (its id), holding the Mark of
-// what was last published of it, deleted when it is withdrawn. A watcher
-// started again compares its rebuilt findings with it and publishes only
-// the differences.
+// what was last published of it and how many messages announced it; a
+// withdrawn finding keeps its key, marked withdrawn, so that its count
+// goes on if it comes back. A watcher started again compares its rebuilt
+// findings with it and publishes only the differences.
 
 // names that may be a bucket's and a consumer's
 var nameOK = regexp.MustCompile(`^[A-Za-z0-9_-]{1,200}$`)
@@ -30,7 +30,15 @@ const BucketPrefix = "CORDON_WATCH_"
 // state is the published Marks, in memory and in the bucket.
 type state struct {
 	kv    jetstream.KeyValue
-	marks map[string]detect.Mark
+	marks map[string]detect.Mark // the findings published and not withdrawn
+	seq   map[string]int         // messages published of each finding, withdrawn ones too
+}
+
+// kept is a finding's value in the bucket.
+type kept struct {
+	detect.Mark
+	Seq       int  `json:"seq,omitempty"`
+	Withdrawn bool `json:"withdrawn,omitempty"`
 }
 
 // openState opens (creates) the bucket of durable and reads it.
@@ -46,7 +54,7 @@ func openState(ctx context.Context, js jetstream.JetStream, durable string, repl
 	if err != nil {
 		return nil, fmt.Errorf("bucket %s: %w", name, err)
 	}
-	st := &state{kv: kv, marks: map[string]detect.Mark{}}
+	st := &state{kv: kv, marks: map[string]detect.Mark{}, seq: map[string]int{}}
 	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
 	if err != nil {
 		return nil, fmt.Errorf("read bucket %s: %w", name, err)
@@ -56,34 +64,35 @@ func openState(ctx context.Context, js jetstream.JetStream, durable string, repl
 		if e == nil {
 			break // every value there was when the watch began
 		}
-		var m detect.Mark
-		if err := json.Unmarshal(e.Value(), &m); err != nil {
+		var k kept
+		if err := json.Unmarshal(e.Value(), &k); err != nil {
 			return nil, fmt.Errorf("bucket %s, key %s: %w", name, e.Key(), err)
 		}
-		st.marks[e.Key()] = m
+		st.seq[e.Key()] = k.Seq
+		if !k.Withdrawn {
+			st.marks[e.Key()] = k.Mark
+		}
 	}
 	return st, ctx.Err()
 }
 
-// record keeps what was published: a Mark per finding created or
-// updated, none for one withdrawn.
+// record keeps what was published: each finding's Mark and count of
+// messages, marked withdrawn for one withdrawn.
 func (s *state) record(ctx context.Context, sent []outgoing) error {
 	for _, o := range sent {
-		if o.change == Withdrawn {
-			if err := s.kv.Delete(ctx, o.id); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
-				return fmt.Errorf("forget finding %s: %w", o.id, err)
-			}
-			delete(s.marks, o.id)
-			continue
-		}
-		b, err := json.Marshal(o.mark)
+		b, err := json.Marshal(kept{Mark: o.mark, Seq: o.seq, Withdrawn: o.change == Withdrawn})
 		if err != nil {
 			return err
 		}
 		if _, err := s.kv.Put(ctx, o.id, b); err != nil {
 			return fmt.Errorf("keep finding %s: %w", o.id, err)
 		}
-		s.marks[o.id] = o.mark
+		s.seq[o.id] = o.seq
+		if o.change == Withdrawn {
+			delete(s.marks, o.id)
+		} else {
+			s.marks[o.id] = o.mark
+		}
 	}
 	return nil
 }

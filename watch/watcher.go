@@ -401,38 +401,24 @@ func (w *Watcher) step(ctx context.Context, in []fleet.Delivery, now time.Time) 
 // published, waits for the server to take it, and keeps it in the bucket.
 func (w *Watcher) publish(ctx context.Context, b *Batch) error {
 	found := w.cfg.Partition.mine(w.pass.Findings())
-	ch := detect.Diff(w.state.marks, found)
-	b.Created, b.Updated, b.Withdrawn = ch.Created, ch.Updated, ch.Withdrawn
-	if len(ch.Created)+len(ch.Updated)+len(ch.Withdrawn) == 0 {
-		w.count(func(s *Stats) { s.Findings = len(found) })
-		return nil
-	}
-	byID := make(map[string]*detect.Finding, len(found))
-	for i := range found {
-		byID[found[i].ID] = &found[i]
-	}
-	var out []outgoing
-	add := func(id, change string) error {
-		var o outgoing
-		var err error
-		if change == Withdrawn {
-			o, err = withdrawal(id, w.state.marks[id])
-		} else {
-			f := byID[id]
-			o, err = newMessage(*f, change, detect.MarkOf(f))
-		}
-		out = append(out, o)
+	out, err := w.state.announce(found)
+	if err != nil {
 		return err
 	}
-	for _, part := range []struct {
-		change string
-		ids    []string
-	}{{Created, ch.Created}, {Updated, ch.Updated}, {Withdrawn, ch.Withdrawn}} {
-		for _, id := range part.ids {
-			if err := add(id, part.change); err != nil {
-				return err
-			}
+	b.Created, b.Updated, b.Withdrawn = []string{}, []string{}, []string{}
+	for _, o := range out {
+		switch o.change {
+		case Created:
+			b.Created = append(b.Created, o.id)
+		case Updated:
+			b.Updated = append(b.Updated, o.id)
+		case Withdrawn:
+			b.Withdrawn = append(b.Withdrawn, o.id)
 		}
+	}
+	if len(out) == 0 {
+		w.count(func(s *Stats) { s.Findings = len(found) })
+		return nil
 	}
 	dup, err := send(ctx, w.js, out)
 	if err != nil {
@@ -448,8 +434,7 @@ func (w *Watcher) publish(ctx context.Context, b *Batch) error {
 		}
 		republished++
 		if o.change == Created {
-			f := byID[o.id]
-			u, err := newMessage(*f, Updated, o.mark)
+			u, err := newMessage(*o.finding, Updated, o.mark, o.seq+1)
 			if err != nil {
 				return err
 			}
@@ -461,7 +446,7 @@ func (w *Watcher) publish(ctx context.Context, b *Batch) error {
 			return err
 		}
 	}
-	if err := w.state.record(ctx, out); err != nil {
+	if err := w.state.record(ctx, append(out, again...)); err != nil {
 		return err
 	}
 	w.count(func(s *Stats) {
