@@ -38,6 +38,7 @@ var scenarios = []scenario{
 	{"shared-volume-token", 923, buildShared},
 	{"cloud-key-after-kill", 1014, buildCloud},
 	{"eval-run-canaries", 1006, buildEvalRun},
+	{"eval-run-sweep", 1117, buildSweep},
 }
 
 func main() {

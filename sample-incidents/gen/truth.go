@@ -55,7 +55,7 @@ func (b who) with(note string) who {
 
 // Detectors a finding may name.
 var detectorIDs = []string{"boundary-probing", "destination-expansion", "tool-escalation", "credential-access",
-	"credential-misuse", "persistence", "plan-divergence", "action-rate", "denial-adaptation", "intent-mismatch"}
+	"credential-misuse", "persistence", "plan-divergence", "action-rate", "denial-adaptation", "intent-mismatch", "binding-conflict"}
 
 type finding struct {
 	agent, detector, severity string

@@ -21,7 +21,7 @@ import (
 
 // Detectors are the detector ids findings may name.
 var Detectors = []string{"boundary-probing", "destination-expansion", "tool-escalation", "credential-access",
-	"credential-misuse", "persistence", "plan-divergence", "action-rate", "denial-adaptation", "intent-mismatch", "workload-created"}
+	"credential-misuse", "persistence", "plan-divergence", "action-rate", "denial-adaptation", "intent-mismatch", "workload-created", "binding-conflict"}
 
 // Truth is one scenario's ground truth.
 type Truth struct {
