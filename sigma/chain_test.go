@@ -283,3 +283,38 @@ correlation:
 		t.Errorf("findings %+v, want a's ports 22 and 3389", fs)
 	}
 }
+
+// A chain may name a chain: the hosts count's matches are counted again.
+func TestChainOfChains(t *testing.T) {
+	set := loadSpec(t, `title: Users with bursts on several hosts, twice
+id: c5111111-2222-4333-8444-555555555555
+correlation:
+    type: event_count
+    rules: [burst_hosts]
+    group-by: [User]
+    timespan: 1d
+    condition:
+        gte: 2
+---
+title: Bursts on several hosts
+name: burst_hosts
+correlation:
+    type: value_count
+    rules: [failed_bursts]
+    group-by: [User]
+    timespan: 1h
+    condition:
+        field: ComputerName
+        gte: 2
+`+burstsOf("[User, ComputerName]"))
+	evs := joined(
+		// alice: bursts on two hosts, and again three hours later
+		failures("alice", "host-a", 0, 3), failures("alice", "host-b", 600, 3),
+		failures("alice", "host-a", 10800, 3), failures("alice", "host-b", 11400, 3),
+		// bob: bursts on two hosts once, then on one host
+		failures("bob", "host-a", 0, 3), failures("bob", "host-b", 600, 3), failures("bob", "host-a", 10800, 3),
+	)
+	if got := summary(scan(t, set.Rules, evs), "c5111111-2222-4333-8444-555555555555"); got != "agent-alice:12" {
+		t.Errorf("findings %q, want alice's twelve failures", got)
+	}
+}
