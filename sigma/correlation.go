@@ -203,7 +203,10 @@ func compileCorrelation(r *Rule, members []member, p *Pipeline, chained bool) (d
 	head := fmt.Sprintf("Sigma correlation %s (%s, id %s): ", title(r), levelText(r), r.ID)
 	switch c.Type {
 	case "event_count", "value_count":
-		field := map[bool]string{true: c.Field}[c.Type == "value_count"]
+		field := "" // an event_count chain reads no field of the matches
+		if c.Type == "value_count" {
+			field = c.Field
+		}
 		det, counted := countChain(&dr, grouper, members, field)
 		dr.Correlation.Type = detect.EventCount
 		dr.Explain = head + "{{count}} " + counted + " by " + by + " {{group}} within {{window}}"
