@@ -80,19 +80,54 @@ func (w *windowCount) add(step int, ev *evidence.Event) {
 	if g == "" {
 		return
 	}
+	if h, ok := w.valued(ev); ok {
+		w.addHit(g, h)
+	}
+}
+
+// valued is the event as the window keeps it, with its values of the
+// field (value_count) or its number (the metric correlations); false
+// when it has none, and is not in the window.
+func (w *windowCount) valued(ev *evidence.Event) (valuedHit, bool) {
 	h := valuedHit{hit: hit{t: ev.Time, id: ev.ID, agent: ev.Agent}}
 	if w.val != nil {
 		if h.vals = w.val.Values(ev); len(h.vals) == 0 {
-			return
+			return h, false
 		}
 	}
 	if w.num != nil {
 		vs := w.num.Values(ev)
 		if len(vs) == 0 {
-			return // no number: cordon keeps no zero counts
+			return h, false // no number: cordon keeps no zero counts
 		}
 		h.x, _ = strconv.ParseFloat(vs[0], 64)
 	}
+	return h, true
+}
+
+// valuedAs is h (a chain's stand-in for another correlation's finding)
+// holding value v of the field: false when the window needs a value (or
+// a number) and v is none.
+func (w *windowCount) valuedAs(h hit, v string) (valuedHit, bool) {
+	vh := valuedHit{hit: h}
+	if w.val != nil {
+		if v == "" {
+			return vh, false
+		}
+		vh.vals = []string{v}
+	}
+	if w.num != nil {
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return vh, false
+		}
+		vh.x = x
+	}
+	return vh, true
+}
+
+// addHit takes the next hit of group g, in time order.
+func (w *windowCount) addHit(g string, h valuedHit) {
 	st := w.groups[g]
 	if st == nil {
 		st = &windowState{vals: map[string]int{}}
@@ -100,7 +135,7 @@ func (w *windowCount) add(step int, ev *evidence.Event) {
 	}
 	if w.final {
 		// the event past the window's end closes it: its number is final
-		if len(st.q) > 0 && ev.Time.Sub(st.q[0].t) > w.r.Correlation.Window {
+		if len(st.q) > 0 && h.t.Sub(st.q[0].t) > w.r.Correlation.Window {
 			if ep := w.closed(st); ep != nil {
 				w.emit(g, ep)
 			}
@@ -110,7 +145,7 @@ func (w *windowCount) add(step int, ev *evidence.Event) {
 		return
 	}
 	st.push(h)
-	from := ev.Time.Add(-w.r.Correlation.Window)
+	from := h.t.Add(-w.r.Correlation.Window)
 	for len(st.q) > 0 && st.q[0].t.Before(from) {
 		for _, v := range st.q[0].vals {
 			if st.vals[v]--; st.vals[v] == 0 {

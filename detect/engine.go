@@ -44,7 +44,7 @@ type correlator interface {
 }
 
 func newCorrelator(r *Rule, e *env) (correlator, error) {
-	if stepped(r.Correlation.Type) && chained(r) {
+	if chained(r) {
 		return newChain(r, e)
 	}
 	switch r.Correlation.Type {

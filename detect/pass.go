@@ -148,7 +148,13 @@ func (p *Pass) matches(i int, ev *evidence.Event) bool {
 func (p *Pass) streams(r *Rule, c correlator, i int) {
 	_, peers := c.(peerJudge)
 	if !stepped(r.Correlation.Type) {
-		p.rules = append(p.rules, stream{match: r.match, filter: r.Filter, corr: i, add: func(ev *evidence.Event) { c.add(0, ev) }, peers: peers})
+		if len(r.match) > 0 {
+			p.rules = append(p.rules, stream{match: r.match, filter: r.Filter, corr: i, add: func(ev *evidence.Event) { c.add(0, ev) }, peers: peers})
+		}
+		// a count over other correlations (a chain): their streams
+		for s, st := range r.Correlation.Steps {
+			p.streams(st.Rule, c.(*chain).inner[s], i)
+		}
 		return
 	}
 	for s, st := range r.Correlation.Steps {

@@ -149,8 +149,20 @@ type Step struct {
 	// Rule, in place of Query, makes the step's events the matches of
 	// another correlation (a chain, as Sigma's correlation rules may
 	// name one another): each of its findings is one event of the step,
-	// at its end, grouped as the finding was. The two must group alike.
+	// at its end, grouped as the finding was. The two must group alike,
+	// unless the rule's Keys is a Regrouper. event_count, value_count
+	// and the metric correlations take such steps too: their events are
+	// then their Query's and every step's findings together.
 	Rule *Rule `json:",omitempty"`
+}
+
+// Regrouper is the Keys of an event_count, value_count or metric
+// correlation whose steps are other correlations grouped by more fields
+// than it is: of the finding of group g of step's rule, it gives the
+// group in this correlation and the value it holds of the field counted
+// ("" for none); ok false leaves the finding out.
+type Regrouper interface {
+	Regroup(step int, g string) (group, value string, ok bool)
 }
 
 // Filter decides in memory whether an event is a rule's (or a step's).

@@ -151,10 +151,14 @@ func checkShape(r *Rule) error {
 			return invalid("query", "%s takes its queries from steps; remove query", c.Type)
 		}
 	} else {
-		if len(c.Steps) > 0 {
-			return invalid("steps", "steps belong to ordered_sequence and temporal only")
+		// but a count over other correlations' findings (a chain, from
+		// Sigma), whose steps name them
+		for _, s := range c.Steps {
+			if !counting(c.Type) || s.Rule == nil || s.Query != "" {
+				return invalid("steps", "steps belong to ordered_sequence and temporal only")
+			}
 		}
-		if len(r.Query) == 0 {
+		if len(r.Query) == 0 && len(c.Steps) == 0 {
 			return invalid("query", "rule %s has no query", r.ID)
 		}
 		for _, q := range r.Query {
@@ -187,6 +191,10 @@ func checkShape(r *Rule) error {
 
 // stepped reports a correlation type whose queries are its steps.
 func stepped(typ string) bool { return typ == OrderedSequence || typ == Temporal }
+
+// counting reports a correlation type that counts (or measures) the
+// events in a sliding window (detect/count.go).
+func counting(typ string) bool { return typ == EventCount || typ == ValueCount || metric(typ) }
 
 // CorrelationTypes lists every correlation type, generic ones first.
 func CorrelationTypes() []string {

@@ -176,6 +176,9 @@ type member struct {
 func compileCorrelation(r *Rule, members []member, p *Pipeline, chained bool) (detect.Rule, *Refusal) {
 	f := &refuser{file: r.File, rule: r.label()}
 	c := r.Correlation
+	if ref := aliasedChain(f, c, members); ref != nil {
+		return detect.Rule{}, ref
+	}
 	fields, ref := groupFields(f, c, members, p)
 	if ref != nil {
 		return detect.Rule{}, ref
@@ -200,11 +203,15 @@ func compileCorrelation(r *Rule, members []member, p *Pipeline, chained bool) (d
 	head := fmt.Sprintf("Sigma correlation %s (%s, id %s): ", title(r), levelText(r), r.ID)
 	switch c.Type {
 	case "event_count", "value_count":
-		union(&dr, members)
-		dr.Correlation.Type = detect.EventCount
-		dr.Explain = head + "{{count}} events by " + by + " {{group}} within {{window}}"
+		field := "" // an event_count chain reads no field of the matches
 		if c.Type == "value_count" {
-			field, ref := mapCorrField(f, c.nodes["condition"], c.Field, members, p)
+			field = c.Field
+		}
+		det, counted := countChain(&dr, grouper, members, field)
+		dr.Correlation.Type = detect.EventCount
+		dr.Explain = head + "{{count}} " + counted + " by " + by + " {{group}} within {{window}}"
+		if c.Type == "value_count" {
+			field, ref := countedField(f, r, det, members, p)
 			if ref != nil {
 				return detect.Rule{}, ref
 			}
@@ -212,8 +219,8 @@ func compileCorrelation(r *Rule, members []member, p *Pipeline, chained bool) (d
 			dr.Explain = head + "{{distinct}} distinct " + c.Field + " ({{values}}) by " + by + " {{group}} within {{window}}"
 		}
 	case "value_sum", "value_avg", "value_percentile", "value_median":
-		union(&dr, members)
-		field, ref := mapCorrField(f, c.nodes["condition"], c.Field, members, p)
+		det, _ := countChain(&dr, grouper, members, c.Field)
+		field, ref := countedField(f, r, det, members, p)
 		if ref != nil {
 			return detect.Rule{}, ref
 		}
@@ -258,6 +265,48 @@ func union(dr *detect.Rule, members []member) {
 	if len(fs) == 1 {
 		dr.Filter = members[0].c.filter
 	}
+}
+
+// countChain makes an event_count's, value_count's or metric
+// correlation's events those of its detection rules (det) and the
+// matches of the correlations it names (its steps: a chain), whose
+// value of field (a value_count's or metric's) keys regroups them by;
+// and it says what it counts.
+func countChain(dr *detect.Rule, keys detect.Grouper, members []member, field string) (det []member, counted string) {
+	var names []string
+	for _, m := range members {
+		if m.corr == nil {
+			det = append(det, m)
+			continue
+		}
+		dr.Correlation.Steps = append(dr.Correlation.Steps, detect.Step{Name: m.rule.label(), Rule: m.corr})
+		names = append(names, m.rule.ref())
+		if k, ok := keys.(*groupKeys); ok {
+			k.inner, k.field = append(k.inner, m.rule.Correlation.GroupBy), field
+		}
+	}
+	if len(det) > 0 {
+		union(dr, det)
+	}
+	switch {
+	case names == nil:
+		return det, "events"
+	case det == nil:
+		return det, "matches of " + strings.Join(names, ", ")
+	}
+	return det, "events and matches of " + strings.Join(names, ", ")
+}
+
+// countedField maps a value_count's or metric correlation's field onto
+// one cordon field: its detection rules' by their log source, the
+// correlations' it names by where their events hold it (chainField).
+func countedField(f *refuser, r *Rule, det, members []member, p *Pipeline) (string, *Refusal) {
+	c := r.Correlation
+	held, ref := chainField(f, r, members)
+	if ref != nil || len(det) == 0 {
+		return held, ref
+	}
+	return mapCorrField(f, c.nodes["condition"], c.Field, det, p)
 }
 
 // mapCorrField maps a Sigma field a correlation names onto one cordon

@@ -83,6 +83,13 @@ func exportRule(r *detect.Rule, p *Pipeline) (Exported, error) {
 	if r.Filter != nil {
 		return Exported{}, fmt.Errorf("the rule was compiled from another language (a Sigma rule is exported as its own file already)")
 	}
+	for _, s := range c.Steps {
+		if s.Rule != nil {
+			// only a Sigma chain names another correlation, and may carry
+			// no filter of its own when it names correlations alone
+			return Exported{}, fmt.Errorf("the rule counts or sequences another correlation's findings, a Sigma chain (a Sigma rule is exported as its own file already)")
+		}
+	}
 	groupBy := c.GroupBy
 	if groupBy == "" {
 		groupBy = "agent"

@@ -1,6 +1,7 @@
 package sigma
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/cordon-ir/cordon/detect"
@@ -65,7 +66,8 @@ func groupFields(f *refuser, c *Correlation, members []member, p *Pipeline) ([][
 		}
 	}
 	// a chained correlation's step reads no fields: give it another
-	// step's, or the inner rule's grouping when every step is one
+	// step's, or the fields the first named correlation's events hold
+	// the names in when every step is one
 	var some []string
 	for _, fs := range fields {
 		if fs != nil {
@@ -74,7 +76,10 @@ func groupFields(f *refuser, c *Correlation, members []member, p *Pipeline) ([][
 		}
 	}
 	if some == nil {
-		some = []string{members[0].corr.Correlation.GroupBy}
+		for _, gb := range c.GroupBy {
+			held := slices.Concat(heldIn(members[0], gb), []string{members[0].corr.Correlation.GroupBy})
+			some = append(some, held[0])
+		}
 	}
 	for i := range fields {
 		if fields[i] == nil {
@@ -94,10 +99,32 @@ type groupKeys struct {
 	// are the same, or the members are steps (the stream says).
 	filters []*Filter
 	text    string
+	// held are, per name, the cordon fields the events of every
+	// detection rule beneath hold it in (a chain's too): what a chain
+	// reading one of the names reads.
+	held map[string][]string
+	// inner and field regroup a value_count or metric chain's matches
+	// (Regroup): per step, the group-by of the correlation it names, and
+	// the name whose value it counts.
+	inner [][]string
+	field string
 }
 
 func newKeys(names []string, fields [][]string, members []member, stepped bool) *groupKeys {
-	k := &groupKeys{names: names, fields: fields}
+	k := &groupKeys{names: names, fields: fields, held: map[string][]string{}}
+	for i, m := range members {
+		for j, n := range names {
+			held := fields[i][j : j+1]
+			if m.corr != nil {
+				held = heldIn(m, n)
+			}
+			for _, h := range held {
+				if !slices.Contains(k.held[n], h) {
+					k.held[n] = append(k.held[n], h)
+				}
+			}
+		}
+	}
 	same := true
 	for _, fs := range fields[1:] {
 		same = same && strings.Join(fs, ",") == strings.Join(fields[0], ",")
@@ -124,6 +151,15 @@ func newKeys(names []string, fields [][]string, members []member, stepped bool) 
 	return k
 }
 
+// heldIn is the cordon fields in which the events beneath a chain's
+// named correlation m hold its group-by name n.
+func heldIn(m member, n string) []string {
+	if k, ok := m.corr.Correlation.Keys.(*groupKeys); ok {
+		return k.held[n]
+	}
+	return nil
+}
+
 // Key is "User=alice, ComputerName=web1" from the member's fields; ""
 // when one of them has no value (the event is not correlated).
 func (k *groupKeys) Key(step int, ev *evidence.Event) string {
@@ -133,7 +169,7 @@ func (k *groupKeys) Key(step int, ev *evidence.Event) string {
 	case k.filters != nil:
 		m = -1
 		for i, f := range k.filters {
-			if f.Match(ev) {
+			if f != nil && f.Match(ev) { // nil: a chain's correlation
 				m = i
 				break
 			}
@@ -150,10 +186,7 @@ func (k *groupKeys) Key(step int, ev *evidence.Event) string {
 		if len(vs) == 0 || vs[0] == "" {
 			return ""
 		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(k.names[i] + "=" + vs[0])
+		writeKey(&b, i, k.names[i], vs[0])
 	}
 	return b.String()
 }

@@ -135,12 +135,10 @@ func (s *Set) compile(docs []*Rule, p *Pipeline) {
 				ref = f.at(at, "names rule %q, which no loaded rule has as its name or id", name)
 			case m.Correlation != nil && busy[m]:
 				ref = f.at(at, "names correlation %q, which names this one: a chain must end in detection rules", name)
-			case m.Correlation != nil && r.Correlation.Type != "temporal" && r.Correlation.Type != "temporal_ordered":
-				ref = f.at(at, "names correlation %q: cordon chains correlations into temporal and temporal_ordered only", name)
-			case m.Correlation != nil && strings.Join(m.Correlation.GroupBy, ",") != strings.Join(r.Correlation.GroupBy, ","):
-				ref = f.at(at, "names correlation %q, grouped by %s, not by %s as this one is: a chain groups alike", name,
-					strings.Join(m.Correlation.GroupBy, ", "), strings.Join(r.Correlation.GroupBy, ", "))
 			case m.Correlation != nil:
+				if ref = chainRefusal(f, at, name, r, m); ref != nil {
+					break
+				}
 				inner, mref := compileCorr(m, true)
 				if mref != nil {
 					ref = f.at(at, "names correlation %q, which was refused: %s", name, mref.Reason)

@@ -105,25 +105,6 @@ correlation:
     condition:
         gte: 3
 ` + members, 4, 13, `names correlation "many_denied", grouped by c-ip, not by agent`},
-		{"chain into event_count", `title: Chain
-correlation:
-    type: event_count
-    rules: [many_denied]
-    group-by: [agent]
-    timespan: 10m
-    condition:
-        gte: 2
----
-title: Many denied
-name: many_denied
-correlation:
-    type: event_count
-    rules: [denied_request]
-    group-by: [agent]
-    timespan: 10m
-    condition:
-        gte: 3
-` + members, 4, 13, "chains correlations into temporal and temporal_ordered only"},
 		{"neq on temporal", `title: Not both
 correlation:
     type: temporal
