@@ -9,7 +9,6 @@ import (
 	"hash/crc32"
 	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/platform"
 )
 
 // The kept result's file (engine/result.gob) is a sequence of parts, each
@@ -140,12 +140,23 @@ func encodePart(msgs ...any) ([]byte, error) {
 
 // readKept reads the kept result of the workspace at dir. When want
 // refuses its meta, it returns errOtherMeta with the meta only, having
-// read no further.
+// read no further. The file is mapped, not read (platform.MapFile): the
+// capability parts are decoded from the mapping when a reader asks for
+// them, so it stays mapped as long as the loader that decodes them can be
+// called, and is unmapped by a cleanup once it cannot; everything decoded
+// is copied out of it.
 func readKept(dir string, want func(resultMeta) bool) (keptResult, error) {
-	b, err := os.ReadFile(filepath.Join(dir, engineDir, resultFile))
+	data, unmap, err := platform.MapFile(filepath.Join(dir, engineDir, resultFile))
 	if err != nil {
 		return keptResult{}, err
 	}
+	lent := false
+	defer func() {
+		if !lent {
+			unmap()
+		}
+	}()
+	b := data
 	head, err := nextPart(&b)
 	var h keptHead
 	if err == nil {
@@ -183,9 +194,15 @@ func readKept(dir string, want func(resultMeta) bool) (keptResult, error) {
 	fault := func(err error) {
 		panic(fmt.Sprintf("the kept capability sets (%s) do not decode: %v", filepath.Join(dir, engineDir, resultFile), err))
 	}
+	// the loader reads the parts through m alone, so the mapping is
+	// reachable exactly as long as the loader is
+	m := &mapped{parts: parts}
+	lent = true
+	runtime.AddCleanup(m, func(unmap func() error) { unmap() }, unmap)
 	k.load = capability.Loader{
 		All: func() map[string][]*capability.Capability {
-			caps, err := decodeCaps(parts[1:])
+			caps, err := decodeCaps(m.parts[1:])
+			runtime.KeepAlive(m) // mapped until decoded
 			if err != nil {
 				fault(err)
 			}
@@ -193,12 +210,13 @@ func readKept(dir string, want func(resultMeta) bool) (keptResult, error) {
 		},
 		Agent: func(agent string) []*capability.Capability {
 			var of [][]byte
-			for i := 1; i < len(parts); i++ {
+			for i := 1; i < len(m.parts); i++ {
 				if h.First[i] <= agent && agent <= h.Last[i] {
-					of = append(of, parts[i])
+					of = append(of, m.parts[i])
 				}
 			}
 			caps, err := decodeCaps(of)
+			runtime.KeepAlive(m) // mapped until decoded
 			if err != nil {
 				fault(err)
 			}
@@ -207,6 +225,9 @@ func readKept(dir string, want func(resultMeta) bool) (keptResult, error) {
 	}
 	return k, nil
 }
+
+// mapped holds the parts of a mapped kept result.
+type mapped struct{ parts [][]byte }
 
 // decodeCaps decodes the capability parts side by side.
 func decodeCaps(parts [][]byte) (map[string][]*capability.Capability, error) {

@@ -9,12 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/platform"
 )
 
 // A workspace opened later reads the kept result, not the index: a title
@@ -116,6 +118,25 @@ func TestKeptResultFile(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got.load.All(), k.Capabilities) || !reflect.DeepEqual(got.Findings, k.Findings) || got.Meta != k.Meta {
 		t.Error("the kept result read back differs from what was written")
+	}
+	// the file is mapped: replaced as the workspace replaces it (by
+	// rename) and then removed, with collections between, the sets not
+	// yet decoded decode as they were kept
+	lazy, err := readKept(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := platform.WriteAtomic(path, []byte("another result")); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(path)
+	runtime.GC()
+	runtime.GC()
+	if !reflect.DeepEqual(lazy.load.Agent("agent-1"), k.Capabilities["agent-1"]) || !reflect.DeepEqual(lazy.load.All(), k.Capabilities) {
+		t.Error("the sets decoded after their file was replaced differ from what was written")
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
 	}
 	// one agent's set alone, from the parts its name spans
 	for a, want := range k.Capabilities {
