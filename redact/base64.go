@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // A secret wrapped in base64 (a Kubernetes Secret's data, a registry's
@@ -23,8 +24,10 @@ const (
 // (a key cut across records, or pasted bare): the starts of an OpenSSH
 // key, PKCS#8 and PKCS#1 RSA, DSA, SEC1 and PKCS#8 EC, Ed25519 and an
 // encrypted PKCS#8 key, then the rest of the body across line breaks.
-var keyBody = pattern{name: "key-body", re: regexp.MustCompile(`\b(?:b3BlbnNzaC1rZXktdjE|MII[A-Za-z0-9+/]{3}IBA(?:DAN|AK)|MIIBuwIBAAKBgQ|MIG[A-Za-z0-9+/]AgEAMBMGByqGSM49|MHcCAQEE|MC4CAQAwBQYDK2Vw|MII[A-Za-z0-9+/]{3}DBOBgkqhkiG9w0BBQ0w)(?:[A-Za-z0-9+/=]|\r?\n|\\r?\\n)*`),
-	hints: []string{"b3BlbnNzaC1rZXktdjE", "MII", "MIG", "MHcCAQEE", "MC4CAQAwBQYDK2Vw"}} // in the text as it is
+var keyBody = sync.OnceValue(func() pattern {
+	return pattern{name: "key-body", re: regexp.MustCompile(`\b(?:b3BlbnNzaC1rZXktdjE|MII[A-Za-z0-9+/]{3}IBA(?:DAN|AK)|MIIBuwIBAAKBgQ|MIG[A-Za-z0-9+/]AgEAMBMGByqGSM49|MHcCAQEE|MC4CAQAwBQYDK2Vw|MII[A-Za-z0-9+/]{3}DBOBgkqhkiG9w0BBQ0w)(?:[A-Za-z0-9+/=]|\r?\n|\\r?\\n)*`),
+		hints: []string{"b3BlbnNzaC1rZXktdjE", "MII", "MIG", "MHcCAQEE", "MC4CAQAwBQYDK2Vw"}} // in the text as it is
+})
 
 // pemWidths are the line widths of a PEM or OpenSSH key body (64, 70) and
 // of MIME base64 (76): a whole line of base64 that wide is a piece of a
@@ -50,8 +53,8 @@ func base64Spans(text string, found []span) []span {
 			found = append(found, span{s, i})
 		}
 	}
-	if hinted(text, keyBody.hints) {
-		found = keyBody.spans(text, found)
+	if hinted(text, keyBody().hints) {
+		found = keyBody().spans(text, found)
 	}
 	return found
 }

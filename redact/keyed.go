@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"reflect"
 	"regexp"
+	"sync"
 )
 
 // Keyed returns a Redactor whose placeholder for a secret is a keyed hash
@@ -93,7 +94,9 @@ func walk(v reflect.Value, r *Redactor) {
 
 // placeholderRe finds the placeholders a redaction wrote.
 // (counted [SECRET-3] or keyed [SECRET-3f9a1c2e5b]: both are hex digits).
-var placeholderRe = regexp.MustCompile(`\[SECRET-[0-9a-f]+\]`)
+var placeholderRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\[SECRET-[0-9a-f]+\]`)
+})
 
 // Found returns the placeholders of the secrets text holds, each once, in
 // the order they appear: the secrets named without ever being kept.
@@ -104,11 +107,11 @@ func (r *Redactor) Found(text string) []string {
 		return nil
 	}
 	had := map[string]bool{}
-	for _, p := range placeholderRe.FindAllString(text, -1) {
+	for _, p := range placeholderRe().FindAllString(text, -1) {
 		had[p] = true
 	}
 	var found []string
-	for _, p := range placeholderRe.FindAllString(out, -1) {
+	for _, p := range placeholderRe().FindAllString(out, -1) {
 		if !had[p] {
 			had[p] = true
 			found = append(found, p)

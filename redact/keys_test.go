@@ -28,7 +28,7 @@ func TestKeysNamesKeysByTheirPlaceholders(t *testing.T) {
 			t.Errorf("%s is not the name a report of the case writes:\n%s", k.Name, out)
 		}
 	}
-	if !placeholderRe.MatchString(keys[1].Name) || strings.Contains(keys[1].Name, gh[4:]) || strings.Contains(out, gh) {
+	if !placeholderRe().MatchString(keys[1].Name) || strings.Contains(keys[1].Name, gh[4:]) || strings.Contains(out, gh) {
 		t.Errorf("the token's name %q, the output %q", keys[1].Name, out)
 	}
 	if again := r.Keys("seen again: "+aws, nil); len(again) != 1 || again[0].Name != keys[0].Name {

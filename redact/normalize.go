@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -66,7 +67,9 @@ func removedNote(n int) string {
 // out as an escape rather than sent raw, as a JSON string or a shell
 // printf carries it: \u200b, \u202e, \ufeff, \x1b[0m, \u001b[31m,
 // \033[0m, \e[0m. A token split by one is split all the same.
-var writtenInvisible = regexp.MustCompile(`(?i)\\u(?:200[b-f]|202[a-e]|206[0-4]|2066|2067|2068|2069|feff|00ad)|(?:\\x1b|\\u001b|\\033|\\e)\[[0-9;?]*[a-z]`)
+var writtenInvisible = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\\u(?:200[b-f]|202[a-e]|206[0-4]|2066|2067|2068|2069|feff|00ad)|(?:\\x1b|\\u001b|\\033|\\e)\[[0-9;?]*[a-z]`)
+})
 
 // unescapeInvisible takes out written-out invisible characters, again
 // until none is left (taking one out can join the halves of another), and
@@ -79,7 +82,7 @@ func unescapeInvisible(text string) (string, int) {
 		}
 		var b strings.Builder
 		last, took := 0, 0
-		for _, loc := range writtenInvisible.FindAllStringIndex(text, -1) {
+		for _, loc := range writtenInvisible().FindAllStringIndex(text, -1) {
 			// \\u200b is a backslash and the text u200b, not an escape
 			esc := 0
 			for i := loc[0] - 1; i >= 0 && text[i] == '\\'; i-- {

@@ -31,21 +31,25 @@ const (
 
 // longOption finds a long option named like a secret and its value, given
 // with = or as the next argument: a name ending in one of the words below.
-var longOption = regexp.MustCompile(`(?i)(?:^|[\s"'(])(--?[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|pass[_-]phrase|pass|pwd|pw|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key|bearer))(?:=|[ \t]+)(?:pass:)?(?:` + spacedValue + `)`)
+var longOption = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(?:^|[\s"'(])(--?[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|pass[_-]phrase|pass|pwd|pw|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key|bearer))(?:=|[ \t]+)(?:pass:)?(?:` + spacedValue + `)`)
+})
 
 var longOptionHints = []string{"pass", "pw", "secret", "token", "key", "bearer"}
 
 // notSecretOption: names that end like a secret's and are not one, and
 // flags that say how a secret is given rather than give it.
-var notSecretOption = regexp.MustCompile(`(?i)^--?(?:(?:no|skip|ask|prompt|with|without|use|show|print|read|require|reset|change|forgot|generate|gen|rotate|random|hide|mask|disable|enable|allow|max|min|num)[_-].*|.*(?:bypass|compass|surpass|trespass|overpass|underpass))$`)
+var notSecretOption = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^--?(?:(?:no|skip|ask|prompt|with|without|use|show|print|read|require|reset|change|forgot|generate|gen|rotate|random|hide|mask|disable|enable|allow|max|min|num)[_-].*|.*(?:bypass|compass|surpass|trespass|overpass|underpass))$`)
+})
 
 // optionSpans appends the values of long options named like secrets.
 func optionSpans(text, lower string, found []span) []span {
 	if !hinted(lower, longOptionHints) {
 		return found
 	}
-	for _, loc := range longOption.FindAllStringSubmatchIndex(text, -1) {
-		if notSecretOption.MatchString(text[loc[2]:loc[3]]) {
+	for _, loc := range longOption().FindAllStringSubmatchIndex(text, -1) {
+		if notSecretOption().MatchString(text[loc[2]:loc[3]]) {
 			continue
 		}
 		s, e := firstGroup(loc, 2)
@@ -155,7 +159,9 @@ func parseTools(data []byte) (*toolTable, error) {
 }
 
 // formWord is a placeholder of a form: SECRET, USER or ARG.
-var formWord = regexp.MustCompile(`SECRET|USER|ARG`)
+var formWord = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`SECRET|USER|ARG`)
+})
 
 // compileForm turns one form ("-p SECRET", "-u USER:SECRET") into an
 // expression whose groups are the secret's alternatives.
@@ -167,7 +173,7 @@ func compileForm(form string) (string, error) {
 	parts := make([]string, len(args))
 	for i, a := range args {
 		var b strings.Builder
-		locs := formWord.FindAllStringIndex(a, -1)
+		locs := formWord().FindAllStringIndex(a, -1)
 		last := 0
 		for _, loc := range locs {
 			b.WriteString(regexp.QuoteMeta(a[last:loc[0]]))

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Redactor replaces secrets with stable placeholders: within one packet
@@ -137,33 +138,39 @@ func assignGate(_, lower string) bool {
 // Their spaces are blanks, never line breaks (only a PEM body spans
 // lines): "passwd=" ending one line must not take the next line's
 // "client_secret:" for its value and hide the secret after it.
-var patterns = []pattern{
-	{name: "pem", re: regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----|[A-Za-z0-9+/=\s\\]*)`), group: 0, hints: []string{"private key"}},
-	{name: "auth-header", re: regexp.MustCompile(`(?i)\b(?:authorization|proxy-authorization)["']?[ \t]*[:=][ \t]*["']?(?:bearer|basic|token|digest)[ \t]+([A-Za-z0-9._~+/=-]+)`), group: 1, hints: []string{"authorization"}},
-	{name: "bearer", re: regexp.MustCompile(`(?i)\bbearer[ \t]+([A-Za-z0-9._~+/-]{8,}=*)`), group: 1, hints: []string{"bearer"}},
-	{name: "url-password", re: regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'<>]+:([^\s@/"'<>]+)@`), group: 1, hints: []string{"://"}},
-	{name: "jwt", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`), group: 0, hints: []string{"eyj"}},
-	{name: "aws-secret", re: regexp.MustCompile(`(?i)aws_?secret(?:_?access)?_?key\\?["']?[ \t]*[:=][ \t]*\\?["']?([A-Za-z0-9/+=]{40})`), group: 1, hints: []string{"aws"}},
-	{name: "github", re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`), group: 0, hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
-	{name: "gitlab", re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`), group: 0, hints: []string{"glpat-"}},
-	{name: "slack-token", re: regexp.MustCompile(`\bxox[abpr]-[A-Za-z0-9-]{10,}`), group: 0, hints: []string{"xox"}},
-	{name: "slack-webhook", re: regexp.MustCompile(`hooks\.slack\.com/services/([A-Za-z0-9_/]+)`), group: 1, hints: []string{"hooks.slack.com"}},
-	{name: "openai", re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{20,}`), group: 0, hints: []string{"sk-"}},
-	{name: "stripe", re: regexp.MustCompile(`\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}`), group: 0, hints: []string{"k_live_", "k_test_"}},
-	{name: "docker-pat", re: regexp.MustCompile(`\bdckr_pat_[A-Za-z0-9_-]{16,}`), group: 0, hints: []string{"dckr_pat_"}},
-	// htpasswd -b[c|m|B...] file user password
-	{name: "htpasswd-b", re: regexp.MustCompile(`\bhtpasswd[ \t]+(?:-[A-Za-z]+[ \t]+)*?-[A-Za-z]*b[A-Za-z]*[ \t]+(?:-[A-Za-z]+[ \t]+)*(?:-C[ \t]+\d+[ \t]+)?\S+[ \t]+\S+[ \t]+['"]?([^\s'"]+)`), group: 1, hints: []string{"htpasswd"}},
-	// echo pass | sudo -S, printf 'pass\n' | sudo -S
-	{name: "sudo-S", re: regexp.MustCompile(`\b(?:echo(?:[ \t]+-[neE]+)?|printf)[ \t]+['"]?([^\s'"|;]+?)(?:\\n)?['"]?[ \t]*\|[ \t]*sudo\b[^|\n]*?\s-[A-Za-z]*S`), group: 1, hints: []string{"sudo"}},
-	// user:pass fed to chpasswd by a pipe or a here-string
-	{name: "chpasswd-pipe", re: regexp.MustCompile(`['"]?[\w.-]+:([^\s'"|:]+)['"]?[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd\b`), group: 1, hints: []string{"chpasswd"}},
-	{name: "chpasswd-herestring", re: regexp.MustCompile(`\bchpasswd\b[^\n]*?<<<[ \t]*['"]?[\w.-]+:([^\s'"]+)`), group: 1, hints: []string{"chpasswd"}},
-	// a Squid line's user field holding user:password ("... -> 200 TCP_MISS by user:pass")
-	{name: "squid-user", re: regexp.MustCompile(`->[^|\n]*?\bby[ \t]+[^\s:]+:(\S+)`), group: 1, hints: []string{"->"}},
-	{name: "assign-dquote", re: regexp.MustCompile(assignKey + `\\?["']?[ \t]*[:=][ \t]*\\?"([^"\\]+)`), group: 2, hints: assignHints, key: 1, gate: assignGate},
-	{name: "assign-squote", re: regexp.MustCompile(assignKey + `["]?[ \t]*[:=][ \t]*'([^']+)`), group: 2, hints: assignHints, key: 1, gate: assignGate},
-	{name: "assign", re: regexp.MustCompile(assignKey + `\\?["']?[ \t]*[:=][ \t]*([^\s"'\\&,;}\])<>]+)`), group: 2, hints: assignHints, key: 1, gate: assignGate},
-}
+//
+// This package's expressions are compiled when first used, not as the
+// program starts: most commands never redact, and compiling them all
+// cost every command 5–9 ms of its start.
+var patterns = sync.OnceValue(func() []pattern {
+	return []pattern{
+		{name: "pem", re: regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----|[A-Za-z0-9+/=\s\\]*)`), group: 0, hints: []string{"private key"}},
+		{name: "auth-header", re: regexp.MustCompile(`(?i)\b(?:authorization|proxy-authorization)["']?[ \t]*[:=][ \t]*["']?(?:bearer|basic|token|digest)[ \t]+([A-Za-z0-9._~+/=-]+)`), group: 1, hints: []string{"authorization"}},
+		{name: "bearer", re: regexp.MustCompile(`(?i)\bbearer[ \t]+([A-Za-z0-9._~+/-]{8,}=*)`), group: 1, hints: []string{"bearer"}},
+		{name: "url-password", re: regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'<>]+:([^\s@/"'<>]+)@`), group: 1, hints: []string{"://"}},
+		{name: "jwt", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`), group: 0, hints: []string{"eyj"}},
+		{name: "aws-secret", re: regexp.MustCompile(`(?i)aws_?secret(?:_?access)?_?key\\?["']?[ \t]*[:=][ \t]*\\?["']?([A-Za-z0-9/+=]{40})`), group: 1, hints: []string{"aws"}},
+		{name: "github", re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`), group: 0, hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
+		{name: "gitlab", re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`), group: 0, hints: []string{"glpat-"}},
+		{name: "slack-token", re: regexp.MustCompile(`\bxox[abpr]-[A-Za-z0-9-]{10,}`), group: 0, hints: []string{"xox"}},
+		{name: "slack-webhook", re: regexp.MustCompile(`hooks\.slack\.com/services/([A-Za-z0-9_/]+)`), group: 1, hints: []string{"hooks.slack.com"}},
+		{name: "openai", re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{20,}`), group: 0, hints: []string{"sk-"}},
+		{name: "stripe", re: regexp.MustCompile(`\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}`), group: 0, hints: []string{"k_live_", "k_test_"}},
+		{name: "docker-pat", re: regexp.MustCompile(`\bdckr_pat_[A-Za-z0-9_-]{16,}`), group: 0, hints: []string{"dckr_pat_"}},
+		// htpasswd -b[c|m|B...] file user password
+		{name: "htpasswd-b", re: regexp.MustCompile(`\bhtpasswd[ \t]+(?:-[A-Za-z]+[ \t]+)*?-[A-Za-z]*b[A-Za-z]*[ \t]+(?:-[A-Za-z]+[ \t]+)*(?:-C[ \t]+\d+[ \t]+)?\S+[ \t]+\S+[ \t]+['"]?([^\s'"]+)`), group: 1, hints: []string{"htpasswd"}},
+		// echo pass | sudo -S, printf 'pass\n' | sudo -S
+		{name: "sudo-S", re: regexp.MustCompile(`\b(?:echo(?:[ \t]+-[neE]+)?|printf)[ \t]+['"]?([^\s'"|;]+?)(?:\\n)?['"]?[ \t]*\|[ \t]*sudo\b[^|\n]*?\s-[A-Za-z]*S`), group: 1, hints: []string{"sudo"}},
+		// user:pass fed to chpasswd by a pipe or a here-string
+		{name: "chpasswd-pipe", re: regexp.MustCompile(`['"]?[\w.-]+:([^\s'"|:]+)['"]?[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd\b`), group: 1, hints: []string{"chpasswd"}},
+		{name: "chpasswd-herestring", re: regexp.MustCompile(`\bchpasswd\b[^\n]*?<<<[ \t]*['"]?[\w.-]+:([^\s'"]+)`), group: 1, hints: []string{"chpasswd"}},
+		// a Squid line's user field holding user:password ("... -> 200 TCP_MISS by user:pass")
+		{name: "squid-user", re: regexp.MustCompile(`->[^|\n]*?\bby[ \t]+[^\s:]+:(\S+)`), group: 1, hints: []string{"->"}},
+		{name: "assign-dquote", re: regexp.MustCompile(assignKey + `\\?["']?[ \t]*[:=][ \t]*\\?"([^"\\]+)`), group: 2, hints: assignHints, key: 1, gate: assignGate},
+		{name: "assign-squote", re: regexp.MustCompile(assignKey + `["]?[ \t]*[:=][ \t]*'([^']+)`), group: 2, hints: assignHints, key: 1, gate: assignGate},
+		{name: "assign", re: regexp.MustCompile(assignKey + `\\?["']?[ \t]*[:=][ \t]*([^\s"'\\&,;}\])<>]+)`), group: 2, hints: assignHints, key: 1, gate: assignGate},
+	}
+})
 
 // Redact returns text with every secret replaced by its placeholder:
 // invisible and control characters are taken out first (see normalize),
@@ -244,7 +251,7 @@ var finders = []func(text, lower string, found []span) []span{optionSpans, toolS
 // it: one level of wrapping is looked into, not an unbounded nesting).
 func cordonSpans(text, lower string, withBase64 bool) []span {
 	var found []span
-	for _, set := range [][]pattern{patterns, formPatterns} {
+	for _, set := range [][]pattern{patterns(), formPatterns()} {
 		for _, p := range set {
 			if hinted(lower, p.hints) && (p.gate == nil || p.gate(text, lower)) && p.re.MatchString(text) {
 				found = p.spans(text, found)

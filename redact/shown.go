@@ -3,6 +3,7 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // What a responder has to act on is not a secret, and a report that hides
@@ -25,33 +26,35 @@ type shownForm struct {
 	exact bool
 }
 
-var shownForms = []shownForm{
-	// AWS access key ids (AKIA long-term, ASIA temporary) and the unique
-	// ids of users, roles, groups and policies: what IAM deactivates and
-	// CloudTrail names. The secret access key and session token are not.
-	{"aws-access-key", regexp.MustCompile(`\b(?:AKIA|ASIA|AIDA|AROA|AGPA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b`), 0,
-		[]string{"AKIA", "ASIA", "AIDA", "AROA", "AGPA", "ANPA", "ANVA", "AIPA"}, true},
-	// A Kubernetes service account as the API server names it: the
-	// identity to delete or unbind, namespace-qualified.
-	{"k8s-service-account", regexp.MustCompile(`\bsystem:serviceaccount:[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?:[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?`), 0,
-		[]string{"system:serviceaccount:"}, true},
-	// GitHub's audit log names a token by hashed_token (base64 of its
-	// SHA-256) and token_id: how the token is found to revoke it.
-	{"github-token-id", regexp.MustCompile(`(?i)\bhashed_token\\?["']?[ \t]*[:=][ \t]*\\?["']?([A-Za-z0-9+/]{43}=)`), 1,
-		[]string{"hashed_token"}, false},
-	// Key fingerprints as ssh-keygen, sshd and the clouds print them.
-	{"key-fingerprint", regexp.MustCompile(`\b(?:SHA256|SHA384|SHA512):[A-Za-z0-9+/]{43,86}={0,2}|\bMD5:[0-9a-f]{2}(?::[0-9a-f]{2}){15}\b`), 0,
-		[]string{"SHA256:", "SHA384:", "SHA512:", "MD5:"}, true},
-	// A cloud key file's key id (GCP private_key_id, a KMS or JWK key id),
-	// when it has an id's shape: hex or a UUID.
-	{"key-id", regexp.MustCompile(`(?i)\b(?:private_key_id|key_?id|kid)\\?["']?[ \t]*[:=][ \t]*\\?["']?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,128})\b`), 1,
-		[]string{"key_id", "keyid", "kid"}, false},
-}
+var shownForms = sync.OnceValue(func() []shownForm {
+	return []shownForm{
+		// AWS access key ids (AKIA long-term, ASIA temporary) and the unique
+		// ids of users, roles, groups and policies: what IAM deactivates and
+		// CloudTrail names. The secret access key and session token are not.
+		{"aws-access-key", regexp.MustCompile(`\b(?:AKIA|ASIA|AIDA|AROA|AGPA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b`), 0,
+			[]string{"AKIA", "ASIA", "AIDA", "AROA", "AGPA", "ANPA", "ANVA", "AIPA"}, true},
+		// A Kubernetes service account as the API server names it: the
+		// identity to delete or unbind, namespace-qualified.
+		{"k8s-service-account", regexp.MustCompile(`\bsystem:serviceaccount:[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?:[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?`), 0,
+			[]string{"system:serviceaccount:"}, true},
+		// GitHub's audit log names a token by hashed_token (base64 of its
+		// SHA-256) and token_id: how the token is found to revoke it.
+		{"github-token-id", regexp.MustCompile(`(?i)\bhashed_token\\?["']?[ \t]*[:=][ \t]*\\?["']?([A-Za-z0-9+/]{43}=)`), 1,
+			[]string{"hashed_token"}, false},
+		// Key fingerprints as ssh-keygen, sshd and the clouds print them.
+		{"key-fingerprint", regexp.MustCompile(`\b(?:SHA256|SHA384|SHA512):[A-Za-z0-9+/]{43,86}={0,2}|\bMD5:[0-9a-f]{2}(?::[0-9a-f]{2}){15}\b`), 0,
+			[]string{"SHA256:", "SHA384:", "SHA512:", "MD5:"}, true},
+		// A cloud key file's key id (GCP private_key_id, a KMS or JWK key id),
+		// when it has an id's shape: hex or a UUID.
+		{"key-id", regexp.MustCompile(`(?i)\b(?:private_key_id|key_?id|kid)\\?["']?[ \t]*[:=][ \t]*\\?["']?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,128})\b`), 1,
+			[]string{"key_id", "keyid", "kid"}, false},
+	}
+})
 
 // shownSpans are the identifiers text holds; lower is text lower-cased.
 func shownSpans(text, lower string) []span {
 	var out []span
-	for _, f := range shownForms {
+	for _, f := range shownForms() {
 		if f.exact && !hinted(text, f.hints) || !f.exact && !hinted(lower, f.hints) {
 			continue
 		}
@@ -67,7 +70,7 @@ func shownSpans(text, lower string) []span {
 // ShownKind is the kind of identifier id is, "" when it is not one a
 // responder acts on (it may then be a secret).
 func ShownKind(id string) string {
-	for _, f := range shownForms {
+	for _, f := range shownForms() {
 		if f.group != 0 {
 			continue
 		}
