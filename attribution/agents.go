@@ -43,8 +43,8 @@ const maxSessionStarts = 5000
 
 // Agents summarizes every agent in the store, most active first. Counts come
 // from the totals kept at ingest, denials from one facet, first and last
-// seen from two one-event timeline pages per agent: none of it sorts or
-// loads the whole incident.
+// seen from the store's spans (evidence.Spanner) or two one-event timeline
+// pages per agent: none of it sorts or loads the whole incident.
 func Agents(ctx context.Context, st evidence.Reader) ([]AgentSummary, error) {
 	c := st.Counts()
 	names := c.Top("agent", 0)
@@ -85,8 +85,22 @@ func Agents(ctx context.Context, st evidence.Reader) ([]AgentSummary, error) {
 			identify(a, ev)
 		}
 	}
+	// first and last seen: one request where the store aggregates them
+	// (evidence.Spanner); pages for the agents it does not give, and for
+	// the first event of an agent with no session record, whose identity
+	// it carries
+	var spans map[string]evidence.ValueSpan
+	if sp, ok := st.(evidence.Spanner); ok {
+		if spans, err = sp.Spans(ctx, "agent"); err != nil {
+			return nil, fmt.Errorf("agents' first and last events: %w", err)
+		}
+	}
 	for i := range out {
 		a := &out[i]
+		if sp, ok := spans[a.Agent]; ok && a.Sessions > 0 {
+			a.First, a.Last = sp.First, sp.Last
+			continue
+		}
 		q := evidence.Term("agent", a.Agent)
 		first, err := st.Page(ctx, evidence.PageRequest{Query: q, Limit: 1})
 		if err != nil {

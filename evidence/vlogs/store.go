@@ -234,3 +234,26 @@ func idList(ids []string) string {
 	}
 	return strings.Join(q, ",")
 }
+
+// Spans gives the first and the last time of every value of field among
+// the case's current events, in one stats query (evidence.Spanner).
+func (s *Store) Spans(ctx context.Context, field string) (map[string]evidence.ValueSpan, error) {
+	f, ok := evidence.LookupField(field)
+	if !ok || !f.Countable() || f.Type() != evidence.FieldExact {
+		return nil, fmt.Errorf("spans of %s: not a keyword field", field)
+	}
+	out := map[string]evidence.ValueSpan{}
+	err := s.c.query(ctx, s.current()+" "+field+":* | stats by ("+field+") min(_time) first, max(_time) last", func(row map[string]string) error {
+		first, err := time.Parse(time.RFC3339Nano, row["first"])
+		if err != nil {
+			return fmt.Errorf("spans of %s: first of %q: %w", field, row[field], err)
+		}
+		last, err := time.Parse(time.RFC3339Nano, row["last"])
+		if err != nil {
+			return fmt.Errorf("spans of %s: last of %q: %w", field, row[field], err)
+		}
+		out[row[field]] = evidence.ValueSpan{First: first, Last: last}
+		return nil
+	})
+	return out, err
+}
