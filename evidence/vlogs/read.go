@@ -195,7 +195,15 @@ func (s *Store) Search(ctx context.Context, r evidence.Request) (*evidence.Hits,
 		if desc {
 			bound = " _time:>=" + stamp(edge)
 		}
-		n, evs, err := s.countAndSort(ctx, w, bound, offset, limit, desc)
+		var n int64
+		var evs []evidence.Event
+		if c, ok := s.counted(r); ok {
+			// the whole case's total is in the counts kept: the page alone
+			n = c
+			evs, err = s.sorted(ctx, w+bound, nil, 0, offset, limit, desc)
+		} else {
+			n, evs, err = s.countAndSort(ctx, w, bound, offset, limit, desc)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -269,6 +277,29 @@ func (s *Store) guess(r evidence.Request, want int64, desc bool) time.Time {
 		return time.Time{} // the span is the whole search
 	}
 	return edge
+}
+
+// counted is the total of a search over the whole case that the counts
+// kept at ingest hold exactly: every record, or one value of a counted
+// field as guess reads it.
+func (s *Store) counted(r evidence.Request) (int64, bool) {
+	if !r.Since.IsZero() || !r.Until.IsZero() {
+		return 0, false
+	}
+	q := r.Query
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if q.IsAll() {
+		return s.counts.Total, true
+	}
+	if q.Op() != evidence.OpTerm || q.Folded() || q.Field() == "dst_host" {
+		return 0, false
+	}
+	vals, ok := s.counts.Fields[q.Field()]
+	if !ok {
+		return 0, false
+	}
+	return vals[q.Value()], true
 }
 
 func limitOr(n int) int {
