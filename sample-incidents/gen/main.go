@@ -39,6 +39,7 @@ var scenarios = []scenario{
 	{"cloud-key-after-kill", 1014, buildCloud},
 	{"eval-run-canaries", 1006, buildEvalRun},
 	{"eval-run-sweep", 1117, buildSweep},
+	{"eval-run-contained", 1124, buildContained},
 }
 
 func main() {
