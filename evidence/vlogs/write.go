@@ -85,6 +85,9 @@ func (s *Store) Replace(ctx context.Context, events []evidence.Event) (int, erro
 			return n, err // the intent stands: generation.go
 		}
 	}
+	if n == 0 {
+		return 0, nil // nothing written, nothing flushed: an intent stands as it was
+	}
 	// every replacement written has landed (write counted it after a flush)
 	if err := s.state.update(nil, s.endWrite); err != nil {
 		return n, fmt.Errorf("%w: checkpoint: %v", evidence.ErrWrite, err)
