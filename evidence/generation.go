@@ -9,11 +9,14 @@ import (
 
 // Generationer is a store that can say whether its events changed: what
 // Generation returns changes with every write of events (an Index batch
-// that stored any, a Replace), in the same atomic step as the write, and
-// a crash that loses a write loses its generation with it. Something
-// derived from the events (the engine's replay log) records the
-// generation it was made at, and is of the store's events while the two
-// are equal.
+// that stored any, a Replace), and a crash that loses a write never
+// leaves a generation equal to one recorded while the events differed.
+// The index writes it in the same atomic batch as the events; a store
+// without transactions (evidence/vlogs) gives "" from before a write goes
+// out until it is settled. Something derived from the events (the
+// engine's replay log) records the generation it was made at, and is of
+// the store's events while the two are equal; "" is no generation, and
+// nothing is kept by it.
 type Generationer interface {
 	Generation() (string, error)
 }

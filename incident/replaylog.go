@@ -24,8 +24,9 @@ import (
 // ingest's end, a follow's first, a --recompute), and read by every
 // replay after it while the index has not changed since: its meta
 // (engine/events.json) records the index's generation
-// (evidence.Generationer), which every write of events changes in the
-// same atomic step, and the evidence key besides. A log of another
+// (evidence.Generationer), which every write of events changes (in the
+// same atomic step in the index; on VictoriaLogs, "" from before a write
+// goes out until it is settled), and the evidence key besides. A log of another
 // generation, damaged, or cut short is not read: the replay reads the
 // index and writes the log again, and says why (Workspace.ReplayFrom).
 // It is derived data: deleting it costs the next replay its speed,

@@ -54,7 +54,7 @@ func (w *Workspace) logOfIndex() (m replayMeta, gen, why string) {
 	}
 	gen, err := g.Generation()
 	if err != nil || gen == "" {
-		return m, "", "the index does not say when its events last changed"
+		return m, "", "the store does not say when its events last changed"
 	}
 	dir := filepath.Join(w.Dir, engineDir)
 	m, err = readReplayMeta(dir)

@@ -119,16 +119,21 @@ func (c *client) flush(ctx context.Context) error {
 	return rc.Close()
 }
 
-// query runs a LogsQL query and calls row with each result row.
-func (c *client) query(ctx context.Context, q string, row func(map[string]string) error) error {
+// post sends a LogsQL query and returns the answer's body: JSON lines.
+func (c *client) post(ctx context.Context, q string) (io.ReadCloser, error) {
 	form := url.Values{"query": {q}}.Encode()
-	rc, err := c.do(ctx, func(base string) (*http.Request, error) {
+	return c.do(ctx, func(base string) (*http.Request, error) {
 		req, err := http.NewRequest(http.MethodPost, base+"/select/logsql/query", strings.NewReader(form))
 		if err == nil {
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		}
 		return req, err
 	})
+}
+
+// query runs a LogsQL query and calls row with each result row.
+func (c *client) query(ctx context.Context, q string, row func(map[string]string) error) error {
+	rc, err := c.post(ctx, q)
 	if err != nil {
 		return err
 	}

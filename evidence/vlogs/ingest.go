@@ -129,6 +129,9 @@ func (s *Store) IndexPrepared(ctx context.Context, p *evidence.Prepared, state m
 		}
 	}
 	if len(f.fresh) > 0 {
+		if err := s.beginWrite(); err != nil {
+			return 0, s.fail(fmt.Errorf("%w: checkpoint: %v", evidence.ErrWrite, err))
+		}
 		if err := s.c.insert(ctx, body, fieldCase); err != nil {
 			return 0, s.fail(fmt.Errorf("%w: %v", evidence.ErrWrite, err))
 		}
@@ -216,7 +219,9 @@ func (s *Store) held(ctx context.Context, evs []evidence.Event) (map[string]bool
 
 // settle makes the batches in flight searchable, counts each one's
 // records, and for those that all landed, in order, adds them to the
-// counts, writes their checkpoints and tells their callers.
+// counts, writes their checkpoints (one write of the file for them all,
+// which also ends the intent of generation.go when every batch landed)
+// and tells their callers.
 func (s *Store) settle(ctx context.Context) error {
 	if s.werr != nil {
 		return s.werr
@@ -236,20 +241,33 @@ func (s *Store) settle(ctx context.Context) error {
 	if err != nil {
 		return s.fail(fmt.Errorf("%w: %v", evidence.ErrWrite, err))
 	}
-	for _, f := range s.inflight {
+	// the batches that all landed, up to the first that did not: their
+	// counts, then their checkpoints in one write (with a fresh
+	// generation when every batch landed), then their callers
+	ok, state := len(s.inflight), map[string][]byte{}
+	for i, f := range s.inflight {
 		if got[f.batch] != want[f.batch] {
-			return s.fail(fmt.Errorf("%w: VictoriaLogs kept %d of %d events sent (check its -retentionPeriod covers the incident's dates and -insert.maxLineSizeBytes its largest record; docs/victorialogs.md)",
-				evidence.ErrWrite, got[f.batch], want[f.batch]))
+			ok = i
+			break
 		}
 		s.mu.Lock()
-		for i := range f.fresh {
-			s.counts.Add(&f.fresh[i])
+		for j := range f.fresh {
+			s.counts.Add(&f.fresh[j])
 		}
 		s.minutes = nil
 		s.mu.Unlock()
-		if err := s.state.put(f.state); err != nil {
-			return s.fail(fmt.Errorf("%w: checkpoint: %v", evidence.ErrWrite, err))
+		for k, v := range f.state {
+			state[k] = v
 		}
+	}
+	var mark func(*stateDoc) bool
+	if ok == len(s.inflight) && len(tags) > 0 { // flushed: what was sent is visible
+		mark = s.endWrite
+	}
+	if err := s.state.update(state, mark); err != nil {
+		return s.fail(fmt.Errorf("%w: checkpoint: %v", evidence.ErrWrite, err))
+	}
+	for _, f := range s.inflight[:ok] {
 		if f.landed != nil {
 			f.landed()
 		}
@@ -259,6 +277,11 @@ func (s *Store) settle(ctx context.Context) error {
 		for _, ev := range f.fresh {
 			delete(s.sent, ev.ID)
 		}
+	}
+	if ok < len(s.inflight) {
+		f := s.inflight[ok]
+		return s.fail(fmt.Errorf("%w: VictoriaLogs kept %d of %d events sent (check its -retentionPeriod covers the incident's dates and -insert.maxLineSizeBytes its largest record; docs/victorialogs.md)",
+			evidence.ErrWrite, got[f.batch], want[f.batch]))
 	}
 	s.settled = s.settled || len(tags) > 0 // a batch of events, not only a checkpoint
 	s.inflight = nil

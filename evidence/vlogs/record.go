@@ -205,9 +205,6 @@ func decode(row map[string]string) (evidence.Event, error) {
 	if !ok {
 		return ev, fmt.Errorf("victorialogs record without %s", fieldEvent)
 	}
-	if err := json.Unmarshal([]byte(s), &ev); err != nil {
-		return ev, fmt.Errorf("victorialogs record: %w", err)
-	}
-	ev.Time = ev.Time.UTC()
-	return ev, nil
+	err := decodeEvent([]byte(s), &ev)
+	return ev, err
 }

@@ -16,7 +16,8 @@ import (
 const stateFileName = "victorialogs-state.json"
 
 // stateFile is the checkpoints Index records, written whole (a temporary
-// file, fsynced, renamed) after the batch they follow is in VictoriaLogs.
+// file, fsynced, renamed) after the batch they follow is in VictoriaLogs,
+// and the store's generation (generation.go).
 type stateFile struct {
 	path string
 	mu   sync.Mutex
@@ -26,7 +27,15 @@ type stateFile struct {
 type stateDoc struct {
 	Case  string            `json:"case"`
 	State map[string][]byte `json:"state"`
+	// Generation and Writing make the store's generation (generation.go):
+	// a value set anew once a write is settled, and the session whose
+	// write is under way.
+	Generation string `json:"generation,omitempty"`
+	Writing    string `json:"writing,omitempty"`
 }
+
+// genMark is the part of the file a generation is made of.
+type genMark struct{ Generation, Writing string }
 
 func openState(dir, caseID string) (*stateFile, error) {
 	if dir == "" {
@@ -58,14 +67,23 @@ func (f *stateFile) get(key string) []byte {
 	return f.doc.State[key]
 }
 
-func (f *stateFile) put(state map[string][]byte) error {
-	if len(state) == 0 {
-		return nil
-	}
+// update merges state into the checkpoints and lets mark change the
+// generation's part (reporting whether it did), and writes the file whole
+// when anything changed: a temporary file, fsynced, renamed, and the
+// folder fsynced, so that an intent is on disk before the write it
+// announces goes out.
+func (f *stateFile) update(state map[string][]byte, mark func(*stateDoc) bool) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for k, v := range state {
 		f.doc.State[k] = append([]byte(nil), v...)
+	}
+	changed := len(state) > 0
+	if mark != nil && mark(&f.doc) {
+		changed = true
+	}
+	if !changed {
+		return nil
 	}
 	b, err := json.Marshal(f.doc)
 	if err != nil {
@@ -87,7 +105,27 @@ func (f *stateFile) put(state map[string][]byte) error {
 	if err := w.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp, f.path)
+	if err := os.Rename(tmp, f.path); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(f.path))
+}
+
+// mark reads the generation's part of the file as it is on disk now:
+// another process may have written it since this one opened it.
+func (f *stateFile) mark() (genMark, error) {
+	b, err := os.ReadFile(f.path)
+	if os.IsNotExist(err) {
+		return genMark{}, nil
+	}
+	if err != nil {
+		return genMark{}, err
+	}
+	var d stateDoc
+	if err := json.Unmarshal(b, &d); err != nil {
+		return genMark{}, fmt.Errorf("%s: %w", f.path, err)
+	}
+	return genMark{d.Generation, d.Writing}, nil
 }
 
 // readCounts asks VictoriaLogs for the case's counts: the total and span,

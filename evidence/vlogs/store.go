@@ -141,10 +141,9 @@ func (s *Store) where(q evidence.Query, since, until time.Time) (string, error) 
 // events runs a query whose rows hold fieldEvent.
 func (s *Store) events(ctx context.Context, q string) ([]evidence.Event, error) {
 	var out []evidence.Event
-	err := s.c.query(ctx, q+" | fields "+fieldEvent, func(row map[string]string) error {
-		ev, err := decode(row)
+	err := s.c.queryEvents(ctx, q+" | fields "+fieldEvent, func(ev evidence.Event) error {
 		out = append(out, ev)
-		return err
+		return nil
 	})
 	return out, err
 }

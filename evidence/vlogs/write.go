@@ -47,6 +47,9 @@ func (s *Store) write(ctx context.Context, evs []evidence.Event, supersedes map[
 			return err
 		}
 	}
+	if err := s.beginWrite(); err != nil {
+		return fmt.Errorf("%w: checkpoint: %v", evidence.ErrWrite, err)
+	}
 	if err := s.c.insert(ctx, body, fieldCase+","+fieldReplaced); err != nil {
 		return fmt.Errorf("%w: %v", evidence.ErrWrite, err)
 	}
@@ -79,8 +82,15 @@ func (s *Store) Replace(ctx context.Context, events []evidence.Event) (int, erro
 		k, err := s.replace(ctx, events[lo:min(lo+idChunk, len(events))])
 		n += k
 		if err != nil {
-			return n, err
+			return n, err // the intent stands: generation.go
 		}
+	}
+	if n == 0 {
+		return 0, nil // nothing written, nothing flushed: an intent stands as it was
+	}
+	// every replacement written has landed (write counted it after a flush)
+	if err := s.state.update(nil, s.endWrite); err != nil {
+		return n, fmt.Errorf("%w: checkpoint: %v", evidence.ErrWrite, err)
 	}
 	return n, nil
 }
