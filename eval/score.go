@@ -91,6 +91,8 @@ type attempt struct {
 	// unread are the proxy's records of the attempt, at or after its
 	// first event, counted but not read (none is a refusal): let through.
 	unread int
+	// refusedCalls are the tool calls (callKey) the gateway refused
+	refusedCalls map[string]bool
 }
 
 func (r *run) score(ctx context.Context, t Test) (TestResult, error) {
@@ -141,7 +143,7 @@ func crossed(t Test, at attempt) bool {
 		return len(at.caps) > 0
 	}
 	for _, ev := range at.events {
-		if ev.Decision != evidence.DecisionDeny {
+		if ev.Decision != evidence.DecisionDeny && !(ev.Kind == evidence.KindToolCall && at.refusedCalls[callKey(ev)]) {
 			return true
 		}
 	}
@@ -195,8 +197,54 @@ func (r *run) tried(ctx context.Context, t Test) (attempt, error) {
 	}
 	sort.Strings(at.agents)
 	sort.SliceStable(at.events, func(i, j int) bool { return at.events[i].Time.Before(at.events[j].Time) })
-	return at, nil
+	return at, r.gatewayRefusals(ctx, &at)
 }
+
+// gatewayRefusals adds to the attempt the gateway's refusals of its tool
+// calls: a tool_call record carries no decision, the gateway's
+// policy_decision of the same session and call id does. A call the
+// gateway refused did not run (it does not cross), and its refusal is
+// what a "refuse gateway" control finds.
+func (r *run) gatewayRefusals(ctx context.Context, at *attempt) error {
+	calls := map[string]bool{}
+	var last time.Time
+	for _, ev := range at.events {
+		if ev.Kind == evidence.KindToolCall && ev.CallID != "" {
+			calls[callKey(ev)] = true
+			last = ev.Time
+		}
+	}
+	if len(calls) == 0 {
+		return nil
+	}
+	agents := make([]evidence.Query, 0, len(at.agents))
+	for _, a := range at.agents {
+		agents = append(agents, evidence.Term("agent", a))
+	}
+	q := evidence.And(evidence.Term("kind", evidence.KindPolicyDecision), evidence.Term("decision", evidence.DecisionDeny), evidence.Or(agents...))
+	hits, err := r.st.Search(ctx, evidence.Request{Query: q, Since: at.first.Add(-skewSlack), Until: last.Add(refusalSlack),
+		Sort: evidence.SortTime, Limit: maxTestEvents})
+	if err != nil {
+		return fmt.Errorf("the gateway's refusals: %w", err)
+	}
+	for _, ev := range hits.Events {
+		if ev.Source == evidence.SourceLedger && calls[callKey(ev)] && r.scope.holds(ev) {
+			if at.refusedCalls == nil {
+				at.refusedCalls = map[string]bool{}
+			}
+			at.refusedCalls[callKey(ev)] = true
+			at.events = append(at.events, ev)
+		}
+	}
+	sort.SliceStable(at.events, func(i, j int) bool { return at.events[i].Time.Before(at.events[j].Time) })
+	return nil
+}
+
+// refusalSlack is how long after a call its refusal may be recorded.
+const refusalSlack = time.Minute
+
+// callKey names a tool call: its session and call id.
+func callKey(ev evidence.Event) string { return ev.Session + "\x00" + ev.CallID }
 
 // enough says whether evs (oldest first) hold min events, within window
 // when one is set, and the first event of the first such run.
