@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -128,9 +129,14 @@ func TestArchiveKilledAndRestartedLosesNothingAndKeepsNothingTwice(t *testing.T)
 	}
 	archive := filepath.Join(t.TempDir(), "archive")
 	child := cordonProcess(t, "archive", "--nats", url, "--incident", archive, "--store", addr, "--batch", "500", "--ack-wait", "2s")
+	// the file is written before a batch goes out (the store's intent to
+	// write), and holds a checkpoint once one is stored
 	waitFor(t, "a batch stored", func() bool {
-		_, err := os.Stat(filepath.Join(archive, "victorialogs-state.json"))
-		return err == nil
+		b, err := os.ReadFile(filepath.Join(archive, "victorialogs-state.json"))
+		var doc struct {
+			State map[string][]byte `json:"state"`
+		}
+		return err == nil && json.Unmarshal(b, &doc) == nil && len(doc.State) > 0
 	})
 	child.Process.Signal(syscall.SIGKILL)
 	child.Wait()
