@@ -40,6 +40,7 @@ var scenarios = []scenario{
 	{"eval-run-canaries", 1006, buildEvalRun},
 	{"eval-run-sweep", 1117, buildSweep},
 	{"eval-run-contained", 1124, buildContained},
+	{"eval-run-kill", 1124, buildKillRun},
 }
 
 func main() {
@@ -98,6 +99,9 @@ type world struct {
 	// exception for sandbox-agentd is scoped to (nil: it trusts it everywhere).
 	sensitiveNames []string
 	agentdScope    []string
+	// watched replaces the path prefixes sensitive-files covers on every
+	// node of the shared deployment (nil: those).
+	watched []string
 
 	// egressIP is the address sandboxes leave the lab from, as a cloud's
 	// audit log sees them (session_start sandbox.egress_ip; "" to omit).

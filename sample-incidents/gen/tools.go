@@ -190,10 +190,15 @@ func quote(s string) string {
 }
 
 // sensitive reports whether the Tetragon policy sensitive-files watches path:
-// the paths every deployment lists, and the file names a deployment adds.
+// the paths every deployment lists (or the ones a node's policy lists
+// instead), and the file names a deployment adds.
 func (w *world) sensitive(path string) bool {
-	for _, p := range []string{"/run/secrets/", "/home/agent/.aws/", "/home/agent/.config/gh/", "/home/agent/.netrc",
-		"/var/spool/cron/", "/home/agent/.config/systemd/", "/etc/shadow"} {
+	watched := w.watched
+	if watched == nil {
+		watched = []string{"/run/secrets/", "/home/agent/.aws/", "/home/agent/.config/gh/", "/home/agent/.netrc",
+			"/var/spool/cron/", "/home/agent/.config/systemd/", "/etc/shadow"}
+	}
+	for _, p := range watched {
 		if strings.HasPrefix(path, p) {
 			return true
 		}
