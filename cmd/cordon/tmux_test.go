@@ -60,8 +60,13 @@ func startTmuxSized(t *testing.T, w, h int, command func(dir, bin string) (line,
 		out, err := exec.Command("tmux", append([]string{"-L", socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
 		return string(out), err
 	}
-	t.Cleanup(func() { tmux("kill-server") })
 	line, ws := command(dir, bin)
+	t.Cleanup(func() {
+		tmux("kill-server")
+		// the console closes its workspace after the hangup: wait for it
+		// to go, or the folder's removal races its last writes
+		waitExited(dir)
+	})
 	if out, err := tmux("new-session", "-d", "-s", "cordon", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), line); err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
@@ -205,4 +210,22 @@ func TestAssistantInTmux(t *testing.T) {
 	c.wait("the claim's events", "TIMELINE", "timeline filtered to the", "claim 1 cites")
 	c.send("q")
 	c.wait("cordon to exit", "reopen with: cordon open "+c.ws)
+}
+
+// waitExited waits, up to 10 s, until no process's command line names
+// dir (Linux's /proc; elsewhere it returns at once).
+func waitExited(dir string) {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		running := false
+		for _, p := range procs {
+			if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), dir) {
+				running = true
+				break
+			}
+		}
+		if !running {
+			return
+		}
+	}
 }
