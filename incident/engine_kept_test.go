@@ -19,20 +19,28 @@ import (
 	"github.com/cordon-ir/cordon/platform"
 )
 
-// A workspace opened later reads the kept result, not the index: a title
-// changed in what was kept shows; Recompute runs the detectors again; a
-// result kept for other evidence is not read.
-func TestKeptResultIsRead(t *testing.T) {
-	ctx := context.Background()
+// keptSample is a workspace of the persistence-after-kill sample, its
+// folder, and the detectors' answer it kept.
+func keptSample(t *testing.T) (*Workspace, string, detect.Result, error) {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "inc")
 	ws, err := Create(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ws.Ingest(ctx, []string{filepath.Join("..", "sample-incidents", "persistence-after-kill")}, IngestOptions{}); err != nil {
+	if _, err := ws.Ingest(context.Background(), []string{filepath.Join("..", "sample-incidents", "persistence-after-kill")}, IngestOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := ws.Result(ctx)
+	r, err := ws.Result(context.Background())
+	return ws, dir, r, err
+}
+
+// A workspace opened later reads the kept result, not the index: a title
+// changed in what was kept shows; Recompute runs the detectors again; a
+// result kept for other evidence is not read.
+func TestKeptResultIsRead(t *testing.T) {
+	ctx := context.Background()
+	ws, dir, r, err := keptSample(t)
 	if err != nil || len(r.Findings) == 0 {
 		t.Fatalf("%d findings, %v", len(r.Findings), err)
 	}
@@ -289,16 +297,7 @@ func TestReaderKeepsOnlyInAPrivateWorkspace(t *testing.T) {
 // server's consoles share may end after the server closed the workspace,
 // and must not write into a folder its owner is copying or removing.
 func TestNothingKeptAfterClose(t *testing.T) {
-	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "inc")
-	ws, err := Create(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ws.Ingest(ctx, []string{filepath.Join("..", "sample-incidents", "persistence-after-kill")}, IngestOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	r, err := ws.Result(ctx)
+	ws, dir, r, err := keptSample(t)
 	if err != nil {
 		t.Fatal(err)
 	}
