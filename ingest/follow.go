@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/cordon-ir/cordon/platform"
@@ -19,13 +20,19 @@ import (
 // after a tenth of interval, not all of it: while records keep coming, a
 // line waits for the round after the one it missed, not for a whole pause
 // besides (interval is the pause once the inputs are quiet).
+//
+// A rotation can also happen while a round reads: the round then opens the
+// new file, reads it from the top and its checkpoint names the new file, so
+// the old one's unread tail is found from the checkpoint the round started
+// from (seen), at the next round.
 func Follow(ctx context.Context, inputs []string, opt Options, interval time.Duration, round func([]FileResult)) error {
+	seen := map[string]Checkpoint{}
 	for {
 		files, err := Expand(inputs)
 		if err != nil {
 			return err
 		}
-		files = append(rotated(files, opt), files...)
+		files = append(rotated(files, opt, seen), files...)
 		res, err := Run(ctx, files, opt)
 		if round != nil {
 			round(res)
@@ -57,8 +64,12 @@ func pause(res []FileResult, interval time.Duration) time.Duration {
 }
 
 // rotated finds, for each followed file that was rotated since its
-// checkpoint, the file that now holds its old content.
-func rotated(files []string, opt Options) []string {
+// checkpoint, the file that now holds its old content. seen holds the
+// checkpoint each path had at the previous round's start and is updated:
+// when the path's checkpoint names another file or another head since,
+// the rotation happened while that round read, and the file holding the
+// content of the checkpoint seen then is looked for too.
+func rotated(files []string, opt Options, seen map[string]Checkpoint) []string {
 	var out []string
 	for _, f := range files {
 		if f == "-" {
@@ -69,22 +80,35 @@ func rotated(files []string, opt Options) []string {
 			continue
 		}
 		ck, ok := LoadCheckpoint(opt.Store, abs)
-		if !ok || ck.Offset == 0 || ck.Inode == 0 {
-			continue
+		before, had := seen[abs]
+		seen[abs] = ck
+		if had && (before.Inode != ck.Inode || before.Head != ck.Head) {
+			if old := oldContent(abs, before); old != "" {
+				out = append(out, old)
+			}
 		}
-		info, err := os.Stat(abs)
-		renamed := err != nil || inode(info) != ck.Inode
-		// Truncated in place: shorter than what was read, or (when new lines
-		// already made up the length) starting with other bytes.
-		truncated := !renamed && (info.Size() < ck.Offset || !sameHead(abs, ck))
-		if !renamed && !truncated {
-			continue
-		}
-		if old := findOld(abs, ck, renamed); old != "" {
+		if old := oldContent(abs, ck); ok && old != "" && !slices.Contains(out, old) {
 			out = append(out, old)
 		}
 	}
 	return out
+}
+
+// oldContent is the file beside abs that holds ck's content when abs no
+// longer does (renamed or truncated since), or "".
+func oldContent(abs string, ck Checkpoint) string {
+	if ck.Offset == 0 || ck.Inode == 0 {
+		return ""
+	}
+	info, err := os.Stat(abs)
+	renamed := err != nil || inode(info) != ck.Inode
+	// Truncated in place: shorter than what was read, or (when new lines
+	// already made up the length) starting with other bytes.
+	truncated := !renamed && (info.Size() < ck.Offset || !sameHead(abs, ck))
+	if !renamed && !truncated {
+		return ""
+	}
+	return findOld(abs, ck, renamed)
 }
 
 // findOld looks beside path for the file holding a checkpoint's content:

@@ -100,3 +100,60 @@ func TestFollowKeepsUpWithAWriter(t *testing.T) {
 		t.Errorf("%d events, want %d", n, rate*secs+1)
 	}
 }
+
+// A rotation between a round's look for rotated files and its read of the
+// path: the round reads the new file from the top and its checkpoint names
+// the new file, so the next round finds the old file's unread tail from the
+// checkpoint the round started from.
+func TestRotationDuringARoundIsFoundNextRound(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		rotate func(path string)
+	}{
+		{"rename", func(path string) {
+			if err := os.Rename(path, path+".1"); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"copytruncate", func(path string) {
+			data, _ := os.ReadFile(path)
+			os.WriteFile(path+".1", data, 0o644)
+			os.Truncate(path, 0)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := newStore(t)
+			path := filepath.Join(t.TempDir(), "ledger.jsonl")
+			opt := Options{Store: st}
+			seen := map[string]Checkpoint{}
+			writeLines(t, path, 0, 100)
+			if _, err := Run(context.Background(), []string{path}, opt); err != nil {
+				t.Fatal(err)
+			}
+			if old := rotated([]string{path}, opt, seen); len(old) != 0 {
+				t.Fatalf("nothing rotated yet, found %v", old)
+			}
+			// The round's look is over; now the tail, the rotation and the
+			// round's read of the new file.
+			writeLines(t, path, 100, 150)
+			tc.rotate(path)
+			writeLines(t, path, 150, 250)
+			if _, err := Run(context.Background(), []string{path}, opt); err != nil {
+				t.Fatal(err)
+			}
+			if n := st.Counts().Total; n != 200 {
+				t.Fatalf("%d events before the next round, want 200 (the tail unread)", n)
+			}
+			old := rotated([]string{path}, opt, seen)
+			if len(old) != 1 || old[0] != path+".1" {
+				t.Fatalf("next round found %v, want %s", old, path+".1")
+			}
+			if _, err := Run(context.Background(), append(old, path), opt); err != nil {
+				t.Fatal(err)
+			}
+			if n := st.Counts().Total; n != 250 {
+				t.Errorf("%d events after the next round, want 250", n)
+			}
+		})
+	}
+}
