@@ -5,6 +5,7 @@ import (
 	"github.com/cordon-ir/cordon/capability"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -219,7 +220,7 @@ func (s *capScan) done(skews []Skew) *capability.Set {
 	by := skewsBySource(skews)
 	out := map[string][]*capability.Capability{}
 	for agent, m := range s.caps {
-		out[agent] = s.finishAgent(m, by, func(c *capability.Capability) sourceBytes { return s.bytes[c] })
+		out[agent] = s.finishAgent(m, by, func(c *capability.Capability) sourceBytes { return s.bytes[c] }, nil)
 	}
 	return capability.NewSet(out)
 }
@@ -251,8 +252,10 @@ func skewsBySource(skews []Skew) map[string]Skew {
 }
 
 // finishAgent finishes one agent's capabilities m in place (bytes gives
-// each one's bytes sent, by source) and lists them, unsorted.
-func (s *capScan) finishAgent(m map[string]*capability.Capability, bySource map[string]Skew, bytes func(*capability.Capability) sourceBytes) []*capability.Capability {
+// each one's bytes sent, by source) and lists them, unsorted. Those in
+// shared have their uses in time order, no applied skew among their
+// sources, and share them with the scan: they are not written.
+func (s *capScan) finishAgent(m map[string]*capability.Capability, bySource map[string]Skew, bytes func(*capability.Capability) sourceBytes, shared map[*capability.Capability]bool) []*capability.Capability {
 	list := make([]*capability.Capability, 0, len(m))
 	for _, c := range m {
 		// on the ledger's clock, which the containment time is on
@@ -266,7 +269,9 @@ func (s *capScan) finishAgent(m map[string]*capability.Capability, bySource map[
 			}
 			c.SkewMargin = max(c.SkewMargin, k.Margin)
 		}
-		sort.SliceStable(c.Uses, func(i, j int) bool { return c.Uses[i].Time.Before(c.Uses[j].Time) })
+		if !usesInOrder(c.Uses) {
+			sort.SliceStable(c.Uses, func(i, j int) bool { return c.Uses[i].Time.Before(c.Uses[j].Time) })
+		}
 		s.finish(c, bytes(c))
 		for i := range c.Ends {
 			if k, ok := bySource[c.Ends[i].Source]; ok && k.Applied {
@@ -279,9 +284,19 @@ func (s *capScan) finishAgent(m map[string]*capability.Capability, bySource map[
 		if c.Kind == capability.Place && c.Origin == capability.Acquired {
 			s.endPlace(c, m)
 		}
-		c.Compact()
+		if shared[c] {
+			c.CompactShared()
+		} else {
+			c.Compact()
+		}
 	}
 	return list
+}
+
+// usesInOrder says uses are in time order already: a stable sort would
+// leave them as they are.
+func usesInOrder(uses []capability.Use) bool {
+	return slices.IsSortedFunc(uses, func(a, b capability.Use) int { return a.Time.Compare(b.Time) })
 }
 
 // sourceBytes is the bytes each source saw sent, by source: a handful at

@@ -88,16 +88,31 @@ func (p *Pass) View() View {
 }
 
 // finishedCopy is agent's capability set as done gives it, finished on
-// copies of its capabilities: the scan is not changed.
+// copies of its capabilities: the scan is not changed. A capability whose
+// uses finishing would not move (in time order, no skew applied to them)
+// shares them with the scan, and only what Compact keeps of them is
+// copied: an agent's tool calls, used at every event, are otherwise most
+// of what a view copies.
 func (s *capScan) finishedCopy(agent string, by map[string]Skew) []*capability.Capability {
 	m := s.caps[agent]
 	n := make(map[string]*capability.Capability, len(m))
 	orig := make(map[*capability.Capability]*capability.Capability, len(m))
+	shared := map[*capability.Capability]bool{}
+	skewed := false
+	for _, k := range by {
+		skewed = skewed || k.Applied
+	}
 	for k, c := range m {
-		d := c.Clone()
+		var d *capability.Capability
+		if usesInOrder(c.Uses) && (!skewed || !slices.ContainsFunc(c.Uses, func(u capability.Use) bool { return by[u.Source].Applied })) {
+			d = c.CloneSharingUses()
+			shared[d] = true
+		} else {
+			d = c.Clone()
+		}
 		n[k], orig[d] = d, c
 	}
-	list := s.finishAgent(n, by, func(c *capability.Capability) sourceBytes { return s.bytes[orig[c]] })
+	list := s.finishAgent(n, by, func(c *capability.Capability) sourceBytes { return s.bytes[orig[c]] }, shared)
 	capability.Sort(list)
 	return list
 }
