@@ -260,9 +260,16 @@ func (c *Capability) Key() string { return c.Agent + "\x00" + string(c.Kind) + "
 
 // Clone is a copy of c that shares nothing with it that either may change.
 func (c *Capability) Clone() *Capability {
+	d := c.CloneSharingUses()
+	d.Uses = slices.Clone(c.Uses)
+	return d
+}
+
+// CloneSharingUses is Clone but for the uses, which the copy shares with
+// c: for a copy that only reads them, or compacts them (CompactShared).
+func (c *Capability) CloneSharingUses() *Capability {
 	d := *c
 	d.Acquired = slices.Clone(c.Acquired)
-	d.Uses = slices.Clone(c.Uses)
 	d.Minutes = slices.Clone(c.Minutes)
 	d.Ends = slices.Clone(c.Ends)
 	d.Methods = slices.Clone(c.Methods)

@@ -1,6 +1,7 @@
 package capability
 
 import (
+	"slices"
 	"sort"
 	"time"
 )
@@ -27,9 +28,19 @@ const keepUses = 64
 // minute only the first and last use of each answer (refused or not) and
 // the longest: enough to name the last use after any kill time and a use
 // in flight across it. Uses must be in time order.
-func (c *Capability) Compact() {
+func (c *Capability) Compact() { c.compact(false) }
+
+// CompactShared is Compact for a capability whose uses are another's,
+// which goes on changing (CloneSharingUses): what is kept is copied, and
+// the uses shared are not written.
+func (c *Capability) CompactShared() { c.compact(true) }
+
+func (c *Capability) compact(shared bool) {
 	if len(c.Uses) <= keepUses {
 		c.Minutes = nil
+		if shared {
+			c.Uses = slices.Clone(c.Uses)
+		}
 		return
 	}
 	var mins []Minute
@@ -73,6 +84,15 @@ func (c *Capability) Compact() {
 	}
 	flush()
 	kept := c.Uses[:0]
+	if shared {
+		n := 0
+		for _, k := range keep {
+			if k {
+				n++
+			}
+		}
+		kept = make([]Use, 0, n)
+	}
 	for i, u := range c.Uses {
 		if keep[i] {
 			kept = append(kept, u)

@@ -24,6 +24,14 @@ func NewSet(caps map[string][]*Capability) *Set {
 	return s
 }
 
+// NewSortedSet makes a set of lists already in Sort's order, without
+// sorting or copying them: the lists may be shared with other sets (a
+// watcher's views share every agent's that did not change), so nothing
+// may change them after.
+func NewSortedSet(caps map[string][]*Capability) *Set {
+	return &Set{byAgent: caps}
+}
+
 // For returns an agent's capability set, copied: kind, then granted before
 // acquired, then the most bytes or the value.
 func (s *Set) For(agent string) []Capability {

@@ -50,6 +50,7 @@ func (s *capScan) clone() *capScan {
 	d.borrow, d.keyHolders = clipped(s.borrow), clipped(s.keyHolders)
 	d.ends, d.auth = clipped(s.ends), clipped(s.auth)
 	d.cov = capability.FromState(s.cov.State())
+	d.touched = map[string]bool{} // the copy's finishing is no view's change
 	return &d
 }
 

@@ -87,6 +87,7 @@ func (s *capScan) mintedKey(ev *evidence.Event) {
 		// the issuer's own record of when the session stops working
 		s.auth[id] = append(s.auth[id], capability.End{At: expires, How: "expires", ID: ev.ID, By: "AWS STS (its recorded expiration)",
 			Source: ev.Source, Authority: capability.Authoritative})
+		s.touchedAll = true
 	}
 }
 
@@ -105,6 +106,7 @@ func (s *capScan) mintedUse(ev *evidence.Event) {
 	}
 	for _, cred := range creds {
 		for _, c := range s.minted[cred] {
+			s.touch(c.Agent)
 			c.Uses = append(c.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Format: ev.Format, From: ev.SrcIP, Refused: credRefused(ev)})
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"github.com/cordon-ir/cordon/capability"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -144,12 +145,14 @@ func (s *capScan) process(ev *evidence.Event) {
 			}
 		}
 		if c != nil && (len(c.Uses) == 0 || c.Uses[len(c.Uses)-1].ID != ev.ID) {
+			s.touch(c.Agent)
 			c.Uses = append(c.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Format: ev.Format, From: shortID(ev.Container)})
 		}
 	}
 	switch {
 	case ev.Kind == evidence.KindProcExit:
 		if c := s.procs[ev.ExecID]; c != nil && ev.ExecID != "" {
+			s.touch(c.Agent)
 			c.AddEnd(capability.End{At: ev.Time, How: "exited", ID: ev.ID, By: issuerName(ev), Source: ev.Source, Authority: capability.Authoritative})
 		}
 	case ev.Kind == evidence.KindProcExec && ev.Source == evidence.SourceSensor && ev.Agent != "" && mayDetach(ev.Cmdline) && detachRe.MatchString(ev.Cmdline):
@@ -212,8 +215,19 @@ func (s *capScan) persisted(ev *evidence.Event) {
 // done ends each capability where the evidence shows its end and returns
 // the sets.
 func (s *capScan) done(skews []Skew) *capability.Set {
-	// credential reads by tool calls whose result is not in the evidence:
-	// the call was made and nothing says it failed
+	s.readPending()
+	s.openCalls()
+	by := skewsBySource(skews)
+	out := map[string][]*capability.Capability{}
+	for agent, m := range s.caps {
+		out[agent] = s.finishAgent(m, by, func(c *capability.Capability) sourceBytes { return s.bytes[c] }, nil)
+	}
+	return capability.NewSet(out)
+}
+
+// readPending takes the credential reads by tool calls whose result is not
+// in the evidence: the call was made and nothing says it failed.
+func (s *capScan) readPending() {
 	pending := make([]evidence.Event, 0, len(s.reads))
 	for _, ev := range s.reads {
 		pending = append(pending, ev)
@@ -227,44 +241,62 @@ func (s *capScan) done(skews []Skew) *capability.Set {
 	for i := range pending {
 		s.secretRead(&pending[i])
 	}
-	s.openCalls()
-	out := map[string][]*capability.Capability{}
+}
+
+func skewsBySource(skews []Skew) map[string]Skew {
 	bySource := map[string]Skew{}
 	for _, k := range skews {
 		bySource[k.Source] = k
 	}
-	for agent, m := range s.caps {
-		list := make([]*capability.Capability, 0, len(m))
-		for _, c := range m {
-			// on the ledger's clock, which the containment time is on
-			for i := range c.Uses {
-				k, ok := bySource[c.Uses[i].Source]
-				if !ok {
-					continue
-				}
-				if k.Applied {
-					c.Uses[i].Time = c.Uses[i].Time.Add(-k.Offset)
-				}
-				c.SkewMargin = max(c.SkewMargin, k.Margin)
+	return bySource
+}
+
+// finishAgent finishes one agent's capabilities m in place (bytes gives
+// each one's bytes sent, by source) and lists them, unsorted. Those in
+// shared have their uses in time order, no applied skew among their
+// sources, and share them with the scan: they are not written.
+func (s *capScan) finishAgent(m map[string]*capability.Capability, bySource map[string]Skew, bytes func(*capability.Capability) sourceBytes, shared map[*capability.Capability]bool) []*capability.Capability {
+	list := make([]*capability.Capability, 0, len(m))
+	for _, c := range m {
+		// on the ledger's clock, which the containment time is on
+		for i := range c.Uses {
+			k, ok := bySource[c.Uses[i].Source]
+			if !ok {
+				continue
 			}
-			sort.SliceStable(c.Uses, func(i, j int) bool { return c.Uses[i].Time.Before(c.Uses[j].Time) })
-			s.finish(c)
-			for i := range c.Ends {
-				if k, ok := bySource[c.Ends[i].Source]; ok && k.Applied {
-					c.Ends[i].At = c.Ends[i].At.Add(-k.Offset)
-				}
+			if k.Applied {
+				c.Uses[i].Time = c.Uses[i].Time.Add(-k.Offset)
 			}
-			list = append(list, c)
+			c.SkewMargin = max(c.SkewMargin, k.Margin)
 		}
-		for _, c := range list {
-			if c.Kind == capability.Place && c.Origin == capability.Acquired {
-				s.endPlace(c, m)
+		if !usesInOrder(c.Uses) {
+			sort.SliceStable(c.Uses, func(i, j int) bool { return c.Uses[i].Time.Before(c.Uses[j].Time) })
+		}
+		s.finish(c, bytes(c))
+		for i := range c.Ends {
+			if k, ok := bySource[c.Ends[i].Source]; ok && k.Applied {
+				c.Ends[i].At = c.Ends[i].At.Add(-k.Offset)
 			}
+		}
+		list = append(list, c)
+	}
+	for _, c := range list {
+		if c.Kind == capability.Place && c.Origin == capability.Acquired {
+			s.endPlace(c, m)
+		}
+		if shared[c] {
+			c.CompactShared()
+		} else {
 			c.Compact()
 		}
-		out[agent] = list
 	}
-	return capability.NewSet(out)
+	return list
+}
+
+// usesInOrder says uses are in time order already: a stable sort would
+// leave them as they are.
+func usesInOrder(uses []capability.Use) bool {
+	return slices.IsSortedFunc(uses, func(a, b capability.Use) int { return a.Time.Compare(b.Time) })
 }
 
 // sourceBytes is the bytes each source saw sent, by source: a handful at
@@ -287,8 +319,8 @@ func (b sourceBytes) add(source string, n int64) sourceBytes {
 	}{source, n})
 }
 
-func (s *capScan) finish(c *capability.Capability) {
-	if by := s.bytes[c]; by != nil {
+func (s *capScan) finish(c *capability.Capability, by sourceBytes) {
+	if by != nil {
 		// each source sees the same transfers: the largest view counts
 		for _, x := range by {
 			c.BytesOut = max(c.BytesOut, x.n)

@@ -48,13 +48,18 @@ type capScan struct {
 	// namespace/name (a job's pods too); minted the access keys they made.
 	workloads map[string][]*capability.Capability
 	minted    map[string][]*capability.Capability
+	// touched are the agents whose capabilities changed since the last
+	// view (Pass.View), touchedAll that something every agent's finishing
+	// reads did (an authoritative or claimed end, a session learnt).
+	touched    map[string]bool
+	touchedAll bool
 }
 
 func newCapScan(e *env, sessions []evidence.Event, secrets *redact.Redactor) *capScan {
 	s := &capScan{e: e, caps: map[string]map[string]*capability.Capability{}, kinds: map[string]string{},
 		borrow: map[string][]string{}, jobs: map[string]*capability.Capability{}, reads: map[string]evidence.Event{},
 		procs: map[string]*capability.Capability{}, pids: map[pidKey]*capability.Capability{}, ends: map[string][]endMark{}, auth: map[string][]capability.End{}, calls: map[string]*callUse{}, secrets: secrets, keyHolders: map[string][]string{}, keyLogged: map[string]redact.Key{}, cov: capability.NewCoverage(),
-		workloads: map[string][]*capability.Capability{}, minted: map[string][]*capability.Capability{}}
+		workloads: map[string][]*capability.Capability{}, minted: map[string][]*capability.Capability{}, touched: map[string]bool{}}
 	s.issued = map[string]bool{}
 	for i := range sessions {
 		s.grant(&sessions[i])
@@ -68,6 +73,7 @@ func (s *capScan) grant(ev *evidence.Event) {
 	if ev.Kind != evidence.KindSessionStart || ev.Agent == "" {
 		return
 	}
+	s.touchedAll = true // a session learnt late: conservatively, every set
 	for _, cr := range ev.Credential {
 		s.issued[cr] = true
 	}
@@ -125,6 +131,7 @@ func shortID(c string) string {
 }
 
 func (s *capScan) entry(agent string, kind capability.Kind, value string, origin capability.Origin) *capability.Capability {
+	s.touch(agent)
 	m := s.caps[agent]
 	if m == nil {
 		m = map[string]*capability.Capability{}
@@ -162,6 +169,7 @@ func (s *capScan) add(_ int, ev *evidence.Event) {
 		// the service's own record of the revocation, whoever made it
 		e := capability.End{At: ev.Time, How: "revoked", ID: ev.ID, By: issuerName(ev), Source: ev.Source, Authority: capability.Authoritative}
 		s.auth[cred] = append(s.auth[cred], e)
+		s.touchedAll = true
 		if s.secrets != nil {
 			// a key its tool output held, by its name (a placeholder, or an access key id)
 			for _, k := range s.secrets.Keys(cred, nil) {
@@ -173,6 +181,7 @@ func (s *capScan) add(_ int, ev *evidence.Event) {
 		// the orchestrator's own record that the pod is gone, and with it
 		// what ran or was written in it
 		s.auth[pod] = append(s.auth[pod], capability.End{At: ev.Time, How: "pod " + pod + " deleted", ID: ev.ID, By: issuerName(ev), Source: ev.Source, Authority: capability.Authoritative})
+		s.touchedAll = true
 	}
 	if ev.Kind == evidence.KindSessionEnd && ev.Source == evidence.SourceLedger && ev.Session != "" {
 		s.sessionEnd(ev)
@@ -290,6 +299,7 @@ func (s *capScan) intervention(ev *evidence.Event) {
 		if name != "" {
 			e := capability.End{At: ev.Time, How: clip(how, 100), ID: ev.ID, By: "a human_intervention record (" + ev.ID + ")", Source: ev.Source, Authority: capability.Claimed}
 			s.ends[name] = append(s.ends[name], endMark{End: e, verb: strings.ToLower(verb)})
+			s.touchedAll = true
 		}
 	}
 	for _, m := range endRe.FindAllStringSubmatchIndex(ev.Message, -1) {

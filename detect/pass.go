@@ -44,6 +44,8 @@ type Pass struct {
 	last   evidence.Event // the last event added (its time and id)
 	events int64
 	done   bool
+	// view is what the last View kept, for the next to share
+	view *viewParts
 }
 
 // stream is one of a rule's inputs: the events any of match matches, and

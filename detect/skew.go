@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -48,6 +49,11 @@ type skewItem struct {
 // skewScan collects the events that can be paired.
 type skewScan struct {
 	ledger, other []skewItem
+	// last is what done gave, while nothing was kept since (fresh): a
+	// following pass asks at every view, and pairing is the same work
+	// over every event kept (up to maxSkewItems of each)
+	last  []Skew
+	fresh bool
 }
 
 func (s *skewScan) add(ev *evidence.Event) {
@@ -69,6 +75,7 @@ func (s *skewScan) add(ev *evidence.Event) {
 func (s *skewScan) keep(list *[]skewItem, it skewItem) {
 	if len(*list) < maxSkewItems {
 		*list = append(*list, it)
+		s.fresh = false
 	}
 }
 
@@ -76,6 +83,13 @@ func (s *skewScan) keep(list *[]skewItem, it skewItem) {
 // agent and key within the window (a sensor's exec names the ledger's
 // command, or ends with it), and estimates each source's offset.
 func (s *skewScan) done() []Skew {
+	if !s.fresh {
+		s.last, s.fresh = s.pair(), true
+	}
+	return slices.Clone(s.last)
+}
+
+func (s *skewScan) pair() []Skew {
 	byKey := map[string][]time.Time{}
 	cmds := map[string][]string{} // agent -> its tool calls' commands
 	for _, l := range s.ledger {

@@ -38,8 +38,9 @@ type Holding struct {
 
 // A watcher computes the holdings at most every holdingsEvery, and not
 // more often than every holdingsCost times what the last computation
-// took: finishing the capability sets on a copy costs in proportion to
-// them, and a busy watcher has events to take.
+// took: the pass's View copies and finishes the sets of the agents that
+// changed, which for an agent that keeps acting is its whole set, and a
+// busy watcher has events to take.
 const (
 	holdingsEvery = time.Second
 	holdingsCost  = 4
@@ -97,10 +98,14 @@ func (w *Watcher) publishHoldings(ctx context.Context, now time.Time) error {
 		return nil
 	}
 	start := time.Now()
-	res := w.pass.Result()
 	stamp := Holding{Watermark: w.pass.Last().Time, Events: w.pass.Events()}
 	h.at, h.events = now, stamp.Events
-	cur := res.Capabilities.Holdings()
+	cur := map[string]capability.Holding{}
+	for agent, hd := range w.passView().Holdings {
+		if len(hd.Acquired) > 0 {
+			cur[agent] = hd
+		}
+	}
 	// every changed holding is sent at once, then the acknowledgements
 	// waited for: a thousand agents changing cost one round trip, not a
 	// thousand (a put is a publish on the bucket's subject of the key)

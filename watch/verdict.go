@@ -107,8 +107,10 @@ type VerdictCap struct {
 // maxEvidence bounds the event ids a verdict names.
 const maxEvidence = 100
 
-// view is what verdicts are answered from: a copy of the pass's answer
-// taken by the watcher's loop, read by any number of requests at once.
+// view is what verdicts are answered from: the pass's answer as its
+// View gave it to the watcher's loop (sharing every agent's part that did
+// not change with the view before), read by any number of requests at
+// once and changed by none.
 type view struct {
 	res       detect.Result
 	byAgent   map[string][]detect.Finding
@@ -120,12 +122,12 @@ type view struct {
 	id *attribution.Identity
 }
 
-func newView(res detect.Result, last time.Time, events int64) *view {
-	v := &view{res: res, byAgent: map[string][]detect.Finding{}, ranks: map[string]detect.AgentRank{}, watermark: last, events: events}
-	for _, f := range res.Findings {
+func newView(dv detect.View, last time.Time, events int64) *view {
+	v := &view{res: dv.Result, byAgent: map[string][]detect.Finding{}, ranks: make(map[string]detect.AgentRank, len(dv.Ranks)), watermark: last, events: events}
+	for _, f := range dv.Findings {
 		v.byAgent[f.Agent] = append(v.byAgent[f.Agent], f)
 	}
-	for _, r := range detect.RankAgents(detect.RankInput{Findings: res.Findings, Capabilities: res.Capabilities}) {
+	for _, r := range dv.Ranks {
 		v.ranks[r.Agent] = r
 	}
 	return v

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/fleet"
 	"github.com/nats-io/nats.go"
 )
@@ -248,16 +249,17 @@ func (w *Watcher) serveVerdicts(ctx context.Context, failed chan<- error) (stop 
 	}, nil
 }
 
-// refreshView copies the pass's answer for the verdicts to read: at most
-// every viewEvery unless forced, since a copy of the capability sets costs
-// in proportion to them.
+// refreshView makes the view verdicts read from the pass's View: at most
+// every viewEvery unless forced. A view copies the capability sets of the
+// agents whose capabilities changed since the last one (every set after
+// an end recorded or a session learnt), and shares the others'.
 //
-// No copy is made sooner than viewCost times what the last one took
-// after it, a finding changed or not: with large capability sets (an
-// agent of 100,000 tool calls) a copy takes tens of milliseconds, and
-// copying every viewEvery would take most of the loop, and the verdicts'
-// latency with it. The copy put off is made at the loop's next step
-// (the view stays dirty).
+// No view is made sooner than viewCost times what the last one took
+// after it, a finding changed or not: an agent of 100,000 tool calls
+// that keeps acting has its set copied at every view, tens of
+// milliseconds, and making one every viewEvery would then take most of
+// the loop, and the verdicts' latency with it. The view put off is made
+// at the loop's next step (the view stays dirty).
 func (w *Watcher) refreshView(now time.Time) {
 	v := w.verdicts
 	if v == nil || w.pass == nil {
@@ -269,7 +271,7 @@ func (w *Watcher) refreshView(now time.Time) {
 	}
 	start := time.Now()
 	w.viewAt, w.viewDirty = now, false
-	vw := newView(w.pass.Result(), w.pass.Last().Time, w.pass.Events())
+	vw := newView(w.passView(), w.pass.Last().Time, w.pass.Events())
 	vw.id = w.pass.Identity()
 	v.view.Store(vw)
 	v.viewGap = min(maxViewGap, viewCost*time.Since(start))
@@ -287,3 +289,13 @@ const (
 // for verdicts: a verdict may miss up to that much of the latest events
 // (besides the lateness every event waits).
 const viewEvery = 100 * time.Millisecond
+
+// passView is the pass's View as it stands: the one made last when the
+// pass took nothing since (the verdicts' view and the holdings read the
+// same), else a new one.
+func (w *Watcher) passView() detect.View {
+	if w.lastOf != w.pass || w.lastAt != w.pass.Events() {
+		w.last, w.lastOf, w.lastAt = w.pass.View(), w.pass, w.pass.Events()
+	}
+	return w.last
+}

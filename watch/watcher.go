@@ -122,6 +122,11 @@ type Watcher struct {
 	verdicts  *verdicts // nil: none answered
 	viewAt    time.Time
 	viewDirty bool
+	// last is the pass's last View, for the verdicts and the holdings
+	// both (lastOf and lastAt: of which pass, at how many events)
+	last   detect.View
+	lastOf *detect.Pass
+	lastAt int64
 
 	// what was released since the last publication, and the deliveries
 	// it settles once published (publishEvery)

@@ -1,0 +1,126 @@
+package detect_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/cordon-ir/cordon/capability"
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// A view made from the last one (only the sets of the agents that changed
+// copied) equals the answer made from scratch (Result: every set copied
+// and finished) after every event of every bundled sample, the sessions
+// known from the start or learnt as their records come: the findings,
+// every agent's capability set, the coverage, the skews, the one ranking
+// and every agent's holding. Along the way findings are withdrawn and
+// capabilities end, each between two views.
+func TestViewMadeIncrementallyEqualsFromScratch(t *testing.T) {
+	ctx := context.Background()
+	withdrawn, ended := 0, 0
+	for _, name := range bundledSamples {
+		for _, learnt := range []bool{false, true} {
+			eng, src, _ := oneShot(t, name)
+			start := detect.Source(src)
+			if learnt {
+				start = detect.NewMemSource(nil)
+			}
+			p, err := eng.Start(ctx, start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var last detect.View
+			type kept struct {
+				v    detect.View
+				json string
+			}
+			var earlier []kept
+			err = src.Each(ctx, evidence.All(), func(ev evidence.Event) error {
+				if err := p.Add(&ev); err != nil {
+					return err
+				}
+				got := p.View()
+				want := p.Result()
+				if g, w := viewJSON(t, got), viewJSON(t, detect.View{Result: want,
+					Ranks: detect.RankAgents(detect.RankInput{Findings: want.Findings, Capabilities: want.Capabilities}), Holdings: holdingsOf(want)}); g != w {
+					t.Fatalf("%s (sessions learnt %v), after %s: the view made from the last one differs from the one made from scratch\n got %s\nwant %s",
+						name, learnt, ev.ID, g, w)
+				}
+				withdrawn += gone(last, got)
+				ended += newEnds(last, got)
+				last = got
+				if p.Events()%10 == 1 {
+					earlier = append(earlier, kept{got, viewJSON(t, got)})
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// a view once made is not changed by what comes after it
+			for _, k := range earlier {
+				if viewJSON(t, k.v) != k.json {
+					t.Fatalf("%s (sessions learnt %v): a view changed after it was made", name, learnt)
+				}
+			}
+		}
+	}
+	if withdrawn == 0 || ended == 0 {
+		t.Fatalf("the samples withdrew %d findings and ended %d capabilities between views: the test does not cover both", withdrawn, ended)
+	}
+}
+
+func viewJSON(t *testing.T, v detect.View) string {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"findings": v.Findings, "caps": v.Capabilities.ByAgent(), "coverage": v.Coverage,
+		"skews": v.Skews, "ranks": v.Ranks, "holdings": v.Holdings})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func holdingsOf(r detect.Result) map[string]capability.Holding {
+	out := map[string]capability.Holding{}
+	for _, a := range r.Capabilities.Agents() {
+		out[a] = r.Capabilities.Holding(a)
+	}
+	return out
+}
+
+// gone counts the findings of a that b no longer has.
+func gone(a, b detect.View) int {
+	ids := map[string]bool{}
+	for _, f := range b.Findings {
+		ids[f.ID] = true
+	}
+	n := 0
+	for _, f := range a.Findings {
+		if !ids[f.ID] {
+			n++
+		}
+	}
+	return n
+}
+
+// newEnds counts the capabilities that have more ends in b than in a.
+func newEnds(a, b detect.View) int {
+	if a.Capabilities == nil {
+		return 0
+	}
+	n := 0
+	for _, agent := range b.Capabilities.Agents() {
+		before := map[string]int{}
+		for c := range a.Capabilities.All(agent) {
+			before[string(c.Kind)+"\x00"+c.Value] = len(c.Ends)
+		}
+		for c := range b.Capabilities.All(agent) {
+			if len(c.Ends) > before[string(c.Kind)+"\x00"+c.Value] {
+				n++
+			}
+		}
+	}
+	return n
+}
