@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cordon-ir/cordon/capability"
+	"github.com/cordon-ir/cordon/evidence"
 )
 
 // An agent holding an AWS key makes three more credentials through the
@@ -16,6 +17,44 @@ import (
 // and ended by AWS's own record: DeleteLoginProfile, the session's
 // recorded expiry, DeleteAccessKey. None is "stopped" at the kill.
 func TestMintedCredentialsAreTheCreatorsAndEndWithTheIssuer(t *testing.T) {
+	evs, at := mintedCase(t)
+	r := scanAttributed(t, evs)
+	caps := r.Capabilities.For("agent-9")
+	kill := at(20)
+	for _, c := range []struct {
+		value   string
+		kind    string
+		end     time.Time
+		lastUse time.Time
+		liveFor time.Duration
+	}{
+		{"console-login:backdoor", "aws-console-login", at(50), at(30), 30 * time.Minute},
+		{"ASIATEMP000000000001", "aws-session", at(62), at(40), 42 * time.Minute},
+		{"AKIANEW0000000000001", "aws-access-key", at(55), at(45), 35 * time.Minute},
+	} {
+		got, ok := findCap(caps, capability.Credential, c.value)
+		if !ok || got.Provenance != capability.ByCreate || got.CredKind != c.kind {
+			t.Errorf("%s: %+v (%v)", c.value, got, ok)
+			continue
+		}
+		if obs, _ := capability.Observers(&got); len(obs) == 0 {
+			t.Errorf("%s: no source can see its use", c.value)
+		}
+		v := capability.Judge(&got, kill, time.Time{}, r.Coverage)
+		if v.State != capability.Stopped || v.LiveFor != c.liveFor || v.LastUse == nil || !v.LastUse.Time.Equal(c.lastUse) {
+			t.Errorf("%s killed at 10:20: %s (live for %v): %s", c.value, v.State, v.LiveFor, v.Line)
+		}
+		if e, ok := got.Ended(); !ok || !e.At.Equal(c.end) || e.Authority != capability.Authoritative {
+			t.Errorf("%s: end %+v", c.value, got.Ends)
+		}
+	}
+}
+
+// mintedCase is an agent holding an AWS key that makes a console password,
+// a role's session and an access key with it, each used after 10:20 and
+// ended by AWS's own record; at gives the case's minutes as times.
+func mintedCase(t *testing.T) ([]evidence.Event, func(int) time.Time) {
+	t.Helper()
 	t0 := time.Date(2026, 10, 14, 10, 0, 0, 0, time.UTC)
 	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
 	ts := func(m int) string { return at(m).Format("2006-01-02T15:04:05Z") }
@@ -56,35 +95,5 @@ func TestMintedCredentialsAreTheCreatorsAndEndWithTheIssuer(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "trail.json"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	evs := loadFiles(t, dir)
-	r := scanAttributed(t, evs)
-	caps := r.Capabilities.For("agent-9")
-	kill := at(20)
-	for _, c := range []struct {
-		value   string
-		kind    string
-		end     time.Time
-		lastUse time.Time
-		liveFor time.Duration
-	}{
-		{"console-login:backdoor", "aws-console-login", at(50), at(30), 30 * time.Minute},
-		{"ASIATEMP000000000001", "aws-session", at(62), at(40), 42 * time.Minute},
-		{"AKIANEW0000000000001", "aws-access-key", at(55), at(45), 35 * time.Minute},
-	} {
-		got, ok := findCap(caps, capability.Credential, c.value)
-		if !ok || got.Provenance != capability.ByCreate || got.CredKind != c.kind {
-			t.Errorf("%s: %+v (%v)", c.value, got, ok)
-			continue
-		}
-		if obs, _ := capability.Observers(&got); len(obs) == 0 {
-			t.Errorf("%s: no source can see its use", c.value)
-		}
-		v := capability.Judge(&got, kill, time.Time{}, r.Coverage)
-		if v.State != capability.Stopped || v.LiveFor != c.liveFor || v.LastUse == nil || !v.LastUse.Time.Equal(c.lastUse) {
-			t.Errorf("%s killed at 10:20: %s (live for %v): %s", c.value, v.State, v.LiveFor, v.Line)
-		}
-		if e, ok := got.Ended(); !ok || !e.At.Equal(c.end) || e.Authority != capability.Authoritative {
-			t.Errorf("%s: end %+v", c.value, got.Ends)
-		}
-	}
+	return loadFiles(t, dir), at
 }
