@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/cordon-ir/cordon/platform"
 	"github.com/cordon-ir/cordon/watch"
 )
 
@@ -157,7 +158,7 @@ func paced(b *testing.B, once func() (string, error), want string) []time.Durati
 	var timeouts atomic.Int64
 	every := time.Second / benchRate
 	b.ResetTimer()
-	start := time.Now()
+	start, cpu := time.Now(), platform.ProcessCPU()
 	for i := range b.N {
 		if d := time.Until(start.Add(time.Duration(i) * every)); d > 0 {
 			time.Sleep(d)
@@ -188,6 +189,9 @@ func paced(b *testing.B, once func() (string, error), want string) []time.Durati
 		b.Fatal(failed)
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "req/s")
+	// the cores the process used while the requests came (of 2 here):
+	// the server, the publisher, the watcher and the gateway together
+	b.ReportMetric((platform.ProcessCPU()-cpu).Seconds()/time.Since(start).Seconds(), "cores")
 	b.ReportMetric(float64(timeouts.Load()), "timeouts")
 	return lat
 }

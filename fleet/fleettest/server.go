@@ -5,10 +5,15 @@ package fleettest
 
 import (
 	"context"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -74,4 +79,44 @@ func Messages(t testing.TB, js jetstream.JetStream, stream string) uint64 {
 		t.Fatal(err)
 	}
 	return info.State.Msgs
+}
+
+// ServerEnv names a nats-server binary that a benchmark may run its server
+// with, in a process of its own (its CPU and collector then are not the
+// benchmark's): see URL.
+const ServerEnv = "CORDON_BENCH_NATS_SERVER"
+
+// URL is where a server for t listens: the binary ServerEnv names, started
+// on loopback with its store in a temporary folder and stopped when t
+// ends, or, without it, Server in the test's process.
+func URL(t testing.TB) string {
+	t.Helper()
+	bin := os.Getenv(ServerEnv)
+	if bin == "" {
+		return Server(t).ClientURL()
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command(bin, "-a", "127.0.0.1", "-p", strconv.Itoa(port), "-js", "-sd", t.TempDir())
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("%s: %v", bin, err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	})
+	url := "nats://127.0.0.1:" + strconv.Itoa(port)
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if nc, err := nats.Connect(url); err == nil {
+			nc.Close()
+			return url
+		}
+		if time.Now().After(end) {
+			t.Fatalf("%s not ready on %s in 10 s", bin, url)
+		}
+	}
 }

@@ -24,8 +24,8 @@ const Durable = "verdicts"
 // watcher stops when t ends; stop stops it sooner and says how it ended.
 func Verdicts(t testing.TB, dir string, vc watch.VerdictConfig) (w *watch.Watcher, url string, js jetstream.JetStream, stop func() error) {
 	t.Helper()
-	s := fleettest.Server(t)
-	nc, js, err := fleet.Connect(s.ClientURL(), "watchtest", 0)
+	url = fleettest.URL(t)
+	nc, js, err := fleet.Connect(url, "watchtest", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func Verdicts(t testing.TB, dir string, vc watch.VerdictConfig) (w *watch.Watche
 		t.Fatal(err)
 	}
 	// the watcher's own connection, as cordon watch has its own process
-	_, wjs, err := fleet.Connect(s.ClientURL(), "watchtest watcher", 0)
+	_, wjs, err := fleet.Connect(url, "watchtest watcher", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func Verdicts(t testing.TB, dir string, vc watch.VerdictConfig) (w *watch.Watche
 		wjs.Conn().Close()
 	})
 	idle(t, js, w, done)
-	return w, s.ClientURL(), js, stop
+	return w, url, js, stop
 }
 
 // idle waits until the consumer has nothing pending and the watcher holds
