@@ -106,42 +106,55 @@ func openChain(ctx context.Context, js jetstream.JetStream, stream, watcher stri
 	return c, nil
 }
 
-// commit writes a batch of receipts, in order, and waits for the server
-// to take them. The first is published on the condition that the chain's
-// last receipt is still the subject's last message, so two writers of one
-// chain fail rather than fork it.
-func (c *chain) commit(ctx context.Context, batch []pending) error {
-	futures := make([]jetstream.PubAckFuture, 0, len(batch))
-	for i, p := range batch {
-		r := Receipt{Schema: receiptSchema, Watcher: c.watcher, Seq: c.seq + 1, Prev: c.prev, Subject: p.subject,
-			Request: json.RawMessage(p.request), Verdict: p.verdict, SkippedAllows: p.skipped}
-		if len(p.request) == 0 || !json.Valid(p.request) {
-			r.Request = nil
-			if len(p.request) > 0 {
-				b, _ := json.Marshal(string(p.request))
-				r.Request = b
-			}
+// window is a group of receipts committed together: each is sent when it
+// is added (the server stores them as they come, not in a burst), and
+// wait returns once the server has taken all of them. The first is
+// published on the condition that the chain's last receipt is still the
+// subject's last message, so two writers of one chain fail rather than
+// fork it.
+type window struct {
+	c       *chain
+	futures []jetstream.PubAckFuture
+}
+
+func (c *chain) window() *window { return &window{c: c} }
+
+// add appends p's receipt to the chain and sends it.
+func (w *window) add(p pending) error {
+	c := w.c
+	r := Receipt{Schema: receiptSchema, Watcher: c.watcher, Seq: c.seq + 1, Prev: c.prev, Subject: p.subject,
+		Request: json.RawMessage(p.request), Verdict: p.verdict, SkippedAllows: p.skipped}
+	if len(p.request) == 0 || !json.Valid(p.request) {
+		r.Request = nil
+		if len(p.request) > 0 {
+			b, _ := json.Marshal(string(p.request))
+			r.Request = b
 		}
-		body, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		h := Hash(body)
-		opts := []jetstream.PublishOpt{jetstream.WithMsgID(h)}
-		if i == 0 {
-			opts = append(opts, jetstream.WithExpectLastSequencePerSubject(c.last))
-		}
-		f, err := c.js.PublishAsync(c.subject, body, opts...)
-		if err != nil {
-			return fmt.Errorf("receipt %d: %w", r.Seq, err)
-		}
-		futures = append(futures, f)
-		c.seq, c.prev = r.Seq, h
 	}
-	for _, f := range futures {
+	body, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	h := Hash(body)
+	opts := []jetstream.PublishOpt{jetstream.WithMsgID(h)}
+	if len(w.futures) == 0 {
+		opts = append(opts, jetstream.WithExpectLastSequencePerSubject(c.last))
+	}
+	f, err := c.js.PublishAsync(c.subject, body, opts...)
+	if err != nil {
+		return fmt.Errorf("receipt %d: %w", r.Seq, err)
+	}
+	w.futures = append(w.futures, f)
+	c.seq, c.prev = r.Seq, h
+	return nil
+}
+
+// wait waits for the server to have taken every receipt added.
+func (w *window) wait(ctx context.Context) error {
+	for _, f := range w.futures {
 		select {
 		case ack := <-f.Ok():
-			c.last = ack.Sequence
+			w.c.last = ack.Sequence
 		case err := <-f.Err():
 			return fmt.Errorf("receipt: %w", err)
 		case <-ctx.Done():
@@ -149,6 +162,17 @@ func (c *chain) commit(ctx context.Context, batch []pending) error {
 		}
 	}
 	return nil
+}
+
+// commit writes a batch of receipts, in order, as one window.
+func (c *chain) commit(ctx context.Context, batch []pending) error {
+	w := c.window()
+	for _, p := range batch {
+		if err := w.add(p); err != nil {
+			return err
+		}
+	}
+	return w.wait(ctx)
 }
 
 // ErrChainBroken says a chain of receipts does not verify.

@@ -136,24 +136,34 @@ func (v *verdicts) keep(subject string, request []byte, out Verdict) {
 	v.queue <- p // a full queue slows verdicts down rather than lose a refusal's receipt
 }
 
-// commitLoop writes the receipts: a batch is sent CommitEvery after its
-// first receipt was queued (or when it is full), so a crash loses the
-// receipts of at most that long of verdicts plus the batch in flight.
+// commitLoop writes the receipts: a window opens with the first receipt
+// queued and closes CommitEvery after it (or when full); each receipt is
+// sent as it comes and the window then waits for the server to have
+// taken them all, so a crash loses the receipts of at most that long of
+// verdicts plus the window in flight.
 func (v *verdicts) commitLoop(ctx context.Context, c *chain) error {
 	for {
-		var batch []pending
+		var first pending
 		select {
 		case <-ctx.Done():
 			return v.flush(c)
-		case p := <-v.queue:
-			batch = append(batch, p)
+		case first = <-v.queue:
 		}
+		w := c.window()
+		if err := w.add(first); err != nil {
+			return err
+		}
+		n := 1
 		timer := time.NewTimer(v.cfg.CommitEvery)
 	fill:
-		for len(batch) < receiptsMaxBatch {
+		for n < receiptsMaxBatch {
 			select {
 			case p := <-v.queue:
-				batch = append(batch, p)
+				if err := w.add(p); err != nil {
+					timer.Stop()
+					return err
+				}
+				n++
 			case <-timer.C:
 				break fill
 			case <-ctx.Done():
@@ -161,10 +171,10 @@ func (v *verdicts) commitLoop(ctx context.Context, c *chain) error {
 			}
 		}
 		timer.Stop()
-		if err := c.commit(context.WithoutCancel(ctx), batch); err != nil {
+		if err := w.wait(context.WithoutCancel(ctx)); err != nil {
 			return err
 		}
-		v.receipts.Add(int64(len(batch)))
+		v.receipts.Add(int64(n))
 	}
 }
 
