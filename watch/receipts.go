@@ -62,12 +62,27 @@ func EnsureReceiptsStream(ctx context.Context, js jetstream.JetStream, name stri
 	return nil
 }
 
-// pending is a verdict waiting for its receipt to be written.
+// pending is a verdict waiting for its receipt to be written; reply is
+// the verdict as the caller was sent it (nil: encode verdict).
 type pending struct {
 	subject string
 	request []byte
 	verdict Verdict
+	reply   []byte
 	skipped int64
+}
+
+// encodedReceipt is Receipt with its verdict already encoded: the same
+// fields, names and order (TestEncodedReceiptIsAReceipt).
+type encodedReceipt struct {
+	Schema        string          `json:"schema"`
+	Watcher       string          `json:"watcher"`
+	Seq           uint64          `json:"seq"`
+	Prev          string          `json:"prev"`
+	Subject       string          `json:"subject"`
+	Request       json.RawMessage `json:"request,omitempty"`
+	Verdict       json.RawMessage `json:"verdict"`
+	SkippedAllows int64           `json:"skipped_allows,omitempty"`
 }
 
 // chain appends receipts for one watcher.
@@ -131,7 +146,15 @@ func (w *window) add(p pending) error {
 			r.Request = b
 		}
 	}
-	body, err := json.Marshal(r)
+	var body []byte
+	var err error
+	if p.reply != nil {
+		// the bytes the caller was sent, not encoded again
+		body, err = json.Marshal(encodedReceipt{Schema: r.Schema, Watcher: r.Watcher, Seq: r.Seq, Prev: r.Prev, Subject: r.Subject,
+			Request: r.Request, Verdict: p.reply, SkippedAllows: r.SkippedAllows})
+	} else {
+		body, err = json.Marshal(r)
+	}
 	if err != nil {
 		return err
 	}

@@ -41,10 +41,14 @@ type VerdictRequest struct {
 
 // Verdict is the reply.
 type Verdict struct {
-	VerdictID      string `json:"verdict_id"`
-	RequestID      string `json:"request_id,omitempty"`
-	Agent          string `json:"agent"`
-	Recommendation string `json:"recommendation"`
+	// VerdictID, RequestID and At differ per request and come first
+	// (see verdict_reply.go).
+	VerdictID string `json:"verdict_id"`
+	RequestID string `json:"request_id,omitempty"`
+	// At is the watcher's wall clock when it answered.
+	At             time.Time `json:"at"`
+	Agent          string    `json:"agent"`
+	Recommendation string    `json:"recommendation"`
 	// Clauses are the policy clauses that decided (refuse.severity,
 	// refuse.acquired, review.severity, review.acquired; none: allow).
 	Clauses []string `json:"clauses"`
@@ -59,10 +63,8 @@ type Verdict struct {
 	Watcher    string `json:"watcher"`
 	// Watermark is the event time of the last event the pass took: the
 	// verdict knows nothing later.
-	Watermark time.Time `json:"watermark,omitzero"`
-	Events    int64     `json:"events"`
-	// At is the watcher's wall clock when it answered.
-	At           time.Time         `json:"at"`
+	Watermark    time.Time         `json:"watermark,omitzero"`
+	Events       int64             `json:"events"`
 	Rank         *detect.AgentRank `json:"rank,omitempty"`
 	Findings     []VerdictFinding  `json:"findings"`
 	Capabilities []VerdictCap      `json:"capabilities"`
@@ -120,6 +122,8 @@ type view struct {
 	// id is the pass's identity map when the copy was taken: who a
 	// request from outside NATS belongs to (see Ask)
 	id *attribution.Identity
+	// memo holds the decisions made on this view (verdict_reply.go)
+	memo memo
 }
 
 func newView(dv detect.View, last time.Time, events int64) *view {

@@ -83,7 +83,7 @@ func (w *Watcher) Ask(ev *evidence.Event, req VerdictRequest, subject string) (V
 	if err != nil {
 		return Verdict{}, err
 	}
-	v.keep(subject, b, out)
+	v.keep(subject, b, out, nil)
 	return out, nil
 }
 

@@ -99,9 +99,18 @@ func (v *verdicts) handle(m *nats.Msg) {
 	if vw == nil {
 		vw = &view{}
 	}
-	out := decide(vw, &v.pol, agent, &req)
-	v.stamp(&out, &req)
-	b, err := json.Marshal(out)
+	var out Verdict
+	var b []byte
+	if req.Kill.IsZero() {
+		d := vw.decision(&v.pol, agent, &req, v.own)
+		out = d.verdict
+		v.stamp(&out, &req)
+		b, err = d.reply(&out)
+	} else {
+		out = decide(vw, &v.pol, agent, &req)
+		v.stamp(&out, &req)
+		b, err = json.Marshal(out)
+	}
 	if err != nil {
 		return
 	}
@@ -109,18 +118,24 @@ func (v *verdicts) handle(m *nats.Msg) {
 		return
 	}
 	v.answered.Add(1)
-	v.keep(m.Subject, m.Data, out)
+	v.keep(m.Subject, m.Data, out, b)
 }
 
 // stamp names a verdict and says what it was given under.
 func (v *verdicts) stamp(out *Verdict, req *VerdictRequest) {
+	v.own(out)
 	out.VerdictID = fmt.Sprintf("%s-%x-%d", v.cfg.Name, v.started, v.n.Add(1))
-	out.RequestID, out.Watcher, out.RulesHash, out.PolicyHash, out.At = req.ID, v.cfg.Name, v.rulesHash, v.policyHash, time.Now().UTC()
+	out.RequestID, out.At = req.ID, time.Now().UTC()
+}
+
+// own sets what every verdict of this watcher says it was given under.
+func (v *verdicts) own(out *Verdict) {
+	out.Watcher, out.RulesHash, out.PolicyHash = v.cfg.Name, v.rulesHash, v.policyHash
 }
 
 // keep queues the receipt of a verdict given, or counts an allow the
-// sampling skips.
-func (v *verdicts) keep(subject string, request []byte, out Verdict) {
+// sampling skips; reply is the verdict as it was encoded, if it was.
+func (v *verdicts) keep(subject string, request []byte, out Verdict, reply []byte) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if out.Recommendation == Allow {
@@ -131,7 +146,7 @@ func (v *verdicts) keep(subject string, request []byte, out Verdict) {
 			return
 		}
 	}
-	p := pending{subject: subject, request: request, verdict: out, skipped: v.skipped}
+	p := pending{subject: subject, request: request, verdict: out, reply: reply, skipped: v.skipped}
 	v.skipped = 0
 	v.queue <- p // a full queue slows verdicts down rather than lose a refusal's receipt
 }
