@@ -110,11 +110,13 @@ func receipts(t testing.TB, js jetstream.JetStream, watcher string) []watch.Rece
 		if m.Subject != watch.ReceiptSubject(watcher) {
 			continue
 		}
-		var r watch.Receipt
-		if err := json.Unmarshal(m.Data, &r); err != nil {
-			t.Fatal(err)
+		for _, line := range watch.Lines(m.Data) {
+			var r watch.Receipt
+			if err := json.Unmarshal(line, &r); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, r)
 		}
-		out = append(out, r)
 	}
 	return out
 }

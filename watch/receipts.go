@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,7 +16,8 @@ import (
 // its own, the subject cordon.receipts.<watcher> of the stream
 // CORDON_RECEIPTS. A receipt carries the sha256 of the previous one's
 // body, so an edited, removed or inserted receipt breaks the chain at the
-// next one.
+// next one. The receipts of one group commit are one message, a receipt
+// a line (a chain written one receipt a message reads the same way).
 
 // Defaults of the receipts.
 const (
@@ -25,7 +27,10 @@ const (
 	// before the batch it is in is sent: what a crash may lose.
 	DefaultCommitEvery = 100 * time.Millisecond
 	receiptsMaxBatch   = 512
-	receiptSchema      = "receipt/1"
+	// receiptsMaxMsg bounds a message of receipts, under the server's
+	// default max_payload (1 MiB): a window with more is sent in parts
+	receiptsMaxMsg = 256 << 10
+	receiptSchema  = "receipt/1"
 )
 
 // ReceiptSubject is the subject of a watcher's receipts.
@@ -113,29 +118,34 @@ func openChain(ctx context.Context, js jetstream.JetStream, stream, watcher stri
 	if err != nil {
 		return nil, fmt.Errorf("receipts of %s: %w", watcher, err)
 	}
+	lines := Lines(m.Data)
 	var r Receipt
-	if err := json.Unmarshal(m.Data, &r); err != nil {
+	if len(lines) == 0 {
+		return nil, fmt.Errorf("receipts of %s: the last message (stream sequence %d) holds none", watcher, m.Sequence)
+	}
+	last := lines[len(lines)-1]
+	if err := json.Unmarshal(last, &r); err != nil {
 		return nil, fmt.Errorf("receipts of %s: the last one (stream sequence %d) does not read: %w", watcher, m.Sequence, err)
 	}
-	c.seq, c.prev, c.last = r.Seq, Hash(m.Data), m.Sequence
+	c.seq, c.prev, c.last = r.Seq, Hash(last), m.Sequence
 	return c, nil
 }
 
-// window is a group of receipts committed together: each is sent when it
-// is added (the server stores them as they come, not in a burst), and
-// wait returns once the server has taken all of them. The first is
-// published on the condition that the chain's last receipt is still the
-// subject's last message, so two writers of one chain fail rather than
-// fork it.
+// window is a group of receipts committed together: their lines are
+// gathered and sent as one message when the window closes (in parts of at
+// most receiptsMaxMsg), each published on the condition that the chain's
+// last message is still the subject's last, so two writers of one chain
+// fail rather than fork it.
 type window struct {
-	c       *chain
-	futures []jetstream.PubAckFuture
+	c   *chain
+	buf []byte
 }
 
 func (c *chain) window() *window { return &window{c: c} }
 
-// add appends p's receipt to the chain and sends it.
-func (w *window) add(p pending) error {
+// add appends p's receipt to the chain; a window grown past
+// receiptsMaxMsg sends what it has first.
+func (w *window) add(ctx context.Context, p pending) error {
 	c := w.c
 	r := Receipt{Schema: receiptSchema, Watcher: c.watcher, Seq: c.seq + 1, Prev: c.prev, Subject: p.subject,
 		Request: json.RawMessage(p.request), Verdict: p.verdict, SkippedAllows: p.skipped}
@@ -158,40 +168,50 @@ func (w *window) add(p pending) error {
 	if err != nil {
 		return err
 	}
-	h := Hash(body)
-	opts := []jetstream.PublishOpt{jetstream.WithMsgID(h)}
-	if len(w.futures) == 0 {
-		opts = append(opts, jetstream.WithExpectLastSequencePerSubject(c.last))
+	if len(w.buf) > 0 && len(w.buf)+len(body) >= receiptsMaxMsg {
+		if err := w.send(ctx); err != nil {
+			return err
+		}
 	}
-	f, err := c.js.PublishAsync(c.subject, body, opts...)
-	if err != nil {
-		return fmt.Errorf("receipt %d: %w", r.Seq, err)
-	}
-	w.futures = append(w.futures, f)
-	c.seq, c.prev = r.Seq, h
+	w.buf = append(append(w.buf, body...), '\n')
+	c.seq, c.prev = r.Seq, Hash(body)
 	return nil
 }
 
-// wait waits for the server to have taken every receipt added.
-func (w *window) wait(ctx context.Context) error {
-	for _, f := range w.futures {
-		select {
-		case ack := <-f.Ok():
-			w.c.last = ack.Sequence
-		case err := <-f.Err():
-			return fmt.Errorf("receipt: %w", err)
-		case <-ctx.Done():
-			return ctx.Err()
+// send publishes the receipts gathered and waits for the server to take
+// them. Nats-Msg-Id is the hash of the last receipt in the message.
+func (w *window) send(ctx context.Context) error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	c := w.c
+	ack, err := c.js.Publish(ctx, c.subject, w.buf, jetstream.WithMsgID(c.prev), jetstream.WithExpectLastSequencePerSubject(c.last))
+	if err != nil {
+		return fmt.Errorf("receipts up to %d: %w", c.seq, err)
+	}
+	c.last, w.buf = ack.Sequence, nil
+	return nil
+}
+
+// wait sends what the window holds and waits for the server to take it.
+func (w *window) wait(ctx context.Context) error { return w.send(ctx) }
+
+// Lines are the receipts of one message of a chain, as stored.
+func Lines(data []byte) [][]byte {
+	var out [][]byte
+	for line := range bytes.Lines(data) {
+		if line = bytes.TrimSuffix(line, []byte("\n")); len(line) > 0 {
+			out = append(out, line)
 		}
 	}
-	return nil
+	return out
 }
 
 // commit writes a batch of receipts, in order, as one window.
 func (c *chain) commit(ctx context.Context, batch []pending) error {
 	w := c.window()
 	for _, p := range batch {
-		if err := w.add(p); err != nil {
+		if err := w.add(ctx, p); err != nil {
 			return err
 		}
 	}
@@ -254,39 +274,50 @@ func VerifyReceipts(ctx context.Context, js jetstream.JetStream, stream, watcher
 		if err != nil {
 			return rep, err
 		}
-		rep.Receipts++
-		var r Receipt
-		if err := json.Unmarshal(m.Data(), &r); err != nil {
-			rep.Breaks = append(rep.Breaks, Break{StreamSeq: md.Sequence.Stream, Problem: "does not read: " + err.Error()})
-			prev, seq = Hash(m.Data()), seq+1
-			continue
+		lines := Lines(m.Data())
+		if len(lines) == 0 {
+			rep.Breaks = append(rep.Breaks, Break{StreamSeq: md.Sequence.Stream, Problem: "a message that holds no receipt"})
 		}
-		switch {
-		case r.Seq <= seq:
-			rep.Breaks = append(rep.Breaks, Break{StreamSeq: md.Sequence.Stream, Seq: r.Seq,
-				Problem: fmt.Sprintf("receipt %d follows receipt %d: appended again or out of place", r.Seq, seq)})
-		case r.Seq != seq+1:
-			rep.Breaks = append(rep.Breaks, Break{StreamSeq: md.Sequence.Stream, Seq: r.Seq,
-				Problem: fmt.Sprintf("receipt %d follows receipt %d: %d missing", r.Seq, seq, r.Seq-seq-1)})
-		case r.Prev != prev:
-			rep.Breaks = append(rep.Breaks, Break{StreamSeq: md.Sequence.Stream, Seq: r.Seq,
-				Problem: fmt.Sprintf("prev %.12s is not the hash of the receipt before it (%.12s): it or the one before was changed", r.Prev, prev)})
+		for _, line := range lines {
+			prev, seq = rep.check(md.Sequence.Stream, line, prev, seq)
 		}
-		prev, seq = Hash(m.Data()), r.Seq
-		switch r.Verdict.Recommendation {
-		case Refuse:
-			rep.Refused++
-		case Review:
-			rep.Reviewed++
-		default:
-			rep.Allowed++
-		}
-		rep.Skipped += r.SkippedAllows
-		if rep.First.IsZero() {
-			rep.First = r.Verdict.At
-		}
-		rep.Until = r.Verdict.At
 	}
 	rep.Last = prev
 	return rep, nil
+}
+
+// check adds one receipt of a chain to the report, after the receipt
+// whose hash is prev and seq is seq, and returns its own.
+func (rep *ChainReport) check(streamSeq uint64, line []byte, prev string, seq uint64) (string, uint64) {
+	rep.Receipts++
+	var r Receipt
+	if err := json.Unmarshal(line, &r); err != nil {
+		rep.Breaks = append(rep.Breaks, Break{StreamSeq: streamSeq, Problem: "does not read: " + err.Error()})
+		return Hash(line), seq + 1
+	}
+	switch {
+	case r.Seq <= seq:
+		rep.Breaks = append(rep.Breaks, Break{StreamSeq: streamSeq, Seq: r.Seq,
+			Problem: fmt.Sprintf("receipt %d follows receipt %d: appended again or out of place", r.Seq, seq)})
+	case r.Seq != seq+1:
+		rep.Breaks = append(rep.Breaks, Break{StreamSeq: streamSeq, Seq: r.Seq,
+			Problem: fmt.Sprintf("receipt %d follows receipt %d: %d missing", r.Seq, seq, r.Seq-seq-1)})
+	case r.Prev != prev:
+		rep.Breaks = append(rep.Breaks, Break{StreamSeq: streamSeq, Seq: r.Seq,
+			Problem: fmt.Sprintf("prev %.12s is not the hash of the receipt before it (%.12s): it or the one before was changed", r.Prev, prev)})
+	}
+	switch r.Verdict.Recommendation {
+	case Refuse:
+		rep.Refused++
+	case Review:
+		rep.Reviewed++
+	default:
+		rep.Allowed++
+	}
+	rep.Skipped += r.SkippedAllows
+	if rep.First.IsZero() {
+		rep.First = r.Verdict.At
+	}
+	rep.Until = r.Verdict.At
+	return Hash(line), r.Seq
 }

@@ -152,11 +152,12 @@ func (v *verdicts) keep(subject string, request []byte, out Verdict, reply []byt
 }
 
 // commitLoop writes the receipts: a window opens with the first receipt
-// queued and closes CommitEvery after it (or when full); each receipt is
-// sent as it comes and the window then waits for the server to have
-// taken them all, so a crash loses the receipts of at most that long of
-// verdicts plus the window in flight.
+// queued and closes CommitEvery after it (or when full); its receipts are
+// then sent as one message and the loop waits for the server to take it,
+// so a crash loses the receipts of at most that long of verdicts plus
+// the window in flight.
 func (v *verdicts) commitLoop(ctx context.Context, c *chain) error {
+	wctx := context.WithoutCancel(ctx)
 	for {
 		var first pending
 		select {
@@ -165,7 +166,7 @@ func (v *verdicts) commitLoop(ctx context.Context, c *chain) error {
 		case first = <-v.queue:
 		}
 		w := c.window()
-		if err := w.add(first); err != nil {
+		if err := w.add(wctx, first); err != nil {
 			return err
 		}
 		n := 1
@@ -174,7 +175,7 @@ func (v *verdicts) commitLoop(ctx context.Context, c *chain) error {
 		for n < receiptsMaxBatch {
 			select {
 			case p := <-v.queue:
-				if err := w.add(p); err != nil {
+				if err := w.add(wctx, p); err != nil {
 					timer.Stop()
 					return err
 				}
@@ -186,7 +187,7 @@ func (v *verdicts) commitLoop(ctx context.Context, c *chain) error {
 			}
 		}
 		timer.Stop()
-		if err := w.wait(context.WithoutCancel(ctx)); err != nil {
+		if err := w.wait(wctx); err != nil {
 			return err
 		}
 		v.receipts.Add(int64(n))

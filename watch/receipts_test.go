@@ -1,0 +1,68 @@
+package watch
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// A window of receipts larger than one message goes out in parts, every
+// receipt in the chain once and in order; a second writer of the same
+// chain makes the first one's next window fail instead of forking it.
+func TestReceiptWindowsInPartsAndOneWriter(t *testing.T) {
+	_, js := bus(t)
+	ctx := context.Background()
+	c1, err := openChain(ctx, js, DefaultReceiptsStream, "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("a reason of some length ", 250) // ~6 KB a receipt
+	var batch []pending
+	for i := range 100 {
+		batch = append(batch, pending{subject: VerdictSubject("agent-1"), request: []byte(`{"id":"r"}`),
+			verdict: Verdict{Agent: "agent-1", Recommendation: Refuse, Reasons: []string{big}, RequestID: string(rune('a' + i%26))}})
+	}
+	if err := c1.commit(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	s, err := js.Stream(ctx, DefaultReceiptsStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs < 2 {
+		t.Fatalf("%d messages for 100 receipts of ~6 KB: the window was not sent in parts", info.State.Msgs)
+	}
+	rep, err := VerifyReceipts(ctx, js, DefaultReceiptsStream, "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Receipts != 100 || rep.Refused != 100 || len(rep.Breaks) != 0 {
+		t.Fatalf("chain after a window in parts: %d receipts, %d refused, breaks %+v", rep.Receipts, rep.Refused, rep.Breaks)
+	}
+
+	// a second writer of the chain "w" (a second watcher of that name)
+	c2, err := openChain(ctx, js, DefaultReceiptsStream, "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c2.seq != 100 {
+		t.Fatalf("the second writer found the chain at %d, want 100", c2.seq)
+	}
+	if err := c2.commit(ctx, batch[:1]); err != nil {
+		t.Fatal(err)
+	}
+	if err := c1.commit(ctx, batch[:1]); err == nil {
+		t.Fatal("the first writer appended after the second: the chain forked")
+	}
+	rep, err = VerifyReceipts(ctx, js, DefaultReceiptsStream, "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Receipts != 101 || len(rep.Breaks) != 0 {
+		t.Fatalf("chain after two writers: %d receipts, breaks %+v", rep.Receipts, rep.Breaks)
+	}
+}
