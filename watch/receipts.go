@@ -247,43 +247,67 @@ type ChainReport struct {
 // whose prev is not the hash of the receipt before it.
 func VerifyReceipts(ctx context.Context, js jetstream.JetStream, stream, watcher string) (ChainReport, error) {
 	rep := ChainReport{Watcher: watcher, Breaks: []Break{}}
+	var seq uint64
+	prev := ""
+	err := eachMessage(ctx, js, stream, watcher, func(streamSeq uint64, lines [][]byte) {
+		if len(lines) == 0 {
+			rep.Breaks = append(rep.Breaks, Break{StreamSeq: streamSeq, Problem: "a message that holds no receipt"})
+		}
+		for _, line := range lines {
+			prev, seq = rep.check(streamSeq, line, prev, seq)
+		}
+	})
+	rep.Last = prev
+	return rep, err
+}
+
+// FindReceipts reads a watcher's chain from its start and returns the
+// receipts match accepts (those that do not read are skipped: verify
+// names them).
+func FindReceipts(ctx context.Context, js jetstream.JetStream, stream, watcher string, match func(*Receipt) bool) ([]Receipt, error) {
+	var out []Receipt
+	err := eachMessage(ctx, js, stream, watcher, func(_ uint64, lines [][]byte) {
+		for _, line := range lines {
+			var r Receipt
+			if json.Unmarshal(line, &r) == nil && match(&r) {
+				out = append(out, r)
+			}
+		}
+	})
+	return out, err
+}
+
+// eachMessage gives fn every message of a watcher's receipts, in order,
+// split into its lines.
+func eachMessage(ctx context.Context, js jetstream.JetStream, stream, watcher string, fn func(streamSeq uint64, lines [][]byte)) error {
 	s, err := js.Stream(ctx, stream)
 	if err != nil {
-		return rep, fmt.Errorf("receipts stream %s: %w", stream, err)
+		return fmt.Errorf("receipts stream %s: %w", stream, err)
 	}
 	info, err := s.Info(ctx, jetstream.WithSubjectFilter(ReceiptSubject(watcher)))
 	if err != nil {
-		return rep, err
+		return err
 	}
 	want := info.State.Subjects[ReceiptSubject(watcher)]
 	if want == 0 {
-		return rep, nil
+		return nil
 	}
 	cons, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{ReceiptSubject(watcher)}})
 	if err != nil {
-		return rep, err
+		return err
 	}
-	var seq uint64
-	prev := ""
 	for n := uint64(0); n < want; n++ {
 		m, err := cons.Next(jetstream.FetchContext(ctx))
 		if err != nil {
-			return rep, fmt.Errorf("reading receipts: %w", err)
+			return fmt.Errorf("reading receipts: %w", err)
 		}
 		md, err := m.Metadata()
 		if err != nil {
-			return rep, err
+			return err
 		}
-		lines := Lines(m.Data())
-		if len(lines) == 0 {
-			rep.Breaks = append(rep.Breaks, Break{StreamSeq: md.Sequence.Stream, Problem: "a message that holds no receipt"})
-		}
-		for _, line := range lines {
-			prev, seq = rep.check(md.Sequence.Stream, line, prev, seq)
-		}
+		fn(md.Sequence.Stream, Lines(m.Data()))
 	}
-	rep.Last = prev
-	return rep, nil
+	return nil
 }
 
 // check adds one receipt of a chain to the report, after the receipt

@@ -120,8 +120,9 @@ func commands() []command {
 			{"slice", "ARCHIVE --agent A[,B] --since T [--until T] --incident DIR [--store victorialogs://HOST:PORT] [--json]", "make DIR a case of some agents' evidence taken from the archive, as cordon pull takes it from the stream (copied, its receipt journaled)", cmdArchiveSlice, nil},
 		}},
 		{"watch", watchArgs, "run the detectors on a JetStream stream of events and publish findings as created, updated, withdrawn on cordon.findings.<severity>.<agent> (docs/fleet.md)", cmdWatch, nil},
-		{"receipts", "verify --nats URL --watcher NAME [--stream S] [--json]", "the verdict receipts a watcher keeps (docs/verdicts.md); verify walks a watcher's hash chain and names every break (exit 7)", cmdReceipts, []command{
+		{"receipts", "verify|find --nats URL --watcher NAME [--stream S] [--json]", "the verdict receipts a watcher keeps (docs/verdicts.md); verify walks a watcher's hash chain and names every break (exit 7); find gives the answer a request was given", cmdReceipts, []command{
 			{"verify", "--nats URL --watcher NAME [--stream S] [--json]", "walk a watcher's chain of verdict receipts and report every break", cmdReceiptsVerify, nil},
+			{"find", "--nats URL --watcher NAME (--request ID | --verdict ID | --agent A) [--stream S] [--json]", "the receipts of a request, a verdict or an agent: the answer given, why, and under which rules and policy", cmdReceiptsFind, nil},
 		}},
 		{"formats", "", "list the input formats cordon reads", cmdFormats, nil},
 		{"config", "path|check", "where the console's own settings are read from (key remaps, : aliases, saved searches, palette), and whether they read", cmdConfig, []command{

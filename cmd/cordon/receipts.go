@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/fleet"
@@ -56,5 +58,72 @@ func cmdReceiptsVerify(e *env, c *cobra.Command) {
 			return fmt.Errorf("%w: %d break(s) in the receipts of %s", watch.ErrChainBroken, len(rep.Breaks), *name)
 		}
 		return nil
+	}
+}
+
+// cmdReceiptsFind prints the receipts of a request, a verdict or an agent:
+// "why was this action allowed?" answered with the answer that was given.
+func cmdReceiptsFind(e *env, c *cobra.Command) {
+	fs := c.Flags()
+	url := fs.String("nats", "", "the NATS `URL` (default $NATS_URL)")
+	name := fs.String("watcher", "", "the watcher's `NAME` (its --verdict-name, by default its durable)")
+	stream := fs.String("stream", watch.DefaultReceiptsStream, "the receipts' stream")
+	request := fs.String("request", "", "the caller's request `ID` (the request's id, Envoy's x-request-id)")
+	verdict := fs.String("verdict", "", "the verdict's `ID` (verdict_id of the reply)")
+	agent := fs.String("agent", "", "every receipt of the `AGENT`")
+	asJSON := jsonFlag(fs, "each receipt as stored, one a line")
+	c.Args = wantArgs(0, "no arguments")
+	c.RunE = func(cmd *cobra.Command, _ []string) error {
+		if *url == "" {
+			*url = os.Getenv("NATS_URL")
+		}
+		if *url == "" || *name == "" || *request == "" && *verdict == "" && *agent == "" {
+			fs.Usage()
+			return fmt.Errorf("%w: receipts find needs --nats URL, --watcher NAME and one of --request, --verdict, --agent", errUsage)
+		}
+		nc, js, err := fleet.Connect(*url, "cordon receipts find", 0)
+		if err != nil {
+			return err
+		}
+		defer nc.Close()
+		found, err := watch.FindReceipts(cmd.Context(), js, *stream, *name, func(r *watch.Receipt) bool {
+			v := &r.Verdict
+			return (*request == "" || v.RequestID == *request) && (*verdict == "" || v.VerdictID == *verdict) && (*agent == "" || v.Agent == *agent)
+		})
+		if err != nil {
+			return err
+		}
+		for _, r := range found {
+			if *asJSON {
+				if err := jsonEncoder(e.stdout).Encode(r); err != nil {
+					return err
+				}
+				continue
+			}
+			printReceipt(e, &r)
+		}
+		if len(found) == 0 {
+			return fmt.Errorf("no receipt of %s matches (allows are kept one in sample_allows: docs/verdicts.md)", evidence.PrintableMessage(*name))
+		}
+		return nil
+	}
+}
+
+// printReceipt says what one receipt records, every string from the
+// evidence made printable.
+func printReceipt(e *env, r *watch.Receipt) {
+	v := &r.Verdict
+	p := evidence.PrintableMessage
+	fmt.Fprintf(e.stdout, "receipt %d of %s: %s %s for %s at %s (request %s, verdict %s)\n", r.Seq, p(r.Watcher),
+		p(r.Subject), strings.ToUpper(v.Recommendation), p(v.Agent), v.At.UTC().Format(time.RFC3339Nano), p(v.RequestID), p(v.VerdictID))
+	fmt.Fprintf(e.stdout, "  watermark %s, %d events; rules %.12s, policy %.12s\n", v.Watermark.UTC().Format(time.RFC3339Nano), v.Events, v.RulesHash, v.PolicyHash)
+	if len(v.Clauses) > 0 {
+		fmt.Fprintf(e.stdout, "  clauses %s; rules %s\n", p(strings.Join(v.Clauses, ", ")), p(strings.Join(v.Rules, ", ")))
+	}
+	for _, line := range v.Reasons {
+		fmt.Fprintf(e.stdout, "  - %s\n", p(line))
+	}
+	if len(r.Request) > 0 {
+		fmt.Fprintf(e.stdout, "  request %s\n", p(string(r.Request)))
 	}
 }
