@@ -76,7 +76,7 @@ func (w *Watcher) Ask(ev *evidence.Event, req VerdictRequest, subject string) (V
 	if vw.id != nil {
 		a = vw.id.Attribute(&q)
 	}
-	out := decideAttributed(vw, &v.pol, &q, a, &req)
+	out := decideAttributed(vw, &v.pol, &q, a, &req, v.own)
 	v.stamp(&out, &req)
 	v.answered.Add(1)
 	b, err := json.Marshal(req)
@@ -91,7 +91,7 @@ func (w *Watcher) Ask(ev *evidence.Event, req VerdictRequest, subject string) (V
 // verdict, the most severe standing, when the keys disagree; the verdict
 // of an agent nobody knows when none is bound (the absence of evidence is
 // not evidence of an escape: docs/verdicts.md).
-func decideAttributed(vw *view, pol *Policy, ev *evidence.Event, a attribution.Attribution, req *VerdictRequest) Verdict {
+func decideAttributed(vw *view, pol *Policy, ev *evidence.Event, a attribution.Attribution, req *VerdictRequest, own func(*Verdict)) Verdict {
 	at := &VerdictAttribution{Via: a.Via, Keys: keysOf(ev), AfterEnd: a.AfterEnd, Contested: a.Contested}
 	if a.Binding != nil {
 		at.Session, at.Sandbox = a.Binding.Session, a.Binding.Sandbox
@@ -106,7 +106,12 @@ func decideAttributed(vw *view, pol *Policy, ev *evidence.Event, a attribution.A
 	}
 	var out Verdict
 	for i, c := range cands {
-		d := decide(vw, pol, c, req)
+		var d Verdict
+		if req.Kill.IsZero() {
+			d = vw.decision(pol, c, req, own).verdict // shared: changed below only in fields of its own
+		} else {
+			d = decide(vw, pol, c, req)
+		}
 		if i == 0 || severer(d.Recommendation, out.Recommendation) {
 			out = d
 		}
