@@ -13,8 +13,9 @@ import (
 // A reply made from a view's decision, the request's own fields put in
 // front, is byte for byte what encoding the whole verdict gives, for every
 // agent of a sample and one nobody knows, with request ids a caller could
-// send (quotes, markup, control characters, invalid UTF-8). A known agent
-// is decided once per view; an unknown one is not kept.
+// send (quotes, markup, control characters, invalid UTF-8); the decision
+// kept is the one deciding again gives. A known agent is decided once per
+// view; an unknown one is not kept.
 func TestReplyIsTheVerdictEncoded(t *testing.T) {
 	rules, err := detect.Builtin()
 	if err != nil {
@@ -48,6 +49,13 @@ func TestReplyIsTheVerdictEncoded(t *testing.T) {
 			want, _ := json.Marshal(out)
 			if string(got) != string(want) {
 				t.Fatalf("agent %q, request id %q:\n got %s\nwant %s", agent, id, got, want)
+			}
+			// and the decision kept is the one decide makes now
+			fresh := decide(vw, &v.pol, agent, &req)
+			v.own(&fresh)
+			fresh.VerdictID, fresh.RequestID, fresh.At = out.VerdictID, out.RequestID, out.At
+			if f, _ := json.Marshal(fresh); string(f) != string(want) {
+				t.Fatalf("agent %q: the view's kept decision differs from deciding again:\n got %s\nwant %s", agent, want, f)
 			}
 			if d.rest == nil {
 				t.Fatalf("agent %q: the encoding did not split, every reply is encoded whole", agent)
