@@ -29,6 +29,7 @@ const (
 	receiptsMaxBatch   = 512
 	// receiptsMaxMsg bounds a message of receipts, under the server's
 	// default max_payload (1 MiB): a window with more is sent in parts
+	// (of at most half the server's max_payload, when that is smaller)
 	receiptsMaxMsg = 256 << 10
 	receiptSchema  = "receipt/1"
 )
@@ -99,6 +100,7 @@ type chain struct {
 	seq     uint64 // the last receipt's Seq
 	prev    string // the last receipt's hash
 	last    uint64 // the last receipt's stream sequence
+	maxMsg  int    // the most bytes of receipts a message holds
 }
 
 // openChain finds where a watcher's chain ends.
@@ -106,7 +108,10 @@ func openChain(ctx context.Context, js jetstream.JetStream, stream, watcher stri
 	if err := EnsureReceiptsStream(ctx, js, stream); err != nil {
 		return nil, err
 	}
-	c := &chain{js: js, stream: stream, watcher: watcher, subject: ReceiptSubject(watcher)}
+	c := &chain{js: js, stream: stream, watcher: watcher, subject: ReceiptSubject(watcher), maxMsg: receiptsMaxMsg}
+	if mp := int(js.Conn().MaxPayload()); mp > 0 {
+		c.maxMsg = min(c.maxMsg, mp/2)
+	}
 	s, err := js.Stream(ctx, stream)
 	if err != nil {
 		return nil, err
@@ -168,7 +173,7 @@ func (w *window) add(ctx context.Context, p pending) error {
 	if err != nil {
 		return err
 	}
-	if len(w.buf) > 0 && len(w.buf)+len(body) >= receiptsMaxMsg {
+	if len(w.buf) > 0 && len(w.buf)+len(body) >= w.c.maxMsg {
 		if err := w.send(ctx); err != nil {
 			return err
 		}

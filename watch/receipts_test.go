@@ -4,6 +4,12 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/cordon-ir/cordon/fleet"
+	"github.com/cordon-ir/cordon/fleet/fleettest"
 )
 
 // A window of receipts larger than one message goes out in parts, every
@@ -11,6 +17,23 @@ import (
 // chain makes the first one's next window fail instead of forking it.
 func TestReceiptWindowsInPartsAndOneWriter(t *testing.T) {
 	_, js := bus(t)
+	receiptWindows(t, js)
+}
+
+// The same on a server whose max_payload (64 KiB) is under a part's
+// 256 KiB: parts of half of it.
+func TestReceiptWindowsUnderASmallMaxPayload(t *testing.T) {
+	s := fleettest.ServerWith(t, func(o *server.Options) { o.MaxPayload = 64 << 10 })
+	nc, js, err := fleet.Connect(s.ClientURL(), "test", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	receiptWindows(t, js)
+}
+
+func receiptWindows(t *testing.T, js jetstream.JetStream) {
+	t.Helper()
 	ctx := context.Background()
 	c1, err := openChain(ctx, js, DefaultReceiptsStream, "w")
 	if err != nil {
