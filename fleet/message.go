@@ -89,8 +89,8 @@ func decodeTo(ev *evidence.Event, subject string, hdr nats.Header, data []byte) 
 	case ev.Kind == "":
 		return fmt.Errorf("%w: event %s has no kind", ErrMessage, ev.ID)
 	}
-	if want := EventSubject(ev.Source, ev.Format); want != subject {
-		return fmt.Errorf("%w: event %s of source %q and format %q came on %s, not %s", ErrMessage, ev.ID, ev.Source, ev.Format, subject, want)
+	if !isEventSubject(subject, ev.Source, ev.Format) {
+		return fmt.Errorf("%w: event %s of source %q and format %q came on %s, not %s", ErrMessage, ev.ID, ev.Source, ev.Format, subject, EventSubject(ev.Source, ev.Format))
 	}
 	if id := hdr.Get(HeaderMsgID); id != "" && id != Key(ev) {
 		return fmt.Errorf("%w: message id %q is not event %s's key %q", ErrMessage, id, ev.ID, Key(ev))
