@@ -78,8 +78,11 @@ func decodeTo(ev *evidence.Event, subject string, hdr nats.Header, data []byte) 
 	if s := hdr.Get(HeaderSchema); s != "" && s != SchemaEvent {
 		return fmt.Errorf("%w: schema %q, this cordon reads %s", ErrMessage, s, SchemaEvent)
 	}
-	if err := jsonv2.Unmarshal(data, ev, decodeOptions); err != nil {
-		return fmt.Errorf("%w: not an event: %v", ErrMessage, err)
+	if !decodeFast(data, ev) {
+		*ev = evidence.Event{}
+		if err := jsonv2.Unmarshal(data, ev, decodeOptions); err != nil {
+			return fmt.Errorf("%w: not an event: %v", ErrMessage, err)
+		}
 	}
 	switch {
 	case ev.ID == "":
