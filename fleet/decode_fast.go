@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"bytes"
 	"reflect"
 	"sync"
 	"time"
@@ -236,57 +237,63 @@ func (s *scanner) byte(c byte) bool {
 	return false
 }
 
-// rawStrV consumes a string, quotes included; verbatim says it holds no
-// escape and no byte past ASCII.
-func (s *scanner) rawStrV() (raw []byte, verbatim, ok bool) {
+// rawStrV consumes a string, quotes included; escaped and wide say
+// whether it holds an escape and a byte past ASCII.
+func (s *scanner) rawStrV() (raw []byte, escaped, wide, ok bool) {
 	if s.i >= len(s.b) || s.b[s.i] != '"' {
-		return nil, false, false
+		return nil, false, false, false
 	}
-	verbatim = true
 	for i := s.i + 1; i < len(s.b); i++ {
 		switch c := s.b[i]; {
 		case c == '"':
 			raw, s.i = s.b[s.i:i+1], i+1
-			return raw, verbatim, true
+			return raw, escaped, wide, true
 		case c == '\\':
-			verbatim = false
-			i++ // the escaped byte; AppendUnquote checks the escape
+			escaped = true
+			i++ // the escaped byte; the unquoting checks the escape
 		case c < 0x20:
-			return nil, false, false
+			return nil, false, false, false
 		case c >= utf8.RuneSelf:
-			verbatim = false
+			wide = true
 		}
 	}
-	return nil, false, false
+	return nil, false, false, false
 }
 
 // rawStr consumes a string, quotes included.
 func (s *scanner) rawStr() ([]byte, bool) {
-	raw, _, ok := s.rawStrV()
+	raw, _, _, ok := s.rawStrV()
 	return raw, ok
 }
 
 // str consumes a string and gives its value; false for an escape or
 // UTF-8 that AppendUnquote does not take as given.
 func (s *scanner) str() (string, bool) {
-	raw, verbatim, ok := s.rawStrV()
+	raw, escaped, wide, ok := s.rawStrV()
 	if !ok {
 		return "", false
 	}
-	if verbatim {
+	if !escaped && !wide {
 		return s.sc.makeString(raw[1 : len(raw)-1]), true
 	}
-	var err error
-	if s.sc.unq, err = jsontext.AppendUnquote(s.sc.unq[:0], raw); err != nil {
-		return "", false
+	if wide {
+		ok = false // UTF-8 to check: AppendUnquote
+	} else {
+		s.sc.unq, ok = unquoteSimple(s.sc.unq[:0], raw[1:len(raw)-1])
+	}
+	if !ok {
+		var err error
+		if s.sc.unq, err = jsontext.AppendUnquote(s.sc.unq[:0], raw); err != nil {
+			return "", false
+		}
 	}
 	return s.sc.makeString(s.sc.unq), true
 }
 
 // name consumes a member's name: plain ASCII without escapes only.
 func (s *scanner) name() ([]byte, bool) {
-	raw, verbatim, ok := s.rawStrV()
-	if !ok || !verbatim {
+	raw, escaped, wide, ok := s.rawStrV()
+	if !ok || escaped || wide {
 		return nil, false
 	}
 	return raw[1 : len(raw)-1], true
@@ -344,4 +351,43 @@ func (s *scanner) strs() ([]string, bool) {
 		}
 		s.space()
 	}
+}
+
+// unquoteSimple appends the value of the body (quotes cut) of a string of
+// ASCII bytes whose escapes are all of one byte (\" \\ \/ \b \f \n \r
+// \t): a raw record inside an event is JSON inside JSON, escaped quotes
+// throughout, and the general unquoting checks every byte for UTF-8.
+// false for any other escape (\u): AppendUnquote reads that.
+func unquoteSimple(dst, body []byte) ([]byte, bool) {
+	for {
+		j := bytes.IndexByte(body, '\\')
+		if j < 0 {
+			dst = append(dst, body...)
+			break
+		}
+		dst = append(dst, body[:j]...)
+		if j+1 >= len(body) {
+			return dst, false
+		}
+		var c byte
+		switch body[j+1] {
+		case '"', '\\', '/':
+			c = body[j+1]
+		case 'b':
+			c = '\b'
+		case 'f':
+			c = '\f'
+		case 'n':
+			c = '\n'
+		case 'r':
+			c = '\r'
+		case 't':
+			c = '\t'
+		default:
+			return dst, false
+		}
+		dst = append(dst, c)
+		body = body[j+2:]
+	}
+	return dst, true
 }

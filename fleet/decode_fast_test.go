@@ -33,6 +33,8 @@ var odd = []string{
 	`{"id":"a","time":"2026-11-04T10:01:15Z","kind":"k","bytes_in":9223372036854775807}`,
 	`{"id":"a","time":"2026-11-04T10:01:15Z","kind":"k","bytes_in":-999999999999999999}`,
 	`{"id":"a","time":"2026-11-04T10:01:15Z","kind":"k","raw":"q\"u\\o\/t\b\f\n\r\te \u00e9 \ud83d\ude00"}`,
+	`{"id":"a","time":"2026-11-04T10:01:15Z","kind":"k","raw":"{\"q\":\"a\\\\b\"} \/ \b\f\n\r\t end\\"}`,
+	"{\"id\":\"a\",\"time\":\"2026-11-04T10:01:15Z\",\"kind\":\"k\",\"raw\":\"esc \\\x01 ctl\"}",
 	`{"id":"a","time":"2026-11-04T10:01:15Z","kind":"k","raw":"lone \ud800 surrogate"}`,
 	`{"id":"a","time":"2026-11-04T10:01:15Z","kind":"k","raw":"bad \x escape"}`,
 	"{\"id\":\"a\",\"time\":\"2026-11-04T10:01:15Z\",\"kind\":\"k\",\"raw\":\"a\xffb\"}",
