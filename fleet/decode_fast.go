@@ -355,9 +355,9 @@ func (s *scanner) strs() ([]string, bool) {
 
 // unquoteSimple appends the value of the body (quotes cut) of a string of
 // ASCII bytes whose escapes are all of one byte (\" \\ \/ \b \f \n \r
-// \t): a raw record inside an event is JSON inside JSON, escaped quotes
-// throughout, and the general unquoting checks every byte for UTF-8.
-// false for any other escape (\u): AppendUnquote reads that.
+// \t, \u00XX of ASCII): a raw record inside an event is JSON inside
+// JSON, escaped quotes throughout, and the general unquoting checks every
+// byte for UTF-8. false for any other escape: AppendUnquote reads that.
 func unquoteSimple(dst, body []byte) ([]byte, bool) {
 	for {
 		j := bytes.IndexByte(body, '\\')
@@ -383,6 +383,15 @@ func unquoteSimple(dst, body []byte) ([]byte, bool) {
 			c = '\r'
 		case 't':
 			c = '\t'
+		case 'u':
+			// encoding/json writes <, > and & as \u003c, \u003e, \u0026
+			r, ok := hex4(body[j+2:])
+			if !ok || r >= utf8.RuneSelf {
+				return dst, false
+			}
+			dst = append(dst, byte(r))
+			body = body[j+6:]
+			continue
 		default:
 			return dst, false
 		}
@@ -390,4 +399,26 @@ func unquoteSimple(dst, body []byte) ([]byte, bool) {
 		body = body[j+2:]
 	}
 	return dst, true
+}
+
+// hex4 reads the four hex digits an escape \u starts with.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }
