@@ -91,7 +91,9 @@ func (b *Buffer) Due(now time.Time) []*item {
 		if len(b.free) >= maxFree {
 			break
 		}
-		clear(it.done) // what they settle is not kept alive
+		// neither the event's values nor what it settles are kept alive
+		it.ev = evidence.Event{}
+		clear(it.done)
 		it.done = it.done[:0]
 		b.free = append(b.free, it)
 	}

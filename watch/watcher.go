@@ -313,7 +313,9 @@ func (w *Watcher) Run(ctx context.Context) error {
 			}
 		case <-tick.C:
 		}
-		if err := w.step(ctx, batch, time.Now()); err != nil {
+		err := w.step(ctx, batch, time.Now())
+		clear(batch) // what the events hold is not kept alive by the array
+		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
