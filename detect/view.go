@@ -36,6 +36,24 @@ type viewParts struct {
 // waiting for its result) changing makes every set copied again.
 func (p *Pass) View() View {
 	findings := p.Findings()
+	set, holdings, skews := p.viewSets()
+	ranks := RankAgents(RankInput{Findings: findings, Holdings: holdings})
+	SortRanked(findings, ranks)
+	return View{Result: Result{Findings: findings, Capabilities: set, Coverage: capability.FromState(p.caps.cov.State()), Skews: skews},
+		Ranks: ranks, Holdings: holdings}
+}
+
+// Holdings is View's Holdings alone, made as View makes them (and kept
+// for the next View to share): without the findings and their ranking,
+// which a watcher that answers no verdicts does not read.
+func (p *Pass) Holdings() map[string]capability.Holding {
+	_, holdings, _ := p.viewSets()
+	return holdings
+}
+
+// viewSets makes the capability sets, holdings and skews of a view from
+// the last one's, and keeps them for the next.
+func (p *Pass) viewSets() (*capability.Set, map[string]capability.Holding, []Skew) {
 	skews := p.skew.done()
 	s := p.caps
 	prev := p.view
@@ -81,10 +99,7 @@ func (p *Pass) View() View {
 		next.holdings[a] = set.Holding(a)
 	}
 	p.view = next
-	ranks := RankAgents(RankInput{Findings: findings, Holdings: next.holdings})
-	SortRanked(findings, ranks)
-	return View{Result: Result{Findings: findings, Capabilities: set, Coverage: capability.FromState(s.cov.State()), Skews: skews},
-		Ranks: ranks, Holdings: next.holdings}
+	return set, next.holdings, skews
 }
 
 // finishedCopy is agent's capability set as done gives it, finished on

@@ -69,25 +69,34 @@ var decodeOptions = jsonv2.JoinOptions(jsonv2.MatchCaseInsensitiveNames(true), j
 // event has, and with the source and format its subject names.
 func Decode(subject string, hdr nats.Header, data []byte) (evidence.Event, error) {
 	var ev evidence.Event
+	err := decodeTo(&ev, subject, hdr, data)
+	return ev, err
+}
+
+// decodeTo is Decode into ev, which is zero.
+func decodeTo(ev *evidence.Event, subject string, hdr nats.Header, data []byte) error {
 	if s := hdr.Get(HeaderSchema); s != "" && s != SchemaEvent {
-		return ev, fmt.Errorf("%w: schema %q, this cordon reads %s", ErrMessage, s, SchemaEvent)
+		return fmt.Errorf("%w: schema %q, this cordon reads %s", ErrMessage, s, SchemaEvent)
 	}
-	if err := jsonv2.Unmarshal(data, &ev, decodeOptions); err != nil {
-		return ev, fmt.Errorf("%w: not an event: %v", ErrMessage, err)
+	if !decodeFast(data, ev) {
+		*ev = evidence.Event{}
+		if err := jsonv2.Unmarshal(data, ev, decodeOptions); err != nil {
+			return fmt.Errorf("%w: not an event: %v", ErrMessage, err)
+		}
 	}
 	switch {
 	case ev.ID == "":
-		return ev, fmt.Errorf("%w: event has no id", ErrMessage)
+		return fmt.Errorf("%w: event has no id", ErrMessage)
 	case ev.Time.IsZero():
-		return ev, fmt.Errorf("%w: event %s has no time", ErrMessage, ev.ID)
+		return fmt.Errorf("%w: event %s has no time", ErrMessage, ev.ID)
 	case ev.Kind == "":
-		return ev, fmt.Errorf("%w: event %s has no kind", ErrMessage, ev.ID)
+		return fmt.Errorf("%w: event %s has no kind", ErrMessage, ev.ID)
 	}
-	if want := EventSubject(ev.Source, ev.Format); want != subject {
-		return ev, fmt.Errorf("%w: event %s of source %q and format %q came on %s, not %s", ErrMessage, ev.ID, ev.Source, ev.Format, subject, want)
+	if !isEventSubject(subject, ev.Source, ev.Format) {
+		return fmt.Errorf("%w: event %s of source %q and format %q came on %s, not %s", ErrMessage, ev.ID, ev.Source, ev.Format, subject, EventSubject(ev.Source, ev.Format))
 	}
-	if id := hdr.Get(HeaderMsgID); id != "" && id != Key(&ev) {
-		return ev, fmt.Errorf("%w: message id %q is not event %s's key %q", ErrMessage, id, ev.ID, Key(&ev))
+	if id := hdr.Get(HeaderMsgID); id != "" && id != Key(ev) {
+		return fmt.Errorf("%w: message id %q is not event %s's key %q", ErrMessage, id, ev.ID, Key(ev))
 	}
-	return ev, nil
+	return nil
 }

@@ -84,6 +84,11 @@ type ReaderStats struct {
 type Reader struct {
 	cfg  ReaderConfig
 	cons jetstream.Consumer
+	// scratch is where a message of one event is decoded, again for each
+	// message (the handler is handed a copy): a reader that shares its
+	// messages (Shared) keeps each message's events and decodes into
+	// new ones
+	scratch []evidence.Event
 
 	messages, delivered, dups, rejected atomic.Int64
 	dedupStats                          atomic.Pointer[DedupStats]
@@ -216,7 +221,11 @@ func (r *Reader) one(ctx context.Context, msg jetstream.Msg, handle func(context
 		events, base.Raw, ok = sh.take(meta.Stream, meta.Sequence.Stream)
 	}
 	if !ok {
-		base, events, ok = r.cfg.decode(msg, meta, r.reject)
+		var into []evidence.Event
+		if r.cfg.Shared == nil {
+			into = r.scratch[:0]
+		}
+		base, events, ok = r.cfg.decodeInto(msg, meta, r.reject, into)
 		if !ok {
 			settle(msg.Term)
 			return nil
@@ -232,14 +241,18 @@ func (r *Reader) one(ctx context.Context, msg jetstream.Msg, handle func(context
 		held = &heldMsg{msg: msg}
 		held.n.Store(1)
 	}
-	for _, ev := range events {
-		key := Key(&ev)
+	if r.cfg.Shared == nil && len(events) == 1 {
+		r.scratch = events
+	}
+	for i := range events {
+		ev := &events[i]
+		key := Key(ev)
 		if r.cfg.Dedup.Seen(key) {
 			r.dups.Add(1)
 			continue
 		}
 		d := base
-		d.Event = ev
+		d.Event = *ev
 		if held != nil {
 			held.n.Add(1)
 			d.held = held
@@ -274,6 +287,20 @@ func (h *heldMsg) done() {
 	}
 }
 
+// Settle takes d's settlement out of it: the func returned settles it as
+// Done would (nil for a delivery of a reader that does not hold its
+// messages), and Done then does nothing. A handler that holds the
+// settlement longer than the delivery (a watcher's reorder buffer) keeps
+// the func, not the delivery.
+func (d *Delivery) Settle() func() {
+	h := d.held
+	if h == nil {
+		return nil
+	}
+	d.held = nil
+	return h.done
+}
+
 // Done settles a delivery of a reader that holds its messages
 // (ReaderConfig.Hold): its message is acknowledged once every event of it
 // was settled. It does nothing for a delivery of another reader, or a
@@ -290,6 +317,12 @@ func (d Delivery) origin() string { return "nats:" + d.stream + ":" + strconv.Fo
 // decode reads the events of a message; ok is false when it is rejected
 // (reject was told why).
 func (cfg *ReaderConfig) decode(msg jetstream.Msg, meta *jetstream.MsgMetadata, reject func(MessageReject)) (base Delivery, events []evidence.Event, ok bool) {
+	return cfg.decodeInto(msg, meta, reject, nil)
+}
+
+// decodeInto is decode, a message of one event decoded into into's
+// array when it has room (the event in it is overwritten).
+func (cfg *ReaderConfig) decodeInto(msg jetstream.Msg, meta *jetstream.MsgMetadata, reject func(MessageReject), into []evidence.Event) (base Delivery, events []evidence.Event, ok bool) {
 	subject := msg.Subject()
 	base = Delivery{Subject: subject, Seq: meta.Sequence.Stream, Stored: meta.Timestamp, stream: meta.Stream}
 	origin := base.origin()
@@ -310,12 +343,12 @@ func (cfg *ReaderConfig) decode(msg jetstream.Msg, meta *jetstream.MsgMetadata, 
 		}
 		return base, evs, true
 	}
-	ev, err := Decode(subject, msg.Headers(), msg.Data())
-	if err != nil {
+	events = append(into[:0], evidence.Event{})
+	if err := decodeTo(&events[0], subject, msg.Headers(), msg.Data()); err != nil {
 		reject(MessageReject{Origin: origin, Subject: subject, Reason: err.Error(), Data: string(msg.Data())})
 		return base, nil, false
 	}
-	return base, []evidence.Event{ev}, true
+	return base, events, true
 }
 
 // settle acknowledges (or ends) a message. A failure is not the reader's

@@ -107,6 +107,22 @@ func EventSubject(source, format string) string {
 	return EventsPrefix + "." + Token(source) + "." + Token(format)
 }
 
+// isEventSubject is EventSubject(source, format) == subject, without
+// making the subject: a reader checks it for every message.
+func isEventSubject(subject, source, format string) bool {
+	rest, ok := strings.CutPrefix(subject, EventsPrefix+".")
+	if !ok {
+		return false
+	}
+	if rest, ok = strings.CutPrefix(rest, Token(source)); !ok {
+		return false
+	}
+	if rest, ok = strings.CutPrefix(rest, "."); !ok {
+		return false
+	}
+	return rest == Token(format)
+}
+
 // RawSubject is where a sensor publishes its own records of format.
 func RawSubject(format string) string {
 	return RawPrefix + "." + Token(format)

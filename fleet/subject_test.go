@@ -161,3 +161,31 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// isEventSubject answers as comparing with EventSubject does, for sources
+// and formats that need escaping, are empty, or hold a dot, and subjects
+// cut short or longer.
+func TestIsEventSubjectComparesAsEventSubject(t *testing.T) {
+	values := []string{"", "_", "proxy", "squid", "a.b", "a b", "x%2Ey", "ledger", "proxy.squid"}
+	subjects := []string{"", EventsPrefix, EventsPrefix + ".", EventsPrefix + ".proxy", EventsPrefix + ".proxy.",
+		EventsPrefix + ".proxy.squid", EventsPrefix + ".proxy.squid.x", EventsPrefix + "._._", EventsPrefix + ".a%2Eb.proxy",
+		EventsPrefix + ".a%20b.%5F", "other.proxy.squid", EventsPrefix + "proxy.squid"}
+	n := 0
+	for _, src := range values {
+		for _, format := range values {
+			subjects := append(subjects, EventSubject(src, format), EventSubject(src, format)+".")
+			for _, sub := range subjects {
+				want := EventSubject(src, format) == sub
+				if got := isEventSubject(sub, src, format); got != want {
+					t.Errorf("isEventSubject(%q, %q, %q) = %v, want %v", sub, src, format, got, want)
+				}
+				if want {
+					n++
+				}
+			}
+		}
+	}
+	if n < len(values)*len(values) {
+		t.Fatalf("%d subjects matched, want every source and format's own at least", n)
+	}
+}

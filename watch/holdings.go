@@ -100,8 +100,14 @@ func (w *Watcher) publishHoldings(ctx context.Context, now time.Time) error {
 	start := time.Now()
 	stamp := Holding{Watermark: w.pass.Last().Time, Events: w.pass.Events()}
 	h.at, h.events = now, stamp.Events
+	// a watcher that answers verdicts has their view made (or makes it
+	// for both); one that does not needs no findings or ranking for this
+	held := w.pass.Holdings
+	if w.verdicts != nil {
+		held = func() map[string]capability.Holding { return w.passView().Holdings }
+	}
 	cur := map[string]capability.Holding{}
-	for agent, hd := range w.passView().Holdings {
+	for agent, hd := range held() {
 		if len(hd.Acquired) > 0 {
 			cur[agent] = hd
 		}

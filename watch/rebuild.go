@@ -114,8 +114,8 @@ func (w *Watcher) resume(ctx context.Context, r *fleet.Reader, dedup *fleet.Dedu
 		return err
 	}
 	at := time.Now()
-	for _, ev := range held {
-		w.buf.Push(ev, nil, at)
+	for i := range held {
+		w.buf.Push(&held[i], nil, at)
 	}
 	b := Batch{Released: len(now)}
 	if upto > 0 {

@@ -25,7 +25,13 @@ type Buffer struct {
 	byID    map[string]*item
 	highest time.Time // the latest event time pushed
 	arrived time.Time // wall time of the last push
+	// out is what the last Due gave, taken back at the next; free are
+	// items to use again (at most maxFree): an item is an event's copy,
+	// and a busy watcher pushes tens of thousands a second
+	out, free []*item
 }
+
+const maxFree = 4096
 
 // item is an event waiting, and what to settle once it was released: the
 // deliveries that carried it (several when a later stage replaced it).
@@ -46,25 +52,31 @@ func (b *Buffer) Len() int { return len(b.h) }
 // Has reports whether an event of id waits.
 func (b *Buffer) Has(id string) bool { return b.byID[id] != nil }
 
-// Push holds ev until it is due; done (nil: nothing) is called once it was
-// released and what it changed was published. An event of an id already
-// waiting replaces it (a request's later stage).
-func (b *Buffer) Push(ev evidence.Event, done func(), now time.Time) {
+// Push holds a copy of ev until it is due; done (nil: nothing) is called
+// once it was released and what it changed was published. An event of an
+// id already waiting replaces it (a request's later stage).
+func (b *Buffer) Push(ev *evidence.Event, done func(), now time.Time) {
 	b.arrived = now
 	if ev.Time.After(b.highest) {
 		b.highest = ev.Time
 	}
 	if it := b.byID[ev.ID]; it != nil {
-		it.ev = ev
+		it.ev = *ev
 		if done != nil {
 			it.done = append(it.done, done)
 		}
 		heap.Fix(&b.h, it.idx)
 		return
 	}
-	it := &item{ev: ev}
+	var it *item
+	if n := len(b.free); n > 0 {
+		it, b.free = b.free[n-1], b.free[:n-1]
+	} else {
+		it = new(item)
+	}
+	it.ev = *ev
 	if done != nil {
-		it.done = []func(){done}
+		it.done = append(it.done, done)
 	}
 	b.byID[ev.ID] = it
 	heap.Push(&b.h, it)
@@ -72,11 +84,23 @@ func (b *Buffer) Push(ev evidence.Event, done func(), now time.Time) {
 
 // Due pops the events due at wall time now, in the engine's order: those
 // Lateness behind the highest event time, every one when the stream was
-// quiet for Idle, and the earliest past Max.
+// quiet for Idle, and the earliest past Max. The items are the caller's
+// until the next Due, which takes them back.
 func (b *Buffer) Due(now time.Time) []*item {
+	for _, it := range b.out {
+		if len(b.free) >= maxFree {
+			break
+		}
+		// neither the event's values nor what it settles are kept alive
+		it.ev = evidence.Event{}
+		clear(it.done)
+		it.done = it.done[:0]
+		b.free = append(b.free, it)
+	}
+	clear(b.out)
 	quiet := b.Idle > 0 && now.Sub(b.arrived) >= b.Idle
 	mark := b.highest.Add(-b.Lateness)
-	var out []*item
+	out := b.out[:0]
 	for len(b.h) > 0 {
 		top := b.h[0]
 		if !quiet && top.ev.Time.After(mark) && (b.Max <= 0 || len(b.h) <= b.Max) {
@@ -86,6 +110,7 @@ func (b *Buffer) Due(now time.Time) []*item {
 		delete(b.byID, top.ev.ID)
 		out = append(out, top)
 	}
+	b.out = out
 	return out
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/fleet"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -279,8 +280,13 @@ func (w *Watcher) Run(ctx context.Context) error {
 	}()
 	tick := time.NewTicker(min(w.cfg.Idle/4, 250*time.Millisecond) + time.Millisecond)
 	defer tick.Stop()
+	// the deliveries of a step, in one array kept from step to step: a
+	// step copies their events into the reorder buffer and takes their
+	// settlements out of them (a busy watcher's steps had made a new
+	// array of up to 4,096 events each, its largest allocation)
+	var batch []fleet.Delivery
 	for {
-		var batch []fleet.Delivery
+		batch = batch[:0]
 		select {
 		case <-ctx.Done():
 			return nil
@@ -307,7 +313,9 @@ func (w *Watcher) Run(ctx context.Context) error {
 			}
 		case <-tick.C:
 		}
-		if err := w.step(ctx, batch, time.Now()); err != nil {
+		err := w.step(ctx, batch, time.Now())
+		clear(batch) // what the events hold is not kept alive by the array
+		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -325,33 +333,38 @@ func (w *Watcher) step(ctx context.Context, in []fleet.Delivery, now time.Time) 
 			err = w.publishHoldings(ctx, now)
 		}
 	}()
-	var late []fleet.Delivery
+	// in is the caller's to use again: what is kept of a delivery is its
+	// event (copied into the buffer) and its settlement (Settle)
+	late := 0
+	var first evidence.Event // the first late event
+	b := &w.pending
+	settle := w.unsettled
 	last := w.pass.Last()
 	for i := range in {
 		d := &in[i]
 		w.upto = max(w.upto, d.Seq)
 		if w.pass.Events() > 0 && detect.Before(&d.Event, &last) {
-			late = append(late, *d)
+			if late++; late == 1 {
+				first = d.Event
+			}
+			if done := d.Settle(); done != nil {
+				settle = append(settle, done)
+			}
 			continue
 		}
-		w.buf.Push(d.Event, d.Done, now)
+		w.buf.Push(&d.Event, d.Settle(), now)
 	}
-	b := &w.pending
-	settle := w.unsettled
-	if len(late) > 0 {
-		ev := late[0].Event
+	if late > 0 {
+		ev := &first
 		b.Replayed = fmt.Sprintf("%d event(s) arrived after later ones were released: %s at %s is %s before %s at %s (lateness %s)",
-			len(late), ev.ID, ev.Time.Format(time.RFC3339Nano), last.Time.Sub(ev.Time), last.ID, last.Time.Format(time.RFC3339Nano), w.cfg.Lateness)
+			late, ev.ID, ev.Time.Format(time.RFC3339Nano), last.Time.Sub(ev.Time), last.ID, last.Time.Format(time.RFC3339Nano), w.cfg.Lateness)
 		w.cfg.Log.Warn("late event: replaying the stream", "reason", b.Replayed, "upto", w.upto)
 		p, err := w.rebuild(ctx, w.upto, func(id string) bool { return w.buf.Has(id) })
 		if err != nil {
 			return err
 		}
 		w.pass = p
-		for i := range late {
-			settle = append(settle, late[i].Done)
-		}
-		w.count(func(s *Stats) { s.Late += int64(len(late)); s.Replays++; s.LastReplay = b.Replayed })
+		w.count(func(s *Stats) { s.Late += int64(late); s.Replays++; s.LastReplay = b.Replayed })
 	}
 	for _, it := range w.buf.Due(now) {
 		settle = append(settle, it.done...)
@@ -394,6 +407,10 @@ func (w *Watcher) step(ctx context.Context, in []fleet.Delivery, now time.Time) 
 	}
 	for _, done := range settle {
 		done()
+	}
+	clear(settle)
+	if w.unsettled == nil {
+		w.unsettled = settle[:0]
 	}
 	w.count(func(s *Stats) { s.Released += int64(b.Released); s.Other += int64(b.Other) })
 	if w.cfg.Batch != nil {
