@@ -129,8 +129,8 @@ func findOld(path string, ck Checkpoint, renamed bool) string {
 		if err != nil {
 			continue
 		}
-		if renamed && inode(info) == ck.Inode {
-			return p
+		if renamed && inode(info) == ck.Inode && sameHead(p, ck) {
+			return p // the same inode with the same first bytes: not a reused inode
 		}
 		if !renamed && info.Size() >= ck.Offset && sameHead(p, ck) {
 			return p

@@ -32,6 +32,9 @@ const (
 	// (of at most half the server's max_payload, when that is smaller)
 	receiptsMaxMsg = 256 << 10
 	receiptSchema  = "receipt/1"
+	// receiptRequestMax is the largest request a receipt holds as sent;
+	// a larger one is kept as its size and sha256
+	receiptRequestMax = 16 << 10
 )
 
 // ReceiptSubject is the subject of a watcher's receipts.
@@ -154,7 +157,12 @@ func (w *window) add(ctx context.Context, p pending) error {
 	c := w.c
 	r := Receipt{Schema: receiptSchema, Watcher: c.watcher, Seq: c.seq + 1, Prev: c.prev, Subject: p.subject,
 		Request: json.RawMessage(p.request), Verdict: p.verdict, SkippedAllows: p.skipped}
-	if len(p.request) == 0 || !json.Valid(p.request) {
+	switch {
+	case len(p.request) > receiptRequestMax:
+		// a request near the server's max_payload would make its receipt
+		// too big to send: its size and digest stand for it
+		r.Request, _ = json.Marshal(map[string]any{"truncated": true, "bytes": len(p.request), "sha256": Hash(p.request)})
+	case len(p.request) == 0 || !json.Valid(p.request):
 		r.Request = nil
 		if len(p.request) > 0 {
 			b, _ := json.Marshal(string(p.request))

@@ -89,3 +89,25 @@ func receiptWindows(t *testing.T, js jetstream.JetStream) {
 		t.Fatalf("chain after two writers: %d receipts, breaks %+v", rep.Receipts, rep.Breaks)
 	}
 }
+
+// A request of nearly the server's max_payload is kept in its receipt as
+// its size and digest: the receipt still goes out, the chain holds.
+func TestReceiptOfAHugeRequest(t *testing.T) {
+	_, js := bus(t)
+	ctx := context.Background()
+	c, err := openChain(ctx, js, DefaultReceiptsStream, "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge := []byte(`{"id":"r","action":"` + strings.Repeat("x", 1<<20-200) + `"}`)
+	if err := c.commit(ctx, []pending{{subject: VerdictSubject("agent-1"), request: huge, verdict: Verdict{Agent: "agent-1", Recommendation: Refuse}}}); err != nil {
+		t.Fatal(err)
+	}
+	found, err := FindReceipts(ctx, js, DefaultReceiptsStream, "w", func(*Receipt) bool { return true })
+	if err != nil || len(found) != 1 {
+		t.Fatalf("%d receipts, %v", len(found), err)
+	}
+	if got := string(found[0].Request); !strings.Contains(got, `"truncated":true`) || !strings.Contains(got, Hash(huge)) {
+		t.Fatalf("the huge request's receipt holds %.200s", got)
+	}
+}

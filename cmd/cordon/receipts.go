@@ -71,7 +71,7 @@ func cmdReceiptsFind(e *env, c *cobra.Command) {
 	request := fs.String("request", "", "the caller's request `ID` (the request's id, Envoy's x-request-id)")
 	verdict := fs.String("verdict", "", "the verdict's `ID` (verdict_id of the reply)")
 	agent := fs.String("agent", "", "every receipt of the `AGENT`")
-	asJSON := jsonFlag(fs, "each receipt as stored, one a line")
+	asJSON := jsonFlag(fs, "each receipt found, one a line (read and encoded again: verify hashes the stored bytes)")
 	c.Args = wantArgs(0, "no arguments")
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
 		if *url == "" {
@@ -102,6 +102,10 @@ func cmdReceiptsFind(e *env, c *cobra.Command) {
 			}
 			printReceipt(e, &r)
 		}
+		if len(found) > 0 && !*asJSON {
+			// find reads; it does not judge the chain the receipts are in
+			fmt.Fprintf(e.stdout, "%d receipt(s); whether the chain holding them is whole: cordon receipts verify --watcher %s\n", len(found), evidence.PrintableMessage(*name))
+		}
 		if len(found) == 0 {
 			return fmt.Errorf("no receipt of %s matches (allows are kept one in sample_allows: docs/verdicts.md)", evidence.PrintableMessage(*name))
 		}
@@ -109,14 +113,18 @@ func cmdReceiptsFind(e *env, c *cobra.Command) {
 	}
 }
 
+// short is a hash's first 12 characters.
+func short(h string) string { return h[:min(len(h), 12)] }
+
 // printReceipt says what one receipt records, every string from the
 // evidence made printable.
 func printReceipt(e *env, r *watch.Receipt) {
 	v := &r.Verdict
 	p := evidence.PrintableMessage
 	fmt.Fprintf(e.stdout, "receipt %d of %s: %s %s for %s at %s (request %s, verdict %s)\n", r.Seq, p(r.Watcher),
-		p(r.Subject), strings.ToUpper(v.Recommendation), p(v.Agent), v.At.UTC().Format(time.RFC3339Nano), p(v.RequestID), p(v.VerdictID))
-	fmt.Fprintf(e.stdout, "  watermark %s, %d events; rules %.12s, policy %.12s\n", v.Watermark.UTC().Format(time.RFC3339Nano), v.Events, v.RulesHash, v.PolicyHash)
+		p(r.Subject), p(strings.ToUpper(v.Recommendation)), p(v.Agent), v.At.UTC().Format(time.RFC3339Nano), p(v.RequestID), p(v.VerdictID))
+	fmt.Fprintf(e.stdout, "  watermark %s, %d events; rules %s, policy %s\n", v.Watermark.UTC().Format(time.RFC3339Nano), v.Events,
+		p(short(v.RulesHash)), p(short(v.PolicyHash)))
 	if len(v.Clauses) > 0 {
 		fmt.Fprintf(e.stdout, "  clauses %s; rules %s\n", p(strings.Join(v.Clauses, ", ")), p(strings.Join(v.Rules, ", ")))
 	}
