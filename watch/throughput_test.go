@@ -142,7 +142,7 @@ func BenchmarkWatchLatency(b *testing.B) {
 	for _, c := range []struct {
 		rate     int
 		lateness time.Duration
-	}{{10000, 250 * time.Millisecond}, {10000, DefaultLateness}, {20000, 250 * time.Millisecond}} {
+	}{{10000, 250 * time.Millisecond}, {10000, DefaultLateness}, {20000, 250 * time.Millisecond}, {30000, 250 * time.Millisecond}} {
 		b.Run(fmt.Sprintf("rate=%d/lateness=%s", c.rate, c.lateness), func(b *testing.B) {
 			for range b.N {
 				latency(b, c.lateness, c.rate)
