@@ -41,7 +41,11 @@ const (
 func ReceiptSubject(watcher string) string { return ReceiptsPrefix + fleet.Token(watcher) }
 
 // Receipt is one verdict as it was given.
-type Receipt struct {
+type Receipt = receipt[Verdict]
+
+// receipt is a receipt with its verdict as V: a Verdict as read back, or
+// the bytes the caller was sent as written (json.RawMessage).
+type receipt[V any] struct {
 	Schema  string `json:"schema"`
 	Watcher string `json:"watcher"`
 	// Seq is its place in the watcher's chain, from 1.
@@ -51,7 +55,7 @@ type Receipt struct {
 	Prev    string          `json:"prev"`
 	Subject string          `json:"subject"`
 	Request json.RawMessage `json:"request,omitempty"`
-	Verdict Verdict         `json:"verdict"`
+	Verdict V               `json:"verdict"`
 	// SkippedAllows counts the allows given since the previous receipt
 	// that sampling did not keep.
 	SkippedAllows int64 `json:"skipped_allows,omitempty"`
@@ -79,19 +83,6 @@ type pending struct {
 	verdict Verdict
 	reply   []byte
 	skipped int64
-}
-
-// encodedReceipt is Receipt with its verdict already encoded: the same
-// fields, names and order (TestEncodedReceiptIsAReceipt).
-type encodedReceipt struct {
-	Schema        string          `json:"schema"`
-	Watcher       string          `json:"watcher"`
-	Seq           uint64          `json:"seq"`
-	Prev          string          `json:"prev"`
-	Subject       string          `json:"subject"`
-	Request       json.RawMessage `json:"request,omitempty"`
-	Verdict       json.RawMessage `json:"verdict"`
-	SkippedAllows int64           `json:"skipped_allows,omitempty"`
 }
 
 // chain appends receipts for one watcher.
@@ -155,8 +146,16 @@ func (c *chain) window() *window { return &window{c: c} }
 // receiptsMaxMsg sends what it has first.
 func (w *window) add(ctx context.Context, p pending) error {
 	c := w.c
-	r := Receipt{Schema: receiptSchema, Watcher: c.watcher, Seq: c.seq + 1, Prev: c.prev, Subject: p.subject,
-		Request: json.RawMessage(p.request), Verdict: p.verdict, SkippedAllows: p.skipped}
+	verdict := json.RawMessage(p.reply) // the bytes the caller was sent, not encoded again
+	if verdict == nil {
+		b, err := json.Marshal(p.verdict)
+		if err != nil {
+			return err
+		}
+		verdict = b
+	}
+	r := receipt[json.RawMessage]{Schema: receiptSchema, Watcher: c.watcher, Seq: c.seq + 1, Prev: c.prev, Subject: p.subject,
+		Request: json.RawMessage(p.request), Verdict: verdict, SkippedAllows: p.skipped}
 	switch {
 	case len(p.request) > receiptRequestMax:
 		// a request near the server's max_payload would make its receipt
@@ -169,15 +168,7 @@ func (w *window) add(ctx context.Context, p pending) error {
 			r.Request = b
 		}
 	}
-	var body []byte
-	var err error
-	if p.reply != nil {
-		// the bytes the caller was sent, not encoded again
-		body, err = json.Marshal(encodedReceipt{Schema: r.Schema, Watcher: r.Watcher, Seq: r.Seq, Prev: r.Prev, Subject: r.Subject,
-			Request: r.Request, Verdict: p.reply, SkippedAllows: r.SkippedAllows})
-	} else {
-		body, err = json.Marshal(r)
-	}
+	body, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}

@@ -82,7 +82,7 @@ func TestEncodedReceiptIsAReceipt(t *testing.T) {
 	reply, _ := json.Marshal(out)
 	r := Receipt{Schema: receiptSchema, Watcher: "w", Seq: 7, Prev: "abc", Subject: "cordon.verdict.agent-12", Request: json.RawMessage(`{"id":"x"}`), Verdict: out, SkippedAllows: 3}
 	want, _ := json.Marshal(r)
-	got, err := json.Marshal(encodedReceipt{Schema: r.Schema, Watcher: r.Watcher, Seq: r.Seq, Prev: r.Prev, Subject: r.Subject, Request: r.Request, Verdict: reply, SkippedAllows: r.SkippedAllows})
+	got, err := json.Marshal(receipt[json.RawMessage]{Schema: r.Schema, Watcher: r.Watcher, Seq: r.Seq, Prev: r.Prev, Subject: r.Subject, Request: r.Request, Verdict: reply, SkippedAllows: r.SkippedAllows})
 	if err != nil {
 		t.Fatal(err)
 	}
