@@ -224,3 +224,51 @@ func fleettestServerWithPayload(t *testing.T, n int32) string {
 }
 
 type ingestResult = ingest.FileResult
+
+// sampleMessages are every event of the bundled samples as Encode writes
+// them (the samples ingested once for the package's tests), at least a
+// thousand.
+func sampleMessages(t *testing.T) []*nats.Msg {
+	t.Helper()
+	msgs, err := samplesOnce()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) < 1000 {
+		t.Fatalf("%d events in the samples, want their thousands", len(msgs))
+	}
+	return msgs
+}
+
+var samplesOnce = sync.OnceValues(func() ([]*nats.Msg, error) {
+	dirs, err := os.ReadDir(filepath.Join("..", "sample-incidents"))
+	if err != nil {
+		return nil, err
+	}
+	var out []*nats.Msg
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		st := evidence.NewMemStore()
+		files, err := ingest.Expand([]string{filepath.Join("..", "sample-incidents", d.Name())})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := ingest.Run(context.Background(), files, ingest.Options{Store: st, Rejects: discard{}}); err != nil {
+			return nil, err
+		}
+		h, err := st.Search(context.Background(), evidence.Request{Limit: 1 << 20})
+		if err != nil {
+			return nil, err
+		}
+		for i := range h.Events {
+			m, err := Encode(&h.Events[i])
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", h.Events[i].ID, err)
+			}
+			out = append(out, m)
+		}
+	}
+	return out, nil
+})
