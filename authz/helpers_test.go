@@ -3,7 +3,6 @@ package authz_test
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"net"
 	"path/filepath"
 	"testing"
@@ -92,31 +91,9 @@ func check(id, ip, user string, when time.Time, ext map[string]string) *authv3.C
 // receipts are a watcher's receipts, in the stream's order.
 func receipts(t testing.TB, js jetstream.JetStream, watcher string) []watch.Receipt {
 	t.Helper()
-	ctx := context.Background()
-	s, err := js.Stream(ctx, watch.DefaultReceiptsStream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := s.Info(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []watch.Receipt
-	for seq := info.State.FirstSeq; info.State.Msgs > 0 && seq <= info.State.LastSeq; seq++ {
-		m, err := s.GetMsg(ctx, seq)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.Subject != watch.ReceiptSubject(watcher) {
-			continue
-		}
-		for _, line := range watch.Lines(m.Data) {
-			var r watch.Receipt
-			if err := json.Unmarshal(line, &r); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, r)
-		}
+	out, unreadable, err := watch.FindReceipts(context.Background(), js, watch.DefaultReceiptsStream, watcher, func(*watch.Receipt) bool { return true })
+	if err != nil || unreadable > 0 {
+		t.Fatalf("%d receipts that do not read: %v", unreadable, err)
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package fleet
 import (
 	"bytes"
 	"reflect"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -74,7 +75,7 @@ var eventFields = sync.OnceValue(func() *fieldTable {
 	n := 0
 	for i := range t.NumField() {
 		f := t.Field(i)
-		name, _, _ := cutComma(f.Tag.Get("json"))
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "" || name == "-" || !f.IsExported() || n == 64 || len(name) >= len(out) {
 			continue
 		}
@@ -98,15 +99,6 @@ var eventFields = sync.OnceValue(func() *fieldTable {
 	}
 	return out
 })
-
-func cutComma(s string) (before, after string, found bool) {
-	for i := 0; i < len(s); i++ {
-		if s[i] == ',' {
-			return s[:i], s[i+1:], true
-		}
-	}
-	return s, "", false
-}
 
 // decodeScratch is what a decoding keeps for the next: the buffer strings with
 // escapes are unquoted into, and the short strings made lately (an

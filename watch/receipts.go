@@ -266,19 +266,22 @@ func VerifyReceipts(ctx context.Context, js jetstream.JetStream, stream, watcher
 }
 
 // FindReceipts reads a watcher's chain from its start and returns the
-// receipts match accepts (those that do not read are skipped: verify
-// names them).
-func FindReceipts(ctx context.Context, js jetstream.JetStream, stream, watcher string, match func(*Receipt) bool) ([]Receipt, error) {
-	var out []Receipt
-	err := eachMessage(ctx, js, stream, watcher, func(_ uint64, lines [][]byte) {
+// receipts match accepts, and how many lines did not read as a receipt
+// (verify names them).
+func FindReceipts(ctx context.Context, js jetstream.JetStream, stream, watcher string, match func(*Receipt) bool) (found []Receipt, unreadable int, err error) {
+	err = eachMessage(ctx, js, stream, watcher, func(_ uint64, lines [][]byte) {
 		for _, line := range lines {
 			var r Receipt
-			if json.Unmarshal(line, &r) == nil && match(&r) {
-				out = append(out, r)
+			if json.Unmarshal(line, &r) != nil {
+				unreadable++
+				continue
+			}
+			if match(&r) {
+				found = append(found, r)
 			}
 		}
 	})
-	return out, err
+	return found, unreadable, err
 }
 
 // eachMessage gives fn every message of a watcher's receipts, in order,

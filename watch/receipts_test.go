@@ -103,7 +103,7 @@ func TestReceiptOfAHugeRequest(t *testing.T) {
 	if err := c.commit(ctx, []pending{{subject: VerdictSubject("agent-1"), request: huge, verdict: Verdict{Agent: "agent-1", Recommendation: Refuse}}}); err != nil {
 		t.Fatal(err)
 	}
-	found, err := FindReceipts(ctx, js, DefaultReceiptsStream, "w", func(*Receipt) bool { return true })
+	found, _, err := FindReceipts(ctx, js, DefaultReceiptsStream, "w", func(*Receipt) bool { return true })
 	if err != nil || len(found) != 1 {
 		t.Fatalf("%d receipts, %v", len(found), err)
 	}

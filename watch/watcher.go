@@ -409,9 +409,7 @@ func (w *Watcher) step(ctx context.Context, in []fleet.Delivery, now time.Time) 
 		done()
 	}
 	clear(settle)
-	if w.unsettled == nil {
-		w.unsettled = settle[:0]
-	}
+	w.unsettled = settle[:0] // its array, for the next step's settlements
 	w.count(func(s *Stats) { s.Released += int64(b.Released); s.Other += int64(b.Other) })
 	if w.cfg.Batch != nil {
 		w.cfg.Batch(*b)

@@ -86,7 +86,7 @@ func cmdReceiptsFind(e *env, c *cobra.Command) {
 			return err
 		}
 		defer nc.Close()
-		found, err := watch.FindReceipts(cmd.Context(), js, *stream, *name, func(r *watch.Receipt) bool {
+		found, unreadable, err := watch.FindReceipts(cmd.Context(), js, *stream, *name, func(r *watch.Receipt) bool {
 			v := &r.Verdict
 			return (*request == "" || v.RequestID == *request) && (*verdict == "" || v.VerdictID == *verdict) && (*agent == "" || v.Agent == *agent)
 		})
@@ -102,6 +102,11 @@ func cmdReceiptsFind(e *env, c *cobra.Command) {
 			}
 			printReceipt(e, &r)
 		}
+		if unreadable > 0 {
+			// a record that does not read could be the one asked for
+			fmt.Fprintf(e.stderr, "cordon: %d line(s) of %s's receipts do not read as a receipt and were not searched: cordon receipts verify names them\n",
+				unreadable, evidence.PrintableMessage(*name))
+		}
 		if len(found) > 0 && !*asJSON {
 			// find reads; it does not judge the chain the receipts are in
 			fmt.Fprintf(e.stdout, "%d receipt(s); whether the chain holding them is whole: cordon receipts verify --watcher %s\n", len(found), evidence.PrintableMessage(*name))
@@ -113,9 +118,6 @@ func cmdReceiptsFind(e *env, c *cobra.Command) {
 	}
 }
 
-// short is a hash's first 12 characters.
-func short(h string) string { return h[:min(len(h), 12)] }
-
 // printReceipt says what one receipt records, every string from the
 // evidence made printable.
 func printReceipt(e *env, r *watch.Receipt) {
@@ -124,7 +126,7 @@ func printReceipt(e *env, r *watch.Receipt) {
 	fmt.Fprintf(e.stdout, "receipt %d of %s: %s %s for %s at %s (request %s, verdict %s)\n", r.Seq, p(r.Watcher),
 		p(r.Subject), p(strings.ToUpper(v.Recommendation)), p(v.Agent), v.At.UTC().Format(time.RFC3339Nano), p(v.RequestID), p(v.VerdictID))
 	fmt.Fprintf(e.stdout, "  watermark %s, %d events; rules %s, policy %s\n", v.Watermark.UTC().Format(time.RFC3339Nano), v.Events,
-		p(short(v.RulesHash)), p(short(v.PolicyHash)))
+		p(shortHash(v.RulesHash)), p(shortHash(v.PolicyHash)))
 	if len(v.Clauses) > 0 {
 		fmt.Fprintf(e.stdout, "  clauses %s; rules %s\n", p(strings.Join(v.Clauses, ", ")), p(strings.Join(v.Rules, ", ")))
 	}
