@@ -91,7 +91,7 @@ type attempt struct {
 	// unread are the proxy's records of the attempt, at or after its
 	// first event, counted but not read (none is a refusal): let through.
 	unread int
-	// refusedCalls are the tool calls (callKey) the gateway refused
+	// refusedCalls are the tool calls (by event id) the gateway refused
 	refusedCalls map[string]bool
 }
 
@@ -143,7 +143,7 @@ func crossed(t Test, at attempt) bool {
 		return len(at.caps) > 0
 	}
 	for _, ev := range at.events {
-		if ev.Decision != evidence.DecisionDeny && !(ev.Kind == evidence.KindToolCall && at.refusedCalls[callKey(ev)]) {
+		if ev.Decision != evidence.DecisionDeny && !(ev.Kind == evidence.KindToolCall && at.refusedCalls[ev.ID]) {
 			return true
 		}
 	}
@@ -204,13 +204,16 @@ func (r *run) tried(ctx context.Context, t Test) (attempt, error) {
 // calls: a tool_call record carries no decision, the gateway's
 // policy_decision of the same session and call id does. A call the
 // gateway refused did not run (it does not cross), and its refusal is
-// what a "refuse gateway" control finds.
+// what a "refuse gateway" control finds. A call id can come from the
+// model's own output, so a refusal is the decision of one call only: the
+// latest call of that id at or before it, within refusalSlack (a later
+// call that reuses the id ran, whatever was refused before it).
 func (r *run) gatewayRefusals(ctx context.Context, at *attempt) error {
-	calls := map[string]bool{}
+	calls := map[string][]evidence.Event{} // by callKey, oldest first
 	var last time.Time
 	for _, ev := range at.events {
 		if ev.Kind == evidence.KindToolCall && ev.CallID != "" {
-			calls[callKey(ev)] = true
+			calls[callKey(ev)] = append(calls[callKey(ev)], ev)
 			last = ev.Time
 		}
 	}
@@ -228,16 +231,32 @@ func (r *run) gatewayRefusals(ctx context.Context, at *attempt) error {
 		return fmt.Errorf("the gateway's refusals: %w", err)
 	}
 	for _, ev := range hits.Events {
-		if ev.Source == evidence.SourceLedger && calls[callKey(ev)] && r.scope.holds(ev) {
-			if at.refusedCalls == nil {
-				at.refusedCalls = map[string]bool{}
-			}
-			at.refusedCalls[callKey(ev)] = true
-			at.events = append(at.events, ev)
+		if ev.Source != evidence.SourceLedger || !r.scope.holds(ev) {
+			continue
 		}
+		call, ok := refusedCall(calls[callKey(ev)], ev.Time)
+		if !ok {
+			continue
+		}
+		if at.refusedCalls == nil {
+			at.refusedCalls = map[string]bool{}
+		}
+		at.refusedCalls[call.ID] = true
+		at.events = append(at.events, ev)
 	}
 	sort.SliceStable(at.events, func(i, j int) bool { return at.events[i].Time.Before(at.events[j].Time) })
 	return nil
+}
+
+// refusedCall is the call a refusal at t decided: the latest of calls
+// (oldest first) at or before t, no more than refusalSlack before it.
+func refusedCall(calls []evidence.Event, t time.Time) (evidence.Event, bool) {
+	for i := len(calls) - 1; i >= 0; i-- {
+		if c := calls[i]; !c.Time.After(t) {
+			return c, t.Sub(c.Time) <= refusalSlack
+		}
+	}
+	return evidence.Event{}, false
 }
 
 // refusalSlack is how long after a call its refusal may be recorded.
