@@ -147,12 +147,12 @@ func (sc *decodeScratch) makeString(b []byte) string {
 
 func (s *scanner) event(ev *evidence.Event, fields *fieldTable) bool {
 	s.space()
-	if !s.byte('{') {
+	if !s.eat('{') {
 		return false
 	}
 	var seen uint64
 	s.space()
-	if !s.byte('}') {
+	if !s.eat('}') {
 		for {
 			name, ok := s.name()
 			if !ok {
@@ -164,7 +164,7 @@ func (s *scanner) event(ev *evidence.Event, fields *fieldTable) bool {
 			}
 			seen |= f.bit
 			s.space()
-			if !s.byte(':') {
+			if !s.eat(':') {
 				return false
 			}
 			s.space()
@@ -196,10 +196,10 @@ func (s *scanner) event(ev *evidence.Event, fields *fieldTable) bool {
 				}
 			}
 			s.space()
-			if s.byte('}') {
+			if s.eat('}') {
 				break
 			}
-			if !s.byte(',') {
+			if !s.eat(',') {
 				return false
 			}
 			s.space()
@@ -220,8 +220,8 @@ func (s *scanner) space() {
 	}
 }
 
-// byte consumes c if it is next.
-func (s *scanner) byte(c byte) bool {
+// eat consumes c if it is next.
+func (s *scanner) eat(c byte) bool {
 	if s.i < len(s.b) && s.b[s.i] == c {
 		s.i++
 		return true
@@ -268,12 +268,11 @@ func (s *scanner) str() (string, bool) {
 	if !escaped && !wide {
 		return s.sc.makeString(raw[1 : len(raw)-1]), true
 	}
-	if wide {
-		ok = false // UTF-8 to check: AppendUnquote
-	} else {
-		s.sc.unq, ok = unquoteSimple(s.sc.unq[:0], raw[1:len(raw)-1])
+	simple := false
+	if !wide { // wide: UTF-8 to check, which AppendUnquote does
+		s.sc.unq, simple = unquoteSimple(s.sc.unq[:0], raw[1:len(raw)-1])
 	}
-	if !ok {
+	if !simple {
 		var err error
 		if s.sc.unq, err = jsontext.AppendUnquote(s.sc.unq[:0], raw); err != nil {
 			return "", false
@@ -294,7 +293,7 @@ func (s *scanner) name() ([]byte, bool) {
 // int consumes an integer of at most 18 digits (it cannot overflow), in
 // JSON's grammar: no leading zero, no fraction, no exponent.
 func (s *scanner) int() (int64, bool) {
-	neg := s.byte('-')
+	neg := s.eat('-')
 	start := s.i
 	var n int64
 	for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
@@ -320,12 +319,12 @@ func (s *scanner) int() (int64, bool) {
 // strs consumes a list of strings (an empty one is an empty list, as the
 // general decoder makes it).
 func (s *scanner) strs() ([]string, bool) {
-	if !s.byte('[') {
+	if !s.eat('[') {
 		return nil, false
 	}
 	out := []string{}
 	s.space()
-	if s.byte(']') {
+	if s.eat(']') {
 		return out, true
 	}
 	for {
@@ -335,10 +334,10 @@ func (s *scanner) strs() ([]string, bool) {
 		}
 		out = append(out, v)
 		s.space()
-		if s.byte(']') {
+		if s.eat(']') {
 			return out, true
 		}
-		if !s.byte(',') {
+		if !s.eat(',') {
 			return nil, false
 		}
 		s.space()
