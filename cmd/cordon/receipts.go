@@ -10,28 +10,46 @@ import (
 	"github.com/cordon-ir/cordon/fleet"
 	"github.com/cordon-ir/cordon/watch"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // cmdReceipts only groups its subcommands.
 func cmdReceipts(*env, *cobra.Command) {}
 
+// receiptsFlags are the flags of every receipts command: the bus, whose
+// chain, which stream.
+type receiptsFlags struct{ url, name, stream *string }
+
+func newReceiptsFlags(fs *pflag.FlagSet) receiptsFlags {
+	return receiptsFlags{
+		url:    fs.String("nats", "", "the NATS `URL` (default $NATS_URL)"),
+		name:   fs.String("watcher", "", "the watcher's `NAME` (its --verdict-name, by default its durable)"),
+		stream: fs.String("stream", watch.DefaultReceiptsStream, "the receipts' stream"),
+	}
+}
+
+// given reports whether the bus (--nats, else $NATS_URL, read into it)
+// and the watcher are named.
+func (f receiptsFlags) given() bool {
+	if *f.url == "" {
+		*f.url = os.Getenv("NATS_URL")
+	}
+	return *f.url != "" && *f.name != ""
+}
+
 // cmdReceiptsVerify walks a watcher's chain of verdict receipts.
 func cmdReceiptsVerify(e *env, c *cobra.Command) {
 	fs := c.Flags()
-	url := fs.String("nats", "", "the NATS `URL` (default $NATS_URL)")
-	name := fs.String("watcher", "", "the watcher's `NAME` (its --verdict-name, by default its durable)")
-	stream := fs.String("stream", watch.DefaultReceiptsStream, "the receipts' stream")
+	rf := newReceiptsFlags(fs)
+	name, stream := rf.name, rf.stream
 	asJSON := jsonFlag(fs, "the chain's report: receipts, recommendations, breaks, the last hash")
 	c.Args = wantArgs(0, "no arguments")
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
-		if *url == "" {
-			*url = os.Getenv("NATS_URL")
-		}
-		if *url == "" || *name == "" {
+		if !rf.given() {
 			fs.Usage()
 			return fmt.Errorf("%w: receipts verify needs --nats URL and --watcher NAME", errUsage)
 		}
-		nc, js, err := fleet.Connect(*url, "cordon receipts verify", 0)
+		nc, js, err := fleet.Connect(*rf.url, "cordon receipts verify", 0)
 		if err != nil {
 			return err
 		}
@@ -65,23 +83,19 @@ func cmdReceiptsVerify(e *env, c *cobra.Command) {
 // "why was this action allowed?" answered with the answer that was given.
 func cmdReceiptsFind(e *env, c *cobra.Command) {
 	fs := c.Flags()
-	url := fs.String("nats", "", "the NATS `URL` (default $NATS_URL)")
-	name := fs.String("watcher", "", "the watcher's `NAME` (its --verdict-name, by default its durable)")
-	stream := fs.String("stream", watch.DefaultReceiptsStream, "the receipts' stream")
+	rf := newReceiptsFlags(fs)
+	name, stream := rf.name, rf.stream
 	request := fs.String("request", "", "the caller's request `ID` (the request's id, Envoy's x-request-id)")
 	verdict := fs.String("verdict", "", "the verdict's `ID` (verdict_id of the reply)")
 	agent := fs.String("agent", "", "every receipt of the `AGENT`")
 	asJSON := jsonFlag(fs, "each receipt found, one a line (read and encoded again: verify hashes the stored bytes)")
 	c.Args = wantArgs(0, "no arguments")
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
-		if *url == "" {
-			*url = os.Getenv("NATS_URL")
-		}
-		if *url == "" || *name == "" || *request == "" && *verdict == "" && *agent == "" {
+		if !rf.given() || *request == "" && *verdict == "" && *agent == "" {
 			fs.Usage()
 			return fmt.Errorf("%w: receipts find needs --nats URL, --watcher NAME and one of --request, --verdict, --agent", errUsage)
 		}
-		nc, js, err := fleet.Connect(*url, "cordon receipts find", 0)
+		nc, js, err := fleet.Connect(*rf.url, "cordon receipts find", 0)
 		if err != nil {
 			return err
 		}
