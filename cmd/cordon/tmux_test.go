@@ -215,7 +215,8 @@ func TestAssistantInTmux(t *testing.T) {
 }
 
 // waitExited waits, up to 10 s, until no process's command line names
-// dir (Linux's /proc; elsewhere it returns at once).
+// dir (Linux's /proc; elsewhere it returns at once), and says whether
+// none did.
 func waitExited(dir string) bool {
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
