@@ -253,21 +253,11 @@ func (s *Store) countAndSort(ctx context.Context, w, bound string, offset, limit
 // A span from the start is exact whenever it holds enough: every record
 // outside it sorts after every record in it.
 func (s *Store) guess(r evidence.Request, want int64, desc bool) time.Time {
-	q := r.Query
-	share := 1.0
-	if !q.IsAll() {
-		if q.Op() != evidence.OpTerm || q.Folded() || q.Field() == "dst_host" { // dst_host is counted as ingested
-			return time.Time{}
-		}
-		s.mu.RLock()
-		vals, counted := s.counts.Fields[q.Field()]
-		n, total := vals[q.Value()], s.counts.Total
-		s.mu.RUnlock()
-		if !counted || n == 0 || total == 0 {
-			return time.Time{}
-		}
-		share = float64(n) / float64(total)
+	n, total, ok := s.termCount(r.Query)
+	if !ok || n == 0 || total == 0 {
+		return time.Time{}
 	}
+	share := float64(n) / float64(total)
 	at := r.Since
 	if desc {
 		at = r.Until
@@ -280,26 +270,29 @@ func (s *Store) guess(r evidence.Request, want int64, desc bool) time.Time {
 }
 
 // counted is the total of a search over the whole case that the counts
-// kept at ingest hold exactly: every record, or one value of a counted
-// field as guess reads it.
+// kept at ingest hold exactly (termCount).
 func (s *Store) counted(r evidence.Request) (int64, bool) {
 	if !r.Since.IsZero() || !r.Until.IsZero() {
 		return 0, false
 	}
-	q := r.Query
+	n, _, ok := s.termCount(r.Query)
+	return n, ok
+}
+
+// termCount is what the counts kept at ingest say of q: the records it
+// matches and the case's total, for every record or one value of a
+// counted field (not dst_host: it is counted as ingested).
+func (s *Store) termCount(q evidence.Query) (n, total int64, ok bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if q.IsAll() {
-		return s.counts.Total, true
+		return s.counts.Total, s.counts.Total, true
 	}
 	if q.Op() != evidence.OpTerm || q.Folded() || q.Field() == "dst_host" {
-		return 0, false
+		return 0, 0, false
 	}
 	vals, ok := s.counts.Fields[q.Field()]
-	if !ok {
-		return 0, false
-	}
-	return vals[q.Value()], true
+	return vals[q.Value()], s.counts.Total, ok
 }
 
 func limitOr(n int) int {
