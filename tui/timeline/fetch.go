@@ -67,7 +67,7 @@ type deniedMsg struct {
 // matchMsg is the next/previous match of the last search (n/N) outside
 // the current results.
 type matchMsg struct {
-	gen   int
+	qgen  int
 	ev    evidence.Event
 	found bool
 	err   error
@@ -174,17 +174,17 @@ func matchCmd(m *Model, backward bool) tea.Cmd {
 // seekCmd finds the next (or previous) event after the cursor that
 // matches q; what names the jump in the reply.
 func seekCmd(m *Model, q evidence.Query, backward bool, what string) tea.Cmd {
-	ctx, st, gen := m.com.Ctx, m.store, m.gen
+	ctx, st, qgen := m.com.Ctx, m.store, m.qgen
 	at := cursorOf(m.rows[m.cur])
 	return m.com.Cmd(func() tea.Msg {
 		p, err := st.Page(ctx, evidence.PageRequest{Query: q, After: at, Backward: backward, Limit: 1})
 		if err != nil {
-			return matchMsg{gen: gen, err: err, what: what}
+			return matchMsg{qgen: qgen, err: err, what: what}
 		}
 		if len(p.Events) == 0 {
-			return matchMsg{gen: gen, what: what}
+			return matchMsg{qgen: qgen, what: what}
 		}
-		return matchMsg{gen: gen, ev: p.Events[0], found: true, what: what}
+		return matchMsg{qgen: qgen, ev: p.Events[0], found: true, what: what}
 	})
 }
 

@@ -26,6 +26,7 @@ type Model struct {
 	hl          []string       // the search's words, highlighted in the rows
 	labels      labels
 	gen         int // bumps on every new window; older replies are dropped
+	qgen        int // bumps on every new query: a jump's reply outlives a reload of the same query
 
 	rows                        []evidence.Event
 	cur, top                    int
@@ -329,6 +330,7 @@ func (m *Model) switchQuery(filter evidence.Query, search string, searchQ eviden
 	m.query = evidence.And(filter, searchQ)
 	m.hl = common.HitTerms(searchQ)
 	m.gen++
+	m.qgen++
 	m.loading, m.loadingBefore, m.loadingAfter = true, false, false
 	m.hitsKnown = false
 	return tea.Batch(anchorCmd(m, w, at, -1, want, &prev), hitsCmd(m))

@@ -31,7 +31,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		return m, nil
 	case matchMsg:
-		if msg.gen != m.gen {
+		// A reload of the window (new events, a pass that ended) keeps
+		// the jump asked before it; a new query drops it.
+		if msg.qgen != m.qgen {
 			return m, nil
 		}
 		if err := quiet(msg.err); err != nil {
@@ -173,6 +175,7 @@ func (m Model) applyAnchor(msg anchorMsg) (Model, tea.Cmd) {
 			m.query = evidence.And(m.filter, m.searchQ)
 			m.hl = common.HitTerms(m.searchQ)
 			m.gen++
+			m.qgen++
 			cmds = append(cmds, hitsCmd(&m))
 		}
 		return m, tea.Batch(cmds...)
