@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
 )
 
@@ -159,6 +160,22 @@ func appendNew(list []string, v string) []string {
 		}
 	}
 	return append(list, v)
+}
+
+// appendEvent adds ev's id to a list of the events behind a capability,
+// which the pass builds in time order: the id can already be there only
+// as the last one (another part of the same event's scan added it), or,
+// for a session record, from the grants made before the first event. So
+// the list is not searched for every event added, as appendNew would
+// (a credential read a hundred thousand times made that quadratic).
+func appendEvent(list []string, ev *evidence.Event) []string {
+	if n := len(list); n > 0 && list[n-1] == ev.ID {
+		return list
+	}
+	if attribution.SessionRecord(ev) {
+		return appendNew(list, ev.ID)
+	}
+	return append(list, ev.ID)
 }
 
 // isDenied reports an event that records a refusal: a policy deny, a

@@ -33,7 +33,7 @@ func (s *capScan) secretRead(ev *evidence.Event) {
 		if c.How == "" {
 			c.How, c.Provenance = "read "+loc.Name+" ("+p+")", capability.ByRead
 		}
-		c.Acquired = appendNew(c.Acquired, ev.ID)
+		c.Acquired = appendEvent(c.Acquired, ev)
 	}
 }
 
@@ -70,12 +70,12 @@ func (s *capScan) readCredentialOf(ev *evidence.Event, p string, loc credentials
 		found = true
 		if sess.agent == ev.Agent {
 			c := s.entry(ev.Agent, capability.Credential, cr, capability.Granted)
-			c.Acquired = appendNew(c.Acquired, ev.ID)
+			c.Acquired = appendEvent(c.Acquired, ev)
 			continue
 		}
 		c := s.acquire(ev.Agent, cr, sess.agent, ev)
 		c.How, c.Provenance = "read "+p, capability.ByRead
-		c.Acquired = appendNew(c.Acquired, ev.ID)
+		c.Acquired = appendEvent(c.Acquired, ev)
 	}
 	return found
 }
@@ -208,7 +208,7 @@ func (s *capScan) persisted(ev *evidence.Event) {
 			c.PlaceOf = append(c.PlaceOf, sess.sandbox)
 		}
 	}
-	c.Acquired = appendNew(c.Acquired, ev.ID)
+	c.Acquired = appendEvent(c.Acquired, ev)
 	c.Uses = append(c.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: ev.Source})
 }
 

@@ -86,7 +86,7 @@ func (s *capScan) grant(ev *evidence.Event) {
 		if c.How == "" {
 			c.How, c.Provenance = "issued to session "+ev.Session, capability.ByGrant
 		}
-		c.Acquired = appendNew(c.Acquired, ev.ID)
+		c.Acquired = appendEvent(c.Acquired, ev)
 	}
 	if ev.SrcIP != "" || ev.Container != "" {
 		key := ev.SrcIP
@@ -98,7 +98,7 @@ func (s *capScan) grant(ev *evidence.Event) {
 			c.Provenance = capability.ByGrant
 			c.How = "its sandbox " + strings.TrimSpace(ev.Sandbox+" "+shortID(ev.Container))
 		}
-		c.Acquired = appendNew(c.Acquired, ev.ID)
+		c.Acquired = appendEvent(c.Acquired, ev)
 	}
 }
 

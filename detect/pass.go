@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/cordon-ir/cordon/attribution"
@@ -26,6 +27,10 @@ type Pass struct {
 	// is matched against each once (memo: 0 not yet, 1 no, 2 yes).
 	matchers []*evidence.Matcher
 	memo     []uint8
+	// byKind is, per event kind, the streams a query of which an event of
+	// that kind can match and the memo to start from (the queries its kind
+	// rules out already answered no): most rules name the kinds they read.
+	byKind map[string]*kindPlan
 	corr     []correlator
 	// found is each correlator's findings as last asked, and changed says
 	// which took an event (or learnt a session) since: Findings asks only
@@ -130,7 +135,41 @@ func (e *Engine) Start(ctx context.Context, src Source) (*Pass, error) {
 		}
 	}
 	p.memo = make([]uint8, len(p.matchers))
+	p.byKind = map[string]*kindPlan{}
 	return p, nil
+}
+
+const maxKindPlans = 256
+
+// kindPlan is what an event of one kind is matched against.
+type kindPlan struct {
+	streams []int32
+	memo    []uint8
+}
+
+// plan is the kind plan of kind, made the first time an event of it comes.
+func (p *Pass) plan(kind string) *kindPlan {
+	if k := p.byKind[kind]; k != nil {
+		return k
+	}
+	k := &kindPlan{memo: make([]uint8, len(p.matchers))}
+	for j, m := range p.matchers {
+		if vs, ok := m.Requires("kind"); ok && !slices.Contains(vs, kind) {
+			k.memo[j] = 1
+		}
+	}
+	for i := range p.rules {
+		for _, j := range p.rules[i].mi {
+			if k.memo[j] == 0 {
+				k.streams = append(k.streams, int32(i))
+				break
+			}
+		}
+	}
+	if len(p.byKind) < maxKindPlans { // kinds are a closed set; a stray one is planned each time
+		p.byKind[strings.Clone(kind)] = k
+	}
+	return k
 }
 
 // matches reports whether the event matches the i-th distinct query,
@@ -201,8 +240,9 @@ func (p *Pass) add(ev *evidence.Event, peer bool) error {
 	ev = &p.cur
 	intern := p.env.intern
 	ev.Agent, ev.Source, ev.DstHost = intern(ev.Agent), intern(ev.Source), intern(ev.DstHost)
-	clear(p.memo)
-	for i := range p.rules {
+	plan := p.plan(ev.Kind)
+	copy(p.memo, plan.memo)
+	for _, i := range plan.streams {
 		st := &p.rules[i]
 		if peer && !st.peers {
 			continue

@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -60,7 +61,7 @@ func compileNode(q Query, an *analyzer) (pred, error) {
 		if q.op == OpAnd {
 			return andPred(ps), nil
 		}
-		return orPred(ps), nil
+		return mergeOr(ps), nil
 	case OpNot:
 		p, err := compileNode(q.subs[0], an)
 		if err != nil {
@@ -122,6 +123,66 @@ type orPred []pred
 func (o orPred) match(ev *Event) bool {
 	for _, p := range o {
 		if p.match(ev) {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeOr joins the branches of an OR that read the same field the same
+// way into one that reads it once: the exact values of a keyword field
+// (kind:(a OR b OR c)) into one set, the words of a text field
+// (cmdline:(crontab OR nohup)) into one list, as a match query's OR of
+// its words has them. What an event matches does not change.
+func mergeOr(ps []pred) pred {
+	var out []pred
+	exact := map[string]int{} // field -> its set's place in out
+	text := map[string]int{}
+	for _, p := range ps {
+		switch p := p.(type) {
+		case exactPred:
+			if p.f.kind != kwField {
+				break
+			}
+			if i, ok := exact[p.f.name]; ok {
+				s := out[i].(inPred)
+				s.vs = append(s.vs, p.v)
+				out[i] = s
+			} else {
+				exact[p.f.name] = len(out)
+				out = append(out, inPred{f: p.f, vs: []string{p.v}})
+			}
+			continue
+		case textPred:
+			if i, ok := text[p.f.name]; ok {
+				t := out[i].(textPred)
+				t.toks = append(t.toks, p.toks...)
+				out[i] = t
+			} else {
+				text[p.f.name] = len(out)
+				p.toks = slices.Clone(p.toks)
+				out = append(out, p)
+			}
+			continue
+		}
+		out = append(out, p)
+	}
+	if len(out) == 1 {
+		return out[0]
+	}
+	return orPred(out)
+}
+
+// inPred matches a keyword field holding one of vs.
+type inPred struct {
+	f  Field
+	vs []string
+}
+
+func (p inPred) match(ev *Event) bool {
+	v := p.f.str(ev)
+	for _, w := range p.vs {
+		if v == w {
 			return true
 		}
 	}

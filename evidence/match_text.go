@@ -1,6 +1,8 @@
 package evidence
 
 import (
+	"strings"
+
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
@@ -87,8 +89,9 @@ func (p textPred) match(ev *Event) bool {
 // never reach the tokenizer.
 func (p textPred) matchText(s string) bool {
 	maybe := false
+	plain := isLowerASCII(s)
 	for _, t := range p.toks {
-		if containsFold(s, t) {
+		if plain && strings.Contains(s, t) || !plain && containsFold(s, t) {
 			maybe = true
 			break
 		}
@@ -124,6 +127,17 @@ func containsFold(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// isLowerASCII reports text of ASCII without an upper-case letter: there
+// a lowercase word occurs folded exactly where it occurs as it is.
+func isLowerASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || c >= 'A' && c <= 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 func lower(c byte) byte {
