@@ -31,7 +31,7 @@ type Pass struct {
 	// that kind can match and the memo to start from (the queries its kind
 	// rules out already answered no): most rules name the kinds they read.
 	byKind map[string]*kindPlan
-	corr     []correlator
+	corr   []correlator
 	// found is each correlator's findings as last asked, and changed says
 	// which took an event (or learnt a session) since: Findings asks only
 	// those again.
