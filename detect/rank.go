@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"github.com/cordon-ir/cordon/capability"
 	"maps"
-	"slices"
 	"sort"
 	"strings"
 )
@@ -58,6 +57,10 @@ type RankInput struct {
 	// Assessment is the case's one answer to "is it stopped?" (nil: none
 	// yet); the ranking reads it for the subject and decides nothing.
 	Assessment *capability.Assessment
+	// Standings are each agent's own Standing where agents are assessed
+	// one by one (the fleet's watchers, each agent at the kill its harness
+	// recorded); the case's Assessment wins for its subject.
+	Standings map[string]capability.Standing
 	// Suppressed holds the ids of the findings a suppression covers: they
 	// rank like any other (a suppression never changes a verdict) and
 	// are counted.
@@ -101,7 +104,8 @@ func RankAgents(in RankInput) []AgentRank {
 	for a, h := range in.holdings() {
 		r := get(a)
 		r.Acquired = maps.Clone(h.Acquired)
-		r.Holds = h.Unended && !assessed(in.Assessment, a)
+		_, judged := in.standing(a)
+		r.Holds = h.Unended && !judged
 		r.BytesOut = h.BytesOut
 	}
 	out := make([]AgentRank, 0, len(by))
@@ -117,9 +121,8 @@ func RankAgents(in RankInput) []AgentRank {
 			return r.Detectors[i] < r.Detectors[j]
 		})
 		needs := len(r.Acquired) > 0 || SeverityRank(r.Severity) >= SeverityRank(openSeverity)
-		if assessed(in.Assessment, a) {
-			r.Contained = in.Assessment.Contained
-			r.Holds = in.Assessment.Holds(a)
+		if st, ok := in.standing(a); ok {
+			r.Contained, r.Holds = st.Contained, st.Holds
 		}
 		r.Open = needs && !r.Contained
 		r.Reason = r.reason()
@@ -240,6 +243,14 @@ func (in RankInput) holdings() map[string]capability.Holding {
 	return out
 }
 
-func assessed(a *capability.Assessment, agent string) bool {
-	return a != nil && !a.Kill.IsZero() && slices.Contains(a.Subject, agent)
+// standing is what an Assessment says of agent: the case's, else the
+// agent's own; false when none judged it.
+func (in RankInput) standing(agent string) (capability.Standing, bool) {
+	if in.Assessment != nil {
+		if st, ok := in.Assessment.Standing(agent, ""); ok {
+			return st, true
+		}
+	}
+	st, ok := in.Standings[agent]
+	return st, ok && !st.Kill.IsZero()
 }

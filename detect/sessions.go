@@ -16,6 +16,9 @@ type session struct {
 	agent, name string
 	sandbox     string
 	start, end  time.Time // end zero while open
+	// killed says the gateway's ledger ended it with reason killed: the
+	// record of the harness that issued the session, not of the agent
+	killed bool
 	objective   string
 	workdir     string // the first absolute path the objective names
 	tools       []string
@@ -111,8 +114,40 @@ func (e *env) learn(ev *evidence.Event) {
 	case evidence.KindSessionEnd:
 		if s := e.open[k]; s != nil && s.end.IsZero() {
 			s.end = ev.Time
+			s.killed = ev.Source == evidence.SourceLedger && ev.Status == "killed"
 		}
 	}
+}
+
+// harnessKills is every agent its harness had stopped at asOf, with the
+// time: each of its sessions begun by then had ended, and the last to end
+// was ended by the ledger with reason killed. A session started after it
+// (the agent runs again) undoes it. A pass knows the sessions it read
+// first whole: what they say after asOf is not yet so.
+func (e *env) harnessKills(asOf time.Time) map[string]time.Time {
+	var out map[string]time.Time
+	for agent, list := range e.byAgent {
+		var last *session
+		for _, s := range list {
+			if s.start.After(asOf) {
+				continue
+			}
+			if s.end.IsZero() || s.end.After(asOf) {
+				last = nil
+				break
+			}
+			if last == nil || s.end.After(last.end) {
+				last = s
+			}
+		}
+		if last != nil && last.killed {
+			if out == nil {
+				out = map[string]time.Time{}
+			}
+			out[agent] = last.end
+		}
+	}
+	return out
 }
 
 // issued is every issued credential id, longest first (a credential's

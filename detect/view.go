@@ -2,6 +2,7 @@ package detect
 
 import (
 	"slices"
+	"time"
 
 	"github.com/cordon-ir/cordon/capability"
 )
@@ -18,6 +19,8 @@ type View struct {
 	// Holdings is the Holding of every agent with a capability set (the
 	// zero Holding for one that acquired nothing).
 	Holdings map[string]capability.Holding
+	// Standings are the agents' its harness stopped (Standings).
+	Standings map[string]capability.Standing
 }
 
 // viewParts is what the last view kept of each agent, to be shared by
@@ -26,6 +29,7 @@ type viewParts struct {
 	caps     map[string][]*capability.Capability // finished, sorted
 	holdings map[string]capability.Holding
 	skews    []Skew
+	set      *capability.Set // caps as a set
 }
 
 // View is Result made from the last view: only the capability sets of
@@ -37,10 +41,53 @@ type viewParts struct {
 func (p *Pass) View() View {
 	findings := p.Findings()
 	set, holdings, skews := p.viewSets()
-	ranks := RankAgents(RankInput{Findings: findings, Holdings: holdings})
+	cov := capability.FromState(p.caps.cov.State())
+	standings := p.standings(set, cov)
+	ranks := RankAgents(RankInput{Findings: findings, Holdings: holdings, Standings: standings})
 	SortRanked(findings, ranks)
-	return View{Result: Result{Findings: findings, Capabilities: set, Coverage: capability.FromState(p.caps.cov.State()), Skews: skews},
-		Ranks: ranks, Holdings: holdings}
+	return View{Result: Result{Findings: findings, Capabilities: set, Coverage: cov, Skews: skews},
+		Ranks: ranks, Holdings: holdings, Standings: standings}
+}
+
+// HarnessKill names what recorded the kill of a Standing from Standings.
+const HarnessKill = "the harness's ledger (session ended: killed)"
+
+// Standings is, for every agent its harness stopped (HarnessKills), the
+// agent's Standing in its own Assessment at that kill, on the capability
+// sets of the last View or Holdings: where no case records a kill (the
+// fleet's watchers), what says "contained". Nil before either was made.
+func (p *Pass) Standings() map[string]capability.Standing {
+	if p.view == nil {
+		return nil
+	}
+	return p.standings(p.view.set, capability.FromState(p.caps.cov.State()))
+}
+
+func (p *Pass) standings(set *capability.Set, cov *capability.Coverage) map[string]capability.Standing {
+	return StandingsAt(Result{Capabilities: set, Coverage: cov}, p.HarnessKills())
+}
+
+// HarnessKills is every agent its harness had stopped by the last event
+// added, with the time: each of its sessions had ended, the last by the
+// gateway's ledger with reason killed (a record of the issuer of the
+// session, never of the agent).
+func (p *Pass) HarnessKills() map[string]time.Time { return p.env.harnessKills(p.last.Time) }
+
+// StandingsAt is each agent's of kills Standing in its own Assessment at
+// its kill (capability.Assess, the one decider), on r's capability sets
+// and coverage.
+func StandingsAt(r Result, kills map[string]time.Time) map[string]capability.Standing {
+	if len(kills) == 0 {
+		return nil
+	}
+	out := make(map[string]capability.Standing, len(kills))
+	for agent, kill := range kills {
+		a := capability.Assess(r.Capabilities, []string{agent}, kill, time.Time{}, r.Coverage)
+		if st, ok := a.Standing(agent, HarnessKill); ok {
+			out[agent] = st
+		}
+	}
+	return out
 }
 
 // Holdings is View's Holdings alone, made as View makes them (and kept
@@ -95,6 +142,7 @@ func (p *Pass) viewSets() (*capability.Set, map[string]capability.Holding, []Ske
 		}
 	}
 	set := capability.NewSortedSet(next.caps)
+	next.set = set
 	for _, a := range dirty {
 		next.holdings[a] = set.Holding(a)
 	}
