@@ -18,12 +18,12 @@ type session struct {
 	start, end  time.Time // end zero while open
 	// killed says the gateway's ledger ended it with reason killed: the
 	// record of the harness that issued the session, not of the agent
-	killed bool
-	objective   string
-	workdir     string // the first absolute path the objective names
-	tools       []string
-	egress      []string
-	creds       []string
+	killed    bool
+	objective string
+	workdir   string // the first absolute path the objective names
+	tools     []string
+	egress    []string
+	creds     []string
 }
 
 // env is what the engine knows before it reads a rule's events: the

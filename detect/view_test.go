@@ -74,7 +74,7 @@ func viewsAlong(t *testing.T, name string, eng detect.Engine, src *detect.MemSou
 			got := p.View()
 			want := p.Result()
 			if g, w := viewJSON(t, got), viewJSON(t, detect.View{Result: want,
-				Ranks: detect.RankAgents(detect.RankInput{Findings: want.Findings, Capabilities: want.Capabilities, Standings: detect.StandingsAt(want, p.HarnessKills())}),
+				Ranks:    detect.RankAgents(detect.RankInput{Findings: want.Findings, Capabilities: want.Capabilities, Standings: detect.StandingsAt(want, p.HarnessKills())}),
 				Holdings: holdingsOf(want), Standings: detect.StandingsAt(want, p.HarnessKills())}); g != w {
 				t.Fatalf("%s (sessions learnt %v), after %s: the view made from the last one differs from the one made from scratch\n got %s\nwant %s",
 					name, learnt, ev.ID, g, w)
