@@ -30,6 +30,10 @@ func HoldingsBucket(stream string) string { return stream + "_HOLDINGS" }
 type Holding struct {
 	Agent string `json:"agent"`
 	capability.Holding
+	// Standing is the agent's at the kill its harness recorded
+	// (detect.Pass.Standings): whether it is contained. None while no
+	// kill is recorded: nothing is judged before the agent is stopped.
+	Standing *capability.Standing `json:"standing,omitempty"`
 	// Watermark is the time of the last event the pass had taken, Events
 	// how many it had, when the holding was computed.
 	Watermark time.Time `json:"watermark"`
@@ -67,24 +71,34 @@ func EnsureHoldings(ctx context.Context, js jetstream.JetStream, stream string, 
 type holdings struct {
 	js     jetstream.JetStream
 	kv     jetstream.KeyValue
-	put    map[string]capability.Holding // by agent
+	put    map[string]held // by agent
 	at     time.Time
 	gap    time.Duration
 	events int64 // the pass's events when last computed (-1: never)
+}
+
+// held is what the bucket holds of an agent.
+type held struct {
+	capability.Holding
+	standing *capability.Standing
+}
+
+func (a held) equal(b held) bool {
+	return a.Holding.Equal(b.Holding) && (a.standing == nil) == (b.standing == nil) && (a.standing == nil || *a.standing == *b.standing)
 }
 
 // openHoldings reads which of p's agents have a holding in kv: one the
 // watcher does not find again (it was stopped when the agent's last
 // acquisition went to another) is deleted at its first computation.
 func openHoldings(ctx context.Context, js jetstream.JetStream, kv jetstream.KeyValue, p Partition) (*holdings, error) {
-	h := &holdings{js: js, kv: kv, put: map[string]capability.Holding{}, events: -1}
+	h := &holdings{js: js, kv: kv, put: map[string]held{}, events: -1}
 	keys, err := kv.ListKeys(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("bucket %s: %w", kv.Bucket(), err)
 	}
 	for key := range keys.Keys() {
 		if agent, err := agentOfKey(key); err == nil && p.Owns(agent) {
-			h.put[agent] = capability.Holding{} // what it was: unknown
+			h.put[agent] = held{} // what it was: unknown
 		}
 	}
 	return h, nil
@@ -102,15 +116,25 @@ func (w *Watcher) publishHoldings(ctx context.Context, now time.Time) error {
 	h.at, h.events = now, stamp.Events
 	// a watcher that answers verdicts has their view made (or makes it
 	// for both); one that does not needs no findings or ranking for this
-	held := w.pass.Holdings
+	var holdingsNow map[string]capability.Holding
+	var standings map[string]capability.Standing
 	if w.verdicts != nil {
-		held = func() map[string]capability.Holding { return w.passView().Holdings }
+		v := w.passView()
+		holdingsNow, standings = v.Holdings, v.Standings
+	} else {
+		holdingsNow = w.pass.Holdings()
+		standings = w.pass.Standings()
 	}
-	cur := map[string]capability.Holding{}
-	for agent, hd := range held() {
+	cur := map[string]held{}
+	for agent, hd := range holdingsNow {
 		if len(hd.Acquired) > 0 {
-			cur[agent] = hd
+			cur[agent] = held{Holding: hd}
 		}
+	}
+	for agent, st := range standings {
+		c := cur[agent]
+		c.standing = &st
+		cur[agent] = c
 	}
 	// every changed holding is sent at once, then the acknowledgements
 	// waited for: a thousand agents changing cost one round trip, not a
@@ -120,11 +144,11 @@ func (w *Watcher) publishHoldings(ctx context.Context, now time.Time) error {
 		if !w.cfg.Partition.Owns(agent) {
 			continue
 		}
-		if old, ok := h.put[agent]; ok && old.Equal(hd) {
+		if old, ok := h.put[agent]; ok && old.equal(hd) {
 			continue
 		}
 		v := stamp
-		v.Agent, v.Holding = agent, hd
+		v.Agent, v.Holding, v.Standing = agent, hd.Holding, hd.standing
 		b, err := json.Marshal(v)
 		if err != nil {
 			return fmt.Errorf("holding of %s: %w", agent, err)

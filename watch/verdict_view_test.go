@@ -40,7 +40,9 @@ func TestVerdictViewIncrementalEqualsFromScratch(t *testing.T) {
 			}
 			inc := newView(p.View(), p.Last().Time, p.Events())
 			res := p.Result()
-			scratch := newView(detect.View{Result: res, Ranks: detect.RankAgents(detect.RankInput{Findings: res.Findings, Capabilities: res.Capabilities})},
+			standings := detect.StandingsAt(res, p.HarnessKills())
+			scratch := newView(detect.View{Result: res, Standings: standings,
+				Ranks: detect.RankAgents(detect.RankInput{Findings: res.Findings, Capabilities: res.Capabilities, Standings: standings})},
 				p.Last().Time, p.Events())
 			agents := append(res.Capabilities.Agents(), "nobody")
 			for _, f := range res.Findings {

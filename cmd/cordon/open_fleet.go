@@ -78,7 +78,7 @@ func openFleet(ctx context.Context, e *env, fo fleetOpen) error {
 func followFleet(ctx context.Context, js jetstream.JetStream, stream string) *fleetview.Board {
 	board := fleetview.NewBoard()
 	go watch.FollowFindings(ctx, js, stream, func(m watch.Message) { board.Apply(m.Finding, m.Change) }, board.SetStatus)
-	go watch.FollowHoldings(ctx, js, stream, func(h watch.Holding) { board.ApplyHolding(h.Agent, h.Holding) }, board.SetHoldingsStatus)
+	go watch.FollowHoldings(ctx, js, stream, func(h watch.Holding) { board.ApplyHolding(h.Agent, h.Holding, h.Standing) }, board.SetHoldingsStatus)
 	return board
 }
 

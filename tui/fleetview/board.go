@@ -28,16 +28,20 @@ type Board struct {
 	// holdings are what each agent holds, as its watcher last published
 	// it (capability.Holding); none for an agent that acquired nothing.
 	holdings map[string]capability.Holding
-	applied  int64
-	last     time.Time // when the last change was applied
-	status   string    // the feed's state in words ("" when live)
-	hstatus  string    // the holdings feed's
-	changed  chan struct{}
+	// standings are each agent's at the kill its harness recorded, as
+	// its watcher last published it; none before a kill.
+	standings map[string]capability.Standing
+	applied   int64
+	last      time.Time // when the last change was applied
+	status    string    // the feed's state in words ("" when live)
+	hstatus   string    // the holdings feed's
+	changed   chan struct{}
 }
 
 // NewBoard returns an empty board.
 func NewBoard() *Board {
-	return &Board{findings: map[string]detect.Finding{}, holdings: map[string]capability.Holding{}, changed: make(chan struct{}), status: "connecting"}
+	return &Board{findings: map[string]detect.Finding{}, holdings: map[string]capability.Holding{}, standings: map[string]capability.Standing{},
+		changed: make(chan struct{}), status: "connecting"}
 }
 
 // Apply records one published change of f. A change it does not know is
@@ -59,19 +63,27 @@ func (b *Board) Apply(f detect.Finding, change string) bool {
 	return true
 }
 
-// ApplyHolding records what agent holds now; the zero Holding forgets it.
-func (b *Board) ApplyHolding(agent string, h capability.Holding) {
+// ApplyHolding records what agent holds now and its standing (nil: no
+// kill recorded); the zero Holding with no standing forgets it.
+func (b *Board) ApplyHolding(agent string, h capability.Holding, st *capability.Standing) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	old, had := b.holdings[agent]
 	gone := len(h.Acquired) == 0
-	if gone && !had || had && !gone && old.Equal(h) {
+	oldSt, hadSt := b.standings[agent]
+	sameSt := hadSt == (st != nil) && (st == nil || oldSt == *st)
+	if sameSt && (gone && !had || had && !gone && old.Equal(h)) {
 		return // nothing new
 	}
 	if gone {
 		delete(b.holdings, agent)
 	} else {
 		b.holdings[agent] = h
+	}
+	if st == nil {
+		delete(b.standings, agent)
+	} else {
+		b.standings[agent] = *st
 	}
 	b.applied++
 	b.last = time.Now()
@@ -121,10 +133,12 @@ type Snapshot struct {
 	// Findings are every finding, by agent, most severe first
 	// (detect.SortRanked).
 	Findings map[string][]detect.Finding
-	Total    int
-	Applied  int64
-	Last     time.Time
-	Status   string
+	// Standings are the agents' at the kill their harness recorded.
+	Standings map[string]capability.Standing
+	Total     int
+	Applied   int64
+	Last      time.Time
+	Status    string
 }
 
 // Snapshot ranks the board as it stands.
@@ -139,8 +153,9 @@ func (b *Board) Snapshot() Snapshot {
 		s.Status = strings.TrimPrefix(s.Status+"; holdings: "+b.hstatus, "; ")
 	}
 	held := maps.Clone(b.holdings)
+	s.Standings = maps.Clone(b.standings)
 	b.mu.Unlock()
-	s.Ranks = detect.RankAgents(detect.RankInput{Findings: fs, Holdings: held})
+	s.Ranks = detect.RankAgents(detect.RankInput{Findings: fs, Holdings: held, Standings: s.Standings})
 	// ties (same agent, severity, start and detector) by id, so that
 	// lines do not trade places between two snapshots
 	sort.Slice(fs, func(i, j int) bool { return fs[i].ID < fs[j].ID })

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/tui/common"
 	"github.com/cordon-ir/cordon/tui/findings"
@@ -249,6 +250,17 @@ func (m Model) line(i, w int) string {
 	return "  " + m.sevStyle(sev).Render(common.Cut(text, w-2))
 }
 
+// standing is the agent under the cursor and its Standing, if its
+// harness recorded a kill.
+func (m Model) standing() (string, capability.Standing, bool) {
+	if m.cur < 0 || m.cur >= len(m.rows) {
+		return "", capability.Standing{}, false
+	}
+	agent := m.snap.Ranks[m.rows[m.cur].rank].Agent
+	sd, ok := m.snap.Standings[agent]
+	return agent, sd, ok && agent != ""
+}
+
 func (m Model) sevStyle(sev string) lipgloss.Style {
 	st := m.com.Styles
 	switch sev {
@@ -271,6 +283,10 @@ func (m Model) statusLine(w int) string {
 	}
 	if len(m.rows) == 0 {
 		help = "waiting for the watchers' findings · " + help
+	}
+	if agent, sd, ok := m.standing(); ok {
+		// what the agent's own Assessment at its harness's kill says
+		return st.Status.Render(common.Fit(agent+": "+sd.Headline+" · by "+sd.By+" · "+help, w))
 	}
 	return st.Status.Render(common.Cut(help, w))
 }

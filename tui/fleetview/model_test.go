@@ -108,7 +108,7 @@ func TestFleetRanksWithHoldings(t *testing.T) {
 	}
 	b.SetStatus("")
 	held := capability.Holding{Acquired: map[capability.Kind]int{capability.Credential: 2, capability.DataOut: 1}, Unended: true, BytesOut: 4096}
-	b.ApplyHolding("agent-b", held)
+	b.ApplyHolding("agent-b", held, nil)
 	m := newModel(t, b, Options{})
 	want := detect.RankAgents(detect.RankInput{Findings: fs, Holdings: map[string]capability.Holding{"agent-b": held}})
 	if got := agentLines(m); strings.Join(got, ",") != "agent-b,agent-a" || want[0].Agent != "agent-b" {
@@ -117,7 +117,7 @@ func TestFleetRanksWithHoldings(t *testing.T) {
 	if v := m.View(); !strings.Contains(v, "acquired 2 credentials") || !strings.Contains(v, "sent 4.0 KiB out") {
 		t.Fatalf("agent-b's line does not say what it acquired:\n%s", v)
 	}
-	b.ApplyHolding("agent-b", capability.Holding{})
+	b.ApplyHolding("agent-b", capability.Holding{}, nil)
 	m, _ = update(t, m, changedMsg{})
 	if got := agentLines(m); strings.Join(got, ",") != "agent-a,agent-b" {
 		t.Fatalf("after agent-b's holding was deleted: %v\n%s", got, m.View())
@@ -125,6 +125,57 @@ func TestFleetRanksWithHoldings(t *testing.T) {
 	if v := m.View(); strings.Contains(v, "acquired 2 credentials") {
 		t.Fatalf("a deleted holding still shows:\n%s", v)
 	}
+}
+
+// An agent its harness killed ranks as its own Assessment at that kill
+// says, published with its holding: contained goes below one that is
+// not, and the cursor on it says the Assessment's line and who recorded
+// the kill. A standing taken back (the agent runs again) is forgotten.
+func TestFleetSaysContainedFromTheStanding(t *testing.T) {
+	b := NewBoard()
+	fs := []detect.Finding{
+		finding("1", "agent-a", "credential-access", detect.SeverityHigh, 1),
+		finding("2", "agent-b", "credential-access", detect.SeverityHigh, 2),
+	}
+	for _, f := range fs {
+		b.Apply(f, Created)
+	}
+	b.SetStatus("")
+	kill := time.Date(2026, 12, 4, 10, 5, 0, 0, time.UTC)
+	held := capability.Holding{Acquired: map[capability.Kind]int{capability.Credential: 1}, Unended: true}
+	b.ApplyHolding("agent-a", held, &capability.Standing{Kill: kill, By: detect.HarnessKill, Contained: true, ContainedAt: kill,
+		Headline: "Contained at 2026-12-04 10:05:00Z (killed 2026-12-04 10:05:00Z)"})
+	b.ApplyHolding("agent-b", held, &capability.Standing{Kill: kill, By: detect.HarnessKill, Holds: true,
+		Headline: "Not contained (killed 2026-12-04 10:05:00Z): credentials live"})
+	m := newModel(t, b, Options{})
+	if got := agentLines(m); strings.Join(got, ",") != "agent-b,agent-a" {
+		t.Fatalf("agents shown %v:\n%s", got, m.View())
+	}
+	reasons := map[string]string{}
+	for _, r := range m.snap.Ranks {
+		reasons[r.Agent] = r.Reason
+	}
+	if !strings.HasPrefix(reasons["agent-a"], "contained") || !strings.HasPrefix(reasons["agent-b"], "not contained") {
+		t.Fatalf("the ranking's reasons: %q", reasons)
+	}
+	if v := m.View(); !strings.Contains(v, "not contained") || !strings.Contains(v, "contained,") && !strings.Contains(v, "contained;") {
+		t.Fatalf("the lines do not say it:\n%s", v)
+	}
+	if l := lastLine(m.View()); !strings.Contains(l, "agent-b: Not contained (killed 2026-12-04 10:05:00Z)") || !strings.Contains(l, "harness") {
+		t.Fatalf("the status line under agent-b: %s", l)
+	}
+	b.ApplyHolding("agent-a", held, nil)
+	m, _ = update(t, m, changedMsg{})
+	for _, r := range m.snap.Ranks {
+		if r.Contained {
+			t.Fatalf("%s still contained after its standing was taken back: %+v", r.Agent, r)
+		}
+	}
+}
+
+func lastLine(v string) string {
+	lines := strings.Split(strings.TrimRight(v, "\n"), "\n")
+	return lines[len(lines)-1]
 }
 
 // A finding applied to the board wakes the console's command, and shows.
