@@ -34,15 +34,16 @@ func publishFinding(t *testing.T, js jetstream.JetStream, f detect.Finding, chan
 	}
 }
 
-// putHolding puts what agent holds as a watcher does.
-func putHolding(t *testing.T, js jetstream.JetStream, agent string, h capability.Holding) {
+// putHolding puts what agent holds, and its standing (nil: no kill
+// recorded), as a watcher does.
+func putHolding(t *testing.T, js jetstream.JetStream, agent string, h capability.Holding, st *capability.Standing) {
 	t.Helper()
 	ctx := context.Background()
 	kv, err := js.KeyValue(ctx, watch.HoldingsBucket(watch.DefaultFindingsStream))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := json.Marshal(watch.Holding{Agent: agent, Holding: h})
+	b, err := json.Marshal(watch.Holding{Agent: agent, Holding: h, Standing: st})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,8 @@ func putHolding(t *testing.T, js jetstream.JetStream, agent string, h capability
 
 // cordon open --nats against a real server in this process: the findings
 // the stream held at start are on screen, a finding published while it
-// runs shows within a second, and enter on an agent pulls its evidence
+// runs shows within a second, a standing published with a holding says
+// contained (and, under the cursor, the Assessment's line), and enter on an agent pulls its evidence
 // from the events' stream and opens the console on it; quitting that
 // console comes back to the fleet.
 func TestFleetConsoleInTmux(t *testing.T) {
@@ -93,12 +95,21 @@ func TestFleetConsoleInTmux(t *testing.T) {
 	// a watcher puts what agent-14 holds (a credential acquired and
 	// revoked by its issuer): its line says so, and it stays below
 	// agent-9, which may hold nothing it has no end of either
-	putHolding(t, js, "agent-14", capability.Holding{Acquired: map[capability.Kind]int{capability.Credential: 1}})
+	held := capability.Holding{Acquired: map[capability.Kind]int{capability.Credential: 1}}
+	putHolding(t, js, "agent-14", held, nil)
 	c.wait("agent-14's holding on its line", "acquired a credential")
 	s = c.screen()
 	if i, j := strings.Index(s, "agent-9"), strings.Index(s, "agent-14"); i < 0 || j < 0 || i > j {
 		t.Fatalf("agent-9 (high) should still be ranked above agent-14 (medium, nothing held unended):\n%s", s)
 	}
+	// its harness killed agent-14 and its watcher's Assessment at that
+	// kill found everything stopped: the line says contained, and the
+	// cursor, still on it, shows the Assessment's line and who killed it
+	kill := at.Add(30 * time.Minute)
+	putHolding(t, js, "agent-14", held, &capability.Standing{Kill: kill, By: detect.HarnessKill, Contained: true, ContainedAt: kill,
+		Headline: "Contained at " + kill.Format("2006-01-02 15:04:05Z") + " (killed " + kill.Format("2006-01-02 15:04:05Z") + ")"})
+	c.wait("agent-14 contained", "contained; acquired a credential")
+	c.wait("the Assessment's line under the cursor", "agent-14: Contained at", "by the harness's ledger")
 
 	// the cursor stayed on agent-14's line as agent-9 ranked above it; g
 	// goes to the first, agent-9, and enter pulls and opens its incident
