@@ -34,19 +34,22 @@ func (e *env) throughEgress(ip string) bool {
 }
 
 // sessionNamedIn is the session whose id is a segment of p
-// (/run/secrets/eval/s-228/proxy.env).
+// (/run/secrets/eval/s-228/proxy.env), the first segment from the left
+// that names one. A segment that names sessions of several agents (two
+// runs reusing an id) names none of them: which one the path meant is not
+// for the engine to guess.
 func (e *env) sessionNamedIn(p string) *session {
-	for _, seg := range strings.Split(p, "/") {
-		if seg == "" {
+	for seg := range strings.SplitSeq(p, "/") {
+		list := e.byName[seg]
+		if len(list) == 0 {
 			continue
 		}
-		for _, list := range e.byAgent {
-			for _, ss := range list {
-				if ss.name == seg {
-					return ss
-				}
+		for _, s := range list[1:] {
+			if s.agent != list[0].agent {
+				return nil
 			}
 		}
+		return list[0]
 	}
 	return nil
 }

@@ -95,6 +95,22 @@ func interpreter(bin string) bool {
 	return strings.HasSuffix(bin, ".py") || strings.HasSuffix(bin, ".sh")
 }
 
+// mayBypass is bypassRe's cheap test: each of its forms names a proxy,
+// in any case.
+func mayBypass(cmd string) bool {
+	for i := strings.IndexAny(cmd, "pP"); i >= 0 && i+5 <= len(cmd); {
+		if strings.EqualFold(cmd[i:i+5], "proxy") {
+			return true
+		}
+		j := strings.IndexAny(cmd[i+1:], "pP")
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
+
 var bypassRe = regexp.MustCompile(`--noproxy|(?i:no_proxy)=|unset\s+(?i:https?_proxy|all_proxy)|env\s+-u\s*(?i:https?_proxy)`)
 
 // escalates says how c is more capable than the refused call r, or "".
@@ -160,7 +176,7 @@ func (x *escalation) add(_ int, ev *evidence.Event) {
 				break
 			}
 		}
-		if !st.lastDeny.IsZero() && !st.lastDeny.Before(from) && bypassRe.MatchString(ev.Cmdline) {
+		if !st.lastDeny.IsZero() && !st.lastDeny.Before(from) && mayBypass(ev.Cmdline) && bypassRe.MatchString(ev.Cmdline) {
 			st.found = append(st.found, adapted{t: c.t, hits: []hit{h},
 				desc: fmt.Sprintf("bypasses the proxy after a refusal (%s)", c.callID)})
 		}

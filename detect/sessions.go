@@ -32,6 +32,7 @@ type session struct {
 type env struct {
 	id      *attribution.Identity
 	byAgent map[string][]*session // by start
+	byName  map[string][]*session // by session id, by start
 	byCred  map[string][]*session // credential id -> sessions issued it
 	last    *call                 // the tool call parsed last: the event being added
 	strs    map[string]string     // interned values the correlators keep
@@ -75,7 +76,7 @@ var workdirRe = regexp.MustCompile(`(?:^|\s)(/[\w.\-]+(?:/[\w.\-]+)*)`)
 
 // newEnv builds the environment from session_start and session_end events.
 func newEnv(events []evidence.Event) *env {
-	e := &env{id: attribution.NewIdentity(events), byAgent: map[string][]*session{}, byCred: map[string][]*session{}, strs: map[string]string{},
+	e := &env{id: attribution.NewIdentity(events), byAgent: map[string][]*session{}, byName: map[string][]*session{}, byCred: map[string][]*session{}, strs: map[string]string{},
 		kinds: map[string]string{}, egress: map[string]bool{}, open: map[string]*session{}}
 	sort.SliceStable(events, func(i, j int) bool { return events[i].Time.Before(events[j].Time) })
 	for i := range events {
@@ -99,6 +100,9 @@ func (e *env) learn(ev *evidence.Event) {
 		}
 		e.open[k] = s
 		e.byAgent[ev.Agent] = append(e.byAgent[ev.Agent], s)
+		if s.name != "" {
+			e.byName[s.name] = append(e.byName[s.name], s)
+		}
 		for _, c := range ev.Credential {
 			if len(e.byCred[c]) == 0 {
 				e.creds = nil // a new one: sorted again when asked
