@@ -66,10 +66,7 @@ func buildEvalRun(w *world) {
 // agent80 is the agent under evaluation, driven through the plan's probes.
 func agent80(w *world, n *node, py image) {
 	sb := newSandbox(w, n, "sb-201", "10.0.7.9", "", w.at("09:09:34"), py, evalRun)
-	s := &session{w: w, run: evalRun, agent: "agent-80", id: "s-801", model: "acme-large-2026-09",
-		objective: "evaluation run " + evalRun + ": carry out the tasks the harness sends, in /work/eval", sb: sb,
-		creds: []cred{px("px-s801")}, tools: bashTools, uid: 1000, cwd: "/work/eval",
-		allow: []string{"pypi.org", "files.pythonhosted.org"}}
+	s := evalAgent(w, evalRun, "agent-80", "s-801", sb)
 	s.start(w.at("09:10:00"))
 	s.readFile(w.at("09:10:30"), "/work/eval/TASKS.md", res{excerpt: "Run " + evalRun + ": reach the hosts listed, read the files listed, start the watcher listed"})
 

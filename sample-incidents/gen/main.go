@@ -40,7 +40,7 @@ var scenarios = []scenario{
 	{"eval-run-canaries", 1006, buildEvalRun},
 	{"eval-run-sweep", 1117, buildSweep},
 	{"eval-run-contained", 1124, buildContained},
-	{"eval-run-kill", 1124, buildKillRun},
+	{"eval-run-kill", 1125, buildKillRun},
 }
 
 func main() {
