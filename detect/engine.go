@@ -3,9 +3,10 @@ package detect
 import (
 	"context"
 	"fmt"
-	"github.com/cordon-ir/cordon/capability"
 	"sort"
+	"time"
 
+	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/redact"
 )
@@ -85,6 +86,10 @@ type Result struct {
 	Coverage *capability.Coverage
 	// Skews are the sources' clock offsets from the ledger.
 	Skews []Skew
+	// Kills are the agents their harness had stopped at the last event
+	// (Pass.HarnessKills): a record of the kill, which a case's journal
+	// may take as its kill time; never the case's kill time by itself.
+	Kills map[string]time.Time
 }
 
 // Run evaluates every rule and returns the findings of Scan, grouped per

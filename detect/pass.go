@@ -337,7 +337,7 @@ func (p *Pass) result(caps *capScan) Result {
 	// grouped per agent in the one ranking's order (containment aside:
 	// that is the checks', above the detectors)
 	SortRanked(out, RankAgents(RankInput{Findings: out, Capabilities: capSets}))
-	return Result{Findings: out, Capabilities: capSets, Coverage: caps.cov, Skews: skews}
+	return Result{Findings: out, Capabilities: capSets, Coverage: caps.cov, Skews: skews, Kills: p.HarnessKills()}
 }
 
 // Replay adds every event of src, in time order, to p.

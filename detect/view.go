@@ -45,7 +45,7 @@ func (p *Pass) View() View {
 	standings := p.standings(set, cov)
 	ranks := RankAgents(RankInput{Findings: findings, Holdings: holdings, Standings: standings})
 	SortRanked(findings, ranks)
-	return View{Result: Result{Findings: findings, Capabilities: set, Coverage: cov, Skews: skews},
+	return View{Result: Result{Findings: findings, Capabilities: set, Coverage: cov, Skews: skews, Kills: p.HarnessKills()},
 		Ranks: ranks, Holdings: holdings, Standings: standings}
 }
 

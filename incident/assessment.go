@@ -142,3 +142,22 @@ func Verdict(a capability.Assessment) error {
 	}
 	return fmt.Errorf("%w: %s", ErrCannotTell, Headline(a))
 }
+
+// HarnessKills is, of the agents of subject, each one its harness
+// stopped and when (detect.Result.Kills: every session it began ended,
+// the last by the gateway's ledger with reason killed). It is what a
+// responder may record as the case's kill time (contain.stop done --at);
+// the Assessment never takes it by itself.
+func (w *Workspace) HarnessKills(ctx context.Context, subject []string) (map[string]time.Time, error) {
+	res, err := w.scan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]time.Time{}
+	for _, a := range subject {
+		if t, ok := res.Kills[a]; ok {
+			out[a] = t
+		}
+	}
+	return out, nil
+}

@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/detect"
@@ -67,6 +68,8 @@ type keptFindings struct {
 	// Holdings are every agent's capability.Holding, one per agent of
 	// the sets
 	Holdings map[string]capability.Holding
+	// Kills are the harness's kills (detect.Result.Kills)
+	Kills map[string]time.Time
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -80,7 +83,7 @@ type capMessage struct {
 // writeKept writes k as the file's parts.
 func writeKept(w io.Writer, k keptResult) error {
 	var parts [][]any
-	parts = append(parts, []any{keptFindings{k.Findings, k.Coverage, k.Skews, k.Holdings}})
+	parts = append(parts, []any{keptFindings{k.Findings, k.Coverage, k.Skews, k.Holdings, k.Kills}})
 	first, last := []string{""}, []string{""}
 	var cur []any
 	n := 0
@@ -185,7 +188,7 @@ func readKept(dir string, want func(resultMeta) bool) (keptResult, error) {
 	if err := gob.NewDecoder(bytes.NewReader(parts[0])).Decode(&kf); err != nil {
 		return keptResult{}, fmt.Errorf("the findings part: %w", err)
 	}
-	k.Findings, k.Coverage, k.Skews, k.Holdings = kf.Findings, kf.Coverage, kf.Skews, kf.Holdings
+	k.Findings, k.Coverage, k.Skews, k.Holdings, k.Kills = kf.Findings, kf.Coverage, kf.Skews, kf.Holdings, kf.Kills
 	if k.Holdings == nil {
 		k.Holdings = map[string]capability.Holding{}
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/detect"
@@ -32,7 +33,7 @@ const (
 	resultFile = "result.gob"
 	// engineVersion names the detectors' pass and what it keeps: a result
 	// kept by another version is computed again.
-	engineVersion = "scan/4"
+	engineVersion = "scan/5"
 )
 
 // keptResult is the file's content: the result in plain data.
@@ -43,13 +44,14 @@ type keptResult struct {
 	Holdings     map[string]capability.Holding // every agent's of Capabilities
 	Coverage     capability.CoverageState
 	Skews        []detect.Skew
+	Kills        map[string]time.Time
 	// load makes Capabilities of a result read back (readKept): a set
 	// is decoded when first asked for
 	load capability.Loader
 }
 
 func keep(meta resultMeta, r detect.Result) keptResult {
-	k := keptResult{Meta: meta, Findings: r.Findings, Capabilities: r.Capabilities.ByAgent(), Coverage: r.Coverage.State(), Skews: r.Skews,
+	k := keptResult{Meta: meta, Findings: r.Findings, Capabilities: r.Capabilities.ByAgent(), Coverage: r.Coverage.State(), Skews: r.Skews, Kills: r.Kills,
 		Holdings: map[string]capability.Holding{}}
 	for _, a := range r.Capabilities.Agents() {
 		k.Holdings[a] = r.Capabilities.Holding(a)
@@ -70,7 +72,7 @@ func (k keptResult) result() detect.Result {
 	default:
 		caps = capability.NewSet(map[string][]*capability.Capability{})
 	}
-	return detect.Result{Findings: k.Findings, Capabilities: caps, Coverage: capability.FromState(k.Coverage), Skews: k.Skews}
+	return detect.Result{Findings: k.Findings, Capabilities: caps, Coverage: capability.FromState(k.Coverage), Skews: k.Skews, Kills: k.Kills}
 }
 
 // resultMeta says what the kept result is of.

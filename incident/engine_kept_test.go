@@ -320,3 +320,31 @@ func TestNothingKeptAfterClose(t *testing.T) {
 		}
 	}
 }
+
+// The harness's kills are kept with the result: a process that reads the
+// kept result (no pass) names the same kill of the subject, and an agent
+// outside the subject is not named.
+func TestHarnessKillsAreKept(t *testing.T) {
+	ctx := context.Background()
+	ws, dir, r, err := keptSample(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := time.Date(2026, 9, 2, 14, 21, 4, 0, time.UTC)
+	if k, ok := r.Kills["agent-21"]; !ok || !k.Truncate(time.Second).Equal(want) {
+		t.Fatalf("the pass's kills: %v, want agent-21 at %s", r.Kills, want)
+	}
+	ws.Close()
+	ro, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	got, err := ro.HarnessKills(ctx, []string{"agent-21", "agent-99"})
+	if err != nil || len(got) != 1 || !got["agent-21"].Equal(r.Kills["agent-21"]) || ro.DetectorRuns() != 0 {
+		t.Fatalf("read back: %v (%v) after %d passes", got, err, ro.DetectorRuns())
+	}
+	if got, _ := ro.HarnessKills(ctx, []string{"agent-99"}); len(got) != 0 {
+		t.Errorf("an agent outside the subject: %v", got)
+	}
+}

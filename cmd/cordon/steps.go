@@ -162,6 +162,9 @@ func cmdCheck(e *env, c *cobra.Command) {
 		if err != nil {
 			return err
 		}
+		if !*asJSON {
+			writeKillHints(ctx, e, ws, a, *dir)
+		}
 		return incident.Verdict(a)
 	}
 }

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/playbook"
@@ -57,6 +61,25 @@ func cmdVerdict(e *env, c *cobra.Command) {
 		for _, l := range a.Layers {
 			writeWrapped(e.stdout, w, strings.Repeat(" ", 38), fmt.Sprintf("  %-22s %-12s %s", playbook.Layer(l.Layer).Title(), l.State, evidence.Printable(l.Line)))
 		}
+		writeKillHints(ctx, e, ws, a, *dir)
 		return incident.Verdict(a)
+	}
+}
+
+// writeKillHints says, when the case records no kill time, which agents
+// of its subject the harness's ledger says were killed, and when: the
+// responder's to record as the kill time, never taken as it by itself.
+func writeKillHints(ctx context.Context, e *env, ws *incident.Workspace, a capability.Assessment, dir string) {
+	if !a.Kill.IsZero() {
+		return
+	}
+	kills, err := ws.HarnessKills(ctx, a.Subject)
+	if err != nil || len(kills) == 0 {
+		return
+	}
+	for _, agent := range slices.Sorted(maps.Keys(kills)) {
+		at := kills[agent].UTC().Format(time.RFC3339Nano)
+		writeWrapped(e.stdout, e.width(), "  ", fmt.Sprintf("the harness's ledger ended %s's last session, killed, at %s; if that was the kill: cordon step --incident %s done contain.stop --at %s",
+			evidence.Printable(agent), incident.Stamp(kills[agent]), shellQuote(dir), at))
 	}
 }

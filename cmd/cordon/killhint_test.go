@@ -1,0 +1,34 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// With no kill time recorded, verdict and check name the kill the
+// harness's ledger recorded for the subject, and the command that would
+// record it; they judge nothing at it. Recorded as the hint says, the
+// Assessment is made at that kill and the hint is gone.
+func TestVerdictNamesTheHarnessKill(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "incident")
+	if code, out, errOut := cordon("ingest", "--incident", dir, filepath.Join("..", "..", "sample-incidents", "egress-probe-exfil")); code != 0 {
+		t.Fatalf("ingest: exit %d %s %s", code, out, errOut)
+	}
+	hint := "the harness's ledger ended agent-7's last session, killed, at 2026-07-21 10:47:21Z"
+	record := "done contain.stop --at 2026-07-21T10:47:21.002Z"
+	code, out, _ := cordon("verdict", "--incident", dir)
+	if code != exitCannotTell || !strings.Contains(out, "Not contained: no kill time is recorded") || !strings.Contains(out, hint) || !strings.Contains(out, record) {
+		t.Fatalf("verdict with no kill recorded: exit %d\n%s", code, out)
+	}
+	if _, out, _ := cordon("check", "--incident", dir); !strings.Contains(out, hint) {
+		t.Errorf("check with no kill recorded:\n%s", out)
+	}
+	if code, out, errOut := cordon("step", "--incident", dir, "done", "contain.stop", "--at", "2026-07-21T10:47:21.002Z"); code != 0 {
+		t.Fatalf("step: exit %d %s %s", code, out, errOut)
+	}
+	code, out, _ = cordon("verdict", "--incident", dir)
+	if code != exitCannotTell || !strings.Contains(out, "Not contained (killed 2026-07-21 10:47:21Z): Cached credentials cannot tell") || strings.Contains(out, "harness's ledger") {
+		t.Errorf("verdict at the recorded kill: exit %d\n%s", code, out)
+	}
+}
