@@ -37,6 +37,11 @@ type Case struct {
 	// Capabilities are the subject's capability sets, granted and
 	// acquired (Workspace.Case fills them).
 	Capabilities []capability.Capability
+	// HarnessKill is when the harness's ledger had killed every agent of
+	// the subject (the latest of their kills, Workspace.HarnessKills); zero
+	// when it did not kill each. A responder may record it as ContainedAt;
+	// nothing takes it as that by itself.
+	HarnessKill time.Time
 	// Assessment is the one answer to "is every capability stopped?" for
 	// the subject at ContainedAt (Workspace.Case fills it).
 	Assessment capability.Assessment

@@ -139,11 +139,20 @@ func TestPlaybookDoneAsksForContainedAt(t *testing.T) {
 	if !p.IsOpen() || p.Ask().Kind != common.AskDoneAt || p.Ask().Step != "contain.stop" {
 		t.Fatalf("d on contain.stop asks %+v", p.Ask())
 	}
-	if _, err := time.Parse(time.RFC3339, p.Value()); err != nil {
-		t.Errorf("the default %q is not RFC 3339: %v", p.Value(), err)
+	// the fixture's harness killed agent-7, the subject: its ledger's kill
+	// is offered (the responder's to keep or change), not taken
+	kills, err := ws.HarnessKills(context.Background(), []string{"agent-7"})
+	if err != nil || kills["agent-7"].IsZero() {
+		t.Fatalf("the fixture's harness kill: %v %v", kills, err)
 	}
-	if s := c.screen(); !strings.Contains(s, "contained_at (RFC 3339, now)") {
-		t.Errorf("the input does not say what it asks:\n%s", s)
+	if v, err := time.Parse(time.RFC3339, p.Value()); err != nil || !v.Equal(kills["agent-7"]) {
+		t.Errorf("the default %q (%v), want the ledger's kill %s", p.Value(), err, kills["agent-7"].UTC().Format(time.RFC3339Nano))
+	}
+	if s := c.screen(); !strings.Contains(s, "contained_at (RFC 3339, the ledg") || !strings.Contains(p.Ask().Prompt, "(RFC 3339, the ledger's kill)") {
+		t.Errorf("the input does not say what it asks (%q):\n%s", p.Ask().Prompt, s)
+	}
+	if n := len(entries(t, ws)); n != 0 {
+		t.Fatalf("asking journaled %d entries", n)
 	}
 	c.send(tea.KeyMsg{Type: tea.KeyCtrlU})
 	c.typeText("yesterday")

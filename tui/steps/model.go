@@ -22,6 +22,9 @@ type loadedMsg struct {
 	state   incident.CaseState
 	vars    playbook.Vars
 	varsKey string
+	// kill is the case's HarnessKill, when the case was filled
+	kill    time.Time
+	killSet bool
 	err     error
 	caseErr error
 }
@@ -42,6 +45,9 @@ type Model struct {
 	state   incident.CaseState
 	vars    playbook.Vars
 	varsKey string
+	// kill is when the harness's ledger had killed the subject (zero: it
+	// did not): what done on a step that records contained_at offers
+	kill    time.Time
 	loaded  bool
 	seq     int
 	err     error // the playbook could not be read
@@ -144,7 +150,8 @@ func (m *Model) Load() tea.Cmd {
 			// acquired too (revoke px-s228 as well as its own)
 			vars = cs.ActionVars()
 		}
-		return loadedMsg{seq: seq, pb: pb, actions: acts, state: s, vars: vars, varsKey: key, caseErr: cerr}
+		return loadedMsg{seq: seq, pb: pb, actions: acts, state: s, vars: vars, varsKey: key, caseErr: cerr,
+			kill: cs.HarnessKill, killSet: cerr == nil}
 	})
 }
 
@@ -181,6 +188,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		if msg.err == nil {
 			m.state, m.vars, m.varsKey = msg.state, msg.vars, msg.varsKey
+		}
+		if msg.killSet {
+			m.kill = msg.kill
 		}
 		m.rebuild()
 		return m, nil

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
+	"github.com/cordon-ir/cordon/playbook"
 	"github.com/cordon-ir/cordon/tui/common"
 )
 
@@ -36,8 +37,12 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 			// found) rather than now: an incident is often worked after
 			// the fact, and every later check counts from this time.
 			at, from := m.ws.Now(), "now"
-			if c := st.Check; c != nil && c.Status == incident.CheckVerified && !c.First.IsZero() {
+			switch c := st.Check; {
+			case c != nil && c.Status == incident.CheckVerified && !c.First.IsZero():
 				at, from = c.First, "as its check found"
+			case s == playbook.VarContainedAt && !m.kill.IsZero():
+				// the issuer's record of the kill, offered, never taken
+				at, from = m.kill, "the ledger's kill"
 			}
 			m.Pending = &common.Ask{
 				Kind: common.AskDoneAt, Step: id,
