@@ -21,8 +21,20 @@ func TestVerdictNamesTheHarnessKill(t *testing.T) {
 	if code != exitCannotTell || !strings.Contains(out, "Not contained: no kill time is recorded") || !strings.Contains(out, hint) || !strings.Contains(out, record) {
 		t.Fatalf("verdict with no kill recorded: exit %d\n%s", code, out)
 	}
-	if _, out, _ := cordon("check", "--incident", dir); !strings.Contains(out, hint) {
+	if _, out, _ := cordon("check", "--incident", dir); !strings.Contains(out, hint) || !strings.Contains(out, record) {
 		t.Errorf("check with no kill recorded:\n%s", out)
+	}
+	// a subject of two agents, one its harness did not kill: the kill is
+	// named, no time of the whole subject is offered
+	if code, out, errOut := cordon("subject", "--incident", dir, "agent-7", "agent-3"); code != 0 {
+		t.Fatalf("subject: exit %d %s %s", code, out, errOut)
+	}
+	if _, out, _ := cordon("verdict", "--incident", dir); !strings.Contains(out, hint) || strings.Contains(out, record) ||
+		!strings.Contains(out, "the ledger records no kill of agent-3") {
+		t.Errorf("verdict of agent-7 and agent-3:\n%s", out)
+	}
+	if code, out, errOut := cordon("subject", "--incident", dir, "agent-7"); code != 0 {
+		t.Fatalf("subject: exit %d %s %s", code, out, errOut)
 	}
 	if code, out, errOut := cordon("step", "--incident", dir, "done", "contain.stop", "--at", "2026-07-21T10:47:21.002Z"); code != 0 {
 		t.Fatalf("step: exit %d %s %s", code, out, errOut)

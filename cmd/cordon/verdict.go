@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -67,8 +65,10 @@ func cmdVerdict(e *env, c *cobra.Command) {
 }
 
 // writeKillHints says, when the case records no kill time, which agents
-// of its subject the harness's ledger says were killed, and when: the
-// responder's to record as the kill time, never taken as it by itself.
+// of its subject the harness's ledger says were killed, and when; and,
+// when it killed every one, the step that would record the last of those
+// kills as the case's kill time. The responder's to record: the
+// Assessment never takes it by itself.
 func writeKillHints(ctx context.Context, e *env, ws *incident.Workspace, a capability.Assessment, dir string) {
 	if !a.Kill.IsZero() {
 		return
@@ -77,9 +77,22 @@ func writeKillHints(ctx context.Context, e *env, ws *incident.Workspace, a capab
 	if err != nil || len(kills) == 0 {
 		return
 	}
-	for _, agent := range slices.Sorted(maps.Keys(kills)) {
-		at := kills[agent].UTC().Format(time.RFC3339Nano)
-		writeWrapped(e.stdout, e.width(), "  ", fmt.Sprintf("the harness's ledger ended %s's last session, killed, at %s; if that was the kill: cordon step --incident %s done contain.stop --at %s",
-			evidence.Printable(agent), incident.Stamp(kills[agent]), shellQuote(dir), at))
+	var last time.Time
+	var alive []string
+	for _, agent := range a.Subject {
+		t, ok := kills[agent]
+		if !ok {
+			alive = append(alive, evidence.Printable(agent))
+			continue
+		}
+		if t.After(last) {
+			last = t
+		}
+		writeWrapped(e.stdout, e.width(), "  ", fmt.Sprintf("the harness's ledger ended %s's last session, killed, at %s", evidence.Printable(agent), incident.Stamp(t)))
 	}
+	if len(alive) > 0 {
+		writeWrapped(e.stdout, e.width(), "  ", "the ledger records no kill of "+strings.Join(alive, ", ")+": no kill time of the whole subject to offer")
+		return
+	}
+	writeWrapped(e.stdout, e.width(), "  ", fmt.Sprintf("if that was the kill: cordon step --incident %s done contain.stop --at %s", shellQuote(dir), last.UTC().Format(time.RFC3339Nano)))
 }
