@@ -31,6 +31,7 @@ type Pass struct {
 	// that kind can match and the memo to start from (the queries its kind
 	// rules out already answered no): most rules name the kinds they read.
 	byKind map[string]*kindPlan
+	kinds  []kinds // each matcher's required kinds (Matcher.Requires)
 	corr   []correlator
 	// found is each correlator's findings as last asked, and changed says
 	// which took an event (or learnt a session) since: Findings asks only
@@ -136,10 +137,20 @@ func (e *Engine) Start(ctx context.Context, src Source) (*Pass, error) {
 	}
 	p.memo = make([]uint8, len(p.matchers))
 	p.byKind = map[string]*kindPlan{}
+	p.kinds = make([]kinds, len(p.matchers))
+	for j, m := range p.matchers {
+		p.kinds[j].vs, p.kinds[j].ok = m.Requires("kind")
+	}
 	return p, nil
 }
 
 const maxKindPlans = 256
+
+// kinds are the values of kind a query requires (ok false: any).
+type kinds struct {
+	vs []string
+	ok bool
+}
 
 // kindPlan is what an event of one kind is matched against.
 type kindPlan struct {
@@ -153,8 +164,8 @@ func (p *Pass) plan(kind string) *kindPlan {
 		return k
 	}
 	k := &kindPlan{memo: make([]uint8, len(p.matchers))}
-	for j, m := range p.matchers {
-		if vs, ok := m.Requires("kind"); ok && !slices.Contains(vs, kind) {
+	for j, r := range p.kinds {
+		if r.ok && !slices.Contains(r.vs, kind) {
 			k.memo[j] = 1
 		}
 	}

@@ -120,7 +120,7 @@ func RankAgents(in RankInput) []AgentRank {
 			}
 			return r.Detectors[i] < r.Detectors[j]
 		})
-		needs := len(r.Acquired) > 0 || SeverityRank(r.Severity) >= SeverityRank(openSeverity)
+		needs := r.needsContainment()
 		if st, ok := in.standing(a); ok {
 			r.Contained, r.Holds = st.Contained, st.Holds
 		}
@@ -133,6 +133,23 @@ func RankAgents(in RankInput) []AgentRank {
 		out[i].Rank = i + 1
 	}
 	return out
+}
+
+// needsContainment says the agent acquired something or has a finding of
+// the severity that calls for containment.
+func (r AgentRank) needsContainment() bool {
+	return len(r.Acquired) > 0 || SeverityRank(r.Severity) >= SeverityRank(openSeverity)
+}
+
+// JudgedBy is r's line as an Assessment of its agent at another kill time
+// than the ranking's says it (a verdict request's kill): contained,
+// holds, open and the reason as RankAgents would give them. Its place
+// (Rank) stays the ranking's.
+func (r AgentRank) JudgedBy(st capability.Standing) AgentRank {
+	r.Contained, r.Holds = st.Contained, st.Holds
+	r.Open = r.needsContainment() && !r.Contained
+	r.Reason = r.reason()
+	return r
 }
 
 func rankBefore(a, b AgentRank) bool {

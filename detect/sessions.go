@@ -16,9 +16,12 @@ type session struct {
 	agent, name string
 	sandbox     string
 	start, end  time.Time // end zero while open
-	// killed says the gateway's ledger ended it with reason killed: the
-	// record of the harness that issued the session, not of the agent
-	killed    bool
+	// gatewayEnd is when the gateway's ledger (the cordon ledger's own
+	// format, the record of the harness that issued the session) ended
+	// it, and killed whether with reason killed; no other source's end
+	// counts for a kill, nor pre-empts one
+	gatewayEnd time.Time
+	killed     bool
 	objective string
 	workdir   string // the first absolute path the objective names
 	tools     []string
@@ -116,39 +119,55 @@ func (e *env) learn(ev *evidence.Event) {
 			e.egress[ip] = true
 		}
 	case evidence.KindSessionEnd:
-		if s := e.open[k]; s != nil && s.end.IsZero() {
+		s := e.open[k]
+		if s == nil {
+			return
+		}
+		if s.end.IsZero() {
 			s.end = ev.Time
-			s.killed = ev.Source == evidence.SourceLedger && ev.Status == "killed"
+		}
+		if ev.Source == evidence.SourceLedger && ev.Format == gatewayFormat && s.gatewayEnd.IsZero() {
+			s.gatewayEnd, s.killed = ev.Time, ev.Status == "killed"
 		}
 	}
 }
 
+// gatewayFormat is the format of the gateway's own ledger: the one record
+// of a session's end a kill is taken from (other parsers' events may
+// carry source ledger, written by the agent's own telemetry).
+const gatewayFormat = "cordon-ledger"
+
 // harnessKills is every agent its harness had stopped at asOf, with the
-// time: each of its sessions begun by then had ended, and the last to end
-// was ended by the ledger with reason killed. A session started after it
-// (the agent runs again) undoes it. A pass knows the sessions it read
-// first whole: what they say after asOf is not yet so.
+// time: the gateway's ledger had ended each of its sessions begun by then,
+// and every one of those it ended last was ended with reason killed. A
+// session started after it (the agent runs again), or one no gateway
+// record ended, undoes it. A pass knows the sessions it read first whole:
+// what they say after asOf is not yet so.
 func (e *env) harnessKills(asOf time.Time) map[string]time.Time {
 	var out map[string]time.Time
 	for agent, list := range e.byAgent {
-		var last *session
+		var last time.Time
+		killed, ended := true, false
 		for _, s := range list {
 			if s.start.After(asOf) {
 				continue
 			}
-			if s.end.IsZero() || s.end.After(asOf) {
-				last = nil
+			if s.gatewayEnd.IsZero() || s.gatewayEnd.After(asOf) {
+				ended = false
 				break
 			}
-			if last == nil || s.end.After(last.end) {
-				last = s
+			switch {
+			case !ended || s.gatewayEnd.After(last):
+				last, killed, ended = s.gatewayEnd, s.killed, true
+			case s.gatewayEnd.Equal(last):
+				killed = killed && s.killed // ends at one instant: killed only if all were
 			}
 		}
-		if last != nil && last.killed {
+		if ended && killed {
 			if out == nil {
 				out = map[string]time.Time{}
 			}
-			out[agent] = last.end
+			out[agent] = last
 		}
 	}
 	return out

@@ -217,10 +217,8 @@ func (f Field) Values(ev *Event) []string {
 
 // lowerASCII lowercases without allocating when there is nothing to do.
 func lowerASCII(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'A' && c <= 'Z' || c >= 0x80 {
-			return strings.ToLower(s)
-		}
+	if isLowerASCII(s) {
+		return s
 	}
-	return s
+	return strings.ToLower(s)
 }

@@ -152,6 +152,12 @@ func decide(v *view, pol *Policy, agent string, req *VerdictRequest) Verdict {
 		a := capability.Assess(v.res.Capabilities, []string{agent}, req.Kill, time.Time{}, v.res.Coverage)
 		assessment = &a
 		out.Assessment = assessment
+		// one reply says one thing: its rank line judged at the request's
+		// kill too, not at the harness's
+		if st, ok := a.Standing(agent, "the request's kill"); ok && out.Rank != nil {
+			r := out.Rank.JudgedBy(st)
+			out.Rank = &r
+		}
 	}
 	var caps []capability.Capability
 	if v.res.Capabilities != nil {

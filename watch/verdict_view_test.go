@@ -58,6 +58,11 @@ func TestVerdictViewIncrementalEqualsFromScratch(t *testing.T) {
 						t.Fatalf("%s, after event %d (%s), agent %s, kill %v: the incremental view's reply differs\n got %s\nwant %s",
 							name, i, evs[i].ID, agent, !req.Kill.IsZero(), got, want)
 					}
+					// one reply says one thing: its rank line is judged at the
+					// request's kill as its Assessment is
+					if d := decide(inc, &pol, agent, &req); d.Rank != nil && d.Assessment != nil && d.Rank.Contained != d.Assessment.Contained {
+						t.Fatalf("%s, agent %s: rank contained %v, the Assessment at the request's kill %v", name, agent, d.Rank.Contained, d.Assessment.Contained)
+					}
 				}
 				v := decide(inc, &pol, agent, &VerdictRequest{})
 				for _, f := range v.Findings {

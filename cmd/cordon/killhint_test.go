@@ -21,6 +21,9 @@ func TestVerdictNamesTheHarnessKill(t *testing.T) {
 	if code != exitCannotTell || !strings.Contains(out, "Not contained: no kill time is recorded") || !strings.Contains(out, hint) || !strings.Contains(out, record) {
 		t.Fatalf("verdict with no kill recorded: exit %d\n%s", code, out)
 	}
+	if _, out, _ := cordon("verdict", "--incident", dir, "--as-of", "2026-07-21T10:30:00Z"); strings.Contains(out, "harness's ledger") {
+		t.Errorf("verdict as of a time before the kill names it:\n%s", out)
+	}
 	if _, out, _ := cordon("check", "--incident", dir); !strings.Contains(out, hint) || !strings.Contains(out, record) {
 		t.Errorf("check with no kill recorded:\n%s", out)
 	}

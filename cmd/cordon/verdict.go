@@ -59,7 +59,10 @@ func cmdVerdict(e *env, c *cobra.Command) {
 		for _, l := range a.Layers {
 			writeWrapped(e.stdout, w, strings.Repeat(" ", 38), fmt.Sprintf("  %-22s %-12s %s", playbook.Layer(l.Layer).Title(), l.State, evidence.Printable(l.Line)))
 		}
-		writeKillHints(ctx, e, ws, a, *dir)
+		if at.IsZero() {
+			// the ledger's kills are of all the evidence, not what was known at --as-of
+			writeKillHints(ctx, e, ws, a, *dir)
+		}
 		return incident.Verdict(a)
 	}
 }

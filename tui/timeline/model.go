@@ -26,7 +26,7 @@ type Model struct {
 	hl          []string       // the search's words, highlighted in the rows
 	labels      labels
 	gen         int // bumps on every new window; older replies are dropped
-	qgen        int // bumps on every new query: a jump's reply outlives a reload of the same query
+	qgen        int // bumps on every new query and move asked for: a jump's reply outlives a reload, not a move
 
 	rows                        []evidence.Event
 	cur, top                    int
@@ -306,6 +306,7 @@ func (m *Model) Refresh() tea.Cmd {
 // JumpTo shows the window around an event and selects it.
 func (m *Model) JumpTo(ev evidence.Event) tea.Cmd {
 	m.gen++
+	m.qgen++
 	m.loading, m.loadingBefore, m.loadingAfter = true, false, false
 	return anchorCmd(m, atCursor, cursorOf(ev), -1, ev.ID, nil)
 }

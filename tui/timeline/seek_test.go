@@ -80,4 +80,12 @@ func TestJumpAskedBeforeAReloadLands(t *testing.T) {
 	if !said {
 		t.Errorf("the jump was not said: %#v", msgs)
 	}
+	// a move asked after the jump (G, a mark) wins over its late reply
+	m, _ = settle(t, m, m.JumpTo(evs[0]))
+	seek = m.Seek(evidence.Term("decision", evidence.DecisionDeny), false, "denial")
+	m, _ = settle(t, m, m.JumpTo(evs[39]))
+	m, _ = settle(t, m, seek)
+	if ev, _ := m.Selected(); ev.ID != "e39" {
+		t.Errorf("a jump's reply after a later move put the cursor on %s, want e39", ev.ID)
+	}
 }

@@ -32,7 +32,8 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, nil
 	case matchMsg:
 		// A reload of the window (new events, a pass that ended) keeps
-		// the jump asked before it; a new query drops it.
+		// the jump asked before it; a new query or a move asked since
+		// (g, G, another jump) drops it.
 		if msg.qgen != m.qgen {
 			return m, nil
 		}
@@ -82,10 +83,12 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m, cmd
 	case key.Matches(msg, k.Top):
 		m.gen++
+		m.qgen++
 		m.loading, m.loadingBefore, m.loadingAfter = true, false, false
 		return m, anchorCmd(&m, atStart, evidence.Cursor{}, -1, "", nil)
 	case key.Matches(msg, k.Bottom):
 		m.gen++
+		m.qgen++
 		m.loading, m.loadingBefore, m.loadingAfter = true, false, false
 		return m, anchorCmd(&m, atEnd, evidence.Cursor{}, -1, "", nil)
 	case key.Matches(msg, k.Open):
