@@ -22,11 +22,11 @@ type session struct {
 	// counts for a kill, nor pre-empts one
 	gatewayEnd time.Time
 	killed     bool
-	objective string
-	workdir   string // the first absolute path the objective names
-	tools     []string
-	egress    []string
-	creds     []string
+	objective  string
+	workdir    string // the first absolute path the objective names
+	tools      []string
+	egress     []string
+	creds      []string
 }
 
 // env is what the engine knows before it reads a rule's events: the
