@@ -20,6 +20,7 @@ type session struct {
 	// format, the record of the harness that issued the session) ended
 	// it, and killed whether with reason killed; no other source's end
 	// counts for a kill, nor pre-empts one
+	gateway    bool // the gateway's ledger started it
 	gatewayEnd time.Time
 	killed     bool
 	objective  string
@@ -101,7 +102,14 @@ func (e *env) learn(ev *evidence.Event) {
 		if m := workdirRe.FindStringSubmatch(ev.Objective); m != nil {
 			s.workdir = strings.TrimRight(m[1], "./")
 		}
-		e.open[k] = s
+		if gateway(ev) {
+			// the gateway's own sessions apart: a start of another format
+			// with the same name never takes the gateway's end
+			s.gateway = true
+			e.open["\x01"+k] = s
+		} else {
+			e.open[k] = s
+		}
 		e.byAgent[ev.Agent] = append(e.byAgent[ev.Agent], s)
 		if s.name != "" {
 			e.byName[s.name] = append(e.byName[s.name], s)
@@ -120,13 +128,16 @@ func (e *env) learn(ev *evidence.Event) {
 		}
 	case evidence.KindSessionEnd:
 		s := e.open[k]
+		if gateway(ev) || s == nil {
+			s = e.open["\x01"+k]
+		}
 		if s == nil {
 			return
 		}
 		if s.end.IsZero() {
 			s.end = ev.Time
 		}
-		if ev.Source == evidence.SourceLedger && ev.Format == gatewayFormat && s.gatewayEnd.IsZero() {
+		if gateway(ev) && s.gatewayEnd.IsZero() {
 			s.gatewayEnd, s.killed = ev.Time, ev.Status == "killed"
 		}
 	}
@@ -137,20 +148,27 @@ func (e *env) learn(ev *evidence.Event) {
 // carry source ledger, written by the agent's own telemetry).
 const gatewayFormat = "cordon-ledger"
 
+// gateway says ev is the gateway ledger's own record.
+func gateway(ev *evidence.Event) bool {
+	return ev.Source == evidence.SourceLedger && ev.Format == gatewayFormat
+}
+
 // harnessKills is every agent its harness had stopped at asOf, with the
-// time: the gateway's ledger had ended each of its sessions begun by then,
-// and every one of those it ended last was ended with reason killed. A
-// session started after it (the agent runs again), or one no gateway
-// record ended, undoes it. A pass knows the sessions it read first whole:
-// what they say after asOf is not yet so.
+// time: the gateway's ledger had ended each session it began for the
+// agent by then, and every one of those it ended last with reason
+// killed. A session the gateway began after it (the agent runs again), or
+// one it never ended, undoes it; a session start or end of any other
+// source or format (the agent's own telemetry) counts for nothing here.
+// A pass knows the sessions it read first whole: what they say after
+// asOf is not yet so.
 func (e *env) harnessKills(asOf time.Time) map[string]time.Time {
 	var out map[string]time.Time
 	for agent, list := range e.byAgent {
 		var last time.Time
 		killed, ended := true, false
 		for _, s := range list {
-			if s.start.After(asOf) {
-				continue
+			if !s.gateway || s.start.After(asOf) {
+				continue // only the sessions the gateway issued
 			}
 			if s.gatewayEnd.IsZero() || s.gatewayEnd.After(asOf) {
 				ended = false

@@ -40,6 +40,10 @@ func TestHarnessKillGivesAStanding(t *testing.T) {
 	// session ended first; the gateway's kill still counts
 	other7 := end("e7x", "agent-7", "s7", "completed", 290)
 	other7.Format = "otlp"
+	// agent-1's own telemetry opens sessions, one under the gateway's
+	// session's name: neither removes the gateway's kill
+	tele1, tele1x := start("t1", "agent-1", "s1", "", "", 10), start("t1x", "agent-1", "conv-9", "", "", 20)
+	tele1.Format, tele1x.Format = "otlp", "otlp"
 	evs := []evidence.Event{
 		start("s1", "agent-1", "s1", "10.0.0.1", "c1", 0), start("s2", "agent-2", "s2", "10.0.0.2", "c2", 0),
 		start("s3", "agent-3", "s3", "10.0.0.3", "c3", 0), start("s4", "agent-4", "s4", "10.0.0.4", "c4", 0),
@@ -47,7 +51,7 @@ func TestHarnessKillGivesAStanding(t *testing.T) {
 		start("s6a", "agent-6", "s6a", "10.0.0.6", "c6", 0), start("s6b", "agent-6", "s6b", "10.0.0.16", "c16", 0),
 		start("s7", "agent-7", "s7", "10.0.0.7", "c7", 0),
 		start("s8a", "agent-8", "s8a", "10.0.0.8", "c8", 0), start("s8b", "agent-8", "s8b", "10.0.0.18", "c18", 0),
-		other6, other7,
+		other6, other7, tele1, tele1x,
 		call("a1", "agent-1", "s1", 60), call("a5", "agent-5", "s5", 60),
 		// agent-5 leaves a process behind, which nothing records ending
 		{ID: "p5", Time: at(90), Source: evidence.SourceSensor, Format: "tetragon", Kind: evidence.KindProcExec, Agent: "agent-5",

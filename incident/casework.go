@@ -74,13 +74,14 @@ func (w *Workspace) Case(ctx context.Context, s CaseState) (Case, error) {
 		cs.Capabilities = append(cs.Capabilities, res.Capabilities.For(a)...)
 	}
 	cs.Assessment = capability.Assess(res.Capabilities, subject, cs.ContainedAt, time.Time{}, res.Coverage)
-	cs.HarnessKill = lastKill(res.Kills, subject)
+	cs.HarnessKill = SubjectKill(res.Kills, subject)
 	return cs, nil
 }
 
-// lastKill is the latest of the subject's kills when every agent of it
-// was killed, else zero.
-func lastKill(kills map[string]time.Time, subject []string) time.Time {
+// SubjectKill is the latest of the subject's kills when every agent of it
+// was killed, else zero: the one time that may be offered as the case's
+// kill time.
+func SubjectKill(kills map[string]time.Time, subject []string) time.Time {
 	var last time.Time
 	for _, a := range subject {
 		t, ok := kills[a]

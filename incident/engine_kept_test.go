@@ -348,3 +348,37 @@ func TestHarnessKillsAreKept(t *testing.T) {
 		t.Errorf("an agent outside the subject: %v", got)
 	}
 }
+
+// The case offers a kill time only when the harness killed every agent
+// of its subject: the last of their kills, else none.
+func TestSubjectKillNeedsEveryAgent(t *testing.T) {
+	t1, t2 := time.Date(2026, 9, 2, 14, 0, 0, 0, time.UTC), time.Date(2026, 9, 2, 14, 5, 0, 0, time.UTC)
+	kills := map[string]time.Time{"a": t1, "b": t2}
+	if got := SubjectKill(kills, []string{"a", "b"}); !got.Equal(t2) {
+		t.Errorf("both killed: %s, want the last kill %s", got, t2)
+	}
+	if got := SubjectKill(kills, []string{"a", "c"}); !got.IsZero() {
+		t.Errorf("c not killed: %s, want none", got)
+	}
+	if got := SubjectKill(kills, nil); !got.IsZero() {
+		t.Errorf("no subject: %s", got)
+	}
+	ctx := context.Background()
+	ws, _, _, err := keptSample(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	for _, c := range []struct {
+		subject []string
+		killed  bool
+	}{{[]string{"agent-21"}, true}, {[]string{"agent-21", "agent-99"}, false}} {
+		cs, err := ws.Case(ctx, CaseState{Subject: c.subject})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cs.HarnessKill.IsZero() == c.killed {
+			t.Errorf("subject %v: the case's harness kill %s", c.subject, cs.HarnessKill)
+		}
+	}
+}

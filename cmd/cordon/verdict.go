@@ -80,7 +80,6 @@ func writeKillHints(ctx context.Context, e *env, ws *incident.Workspace, a capab
 	if err != nil || len(kills) == 0 {
 		return
 	}
-	var last time.Time
 	var alive []string
 	for _, agent := range a.Subject {
 		t, ok := kills[agent]
@@ -88,12 +87,10 @@ func writeKillHints(ctx context.Context, e *env, ws *incident.Workspace, a capab
 			alive = append(alive, evidence.Printable(agent))
 			continue
 		}
-		if t.After(last) {
-			last = t
-		}
 		writeWrapped(e.stdout, e.width(), "  ", fmt.Sprintf("the harness's ledger ended %s's last session, killed, at %s", evidence.Printable(agent), incident.Stamp(t)))
 	}
-	if len(alive) > 0 {
+	last := incident.SubjectKill(kills, a.Subject)
+	if last.IsZero() {
 		writeWrapped(e.stdout, e.width(), "  ", "the ledger records no kill of "+strings.Join(alive, ", ")+": no kill time of the whole subject to offer")
 		return
 	}

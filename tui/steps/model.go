@@ -151,7 +151,7 @@ func (m *Model) Load() tea.Cmd {
 			vars = cs.ActionVars()
 		}
 		return loadedMsg{seq: seq, pb: pb, actions: acts, state: s, vars: vars, varsKey: key, caseErr: cerr,
-			kill: cs.HarnessKill, killSet: cerr == nil}
+			kill: cs.HarnessKill, killSet: true} // zero on an error: no stale kill offered
 	})
 }
 
