@@ -30,9 +30,9 @@ type Pass struct {
 	// byKind is, per event kind, the streams a query of which an event of
 	// that kind can match and the memo to start from (the queries its kind
 	// rules out already answered no): most rules name the kinds they read.
-	byKind map[string]*kindPlan
-	kinds  []kinds // each matcher's required kinds (Matcher.Requires)
-	corr   []correlator
+	byKind  map[string]*kindPlan
+	kindReq []kindReq // each matcher's required kinds (Matcher.Requires)
+	corr    []correlator
 	// found is each correlator's findings as last asked, and changed says
 	// which took an event (or learnt a session) since: Findings asks only
 	// those again.
@@ -137,17 +137,17 @@ func (e *Engine) Start(ctx context.Context, src Source) (*Pass, error) {
 	}
 	p.memo = make([]uint8, len(p.matchers))
 	p.byKind = map[string]*kindPlan{}
-	p.kinds = make([]kinds, len(p.matchers))
+	p.kindReq = make([]kindReq, len(p.matchers))
 	for j, m := range p.matchers {
-		p.kinds[j].vs, p.kinds[j].ok = m.Requires("kind")
+		p.kindReq[j].vs, p.kindReq[j].ok = m.Requires("kind")
 	}
 	return p, nil
 }
 
 const maxKindPlans = 256
 
-// kinds are the values of kind a query requires (ok false: any).
-type kinds struct {
+// kindReq is the values of kind a query requires (ok false: any).
+type kindReq struct {
 	vs []string
 	ok bool
 }
@@ -164,7 +164,7 @@ func (p *Pass) plan(kind string) *kindPlan {
 		return k
 	}
 	k := &kindPlan{memo: make([]uint8, len(p.matchers))}
-	for j, r := range p.kinds {
+	for j, r := range p.kindReq {
 		if r.ok && !slices.Contains(r.vs, kind) {
 			k.memo[j] = 1
 		}

@@ -43,7 +43,10 @@ type env struct {
 	kinds   map[string]string     // credential id -> kind, from the session_starts
 	egress  map[string]bool       // the addresses sandboxes leave the lab from
 	open    map[string]*session   // agent + session -> its session, for its end
-	creds   []string              // every issued credential id, longest first (issued)
+	// gatewayOpen is the same for the sessions the gateway's ledger began:
+	// a start of another format with the same name never takes their end
+	gatewayOpen map[string]*session
+	creds       []string // every issued credential id, longest first (issued)
 	// addrs are the hosts the evidence saw each address serve, from every
 	// event added so far (a peer's too): one book for every correlation.
 	addrs addrBook
@@ -81,7 +84,7 @@ var workdirRe = regexp.MustCompile(`(?:^|\s)(/[\w.\-]+(?:/[\w.\-]+)*)`)
 // newEnv builds the environment from session_start and session_end events.
 func newEnv(events []evidence.Event) *env {
 	e := &env{id: attribution.NewIdentity(events), byAgent: map[string][]*session{}, byName: map[string][]*session{}, byCred: map[string][]*session{}, strs: map[string]string{},
-		kinds: map[string]string{}, egress: map[string]bool{}, open: map[string]*session{}}
+		kinds: map[string]string{}, egress: map[string]bool{}, open: map[string]*session{}, gatewayOpen: map[string]*session{}}
 	sort.SliceStable(events, func(i, j int) bool { return events[i].Time.Before(events[j].Time) })
 	for i := range events {
 		e.learn(&events[i])
@@ -102,11 +105,8 @@ func (e *env) learn(ev *evidence.Event) {
 		if m := workdirRe.FindStringSubmatch(ev.Objective); m != nil {
 			s.workdir = strings.TrimRight(m[1], "./")
 		}
-		if gateway(ev) {
-			// the gateway's own sessions apart: a start of another format
-			// with the same name never takes the gateway's end
-			s.gateway = true
-			e.open["\x01"+k] = s
+		if s.gateway = gateway(ev); s.gateway {
+			e.gatewayOpen[k] = s
 		} else {
 			e.open[k] = s
 		}
@@ -129,7 +129,7 @@ func (e *env) learn(ev *evidence.Event) {
 	case evidence.KindSessionEnd:
 		s := e.open[k]
 		if gateway(ev) || s == nil {
-			s = e.open["\x01"+k]
+			s = e.gatewayOpen[k]
 		}
 		if s == nil {
 			return
