@@ -230,6 +230,10 @@ func cmdEvalRun(e *env, c *cobra.Command) {
 		if *asJSON {
 			return eval.WriteJSON(evidence.PrintableJSONWriter(e.stdout), sc)
 		}
+		// stop controls judge from the case's kill time: with none, say
+		// which kill the harness's ledger records (on stderr: stdout is
+		// the scorecard)
+		writeKillHints(ctx, e, e.stderr, ws, sc.Kill, sc.Subject, *dir)
 		if *format == "html" {
 			return eval.WriteHTML(e.stdout, sc)
 		}

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// With no kill time recorded, verdict and check name the kill the
+// With no kill time recorded, verdict, check and eval run name the kill the
 // harness's ledger recorded for the subject, and the command that would
 // record it; they judge nothing at it. Recorded as the hint says, the
 // Assessment is made at that kill and the hint is gone.
@@ -27,6 +27,12 @@ func TestVerdictNamesTheHarnessKill(t *testing.T) {
 	if _, out, _ := cordon("check", "--incident", dir); !strings.Contains(out, hint) || !strings.Contains(out, record) {
 		t.Errorf("check with no kill recorded:\n%s", out)
 	}
+	// eval run's stop controls cannot tell without a kill time: the hint
+	// goes beside the scorecard, on stderr
+	if code, out, errOut := cordon("eval", "run", "--incident", dir); code != 0 || !strings.Contains(errOut, hint) || !strings.Contains(errOut, record) ||
+		strings.Contains(out, "harness's ledger") || !strings.Contains(out, "# Containment scorecard") {
+		t.Errorf("eval run with no kill recorded: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
 	// a subject of two agents, one its harness did not kill: the kill is
 	// named, no time of the whole subject is offered
 	if code, out, errOut := cordon("subject", "--incident", dir, "agent-7", "agent-3"); code != 0 {
@@ -45,5 +51,8 @@ func TestVerdictNamesTheHarnessKill(t *testing.T) {
 	code, out, _ = cordon("verdict", "--incident", dir)
 	if code != exitCannotTell || !strings.Contains(out, "Not contained (killed 2026-07-21 10:47:21Z): Cached credentials cannot tell") || strings.Contains(out, "harness's ledger") {
 		t.Errorf("verdict at the recorded kill: exit %d\n%s", code, out)
+	}
+	if _, _, errOut := cordon("eval", "run", "--incident", dir); strings.Contains(errOut, "harness's ledger") {
+		t.Errorf("eval run at the recorded kill still offers one:\n%s", errOut)
 	}
 }

@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/playbook"
@@ -61,7 +61,7 @@ func cmdVerdict(e *env, c *cobra.Command) {
 		}
 		if at.IsZero() {
 			// the ledger's kills are of all the evidence, not what was known at --as-of
-			writeKillHints(ctx, e, ws, a, *dir)
+			writeKillHints(ctx, e, e.stdout, ws, a.Kill, a.Subject, *dir)
 		}
 		return incident.Verdict(a)
 	}
@@ -72,27 +72,27 @@ func cmdVerdict(e *env, c *cobra.Command) {
 // when it killed every one, the step that would record the last of those
 // kills as the case's kill time. The responder's to record: the
 // Assessment never takes it by itself.
-func writeKillHints(ctx context.Context, e *env, ws *incident.Workspace, a capability.Assessment, dir string) {
-	if !a.Kill.IsZero() {
+func writeKillHints(ctx context.Context, e *env, w io.Writer, ws *incident.Workspace, kill time.Time, subject []string, dir string) {
+	if !kill.IsZero() {
 		return
 	}
-	kills, err := ws.HarnessKills(ctx, a.Subject)
+	kills, err := ws.HarnessKills(ctx, subject)
 	if err != nil || len(kills) == 0 {
 		return
 	}
 	var alive []string
-	for _, agent := range a.Subject {
+	for _, agent := range subject {
 		t, ok := kills[agent]
 		if !ok {
 			alive = append(alive, evidence.Printable(agent))
 			continue
 		}
-		writeWrapped(e.stdout, e.width(), "  ", fmt.Sprintf("the harness's ledger ended %s's last session, killed, at %s", evidence.Printable(agent), incident.Stamp(t)))
+		writeWrapped(w, e.width(), "  ", fmt.Sprintf("the harness's ledger ended %s's last session, killed, at %s", evidence.Printable(agent), incident.Stamp(t)))
 	}
-	last := incident.SubjectKill(kills, a.Subject)
+	last := incident.SubjectKill(kills, subject)
 	if last.IsZero() {
-		writeWrapped(e.stdout, e.width(), "  ", "the ledger records no kill of "+strings.Join(alive, ", ")+": no kill time of the whole subject to offer")
+		writeWrapped(w, e.width(), "  ", "the ledger records no kill of "+strings.Join(alive, ", ")+": no kill time of the whole subject to offer")
 		return
 	}
-	writeWrapped(e.stdout, e.width(), "  ", fmt.Sprintf("if that was the kill: cordon step --incident %s done contain.stop --at %s", shellQuote(dir), last.UTC().Format(time.RFC3339Nano)))
+	writeWrapped(w, e.width(), "  ", fmt.Sprintf("if that was the kill: cordon step --incident %s done contain.stop --at %s", shellQuote(dir), last.UTC().Format(time.RFC3339Nano)))
 }
