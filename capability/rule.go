@@ -195,6 +195,7 @@ func Judge(c *Capability, kill, asOf time.Time, cov *Coverage) Verdict {
 			v.Line = fmt.Sprintf("%s: %s %s (%s), before the kill", name, v.End.How, hms(v.End.At), v.End.By)
 		}
 		v.Line += inFlightText(v.InFlight)
+		v.Events = appendInFlight(v.Events, v.InFlight)
 		return v
 	case persists(c.Kind):
 		// alive until something authoritative ends it
@@ -253,6 +254,7 @@ func Judge(c *Capability, kill, asOf time.Time, cov *Coverage) Verdict {
 	v.StoppedAt = maxTime(kill, inFlightEnd(v.InFlight))
 	v.Line = fmt.Sprintf("%s: not used after %s; %s reported until %s", name, stamp(kill), v.Observer, hms(v.Watermark))
 	v.Line += inFlightText(v.InFlight)
+	v.Events = appendInFlight(v.Events, v.InFlight)
 	return v
 }
 
@@ -279,6 +281,15 @@ func inFlightEnd(u *Use) time.Time {
 		return time.Time{}
 	}
 	return u.Time
+}
+
+// appendInFlight names the use in flight at the kill among the events a
+// stop rests on: its end is when the capability stopped.
+func appendInFlight(ids []string, u *Use) []string {
+	if u == nil || len(ids) >= maxEvents {
+		return ids
+	}
+	return append(ids, u.ID)
 }
 
 func inFlightText(u *Use) string {

@@ -2,6 +2,7 @@ package capability
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -80,6 +81,11 @@ func TestJudgeTheOneRule(t *testing.T) {
 			c.Uses = []Use{{Time: at(22), Dur: Millis(3 * time.Minute), ID: "up"}}
 			return c
 		}, proxyAll, Stopped, []string{"in flight at the kill", "began 10:19:00", "ended at 10:22:00"}},
+		{"a tool call in flight at a session's end is named with the end", func() *Capability {
+			return &Capability{Agent: "a", Kind: ToolCall, Value: "s-1", Origin: Granted,
+				Uses: []Use{{Time: at(23), Dur: Millis(4 * time.Minute), ID: "c-133"}},
+				Ends: []End{{At: at(21), How: "session ended (killed)", ID: "end", By: "the tool gateway's ledger", Authority: Authoritative}}}
+		}, coverage(ev("ledger", "cordon-ledger", 59)), Stopped, []string{"before the kill", "in flight at the kill", "ended at 10:23:00"}},
 		{"no source can see it", func() *Capability {
 			c := proxyCred()
 			c.CredKind = "stripe-key"
@@ -111,6 +117,11 @@ func TestJudgeTheOneRule(t *testing.T) {
 				Uses: []Use{{Time: at(5), ID: "c1"}, {Time: at(20), ID: "c2", Open: true}}}
 		}, coverage(ev("ledger", "cordon-ledger", 59)), CannotTell, []string{"c2 began 10:20:00", "no record of its end"}},
 	}
+	// among the events a verdict names: a stop rests on the use in flight
+	ids := map[string][]string{
+		"an upload in flight at the kill is not a use after it":          {"up"},
+		"a tool call in flight at a session's end is named with the end": {"end", "c-133"},
+	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			v := Judge(tc.cap(), kill, time.Time{}, tc.cov)
@@ -120,6 +131,11 @@ func TestJudgeTheOneRule(t *testing.T) {
 			for _, s := range tc.line {
 				if !strings.Contains(v.Line, s) {
 					t.Errorf("line %q lacks %q", v.Line, s)
+				}
+			}
+			for _, id := range ids[tc.name] {
+				if !slices.Contains(v.Events, id) {
+					t.Errorf("events %v lack %s: %s", v.Events, id, v.Line)
 				}
 			}
 		})
