@@ -50,6 +50,8 @@ type Pass struct {
 	last   evidence.Event // the last event added (its time and id)
 	events int64
 	done   bool
+	// filters is the state the rules' filters keep for this pass
+	filters FilterState
 	// view is what the last View kept, for the next to share
 	view *viewParts
 }
@@ -59,9 +61,9 @@ type Pass struct {
 // (each event once); an ordered sequence has one per step.
 type stream struct {
 	match  []*evidence.Matcher
-	mi     []int  // match's indexes in Pass.matchers
-	filter Filter // checked in memory after a query matched (nil: none)
-	corr   int    // the rule's correlator (-1: the capability scan)
+	mi     []int                      // match's indexes in Pass.matchers
+	filter func(*evidence.Event) bool // checked in memory after a query matched (nil: none)
+	corr   int                        // the rule's correlator (-1: the capability scan)
 	add    func(*evidence.Event)
 	peers  bool // its correlator judges an agent against the others (AddPeer)
 }
@@ -201,7 +203,7 @@ func (p *Pass) streams(r *Rule, c correlator, i int) {
 	_, peers := c.(peerJudge)
 	if !stepped(r.Correlation.Type) {
 		if len(r.match) > 0 {
-			p.rules = append(p.rules, stream{match: r.match, filter: r.Filter, corr: i, add: func(ev *evidence.Event) { c.add(0, ev) }, peers: peers})
+			p.rules = append(p.rules, stream{match: r.match, filter: p.filter(r.Filter), corr: i, add: func(ev *evidence.Event) { c.add(0, ev) }, peers: peers})
 		}
 		// a count over other correlations (a chain): their streams
 		for s, st := range r.Correlation.Steps {
@@ -214,7 +216,23 @@ func (p *Pass) streams(r *Rule, c correlator, i int) {
 			p.streams(st.Rule, c.(*chain).inner[s], i)
 			continue
 		}
-		p.rules = append(p.rules, stream{match: []*evidence.Matcher{r.steps[s]}, filter: st.Filter, corr: i, add: func(ev *evidence.Event) { c.add(s, ev) }, peers: peers})
+		p.rules = append(p.rules, stream{match: []*evidence.Matcher{r.steps[s]}, filter: p.filter(st.Filter), corr: i, add: func(ev *evidence.Event) { c.add(s, ev) }, peers: peers})
+	}
+}
+
+// filter is how this pass checks f (nil: no filter): a PassFilter's
+// matcher for this pass, or f's Match.
+func (p *Pass) filter(f Filter) func(*evidence.Event) bool {
+	switch f := f.(type) {
+	case nil:
+		return nil
+	case PassFilter:
+		if p.filters.Shared == nil {
+			p.filters.Shared = map[any]any{}
+		}
+		return f.ForPass(&p.filters)
+	default:
+		return f.Match
 	}
 }
 
@@ -238,6 +256,7 @@ func (p *Pass) add(ev *evidence.Event, peer bool) error {
 	}
 	p.last.ID, p.last.Time = ev.ID, ev.Time
 	p.events++
+	p.filters.Event = p.events
 	if !peer && !p.known[ev.ID] && attribution.SessionRecord(ev) {
 		p.learn(ev)
 	}
@@ -260,7 +279,7 @@ func (p *Pass) add(ev *evidence.Event, peer bool) error {
 		}
 		for _, m := range st.mi {
 			if p.matches(m, ev) {
-				if st.filter == nil || st.filter.Match(ev) {
+				if st.filter == nil || st.filter(ev) {
 					st.add(ev)
 					if st.corr >= 0 {
 						p.changed[st.corr] = true

@@ -173,6 +173,26 @@ type Filter interface {
 	MarshalText() ([]byte, error)
 }
 
+// A PassFilter is a Filter whose matching in a pass can share work with
+// the pass's other filters: what one reads of the event being added, the
+// others of its family need not read again (sigma/index.go: a rule set's
+// index, looked up once an event). A pass asks each for its matcher once,
+// at its start, and calls it on one event at a time, in order; its
+// answers are Match's.
+type PassFilter interface {
+	Filter
+	ForPass(s *FilterState) func(ev *evidence.Event) bool
+}
+
+// FilterState is one pass's, for its filters: Event numbers the event
+// being added (what a filter keeps of an event holds while it is
+// unchanged); Shared is what the filters share, each family under a key
+// of its own.
+type FilterState struct {
+	Event  int64
+	Shared map[any]any
+}
+
 // Condition bounds the number a correlation computes: a lower bound (Gt or
 // Gte) and optionally an upper one (Lt or Lte).
 type Condition struct {

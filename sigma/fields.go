@@ -8,39 +8,32 @@ import (
 
 // derived are the fields a pipeline may name beyond the event's own:
 // values cordon reads off an event's fields for Sigma's sake.
-var derived = map[string]func(*evidence.Event) []string{
+var derived = map[string]func(*evidence.Event) string{
 	// exe is the program a process ran: the first word of its command
 	// line. Tetragon writes the binary's full path there; Falco's
 	// proc.cmdline starts with the process name only, so a rule on
 	// Image|endswith: '/curl' fires on Tetragon's events and not Falco's.
-	"exe": func(ev *evidence.Event) []string {
-		if w, _, _ := strings.Cut(strings.TrimSpace(ev.Cmdline), " "); w != "" {
-			return []string{w}
-		}
-		return nil
+	"exe": func(ev *evidence.Event) string {
+		w, _, _ := strings.Cut(strings.TrimSpace(ev.Cmdline), " ")
+		return w
 	},
 	// url_stem, url_query and url_ext are the parts of a request's URL
 	// Sigma's proxy rules name (c-uri-stem, c-uri-query,
 	// c-uri-extension): its path, what follows the ?, and the extension
 	// of its last path segment, without the dot ("exe"). A CONNECT's
 	// host:port has none.
-	"url_stem":  func(ev *evidence.Event) []string { return nonEmpty(urlParts(ev.URL).stem) },
-	"url_query": func(ev *evidence.Event) []string { return nonEmpty(urlParts(ev.URL).query) },
-	"url_ext": func(ev *evidence.Event) []string {
+	"url_stem":  func(ev *evidence.Event) string { return urlParts(ev.URL).stem },
+	"url_query": func(ev *evidence.Event) string { return urlParts(ev.URL).query },
+	"url_ext": func(ev *evidence.Event) string {
 		stem := urlParts(ev.URL).stem
 		last := stem[strings.LastIndexByte(stem, '/')+1:]
 		if i := strings.LastIndexByte(last, '.'); i >= 0 {
-			return nonEmpty(last[i+1:])
+			return last[i+1:]
 		}
-		return nil
+		return ""
 	},
 	// raw is the record as the source wrote it.
-	"raw": func(ev *evidence.Event) []string {
-		if ev.Raw != "" {
-			return []string{ev.Raw}
-		}
-		return nil
-	},
+	"raw": func(ev *evidence.Event) string { return ev.Raw },
 }
 
 // cordonField reports a name a pipeline may map a Sigma field onto.
@@ -56,7 +49,7 @@ func cordonField(name string) bool {
 // the whole value (a text field's whole text, not its words).
 func fieldReader(name string) func(*evidence.Event) []string {
 	if d, ok := derived[name]; ok {
-		return d
+		return func(ev *evidence.Event) []string { return nonEmpty(d(ev)) }
 	}
 	f, _ := evidence.LookupField(name)
 	return f.Values
@@ -92,10 +85,10 @@ func nonEmpty(s string) []string {
 }
 
 // oneReader reads a field that holds one value at most without
-// allocating, or is nil for the others (lists, numbers, derived fields).
+// allocating ("": none), or is nil for the others (lists, numbers).
 func oneReader(name string) func(*evidence.Event) string {
-	if _, ok := derived[name]; ok {
-		return nil
+	if d, ok := derived[name]; ok {
+		return d
 	}
 	f, _ := evidence.LookupField(name)
 	if _, ok := f.One(&evidence.Event{}); !ok {

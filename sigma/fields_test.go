@@ -15,7 +15,7 @@ func TestURLParts(t *testing.T) {
 		{"https://x.example/dir.d/file", "/dir.d/file", "", ""},
 	} {
 		ev := &evidence.Event{URL: c.url}
-		got := []string{strings.Join(derived["url_stem"](ev), ""), strings.Join(derived["url_query"](ev), ""), strings.Join(derived["url_ext"](ev), "")}
+		got := []string{derived["url_stem"](ev), derived["url_query"](ev), derived["url_ext"](ev)}
 		if got[0] != c.stem || got[1] != c.query || got[2] != c.ext {
 			t.Errorf("%s: stem, query, ext %q, want %q %q %q", c.url, got, c.stem, c.query, c.ext)
 		}

@@ -230,6 +230,27 @@ func (s *Set) compile(docs []*Rule, p *Pipeline) {
 		seen[r.ID] = r.Origin
 		s.Rules = append(s.Rules, r)
 	}
+	var fs []*Filter
+	for i := range s.Rules {
+		fs = appendFilters(fs, &s.Rules[i])
+	}
+	indexFilters(fs)
+}
+
+// appendFilters appends the Sigma filters of r and of its steps.
+func appendFilters(fs []*Filter, r *detect.Rule) []*Filter {
+	if f, ok := r.Filter.(*Filter); ok {
+		fs = append(fs, f)
+	}
+	for _, st := range r.Correlation.Steps {
+		if f, ok := st.Filter.(*Filter); ok {
+			fs = append(fs, f)
+		}
+		if st.Rule != nil {
+			fs = appendFilters(fs, st.Rule)
+		}
+	}
+	return fs
 }
 
 func lineOf(origin string) int {

@@ -66,6 +66,10 @@ type itemPred struct {
 	formats map[string]bool
 	fields  []string
 	fold    bool // a test reads the lowercased values
+	cost    int  // itemCost
+	// anchor is what the item needs of its field (anchor.go)
+	anchor   anchor
+	anchored bool
 	// one reads the field when the item has one field, of one value at
 	// most: the value and its lowercased form then share one allocation
 	one func(*evidence.Event) string
@@ -146,7 +150,7 @@ func (p *itemPred) match(ev *evidence.Event) bool {
 // compileItem compiles an item whose Fields are cordon fields.
 func compileItem(f *refuser, it *Item, src *sourceFormats) (pred, *Refusal) {
 	p := &itemPred{all: it.has("all"), neq: it.has("neq"), formats: src.itemFormats(it.Fields), fields: it.Fields,
-		fold: foldPatterns(it)}
+		fold: foldPatterns(it), cost: itemCost(it)}
 	for _, name := range it.Fields {
 		p.readers = append(p.readers, fieldReader(name))
 	}
@@ -166,6 +170,9 @@ func compileItem(f *refuser, it *Item, src *sourceFormats) (pred, *Refusal) {
 		want := it.Values[0].S == "true"
 		p.exists = &want
 		return p, nil
+	}
+	if !p.neq {
+		p.anchor, p.anchored = itemAnchor(it, p.one != nil)
 	}
 	for _, v := range it.Values {
 		t, ref := compileValue(f, it, v)
@@ -350,18 +357,23 @@ func anyValue(ok func(string) bool) valueTest {
 
 // Filter is a compiled Sigma rule: detect.Filter.
 type Filter struct {
-	p    pred
+	p    pred // as the rule writes it
+	m    pred // p, tried cheapest first (order.go)
 	text string
+	// ix is the index of the filter's set, when it is anchored (index.go),
+	// and slot its place there
+	ix   *index
+	slot int
 }
 
 func newFilter(p pred) *Filter {
 	var b strings.Builder
 	p.write(&b)
-	return &Filter{p: p, text: b.String()}
+	return &Filter{p: p, m: ordered(p), text: b.String()}
 }
 
 // Match reports whether the event is the rule's.
-func (f *Filter) Match(ev *evidence.Event) bool { return f.p.match(ev) }
+func (f *Filter) Match(ev *evidence.Event) bool { return f.m.match(ev) }
 
 // MarshalText is the filter's canonical text.
 func (f *Filter) MarshalText() ([]byte, error) { return []byte(f.text), nil }

@@ -1,0 +1,126 @@
+package sigma
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/cordon-ir/cordon/attribution"
+	"github.com/cordon-ir/cordon/attribution/attributiontest"
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// matchers are each filter of rules as a pass checks it (index and
+// order) and as the rule writes it (neither).
+func matchers(rules []detect.Rule) (pass, written []func(*evidence.Event) bool, st *detect.FilterState) {
+	st = &detect.FilterState{Shared: map[any]any{}}
+	var fs []*Filter
+	for i := range rules {
+		fs = appendFilters(fs, &rules[i])
+	}
+	for _, f := range fs {
+		pass = append(pass, f.ForPass(st))
+		written = append(written, f.p.match)
+	}
+	return pass, written, st
+}
+
+// A filter answers alike whether its set's index turns an event away
+// first and its parts are tried cheapest first, or it is tried as
+// written: on every sample's events, and on values where lowercasing is
+// not case folding.
+func TestIndexedFiltersMatchAsWritten(t *testing.T) {
+	set, err := Load(nil, "testdata/sigmahq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchored := 0
+	for i := range set.Rules {
+		if f, ok := set.Rules[i].Filter.(*Filter); ok && f.ix != nil {
+			anchored++
+		}
+	}
+	if anchored < len(set.Rules)/3 {
+		t.Errorf("%d of %d SigmaHQ rules anchored", anchored, len(set.Rules))
+	}
+	pass, written, st := matchers(set.Rules)
+	var evs []evidence.Event
+	for _, name := range []string{"busy-benign", "cloud-key-after-kill", "created-workload", "credential-theft",
+		"egress-probe-exfil", "persistence-after-kill", "shared-volume-token", "eval-run-canaries", "eval-run-kill", "eval-run-sweep"} {
+		s := attributiontest.Sample(t, name)
+		attribution.AttributeAll(s)
+		evs = append(evs, s...)
+	}
+	matched := 0
+	for i := range evs {
+		st.Event = int64(i + 1)
+		for j := range pass {
+			got, want := pass[j](&evs[i]), written[j](&evs[i])
+			if got != want {
+				t.Fatalf("%s on %s (%s): index and order say %v, as written %v", set.Rules[min(j, len(set.Rules)-1)].ID, evs[i].ID, evs[i].Message, got, want)
+			}
+			if got {
+				matched++
+			}
+		}
+	}
+	if matched == 0 {
+		t.Fatal("no SigmaHQ rule matched a sample event: the comparison shows nothing")
+	}
+
+	rules := mustLoad(t, `title: kubectl get
+id: 6d3f0c55-9d0e-4b8e-9a35-2c3b3d0f8a01
+logsource: {category: process_creation, product: linux}
+detection:
+  sel: {Image|endswith: '/kubectl', CommandLine|contains: ' get'}
+  condition: sel
+level: high
+---
+title: a kit agent
+id: 6d3f0c55-9d0e-4b8e-9a35-2c3b3d0f8a02
+logsource: {category: proxy}
+detection:
+  sel: {c-useragent: ['Kit/1.0', 'curl/8.5.0']}
+  condition: sel
+level: low
+`)
+	pass, written, st = matchers(rules)
+	cases := []struct {
+		ev   evidence.Event
+		want bool
+	}{
+		{exec("a", "agent-1", 1, "/usr/bin/kubectl get pods"), true},
+		{exec("b", "agent-1", 2, "/usr/bin/KUBECTL get pods"), true},
+		// the Kelvin sign folds to k: not ASCII, so the index tries it
+		{exec("c", "agent-1", 3, "/usr/bin/\u212aubectl get pods"), true},
+		{exec("d", "agent-1", 4, "kubectl get pods"), false},
+		{exec("e", "agent-1", 5, "/usr/bin/kubectlx get pods"), false},
+		{exec("f", "agent-1", 6, "/usr/bin/kubectl delete pods"), false},
+		{withUA(request("g", "agent-1", 7, "GET", "http://x/", "x"), "KIT/1.0"), true},
+		{withUA(request("h", "agent-1", 8, "GET", "http://x/", "x"), "\u212ait/1.0"), true},
+		{withUA(request("i", "agent-1", 9, "GET", "http://x/", "x"), "Kit/1.0 extra"), false},
+		{withUA(request("j", "agent-1", 10, "GET", "http://x/", "x"), ""), false},
+	}
+	for i, tc := range cases {
+		st.Event = int64(100 + i)
+		var got []bool
+		for j := range pass {
+			a, b := pass[j](&tc.ev), written[j](&tc.ev)
+			if a != b {
+				t.Errorf("%s: filter %d: index and order say %v, as written %v", tc.ev.ID, j, a, b)
+			}
+			got = append(got, a)
+		}
+		if slices.Contains(got, true) != tc.want {
+			t.Errorf("%s (%s): matched %v, want %v", tc.ev.ID, fmt.Sprint(tc.ev.Cmdline, tc.ev.UserAgent), got, tc.want)
+		}
+	}
+}
+
+// withUA is an Envoy access log's request (Squid's default format
+// carries no user agent) with the user agent ua.
+func withUA(ev evidence.Event, ua string) evidence.Event {
+	ev.Format, ev.UserAgent = "envoy", ua
+	return ev
+}
