@@ -8,10 +8,11 @@ import (
 )
 
 // An index holds the anchors of a rule set's filters (anchor.go): for
-// each field they read, the filters each key of it may match. In a pass,
-// the first anchored filter asked about an event looks the event's keys
-// up once for all of them; the others are then turned away by a bit, and
-// only those whose key the event has are tried whole.
+// each field they read, the filters each key may match. In a pass, the
+// first anchored filter asked about an event looks the event's value up
+// once for all the filters anchored on that field; the others are then
+// turned away by a number, and only those whose key the event has are
+// tried whole.
 type index struct {
 	fields []*indexField
 	field  []int // each slot's field
@@ -20,8 +21,9 @@ type index struct {
 
 type indexField struct {
 	read func(*evidence.Event) string
-	base bool
-	keys map[string][]int // key -> the slots of the filters it may match
+	kind anchorKind
+	keys map[string][]int // whole and segment: key -> the slots it may match
+	scan *scanner         // within: the keys held by a value
 	all  []int            // every slot anchored on the field
 }
 
@@ -30,9 +32,10 @@ func indexFilters(fs []*Filter) {
 	ix := &index{}
 	type fieldKey struct {
 		field string
-		base  bool
+		kind  anchorKind
 	}
 	byField := map[fieldKey]*indexField{}
+	held := map[*indexField]map[string][]int{} // within: key -> slots
 	for _, f := range fs {
 		a, ok := anchorOf(f.p)
 		if !ok || f.ix != nil {
@@ -42,61 +45,35 @@ func indexFilters(fs []*Filter) {
 		if read == nil {
 			continue
 		}
-		k := fieldKey{a.field, a.base}
+		k := fieldKey{a.field, a.kind}
 		fld := byField[k]
 		if fld == nil {
-			fld = &indexField{read: read, base: a.base, keys: map[string][]int{}}
+			fld = &indexField{read: read, kind: a.kind, keys: map[string][]int{}}
 			byField[k] = fld
 			ix.fields = append(ix.fields, fld)
+			held[fld] = map[string][]int{}
 		}
 		f.ix, f.slot = ix, ix.n
 		ix.n++
 		ix.field = append(ix.field, slices.Index(ix.fields, fld))
 		fld.all = append(fld.all, f.slot)
 		for _, key := range a.keys {
-			fld.keys[key] = append(fld.keys[key], f.slot)
+			if a.kind == within {
+				held[fld][key] = append(held[fld][key], f.slot)
+			} else {
+				fld.keys[key] = append(fld.keys[key], f.slot)
+			}
 		}
 	}
-}
-
-// key is the event's key of a field's value: the value or, for an
-// endswith anchor, its last path segment, lowercased; ok false when no
-// anchor on the field can match it (no '/' under endswith), and all true
-// when the key is not ASCII, where lowercasing is not case folding
-// (the Kelvin sign folds to k): every filter on the field is then tried.
-func (f *indexField) key(v string, buf []byte) (key []byte, ok, all bool) {
-	if f.base {
-		i := lastSlash(v)
-		if i < 0 {
-			return nil, false, false
-		}
-		v = v[i+1:]
-	}
-	buf = buf[:0]
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if c >= 0x80 {
-			return nil, true, true
-		}
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		buf = append(buf, c)
-	}
-	return buf, true, false
-}
-
-func lastSlash(s string) int {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == '/' {
-			return i
+	for fld, keys := range held {
+		if fld.kind == within {
+			fld.scan = newScanner(keys)
 		}
 	}
-	return -1
 }
 
 // passIndex is an index's state in one pass: for each field, the event
-// whose key it last looked up; for each slot, the last event that may
+// whose value it last looked up; for each slot, the last event that may
 // match its filter. A field is looked up only when a filter anchored on
 // it is asked: an event of one log source asks no other's fields.
 type passIndex struct {
@@ -109,21 +86,58 @@ type passIndex struct {
 func (s *passIndex) may(slot int, ev *evidence.Event, st *detect.FilterState) bool {
 	if i := s.ix.field[slot]; s.fieldAt[i] != st.Event {
 		s.fieldAt[i] = st.Event
-		f := s.ix.fields[i]
-		key, ok, all := f.key(f.read(ev), s.buf)
-		s.buf = key[:0]
-		slots := f.all
-		if !all {
-			slots = nil
-			if ok {
-				slots = f.keys[string(key)]
-			}
-		}
-		for _, j := range slots {
-			s.mayAt[j] = st.Event
-		}
+		s.look(s.ix.fields[i], ev, st.Event)
 	}
 	return s.mayAt[slot] == st.Event
+}
+
+// look marks the slots of f that the event's value may match. A value
+// that is not ASCII may match any of them: lowercasing is not case
+// folding there (the Kelvin sign folds to k), so each is tried whole.
+func (s *passIndex) look(f *indexField, ev *evidence.Event, at int64) {
+	mark := func(slots []int) {
+		for _, j := range slots {
+			s.mayAt[j] = at
+		}
+	}
+	v := f.read(ev)
+	if !ascii(v) {
+		mark(f.all)
+		return
+	}
+	if f.kind == within {
+		f.scan.each(v, mark)
+		return
+	}
+	if f.kind == segment {
+		i := lastSlash(v)
+		if i < 0 {
+			return
+		}
+		v = v[i+1:]
+	}
+	s.buf = appendLower(s.buf[:0], v)
+	mark(f.keys[string(s.buf)])
+}
+
+func appendLower(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
+}
+
+func lastSlash(s string) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == '/' {
+			return i
+		}
+	}
+	return -1
 }
 
 // ForPass is the filter's matcher in one pass (detect.PassFilter): an

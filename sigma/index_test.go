@@ -2,7 +2,9 @@ package sigma
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cordon-ir/cordon/attribution"
@@ -77,11 +79,21 @@ detection:
   condition: sel
 level: high
 ---
+title: a form upload
+id: 6d3f0c55-9d0e-4b8e-9a35-2c3b3d0f8a03
+logsource: {category: process_creation, product: linux}
+detection:
+  sel:
+    - CommandLine|contains: ['--FORM ', ' --upload-file']
+    - CommandLine|startswith: 'wput '
+  condition: sel
+level: medium
+---
 title: a kit agent
 id: 6d3f0c55-9d0e-4b8e-9a35-2c3b3d0f8a02
 logsource: {category: proxy}
 detection:
-  sel: {c-useragent: ['Kit/1.0', 'curl/8.5.0']}
+  sel: {c-useragent: ['Kit/1.0', 'curl/8.5.0', 'Internet Explorer *', 'Go-http-client/?.?']}
   condition: sel
 level: low
 `)
@@ -97,10 +109,19 @@ level: low
 		{exec("d", "agent-1", 4, "kubectl get pods"), false},
 		{exec("e", "agent-1", 5, "/usr/bin/kubectlx get pods"), false},
 		{exec("f", "agent-1", 6, "/usr/bin/kubectl delete pods"), false},
+		{exec("k", "agent-1", 11, "curl --form x=@y http://h/"), true},
+		{exec("l", "agent-1", 12, "curl --upload-filex"), true},
+		{exec("m", "agent-1", 13, "WPUT file ftp://h/"), true},
+		{exec("n", "agent-1", 14, "curl --for m"), false},
+		{exec("o", "agent-1", 15, "curl K--form x"), true},
 		{withUA(request("g", "agent-1", 7, "GET", "http://x/", "x"), "KIT/1.0"), true},
 		{withUA(request("h", "agent-1", 8, "GET", "http://x/", "x"), "\u212ait/1.0"), true},
 		{withUA(request("i", "agent-1", 9, "GET", "http://x/", "x"), "Kit/1.0 extra"), false},
 		{withUA(request("j", "agent-1", 10, "GET", "http://x/", "x"), ""), false},
+		{withUA(request("p", "agent-1", 16, "GET", "http://x/", "x"), "internet explorer 6"), true},
+		{withUA(request("q", "agent-1", 17, "GET", "http://x/", "x"), "Go-http-client/1.1"), true},
+		{withUA(request("r", "agent-1", 18, "GET", "http://x/", "x"), "Go-http-client/1.10"), false},
+		{withUA(request("s", "agent-1", 19, "GET", "http://x/", "x"), "my Internet Explorer 6"), false},
 	}
 	for i, tc := range cases {
 		st.Event = int64(100 + i)
@@ -123,4 +144,35 @@ level: low
 func withUA(ev evidence.Event, ua string) evidence.Event {
 	ev.Format, ev.UserAgent = "envoy", ua
 	return ev
+}
+
+// The scanner finds the keys a value holds, as strings.Contains on the
+// lowercased value does, overlapping and nested keys included.
+func TestScannerFindsWhatContainsFinds(t *testing.T) {
+	keys := []string{"a", "ab", "bab", "abab", "--data", "/etc/cron.d/", "c", "cron", "zz"}
+	index := map[string][]int{}
+	for i, k := range keys {
+		index[k] = append(index[k], i)
+	}
+	sc := newScanner(index)
+	rnd := rand.New(rand.NewPCG(1, 2))
+	alphabet := "abAB-cdroneZ/t. "
+	for n := 0; n < 5000; n++ {
+		b := make([]byte, rnd.IntN(24))
+		for i := range b {
+			b[i] = alphabet[rnd.IntN(len(alphabet))]
+		}
+		v := string(b)
+		got := map[int]bool{}
+		sc.each(v, func(slots []int) {
+			for _, s := range slots {
+				got[s] = true
+			}
+		})
+		for i, k := range keys {
+			if want := strings.Contains(strings.ToLower(v), k); got[i] != want {
+				t.Fatalf("%q holds %q: scanner says %v", v, k, got[i])
+			}
+		}
+	}
 }

@@ -16,8 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/fleet"
+	"github.com/cordon-ir/cordon/sigma"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -71,7 +73,24 @@ func agents(evs []evidence.Event) int {
 // end (after a collection) over the agents it saw.
 //
 //	go test ./watch -run '^$' -bench WatchThroughput -benchtime 1x
+//
+// CORDON_BENCH_SIGMA names Sigma rules (a folder or file) run beside the
+// built-in ones:
+//
+//	CORDON_BENCH_SIGMA=../sigma/testdata/sigmahq go test ./watch -run '^$' -bench WatchThroughput -benchtime 1x
 func BenchmarkWatchThroughput(b *testing.B) {
+	var rules []detect.Rule // nil: the built-in ones
+	if dir := os.Getenv("CORDON_BENCH_SIGMA"); dir != "" {
+		set, err := sigma.Load(nil, dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if rules, err = detect.Builtin(); err != nil {
+			b.Fatal(err)
+		}
+		rules = append(rules, set.Rules...)
+		b.Logf("the built-in rules and %d Sigma rules of %s", len(set.Rules), dir)
+	}
 	for range b.N {
 		_, js := bus(b)
 		var evs []evidence.Event
@@ -85,7 +104,7 @@ func BenchmarkWatchThroughput(b *testing.B) {
 		var mu sync.Mutex
 		var released int
 		var last time.Time
-		w, err := New(js, Config{Durable: "throughput", Lateness: 2 * time.Second, Idle: 300 * time.Millisecond, Batch: func(bt Batch) {
+		w, err := New(js, Config{Rules: rules, Durable: "throughput", Lateness: 2 * time.Second, Idle: 300 * time.Millisecond, Batch: func(bt Batch) {
 			mu.Lock()
 			released += bt.Released + bt.Other
 			if released == len(evs) && last.IsZero() {
