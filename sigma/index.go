@@ -35,6 +35,7 @@ func indexFilters(fs []*Filter) {
 		kind  anchorKind
 	}
 	byField := map[fieldKey]*indexField{}
+	scanBytes := map[fieldKey]int{}
 	held := map[*indexField]map[string][]int{} // within: key -> slots
 	for _, f := range fs {
 		a, ok := anchorOf(f.p)
@@ -46,6 +47,16 @@ func indexFilters(fs []*Filter) {
 			continue
 		}
 		k := fieldKey{a.field, a.kind}
+		if a.kind == within {
+			n := scanBytes[k]
+			for _, key := range a.keys {
+				n += len(key)
+			}
+			if n > maxScanBytes {
+				continue
+			}
+			scanBytes[k] = n
+		}
 		fld := byField[k]
 		if fld == nil {
 			fld = &indexField{read: read, kind: a.kind, keys: map[string][]int{}}

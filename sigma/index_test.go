@@ -176,3 +176,44 @@ func TestScannerFindsWhatContainsFinds(t *testing.T) {
 		}
 	}
 }
+
+// A field's scanner is bounded: the filters whose keys would take it
+// past maxScanBytes are left unanchored, and still match as written.
+func TestScannerIsBounded(t *testing.T) {
+	var b strings.Builder
+	for i := range 3 {
+		fmt.Fprintf(&b, "title: long list %d\nid: 6d3f0c55-9d0e-4b8e-9a35-2c3b3d0f8b0%d\nlogsource: {category: process_creation, product: linux}\n", i, i)
+		b.WriteString("detection:\n  sel:\n    CommandLine|contains:\n")
+		for j := range maxScanBytes / 2 / 16 {
+			fmt.Fprintf(&b, "      - 'k%d-%013d'\n", i, j)
+		}
+		b.WriteString("  condition: sel\nlevel: low\n---\n")
+	}
+	rules := mustLoad(t, strings.TrimSuffix(b.String(), "---\n"))
+	anchored := 0
+	for i := range rules {
+		if rules[i].Filter.(*Filter).ix != nil {
+			anchored++
+		}
+	}
+	if anchored != 2 {
+		t.Errorf("%d of 3 rules of %d key bytes each anchored, want 2 within %d", anchored, maxScanBytes/2, maxScanBytes)
+	}
+	pass, written, st := matchers(rules)
+	for i, tc := range []struct {
+		cmd  string
+		rule int // the rule that matches (-1: none)
+	}{{"x k0-0000000000007 y", 0}, {"k2-0000000000011", 2}, {"k1-000000000001", -1}, {"nothing", -1}} {
+		ev := exec(fmt.Sprint(i), "agent-1", i, tc.cmd)
+		st.Event = int64(i + 1)
+		for j := range pass {
+			a, w := pass[j](&ev), written[j](&ev)
+			if a != w {
+				t.Errorf("%q, rule %d: %v, as written %v", tc.cmd, j, a, w)
+			}
+			if a != (j == tc.rule) {
+				t.Errorf("%q, rule %d: matched %v", tc.cmd, j, a)
+			}
+		}
+	}
+}
