@@ -69,8 +69,11 @@ type Verdict struct {
 	Findings     []VerdictFinding  `json:"findings"`
 	Capabilities []VerdictCap      `json:"capabilities"`
 	// Assessment is capability.Assess of the agent at the request's kill
-	// time (absent without one).
+	// time or, without one, at the kill its harness recorded (the
+	// Standing the fleet shows); absent when neither is known. KillBy
+	// says which.
 	Assessment *capability.Assessment `json:"assessment,omitempty"`
+	KillBy     string                 `json:"kill_by,omitempty"`
 	// Evidence are the event ids of what decided (at most maxEvidence).
 	Evidence []string `json:"evidence"`
 	// Attribution says how the agent was found, for a request that did
@@ -106,6 +109,9 @@ type VerdictCap struct {
 	Line  string           `json:"line,omitempty"`
 }
 
+// requestKill is KillBy for a kill time the request gave.
+const requestKill = "the request's kill"
+
 // maxEvidence bounds the event ids a verdict names.
 const maxEvidence = 100
 
@@ -119,6 +125,8 @@ type view struct {
 	ranks     map[string]detect.AgentRank
 	watermark time.Time
 	events    int64
+	// standings are the agents its harness killed (detect.View.Standings)
+	standings map[string]capability.Standing
 	// id is the pass's identity map when the copy was taken: who a
 	// request from outside NATS belongs to (see Ask)
 	id *attribution.Identity
@@ -127,7 +135,8 @@ type view struct {
 }
 
 func newView(dv detect.View, last time.Time, events int64) *view {
-	v := &view{res: dv.Result, byAgent: map[string][]detect.Finding{}, ranks: make(map[string]detect.AgentRank, len(dv.Ranks)), watermark: last, events: events}
+	v := &view{res: dv.Result, byAgent: map[string][]detect.Finding{}, ranks: make(map[string]detect.AgentRank, len(dv.Ranks)),
+		standings: dv.Standings, watermark: last, events: events}
 	for _, f := range dv.Findings {
 		v.byAgent[f.Agent] = append(v.byAgent[f.Agent], f)
 	}
@@ -147,14 +156,20 @@ func decide(v *view, pol *Policy, agent string, req *VerdictRequest) Verdict {
 	if r, ok := v.ranks[agent]; ok {
 		out.Rank = &r
 	}
+	// the kill judged at: the request's, else the harness's that the
+	// rank line is judged at already
+	kill, by := req.Kill, requestKill
+	if st, ok := v.standings[agent]; ok && kill.IsZero() {
+		kill, by = st.Kill, st.By
+	}
 	var assessment *capability.Assessment
-	if !req.Kill.IsZero() && v.res.Capabilities != nil {
-		a := capability.Assess(v.res.Capabilities, []string{agent}, req.Kill, time.Time{}, v.res.Coverage)
+	if !kill.IsZero() && v.res.Capabilities != nil {
+		a := capability.Assess(v.res.Capabilities, []string{agent}, kill, time.Time{}, v.res.Coverage)
 		assessment = &a
-		out.Assessment = assessment
+		out.Assessment, out.KillBy = assessment, by
 		// one reply says one thing: its rank line judged at the request's
 		// kill too, not at the harness's
-		if st, ok := a.Standing(agent, "the request's kill"); ok && out.Rank != nil {
+		if st, ok := a.Standing(agent, by); ok && out.Rank != nil && by == requestKill {
 			r := out.Rank.JudgedBy(st)
 			out.Rank = &r
 		}
