@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/fleet"
 	"github.com/cordon-ir/cordon/fleet/fleettest"
 	"github.com/nats-io/nats-server/v2/server"
@@ -70,7 +71,7 @@ func TestVerdictBusPermissions(t *testing.T) {
 	if !strings.Contains(string(doc), string(conf)) {
 		t.Errorf("docs/verdicts.md does not hold %s as it is tested", permissionsConf)
 	}
-	users := []string{"watcher", "shipper", "console", "gateway"}
+	users := []string{"watcher", "shipper", "ledger", "console", "gateway"}
 	for _, u := range users {
 		t.Setenv(strings.ToUpper(u)+"_PASS", u+"-test-password")
 	}
@@ -107,7 +108,27 @@ func TestVerdictBusPermissions(t *testing.T) {
 	if _, err := fleet.EnsureStream(ctx, sjs, fleet.StreamConfig{}); err != nil {
 		t.Fatalf("shipper: %v", err)
 	}
-	publishEvents(t, sjs, sampleEvents(t, sample))
+	// the gateway's ledger is shipped as ledger; a shipper may not
+	var ledger, rest []evidence.Event
+	for _, ev := range sampleEvents(t, sample) {
+		if ev.Format == "cordon-ledger" {
+			ledger = append(ledger, ev)
+		} else {
+			rest = append(rest, ev)
+		}
+	}
+	publishEvents(t, sjs, rest)
+	_, ljs, _ := connect("ledger")
+	publishEvents(t, ljs, ledger)
+	m, err := fleet.Encode(&ledger[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancelShort := context.WithTimeout(ctx, time.Second) // a refused publish is never acknowledged
+	if _, err := sjs.PublishMsg(short, m, jetstream.WithMsgID("forged")); err == nil {
+		t.Error("a shipper published a record of the ledger's format")
+	}
+	cancelShort()
 	_, wjs, wv := connect("watcher")
 	w, err := New(wjs, Config{Durable: "cordon-watch", Idle: 300 * time.Millisecond,
 		Verdicts: &VerdictConfig{Name: "w1", CommitEvery: 20 * time.Millisecond}})

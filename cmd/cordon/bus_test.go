@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/fleet"
 	"github.com/cordon-ir/cordon/fleet/fleettest"
 	"github.com/cordon-ir/cordon/watch"
@@ -21,15 +22,15 @@ import (
 // records and cannot read, a watcher publishes findings and can neither
 // write evidence nor delete the stream, a console pulls and writes nothing.
 func TestBusPermissions(t *testing.T) {
-	for _, r := range []string{"shipper", "sensor", "watcher", "console"} {
+	for _, r := range []string{"shipper", "ledger", "sensor", "watcher", "console"} {
 		t.Setenv("CORDON_"+strings.ToUpper(r)+"_PASSWORD", "pw-"+r)
 	}
 	conf, err := server.ProcessConfigFile(filepath.Join("..", "..", "docs", "nats", "cordon-bus.conf"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(conf.Users) != 4 {
-		t.Fatalf("%d users in the documented configuration, want 4", len(conf.Users))
+	if len(conf.Users) != 5 {
+		t.Fatalf("%d users in the documented configuration, want 5", len(conf.Users))
 	}
 	s := fleettest.ServerWith(t, func(o *server.Options) {
 		// the operator, who makes the stream, beside the documented roles
@@ -56,14 +57,48 @@ func TestBusPermissions(t *testing.T) {
 	}
 	held := func() uint64 { return fleettest.Messages(t, adminJS, fleet.DefaultStream) }
 
+	// the proxy's and the sensors' logs go as shipper, the gateway's
+	// ledger as ledger
 	sample := filepath.Join("..", "..", "sample-incidents", "shared-volume-token")
-	code, out, errOut := cordon("ship", "--nats", as("shipper"), "--state", filepath.Join(t.TempDir(), "ship.json"), sample)
+	code, out, errOut := cordon("ship", "--nats", as("shipper"), "--state", filepath.Join(t.TempDir(), "ship.json"),
+		filepath.Join(sample, "proxy"), filepath.Join(sample, "sensor"))
 	if code != 0 {
 		t.Fatalf("ship as shipper: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = cordon("ship", "--nats", as("ledger"), "--state", filepath.Join(t.TempDir(), "ledger.json"), filepath.Join(sample, "ledger.jsonl"))
+	if code != 0 {
+		t.Fatalf("ship the ledger as ledger: exit %d\n%s%s", code, out, errOut)
 	}
 	shipped := held()
 	if shipped == 0 {
 		t.Fatal("nothing shipped")
+	}
+	// no role but the ledger's may publish records in the ledger's format:
+	// a session's end there is the harness's kill
+	ledgerLine, err := os.ReadFile(filepath.Join(sample, "ledger.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(ledgerLine), "\n")
+	forged, data := forgedKill(t)
+	for _, c := range []struct{ user, subject, data string }{
+		{"shipper", fleet.EventSubject(forged.Source, forged.Format), string(data)},
+		{"shipper", "cordon.events.proxy.cordon-ledger", string(data)},
+		{"shipper", fleet.RawSubject("cordon-ledger"), first},
+		{"sensor", fleet.RawSubject("cordon-ledger"), first},
+		{"ledger", "cordon.events.proxy.squid", `{}`},
+	} {
+		nc := connect(c.user)
+		if err := nc.Publish(c.subject, []byte(c.data)); err != nil {
+			t.Fatal(err)
+		}
+		nc.Flush()
+		if err := nc.LastError(); err == nil || !strings.Contains(err.Error(), "ermissions") {
+			t.Errorf("%s published on %s: %v", c.user, c.subject, err)
+		}
+	}
+	if n := held(); n != shipped {
+		t.Errorf("forbidden publishes reached the stream: %d messages, %d shipped", n, shipped)
 	}
 	since := "--since=2000-01-01T00:00:00Z"
 	if code, out, errOut := cordon("pull", "--nats", as("shipper"), "--agent", "agent-40", since, "--incident", filepath.Join(t.TempDir(), "ws")); code == 0 {
@@ -190,4 +225,18 @@ func TestBusPermissions(t *testing.T) {
 	if n := held(); n != shipped+1 {
 		t.Errorf("the stream holds %d messages, want %d: a watcher or a console wrote evidence", n, shipped+1)
 	}
+}
+
+// forgedKill is a ledger session's end, killed, as a shipper of the
+// ledger would publish it.
+func forgedKill(t *testing.T) (evidence.Event, []byte) {
+	t.Helper()
+	ev := evidence.Event{ID: "f0f0f0f0f0f0f0f0", Time: time.Date(2026, 8, 11, 10, 0, 0, 0, time.UTC), Source: evidence.SourceLedger,
+		Format: "cordon-ledger", Kind: evidence.KindSessionEnd, Agent: "agent-40", Session: "s-400", Decision: "killed",
+		Message: "session end: killed", Raw: `{"v":1,"type":"session_end","agent":"agent-40","session":"s-400","reason":"killed"}`}
+	m, err := fleet.Encode(&ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev, m.Data
 }
