@@ -30,3 +30,10 @@ func (a Assessment) Standing(agent, by string) (Standing, bool) {
 	}
 	return Standing{Kill: a.Kill, By: by, Contained: a.Contained, ContainedAt: a.ContainedAt, Holds: a.Holds(agent), Headline: a.Headline()}, true
 }
+
+// Equal reports whether s and o say the same: their times compared as
+// instants, not as the zone they were read in.
+func (s Standing) Equal(o Standing) bool {
+	return s.Kill.Equal(o.Kill) && s.ContainedAt.Equal(o.ContainedAt) && s.By == o.By &&
+		s.Contained == o.Contained && s.Holds == o.Holds && s.Headline == o.Headline
+}

@@ -71,7 +71,7 @@ func (b *Board) ApplyHolding(agent string, h capability.Holding, st *capability.
 	old, had := b.holdings[agent]
 	gone := len(h.Acquired) == 0
 	oldSt, hadSt := b.standings[agent]
-	sameSt := hadSt == (st != nil) && (st == nil || oldSt == *st)
+	sameSt := hadSt == (st != nil) && (st == nil || oldSt.Equal(*st))
 	if sameSt && (gone && !had || had && !gone && old.Equal(h)) {
 		return // nothing new
 	}
