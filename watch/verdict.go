@@ -69,11 +69,14 @@ type Verdict struct {
 	Findings     []VerdictFinding  `json:"findings"`
 	Capabilities []VerdictCap      `json:"capabilities"`
 	// Assessment is capability.Assess of the agent at the request's kill
-	// time or, without one, at the kill its harness recorded (the
-	// Standing the fleet shows); absent when neither is known. KillBy
-	// says which.
+	// time (absent without one).
 	Assessment *capability.Assessment `json:"assessment,omitempty"`
-	KillBy     string                 `json:"kill_by,omitempty"`
+	// Standing is, for a request with no kill time about an agent its
+	// harness killed, what the Assessment at that kill says of it (the
+	// fleet's Standing: kill, who recorded it, contained, holds); the
+	// capabilities' state and line are that Assessment's. The whole
+	// Assessment is a request's with that kill.
+	Standing *capability.Standing `json:"standing,omitempty"`
 	// Evidence are the event ids of what decided (at most maxEvidence).
 	Evidence []string `json:"evidence"`
 	// Attribution says how the agent was found, for a request that did
@@ -109,7 +112,7 @@ type VerdictCap struct {
 	Line  string           `json:"line,omitempty"`
 }
 
-// requestKill is KillBy for a kill time the request gave.
+// requestKill names what recorded a kill time the request gave.
 const requestKill = "the request's kill"
 
 // maxEvidence bounds the event ids a verdict names.
@@ -156,22 +159,28 @@ func decide(v *view, pol *Policy, agent string, req *VerdictRequest) Verdict {
 	if r, ok := v.ranks[agent]; ok {
 		out.Rank = &r
 	}
-	// the kill judged at: the request's, else the harness's that the
+	// the kill judged at: the request's, else the harness's, which the
 	// rank line is judged at already
-	kill, by := req.Kill, requestKill
+	kill, harness := req.Kill, false
 	if st, ok := v.standings[agent]; ok && kill.IsZero() {
-		kill, by = st.Kill, st.By
+		kill, harness = st.Kill, true
 	}
 	var assessment *capability.Assessment
 	if !kill.IsZero() && v.res.Capabilities != nil {
 		a := capability.Assess(v.res.Capabilities, []string{agent}, kill, time.Time{}, v.res.Coverage)
 		assessment = &a
-		out.Assessment, out.KillBy = assessment, by
-		// one reply says one thing: its rank line judged at the request's
-		// kill too, not at the harness's
-		if st, ok := a.Standing(agent, by); ok && out.Rank != nil && by == requestKill {
-			r := out.Rank.JudgedBy(st)
-			out.Rank = &r
+		if harness {
+			// the reply stays small: what that Assessment says of the agent
+			st := v.standings[agent]
+			out.Standing = &st
+		} else {
+			out.Assessment = assessment
+			// one reply says one thing: its rank line judged at the
+			// request's kill too, not at the harness's
+			if st, ok := a.Standing(agent, requestKill); ok && out.Rank != nil {
+				r := out.Rank.JudgedBy(st)
+				out.Rank = &r
+			}
 		}
 	}
 	var caps []capability.Capability

@@ -9,10 +9,9 @@ import (
 )
 
 // A verdict asked with no kill time, about an agent its harness killed,
-// is judged at that kill, as the fleet's Standing is: the same
-// Assessment, held capabilities and recommendation as a request giving
-// that kill, saying whose kill it was; an agent nobody killed gets no
-// Assessment.
+// is judged at that kill, as the fleet's Standing is: its Standing, held
+// capabilities and recommendation are those of a request giving that
+// kill, and say whose kill it was; an agent nobody killed gets neither.
 func TestVerdictJudgedAtTheHarnessKill(t *testing.T) {
 	rules, err := detect.Builtin()
 	if err != nil {
@@ -38,27 +37,28 @@ func TestVerdictJudgedAtTheHarnessKill(t *testing.T) {
 		for agent, kill := range kills {
 			plain := decide(v, &pol, agent, &VerdictRequest{})
 			asked := decide(v, &pol, agent, &VerdictRequest{Kill: kill})
-			if plain.Assessment == nil || !plain.Assessment.Kill.Equal(kill) || plain.KillBy != detect.HarnessKill {
-				t.Fatalf("%s, %s: no Assessment at the harness's kill %v: %+v by %q", name, agent, kill, plain.Assessment, plain.KillBy)
+			if plain.Standing == nil || !plain.Standing.Kill.Equal(kill) || plain.Standing.By != detect.HarnessKill || plain.Assessment != nil {
+				t.Fatalf("%s, %s: no Standing at the harness's kill %v: %+v (Assessment %v)", name, agent, kill, plain.Standing, plain.Assessment != nil)
 			}
-			if asked.KillBy != requestKill {
-				t.Errorf("%s, %s: a request's kill is said to be %q's", name, agent, asked.KillBy)
+			if asked.Assessment == nil || asked.Standing != nil {
+				t.Fatalf("%s, %s: asked with a kill: Assessment %v, Standing %+v", name, agent, asked.Assessment != nil, asked.Standing)
 			}
-			if plain.Assessment.Headline() != asked.Assessment.Headline() || plain.Recommendation != asked.Recommendation ||
-				!slices.Equal(plain.Clauses, asked.Clauses) || !slices.Equal(plain.Capabilities, asked.Capabilities) {
+			if plain.Standing.Headline != asked.Assessment.Headline() || plain.Standing.Contained != asked.Assessment.Contained ||
+				plain.Recommendation != asked.Recommendation || !slices.Equal(plain.Clauses, asked.Clauses) ||
+				!slices.Equal(plain.Capabilities, asked.Capabilities) {
 				t.Errorf("%s, %s: at the harness's kill\n %s %v %+v\nasked with it\n %s %v %+v", name, agent,
-					plain.Assessment.Headline(), plain.Recommendation, plain.Capabilities,
+					plain.Standing.Headline, plain.Recommendation, plain.Capabilities,
 					asked.Assessment.Headline(), asked.Recommendation, asked.Capabilities)
 			}
-			if plain.Rank == nil || plain.Rank.Contained != plain.Assessment.Contained {
-				t.Errorf("%s, %s: rank %+v, the Assessment contained %v", name, agent, plain.Rank, plain.Assessment.Contained)
+			if plain.Rank == nil || plain.Rank.Contained != plain.Standing.Contained {
+				t.Errorf("%s, %s: rank %+v, the Standing contained %v", name, agent, plain.Rank, plain.Standing.Contained)
 			}
-			t.Logf("%s, %s: %s; %s", name, agent, plain.Recommendation, plain.Assessment.Headline())
+			t.Logf("%s, %s: %s; %s", name, agent, plain.Recommendation, plain.Standing.Headline)
 		}
 		for _, agent := range p.Result().Capabilities.Agents() {
 			if _, killed := kills[agent]; !killed {
-				if d := decide(v, &pol, agent, &VerdictRequest{}); d.Assessment != nil || d.KillBy != "" {
-					t.Errorf("%s, %s: nobody killed it, yet it is judged at %v by %q", name, agent, d.Assessment.Kill, d.KillBy)
+				if d := decide(v, &pol, agent, &VerdictRequest{}); d.Assessment != nil || d.Standing != nil {
+					t.Errorf("%s, %s: nobody killed it, yet it is judged: %v %+v", name, agent, d.Assessment != nil, d.Standing)
 				}
 			}
 		}
