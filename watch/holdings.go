@@ -84,7 +84,7 @@ type held struct {
 }
 
 func (a held) equal(b held) bool {
-	return a.Holding.Equal(b.Holding) && (a.standing == nil) == (b.standing == nil) && (a.standing == nil || *a.standing == *b.standing)
+	return a.Holding.Equal(b.Holding) && (a.standing == nil) == (b.standing == nil) && (a.standing == nil || a.standing.Equal(*b.standing))
 }
 
 // openHoldings reads which of p's agents have a holding in kv: one the
