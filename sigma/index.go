@@ -2,6 +2,7 @@ package sigma
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
@@ -36,7 +37,6 @@ func indexFilters(fs []*Filter) {
 	}
 	byField := map[fieldKey]*indexField{}
 	scanBytes := map[fieldKey]int{}
-	held := map[*indexField]map[string][]int{} // within: key -> slots
 	for _, f := range fs {
 		a, ok := anchorOf(f.p)
 		if !ok || f.ix != nil {
@@ -62,23 +62,19 @@ func indexFilters(fs []*Filter) {
 			fld = &indexField{read: read, kind: a.kind, keys: map[string][]int{}}
 			byField[k] = fld
 			ix.fields = append(ix.fields, fld)
-			held[fld] = map[string][]int{}
 		}
 		f.ix, f.slot = ix, ix.n
 		ix.n++
 		ix.field = append(ix.field, slices.Index(ix.fields, fld))
 		fld.all = append(fld.all, f.slot)
 		for _, key := range a.keys {
-			if a.kind == within {
-				held[fld][key] = append(held[fld][key], f.slot)
-			} else {
-				fld.keys[key] = append(fld.keys[key], f.slot)
-			}
+			fld.keys[key] = append(fld.keys[key], f.slot)
 		}
 	}
-	for fld, keys := range held {
+	for _, fld := range ix.fields {
 		if fld.kind == within {
-			fld.scan = newScanner(keys)
+			// the keys held are found by a scan, not looked up
+			fld.scan, fld.keys = newScanner(fld.keys), nil
 		}
 	}
 }
@@ -121,7 +117,7 @@ func (s *passIndex) look(f *indexField, ev *evidence.Event, at int64) {
 		return
 	}
 	if f.kind == segment {
-		i := lastSlash(v)
+		i := strings.LastIndexByte(v, '/')
 		if i < 0 {
 			return
 		}
@@ -140,15 +136,6 @@ func appendLower(b []byte, s string) []byte {
 		b = append(b, c)
 	}
 	return b
-}
-
-func lastSlash(s string) int {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == '/' {
-			return i
-		}
-	}
-	return -1
 }
 
 // ForPass is the filter's matcher in one pass (detect.PassFilter): an
