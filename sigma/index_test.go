@@ -15,7 +15,7 @@ import (
 
 // matchers are each filter of rules as a pass checks it (index and
 // order) and as the rule writes it (neither).
-func matchers(rules []detect.Rule) (pass, written []func(*evidence.Event) bool, st *detect.FilterState) {
+func matchers(rules []detect.Rule) (pass, written []func(*evidence.Event) bool, text []string, st *detect.FilterState) {
 	st = &detect.FilterState{Shared: map[any]any{}}
 	var fs []*Filter
 	for i := range rules {
@@ -24,8 +24,9 @@ func matchers(rules []detect.Rule) (pass, written []func(*evidence.Event) bool, 
 	for _, f := range fs {
 		pass = append(pass, f.ForPass(st))
 		written = append(written, f.p.match)
+		text = append(text, f.text)
 	}
-	return pass, written, st
+	return pass, written, text, st
 }
 
 // A filter answers alike whether its set's index turns an event away
@@ -46,10 +47,10 @@ func TestIndexedFiltersMatchAsWritten(t *testing.T) {
 	if anchored < len(set.Rules)/3 {
 		t.Errorf("%d of %d SigmaHQ rules anchored", anchored, len(set.Rules))
 	}
-	pass, written, st := matchers(set.Rules)
+	pass, written, text, st := matchers(set.Rules)
 	var evs []evidence.Event
 	for _, name := range []string{"busy-benign", "cloud-key-after-kill", "created-workload", "credential-theft",
-		"egress-probe-exfil", "persistence-after-kill", "shared-volume-token", "eval-run-canaries", "eval-run-kill", "eval-run-sweep"} {
+		"egress-probe-exfil", "persistence-after-kill", "shared-volume-token", "eval-run-canaries", "eval-run-contained", "eval-run-kill", "eval-run-sweep"} {
 		s := attributiontest.Sample(t, name)
 		attribution.AttributeAll(s)
 		evs = append(evs, s...)
@@ -60,7 +61,7 @@ func TestIndexedFiltersMatchAsWritten(t *testing.T) {
 		for j := range pass {
 			got, want := pass[j](&evs[i]), written[j](&evs[i])
 			if got != want {
-				t.Fatalf("%s on %s (%s): index and order say %v, as written %v", set.Rules[min(j, len(set.Rules)-1)].ID, evs[i].ID, evs[i].Message, got, want)
+				t.Fatalf("%s on %s (%s): index and order say %v, as written %v", text[j], evs[i].ID, evs[i].Message, got, want)
 			}
 			if got {
 				matched++
@@ -97,7 +98,7 @@ detection:
   condition: sel
 level: low
 `)
-	pass, written, st = matchers(rules)
+	pass, written, _, st = matchers(rules)
 	cases := []struct {
 		ev   evidence.Event
 		want bool
@@ -199,7 +200,7 @@ func TestScannerIsBounded(t *testing.T) {
 	if anchored != 2 {
 		t.Errorf("%d of 3 rules of %d key bytes each anchored, want 2 within %d", anchored, maxScanBytes/2, maxScanBytes)
 	}
-	pass, written, st := matchers(rules)
+	pass, written, _, st := matchers(rules)
 	for i, tc := range []struct {
 		cmd  string
 		rule int // the rule that matches (-1: none)
