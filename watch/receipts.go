@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/cordon-ir/cordon/fleet"
+	"github.com/klauspost/compress/s2"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -17,7 +19,10 @@ import (
 // CORDON_RECEIPTS. A receipt carries the sha256 of the previous one's
 // body, so an edited, removed or inserted receipt breaks the chain at the
 // next one. The receipts of one group commit are one message, a receipt
-// a line (a chain written one receipt a message reads the same way).
+// a line (a chain written one receipt a message reads the same way),
+// compressed with S2 (header Cordon-Encoding: s2): a window's receipts
+// repeat the same few verdicts, and the server storing 7 KB a refusal
+// uncompressed was half of what a refusal's receipt cost its latency.
 
 // Defaults of the receipts.
 const (
@@ -27,10 +32,16 @@ const (
 	// before the batch it is in is sent: what a crash may lose.
 	DefaultCommitEvery = 100 * time.Millisecond
 	receiptsMaxBatch   = 512
-	// receiptsMaxMsg bounds a message of receipts, under the server's
-	// default max_payload (1 MiB): a window with more is sent in parts
-	// (of at most half the server's max_payload, when that is smaller)
-	receiptsMaxMsg = 256 << 10
+	// receiptsMaxMsg bounds a message of receipts as stored, under the
+	// server's default max_payload (1 MiB): a window that compresses to
+	// more is sent in parts (of at most half the server's max_payload,
+	// when that is smaller); receiptsMaxWindow bounds a window's receipts
+	// before compression
+	receiptsMaxMsg    = 256 << 10
+	receiptsMaxWindow = 4 << 20
+	// encodingHeader names how a message of receipts is compressed
+	encodingHeader = "Cordon-Encoding"
+	encodingS2     = "s2"
 	receiptSchema  = "receipt/1"
 	// receiptRequestMax is the largest request a receipt holds as sent;
 	// a larger one is kept as its size and sha256
@@ -95,6 +106,8 @@ type chain struct {
 	prev    string // the last receipt's hash
 	last    uint64 // the last receipt's stream sequence
 	maxMsg  int    // the most bytes of receipts a message holds
+	buf     []byte // a window's buffer, kept for the next one
+	zbuf    []byte // and its compressed form
 }
 
 // openChain finds where a watcher's chain ends.
@@ -117,7 +130,10 @@ func openChain(ctx context.Context, js jetstream.JetStream, stream, watcher stri
 	if err != nil {
 		return nil, fmt.Errorf("receipts of %s: %w", watcher, err)
 	}
-	lines := Lines(m.Data)
+	lines, err := MessageLines(m.Header, m.Data)
+	if err != nil {
+		return nil, fmt.Errorf("receipts of %s: the last message (stream sequence %d): %w", watcher, m.Sequence, err)
+	}
 	var r Receipt
 	if len(lines) == 0 {
 		return nil, fmt.Errorf("receipts of %s: the last message (stream sequence %d) holds none", watcher, m.Sequence)
@@ -132,7 +148,7 @@ func openChain(ctx context.Context, js jetstream.JetStream, stream, watcher stri
 
 // window is a group of receipts committed together: their lines are
 // gathered and sent as one message when the window closes (in parts of at
-// most receiptsMaxMsg), each published on the condition that the chain's
+// most receiptsMaxMsg compressed), each published on the condition that the chain's
 // last message is still the subject's last, so two writers of one chain
 // fail rather than fork it.
 type window struct {
@@ -140,10 +156,15 @@ type window struct {
 	buf []byte
 }
 
-func (c *chain) window() *window { return &window{c: c} }
+func (c *chain) window() *window {
+	if c.buf == nil {
+		c.buf = make([]byte, 0, receiptsMaxWindow+receiptRequestMax)
+	}
+	return &window{c: c, buf: c.buf[:0]}
+}
 
 // add appends p's receipt to the chain; a window grown past
-// receiptsMaxMsg sends what it has first.
+// receiptsMaxWindow sends what it has first.
 func (w *window) add(ctx context.Context, p pending) error {
 	c := w.c
 	verdict := json.RawMessage(p.reply) // the bytes the caller was sent, not encoded again
@@ -155,7 +176,7 @@ func (w *window) add(ctx context.Context, p pending) error {
 		verdict = b
 	}
 	r := receipt[json.RawMessage]{Schema: receiptSchema, Watcher: c.watcher, Seq: c.seq + 1, Prev: c.prev, Subject: p.subject,
-		Request: json.RawMessage(p.request), Verdict: verdict, SkippedAllows: p.skipped}
+		Request: json.RawMessage(p.request), SkippedAllows: p.skipped} // the verdict goes in as it is (appendReceipt)
 	switch {
 	case len(p.request) > receiptRequestMax:
 		// a request near the server's max_payload would make its receipt
@@ -168,33 +189,129 @@ func (w *window) add(ctx context.Context, p pending) error {
 			r.Request = b
 		}
 	}
-	body, err := json.Marshal(r)
+	head, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}
-	if len(w.buf) > 0 && len(w.buf)+len(body) >= w.c.maxMsg {
+	if len(w.buf) > 0 && len(w.buf)+len(head)+len(verdict) >= receiptsMaxWindow {
 		if err := w.send(ctx); err != nil {
 			return err
 		}
 	}
-	w.buf = append(append(w.buf, body...), '\n')
-	c.seq, c.prev = r.Seq, Hash(body)
+	start := len(w.buf)
+	w.buf = append(appendReceipt(w.buf, head, verdict), '\n')
+	c.seq, c.prev = r.Seq, Hash(w.buf[start:len(w.buf)-1])
 	return nil
 }
 
-// send publishes the receipts gathered and waits for the server to take
-// them. Nats-Msg-Id is the hash of the last receipt in the message.
+// verdictNull is how a receipt without its verdict encodes the field.
+var verdictNull = []byte(`"verdict":null`)
+
+// appendReceipt appends to dst the receipt head encodes (json.Marshal of
+// it with a nil Verdict) with verdict in the verdict's place: the bytes
+// json.Marshal gives with the verdict set, as long as verdict is
+// json.Marshal's own output (compact and escaped) — a reply this watcher
+// encoded. Compacting that again, 7 KB a refusal, was most of what a
+// receipt cost. Only skipped_allows, a number, comes after the verdict,
+// so its last "verdict":null is the field, whatever the request holds.
+func appendReceipt(dst, head, verdict []byte) []byte {
+	i := bytes.LastIndex(head, verdictNull)
+	dst = append(dst, head[:i+len(verdictNull)-len("null")]...)
+	dst = append(dst, verdict...)
+	return append(dst, head[i+len(verdictNull):]...)
+}
+
+// send publishes the receipts gathered, compressed, and waits for the
+// server to take them: one message, or parts of whole lines each under
+// maxMsg compressed when the whole is not.
 func (w *window) send(ctx context.Context) error {
 	if len(w.buf) == 0 {
 		return nil
 	}
 	c := w.c
-	ack, err := c.js.Publish(ctx, c.subject, w.buf, jetstream.WithMsgID(c.prev), jetstream.WithExpectLastSequencePerSubject(c.last))
+	c.zbuf = s2.Encode(c.zbuf[:cap(c.zbuf)], w.buf)
+	if len(c.zbuf) <= c.maxMsg {
+		if err := c.publish(ctx, c.zbuf, c.prev); err != nil {
+			return err
+		}
+	} else {
+		for part := range parts(w.buf, c.maxMsg) {
+			lines := Lines(part)
+			c.zbuf = s2.Encode(c.zbuf[:cap(c.zbuf)], part)
+			if err := c.publish(ctx, c.zbuf, Hash(lines[len(lines)-1])); err != nil {
+				return err
+			}
+		}
+	}
+	w.buf = w.buf[:0] // the client has copied it
+	c.buf = w.buf
+	return nil
+}
+
+// publish sends one message of receipts, compressed, whose last receipt
+// hashes to last (its Nats-Msg-Id), on the condition that the chain's
+// last message is still the subject's last.
+func (c *chain) publish(ctx context.Context, data []byte, last string) error {
+	m := nats.NewMsg(c.subject)
+	m.Header.Set(encodingHeader, encodingS2)
+	m.Data = data
+	ack, err := c.js.PublishMsg(ctx, m, jetstream.WithMsgID(last), jetstream.WithExpectLastSequencePerSubject(c.last))
 	if err != nil {
 		return fmt.Errorf("receipts up to %d: %w", c.seq, err)
 	}
-	c.last, w.buf = ack.Sequence, nil
+	c.last = ack.Sequence
 	return nil
+}
+
+// parts splits lines (each ending in a newline) into runs of whole lines
+// of at most max bytes, a longer line alone; S2 never makes a part much
+// bigger than it is.
+func parts(lines []byte, limit int) func(func([]byte) bool) {
+	return func(yield func([]byte) bool) {
+		for len(lines) > 0 {
+			n := 0
+			for n < len(lines) {
+				end := len(lines)
+				if i := bytes.IndexByte(lines[n:], '\n'); i >= 0 {
+					end = n + i + 1
+				}
+				if n > 0 && end > limit {
+					break
+				}
+				n = end
+			}
+			if !yield(lines[:n]) {
+				return
+			}
+			lines = lines[n:]
+		}
+	}
+}
+
+// maxReceiptsMessage bounds what a message of receipts may hold once
+// decompressed: a window's bound with room to spare.
+const maxReceiptsMessage = 4 * receiptsMaxWindow
+
+// MessageLines are the receipts of one message of a chain, as stored:
+// decompressed when its header says so.
+func MessageLines(h nats.Header, data []byte) ([][]byte, error) {
+	switch enc := h.Get(encodingHeader); enc {
+	case "":
+	case encodingS2:
+		n, err := s2.DecodedLen(data)
+		if err != nil {
+			return nil, fmt.Errorf("receipts do not decompress: %w", err)
+		}
+		if n > maxReceiptsMessage {
+			return nil, fmt.Errorf("receipts would decompress to %d bytes, more than %d", n, maxReceiptsMessage)
+		}
+		if data, err = s2.Decode(nil, data); err != nil {
+			return nil, fmt.Errorf("receipts do not decompress: %w", err)
+		}
+	default:
+		return nil, fmt.Errorf("receipts in an encoding cordon does not read: %q", enc)
+	}
+	return Lines(data), nil
 }
 
 // wait sends what the window holds and waits for the server to take it.
@@ -253,8 +370,11 @@ func VerifyReceipts(ctx context.Context, js jetstream.JetStream, stream, watcher
 	rep := ChainReport{Watcher: watcher, Breaks: []Break{}}
 	var seq uint64
 	prev := ""
-	err := eachMessage(ctx, js, stream, watcher, func(streamSeq uint64, lines [][]byte) {
-		if len(lines) == 0 {
+	err := eachMessage(ctx, js, stream, watcher, func(streamSeq uint64, lines [][]byte, err error) {
+		switch {
+		case err != nil:
+			rep.Breaks = append(rep.Breaks, Break{StreamSeq: streamSeq, Problem: err.Error()})
+		case len(lines) == 0:
 			rep.Breaks = append(rep.Breaks, Break{StreamSeq: streamSeq, Problem: "a message that holds no receipt"})
 		}
 		for _, line := range lines {
@@ -266,10 +386,13 @@ func VerifyReceipts(ctx context.Context, js jetstream.JetStream, stream, watcher
 }
 
 // FindReceipts reads a watcher's chain from its start and returns the
-// receipts match accepts, and how many lines did not read as a receipt
-// (verify names them).
+// receipts match accepts, and how many lines (or messages) did not read
+// as receipts (verify names them).
 func FindReceipts(ctx context.Context, js jetstream.JetStream, stream, watcher string, match func(*Receipt) bool) (found []Receipt, unreadable int, err error) {
-	err = eachMessage(ctx, js, stream, watcher, func(_ uint64, lines [][]byte) {
+	err = eachMessage(ctx, js, stream, watcher, func(_ uint64, lines [][]byte, err error) {
+		if err != nil {
+			unreadable++
+		}
 		for _, line := range lines {
 			var r Receipt
 			if json.Unmarshal(line, &r) != nil {
@@ -285,8 +408,8 @@ func FindReceipts(ctx context.Context, js jetstream.JetStream, stream, watcher s
 }
 
 // eachMessage gives fn every message of a watcher's receipts, in order,
-// split into its lines.
-func eachMessage(ctx context.Context, js jetstream.JetStream, stream, watcher string, fn func(streamSeq uint64, lines [][]byte)) error {
+// split into its lines, or why it does not read.
+func eachMessage(ctx context.Context, js jetstream.JetStream, stream, watcher string, fn func(streamSeq uint64, lines [][]byte, err error)) error {
 	s, err := js.Stream(ctx, stream)
 	if err != nil {
 		return fmt.Errorf("receipts stream %s: %w", stream, err)
@@ -312,7 +435,8 @@ func eachMessage(ctx context.Context, js jetstream.JetStream, stream, watcher st
 		if err != nil {
 			return err
 		}
-		fn(md.Sequence.Stream, Lines(m.Data()))
+		lines, err := MessageLines(m.Headers(), m.Data())
+		fn(md.Sequence.Stream, lines, err)
 	}
 	return nil
 }

@@ -74,19 +74,32 @@ func TestReplyIsTheVerdictEncoded(t *testing.T) {
 	}
 }
 
-// A receipt whose verdict is the reply's bytes is the receipt encoding
-// the verdict gives.
+// A receipt whose verdict is the reply's bytes, put in place as they are,
+// is the receipt encoding the verdict gives, whatever the request holds
+// (a verdict field of its own, markup, control characters) and with or
+// without skipped allows after it.
 func TestEncodedReceiptIsAReceipt(t *testing.T) {
 	out := Verdict{VerdictID: "w-1", RequestID: `r"<`, Agent: "agent-12", Recommendation: Refuse, Clauses: []string{"refuse.severity"},
-		Rules: []string{"credential-misuse"}, Reasons: []string{"<b>&"}, Known: true, At: time.Now(), Findings: []VerdictFinding{}, Capabilities: []VerdictCap{}, Evidence: []string{"e1"}}
+		Rules: []string{"credential-misuse"}, Reasons: []string{"<b>&\u2028"}, Known: true, At: time.Now(), Findings: []VerdictFinding{}, Capabilities: []VerdictCap{}, Evidence: []string{"e1"}}
 	reply, _ := json.Marshal(out)
-	r := Receipt{Schema: receiptSchema, Watcher: "w", Seq: 7, Prev: "abc", Subject: "cordon.verdict.agent-12", Request: json.RawMessage(`{"id":"x"}`), Verdict: out, SkippedAllows: 3}
-	want, _ := json.Marshal(r)
-	got, err := json.Marshal(receipt[json.RawMessage]{Schema: r.Schema, Watcher: r.Watcher, Seq: r.Seq, Prev: r.Prev, Subject: r.Subject, Request: r.Request, Verdict: reply, SkippedAllows: r.SkippedAllows})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Fatalf("got  %s\nwant %s", got, want)
+	for _, req := range []string{`{"id":"x"}`, `{"id":"x","verdict":null}`, `{"a":{"verdict":null},"b":"\"verdict\":null"}`,
+		`{"id" : "<b>", "x":[1, 2]}`, `"verdict":null`, ``} {
+		for _, skipped := range []int64{0, 3} {
+			r := Receipt{Schema: receiptSchema, Watcher: `w"<`, Seq: 7, Prev: "abc", Subject: "cordon.verdict.agent-12", Request: json.RawMessage(req), Verdict: out, SkippedAllows: skipped}
+			if !json.Valid(r.Request) {
+				r.Request = nil
+			}
+			want, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			head, err := json.Marshal(receipt[json.RawMessage]{Schema: r.Schema, Watcher: r.Watcher, Seq: r.Seq, Prev: r.Prev, Subject: r.Subject, Request: r.Request, SkippedAllows: r.SkippedAllows})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := appendReceipt([]byte("kept"), head, reply); string(got) != "kept"+string(want) {
+				t.Fatalf("request %s, skipped %d:\n got %s\nwant kept%s", req, skipped, got, want)
+			}
+		}
 	}
 }

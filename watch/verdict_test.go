@@ -181,7 +181,10 @@ func tamper(t *testing.T, js jetstream.JetStream, seq uint64) {
 		if err != nil {
 			t.Fatalf("receipt %d not found: %v", seq, err)
 		}
-		lines := Lines(m.Data)
+		lines, err := MessageLines(m.Header, m.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
 		found := false
 		for i, line := range lines {
 			var r Receipt
