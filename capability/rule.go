@@ -152,10 +152,15 @@ func Judge(c *Capability, kill, asOf time.Time, cov *Coverage) Verdict {
 		v.LastUse = &last
 		v.UsesAfter, v.UsesExact = c.countAfter(kill)
 		v.UsesAfter = max(v.UsesAfter, len(after))
-		for _, u := range after {
-			if len(v.Events) < maxEvents {
-				v.Events = append(v.Events, u.ID)
-			}
+		room := maxEvents // the end and the use in flight are named whatever the uses
+		if v.End != nil {
+			room--
+		}
+		if v.InFlight != nil {
+			room--
+		}
+		for _, u := range after[:min(len(after), room)] {
+			v.Events = append(v.Events, u.ID)
 		}
 	}
 	if v.End != nil {
@@ -284,9 +289,10 @@ func inFlightEnd(u *Use) time.Time {
 }
 
 // appendInFlight names the use in flight at the kill among the events a
-// stop rests on: its end is when the capability stopped.
+// stop rests on: its end is when the capability stopped (room for it was
+// kept among the uses after the kill).
 func appendInFlight(ids []string, u *Use) []string {
-	if u == nil || len(ids) >= maxEvents {
+	if u == nil {
 		return ids
 	}
 	return append(ids, u.ID)

@@ -86,6 +86,15 @@ func TestJudgeTheOneRule(t *testing.T) {
 				Uses: []Use{{Time: at(23), Dur: Millis(4 * time.Minute), ID: "c-133"}},
 				Ends: []End{{At: at(21), How: "session ended (killed)", ID: "end", By: "the tool gateway's ledger", Authority: Authoritative}}}
 		}, coverage(ev("ledger", "cordon-ledger", 59)), Stopped, []string{"before the kill", "in flight at the kill", "ended at 10:23:00"}},
+		{"a stop after many uses names its end and the use in flight", func() *Capability {
+			c := &Capability{Agent: "a", Kind: ToolCall, Value: "s-1", Origin: Granted,
+				Uses: []Use{{Time: at(23), Dur: Millis(4 * time.Minute), ID: "c-133"}},
+				Ends: []End{{At: at(50), How: "session ended (killed)", ID: "end", By: "the tool gateway's ledger", Authority: Authoritative}}}
+			for i := range 25 {
+				c.Uses = append(c.Uses, Use{Time: at(24 + i), ID: fmt.Sprint("c-", 200+i)})
+			}
+			return c
+		}, coverage(ev("ledger", "cordon-ledger", 59)), Stopped, []string{"stopped at 10:50:00", "in flight at the kill"}},
 		{"no source can see it", func() *Capability {
 			c := proxyCred()
 			c.CredKind = "stripe-key"
@@ -121,6 +130,7 @@ func TestJudgeTheOneRule(t *testing.T) {
 	ids := map[string][]string{
 		"an upload in flight at the kill is not a use after it":          {"up"},
 		"a tool call in flight at a session's end is named with the end": {"end", "c-133"},
+		"a stop after many uses names its end and the use in flight":     {"end", "c-133", "c-200"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -132,6 +142,9 @@ func TestJudgeTheOneRule(t *testing.T) {
 				if !strings.Contains(v.Line, s) {
 					t.Errorf("line %q lacks %q", v.Line, s)
 				}
+			}
+			if len(v.Events) > maxEvents {
+				t.Errorf("%d events named, more than %d", len(v.Events), maxEvents)
 			}
 			for _, id := range ids[tc.name] {
 				if !slices.Contains(v.Events, id) {

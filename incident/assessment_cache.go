@@ -21,7 +21,7 @@ const assessmentFile = "assessment.json"
 
 // capabilityModel names the capability model and its rule: an Assessment
 // kept by another version is computed again.
-const capabilityModel = "capability/3"
+const capabilityModel = "capability/4"
 
 type assessmentCache struct {
 	Key        string                `json:"key"`
