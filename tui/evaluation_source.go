@@ -36,6 +36,7 @@ func evaluationSource(h *incident.Handle, over incident.EvalConfig) evaluation.S
 			}
 			return eval.ScoreWith(ctx, h.Workspace(), s, eval.Options{Run: run})
 		},
+		Kills: h.Workspace().HarnessKills,
 		Runs: func(ctx context.Context) ([]string, error) {
 			sessions, err := h.Workspace().RunSessions(ctx)
 			if err != nil {

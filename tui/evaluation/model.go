@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/cordon-ir/cordon/eval"
 	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/tui/common"
 	"github.com/cordon-ir/cordon/tui/findings"
 )
@@ -23,15 +26,20 @@ import (
 type Source struct {
 	Score func(ctx context.Context, run string) (*eval.Scorecard, error)
 	Runs  func(ctx context.Context) ([]string, error)
+	// Kills are the kills the harness's ledger recorded of the subject's
+	// agents (incident.Workspace.HarnessKills): named beside a stop
+	// control with no kill time recorded, never judged at.
+	Kills func(ctx context.Context, subject []string) (map[string]time.Time, error)
 	Run   string
 }
 
 type loadedMsg struct {
-	seq  int
-	run  string
-	sc   *eval.Scorecard
-	runs []string
-	err  error
+	seq   int
+	run   string
+	sc    *eval.Scorecard
+	runs  []string
+	kills map[string]time.Time
+	err   error
 }
 
 // row is one line of the pane: a tried test, or one of its controls.
@@ -56,6 +64,9 @@ type Model struct {
 	run    string
 	runs   []string
 	failed bool // the last load's scoring failed
+	// kills are the harness's kills of the subject when no kill time is
+	// recorded (Source.Kills)
+	kills map[string]time.Time
 }
 
 // New returns the pane; Load fills it from src.
@@ -95,6 +106,9 @@ func (m *Model) Load() tea.Cmd {
 			}
 		}
 		msg.sc, msg.err = src.Score(ctx, run)
+		if msg.err == nil && msg.sc.Kill.IsZero() && src.Kills != nil {
+			msg.kills, _ = src.Kills(ctx, msg.sc.Subject) // a hint: none without it
+		}
 		return msg
 	})
 }
@@ -138,7 +152,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			m.clamp()
 			return m, common.Send(common.ErrMsg{Err: fmt.Errorf("evaluation of %s: %w", runName(msg.run), msg.err)})
 		}
-		m.sc, m.loaded, m.failed = msg.sc, true, false
+		m.sc, m.loaded, m.failed, m.kills = msg.sc, true, false, msg.kills
 		m.rows = rowsOf(msg.sc)
 		m.clamp()
 	case tea.MouseMsg:
@@ -197,6 +211,9 @@ func (m Model) open() tea.Cmd {
 		case eval.Fired:
 			ids, what = c.Events, "the answer of "+c.Control+" on "+t.ID
 		default:
+			if hint := m.killHint(c); hint != "" {
+				return common.Send(common.StatusMsg{Text: common.Clip(hint, 200)})
+			}
 			return common.Send(common.StatusMsg{Text: common.Clip(string(c.Outcome)+": "+c.Why, 200)})
 		}
 	}
@@ -208,6 +225,22 @@ func (m Model) open() tea.Cmd {
 	return tea.Batch(
 		common.Send(common.FilterMsg{Set: evidence.IDs(ids...), Replace: true, Label: common.Clip(what, 60) + " · " + n}),
 		common.Send(common.StatusMsg{Text: "timeline filtered to " + common.Clip(what, 70) + " (esc goes back)"}))
+}
+
+// killHint is, for a stop control that could not tell because no kill
+// time is recorded, the kill the harness's ledger recorded of the whole
+// subject and where to record it ("" when it recorded none): the same
+// hint cordon eval run gives, as cordon verdict words it.
+func (m Model) killHint(c eval.ControlResult) string {
+	if c.Kind != eval.ControlStop || !m.sc.Kill.IsZero() {
+		return ""
+	}
+	t := incident.SubjectKill(m.kills, m.sc.Subject)
+	if t.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf("no kill time; the ledger killed %s at %s: d on contain.stop offers it",
+		evidence.Printable(strings.Join(m.sc.Subject, ", ")), m.clock.Format(t))
 }
 
 func (m *Model) rowsVisible() int { return max(m.com.Height-2-footRows, 1) }

@@ -170,3 +170,55 @@ func TestEvaluationPaneScoresTheRunChosen(t *testing.T) {
 		t.Errorf("scored %q, showing %q", asked, m.Scorecard().Run)
 	}
 }
+
+// TestEvaluationPaneNamesTheHarnessKill: enter on a stop control that
+// could not tell because no kill time is recorded names the kill the
+// harness's ledger recorded of the whole subject and where to record it;
+// with an agent of the subject it did not kill, or a kill time recorded,
+// it says why as before.
+func TestEvaluationPaneNamesTheHarnessKill(t *testing.T) {
+	kill := time.Date(2026, 7, 21, 10, 47, 21, 2e6, time.UTC)
+	for _, tc := range []struct {
+		name     string
+		subject  []string
+		recorded time.Time
+		want     string
+	}{
+		{"killed", []string{"agent-7"}, time.Time{}, "no kill time; the ledger killed agent-7 at 10:47:21.002: d on contain.stop offers it"},
+		{"one agent not killed", []string{"agent-7", "agent-3"}, time.Time{}, "could not tell: no kill time is recorded"},
+		{"a kill recorded", []string{"agent-7"}, kill, "could not tell: no kill time is recorded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := lipgloss.NewRenderer(io.Discard)
+			r.SetColorProfile(termenv.Ascii)
+			com := common.New(context.Background(), common.DefaultStyles(r, true), common.DefaultKeyMap(), nil)
+			sc := card()
+			sc.Subject, sc.Kill = tc.subject, tc.recorded
+			asked := false
+			m := New(com, Source{
+				Score: func(context.Context, string) (*eval.Scorecard, error) { return sc, nil },
+				Kills: func(_ context.Context, subject []string) (map[string]time.Time, error) {
+					asked = true
+					return map[string]time.Time{"agent-7": kill}, nil
+				}})
+			m.SetSize(80, 12)
+			m, _ = m.Update(m.Load()())
+			if asked != tc.recorded.IsZero() {
+				t.Errorf("kills asked %v with a kill time recorded %v", asked, !tc.recorded.IsZero())
+			}
+			for range 3 {
+				m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'j'}})
+			}
+			_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+			said := ""
+			for _, msg := range msgsOf(cmd) {
+				if s, ok := msg.(common.StatusMsg); ok {
+					said = s.Text
+				}
+			}
+			if !strings.Contains(said, tc.want) {
+				t.Errorf("enter on the stop control says %q, want %q", said, tc.want)
+			}
+		})
+	}
+}
