@@ -147,10 +147,10 @@ func openChain(ctx context.Context, js jetstream.JetStream, stream, watcher stri
 }
 
 // window is a group of receipts committed together: their lines are
-// gathered and sent as one message when the window closes (in parts of at
-// most receiptsMaxMsg compressed), each published on the condition that the chain's
-// last message is still the subject's last, so two writers of one chain
-// fail rather than fork it.
+// gathered and sent as one compressed message when the window closes (in
+// parts of at most receiptsMaxMsg when it compresses to more), each
+// published on the condition that the chain's last message is still the
+// subject's last, so two writers of one chain fail rather than fork it.
 type window struct {
 	c   *chain
 	buf []byte
@@ -264,7 +264,7 @@ func (c *chain) publish(ctx context.Context, data []byte, last string) error {
 }
 
 // parts splits lines (each ending in a newline) into runs of whole lines
-// of at most max bytes, a longer line alone; S2 never makes a part much
+// of at most limit bytes, a longer line alone; S2 never makes a part much
 // bigger than it is.
 func parts(lines []byte, limit int) func(func([]byte) bool) {
 	return func(yield func([]byte) bool) {
