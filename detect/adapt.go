@@ -37,10 +37,17 @@ type adaptState struct {
 	last    *call
 	denials []*denial            // the last window's, oldest first
 	byCall  map[string][]*denial // call id -> denials it caused
+	// lastOf is the last denial of the window per host: what a request
+	// is checked against, looked up rather than found by walking the
+	// window (an agent refused thousands of times a window made every
+	// request walk them all)
+	lastOf map[string]*denial
+	n      int // denials so far: each denial's place
 	found   []adapted
 }
 
 type denial struct {
+	n      int // its place among the agent's denials
 	t      time.Time
 	ids    []string
 	callID string
@@ -73,13 +80,11 @@ func (a *adaptation) add(_ int, ev *evidence.Event) {
 	}
 	st := a.agents[ev.Agent]
 	if st == nil {
-		st = &adaptState{calls: map[string]*call{}, byCall: map[string][]*denial{}}
+		st = &adaptState{calls: map[string]*call{}, byCall: map[string][]*denial{}, lastOf: map[string]*denial{}}
 		a.agents[ev.Agent] = st
 	}
 	from := ev.Time.Add(-a.r.Correlation.Window)
-	for len(st.denials) > 0 && st.denials[0].t.Before(from) {
-		st.denials = st.denials[1:]
-	}
+	st.expire(from)
 	switch {
 	case ev.Kind == evidence.KindToolCall:
 		c := a.e.call(ev)
@@ -139,7 +144,10 @@ func (a *adaptation) deny(st *adaptState, d *denial) {
 	if d.what == "" {
 		d.what = "request to"
 	}
+	st.n++
+	d.n = st.n
 	st.denials = append(st.denials, d)
+	st.lastOf[d.host] = d
 	if d.callID != "" {
 		st.byCall[d.callID] = append(st.byCall[d.callID], d)
 	}
@@ -173,30 +181,40 @@ func (a *adaptation) onCall(st *adaptState, c *call, from time.Time) {
 	}
 }
 
-func (st *adaptState) lastDenialOf(host string) *denial {
-	for i := len(st.denials) - 1; i >= 0; i-- {
-		if st.denials[i].host == host {
-			return st.denials[i]
+// expire drops the refusals before from: the window has passed them.
+func (st *adaptState) expire(from time.Time) {
+	for len(st.denials) > 0 && st.denials[0].t.Before(from) {
+		if d := st.denials[0]; st.lastOf[d.host] == d {
+			delete(st.lastOf, d.host)
 		}
+		st.denials = st.denials[1:]
 	}
-	return nil
 }
+
+// lastDenialOf is the window's latest refusal of host.
+func (st *adaptState) lastDenialOf(host string) *denial { return st.lastOf[host] }
 
 // lastDenialServedBy is the latest refusal of a host the evidence saw
 // the address ip serve (addrBook), and the tie as the finding says it;
 // nil when no source ties the address to a refused host: an address is
 // never taken to be a host on what the agent wrote.
+//
+// It is the latest of the window's last refusals of the hosts the book
+// ties ip to (at most maxTies).
 func (st *adaptState) lastDenialServedBy(book *addrBook, ip string) (*denial, string) {
-	for i := len(st.denials) - 1; i >= 0; i-- {
-		d := st.denials[i]
-		if d.host == "" || d.host == ip {
+	var last *denial
+	for _, t := range book.tiesOf(ip) {
+		if t.host == "" || t.host == ip {
 			continue
 		}
-		if t := book.tieOf(ip, d.host); t != nil {
-			return d, t.says(ip)
+		if d := st.lastOf[t.host]; d != nil && (last == nil || d.n > last.n) {
+			last = d
 		}
 	}
-	return nil, ""
+	if last == nil {
+		return nil, ""
+	}
+	return last, book.tieOf(ip, last.host).says(ip)
 }
 
 func (d *denial) hits(agent string, more ...hit) []hit {

@@ -102,17 +102,22 @@ func hasDirectHier(tags []string) bool {
 // tieOf is the latest observation that the address ip served host, or
 // nil when no source observed it.
 func (b *addrBook) tieOf(ip, host string) *tie {
-	p := net.ParseIP(ip)
-	if p == nil {
-		return nil
-	}
-	list := b.byIP[p.String()]
+	list := b.tiesOf(ip)
 	for i := len(list) - 1; i >= 0; i-- {
 		if list[i].host == host {
 			return &list[i]
 		}
 	}
 	return nil
+}
+
+// tiesOf is what the book holds of ip (read only).
+func (b *addrBook) tiesOf(ip string) []tie {
+	p := net.ParseIP(ip)
+	if p == nil {
+		return nil
+	}
+	return b.byIP[p.String()]
 }
 
 // says is the tie as a finding names it: which source saw the address

@@ -1,0 +1,72 @@
+package detect
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// The window's last refusal of a host, and of a host an address served,
+// looked up per host, are what walking the window newest first finds, on
+// random refusals, expiries and address ties (hosts repeated, an address
+// that is a host's name, hosts with no refusal, ties past maxTies).
+func TestAdaptationLookupIsTheWalk(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 9))
+	hosts := []string{"", "a.example", "b.example", "c.example", "d.example", "10.0.0.1", "e.example"}
+	ips := []string{"10.0.0.1", "10.0.0.2", "10.0.0.3", "::ffff:10.0.0.2", "not-an-ip"}
+	for round := range 200 {
+		st := &adaptState{calls: map[string]*call{}, byCall: map[string][]*denial{}, lastOf: map[string]*denial{}}
+		a := &adaptation{}
+		var book addrBook
+		at := time.Date(2026, 7, 21, 10, 0, 0, 0, time.UTC)
+		window := time.Duration(1+rnd.IntN(20)) * time.Second
+		for i := range 300 {
+			at = at.Add(time.Duration(rnd.IntN(1500)) * time.Millisecond)
+			if rnd.IntN(3) == 0 {
+				book.observe(&evidence.Event{ID: fmt.Sprint("t", i), Time: at, Kind: evidence.KindNetConnect, Source: evidence.SourceSensor,
+					DstIP: ips[rnd.IntN(3)], DstHost: hosts[1+rnd.IntN(len(hosts)-1)]})
+			}
+			st.expire(at.Add(-window))
+			if rnd.IntN(2) == 0 {
+				a.deny(st, &denial{t: at, ids: []string{fmt.Sprint("d", i)}, host: hosts[rnd.IntN(len(hosts))]})
+			}
+			for _, h := range hosts {
+				if got, want := st.lastDenialOf(h), walkOf(st, h); got != want {
+					t.Fatalf("round %d, event %d: last refusal of %q: got %v, want %v", round, i, h, got, want)
+				}
+			}
+			for _, ip := range ips {
+				got, gotTie := st.lastDenialServedBy(&book, ip)
+				want, wantTie := walkServedBy(st, &book, ip)
+				if got != want || gotTie != wantTie {
+					t.Fatalf("round %d, event %d: last refusal served by %s: got %v %q, want %v %q", round, i, ip, got, gotTie, want, wantTie)
+				}
+			}
+		}
+	}
+}
+
+func walkOf(st *adaptState, host string) *denial {
+	for i := len(st.denials) - 1; i >= 0; i-- {
+		if st.denials[i].host == host {
+			return st.denials[i]
+		}
+	}
+	return nil
+}
+
+func walkServedBy(st *adaptState, book *addrBook, ip string) (*denial, string) {
+	for i := len(st.denials) - 1; i >= 0; i-- {
+		d := st.denials[i]
+		if d.host == "" || d.host == ip {
+			continue
+		}
+		if t := book.tieOf(ip, d.host); t != nil {
+			return d, t.says(ip)
+		}
+	}
+	return nil, ""
+}
