@@ -43,7 +43,7 @@ type adaptState struct {
 	// request walk them all)
 	lastOf map[string]*denial
 	n      int // denials so far: each denial's place
-	found   []adapted
+	found  []adapted
 }
 
 type denial struct {

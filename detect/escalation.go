@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,12 +40,112 @@ type escalation struct {
 }
 
 type escState struct {
-	calls    map[string]*call
-	refused  []*call // refused calls, oldest first
+	calls   map[string]*call
+	refused []refusal // refused calls, oldest first
+	// byKey are the refused calls of the window per target (path,
+	// host) and call id, oldest first; at is the place of a call's last
+	// refusal. A call is checked against these rather than against
+	// every refusal of the window, which an agent refused thousands of
+	// times a window made long.
+	byKey    map[string][]refusal
+	at       map[*call]int
+	n        int // refusals so far
 	lastDeny time.Time
 	last     *call         // the agent's latest tool call
 	proxied  []proxyDenial // the proxy's refusals of its calls, oldest first
 	found    []adapted
+}
+
+// refusal is a refused call and its place among the agent's refusals.
+type refusal struct {
+	c *call
+	n int
+}
+
+// refusalKeys are the keys a refused call is found by: each path and
+// host it names (once each) and its call id.
+func refusalKeys(c *call) []string {
+	keys := make([]string, 0, len(c.paths)+len(c.hosts)+1)
+	add := func(k string) {
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	for _, p := range c.paths {
+		add("p\x00" + p)
+	}
+	for _, h := range c.hosts {
+		add("h\x00" + h)
+	}
+	add("c\x00" + c.callID)
+	return keys
+}
+
+// refuse adds c to the window's refused calls, unless it is there.
+func (st *escState) refuse(c *call) {
+	if n, ok := st.at[c]; ok && len(st.refused) > 0 && n >= st.refused[0].n {
+		return
+	}
+	st.n++
+	r := refusal{c: c, n: st.n}
+	st.refused = append(st.refused, r)
+	st.at[c] = r.n
+	for _, k := range refusalKeys(c) {
+		st.byKey[k] = append(st.byKey[k], r)
+	}
+}
+
+// expire drops the refused calls at the front of the window from before
+// from (one refused later stays behind an earlier one still in it).
+func (st *escState) expire(from time.Time) {
+	for len(st.refused) > 0 && st.refused[0].c.t.Before(from) {
+		r := st.refused[0]
+		st.refused = st.refused[1:]
+		if st.at[r.c] == r.n {
+			delete(st.at, r.c)
+		}
+		for _, k := range refusalKeys(r.c) {
+			if list := st.byKey[k]; len(list) > 0 && list[0].n == r.n {
+				if len(list) == 1 {
+					delete(st.byKey, k)
+				} else {
+					st.byKey[k] = list[1:]
+				}
+			}
+		}
+	}
+}
+
+// lastRefusedLike is the window's latest refused call other than c (by
+// call id) that names a path or host c names, or that c retries.
+func (st *escState) lastRefusedLike(c *call) *call {
+	if len(st.refused) == 0 {
+		return nil
+	}
+	start := st.refused[0].n
+	var last refusal
+	look := func(k string) {
+		list := st.byKey[k]
+		for i := len(list) - 1; i >= 0 && list[i].n >= start; i-- {
+			if list[i].c.callID == c.callID {
+				continue
+			}
+			if list[i].n > last.n {
+				last = list[i]
+			}
+			return
+		}
+	}
+	for _, p := range c.paths {
+		look("p\x00" + p)
+	}
+	for _, h := range c.hosts {
+		look("h\x00" + h)
+	}
+	if c.retryOf != "" {
+		look("c\x00" + c.retryOf)
+	}
+	return last.c
 }
 
 // proxyDenial is a refusal by the proxy of a host, taken to be the doing
@@ -134,13 +235,11 @@ func (x *escalation) add(_ int, ev *evidence.Event) {
 	}
 	st := x.agents[ev.Agent]
 	if st == nil {
-		st = &escState{calls: map[string]*call{}}
+		st = &escState{calls: map[string]*call{}, byKey: map[string][]refusal{}, at: map[*call]int{}}
 		x.agents[ev.Agent] = st
 	}
 	from := ev.Time.Add(-x.r.Correlation.Window)
-	for len(st.refused) > 0 && st.refused[0].t.Before(from) {
-		st.refused = st.refused[1:]
-	}
+	st.expire(from)
 	for len(st.proxied) > 0 && st.proxied[0].t.Before(from) {
 		st.proxied = st.proxied[1:]
 	}
@@ -156,24 +255,18 @@ func (x *escalation) add(_ int, ev *evidence.Event) {
 			st.found = append(st.found, adapted{t: c.t, hits: []hit{h},
 				desc: fmt.Sprintf("%s (%s) is not in tools_allowed [%s]", c.tool, c.callID, strings.Join(s.tools, ", "))})
 		}
-		for i := len(st.refused) - 1; i >= 0; i-- {
-			r := st.refused[i]
-			if r.callID == c.callID {
-				continue
-			}
+		// the latest refused call c shares a target with or retries
+		if r := st.lastRefusedLike(c); r != nil {
 			target := sharedTarget(r, c)
-			if target == "" && c.retryOf == r.callID {
+			if target == "" { // c retries r
 				target = "its target"
 				if t := append(append([]string{}, r.hosts...), r.paths...); len(t) > 0 {
 					target = t[0]
 				}
 			}
-			if target != "" {
-				if how := escalates(r, c); how != "" {
-					st.found = append(st.found, adapted{t: c.t, hits: []hit{{t: r.t, id: r.id, agent: r.agent}, h},
-						desc: fmt.Sprintf("%s of %s refused (%s), then %s (%s)", describe(r), target, r.callID, how, c.callID)})
-				}
-				break
+			if how := escalates(r, c); how != "" {
+				st.found = append(st.found, adapted{t: c.t, hits: []hit{{t: r.t, id: r.id, agent: r.agent}, h},
+					desc: fmt.Sprintf("%s of %s refused (%s), then %s (%s)", describe(r), target, r.callID, how, c.callID)})
 			}
 		}
 		if !st.lastDeny.IsZero() && !st.lastDeny.Before(from) && mayBypass(ev.Cmdline) && bypassRe.MatchString(ev.Cmdline) {
@@ -182,8 +275,8 @@ func (x *escalation) add(_ int, ev *evidence.Event) {
 		}
 	case isDenied(ev):
 		st.lastDeny = ev.Time
-		if c := st.calls[ev.CallID]; c != nil && !containsCall(st.refused, c) {
-			st.refused = append(st.refused, c)
+		if c := st.calls[ev.CallID]; c != nil {
+			st.refuse(c)
 		}
 		if ev.Source == evidence.SourceProxy && ev.CallID == "" && st.last != nil && ev.Time.Sub(st.last.t) <= callLink {
 			if host := destination(ev); host != "" {
@@ -245,15 +338,6 @@ func procBin(cmdline string) string {
 		return ""
 	}
 	return path.Base(s)
-}
-
-func containsCall(list []*call, c *call) bool {
-	for _, x := range list {
-		if x == c {
-			return true
-		}
-	}
-	return false
 }
 
 // sharedTarget is a path or host both calls name.

@@ -70,3 +70,69 @@ func walkServedBy(st *adaptState, book *addrBook, ip string) (*denial, string) {
 	}
 	return nil, ""
 }
+
+// The latest refused call a call shares a path or host with, or retries,
+// looked up per target, is what walking the window's refused calls newest
+// first finds: on random calls refused in and out of their time order,
+// refused again, with paths named twice, retries and windows expiring.
+func TestEscalationLookupIsTheWalk(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 5))
+	paths := []string{"/etc/a", "/etc/b", "/run/secrets/c", "/tmp/d"}
+	hosts := []string{"a.example", "b.example", "10.0.0.9"}
+	pick := func(from []string) []string {
+		var out []string
+		for range rnd.IntN(3) {
+			out = append(out, from[rnd.IntN(len(from))]) // twice, sometimes
+		}
+		return out
+	}
+	for round := range 200 {
+		st := &escState{calls: map[string]*call{}, byKey: map[string][]refusal{}, at: map[*call]int{}}
+		at := time.Date(2026, 7, 21, 10, 0, 0, 0, time.UTC)
+		window := time.Duration(1+rnd.IntN(30)) * time.Second
+		var calls []*call
+		for i := range 400 {
+			at = at.Add(time.Duration(rnd.IntN(1000)) * time.Millisecond)
+			st.expire(at.Add(-window))
+			c := &call{t: at.Add(-time.Duration(rnd.IntN(3000)) * time.Millisecond), id: fmt.Sprint("e", i), callID: fmt.Sprint("c-", rnd.IntN(60)),
+				paths: pick(paths), hosts: pick(hosts)}
+			if rnd.IntN(4) == 0 {
+				c.retryOf = fmt.Sprint("c-", rnd.IntN(60))
+			}
+			if got, want := st.lastRefusedLike(c), walkRefused(st, c); got != want {
+				t.Fatalf("round %d, call %d: got %+v, want %+v", round, i, got, want)
+			}
+			calls = append(calls, c)
+			if rnd.IntN(2) == 0 {
+				st.refuse(calls[max(0, len(calls)-1-rnd.IntN(10))]) // a call of late, maybe refused before
+			}
+			seen := map[*call]bool{}
+			for _, r := range st.refused {
+				if seen[r.c] {
+					t.Fatalf("round %d: call %s twice in the window", round, r.c.id)
+				}
+				seen[r.c] = true
+			}
+		}
+		held := 0
+		for _, list := range st.byKey {
+			held += len(list)
+		}
+		if want := len(st.refused) * 8; held > want {
+			t.Fatalf("round %d: %d entries kept for %d refused calls", round, held, len(st.refused))
+		}
+	}
+}
+
+func walkRefused(st *escState, c *call) *call {
+	for i := len(st.refused) - 1; i >= 0; i-- {
+		r := st.refused[i].c
+		if r.callID == c.callID {
+			continue
+		}
+		if sharedTarget(r, c) != "" || c.retryOf == r.callID {
+			return r
+		}
+	}
+	return nil
+}
