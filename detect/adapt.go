@@ -42,8 +42,15 @@ type adaptState struct {
 	// window (an agent refused thousands of times a window made every
 	// request walk them all)
 	lastOf map[string]*denial
+	// byPath are the window's denials of a call naming a path, per path,
+	// oldest first
+	byPath map[string][]*denial
 	n      int // denials so far: each denial's place
 	found  []adapted
+}
+
+func newAdaptState() *adaptState {
+	return &adaptState{calls: map[string]*call{}, byCall: map[string][]*denial{}, lastOf: map[string]*denial{}, byPath: map[string][]*denial{}}
 }
 
 type denial struct {
@@ -80,7 +87,7 @@ func (a *adaptation) add(_ int, ev *evidence.Event) {
 	}
 	st := a.agents[ev.Agent]
 	if st == nil {
-		st = &adaptState{calls: map[string]*call{}, byCall: map[string][]*denial{}, lastOf: map[string]*denial{}}
+		st = newAdaptState()
 		a.agents[ev.Agent] = st
 	}
 	from := ev.Time.Add(-a.r.Correlation.Window)
@@ -148,6 +155,9 @@ func (a *adaptation) deny(st *adaptState, d *denial) {
 	d.n = st.n
 	st.denials = append(st.denials, d)
 	st.lastOf[d.host] = d
+	if d.path != "" {
+		st.byPath[d.path] = append(st.byPath[d.path], d)
+	}
 	if d.callID != "" {
 		st.byCall[d.callID] = append(st.byCall[d.callID], d)
 	}
@@ -168,24 +178,46 @@ func (a *adaptation) onCall(st *adaptState, c *call, from time.Time) {
 			return
 		}
 	}
-	for i := len(st.denials) - 1; i >= 0; i-- {
-		d := st.denials[i]
-		if d.path == "" || !contains(c.paths, d.path) || d.callID == c.callID {
-			continue
-		}
+	if d := st.lastDenialOfPaths(c); d != nil {
 		if c.tool != d.tool || c.bin != d.r.bin {
 			st.found = append(st.found, adapted{t: c.t, hits: d.hits(c.agent, hit{c.t, c.id, c.agent}),
 				desc: fmt.Sprintf("%s of %s refused, then %s (%s)", d.tool, d.path, describe(c), c.callID)})
 		}
-		return
 	}
+}
+
+// lastDenialOfPaths is the window's latest denial of another call than c
+// that named a path c names.
+func (st *adaptState) lastDenialOfPaths(c *call) *denial {
+	var last *denial
+	for _, p := range c.paths {
+		list := st.byPath[p]
+		for i := len(list) - 1; i >= 0; i-- {
+			if list[i].callID == c.callID {
+				continue
+			}
+			if last == nil || list[i].n > last.n {
+				last = list[i]
+			}
+			break
+		}
+	}
+	return last
 }
 
 // expire drops the refusals before from: the window has passed them.
 func (st *adaptState) expire(from time.Time) {
 	for len(st.denials) > 0 && st.denials[0].t.Before(from) {
-		if d := st.denials[0]; st.lastOf[d.host] == d {
+		d := st.denials[0]
+		if st.lastOf[d.host] == d {
 			delete(st.lastOf, d.host)
+		}
+		if list := st.byPath[d.path]; len(list) > 0 && list[0] == d {
+			if len(list) == 1 {
+				delete(st.byPath, d.path)
+			} else {
+				st.byPath[d.path] = list[1:]
+			}
 		}
 		st.denials = st.denials[1:]
 	}

@@ -56,6 +56,10 @@ type escState struct {
 	found    []adapted
 }
 
+func newEscState() *escState {
+	return &escState{calls: map[string]*call{}, byKey: map[string][]refusal{}, at: map[*call]int{}}
+}
+
 // refusal is a refused call and its place among the agent's refusals.
 type refusal struct {
 	c *call
@@ -235,7 +239,7 @@ func (x *escalation) add(_ int, ev *evidence.Event) {
 	}
 	st := x.agents[ev.Agent]
 	if st == nil {
-		st = &escState{calls: map[string]*call{}, byKey: map[string][]refusal{}, at: map[*call]int{}}
+		st = newEscState()
 		x.agents[ev.Agent] = st
 	}
 	from := ev.Time.Add(-x.r.Correlation.Window)

@@ -9,16 +9,18 @@ import (
 	"github.com/cordon-ir/cordon/evidence"
 )
 
-// The window's last refusal of a host, and of a host an address served,
-// looked up per host, are what walking the window newest first finds, on
-// random refusals, expiries and address ties (hosts repeated, an address
+// The window's last refusal of a host, of a host an address served, and
+// of another call naming a path a call names, looked up, are what walking
+// the window newest first finds, on random refusals, expiries and address
+// ties (hosts repeated, an address
 // that is a host's name, hosts with no refusal, ties past maxTies).
 func TestAdaptationLookupIsTheWalk(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(7, 9))
 	hosts := []string{"", "a.example", "b.example", "c.example", "d.example", "10.0.0.1", "e.example"}
+	paths := []string{"", "/etc/a", "/etc/b", "/run/secrets/c"}
 	ips := []string{"10.0.0.1", "10.0.0.2", "10.0.0.3", "::ffff:10.0.0.2", "not-an-ip"}
 	for round := range 200 {
-		st := &adaptState{calls: map[string]*call{}, byCall: map[string][]*denial{}, lastOf: map[string]*denial{}}
+		st := newAdaptState()
 		a := &adaptation{}
 		var book addrBook
 		at := time.Date(2026, 7, 21, 10, 0, 0, 0, time.UTC)
@@ -31,12 +33,20 @@ func TestAdaptationLookupIsTheWalk(t *testing.T) {
 			}
 			st.expire(at.Add(-window))
 			if rnd.IntN(2) == 0 {
-				a.deny(st, &denial{t: at, ids: []string{fmt.Sprint("d", i)}, host: hosts[rnd.IntN(len(hosts))]})
+				a.deny(st, &denial{t: at, ids: []string{fmt.Sprint("d", i)}, host: hosts[rnd.IntN(len(hosts))],
+					path: paths[rnd.IntN(len(paths))], callID: fmt.Sprint("c-", rnd.IntN(8))})
 			}
 			for _, h := range hosts {
 				if got, want := st.lastDenialOf(h), walkOf(st, h); got != want {
 					t.Fatalf("round %d, event %d: last refusal of %q: got %v, want %v", round, i, h, got, want)
 				}
+			}
+			c := &call{callID: fmt.Sprint("c-", rnd.IntN(8))}
+			for range rnd.IntN(3) {
+				c.paths = append(c.paths, paths[rnd.IntN(len(paths))])
+			}
+			if got, want := st.lastDenialOfPaths(c), walkPaths(st, c); got != want {
+				t.Fatalf("round %d, event %d: last refusal of a path of %+v: got %v, want %v", round, i, c, got, want)
 			}
 			for _, ip := range ips {
 				got, gotTie := st.lastDenialServedBy(&book, ip)
@@ -54,6 +64,17 @@ func walkOf(st *adaptState, host string) *denial {
 		if st.denials[i].host == host {
 			return st.denials[i]
 		}
+	}
+	return nil
+}
+
+func walkPaths(st *adaptState, c *call) *denial {
+	for i := len(st.denials) - 1; i >= 0; i-- {
+		d := st.denials[i]
+		if d.path == "" || !contains(c.paths, d.path) || d.callID == c.callID {
+			continue
+		}
+		return d
 	}
 	return nil
 }
@@ -87,7 +108,7 @@ func TestEscalationLookupIsTheWalk(t *testing.T) {
 		return out
 	}
 	for round := range 200 {
-		st := &escState{calls: map[string]*call{}, byKey: map[string][]refusal{}, at: map[*call]int{}}
+		st := newEscState()
 		at := time.Date(2026, 7, 21, 10, 0, 0, 0, time.UTC)
 		window := time.Duration(1+rnd.IntN(30)) * time.Second
 		var calls []*call
