@@ -41,10 +41,12 @@ type AgentSummary struct {
 // maxSessionStarts bounds how many session_start records the summary reads.
 const maxSessionStarts = 5000
 
-// Agents summarizes every agent in the store, most active first. Counts come
-// from the totals kept at ingest, denials from one facet, first and last
-// seen from the store's spans (evidence.Spanner) or two one-event timeline
-// pages per agent: none of it sorts or loads the whole incident.
+// Agents summarizes every agent in the store, most active first. Counts,
+// denials, contested events and first and last seen come from what is
+// kept at ingest (evidence.AgentCounts); where the counts do not keep
+// them, from facets, the store's spans (evidence.Spanner) or two
+// one-event timeline pages per agent: none of it sorts or loads the whole
+// incident.
 func Agents(ctx context.Context, st evidence.Reader) ([]AgentSummary, error) {
 	c := st.Counts()
 	names := c.Top("agent", 0)
@@ -57,23 +59,19 @@ func Agents(ctx context.Context, st evidence.Reader) ([]AgentSummary, error) {
 		out[i] = AgentSummary{Agent: n.Value, Events: n.Count}
 		byName[n.Value] = &out[i]
 	}
-	denied, err := st.Facet(ctx, evidence.Term("decision", evidence.DecisionDeny), time.Time{}, time.Time{}, "agent", len(names)+1)
-	if err != nil {
-		return nil, fmt.Errorf("denials per agent: %w", err)
-	}
-	for _, d := range denied {
-		if a := byName[d.Value]; a != nil {
-			a.Denied = d.Count
+	if c.AgentsKept {
+		for i := range out {
+			if k := c.Agents[out[i].Agent]; k != nil {
+				out[i].Denied = k.Denied
+			}
 		}
-	}
-	contested, err := st.Facet(ctx, evidence.Term("tags", TagBindingConflict), time.Time{}, time.Time{}, "tags", 2*len(names)+2)
-	if err != nil {
-		return nil, fmt.Errorf("binding conflicts: %w", err)
-	}
-	for _, d := range contested {
-		if a := byName[strings.TrimPrefix(d.Value, "candidate:")]; a != nil && strings.HasPrefix(d.Value, "candidate:") {
-			a.Contested = d.Count
+		for name, k := range c.Agents {
+			if a := byName[name]; a != nil {
+				a.Contested = k.Contested
+			}
 		}
+	} else if err := askDenialsAndConflicts(ctx, st, byName); err != nil {
+		return nil, err
 	}
 	starts, err := st.Search(ctx, evidence.Request{Query: evidence.Term("kind", evidence.KindSessionStart), Sort: evidence.SortTime, Limit: maxSessionStarts})
 	if err != nil {
@@ -85,15 +83,13 @@ func Agents(ctx context.Context, st evidence.Reader) ([]AgentSummary, error) {
 			identify(a, ev)
 		}
 	}
-	// first and last seen: one request where the store aggregates them
-	// (evidence.Spanner); pages for the agents it does not give, and for
-	// the first event of an agent with no session record, whose identity
-	// it carries
-	var spans map[string]evidence.ValueSpan
-	if sp, ok := st.(evidence.Spanner); ok {
-		if spans, err = sp.Spans(ctx, "agent"); err != nil {
-			return nil, fmt.Errorf("agents' first and last events: %w", err)
-		}
+	// first and last seen: from the counts where they know both, else
+	// one request where the store aggregates them (evidence.Spanner);
+	// pages for the agents it does not give, and for the first event of
+	// an agent with no session record, whose identity it carries
+	spans, err := agentSpans(ctx, st, c, out)
+	if err != nil {
+		return nil, err
 	}
 	for i := range out {
 		a := &out[i]
@@ -138,6 +134,53 @@ func Agents(ctx context.Context, st evidence.Reader) ([]AgentSummary, error) {
 		out[i].LookAlike = alike[out[i].Agent]
 	}
 	return out, nil
+}
+
+// askDenialsAndConflicts asks the store for each agent's denials and
+// contested events, for counts that do not keep them.
+func askDenialsAndConflicts(ctx context.Context, st evidence.Reader, byName map[string]*AgentSummary) error {
+	denied, err := st.Facet(ctx, evidence.Term("decision", evidence.DecisionDeny), time.Time{}, time.Time{}, "agent", len(byName)+1)
+	if err != nil {
+		return fmt.Errorf("denials per agent: %w", err)
+	}
+	for _, d := range denied {
+		if a := byName[d.Value]; a != nil {
+			a.Denied = d.Count
+		}
+	}
+	contested, err := st.Facet(ctx, evidence.Term("tags", TagBindingConflict), time.Time{}, time.Time{}, "tags", 2*len(byName)+2)
+	if err != nil {
+		return fmt.Errorf("binding conflicts: %w", err)
+	}
+	for _, d := range contested {
+		if a := byName[strings.TrimPrefix(d.Value, "candidate:")]; a != nil && strings.HasPrefix(d.Value, "candidate:") {
+			a.Contested = d.Count
+		}
+	}
+	return nil
+}
+
+// agentSpans is the first and last time of the agents in out: the
+// counts' where they know them, and when they do not know every agent's,
+// the store's aggregation if it has one.
+func agentSpans(ctx context.Context, st evidence.Reader, c evidence.Counts, out []AgentSummary) (map[string]evidence.ValueSpan, error) {
+	spans := make(map[string]evidence.ValueSpan, len(out))
+	for _, a := range out {
+		if k := c.Agents[a.Agent]; c.AgentsKept && k != nil {
+			if sp, ok := k.Span(); ok {
+				spans[a.Agent] = sp
+			}
+		}
+	}
+	sp, ok := st.(evidence.Spanner)
+	if len(spans) == len(out) || !ok {
+		return spans, nil
+	}
+	spans, err := sp.Spans(ctx, "agent")
+	if err != nil {
+		return nil, fmt.Errorf("agents' first and last events: %w", err)
+	}
+	return spans, nil
 }
 
 // identify takes the identity fields an event carries; a later session

@@ -8,7 +8,7 @@ import (
 )
 
 // TagBindingConflict marks an event a binding conflict made ambiguous.
-const TagBindingConflict = "binding-conflict"
+const TagBindingConflict = evidence.TagBindingConflict
 
 // Attribution is who an event belongs to and how that was established.
 type Attribution struct {

@@ -20,10 +20,14 @@ const (
 	TargetFrameMs = 16
 )
 
-// cmdTimeout bounds one console command run by settle: a command that
-// waits (a tick, a stream) is left behind, as the terminal would leave it
-// running in the background.
-const cmdTimeout = 2 * time.Second
+// cmdTimeout bounds how long settle waits for the console's commands: a
+// command that waits (a tick, a stream) is left behind, as the terminal
+// would leave it running in the background. maxOpens is how many times
+// the console is opened and timed.
+const (
+	cmdTimeout = time.Minute
+	maxOpens   = 5
+)
 
 // timeConsole opens the console on ws at 120x40 the way cordon open does
 // and times it, then times the frame (Update and View) of key presses that
@@ -32,19 +36,37 @@ const cmdTimeout = 2 * time.Second
 func timeConsole(ctx context.Context, ws *incident.Workspace, presses int) ([]QueryStats, error) {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
-	began := time.Now()
-	h, err := ws.Handle(incident.HandleOptions{Name: "bench"})
-	if err != nil {
-		return nil, err
+	var m tea.Model
+	var opens []time.Duration
+	for i := 0; i < min(presses, maxOpens); i++ {
+		began := time.Now()
+		h, err := ws.Handle(incident.HandleOptions{Name: "bench"})
+		if err != nil {
+			return nil, err
+		}
+		m = tui.New(h, tui.Options{Renderer: r, Dark: true, Ctx: ctx, JournalPoll: -1})
+		var last, sized time.Time
+		var cmd tea.Cmd
+		m, last = settle(m, m.Init())
+		m, cmd = m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+		m, sized = settle(m, cmd)
+		if sized.After(last) {
+			last = sized
+		}
+		drawn := time.Now()
+		_ = m.View()
+		// the time a command was left waiting is not the open's
+		opens = append(opens, last.Sub(began)+time.Since(drawn))
 	}
-	var m tea.Model = tui.New(h, tui.Options{Renderer: r, Dark: true, Ctx: ctx, JournalPoll: -1})
-	m = settle(m, m.Init())
-	m, cmd := m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	m = settle(m, cmd)
-	_ = m.View()
-	open := time.Since(began)
-	out := []QueryStats{{Name: "console open", Example: "New, first page, counts, agents, first View at 120x40", TargetMs: TargetOpenMs,
-		MedianMs: ms(open), P95Ms: ms(open), Hits: ws.Counts().Total}}
+	// the first open is the one `cordon open` makes: it reads what the
+	// workspace keeps (the detectors' result) for the first time
+	out := []QueryStats{{Name: "console open", Example: "New, first page, counts, agents, findings, first View at 120x40", TargetMs: TargetOpenMs,
+		MedianMs: ms(opens[0]), P95Ms: ms(opens[0]), Hits: ws.Counts().Total}}
+	if again := opens[1:]; len(again) > 0 {
+		sort.Slice(again, func(i, j int) bool { return again[i] < again[j] })
+		out = append(out, QueryStats{Name: "console open again", Example: "the same, in the same process", TargetMs: TargetOpenMs,
+			MedianMs: ms(quantile(again, 0.5)), P95Ms: ms(quantile(again, 0.95)), Hits: int64(len(again))})
+	}
 	for _, k := range []struct {
 		name string
 		key  tea.KeyMsg
@@ -60,7 +82,7 @@ func timeConsole(ctx context.Context, ws *incident.Workspace, presses int) ([]Qu
 			next, cmd := m.Update(k.key)
 			_ = next.View()
 			lat = append(lat, time.Since(t))
-			m = settle(next, cmd)
+			m, _ = settle(next, cmd)
 		}
 		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 		out = append(out, QueryStats{Name: k.name, Example: "Update + View at 120x40", TargetMs: TargetFrameMs,
@@ -69,40 +91,50 @@ func timeConsole(ctx context.Context, ws *incident.Workspace, presses int) ([]Qu
 	return out, nil
 }
 
-// settle runs cmd and every command its messages start, feeding the
-// messages to m, as the bubbletea runtime would.
-func settle(m tea.Model, cmd tea.Cmd) tea.Model {
-	queue := []tea.Cmd{cmd}
-	for n := 0; len(queue) > 0 && n < 10000; n++ {
-		cmd, queue = queue[0], queue[1:]
-		if cmd == nil {
-			continue
+// settle runs cmd and every command its messages start, each on its own
+// goroutine as the bubbletea runtime runs them, feeding the messages to m
+// in the order they come. Once no message has come for cmdTimeout, the
+// commands still running (a tick, a stream) are left behind, as the
+// terminal would leave them running. It returns m and when the last
+// message came.
+func settle(m tea.Model, cmd tea.Cmd) (tea.Model, time.Time) {
+	msgs := make(chan tea.Msg)
+	left := make(chan struct{})
+	defer close(left)
+	running := 0
+	start := func(c tea.Cmd) {
+		if c == nil {
+			return
 		}
-		msg, ok := run(cmd)
-		if !ok {
-			continue
-		}
-		switch msg := msg.(type) {
-		case nil, tea.QuitMsg:
-		case tea.BatchMsg:
-			queue = append(queue, msg...)
-		default:
-			var more tea.Cmd
-			m, more = m.Update(msg)
-			queue = append(queue, more)
+		running++
+		go func() {
+			select {
+			case msgs <- c():
+			case <-left:
+			}
+		}()
+	}
+	last := time.Now()
+	start(cmd)
+	for n := 0; running > 0 && n < 10000; n++ {
+		select {
+		case msg := <-msgs:
+			running--
+			last = time.Now()
+			switch msg := msg.(type) {
+			case nil, tea.QuitMsg:
+			case tea.BatchMsg:
+				for _, c := range msg {
+					start(c)
+				}
+			default:
+				var more tea.Cmd
+				m, more = m.Update(msg)
+				start(more)
+			}
+		case <-time.After(cmdTimeout):
+			return m, last
 		}
 	}
-	return m
-}
-
-// run runs a command, giving up on one that waits longer than cmdTimeout.
-func run(cmd tea.Cmd) (tea.Msg, bool) {
-	done := make(chan tea.Msg, 1)
-	go func() { done <- cmd() }()
-	select {
-	case msg := <-done:
-		return msg, true
-	case <-time.After(cmdTimeout):
-		return nil, false
-	}
+	return m, last
 }

@@ -36,8 +36,10 @@ func WriteTable(w io.Writer, r *Result) error {
 		fmt.Fprintf(tw, "detectors\t%d findings kept in %.1f s, %.1f s CPU: %.0f%% of the ingest's CPU, as cordon ingest runs them\t%s\n", r.DetectFindings,
 			r.DetectSeconds, r.DetectCPU, 100*r.DetectCPU/max(r.IngestCPU, 1e-9), verdict(r.DetectCPU <= 0.15*r.IngestCPU, "<= 15%"))
 	}
-	fmt.Fprintf(tw, "findings\t%d findings in %.1f s (built-in detectors, whole incident)\t%s\n", r.Findings, r.FindingsSeconds,
-		verdict(r.FindingsSeconds <= TargetFindingsSeconds, "<= 10 s"))
+	if r.FindingsSeconds > 0 { // 0: left out (--skip-findings)
+		fmt.Fprintf(tw, "findings\t%d findings in %.1f s (built-in detectors, whole incident)\t%s\n", r.Findings, r.FindingsSeconds,
+			verdict(r.FindingsSeconds <= TargetFindingsSeconds, "<= 10 s"))
+	}
 	if r.Dir != "" {
 		fmt.Fprintf(tw, "kept\t%s\n", r.Dir)
 	}

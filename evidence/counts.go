@@ -24,12 +24,24 @@ type Counts struct {
 	Minutes map[int64]int64 `json:"minutes"`
 	// Cut counts the events with a field cut in the index (Event.Cut).
 	Cut int64 `json:"cut,omitempty"`
+	// Agents is what the agents' summary needs of each agent, by name
+	// (AgentCounts), when AgentsKept: counts begun before they were kept
+	// (an index an earlier version wrote, a store that reads its counts
+	// from the server) have none, and the summary asks the store.
+	Agents     map[string]*AgentCounts `json:"agents,omitempty"`
+	AgentsKept bool                    `json:"agents_kept,omitempty"`
 }
 
 func (c *Counts) add(ev *Event) {
 	if c.Fields == nil {
 		c.Fields = map[string]map[string]int64{}
 		c.Minutes = map[int64]int64{}
+	}
+	if c.Total == 0 {
+		c.AgentsKept, c.Agents = true, map[string]*AgentCounts{}
+	}
+	if c.AgentsKept {
+		c.countAgent(ev, 1)
 	}
 	// Total, not a zero First, says "no event yet": a record may be dated
 	// 0001-01-01T00:00:00Z, which is the zero time.
@@ -98,6 +110,19 @@ func (c *Counts) merge(d *Counts) {
 		c.Fields = map[string]map[string]int64{}
 		c.Minutes = map[int64]int64{}
 	}
+	if c.Total == 0 {
+		c.AgentsKept, c.Agents = d.AgentsKept, nil
+	}
+	c.AgentsKept = c.AgentsKept && d.AgentsKept
+	if !c.AgentsKept {
+		c.Agents = nil
+	}
+	for name, a := range d.Agents {
+		if !c.AgentsKept {
+			break
+		}
+		c.agent(name).merge(*a)
+	}
 	if c.Total == 0 || d.First.Before(c.First) {
 		c.First = d.First
 	}
@@ -134,6 +159,13 @@ func (c Counts) clone() Counts {
 	out.Minutes = make(map[int64]int64, len(c.Minutes))
 	for k, v := range c.Minutes {
 		out.Minutes[k] = v
+	}
+	if c.Agents != nil {
+		out.Agents = make(map[string]*AgentCounts, len(c.Agents))
+		for k, v := range c.Agents {
+			a := *v
+			out.Agents[k] = &a
+		}
 	}
 	return out
 }
@@ -175,6 +207,9 @@ func (c Counts) Between(from, to time.Time) int64 {
 // remove undoes add for an event that is being replaced. The time span is
 // left as is: a replacement keeps its event's time.
 func (c *Counts) remove(ev *Event) {
+	if c.AgentsKept {
+		c.countAgent(ev, -1)
+	}
 	c.Total--
 	if len(ev.Cut) > 0 {
 		c.Cut--

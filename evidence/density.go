@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 	"time"
 )
 
@@ -130,20 +131,49 @@ func DeniedSeries(ctx context.Context, st Reader, b Buckets) ([]int64, error) {
 		return out, nil
 	}
 	q := Term("decision", DecisionDeny)
-	for i := 0; i < b.N; i++ {
-		since, until := b.Start(i), b.Start(i+1)
-		if i == b.N-1 {
-			until = b.Last.Add(time.Nanosecond)
-		}
-		counts, err := st.Facet(ctx, q, since, until, "decision", 1)
-		if err != nil {
-			return nil, fmt.Errorf("denials over time: %w", err)
-		}
-		for _, c := range counts {
-			if c.Value == DecisionDeny {
-				out[i] = c.Count
+	// a few buckets in flight: on a server each facet is a round trip
+	// (a hundred buckets of a ten-million-event case on VictoriaLogs took
+	// 0.4 s one after another)
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+		next = make(chan int)
+	)
+	for range min(deniedInFlight, b.N) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				since, until := b.Start(i), b.Start(i+1)
+				if i == b.N-1 {
+					until = b.Last.Add(time.Nanosecond)
+				}
+				counts, err := st.Facet(ctx, q, since, until, "decision", 1)
+				if err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+					continue
+				}
+				for _, c := range counts {
+					if c.Value == DecisionDeny {
+						out[i] = c.Count
+					}
+				}
 			}
-		}
+		}()
+	}
+	for i := 0; i < b.N; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("denials over time: %w", errs[0])
 	}
 	return out, nil
 }
+
+// deniedInFlight is how many of DeniedSeries's facets run at once.
+const deniedInFlight = 4

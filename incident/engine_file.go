@@ -24,7 +24,8 @@ import (
 // The kept result's file (engine/result.gob) is a sequence of parts, each
 // an 8-byte big-endian length and a gob stream of its own: the head (the
 // meta, and how many parts follow), the findings with the coverage and
-// the skews, then the capability sets in parts of capPart capabilities.
+// the skews, their event ids (not gob: decodeEvents), then the capability
+// sets in parts of capPart capabilities.
 // Each part decodes on its own, so the parts are decoded side by side: on
 // the million-event bench incident the result is 20 MB, 34,622
 // capabilities, which one gob message decoded in 360 ms of CPU, a stream
@@ -56,12 +57,15 @@ type keptHead struct {
 	Parts int      // parts after the head
 	CRC   []uint32 // each part's CRC-32C (Castagnoli)
 	// First and Last are the first and the last agent of each part
-	// (the findings part's empty): an agent's capabilities are in the
+	// (the findings' parts empty): an agent's capabilities are in the
 	// parts whose span holds its name, agents being written in order
 	First, Last []string
+	// Events is how many event ids each finding cites, in the events part
+	Events []int
 }
 
 type keptFindings struct {
+	// Findings are without their Events, which keptEvents holds
 	Findings []detect.Finding
 	Coverage capability.CoverageState
 	Skews    []detect.Skew
@@ -70,6 +74,63 @@ type keptFindings struct {
 	Holdings map[string]capability.Holding
 	// Kills are the harness's kills (detect.Result.Kills)
 	Kills map[string]time.Time
+}
+
+// The findings' event ids are the second part, not gob but the ids one
+// after the other, each after its length (a uvarint), and the head says
+// how many each finding cites. At ten million events the findings cite
+// 3.3 million ids: as strings in each finding gob made an allocation of
+// each, and as one byte slice it grew it a piece at a time; either way
+// decoding took over a second, where the part is now copied once and cut.
+
+func encodeEvents(fs []detect.Finding) (per []int, ids []byte) {
+	per = make([]int, len(fs))
+	for i, f := range fs {
+		per[i] = len(f.Events)
+		for _, id := range f.Events {
+			ids = binary.AppendUvarint(ids, uint64(len(id)))
+			ids = append(ids, id...)
+		}
+	}
+	return per, ids
+}
+
+// decodeEvents gives each finding its event ids back from the events
+// part, copied out of it.
+func decodeEvents(fs []detect.Finding, per []int, part []byte) error {
+	if len(per) != len(fs) {
+		return fmt.Errorf("event ids of %d findings for %d", len(per), len(fs))
+	}
+	total := 0
+	for _, n := range per {
+		if n < 0 || n > len(part) {
+			return fmt.Errorf("a finding of %d event ids in %d bytes", n, len(part))
+		}
+		total += n
+	}
+	all, blob, off := make([]string, total), string(part), 0
+	for i, n := range per {
+		fs[i].Events = nil
+		if n == 0 {
+			continue
+		}
+		ids := all[:n:n]
+		all = all[n:]
+		for j := range ids {
+			l, w := binary.Uvarint(part[off:])
+			if w <= 0 || l > uint64(len(part)-off-w) {
+				return fmt.Errorf("event id %d of finding %d: cut short", j, i)
+			}
+			off += w
+			ids[j] = blob[off : off+int(l)]
+			off += int(l)
+		}
+		fs[i].Events = ids
+	}
+	if off != len(part) {
+		return fmt.Errorf("%d bytes after the last event id", len(part)-off)
+	}
+	return nil
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -83,8 +144,13 @@ type capMessage struct {
 // writeKept writes k as the file's parts.
 func writeKept(w io.Writer, k keptResult) error {
 	var parts [][]any
-	parts = append(parts, []any{keptFindings{k.Findings, k.Coverage, k.Skews, k.Holdings, k.Kills}})
-	first, last := []string{""}, []string{""}
+	fs := slices.Clone(k.Findings)
+	for i := range fs {
+		fs[i].Events = nil
+	}
+	per, ids := encodeEvents(k.Findings)
+	parts = append(parts, []any{keptFindings{fs, k.Coverage, k.Skews, k.Holdings, k.Kills}}, nil)
+	first, last := []string{"", ""}, []string{"", ""}
 	var cur []any
 	n := 0
 	for _, agent := range slices.Sorted(maps.Keys(k.Capabilities)) {
@@ -105,11 +171,14 @@ func writeKept(w io.Writer, k keptResult) error {
 		parts = append(parts, cur)
 	}
 	encoded := make([][]byte, len(parts))
-	head := keptHead{Meta: k.Meta, Parts: len(parts), CRC: make([]uint32, len(parts)), First: first, Last: last}
+	head := keptHead{Meta: k.Meta, Parts: len(parts), CRC: make([]uint32, len(parts)), First: first, Last: last, Events: per}
 	for i, p := range parts {
-		b, err := encodePart(p...)
-		if err != nil {
-			return err
+		b := ids // the events part
+		if i != 1 {
+			var err error
+			if b, err = encodePart(p...); err != nil {
+				return err
+			}
 		}
 		encoded[i], head.CRC[i] = b, crc32.Checksum(b, castagnoli)
 	}
@@ -180,13 +249,16 @@ func readKept(dir string, want func(resultMeta) bool) (keptResult, error) {
 			return keptResult{}, fmt.Errorf("part %d of %d: its checksum does not match", i+1, h.Parts)
 		}
 	}
-	if len(parts) == 0 {
+	if len(parts) < 2 {
 		return keptResult{}, errors.New("the kept result has no findings part")
 	}
 	k := keptResult{Meta: h.Meta}
 	var kf keptFindings
 	if err := gob.NewDecoder(bytes.NewReader(parts[0])).Decode(&kf); err != nil {
 		return keptResult{}, fmt.Errorf("the findings part: %w", err)
+	}
+	if err := decodeEvents(kf.Findings, h.Events, parts[1]); err != nil {
+		return keptResult{}, fmt.Errorf("the findings' events: %w", err)
 	}
 	k.Findings, k.Coverage, k.Skews, k.Holdings, k.Kills = kf.Findings, kf.Coverage, kf.Skews, kf.Holdings, kf.Kills
 	if k.Holdings == nil {
@@ -204,7 +276,7 @@ func readKept(dir string, want func(resultMeta) bool) (keptResult, error) {
 	runtime.AddCleanup(m, func(unmap func() error) { unmap() }, unmap)
 	k.load = capability.Loader{
 		All: func() map[string][]*capability.Capability {
-			caps, err := decodeCaps(m.parts[1:])
+			caps, err := decodeCaps(m.parts[2:])
 			runtime.KeepAlive(m) // mapped until decoded
 			if err != nil {
 				fault(err)
@@ -213,7 +285,7 @@ func readKept(dir string, want func(resultMeta) bool) (keptResult, error) {
 		},
 		Agent: func(agent string) []*capability.Capability {
 			var of [][]byte
-			for i := 1; i < len(m.parts); i++ {
+			for i := 2; i < len(m.parts); i++ {
 				if h.First[i] <= agent && agent <= h.Last[i] {
 					of = append(of, m.parts[i])
 				}

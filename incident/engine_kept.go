@@ -33,7 +33,7 @@ const (
 	resultFile = "result.gob"
 	// engineVersion names the detectors' pass and what it keeps: a result
 	// kept by another version is computed again.
-	engineVersion = "scan/5"
+	engineVersion = "scan/6"
 )
 
 // keptResult is the file's content: the result in plain data.

@@ -102,7 +102,7 @@ func TestKeptResultFile(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, engineDir), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	k := keptResult{Meta: resultMeta{Engine: engineVersion, Evidence: "e"}, Findings: []detect.Finding{{ID: "f1", Events: []string{"a", "b"}}},
+	k := keptResult{Meta: resultMeta{Engine: engineVersion, Evidence: "e"}, Findings: []detect.Finding{{ID: "f1", Events: []string{"a", "b"}}, {ID: "f2"}, {ID: "f3", Events: []string{"", strings.Repeat("c", 300)}}},
 		Capabilities: map[string][]*capability.Capability{}}
 	for i := range 2*capPart + 3 {
 		a := fmt.Sprintf("agent-%d", i%3)

@@ -19,6 +19,7 @@ func cmdBench(e *env, c *cobra.Command) {
 	block := fs.String("blockprofile", "", "write a block profile of the same to `FILE`")
 	live := fs.Bool("live", false, "also time the console's term, bare-word and page queries once a second while the ingest runs")
 	mem := fs.String("memprofile", "", "write a heap profile taken late in the ingest to `FILE`")
+	skipFindings := fs.Bool("skip-findings", false, "with --incident, time the queries and the console only, not the whole-incident detectors")
 	store := fs.String("store", "", "keep the events in `victorialogs://host:port` instead of the index in the folder")
 	c.RunE = func(cmd *cobra.Command, rest []string) error {
 		ctx := cmd.Context()
@@ -26,7 +27,7 @@ func cmdBench(e *env, c *cobra.Command) {
 			fs.Usage()
 			return fmt.Errorf("%w: bench takes only flags, with positive --events and --queries", errUsage)
 		}
-		cfg := bench.Config{Events: *events, Dir: *dir, Keep: *keep, Queries: *queries, Incident: *inc, CPUProfile: *cpu, BlockProfile: *block, MemProfile: *mem, Live: *live, Store: *store}
+		cfg := bench.Config{Events: *events, Dir: *dir, Keep: *keep, Queries: *queries, Incident: *inc, SkipFindings: *skipFindings, CPUProfile: *cpu, BlockProfile: *block, MemProfile: *mem, Live: *live, Store: *store}
 		cfg.Log = func(s string) { fmt.Fprintln(e.stderr, "bench:", s) }
 		res, err := bench.Run(ctx, cfg)
 		if err != nil {

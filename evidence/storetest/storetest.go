@@ -62,7 +62,10 @@ func Run(t *testing.T, open func(t *testing.T) evidence.Store, events []evidence
 			t.Errorf("State = %q %v, want the last recorded", v, err)
 		}
 	})
-	t.Run("counts kept at ingest", func(t *testing.T) { checkCounts(t, st.Counts(), want) })
+	t.Run("counts kept at ingest", func(t *testing.T) {
+		checkCounts(t, st.Counts(), want)
+		checkAgentCounts(t, st.Counts(), want, true)
+	})
 	for _, text := range Queries {
 		q := evidence.MustParse(text)
 		m, err := evidence.Compile(q)
@@ -279,6 +282,9 @@ func checkReplace(t *testing.T, st evidence.Store, all []evidence.Event) {
 	for i := range picked {
 		picked[i].Agent, picked[i].AttributedVia = "agent-replaced", "src_ip"
 	}
+	// one left between two agents by a binding conflict, a candidate
+	// named twice (counted once, as a facet counts an event)
+	picked[1].Tags = []string{evidence.TagBindingConflict, "candidate:agent-x", "candidate:agent-y", "candidate:agent-x"}
 	n, err := st.Replace(ctx, append(slices.Clone(picked), evidence.Event{ID: "no-such-id", Time: all[0].Time}))
 	if err != nil || n != 3 {
 		t.Fatalf("Replace = %d %v, want 3", n, err)
@@ -293,5 +299,85 @@ func checkReplace(t *testing.T, st evidence.Store, all []evidence.Event) {
 	}
 	if ev, err := st.Get(ctx, picked[0].ID); err != nil || ev.Agent != "agent-replaced" {
 		t.Errorf("Get after Replace: agent %q %v", ev.Agent, err)
+	}
+	now := slices.Clone(all)
+	for i := range now {
+		for _, p := range picked {
+			if now[i].ID == p.ID {
+				now[i].Agent, now[i].AttributedVia, now[i].Tags = p.Agent, p.AttributedVia, p.Tags
+			}
+		}
+	}
+	checkAgentCounts(t, after, now, false)
+}
+
+// checkAgentCounts checks what the counts keep of each agent against the
+// events: the counts of events, denials and contested events exactly, a
+// first or last time where the counts give one (every one, when
+// allKnown: nothing was replaced).
+func checkAgentCounts(t *testing.T, c evidence.Counts, evs []evidence.Event, allKnown bool) {
+	t.Helper()
+	if !c.AgentsKept {
+		t.Fatal("the counts of a store filled from empty keep no agents")
+	}
+	truth := map[string]*evidence.AgentCounts{}
+	at := func(name string) *evidence.AgentCounts {
+		if truth[name] == nil {
+			truth[name] = &evidence.AgentCounts{}
+		}
+		return truth[name]
+	}
+	for _, ev := range evs {
+		a := at(ev.Agent)
+		if a.N == 0 || ev.Time.Before(a.First) {
+			a.First, a.AtFirst = ev.Time, 0
+		}
+		if a.N == 0 || ev.Time.After(a.Last) {
+			a.Last, a.AtLast = ev.Time, 0
+		}
+		a.N++
+		if ev.Decision == evidence.DecisionDeny {
+			a.Denied++
+		}
+		if slices.Contains(ev.Tags, evidence.TagBindingConflict) {
+			seen := map[string]bool{}
+			for _, tag := range ev.Tags {
+				if name, ok := strings.CutPrefix(tag, "candidate:"); ok && !seen[name] {
+					seen[name] = true
+					at(name).Contested++
+				}
+			}
+		}
+	}
+	for _, ev := range evs {
+		a := truth[ev.Agent]
+		if ev.Time.Equal(a.First) {
+			a.AtFirst++
+		}
+		if ev.Time.Equal(a.Last) {
+			a.AtLast++
+		}
+	}
+	for name, want := range truth {
+		got := c.Agents[name]
+		if got == nil {
+			t.Errorf("agent %q: not in the counts", name)
+			continue
+		}
+		if got.N != want.N || got.Denied != want.Denied || got.Contested != want.Contested {
+			t.Errorf("agent %q: %d events, %d denied, %d contested; want %d, %d, %d", name, got.N, got.Denied, got.Contested, want.N, want.Denied, want.Contested)
+		}
+		sp, known := got.Span()
+		if known && (!sp.First.Equal(want.First) || !sp.Last.Equal(want.Last) || got.AtFirst > want.AtFirst || got.AtLast > want.AtLast) {
+			t.Errorf("agent %q: span %s–%s (%d, %d at the bounds), want %s–%s (%d, %d)", name, sp.First, sp.Last, got.AtFirst, got.AtLast, want.First, want.Last, want.AtFirst, want.AtLast)
+		}
+		if !known && allKnown && want.N > 0 {
+			t.Errorf("agent %q: no span kept, nothing was replaced", name)
+		}
+	}
+	for name := range c.Agents {
+		if truth[name] == nil {
+			t.Errorf("agent %q: in the counts, not in the events", name)
+		}
 	}
 }

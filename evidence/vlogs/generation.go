@@ -103,5 +103,6 @@ func (s *Store) endWrite(d *stateDoc) bool {
 		return false
 	}
 	d.Writing, d.Generation = "", newGenerationValue()
+	s.ownGen = d.Generation
 	return true
 }

@@ -337,9 +337,14 @@ func (s *Store) Sync(ctx context.Context) error {
 	return s.settle(ctx)
 }
 
-// Close settles the batches in flight; the events stay on the server.
+// Close settles the batches in flight, and keeps the counts when this
+// store wrote (keptcounts.go); the events stay on the server.
 func (s *Store) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	return s.Sync(ctx)
+	if err := s.Sync(ctx); err != nil {
+		return err
+	}
+	s.keepWritten()
+	return nil
 }

@@ -51,6 +51,7 @@ type Store struct {
 	inflight []*inflight     // batches sent, not yet counted
 	settled  bool            // a batch was settled
 	werr     error           // a failed write: nothing after it is written
+	ownGen   string          // the generation value this store's last settled write made (keptcounts.go)
 }
 
 var _ evidence.Store = (*Store)(nil)
@@ -93,7 +94,7 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("open case %s on %s: %w", o.Case, o.Addr, err)
 	}
-	if s.counts, err = s.readCounts(ctx); err != nil {
+	if s.counts, err = s.openCounts(ctx); err != nil {
 		return nil, fmt.Errorf("open case %s on %s: %w", o.Case, o.Addr, err)
 	}
 	return s, nil
