@@ -29,6 +29,8 @@ const benchRate = 1000
 //
 //   - allow/receipts: an allowed agent (agent-14), every allow kept
 //     (sample_allows: 1), so every verdict queues a receipt;
+//   - allow/sampled: the same verdict, one allow in the built-in policy's
+//     sample_allows (100) kept, as a watcher keeps them by default;
 //   - allow/none: the same verdict, no allow kept (sample_allows: 0);
 //   - refuse: the thief (agent-12), refused, always kept.
 //
@@ -51,6 +53,7 @@ func BenchmarkVerdictLatency(b *testing.B) {
 const burstEvents = 40000
 
 func benchVerdicts(b *testing.B, loaded bool) {
+	def, _ := watch.DefaultPolicy()
 	for _, c := range []struct {
 		name   string
 		sample int
@@ -59,6 +62,7 @@ func benchVerdicts(b *testing.B, loaded bool) {
 		want   string
 	}{
 		{"allow/receipts", 1, "agent-14", "10.0.2.25", watch.Allow},
+		{"allow/sampled", def.SampleAllows, "agent-14", "10.0.2.25", watch.Allow},
 		{"allow/none", 0, "agent-14", "10.0.2.25", watch.Allow},
 		{"refuse", 100, "agent-12", "10.0.2.21", watch.Refuse},
 	} {
