@@ -60,8 +60,9 @@ type keptHead struct {
 	// (the findings' parts empty): an agent's capabilities are in the
 	// parts whose span holds its name, agents being written in order
 	First, Last []string
-	// Events is how many event ids each finding cites, in the events part
-	Events []int
+	// Events is how many event ids each finding cites, in the events
+	// part, and EventBytes how many bytes of it they take
+	Events, EventBytes []int
 }
 
 type keptFindings struct {
@@ -78,57 +79,97 @@ type keptFindings struct {
 
 // The findings' event ids are the second part, not gob but the ids one
 // after the other, each after its length (a uvarint), and the head says
-// how many each finding cites. At ten million events the findings cite
-// 3.3 million ids: as strings in each finding gob made an allocation of
-// each, and as one byte slice it grew it a piece at a time; either way
-// decoding took over a second, where the part is now copied once and cut.
+// how many each finding cites and in how many bytes. At ten million
+// events the findings cite 3.3 million ids: as strings in each finding
+// gob made an allocation of each, and as one byte slice it grew it a
+// piece at a time; either way decoding took over a second, where the part
+// is now copied once and cut, a share of the findings on each core.
 
-func encodeEvents(fs []detect.Finding) (per []int, ids []byte) {
-	per = make([]int, len(fs))
+func encodeEvents(fs []detect.Finding) (per, size []int, ids []byte) {
+	per, size = make([]int, len(fs)), make([]int, len(fs))
 	for i, f := range fs {
+		from := len(ids)
 		per[i] = len(f.Events)
 		for _, id := range f.Events {
 			ids = binary.AppendUvarint(ids, uint64(len(id)))
 			ids = append(ids, id...)
 		}
+		size[i] = len(ids) - from
 	}
-	return per, ids
+	return per, size, ids
 }
 
 // decodeEvents gives each finding its event ids back from the events
 // part, copied out of it.
-func decodeEvents(fs []detect.Finding, per []int, part []byte) error {
-	if len(per) != len(fs) {
-		return fmt.Errorf("event ids of %d findings for %d", len(per), len(fs))
+func decodeEvents(fs []detect.Finding, per, size []int, part []byte) error {
+	if len(per) != len(fs) || len(size) != len(fs) {
+		return fmt.Errorf("event ids of %d findings (%d sizes) for %d", len(per), len(size), len(fs))
 	}
 	total := 0
-	for _, n := range per {
-		if n < 0 || n > len(part) {
-			return fmt.Errorf("a finding of %d event ids in %d bytes", n, len(part))
+	for i := range per {
+		if per[i] < 0 || size[i] < per[i] || size[i] > len(part)-total {
+			return fmt.Errorf("finding %d: %d event ids in %d bytes, %d of %d left", i, per[i], size[i], len(part)-total, len(part))
 		}
-		total += n
+		total += size[i]
 	}
-	all, blob, off := make([]string, total), string(part), 0
-	for i, n := range per {
+	if total != len(part) {
+		return fmt.Errorf("%d bytes after the last event id", len(part)-total)
+	}
+	// the findings in shares of about equal bytes, one per core: the
+	// copy's first touch of fresh memory is most of the cost
+	shares := min(runtime.GOMAXPROCS(0), 4)
+	errs := make([]error, shares)
+	var wg sync.WaitGroup
+	lo, off := 0, 0
+	for sh := range shares {
+		hi, end := lo, off
+		for hi < len(fs) && (end-off < (len(part)+shares-1)/shares || sh == shares-1) {
+			end += size[hi]
+			hi++
+		}
+		wg.Add(1)
+		go func(fs []detect.Finding, per, size []int, part []byte) {
+			defer wg.Done()
+			errs[sh] = cutEvents(fs, per, size, part)
+		}(fs[lo:hi], per[lo:hi], size[lo:hi], part[off:end])
+		lo, off = hi, end
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// cutEvents decodes the ids of fs from their bytes, part, each finding's
+// in exactly its size.
+func cutEvents(fs []detect.Finding, per, size []int, part []byte) error {
+	n := 0
+	for _, k := range per {
+		n += k
+	}
+	all, blob, off := make([]string, n), string(part), 0
+	for i, k := range per {
 		fs[i].Events = nil
-		if n == 0 {
+		from := off
+		if k == 0 {
+			if size[i] != 0 {
+				return fmt.Errorf("finding %s cites no event in %d bytes", fs[i].ID, size[i])
+			}
 			continue
 		}
-		ids := all[:n:n]
-		all = all[n:]
+		ids := all[:k:k]
+		all = all[k:]
 		for j := range ids {
 			l, w := binary.Uvarint(part[off:])
 			if w <= 0 || l > uint64(len(part)-off-w) {
-				return fmt.Errorf("event id %d of finding %d: cut short", j, i)
+				return fmt.Errorf("event id %d of finding %s: cut short", j, fs[i].ID)
 			}
 			off += w
 			ids[j] = blob[off : off+int(l)]
 			off += int(l)
 		}
 		fs[i].Events = ids
-	}
-	if off != len(part) {
-		return fmt.Errorf("%d bytes after the last event id", len(part)-off)
+		if off != from+size[i] {
+			return fmt.Errorf("the event ids of finding %s take %d bytes, not %d", fs[i].ID, off-from, size[i])
+		}
 	}
 	return nil
 }
@@ -148,7 +189,7 @@ func writeKept(w io.Writer, k keptResult) error {
 	for i := range fs {
 		fs[i].Events = nil
 	}
-	per, ids := encodeEvents(k.Findings)
+	per, size, ids := encodeEvents(k.Findings)
 	parts = append(parts, []any{keptFindings{fs, k.Coverage, k.Skews, k.Holdings, k.Kills}}, nil)
 	first, last := []string{"", ""}, []string{"", ""}
 	var cur []any
@@ -171,7 +212,7 @@ func writeKept(w io.Writer, k keptResult) error {
 		parts = append(parts, cur)
 	}
 	encoded := make([][]byte, len(parts))
-	head := keptHead{Meta: k.Meta, Parts: len(parts), CRC: make([]uint32, len(parts)), First: first, Last: last, Events: per}
+	head := keptHead{Meta: k.Meta, Parts: len(parts), CRC: make([]uint32, len(parts)), First: first, Last: last, Events: per, EventBytes: size}
 	for i, p := range parts {
 		b := ids // the events part
 		if i != 1 {
@@ -257,7 +298,7 @@ func readKept(dir string, want func(resultMeta) bool) (keptResult, error) {
 	if err := gob.NewDecoder(bytes.NewReader(parts[0])).Decode(&kf); err != nil {
 		return keptResult{}, fmt.Errorf("the findings part: %w", err)
 	}
-	if err := decodeEvents(kf.Findings, h.Events, parts[1]); err != nil {
+	if err := decodeEvents(kf.Findings, h.Events, h.EventBytes, parts[1]); err != nil {
 		return keptResult{}, fmt.Errorf("the findings' events: %w", err)
 	}
 	k.Findings, k.Coverage, k.Skews, k.Holdings, k.Kills = kf.Findings, kf.Coverage, kf.Skews, kf.Holdings, kf.Kills

@@ -6,10 +6,12 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -379,6 +381,41 @@ func TestSubjectKillNeedsEveryAgent(t *testing.T) {
 		}
 		if cs.HarnessKill.IsZero() == c.killed {
 			t.Errorf("subject %v: the case's harness kill %s", c.subject, cs.HarnessKill)
+		}
+	}
+}
+
+// The findings' event ids come back as they were written, whatever the
+// shares the decoding cuts them in, and sizes that do not add up to the
+// part are an error, not ids cut in the wrong places.
+func TestKeptEventIDs(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 11))
+	for round := range 50 {
+		fs := make([]detect.Finding, rnd.IntN(12))
+		for i := range fs {
+			fs[i].ID = fmt.Sprint("f", i)
+			for range rnd.IntN(3) * rnd.IntN(200) {
+				fs[i].Events = append(fs[i].Events, strings.Repeat("x", rnd.IntN(40))+fmt.Sprint(rnd.Int()))
+			}
+		}
+		per, size, part := encodeEvents(fs)
+		got := make([]detect.Finding, len(fs))
+		for i := range got {
+			got[i].ID = fs[i].ID
+		}
+		if err := decodeEvents(got, per, size, part); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if !reflect.DeepEqual(got, fs) {
+			t.Fatalf("round %d: the ids read back differ", round)
+		}
+		if len(fs) > 1 && size[0] > 0 {
+			wrong := slices.Clone(size)
+			wrong[0]--
+			wrong[1]++
+			if err := decodeEvents(got, per, wrong, part); err == nil {
+				t.Errorf("round %d: sizes moved between findings were read", round)
+			}
 		}
 	}
 }
