@@ -133,3 +133,28 @@ func sourcesOf(ctx context.Context, ws *incident.Workspace, sc *runScope) (evide
 	}
 	return c, nil
 }
+
+// RunKills is the kills given (the harness's, Workspace.HarnessKills)
+// that fall in the run's stretches of each agent's time: with a run
+// scored, a kill of another run, or of an agent the run does not hold,
+// is not named as this run's. "" is the whole case: all of them.
+func RunKills(ctx context.Context, ws *incident.Workspace, run string, kills map[string]time.Time) (map[string]time.Time, error) {
+	if run == "" || len(kills) == 0 {
+		return kills, nil
+	}
+	sessions, err := ws.RunSessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := newRunScope(sessions, run)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]time.Time{}
+	for agent, t := range kills {
+		if sc.at(agent, t) {
+			out[agent] = t
+		}
+	}
+	return out, nil
+}

@@ -59,3 +59,36 @@ func TestEvalRunScopesOneRun(t *testing.T) {
 		t.Errorf("an unknown run: %v", err)
 	}
 }
+
+// The harness's kills, with a run scored, are only those in the run's
+// stretch of each agent's time: in persistence-after-kill the harness
+// killed r-0902a's agent-21, which is not r-0902b's kill.
+func TestRunKillsAreTheRunsOwn(t *testing.T) {
+	ws := sampleWorkspace(t, "persistence-after-kill")
+	defer ws.Close()
+	ctx := context.Background()
+	all := []string{"agent-17", "agent-19", "agent-21"}
+	kills, err := ws.HarnessKills(ctx, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kills["agent-21"].IsZero() {
+		t.Fatalf("the sample's harness kills: %v, want agent-21's", kills)
+	}
+	for run, want := range map[string][]string{"r-0902a": {"agent-21"}, "r-0902b": {"agent-17", "agent-19"}, "": all} {
+		got, err := RunKills(ctx, ws, run, kills)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range all {
+			_, named := got[a]
+			_, killed := kills[a]
+			if named != (killed && slices.Contains(want, a)) || named && !got[a].Equal(kills[a]) {
+				t.Errorf("run %q: %s's kill named %v (%s), want %v", run, a, named, got[a], killed && slices.Contains(want, a))
+			}
+		}
+	}
+	if _, err := RunKills(ctx, ws, "r-nope", kills); !errors.Is(err, ErrNoRun) {
+		t.Errorf("an unknown run: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/cordon-ir/cordon/eval"
 	"github.com/cordon-ir/cordon/incident"
@@ -36,7 +37,13 @@ func evaluationSource(h *incident.Handle, over incident.EvalConfig) evaluation.S
 			}
 			return eval.ScoreWith(ctx, h.Workspace(), s, eval.Options{Run: run})
 		},
-		Kills: h.Workspace().HarnessKills,
+		Kills: func(ctx context.Context, subject []string, run string) (map[string]time.Time, error) {
+			kills, err := h.Workspace().HarnessKills(ctx, subject)
+			if err != nil {
+				return nil, err
+			}
+			return eval.RunKills(ctx, h.Workspace(), run, kills)
+		},
 		Runs: func(ctx context.Context) ([]string, error) {
 			sessions, err := h.Workspace().RunSessions(ctx)
 			if err != nil {

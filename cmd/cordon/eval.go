@@ -233,7 +233,7 @@ func cmdEvalRun(e *env, c *cobra.Command) {
 		// stop controls judge from the case's kill time: with none, say
 		// which kill the harness's ledger records (on stderr: stdout is
 		// the scorecard)
-		writeKillHints(ctx, e, e.stderr, ws, sc.Kill, sc.Subject, *dir)
+		writeKillHints(ctx, e, e.stderr, ws, sc.Kill, sc.Subject, *dir, sc.Run)
 		if *format == "html" {
 			return eval.WriteHTML(e.stdout, sc)
 		}

@@ -163,3 +163,24 @@ func TestEvalPlan(t *testing.T) {
 		t.Errorf("a bad domain: exit %d", code)
 	}
 }
+
+// TestEvalRunNamesTheRunsKill: with no kill time recorded, eval run names
+// the kill the harness's ledger recorded of the subject, and with --run
+// only a kill in that run: agent-21 was killed in r-0902a, not r-0902b.
+func TestEvalRunNamesTheRunsKill(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ws")
+	if code, _, errOut := cordon("ingest", "--incident", dir, filepath.Join("..", "..", "sample-incidents", "persistence-after-kill")); code != 0 {
+		t.Fatal(errOut)
+	}
+	const hint = "ended agent-21's last session, killed, at 2026-09-02 14:21:04Z"
+	for run, named := range map[string]bool{"": true, "r-0902a": true, "r-0902b": false} {
+		args := []string{"eval", "run", "--incident", dir}
+		if run != "" {
+			args = append(args, "--run", run)
+		}
+		code, _, errOut := cordon(args...)
+		if code != 0 || strings.Contains(errOut, hint) != named {
+			t.Errorf("run %q: exit %d, the kill named %v, want %v:\n%s", run, code, strings.Contains(errOut, hint), named, errOut)
+		}
+	}
+}

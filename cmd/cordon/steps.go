@@ -163,7 +163,7 @@ func cmdCheck(e *env, c *cobra.Command) {
 			return err
 		}
 		if !*asJSON {
-			writeKillHints(ctx, e, e.stdout, ws, a.Kill, a.Subject, *dir)
+			writeKillHints(ctx, e, e.stdout, ws, a.Kill, a.Subject, *dir, "")
 		}
 		return incident.Verdict(a)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cordon-ir/cordon/eval"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 	"github.com/cordon-ir/cordon/playbook"
@@ -61,7 +62,7 @@ func cmdVerdict(e *env, c *cobra.Command) {
 		}
 		if at.IsZero() {
 			// the ledger's kills are of all the evidence, not what was known at --as-of
-			writeKillHints(ctx, e, e.stdout, ws, a.Kill, a.Subject, *dir)
+			writeKillHints(ctx, e, e.stdout, ws, a.Kill, a.Subject, *dir, "")
 		}
 		return incident.Verdict(a)
 	}
@@ -71,12 +72,16 @@ func cmdVerdict(e *env, c *cobra.Command) {
 // of its subject the harness's ledger says were killed, and when; and,
 // when it killed every one, the step that would record the last of those
 // kills as the case's kill time. The responder's to record: the
-// Assessment never takes it by itself.
-func writeKillHints(ctx context.Context, e *env, w io.Writer, ws *incident.Workspace, kill time.Time, subject []string, dir string) {
+// Assessment never takes it by itself. With a run scored (eval run
+// --run), only the kills in that run are named (eval.RunKills).
+func writeKillHints(ctx context.Context, e *env, w io.Writer, ws *incident.Workspace, kill time.Time, subject []string, dir, run string) {
 	if !kill.IsZero() {
 		return
 	}
 	kills, err := ws.HarnessKills(ctx, subject)
+	if err == nil {
+		kills, err = eval.RunKills(ctx, ws, run, kills)
+	}
 	if err != nil || len(kills) == 0 {
 		return
 	}
@@ -91,7 +96,11 @@ func writeKillHints(ctx context.Context, e *env, w io.Writer, ws *incident.Works
 	}
 	last := incident.SubjectKill(kills, subject)
 	if last.IsZero() {
-		writeWrapped(w, e.width(), "  ", "the ledger records no kill of "+strings.Join(alive, ", ")+": no kill time of the whole subject to offer")
+		of := strings.Join(alive, ", ")
+		if run != "" {
+			of += " in run " + evidence.Printable(run)
+		}
+		writeWrapped(w, e.width(), "  ", "the ledger records no kill of "+of+": no kill time of the whole subject to offer")
 		return
 	}
 	writeWrapped(w, e.width(), "  ", fmt.Sprintf("if that was the kill: cordon step --incident %s done contain.stop --at %s", shellQuote(dir), last.UTC().Format(time.RFC3339Nano)))

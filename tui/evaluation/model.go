@@ -27,9 +27,10 @@ type Source struct {
 	Score func(ctx context.Context, run string) (*eval.Scorecard, error)
 	Runs  func(ctx context.Context) ([]string, error)
 	// Kills are the kills the harness's ledger recorded of the subject's
-	// agents (incident.Workspace.HarnessKills): named beside a stop
-	// control with no kill time recorded, never judged at.
-	Kills func(ctx context.Context, subject []string) (map[string]time.Time, error)
+	// agents (incident.Workspace.HarnessKills), with a run scored those in
+	// the run (eval.RunKills): named beside a stop control with no kill
+	// time recorded, never judged at.
+	Kills func(ctx context.Context, subject []string, run string) (map[string]time.Time, error)
 	Run   string
 }
 
@@ -107,7 +108,7 @@ func (m *Model) Load() tea.Cmd {
 		}
 		msg.sc, msg.err = src.Score(ctx, run)
 		if msg.err == nil && msg.sc.Kill.IsZero() && src.Kills != nil {
-			msg.kills, _ = src.Kills(ctx, msg.sc.Subject) // a hint: none without it
+			msg.kills, _ = src.Kills(ctx, msg.sc.Subject, run) // a hint: none without it
 		}
 		return msg
 	})

@@ -197,7 +197,7 @@ func TestEvaluationPaneNamesTheHarnessKill(t *testing.T) {
 			asked := false
 			m := New(com, Source{
 				Score: func(context.Context, string) (*eval.Scorecard, error) { return sc, nil },
-				Kills: func(_ context.Context, subject []string) (map[string]time.Time, error) {
+				Kills: func(_ context.Context, subject []string, _ string) (map[string]time.Time, error) {
 					asked = true
 					return map[string]time.Time{"agent-7": kill}, nil
 				}})
