@@ -26,8 +26,8 @@ type Counts struct {
 	Cut int64 `json:"cut,omitempty"`
 	// Agents is what the agents' summary needs of each agent, by name
 	// (AgentCounts), when AgentsKept: counts begun before they were kept
-	// (an index an earlier version wrote, a store that reads its counts
-	// from the server) have none, and the summary asks the store.
+	// (an index an earlier version wrote) have none, and the summary asks
+	// the store.
 	Agents     map[string]*AgentCounts `json:"agents,omitempty"`
 	AgentsKept bool                    `json:"agents_kept,omitempty"`
 }
