@@ -49,8 +49,12 @@ var errOtherMeta = errors.New("the kept result is of other evidence, rules or ve
 // errKeptHead says the file does not begin with a kept result's head.
 var errKeptHead = errors.New("no kept result's head at the file's start")
 
-// capPart is how many capabilities one part of the file holds.
-const capPart = 4096
+// capPart is how many capabilities one part of the file holds, and
+// capsFrom the first such part (after the findings and their events).
+const (
+	capPart  = 4096
+	capsFrom = 2
+)
 
 type keptHead struct {
 	Meta  resultMeta
@@ -66,7 +70,7 @@ type keptHead struct {
 }
 
 type keptFindings struct {
-	// Findings are without their Events, which keptEvents holds
+	// Findings are without their Events, which the events part holds
 	Findings []detect.Finding
 	Coverage capability.CoverageState
 	Skews    []detect.Skew
@@ -184,14 +188,18 @@ type capMessage struct {
 
 // writeKept writes k as the file's parts.
 func writeKept(w io.Writer, k keptResult) error {
-	var parts [][]any
 	fs := slices.Clone(k.Findings)
 	for i := range fs {
 		fs[i].Events = nil
 	}
+	findings, err := encodePart(keptFindings{fs, k.Coverage, k.Skews, k.Holdings, k.Kills})
+	if err != nil {
+		return err
+	}
 	per, size, ids := encodeEvents(k.Findings)
-	parts = append(parts, []any{keptFindings{fs, k.Coverage, k.Skews, k.Holdings, k.Kills}}, nil)
-	first, last := []string{"", ""}, []string{"", ""}
+	encoded := [][]byte{findings, ids}
+	first, last := make([]string, capsFrom), make([]string, capsFrom)
+	var parts [][]any
 	var cur []any
 	n := 0
 	for _, agent := range slices.Sorted(maps.Keys(k.Capabilities)) {
@@ -211,17 +219,16 @@ func writeKept(w io.Writer, k keptResult) error {
 	if len(cur) > 0 {
 		parts = append(parts, cur)
 	}
-	encoded := make([][]byte, len(parts))
-	head := keptHead{Meta: k.Meta, Parts: len(parts), CRC: make([]uint32, len(parts)), First: first, Last: last, Events: per, EventBytes: size}
-	for i, p := range parts {
-		b := ids // the events part
-		if i != 1 {
-			var err error
-			if b, err = encodePart(p...); err != nil {
-				return err
-			}
+	for _, p := range parts {
+		b, err := encodePart(p...)
+		if err != nil {
+			return err
 		}
-		encoded[i], head.CRC[i] = b, crc32.Checksum(b, castagnoli)
+		encoded = append(encoded, b)
+	}
+	head := keptHead{Meta: k.Meta, Parts: len(encoded), First: first, Last: last, Events: per, EventBytes: size}
+	for _, b := range encoded {
+		head.CRC = append(head.CRC, crc32.Checksum(b, castagnoli))
 	}
 	h, err := encodePart(head)
 	if err != nil {
@@ -290,7 +297,7 @@ func readKept(dir string, want func(resultMeta) bool) (keptResult, error) {
 			return keptResult{}, fmt.Errorf("part %d of %d: its checksum does not match", i+1, h.Parts)
 		}
 	}
-	if len(parts) < 2 {
+	if len(parts) < capsFrom {
 		return keptResult{}, errors.New("the kept result has no findings part")
 	}
 	k := keptResult{Meta: h.Meta}
@@ -317,7 +324,7 @@ func readKept(dir string, want func(resultMeta) bool) (keptResult, error) {
 	runtime.AddCleanup(m, func(unmap func() error) { unmap() }, unmap)
 	k.load = capability.Loader{
 		All: func() map[string][]*capability.Capability {
-			caps, err := decodeCaps(m.parts[2:])
+			caps, err := decodeCaps(m.parts[capsFrom:])
 			runtime.KeepAlive(m) // mapped until decoded
 			if err != nil {
 				fault(err)
@@ -326,7 +333,7 @@ func readKept(dir string, want func(resultMeta) bool) (keptResult, error) {
 		},
 		Agent: func(agent string) []*capability.Capability {
 			var of [][]byte
-			for i := 2; i < len(m.parts); i++ {
+			for i := capsFrom; i < len(m.parts); i++ {
 				if h.First[i] <= agent && agent <= h.Last[i] {
 					of = append(of, m.parts[i])
 				}

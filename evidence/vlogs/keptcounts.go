@@ -87,7 +87,7 @@ func (s *Store) keepWritten() {
 	s.wmu.Lock()
 	own := s.ownGen
 	s.wmu.Unlock()
-	if own == "" || s.readOnly {
+	if own == "" { // none written (a read-only store writes none)
 		return
 	}
 	gen, err := s.Generation()
