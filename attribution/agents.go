@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/cordon-ir/cordon/evidence"
@@ -59,19 +58,17 @@ func Agents(ctx context.Context, st evidence.Reader) ([]AgentSummary, error) {
 		out[i] = AgentSummary{Agent: n.Value, Events: n.Count}
 		byName[n.Value] = &out[i]
 	}
-	if c.AgentsKept {
-		for i := range out {
-			if k := c.Agents[out[i].Agent]; k != nil {
-				out[i].Denied = k.Denied
-			}
+	if !c.AgentsKept { // counts an earlier version began: ask the store
+		answers, err := evidence.AskAgents(ctx, st, 2*len(names)+2)
+		if err != nil {
+			return nil, err
 		}
-		for name, k := range c.Agents {
-			if a := byName[name]; a != nil {
-				a.Contested = k.Contested
-			}
+		c.Agents, c.AgentsKept = answers.Counts(c.Fields["agent"]), true
+	}
+	for name, k := range c.Agents {
+		if a := byName[name]; a != nil {
+			a.Denied, a.Contested = k.Denied, k.Contested
 		}
-	} else if err := askDenialsAndConflicts(ctx, st, byName); err != nil {
-		return nil, err
 	}
 	starts, err := st.Search(ctx, evidence.Request{Query: evidence.Term("kind", evidence.KindSessionStart), Sort: evidence.SortTime, Limit: maxSessionStarts})
 	if err != nil {
@@ -136,37 +133,13 @@ func Agents(ctx context.Context, st evidence.Reader) ([]AgentSummary, error) {
 	return out, nil
 }
 
-// askDenialsAndConflicts asks the store for each agent's denials and
-// contested events, for counts that do not keep them.
-func askDenialsAndConflicts(ctx context.Context, st evidence.Reader, byName map[string]*AgentSummary) error {
-	denied, err := st.Facet(ctx, evidence.Term("decision", evidence.DecisionDeny), time.Time{}, time.Time{}, "agent", len(byName)+1)
-	if err != nil {
-		return fmt.Errorf("denials per agent: %w", err)
-	}
-	for _, d := range denied {
-		if a := byName[d.Value]; a != nil {
-			a.Denied = d.Count
-		}
-	}
-	contested, err := st.Facet(ctx, evidence.Term("tags", TagBindingConflict), time.Time{}, time.Time{}, "tags", 2*len(byName)+2)
-	if err != nil {
-		return fmt.Errorf("binding conflicts: %w", err)
-	}
-	for _, d := range contested {
-		if a := byName[strings.TrimPrefix(d.Value, "candidate:")]; a != nil && strings.HasPrefix(d.Value, "candidate:") {
-			a.Contested = d.Count
-		}
-	}
-	return nil
-}
-
 // agentSpans is the first and last time of the agents in out: the
-// counts' where they know them, and when they do not know every agent's,
-// the store's aggregation if it has one.
+// counts' where they know them, and when they do not know every agent's
+// (a bound replaced), the store's aggregation if it has one.
 func agentSpans(ctx context.Context, st evidence.Reader, c evidence.Counts, out []AgentSummary) (map[string]evidence.ValueSpan, error) {
 	spans := make(map[string]evidence.ValueSpan, len(out))
 	for _, a := range out {
-		if k := c.Agents[a.Agent]; c.AgentsKept && k != nil {
+		if k := c.Agents[a.Agent]; k != nil {
 			if sp, ok := k.Span(); ok {
 				spans[a.Agent] = sp
 			}

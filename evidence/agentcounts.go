@@ -1,8 +1,12 @@
 package evidence
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -129,4 +133,71 @@ func (c *Counts) drop(name string) {
 	if a := c.Agents[name]; a != nil && a.N <= 0 && a.Denied <= 0 && a.Contested <= 0 {
 		delete(c.Agents, name)
 	}
+}
+
+// AgentAnswers is what a store answers of its agents when its counts do
+// not keep them (AskAgents): their spans (a Spanner's), denials per agent
+// and the contested events' tags.
+type AgentAnswers struct {
+	Spans             map[string]ValueSpan
+	Denied, Contested []Count
+}
+
+// AskAgents asks st what AgentCounts keep, the three questions at once;
+// each facet gives at most size values (at least twice the agents, and
+// two more). The spans are asked only of a Spanner.
+func AskAgents(ctx context.Context, st Reader, size int) (AgentAnswers, error) {
+	var a AgentAnswers
+	asks := []func() error{
+		func() (err error) {
+			a.Denied, err = st.Facet(ctx, Term("decision", DecisionDeny), time.Time{}, time.Time{}, "agent", size)
+			return err
+		},
+		func() (err error) {
+			a.Contested, err = st.Facet(ctx, Term("tags", TagBindingConflict), time.Time{}, time.Time{}, "tags", size)
+			return err
+		},
+	}
+	if sp, ok := st.(Spanner); ok {
+		asks = append(asks, func() (err error) { a.Spans, err = sp.Spans(ctx, "agent"); return err })
+	}
+	errs := make([]error, len(asks))
+	var wg sync.WaitGroup
+	for i, ask := range asks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = ask()
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return AgentAnswers{}, fmt.Errorf("agents' denials, conflicts and spans: %w", err)
+	}
+	return a, nil
+}
+
+// Counts makes counts' Agents from the answers and each agent's count n.
+// How many events are at an agent's first and last time was not asked:
+// one each, at least, is what is known, so that a replacement of one of
+// them makes the bound unknown rather than wrong. An agent with no span
+// has its bounds unknown.
+func (a AgentAnswers) Counts(n map[string]int64) map[string]*AgentCounts {
+	c := Counts{Agents: map[string]*AgentCounts{}}
+	for name, k := range n {
+		ac := c.agent(name)
+		ac.N = k
+		if sp, ok := a.Spans[name]; ok && k > 0 {
+			ac.First, ac.Last, ac.AtFirst, ac.AtLast = sp.First, sp.Last, 1, 1
+		}
+	}
+	for _, d := range a.Denied {
+		c.agent(d.Value).Denied = d.Count
+	}
+	for _, d := range a.Contested {
+		if name, ok := strings.CutPrefix(d.Value, "candidate:"); ok {
+			c.agent(name).Contested = d.Count
+		}
+	}
+	return c.Agents
 }

@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -211,70 +210,26 @@ func (s *Store) readCounts(ctx context.Context) (evidence.Counts, error) {
 		_, err := fmt.Sscan(row["n"], &c.Cut)
 		return err
 	})
-	var (
-		spans           map[string]evidence.ValueSpan
-		denied, contest []evidence.Count
-	)
-	for _, q := range []func() error{
-		func() (err error) { spans, err = s.Spans(ctx, "agent"); return err },
-		func() (err error) {
-			denied, err = s.Facet(ctx, evidence.Term("decision", evidence.DecisionDeny), time.Time{}, time.Time{}, "agent", math.MaxInt32)
-			return err
-		},
-		func() (err error) {
-			contest, err = s.Facet(ctx, evidence.Term("tags", evidence.TagBindingConflict), time.Time{}, time.Time{}, "tags", math.MaxInt32)
-			return err
-		},
-	} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if err := q(); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		}()
-	}
+	// what the counts keep of each agent, asked beside the rest
+	var agents evidence.AgentAnswers
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		sem <- struct{}{}
+		defer func() { <-sem }()
+		var err error
+		if agents, err = evidence.AskAgents(ctx, s, math.MaxInt32); err != nil {
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+		}
+	}()
 	wg.Wait()
 	if len(errs) > 0 {
 		return c, errs[0]
 	}
-	c.AgentsKept, c.Agents = true, agentCounts(c.Fields["agent"], spans, denied, contest)
+	c.AgentsKept, c.Agents = true, agents.Counts(c.Fields["agent"])
 	return c, nil
-}
-
-// agentCounts makes the counts' Agents from what the server answered:
-// each agent's count, first and last time, denials, and the contested
-// events' candidates. How many events are at the first and at the last
-// time was not asked: one each, at least, is what is known, so that a
-// replacement of one of them makes the bound unknown rather than wrong.
-func agentCounts(n map[string]int64, spans map[string]evidence.ValueSpan, denied, contested []evidence.Count) map[string]*evidence.AgentCounts {
-	out := map[string]*evidence.AgentCounts{}
-	at := func(name string) *evidence.AgentCounts {
-		if out[name] == nil {
-			out[name] = &evidence.AgentCounts{}
-		}
-		return out[name]
-	}
-	for name, k := range n {
-		a := at(name)
-		a.N = k
-		if sp, ok := spans[name]; ok && k > 0 {
-			a.First, a.Last, a.AtFirst, a.AtLast = sp.First, sp.Last, 1, 1
-		}
-	}
-	for _, d := range denied {
-		at(d.Value).Denied = d.Count
-	}
-	for _, d := range contested {
-		if name, ok := strings.CutPrefix(d.Value, "candidate:"); ok {
-			at(name).Contested = d.Count
-		}
-	}
-	return out
 }
 
 func floorMinute(t time.Time) int64 {
