@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/maphash"
 	"time"
+	"unicode/utf8"
 )
 
 // The binary form of an event, for the engine's replay log: every field
@@ -112,6 +113,28 @@ func (d *EventDecoder) Decode(b []byte, ev *Event) ([]byte, error) {
 		return nil, r.err
 	}
 	return r.b, nil
+}
+
+// ValidText reports whether every string of ev is UTF-8. A store keeps an
+// event as JSON, which writes each byte that is not as U+FFFD: only an
+// event whose text is valid reads back as it was given.
+func (ev *Event) ValidText() bool {
+	if !utf8.ValidString(ev.ID) {
+		return false
+	}
+	for _, s := range ev.stringFields() {
+		if !utf8.ValidString(*s) {
+			return false
+		}
+	}
+	for _, l := range ev.listFields() {
+		for _, s := range *l {
+			if !utf8.ValidString(s) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // The fields in the form's order (after the id and the time). A field

@@ -72,10 +72,15 @@ type logWriter struct {
 
 // newLogWriter starts a new log in dir.
 func newLogWriter(dir string) (*logWriter, error) {
+	return newLogFile(dir, replayLogFile)
+}
+
+// newLogFile starts a file of the log's form, dir/name once it ends.
+func newLogFile(dir, name string) (*logWriter, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(dir, replayLogFile+".*")
+	f, err := os.CreateTemp(dir, name+".*")
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +89,7 @@ func newLogWriter(dir string) (*logWriter, error) {
 		os.Remove(f.Name())
 		return nil, err
 	}
-	return startLogWriter(f, filepath.Join(dir, replayLogFile), false), nil
+	return startLogWriter(f, filepath.Join(dir, name), false), nil
 }
 
 // extendLogWriter writes more events at the end of dir's log, which meta
@@ -157,13 +162,28 @@ func (l *logWriter) add(ev *evidence.Event) {
 // (both by rename: a crash leaves the old pair, or a log whose meta does
 // not describe it, which is not read).
 func (l *logWriter) finish(meta replayMeta) error {
+	size, err := l.end(true)
+	if err != nil {
+		return err
+	}
+	meta.Events, meta.Bytes = l.n, size
+	b, err := json.Marshal(meta)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(filepath.Dir(l.path), replayMetaFile), b)
+}
+
+// end writes what is left, synced when sync says, and puts a new file in
+// its place; it returns the file's size.
+func (l *logWriter) end(sync bool) (int64, error) {
 	if len(l.buf) > 0 {
 		l.chunks <- l.buf
 	}
 	close(l.chunks)
 	l.chunks = nil
 	err := <-l.done
-	if err == nil {
+	if err == nil && sync {
 		err = l.f.Sync()
 	}
 	var size int64
@@ -179,18 +199,10 @@ func (l *logWriter) finish(meta replayMeta) error {
 	if err == nil && !l.extend {
 		err = os.Rename(l.f.Name(), l.path)
 	}
-	if err != nil {
-		if !l.extend {
-			_ = os.Remove(l.f.Name())
-		}
-		return err
+	if err != nil && !l.extend {
+		_ = os.Remove(l.f.Name())
 	}
-	meta.Events, meta.Bytes = l.n, size
-	b, err := json.Marshal(meta)
-	if err != nil {
-		return err
-	}
-	return writeAtomic(filepath.Join(filepath.Dir(l.path), replayMetaFile), b)
+	return size, err
 }
 
 // abandon drops the log being written (a log being extended is left
@@ -272,6 +284,85 @@ func eachLogged(ctx context.Context, path string, want int64, fn func(evidence.E
 		return fmt.Errorf("%w: %d events, its meta says %d", errReplayLog, n, want)
 	}
 	return ctx.Err()
+}
+
+// logCursor reads a file of the log's form an event at a time, its
+// chunks decoded on a goroutine of their own a chunk ahead: the merge of
+// an ingest's runs reads several side by side.
+type logCursor struct {
+	f       *os.File
+	cancel  context.CancelFunc
+	batches chan []evidence.Event
+	free    chan []evidence.Event
+	errc    chan error
+	evs     []evidence.Event
+	i       int
+	n, want int64 // events read, and how many the file holds
+	rank    int   // of cursors at events alike, the lower rank's comes first
+}
+
+// openLogCursor opens the file at path, which holds want events.
+func openLogCursor(ctx context.Context, path string, want int64, rank int) (*logCursor, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	c := &logCursor{f: f, cancel: cancel, batches: make(chan []evidence.Event, 1), free: make(chan []evidence.Event, 2),
+		errc: make(chan error, 1), want: want, rank: rank}
+	go func() {
+		defer close(c.batches)
+		c.errc <- decodeLog(ctx, bufio.NewReaderSize(f, 1<<20), fi.Size(), c.batches, c.free)
+	}()
+	return c, nil
+}
+
+// next moves to the next event (the one before it is handed back to be
+// decoded into); false at the end.
+func (c *logCursor) next() bool {
+	c.i++
+	for c.i >= len(c.evs) {
+		if c.evs != nil {
+			select {
+			case c.free <- c.evs[:0]:
+			default:
+			}
+		}
+		evs, ok := <-c.batches
+		if !ok {
+			c.evs = nil
+			return false
+		}
+		c.evs, c.i = evs, 0
+	}
+	c.n++
+	return true
+}
+
+// ev is the event the cursor is at, until next.
+func (c *logCursor) ev() *evidence.Event { return &c.evs[c.i] }
+
+// close stops the reading; once the file was read to its end, it says
+// whether it held what it should. It may be called again.
+func (c *logCursor) close() error {
+	if c.f == nil {
+		return nil
+	}
+	c.cancel()
+	for range c.batches {
+	}
+	err := <-c.errc
+	c.f.Close()
+	c.f = nil
+	if err == nil && c.n != c.want {
+		err = fmt.Errorf("%w: %d events, %d expected", errReplayLog, c.n, c.want)
+	}
+	return err
 }
 
 // decodeLog sends the log's events in batches of a chunk each. A chunk is

@@ -134,6 +134,25 @@ func (w *Workspace) ReplayedFrom() string {
 	return w.replayed
 }
 
+// IngestWroteLog says whether this process's last ingest wrote the
+// replay log from the events it stored (its intake), so that the replay
+// after it reads the log; why says why not when it did not.
+func (w *Workspace) IngestWroteLog() (wrote bool, why string) {
+	w.replayMu.Lock()
+	defer w.replayMu.Unlock()
+	if !w.ingested {
+		return false, "no ingest in this process"
+	}
+	return w.intakeWhy == "", w.intakeWhy
+}
+
+// saidIntake records why the ingest wrote no replay log ("": it did).
+func (w *Workspace) saidIntake(why string) {
+	w.replayMu.Lock()
+	w.intakeWhy, w.ingested = why, true
+	w.replayMu.Unlock()
+}
+
 // withReplay runs a replay of the workspace's events; when the replay log
 // it read proves damaged, the log is removed and the replay runs again
 // from the index.

@@ -15,9 +15,9 @@ import (
 	"github.com/cordon-ir/cordon/evidence"
 )
 
-// replayed ingests a sample into a new workspace and replays it twice:
-// the first replay reads the index and writes the replay log, the second
-// reads the log.
+// replayed ingests a sample into a new workspace and replays it: with the
+// log the ingest wrote removed, the replay reads the index and writes the
+// replay log, which a second replay reads.
 func replayed(t *testing.T, sample string) (*Workspace, detect.Result) {
 	t.Helper()
 	ctx := context.Background()
@@ -29,6 +29,7 @@ func replayed(t *testing.T, sample string) (*Workspace, detect.Result) {
 	if _, err := ws.Ingest(ctx, []string{sample}, IngestOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	dropReplayLog(t, ws) // the one the ingest wrote from its intake
 	fromIndex, err := ws.ScanWith(ctx, FindingsOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +38,17 @@ func replayed(t *testing.T, sample string) (*Workspace, detect.Result) {
 		t.Fatalf("%s: the first replay read %q", sample, from)
 	}
 	return ws, fromIndex
+}
+
+// dropReplayLog removes the workspace's replay log, so that the next
+// replay reads the index.
+func dropReplayLog(t *testing.T, ws *Workspace) {
+	t.Helper()
+	for _, f := range []string{replayLogFile, replayMetaFile} {
+		if err := os.Remove(filepath.Join(ws.Dir, engineDir, f)); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
 }
 
 func sameResult(t *testing.T, what string, got, want detect.Result) {

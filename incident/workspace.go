@@ -76,7 +76,11 @@ type Workspace struct {
 	detectorRuns int
 	replayMu     sync.Mutex
 	replayed     string // what the last replay read (ReplayedFrom)
-	rehearsal    bool   // a drill: actions are dry runs, whoever asks
+	// ingested says this process ingested; intakeWhy why its last
+	// ingest wrote no replay log from its intake ("" when it did)
+	ingested  bool
+	intakeWhy string
+	rehearsal bool // a drill: actions are dry runs, whoever asks
 	// shareRuns: several consoles read the workspace (cordon serve): the
 	// run of the detectors they share is not cancelled by whichever of
 	// them started it going away.
@@ -319,6 +323,7 @@ func (w *Workspace) Ingest(ctx context.Context, inputs []string, opt IngestOptio
 	if !w.write {
 		return nil, errors.New("incident opened read-only")
 	}
+	w.saidIntake("the ingest did not end")
 	files, err := ingest.Expand(inputs)
 	if err != nil {
 		return nil, err
@@ -327,17 +332,34 @@ func (w *Workspace) Ingest(ctx context.Context, inputs []string, opt IngestOptio
 	if err != nil {
 		return nil, err
 	}
-	res, err := ingest.Run(ctx, files, ingest.Options{
+	in, why := w.startIntake()
+	iopt := ingest.Options{
 		Format: opt.Format, Stdin: opt.Stdin, Progress: opt.Progress,
 		Rejects: w.rejects, Store: w.store, Prepare: attr.prepare,
-	})
+	}
+	if in != nil {
+		iopt.Taken = in.take
+	}
+	res, err := ingest.Run(ctx, files, iopt)
+	rewrote := false
 	if err == nil && !attr.since.IsZero() {
 		// Session records arrived after events they concern.
-		_, err = w.Attribute(ctx, attr.since)
+		var ar AttributionResult
+		ar, err = w.Attribute(ctx, attr.since)
+		rewrote = ar.Changed > 0
 	}
 	if serr := w.syncSources(ctx, files); serr != nil && err == nil {
 		err = serr
 	}
+	switch {
+	case in == nil:
+	case err != nil || ctx.Err() != nil:
+		in.abandon()
+		why = "the ingest did not end"
+	default:
+		why = in.finish(ctx, w, rewrote)
+	}
+	w.saidIntake(why)
 	// What was read was received, whether or not the run then failed.
 	if jerr := w.recordReceipts(context.WithoutCancel(ctx), opt.Actor, opt.From, res, opt.Growing, !opt.Growing); jerr != nil && err == nil {
 		err = jerr

@@ -23,6 +23,7 @@ type writer struct {
 	store   evidence.Store
 	prep    evidence.Preparer // nil when the store cannot prepare ahead
 	rejects RejectLog
+	taken   func(events, replaced []evidence.Event)
 
 	jobs chan job
 	wg   sync.WaitGroup
@@ -66,7 +67,7 @@ type job struct {
 const queuedBatches = 0
 
 func newWriter(ctx context.Context, opt Options) *writer {
-	w := &writer{ctx: ctx, store: opt.Store, rejects: opt.Rejects, jobs: make(chan job, queuedBatches)}
+	w := &writer{ctx: ctx, store: opt.Store, rejects: opt.Rejects, taken: opt.Taken, jobs: make(chan job, queuedBatches)}
 	w.prep, _ = opt.Store.(evidence.Preparer)
 	w.wg.Add(1)
 	go w.loop()
@@ -122,8 +123,11 @@ func (w *writer) write(j job) error {
 		}
 	}
 	if j.prepared != nil {
-		_, err := w.prep.IndexPrepared(w.ctx, j.prepared, j.state, j.landed, stored)
-		return err
+		if _, err := w.prep.IndexPrepared(w.ctx, j.prepared, j.state, j.landed, stored); err != nil {
+			return err
+		}
+		w.took(j)
+		return nil
 	}
 	// A store that cannot say when a batch is on disk: Run's Sync stands
 	// for all of them.
@@ -133,7 +137,15 @@ func (w *writer) write(j job) error {
 	}
 	stored(n)
 	j.landed()
+	w.took(j)
 	return nil
+}
+
+// took tells Options.Taken of a batch the store has taken.
+func (w *writer) took(j job) {
+	if w.taken != nil && len(j.events)+len(j.replace) > 0 {
+		w.taken(j.events, j.replace)
+	}
 }
 
 func (w *writer) failed() error {

@@ -43,6 +43,14 @@ type Options struct {
 	// Prepare, if set, sees every event before it is indexed, in input
 	// order (attribution sets the agent here).
 	Prepare func(*evidence.Event)
+	// Taken, if set, is called with each batch once the store has taken
+	// it, in the order the batches were read, on the goroutine that
+	// writes them: its events as the store keeps them (the fields it
+	// cut named), those already stored included (the store keeps the
+	// first), and replaced, the stored events the batch rewrote (a
+	// request's later stage). The slices are the batch's own, never
+	// reused; they must not be changed.
+	Taken func(events, replaced []evidence.Event)
 }
 
 // DefaultBatchBytes is the default Options.BatchBytes.

@@ -1,0 +1,309 @@
+package incident
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/platform"
+)
+
+// The intake is what an ingest hands the store, batch by batch
+// (ingest.Options.Taken), kept so that the ingest can write the replay
+// log itself at its end: the replay after it (the detectors an ingest
+// runs, the next command) then reads the log, and no replay decodes the
+// events back from the index.
+//
+// Each batch is sorted by time (ties by id, the index's order) and
+// written on at the end of the current run, a file of the replay log's
+// form in engine/; a batch that begins before the run's last event (the
+// next file of a multi-file ingest, a batch of a file out of order)
+// begins a new run. At the ingest's end the runs and the replay log the
+// index had when the ingest began are merged by time (k-way), each event
+// once (the store keeps the first of an id, and so does the merge: the
+// older log's, then the earlier run's), into a new replay log.
+//
+// The new log stands for the index only when nothing reached the index
+// that the intake did not see, as the index keeps it: so there is none
+// when a record replaced a stored event (a request's later stage), when
+// attribution rewrote stored events, when an event holds text that is not
+// UTF-8 (a store keeps it as JSON, which changes it), when the
+// index held events that no log of it held, or when the merged events are
+// not as many as the index holds. Then the next replay reads the index,
+// as before, and writes the log.
+
+const (
+	// intakeRun names a run: intake-N in the engine's folder.
+	intakeRun = "intake-"
+	// maxIntakeRuns bounds the runs: each is read side by side at the
+	// merge, a chunk of each in memory.
+	maxIntakeRuns = 32
+)
+
+type intake struct {
+	dir  string
+	base *replayMeta // the replay log of the index when the ingest began; nil: the index was empty
+	in   chan intakeBatch
+	done chan struct{}
+
+	// the intake's goroutine's own; read once done is closed
+	runs []int64 // each run's events, run i in intake-i
+	cur  *logWriter
+	last evidence.Event // the last event written: its time and id
+	n    int64
+	why  string // why the intake cannot stand for the index ("" while it can)
+}
+
+type intakeBatch struct {
+	events   []evidence.Event
+	replaced bool
+}
+
+// startIntake begins the intake of an ingest, or says why there is none.
+func (w *Workspace) startIntake() (*intake, string) {
+	if _, ok := w.store.(evidence.Generationer); !ok || w.isHeld() {
+		return nil, "this store keeps no replay log"
+	}
+	in := &intake{dir: filepath.Join(w.Dir, engineDir)}
+	m, _, why := w.logOfIndex()
+	switch {
+	case why == "":
+		in.base = &m
+	case w.store.Counts().Total > 0:
+		return nil, "the index held events no replay log held (" + why + ")"
+	}
+	if err := platform.Writable(w.Dir); err != nil {
+		return nil, "the workspace cannot be written: " + err.Error()
+	}
+	if err := os.MkdirAll(in.dir, 0o700); err != nil {
+		return nil, err.Error()
+	}
+	removeIntakeRuns(in.dir) // a crashed ingest's
+	in.in, in.done = make(chan intakeBatch, 2), make(chan struct{})
+	go in.loop()
+	return in, ""
+}
+
+// take is ingest.Options.Taken.
+func (in *intake) take(events, replaced []evidence.Event) {
+	in.in <- intakeBatch{events: events, replaced: len(replaced) > 0}
+}
+
+func (in *intake) loop() {
+	defer close(in.done)
+	for b := range in.in {
+		switch {
+		case in.why != "":
+		case b.replaced:
+			in.why = "a record replaced a stored event (a request's later stage)"
+		default:
+			in.add(b.events)
+		}
+	}
+	if in.cur != nil {
+		if _, err := in.cur.end(false); err != nil && in.why == "" {
+			in.why = "a run could not be written: " + err.Error()
+		}
+		in.cur = nil
+	}
+}
+
+// add writes a batch's events in time order.
+func (in *intake) add(events []evidence.Event) {
+	order := make([]int, len(events))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return eventBefore(&events[order[a]], &events[order[b]]) })
+	for _, i := range order {
+		ev := &events[i]
+		if !ev.ValidText() {
+			in.why = fmt.Sprintf("event %s holds text that is not UTF-8", ev.ID)
+			return
+		}
+		if in.cur == nil || eventBefore(ev, &in.last) {
+			if !in.newRun() {
+				return
+			}
+		}
+		in.cur.add(ev)
+		in.last.ID, in.last.Time = ev.ID, ev.Time
+		in.runs[len(in.runs)-1]++
+		in.n++
+	}
+}
+
+// newRun ends the run being written and begins the next.
+func (in *intake) newRun() bool {
+	if in.cur != nil {
+		_, err := in.cur.end(false)
+		in.cur = nil
+		if err != nil {
+			in.why = "a run could not be written: " + err.Error()
+			return false
+		}
+	}
+	if len(in.runs) == maxIntakeRuns {
+		in.why = fmt.Sprintf("the inputs cross in time more than %d times", maxIntakeRuns)
+		return false
+	}
+	lw, err := newLogFile(in.dir, fmt.Sprint(intakeRun, len(in.runs)))
+	if err != nil {
+		in.why = "a run could not be written: " + err.Error()
+		return false
+	}
+	in.cur = lw
+	in.runs = append(in.runs, 0)
+	return true
+}
+
+// abandon ends the intake of an ingest that failed.
+func (in *intake) abandon() {
+	close(in.in)
+	<-in.done
+	removeIntakeRuns(in.dir)
+}
+
+// finish ends the intake once the ingest has stored everything: it writes
+// the replay log from the runs and the log before them, and returns ""
+// when it did, else why not. rewrote says attribution rewrote stored
+// events at the ingest's end.
+func (in *intake) finish(ctx context.Context, w *Workspace, rewrote bool) string {
+	close(in.in)
+	<-in.done
+	defer removeIntakeRuns(in.dir)
+	if in.why != "" {
+		return in.why
+	}
+	if rewrote {
+		return "attribution rewrote stored events"
+	}
+	gen, err := w.store.(evidence.Generationer).Generation()
+	if err != nil || gen == "" {
+		return "the store does not say when its events last changed"
+	}
+	total, key := w.store.Counts().Total, w.evidence()
+	var cs []*logCursor
+	defer func() {
+		for _, c := range cs {
+			c.close()
+		}
+	}()
+	var held int64
+	if in.base != nil {
+		held = in.base.Events
+		c, err := openLogCursor(ctx, filepath.Join(in.dir, replayLogFile), in.base.Events, 0)
+		if err != nil {
+			return "the replay log could not be read: " + err.Error()
+		}
+		cs = append(cs, c)
+	}
+	if held+in.n < total {
+		return fmt.Sprintf("the index holds %d events, the intake and the log before it %d", total, held+in.n)
+	}
+	for i, n := range in.runs {
+		c, err := openLogCursor(ctx, filepath.Join(in.dir, fmt.Sprint(intakeRun, i)), n, len(cs))
+		if err != nil {
+			return "a run could not be read: " + err.Error()
+		}
+		cs = append(cs, c)
+	}
+	lw, err := newLogWriter(in.dir)
+	if err != nil {
+		return "no replay log can be written: " + err.Error()
+	}
+	if err := mergeLogs(cs, lw); err != nil {
+		lw.abandon()
+		return err.Error()
+	}
+	for _, c := range cs {
+		if err := c.close(); err != nil {
+			lw.abandon()
+			return err.Error()
+		}
+	}
+	cs = nil
+	if now, err := w.store.(evidence.Generationer).Generation(); err != nil || now != gen || lw.n != total {
+		lw.abandon()
+		return fmt.Sprintf("%d events merged, the index holds %d", lw.n, total)
+	}
+	meta := replayMeta{Version: replayVersion, Codec: evidence.EventCodec, Mapping: evidence.MappingVersion,
+		Generation: gen, Evidence: key}
+	if err := lw.finish(meta); err != nil {
+		return "the replay log could not be written: " + err.Error()
+	}
+	return ""
+}
+
+// mergeLogs writes the events of cs to lw in time order, each id once:
+// of events alike, the first cursor's.
+func mergeLogs(cs []*logCursor, lw *logWriter) error {
+	h := make(cursorHeap, 0, len(cs))
+	for _, c := range cs {
+		if c.next() {
+			h = append(h, c)
+		}
+	}
+	heap.Init(&h)
+	var last evidence.Event
+	for len(h) > 0 {
+		c := h[0]
+		ev := c.ev()
+		switch {
+		case lw.n > 0 && eventBefore(ev, &last):
+			return fmt.Errorf("%w: an event out of order", errReplayLog)
+		case lw.n == 0 || ev.ID != last.ID || !ev.Time.Equal(last.Time):
+			lw.add(ev)
+			last.ID, last.Time = ev.ID, ev.Time
+		}
+		if c.next() {
+			heap.Fix(&h, 0)
+		} else {
+			heap.Pop(&h)
+		}
+	}
+	return nil
+}
+
+// cursorHeap orders cursors by their events, then by rank.
+type cursorHeap []*logCursor
+
+func (h cursorHeap) Len() int { return len(h) }
+func (h cursorHeap) Less(i, j int) bool {
+	a, b := h[i].ev(), h[j].ev()
+	if eventBefore(a, b) || eventBefore(b, a) {
+		return eventBefore(a, b)
+	}
+	return h[i].rank < h[j].rank
+}
+func (h cursorHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *cursorHeap) Push(x any)   { *h = append(*h, x.(*logCursor)) }
+func (h *cursorHeap) Pop() any {
+	old := *h
+	c := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return c
+}
+
+// eventBefore is the index's order: time, then id.
+func eventBefore(a, b *evidence.Event) bool {
+	if !a.Time.Equal(b.Time) {
+		return a.Time.Before(b.Time)
+	}
+	return a.ID < b.ID
+}
+
+// removeIntakeRuns removes the runs in dir, and those a crash left.
+func removeIntakeRuns(dir string) {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), intakeRun) {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
