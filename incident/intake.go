@@ -69,6 +69,11 @@ func (w *Workspace) startIntake() (*intake, string) {
 	if _, ok := w.store.(evidence.Generationer); !ok || w.isHeld() {
 		return nil, "this store keeps no replay log"
 	}
+	if w.StoreAddr() != "" {
+		// Another writer may add to the case meanwhile, unseen by the
+		// intake and by this workspace's counts.
+		return nil, "the events live on a server other writers may add to"
+	}
 	in := &intake{dir: filepath.Join(w.Dir, engineDir)}
 	m, _, why := w.logOfIndex()
 	switch {

@@ -20,8 +20,9 @@ import (
 // The replay log (engine/events.log) holds the stored events in time
 // order, in the binary form of evidence.AppendEvent, compressed in chunks:
 // what a replay reads instead of decoding every event back from the
-// index. It is written by the replay that reads the index (the one at an
-// ingest's end, a follow's first, a --recompute), and read by every
+// index. It is written by an ingest from the events it stored (intake.go),
+// and by the replay that reads the index (a follow's first, a --recompute,
+// one after an ingest that could not write it), and read by every
 // replay after it while the index has not changed since: its meta
 // (engine/events.json) records the index's generation
 // (evidence.Generationer), which every write of events changes (in the

@@ -133,9 +133,25 @@ func detectNow(ctx context.Context, e *env, ws *incident.Workspace, quiet bool) 
 		return fmt.Errorf("the evidence is in; the detectors failed: %w (cordon findings runs them again)", err)
 	}
 	if !quiet {
-		fmt.Fprintf(e.stderr, "detectors: %s in %s, kept with the case\n", ch, time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(e.stderr, "detectors: %s in %s, kept with the case%s\n", ch, time.Since(start).Round(time.Millisecond), readFrom(ws))
 	}
 	return nil
+}
+
+// readFrom says what the detectors after an ingest read the events from,
+// when they read them: the replay log the ingest wrote, or the index and
+// why the ingest wrote no log.
+func readFrom(ws *incident.Workspace) string {
+	from := ws.ReplayedFrom()
+	switch wrote, why := ws.IngestWroteLog(); {
+	case from == "":
+		return ""
+	case from == "the replay log" && wrote:
+		return " (the events read from the replay log the ingest wrote)"
+	case !wrote && strings.HasPrefix(from, "the index"):
+		return " (the events read from the index: the ingest wrote no replay log, as " + why + ")"
+	}
+	return " (the events read from " + from + ")"
 }
 
 // printLiveRound says what a round of a follow changed in the findings,
