@@ -3,6 +3,7 @@ package incident
 import (
 	"container/heap"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -193,6 +194,16 @@ func (in *intake) finish(ctx context.Context, w *Workspace, rewrote bool) string
 		return "the store does not say when its events last changed"
 	}
 	total, key := w.store.Counts().Total, w.evidence()
+	meta := replayMeta{Version: replayVersion, Codec: evidence.EventCodec, Mapping: evidence.MappingVersion,
+		Generation: gen, Evidence: key}
+	if in.base == nil && len(in.runs) == 1 && in.n == total {
+		// one run and nothing before it (an ingest of one file in order):
+		// the run is the log
+		if err := in.keepRun(meta); err != nil {
+			return "the replay log could not be written: " + err.Error()
+		}
+		return ""
+	}
 	var cs []*logCursor
 	defer func() {
 		for _, c := range cs {
@@ -237,12 +248,38 @@ func (in *intake) finish(ctx context.Context, w *Workspace, rewrote bool) string
 		lw.abandon()
 		return fmt.Sprintf("%d events merged, the index holds %d", lw.n, total)
 	}
-	meta := replayMeta{Version: replayVersion, Codec: evidence.EventCodec, Mapping: evidence.MappingVersion,
-		Generation: gen, Evidence: key}
 	if err := lw.finish(meta); err != nil {
 		return "the replay log could not be written: " + err.Error()
 	}
 	return ""
+}
+
+// keepRun puts the one run in the log's place, with meta.
+func (in *intake) keepRun(meta replayMeta) error {
+	run := filepath.Join(in.dir, intakeRun+"0")
+	f, err := os.Open(run)
+	if err != nil {
+		return err
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(run, filepath.Join(in.dir, replayLogFile))
+	}
+	if err != nil {
+		return err
+	}
+	meta.Events, meta.Bytes = in.n, fi.Size()
+	b, err := json.Marshal(meta)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(in.dir, replayMetaFile), b)
 }
 
 // mergeLogs writes the events of cs to lw in time order, each id once:
