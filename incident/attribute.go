@@ -81,6 +81,9 @@ func (w *Workspace) Attribute(ctx context.Context, since time.Time) (Attribution
 		}
 		n, err := w.store.Replace(ctx, batch)
 		res.Changed += n
+		if err == nil && w.intaking != nil {
+			w.intaking.patch(batch)
+		}
 		batch = batch[:0]
 		return err
 	}

@@ -29,18 +29,24 @@ import (
 // once (the store keeps the first of an id, and so does the merge: the
 // older log's, then the earlier run's), into a new replay log.
 //
+// Stored events that attribution rewrote at the ingest's end (session
+// records that arrived after events they concern) are kept too, in time
+// order, and stand for the events of their ids in the merge.
+//
 // The new log stands for the index only when nothing reached the index
 // that the intake did not see, as the index keeps it: so there is none
-// when a record replaced a stored event (a request's later stage), when
-// attribution rewrote stored events, when an event holds text that is not
+// when a record replaced a stored event (a request's later stage), when an
+// event holds text that is not
 // UTF-8 (a store keeps it as JSON, which changes it), when the
 // index held events that no log of it held, or when the merged events are
 // not as many as the index holds. Then the next replay reads the index,
 // as before, and writes the log.
 
 const (
-	// intakeRun names a run: intake-N in the engine's folder.
-	intakeRun = "intake-"
+	// intakeRun names a run: intake-N in the engine's folder; the
+	// patches are intake-patch.
+	intakeRun   = "intake-"
+	intakePatch = intakeRun + "patch"
 	// maxIntakeRuns bounds the runs: each is read side by side at the
 	// merge, a chunk of each in memory.
 	maxIntakeRuns = 32
@@ -51,6 +57,14 @@ type intake struct {
 	base *replayMeta // the replay log of the index when the ingest began; nil: the index was empty
 	in   chan intakeBatch
 	done chan struct{}
+
+	// patches are the stored events attribution rewrote at the ingest's
+	// end, in time order: each stands for the event of its id in the
+	// log and the runs (the ingest's goroutine's own)
+	patches   *logWriter
+	patchN    int64
+	patchLast evidence.Event
+	patchWhy  string
 
 	// the intake's goroutine's own; read once done is closed
 	runs []int64 // each run's events, run i in intake-i
@@ -168,26 +182,67 @@ func (in *intake) newRun() bool {
 	return true
 }
 
+// patch keeps stored events attribution rewrote (Workspace.Attribute,
+// which reads them in time order), as the store keeps them.
+func (in *intake) patch(evs []evidence.Event) {
+	for i := range evs {
+		ev := &evs[i]
+		switch {
+		case in.patchWhy != "":
+			return
+		case !ev.ValidText():
+			in.patchWhy = fmt.Sprintf("event %s holds text that is not UTF-8", ev.ID)
+			return
+		case in.patches != nil && eventBefore(ev, &in.patchLast):
+			in.patchWhy = "attribution rewrote stored events out of time order"
+			return
+		case in.patches == nil:
+			lw, err := newLogFile(in.dir, intakePatch)
+			if err != nil {
+				in.patchWhy = "the events attribution rewrote could not be written: " + err.Error()
+				return
+			}
+			in.patches = lw
+		}
+		in.patches.add(ev)
+		in.patchLast.ID, in.patchLast.Time = ev.ID, ev.Time
+		in.patchN++
+	}
+}
+
+// endPatches ends the file of patches, and says why they cannot be used.
+func (in *intake) endPatches() string {
+	if in.patches == nil {
+		return in.patchWhy
+	}
+	_, err := in.patches.end(false)
+	in.patches = nil
+	if err != nil && in.patchWhy == "" {
+		in.patchWhy = "the events attribution rewrote could not be written: " + err.Error()
+	}
+	return in.patchWhy
+}
+
 // abandon ends the intake of an ingest that failed.
 func (in *intake) abandon() {
 	close(in.in)
 	<-in.done
+	in.endPatches()
 	removeIntakeRuns(in.dir)
 }
 
 // finish ends the intake once the ingest has stored everything: it writes
-// the replay log from the runs and the log before them, and returns ""
-// when it did, else why not. rewrote says attribution rewrote stored
-// events at the ingest's end.
-func (in *intake) finish(ctx context.Context, w *Workspace, rewrote bool) string {
+// the replay log from the runs, the log before them and the patches, and
+// returns "" when it did, else why not.
+func (in *intake) finish(ctx context.Context, w *Workspace) string {
 	close(in.in)
 	<-in.done
 	defer removeIntakeRuns(in.dir)
+	if why := in.endPatches(); why != "" {
+		return why
+	}
 	if in.why != "" {
 		return in.why
-	}
-	if rewrote {
-		return "attribution rewrote stored events"
 	}
 	gen, err := w.store.(evidence.Generationer).Generation()
 	if err != nil || gen == "" {
@@ -196,7 +251,7 @@ func (in *intake) finish(ctx context.Context, w *Workspace, rewrote bool) string
 	total, key := w.store.Counts().Total, w.evidence()
 	meta := replayMeta{Version: replayVersion, Codec: evidence.EventCodec, Mapping: evidence.MappingVersion,
 		Generation: gen, Evidence: key}
-	if in.base == nil && len(in.runs) == 1 && in.n == total {
+	if in.base == nil && len(in.runs) == 1 && in.patchN == 0 && in.n == total {
 		// one run and nothing before it (an ingest of one file in order):
 		// the run is the log
 		if err := in.keepRun(meta); err != nil {
@@ -210,10 +265,18 @@ func (in *intake) finish(ctx context.Context, w *Workspace, rewrote bool) string
 			c.close()
 		}
 	}()
+	if in.patchN > 0 {
+		// first: of events alike, the patch is the one kept
+		c, err := openLogCursor(ctx, filepath.Join(in.dir, intakePatch), in.patchN, 0)
+		if err != nil {
+			return "the events attribution rewrote could not be read: " + err.Error()
+		}
+		cs = append(cs, c)
+	}
 	var held int64
 	if in.base != nil {
 		held = in.base.Events
-		c, err := openLogCursor(ctx, filepath.Join(in.dir, replayLogFile), in.base.Events, 0)
+		c, err := openLogCursor(ctx, filepath.Join(in.dir, replayLogFile), in.base.Events, len(cs))
 		if err != nil {
 			return "the replay log could not be read: " + err.Error()
 		}

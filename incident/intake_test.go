@@ -79,8 +79,11 @@ func newWorkspace(t *testing.T) *Workspace {
 // On every bundled sample the ingest writes the replay log from what it
 // stored, and that log holds what a replay from the index writes: the
 // same events, every field, in the same order; the replay after the
-// ingest reads it. Where the ingest writes none it says why, and the
-// replay reads the index.
+// ingest reads it. In two samples (cloud-key-after-kill,
+// created-workload) the audit log sorts before the ledger, and attribution
+// rewrites its events at the ingest's end: the log holds them rewritten.
+// Where the ingest writes none it says why, and the replay reads the
+// index.
 func TestIngestWritesTheReplayLog(t *testing.T) {
 	samples, err := filepath.Glob(filepath.Join("..", "sample-incidents", "*", "README.md"))
 	if err != nil || len(samples) < 6 {
@@ -111,7 +114,7 @@ func TestIngestWritesTheReplayLog(t *testing.T) {
 			sameEvents(t, sample, got, indexLog(t, ws))
 		})
 	}
-	if wrote < len(samples)-3 {
+	if wrote < len(samples) {
 		t.Errorf("the ingest wrote the log for %d samples of %d", wrote, len(samples))
 	}
 }

@@ -80,6 +80,9 @@ type Workspace struct {
 	// ingest wrote no replay log from its intake ("" when it did)
 	ingested  bool
 	intakeWhy string
+	// intaking is the intake of the ingest under way, told of the events
+	// attribution rewrites at its end
+	intaking  *intake
 	rehearsal bool // a drill: actions are dry runs, whoever asks
 	// shareRuns: several consoles read the workspace (cordon serve): the
 	// run of the detectors they share is not cancelled by whichever of
@@ -341,12 +344,11 @@ func (w *Workspace) Ingest(ctx context.Context, inputs []string, opt IngestOptio
 		iopt.Taken = in.take
 	}
 	res, err := ingest.Run(ctx, files, iopt)
-	rewrote := false
 	if err == nil && !attr.since.IsZero() {
 		// Session records arrived after events they concern.
-		var ar AttributionResult
-		ar, err = w.Attribute(ctx, attr.since)
-		rewrote = ar.Changed > 0
+		w.intaking = in
+		_, err = w.Attribute(ctx, attr.since)
+		w.intaking = nil
 	}
 	if serr := w.syncSources(ctx, files); serr != nil && err == nil {
 		err = serr
@@ -357,7 +359,7 @@ func (w *Workspace) Ingest(ctx context.Context, inputs []string, opt IngestOptio
 		in.abandon()
 		why = "the ingest did not end"
 	default:
-		why = in.finish(ctx, w, rewrote)
+		why = in.finish(ctx, w)
 	}
 	w.saidIntake(why)
 	// What was read was received, whether or not the run then failed.
