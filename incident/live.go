@@ -3,6 +3,7 @@ package incident
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cordon-ir/cordon/ingest"
+	"github.com/cordon-ir/cordon/journal"
 )
 
 // IngestRun is an ingest running in the background while the store already
@@ -302,4 +304,74 @@ func IsWorkspace(dir string) bool {
 		}
 	}
 	return false
+}
+
+// Follow ingests inputs and keeps ingesting what is appended to them (and
+// what a rotation moved aside) every interval until ctx ends, attributing as
+// Ingest does. round is told each round's results.
+func (w *Workspace) Follow(ctx context.Context, inputs []string, opt IngestOptions, interval time.Duration, round func([]ingest.FileResult)) error {
+	if !w.write {
+		return errors.New("incident opened read-only")
+	}
+	attr, err := w.newAttributor(ctx)
+	if err != nil {
+		return err
+	}
+	// other commands read the index through this process while it holds
+	// it; without that they read the kept answer only
+	if stop, err := w.serveReads(); err == nil {
+		defer stop()
+	}
+	iopt := ingest.Options{
+		Format: opt.Format, Stdin: opt.Stdin, Progress: opt.Progress,
+		Rejects: w.rejects, Store: w.store, Prepare: attr.prepare,
+	}
+	var roundErr error
+	var last []ingest.FileResult
+	err = ingest.Follow(ctx, inputs, iopt, interval, func(res []ingest.FileResult) {
+		last = res
+		reattributed := false // stored events moved between agents
+		if !attr.since.IsZero() {
+			ar, err := w.Attribute(ctx, attr.since)
+			if err != nil && roundErr == nil {
+				roundErr = err
+			}
+			reattributed = err != nil || ar.Changed > 0
+			attr.since = time.Time{}
+		}
+		files, _ := ingest.Expand(inputs)
+		if err := w.syncSources(ctx, files); err != nil && roundErr == nil {
+			roundErr = err
+		}
+		if err := w.recordReceipts(context.WithoutCancel(ctx), opt.Actor, opt.From, res, true, false); err != nil && roundErr == nil {
+			roundErr = err
+		}
+		if opt.Detectors != nil && ctx.Err() == nil {
+			actor := opt.Actor
+			if actor.Name == "" {
+				actor = journal.CurrentActor(journal.ViaCLI)
+			}
+			opt.Detectors(w.followRound(ctx, actor, res, reattributed))
+		}
+		if round != nil {
+			round(res)
+		}
+	})
+	if err == nil {
+		err = roundErr
+	}
+	// what waited for order goes to the detectors as the follow ends
+	if w.live != nil && w.live.held > 0 && opt.Detectors != nil {
+		w.following.done = true
+		actor := opt.Actor
+		if actor.Name == "" {
+			actor = journal.CurrentActor(journal.ViaCLI)
+		}
+		opt.Detectors(w.followRound(context.WithoutCancel(ctx), actor, nil, false))
+	}
+	// The growth that waited for GrowthEvery is recorded as the follow ends.
+	if jerr := w.recordReceipts(context.WithoutCancel(ctx), opt.Actor, opt.From, last, true, true); jerr != nil && err == nil {
+		err = jerr
+	}
+	return err
 }
