@@ -35,12 +35,11 @@ import (
 //
 // The new log stands for the index only when nothing reached the index
 // that the intake did not see, as the index keeps it: so there is none
-// when a record replaced a stored event (a request's later stage), when an
-// event holds text that is not
-// UTF-8 (a store keeps it as JSON, which changes it), when the
-// index held events that no log of it held, or when the merged events are
-// not as many as the index holds. Then the next replay reads the index,
-// as before, and writes the log.
+// when a record replaced a stored event (a request's later stage), when
+// an event holds text that is not UTF-8 (a store keeps it as JSON, which
+// changes it), when the index held events that no log of it held, or
+// when the merged events are not as many as the index holds. Then the
+// next replay reads the index, as before, and writes the log.
 
 const (
 	// intakeRun names a run: intake-N in the engine's folder; the
