@@ -3,7 +3,6 @@ package incident
 import (
 	"container/heap"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -337,11 +336,7 @@ func (in *intake) keepRun(meta replayMeta) error {
 		return err
 	}
 	meta.Events, meta.Bytes = in.n, fi.Size()
-	b, err := json.Marshal(meta)
-	if err != nil {
-		return err
-	}
-	return writeAtomic(filepath.Join(in.dir, replayMetaFile), b)
+	return writeReplayMeta(in.dir, meta)
 }
 
 // mergeLogs writes the events of cs to lw in time order, each id once:

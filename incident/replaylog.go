@@ -168,11 +168,16 @@ func (l *logWriter) finish(meta replayMeta) error {
 		return err
 	}
 	meta.Events, meta.Bytes = l.n, size
+	return writeReplayMeta(filepath.Dir(l.path), meta)
+}
+
+// writeReplayMeta puts meta in dir, by rename.
+func writeReplayMeta(dir string, meta replayMeta) error {
 	b, err := json.Marshal(meta)
 	if err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(filepath.Dir(l.path), replayMetaFile), b)
+	return writeAtomic(filepath.Join(dir, replayMetaFile), b)
 }
 
 // end writes what is left, synced when sync says, and puts a new file in
