@@ -1,0 +1,88 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// An ingest killed three times, then run to its end: the detectors after
+// it read the index (a crash leaves no log of the index, and the ingest
+// says so), and their findings are those of a replay from the index with
+// no log at all. A later ingest of a copy of the same files (every event
+// already stored) merges its intake with the log the replay wrote, and
+// the findings stay the same.
+func TestIngestKilledThreeTimesThenTheLogIsTheIndexs(t *testing.T) {
+	sample := filepath.Join("..", "..", "sample-incidents", "credential-theft")
+	pad := filepath.Join(t.TempDir(), "ledger-pad.jsonl")
+	writeLedger(t, pad, 30000)
+	dir := filepath.Join(t.TempDir(), "incident")
+	for _, delay := range []time.Duration{30 * time.Millisecond, 300 * time.Millisecond, 600 * time.Millisecond} {
+		cmd := cordonProcess(t, "ingest", "--incident", dir, sample, pad)
+		waitFor(t, "ingest to start", func() bool {
+			_, err := os.Stat(filepath.Join(dir, "lock.pid"))
+			return err == nil
+		})
+		time.Sleep(delay)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+	}
+	code, out, errOut := cordon("ingest", "--incident", dir, sample, pad)
+	if code != 0 {
+		t.Fatalf("ingest after three kills: exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "kept with the case (the events read from") {
+		t.Fatalf("the ingest does not say what its detectors read:\n%s", errOut)
+	}
+	t.Log(detectorsLine(errOut))
+	kept := findingsJSON(t, dir)
+
+	engine := filepath.Join(dir, "engine")
+	for _, f := range []string{"events.log", "events.json"} {
+		if err := os.Remove(filepath.Join(engine, f)); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	fromIndex := findingsJSON(t, dir, "--recompute")
+	if kept != fromIndex {
+		t.Fatalf("the findings the ingest kept differ from a replay of the index:\n%s\n---\n%s", kept, fromIndex)
+	}
+
+	cp := filepath.Join(t.TempDir(), "copy")
+	if err := os.CopyFS(cp, os.DirFS(sample)); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = cordon("ingest", "--incident", dir, cp)
+	if code != 0 {
+		t.Fatalf("ingest of a copy: exit %d\n%s%s", code, out, errOut)
+	}
+	t.Log(detectorsLine(errOut))
+	if !strings.Contains(errOut, "read from the replay log the ingest wrote") {
+		t.Fatalf("after a copy of stored files the detectors did not read the log the ingest wrote:\n%s", errOut)
+	}
+	if got := findingsJSON(t, dir, "--recompute"); got != fromIndex {
+		t.Fatalf("after a copy of stored files the findings changed:\n%s\n---\n%s", got, fromIndex)
+	}
+}
+
+func findingsJSON(t *testing.T, dir string, more ...string) string {
+	t.Helper()
+	code, out, errOut := cordon(append([]string{"findings", "--incident", dir, "--json"}, more...)...)
+	if code != 0 {
+		t.Fatalf("findings %v: exit %d\n%s", more, code, errOut)
+	}
+	return out
+}
+
+// detectorsLine is the line an ingest's stderr says its detectors' answer in.
+func detectorsLine(stderr string) string {
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "detectors: ") {
+			return l
+		}
+	}
+	return "(no detectors line)"
+}
