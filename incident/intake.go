@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/cordon-ir/cordon/evidence"
@@ -53,8 +53,6 @@ const (
 type intake struct {
 	dir  string
 	base *replayMeta // the replay log of the index when the ingest began; nil: the index was empty
-	in   chan intakeBatch
-	done chan struct{}
 
 	// patches are the stored events attribution rewrote at the ingest's
 	// end, in time order: each stands for the event of its id in the
@@ -64,17 +62,12 @@ type intake struct {
 	patchLast evidence.Event
 	patchWhy  string
 
-	// the intake's goroutine's own; read once done is closed
+	// the ingest's writer's own (take); read once the ingest has ended
 	runs []int64 // each run's events, run i in intake-i
 	cur  *logWriter
 	last evidence.Event // the last event written: its time and id
 	n    int64
 	why  string // why the intake cannot stand for the index ("" while it can)
-}
-
-type intakeBatch struct {
-	events   []evidence.Event
-	replaced bool
 }
 
 // startIntake begins the intake of an ingest, or says why there is none.
@@ -102,42 +95,41 @@ func (w *Workspace) startIntake() (*intake, string) {
 		return nil, err.Error()
 	}
 	removeIntakeRuns(in.dir) // a crashed ingest's
-	in.in, in.done = make(chan intakeBatch, 2), make(chan struct{})
-	go in.loop()
 	return in, ""
 }
 
-// take is ingest.Options.Taken.
+// take is ingest.Options.Taken. It runs on the ingest's writer and
+// encodes the batch before the writer goes on, so that no batch is kept
+// longer for the intake (a batch of hostile records is megabytes); the
+// run's own goroutine compresses and writes.
 func (in *intake) take(events, replaced []evidence.Event) {
-	in.in <- intakeBatch{events: events, replaced: len(replaced) > 0}
+	switch {
+	case in.why != "":
+	case len(replaced) > 0:
+		in.why = "a record replaced a stored event (a request's later stage)"
+	default:
+		in.add(events)
+	}
 }
 
-func (in *intake) loop() {
-	defer close(in.done)
-	for b := range in.in {
-		switch {
-		case in.why != "":
-		case b.replaced:
-			in.why = "a record replaced a stored event (a request's later stage)"
-		default:
-			in.add(b.events)
-		}
+// endRuns ends the run being written.
+func (in *intake) endRuns() {
+	if in.cur == nil {
+		return
 	}
-	if in.cur != nil {
-		if _, err := in.cur.end(false); err != nil && in.why == "" {
-			in.why = "a run could not be written: " + err.Error()
-		}
-		in.cur = nil
+	if _, err := in.cur.end(false); err != nil && in.why == "" {
+		in.why = "a run could not be written: " + err.Error()
 	}
+	in.cur = nil
 }
 
 // add writes a batch's events in time order.
 func (in *intake) add(events []evidence.Event) {
-	order := make([]int, len(events))
+	order := make([]int32, len(events))
 	for i := range order {
-		order[i] = i
+		order[i] = int32(i)
 	}
-	sort.SliceStable(order, func(a, b int) bool { return eventBefore(&events[order[a]], &events[order[b]]) })
+	slices.SortStableFunc(order, func(a, b int32) int { return compareEvents(&events[a], &events[b]) })
 	for _, i := range order {
 		ev := &events[i]
 		if !ev.ValidText() {
@@ -223,8 +215,7 @@ func (in *intake) endPatches() string {
 
 // abandon ends the intake of an ingest that failed.
 func (in *intake) abandon() {
-	close(in.in)
-	<-in.done
+	in.endRuns()
 	in.endPatches()
 	removeIntakeRuns(in.dir)
 }
@@ -233,8 +224,7 @@ func (in *intake) abandon() {
 // the replay log from the runs, the log before them and the patches, and
 // returns "" when it did, else why not.
 func (in *intake) finish(ctx context.Context, w *Workspace) string {
-	close(in.in)
-	<-in.done
+	in.endRuns()
 	defer removeIntakeRuns(in.dir)
 	if why := in.endPatches(); why != "" {
 		return why
@@ -374,9 +364,8 @@ type cursorHeap []*logCursor
 
 func (h cursorHeap) Len() int { return len(h) }
 func (h cursorHeap) Less(i, j int) bool {
-	a, b := h[i].ev(), h[j].ev()
-	if eventBefore(a, b) || eventBefore(b, a) {
-		return eventBefore(a, b)
+	if c := compareEvents(h[i].ev(), h[j].ev()); c != 0 {
+		return c < 0
 	}
 	return h[i].rank < h[j].rank
 }
@@ -389,13 +378,16 @@ func (h *cursorHeap) Pop() any {
 	return c
 }
 
-// eventBefore is the index's order: time, then id.
-func eventBefore(a, b *evidence.Event) bool {
-	if !a.Time.Equal(b.Time) {
-		return a.Time.Before(b.Time)
+// compareEvents is the index's order: time, then id.
+func compareEvents(a, b *evidence.Event) int {
+	if c := a.Time.Compare(b.Time); c != 0 {
+		return c
 	}
-	return a.ID < b.ID
+	return strings.Compare(a.ID, b.ID)
 }
+
+// eventBefore says a sorts before b in the index's order.
+func eventBefore(a, b *evidence.Event) bool { return compareEvents(a, b) < 0 }
 
 // removeIntakeRuns removes the runs in dir, and those a crash left.
 func removeIntakeRuns(dir string) {
