@@ -95,20 +95,27 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// killIngest starts cordon ingest of inputs into dir in a process of its
+// own and kills it with SIGKILL delay after it took the workspace.
+func killIngest(t *testing.T, dir string, delay time.Duration, inputs ...string) {
+	t.Helper()
+	cmd := cordonProcess(t, append([]string{"ingest", "--incident", dir}, inputs...)...)
+	waitFor(t, "ingest to start", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "lock.pid"))
+		return err == nil
+	})
+	time.Sleep(delay)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+}
+
 func TestKillDuringIngestThenRerunGivesCleanCount(t *testing.T) {
 	const n = 30000
 	src := filepath.Join(t.TempDir(), "ledger.jsonl")
 	writeLedger(t, src, n)
 	for _, delay := range []time.Duration{30 * time.Millisecond, 600 * time.Millisecond} {
 		dir := filepath.Join(t.TempDir(), "incident")
-		cmd := cordonProcess(t, "ingest", "--incident", dir, src)
-		waitFor(t, "ingest to start", func() bool {
-			_, err := os.Stat(filepath.Join(dir, "lock.pid"))
-			return err == nil
-		})
-		time.Sleep(delay)
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
+		killIngest(t, dir, delay, src)
 		code, out, errOut := cordon("ingest", "--incident", dir, src)
 		if code != 0 {
 			t.Fatalf("re-run after kill at %v: exit %d\n%s%s", delay, code, out, errOut)

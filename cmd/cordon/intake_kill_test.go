@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -21,14 +20,7 @@ func TestIngestKilledThreeTimesThenTheLogIsTheIndexs(t *testing.T) {
 	writeLedger(t, pad, 30000)
 	dir := filepath.Join(t.TempDir(), "incident")
 	for _, delay := range []time.Duration{30 * time.Millisecond, 300 * time.Millisecond, 600 * time.Millisecond} {
-		cmd := cordonProcess(t, "ingest", "--incident", dir, sample, pad)
-		waitFor(t, "ingest to start", func() bool {
-			_, err := os.Stat(filepath.Join(dir, "lock.pid"))
-			return err == nil
-		})
-		time.Sleep(delay)
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
+		killIngest(t, dir, delay, sample, pad)
 	}
 	code, out, errOut := cordon("ingest", "--incident", dir, sample, pad)
 	if code != 0 {
