@@ -54,20 +54,59 @@ type intake struct {
 	dir  string
 	base *replayMeta // the replay log of the index when the ingest began; nil: the index was empty
 
+	// the ingest's writer's own (take); read once the ingest has ended
+	runs []*intakeFile // run i in intake-i; the last is being written
+	why  string        // why the intake cannot stand for the index ("" while it can)
+
 	// patches are the stored events attribution rewrote at the ingest's
 	// end, in time order: each stands for the event of its id in the
 	// log and the runs (the ingest's goroutine's own)
-	patches   *logWriter
-	patchN    int64
-	patchLast evidence.Event
-	patchWhy  string
+	patches  *intakeFile
+	patchWhy string
+}
 
-	// the ingest's writer's own (take); read once the ingest has ended
-	runs []int64 // each run's events, run i in intake-i
-	cur  *logWriter
-	last evidence.Event // the last event written: its time and id
+// intakeFile is a file of the log's form written in time order.
+type intakeFile struct {
+	name string
+	w    *logWriter // nil once ended
 	n    int64
-	why  string // why the intake cannot stand for the index ("" while it can)
+	last evidence.Event // the last event written: its time and id
+}
+
+func newIntakeFile(dir, name string) (*intakeFile, error) {
+	w, err := newLogFile(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	return &intakeFile{name: name, w: w}, nil
+}
+
+// fits says ev sorts after every event written.
+func (f *intakeFile) fits(ev *evidence.Event) bool { return f.n == 0 || !eventBefore(ev, &f.last) }
+
+func (f *intakeFile) add(ev *evidence.Event) {
+	f.w.add(ev)
+	f.last.ID, f.last.Time = ev.ID, ev.Time
+	f.n++
+}
+
+// end writes what is left and puts the file in its place, unsynced.
+func (f *intakeFile) end() error {
+	if f.w == nil {
+		return nil
+	}
+	_, err := f.w.end(false)
+	f.w = nil
+	return err
+}
+
+// events counts the events of the runs.
+func (in *intake) events() int64 {
+	var n int64
+	for _, r := range in.runs {
+		n += r.n
+	}
+	return n
 }
 
 // startIntake begins the intake of an ingest, or says why there is none.
@@ -114,13 +153,12 @@ func (in *intake) take(events, replaced []evidence.Event) {
 
 // endRuns ends the run being written.
 func (in *intake) endRuns() {
-	if in.cur == nil {
+	if len(in.runs) == 0 {
 		return
 	}
-	if _, err := in.cur.end(false); err != nil && in.why == "" {
+	if err := in.runs[len(in.runs)-1].end(); err != nil && in.why == "" {
 		in.why = "a run could not be written: " + err.Error()
 	}
-	in.cur = nil
 }
 
 // add writes a batch's events in time order.
@@ -136,39 +174,30 @@ func (in *intake) add(events []evidence.Event) {
 			in.why = fmt.Sprintf("event %s holds text that is not UTF-8", ev.ID)
 			return
 		}
-		if in.cur == nil || eventBefore(ev, &in.last) {
+		if len(in.runs) == 0 || !in.runs[len(in.runs)-1].fits(ev) {
 			if !in.newRun() {
 				return
 			}
 		}
-		in.cur.add(ev)
-		in.last.ID, in.last.Time = ev.ID, ev.Time
-		in.runs[len(in.runs)-1]++
-		in.n++
+		in.runs[len(in.runs)-1].add(ev)
 	}
 }
 
 // newRun ends the run being written and begins the next.
 func (in *intake) newRun() bool {
-	if in.cur != nil {
-		_, err := in.cur.end(false)
-		in.cur = nil
-		if err != nil {
-			in.why = "a run could not be written: " + err.Error()
-			return false
-		}
+	if in.endRuns(); in.why != "" {
+		return false
 	}
 	if len(in.runs) == maxIntakeRuns {
 		in.why = fmt.Sprintf("the inputs cross in time more than %d times", maxIntakeRuns)
 		return false
 	}
-	lw, err := newLogFile(in.dir, fmt.Sprint(intakeRun, len(in.runs)))
+	r, err := newIntakeFile(in.dir, fmt.Sprint(intakeRun, len(in.runs)))
 	if err != nil {
 		in.why = "a run could not be written: " + err.Error()
 		return false
 	}
-	in.cur = lw
-	in.runs = append(in.runs, 0)
+	in.runs = append(in.runs, r)
 	return true
 }
 
@@ -183,20 +212,18 @@ func (in *intake) patch(evs []evidence.Event) {
 		case !ev.ValidText():
 			in.patchWhy = fmt.Sprintf("event %s holds text that is not UTF-8", ev.ID)
 			return
-		case in.patches != nil && eventBefore(ev, &in.patchLast):
-			in.patchWhy = "attribution rewrote stored events out of time order"
-			return
 		case in.patches == nil:
-			lw, err := newLogFile(in.dir, intakePatch)
+			f, err := newIntakeFile(in.dir, intakePatch)
 			if err != nil {
 				in.patchWhy = "the events attribution rewrote could not be written: " + err.Error()
 				return
 			}
-			in.patches = lw
+			in.patches = f
+		case !in.patches.fits(ev):
+			in.patchWhy = "attribution rewrote stored events out of time order"
+			return
 		}
 		in.patches.add(ev)
-		in.patchLast.ID, in.patchLast.Time = ev.ID, ev.Time
-		in.patchN++
 	}
 }
 
@@ -205,9 +232,7 @@ func (in *intake) endPatches() string {
 	if in.patches == nil {
 		return in.patchWhy
 	}
-	_, err := in.patches.end(false)
-	in.patches = nil
-	if err != nil && in.patchWhy == "" {
+	if err := in.patches.end(); err != nil && in.patchWhy == "" {
 		in.patchWhy = "the events attribution rewrote could not be written: " + err.Error()
 	}
 	return in.patchWhy
@@ -239,10 +264,11 @@ func (in *intake) finish(ctx context.Context, w *Workspace) string {
 	total, key := w.store.Counts().Total, w.evidence()
 	meta := replayMeta{Version: replayVersion, Codec: evidence.EventCodec, Mapping: evidence.MappingVersion,
 		Generation: gen, Evidence: key}
-	if in.base == nil && len(in.runs) == 1 && in.patchN == 0 && in.n == total {
+	n := in.events()
+	if in.base == nil && len(in.runs) == 1 && in.patches == nil && n == total {
 		// one run and nothing before it (an ingest of one file in order):
 		// the run is the log
-		if err := in.keepRun(meta); err != nil {
+		if err := in.keepRun(in.runs[0], meta); err != nil {
 			return "the replay log could not be written: " + err.Error()
 		}
 		return ""
@@ -253,9 +279,9 @@ func (in *intake) finish(ctx context.Context, w *Workspace) string {
 			c.close()
 		}
 	}()
-	if in.patchN > 0 {
+	if in.patches != nil {
 		// first: of events alike, the patch is the one kept
-		c, err := openLogCursor(ctx, filepath.Join(in.dir, intakePatch), in.patchN, 0)
+		c, err := openLogCursor(ctx, filepath.Join(in.dir, intakePatch), in.patches.n, 0)
 		if err != nil {
 			return "the events attribution rewrote could not be read: " + err.Error()
 		}
@@ -270,11 +296,11 @@ func (in *intake) finish(ctx context.Context, w *Workspace) string {
 		}
 		cs = append(cs, c)
 	}
-	if held+in.n < total {
-		return fmt.Sprintf("the index holds %d events, the intake and the log before it %d", total, held+in.n)
+	if held+n < total {
+		return fmt.Sprintf("the index holds %d events, the intake and the log before it %d", total, held+n)
 	}
-	for i, n := range in.runs {
-		c, err := openLogCursor(ctx, filepath.Join(in.dir, fmt.Sprint(intakeRun, i)), n, len(cs))
+	for _, r := range in.runs {
+		c, err := openLogCursor(ctx, filepath.Join(in.dir, r.name), r.n, len(cs))
 		if err != nil {
 			return "a run could not be read: " + err.Error()
 		}
@@ -305,9 +331,9 @@ func (in *intake) finish(ctx context.Context, w *Workspace) string {
 	return ""
 }
 
-// keepRun puts the one run in the log's place, with meta.
-func (in *intake) keepRun(meta replayMeta) error {
-	run := filepath.Join(in.dir, intakeRun+"0")
+// keepRun puts the one run r in the log's place, with meta.
+func (in *intake) keepRun(r *intakeFile, meta replayMeta) error {
+	run := filepath.Join(in.dir, r.name)
 	f, err := os.Open(run)
 	if err != nil {
 		return err
@@ -325,7 +351,7 @@ func (in *intake) keepRun(meta replayMeta) error {
 	if err != nil {
 		return err
 	}
-	meta.Events, meta.Bytes = in.n, fi.Size()
+	meta.Events, meta.Bytes = r.n, fi.Size()
 	return writeReplayMeta(in.dir, meta)
 }
 
