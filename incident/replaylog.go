@@ -248,46 +248,20 @@ var errReplayLog = errors.New("the replay log is damaged")
 // of their own, a few chunks ahead of fn. want is how many events the
 // meta says it holds: fewer or more is a damaged log.
 func eachLogged(ctx context.Context, path string, want int64, fn func(evidence.Event) error) error {
-	f, err := os.Open(path)
+	c, err := openLogCursor(ctx, path, want, 0, 4)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	// fn takes each event by value and copies what it keeps: a batch
-	// handed on comes back to be decoded into again
-	batches, free := make(chan []evidence.Event, 4), make(chan []evidence.Event, 6)
-	errc := make(chan error, 1)
-	go func() {
-		defer close(batches)
-		var size int64
-		if fi, err := f.Stat(); err == nil {
-			size = fi.Size()
-		}
-		errc <- decodeLog(ctx, bufio.NewReaderSize(f, 1<<20), size, batches, free)
-	}()
-	var n int64
-	for evs := range batches {
-		for i := range evs {
-			if err := fn(evs[i]); err != nil {
-				cancel()
-				for range batches {
-				}
-				return err
-			}
-		}
-		n += int64(len(evs))
-		select {
-		case free <- evs[:0]:
-		default:
+	// gone past comes back to be decoded into again
+	for c.next() {
+		if err := fn(*c.ev()); err != nil {
+			c.close()
+			return err
 		}
 	}
-	if err := <-errc; err != nil {
+	if err := c.close(); err != nil {
 		return err
-	}
-	if n != want {
-		return fmt.Errorf("%w: %d events, its meta says %d", errReplayLog, n, want)
 	}
 	return ctx.Err()
 }
@@ -307,8 +281,9 @@ type logCursor struct {
 	rank    int   // of cursors at events alike, the lower rank's comes first
 }
 
-// openLogCursor opens the file at path, which holds want events.
-func openLogCursor(ctx context.Context, path string, want int64, rank int) (*logCursor, error) {
+// openLogCursor opens the file at path, which holds want events, and
+// decodes up to ahead chunks ahead of the reader.
+func openLogCursor(ctx context.Context, path string, want int64, rank, ahead int) (*logCursor, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -319,7 +294,7 @@ func openLogCursor(ctx context.Context, path string, want int64, rank int) (*log
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	c := &logCursor{f: f, cancel: cancel, batches: make(chan []evidence.Event, 1), free: make(chan []evidence.Event, 2),
+	c := &logCursor{f: f, cancel: cancel, batches: make(chan []evidence.Event, ahead), free: make(chan []evidence.Event, ahead+1),
 		errc: make(chan error, 1), want: want, rank: rank}
 	go func() {
 		defer close(c.batches)
