@@ -3,6 +3,7 @@ package incident
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -14,8 +15,9 @@ import (
 
 // While an ingest follows its inputs, the detectors follow it: one
 // detect.Pass is kept for the whole follow, and after each round the
-// events the round stored are read back from the index (those alone, by
-// time from the last one the pass took) and added to it. A round of a few
+// events the round stored are added to it after the last one it took:
+// those the ingest handed over as its store took them (follow_taken.go),
+// or, when those may not be what the index holds, read back from it. A round of a few
 // appended lines costs those lines and one answer (Pass.Result), not a
 // pass over the incident; the answer is kept (engine/result.gob) and a
 // findings_changed entry journals what it changed, so another process's
@@ -42,8 +44,10 @@ type livePass struct {
 	// events the pass took ("": it does not, and is not extended)
 	logged string
 	// held counts the stored events after the last one the pass took:
-	// held for order, added at a later round
-	held int64
+	// held for order, added at a later round; pending is them, in time
+	// order, when the round that held them had them in hand
+	held    int64
+	pending []evidence.Event
 }
 
 // withoutEvidence is what a pass was started for, the evidence aside (a follow's
@@ -60,6 +64,10 @@ type LiveRound struct {
 	// the pass was started again from every stored event ("" when not).
 	Added    int
 	Replayed string
+	// Read says where the round's events were read: "the ingest" (what
+	// its store took, handed over), or "the index (why)" ("" when the
+	// round added none or replayed)
+	Read string
 	// Held counts the events stored and not yet added, waiting for the
 	// inputs still writing to go past them (follow_marks.go); HeldFor is
 	// the input whose progress they wait for.
@@ -81,6 +89,7 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 		stored += int64(r.Stored)
 		fresh += int64(r.New)
 	}
+	taken, takenWhy := w.taking.drain()
 	now := time.Now()
 	marks := w.followMarks()
 	marks.observe(res, now)
@@ -98,7 +107,7 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 		out.Replayed = fmt.Sprintf("the index holds %d more events, the round stored %d", counts.Total-lp.total, fresh)
 	}
 	if out.Replayed == "" && fresh+lp.held > 0 {
-		evs, why, err := w.eventsAfter(ctx, lp.pass.Last(), fresh+lp.held)
+		evs, why, from, err := w.roundEvents(ctx, lp, taken, takenWhy, fresh)
 		if err != nil {
 			return out, err
 		}
@@ -117,8 +126,8 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 					return out, err
 				}
 			}
-			out.Added, out.Held = n, len(evs)-n
-			lp.held = int64(out.Held)
+			out.Added, out.Held, out.Read = n, len(evs)-n, from
+			lp.held, lp.pending = int64(out.Held), slices.Clone(evs[n:])
 			lp.logged = w.extendReplayLog(lp.logged, evs[:n], lp.held)
 		}
 	}

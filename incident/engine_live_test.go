@@ -56,7 +56,7 @@ func TestFollowKeepsItsPass(t *testing.T) {
 	if got[0].Replayed != "the follow began" || got[0].Added != half {
 		t.Errorf("round 1: %+v, want a replay of %d events as the follow began", got[0], half)
 	}
-	if got[1].Replayed != "" || got[1].Added != len(lines)-half {
+	if got[1].Replayed != "" || got[1].Added != len(lines)-half || got[1].Read != "the ingest" {
 		t.Errorf("round 2: %+v, want the %d appended events added without a replay", got[1], len(lines)-half)
 	}
 	if got[1].Change.Total == 0 {
@@ -171,6 +171,13 @@ func followHalves(t *testing.T, name string) LiveRound {
 		t.Fatalf("%s: rounds %+v, want the second and the last to add %d events and the %d held", name, got, want, got[0].Held)
 	case len(got) == 3 && (got[2].Added != got[1].Held || got[2].Held != 0 || got[2].Replayed != ""):
 		t.Fatalf("%s: rounds %+v, want the follow's end to add the %d events held", name, got, got[1].Held)
+	case len(got) == 3 && got[2].Read != "the ingest":
+		// the round before had the events it held in hand
+		t.Fatalf("%s: rounds %+v, want the follow's end to add what the round before held, from its hand", name, got)
+	case got[0].Held > 0 && got[1].Read != "the index (the pass holds back events only the index has)":
+		t.Fatalf("%s: rounds %+v, want the second round to read the index for what a replay held", name, got)
+	case got[0].Held == 0 && got[1].Read != "the ingest":
+		t.Fatalf("%s: rounds %+v, want the second round's events from the ingest's hand", name, got)
 	}
 	sameAsOneShot(t, w, name+" after both halves")
 	if got[0].Held == 0 || got[1].Replayed != "" && got[1].Held == 0 {

@@ -326,6 +326,12 @@ func (w *Workspace) Follow(ctx context.Context, inputs []string, opt IngestOptio
 		Format: opt.Format, Stdin: opt.Stdin, Progress: opt.Progress,
 		Rejects: w.rejects, Store: w.store, Prepare: attr.prepare,
 	}
+	if opt.Detectors != nil && w.StoreAddr() == "" {
+		// the detectors take each round's events from the ingest's hand
+		w.taking = &roundTaken{}
+		iopt.Taken = w.taking.take
+		defer func() { w.taking = nil }()
+	}
 	var roundErr error
 	var last []ingest.FileResult
 	err = ingest.Follow(ctx, inputs, iopt, interval, func(res []ingest.FileResult) {

@@ -63,6 +63,7 @@ type Workspace struct {
 	findingsKey string
 	live        *livePass    // the pass a following ingest keeps (followRound)
 	following   *followMarks // how far each followed input got (followRound)
+	taking      *roundTaken  // what a follow's ingest stored in the round (followRound)
 	// heldForOrder, of a workspace opened held: the events its follower
 	// held for order when it kept the answer read
 	heldForOrder int64

@@ -166,6 +166,10 @@ func printLiveRound(e *env, r incident.LiveRound, err error, quiet bool) {
 		return
 	}
 	how := fmt.Sprintf("%d event(s) added", r.Added)
+	if strings.HasPrefix(r.Read, "the index") {
+		// the ingest's hand is the usual way; the index is said
+		how += ", read back from " + r.Read
+	}
 	if r.Replayed != "" {
 		how = "replayed " + strconv.Itoa(r.Added) + " events: " + r.Replayed
 	}
