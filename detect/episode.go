@@ -2,7 +2,8 @@ package detect
 
 import (
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -32,15 +33,15 @@ func Episodes(matches []Finding, gap func(detector string) time.Duration) []Find
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		x, y := matches[idx[a]], matches[idx[b]]
-		if x.Detector != y.Detector {
-			return x.Detector < y.Detector
+	slices.SortStableFunc(idx, func(a, b int) int {
+		x, y := &matches[a], &matches[b]
+		if c := strings.Compare(x.Detector, y.Detector); c != 0 {
+			return c
 		}
-		if x.Agent != y.Agent {
-			return x.Agent < y.Agent
+		if c := strings.Compare(x.Agent, y.Agent); c != 0 {
+			return c
 		}
-		return findingBefore(x, y)
+		return compareFindings(x, y)
 	})
 	var out []Finding
 	var cur *episodeAcc

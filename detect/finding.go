@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -55,10 +56,13 @@ type hit struct {
 // newFinding builds a finding of rule r about agent from hits (any order)
 // and the variables of its explanation; the common variables are added.
 func (r *Rule) newFinding(agent string, hits []hit, vars map[string]string) Finding {
-	sort.SliceStable(hits, func(i, j int) bool { return hits[i].t.Before(hits[j].t) })
+	byTime := func(a, b hit) int { return a.t.Compare(b.t) }
+	if !slices.IsSortedFunc(hits, byTime) {
+		slices.SortStableFunc(hits, byTime)
+	}
 	f := Finding{Detector: r.ID, Title: r.Title, Agent: agent, Severity: r.Severity, Phase: r.Phase, Matches: 1,
 		Tags: slices.Clip(r.Tags)}
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(hits))
 	for _, h := range hits {
 		if seen[h.id] {
 			continue
@@ -117,25 +121,25 @@ func uniqueIDs(fs []Finding) {
 	}
 	for _, id := range shared {
 		idx := byID[id]
-		sort.SliceStable(idx, func(a, b int) bool { return findingBefore(fs[idx[a]], fs[idx[b]]) })
+		slices.SortStableFunc(idx, func(a, b int) int { return compareFindings(&fs[a], &fs[b]) })
 		for n, i := range idx[1:] {
 			fs[i].ID = findingID(fs[i], n+1)
 		}
 	}
 }
 
-// findingBefore orders findings of one key: by start, end, then events.
-func findingBefore(a, b Finding) bool {
-	if !a.Start.Equal(b.Start) {
-		return a.Start.Before(b.Start)
+// compareFindings orders findings of one key: by start, end, then events.
+func compareFindings(a, b *Finding) int {
+	if c := a.Start.Compare(b.Start); c != 0 {
+		return c
 	}
-	if !a.End.Equal(b.End) {
-		return a.End.Before(b.End)
+	if c := a.End.Compare(b.End); c != 0 {
+		return c
 	}
-	if len(a.Events) != len(b.Events) {
-		return len(a.Events) < len(b.Events)
+	if c := cmp.Compare(len(a.Events), len(b.Events)); c != 0 {
+		return c
 	}
-	return slices.Compare(a.Events, b.Events) < 0
+	return slices.Compare(a.Events, b.Events)
 }
 
 func orNobody(agent string) string {

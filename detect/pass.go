@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/cordon-ir/cordon/attribution"
+	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/evidence"
 )
 
@@ -322,25 +322,52 @@ func Before(a, b *evidence.Event) bool { return before(a, b) }
 // events may follow, and a finding still open (its episode may grow) is
 // given as it stands.
 func (p *Pass) Findings() []Finding {
-	var out []Finding
-	for i, c := range p.corr {
+	var stale []int
+	for i := range p.corr {
 		if p.found[i] == nil || p.changed[i] {
-			// episodes and ids are a detector's own (rule ids are unique),
-			// so each correlator's are made once per change
-			fs := Episodes(c.done(), func(detector string) time.Duration { return p.gaps[detector] })
-			uniqueIDs(fs)
-			for j := range fs {
-				fs[j].group = "" // a chain's, not the answer's
-				// shared with every answer given: an append reallocates
-				fs[j].Events, fs[j].Values = slices.Clip(fs[j].Events), slices.Clip(fs[j].Values)
-			}
-			p.found[i], p.changed[i] = append([]Finding{}, fs...), false
+			stale = append(stale, i)
 		}
+	}
+	// each correlator's findings are its own (rule ids are unique), so
+	// those that changed are made again side by side
+	sideBySide(len(stale), func(k int) { p.refind(stale[k]) })
+	var out []Finding
+	for i := range p.corr {
 		out = append(out, p.found[i]...)
 	}
 	// in the order Episodes gives a whole set: by detector, then agent
 	// and start within it
-	sort.SliceStable(out, func(a, b int) bool { return out[a].Detector < out[b].Detector })
+	return byDetector(out)
+}
+
+// refind makes correlator i's findings again: its episodes, their ids.
+func (p *Pass) refind(i int) {
+	fs := Episodes(p.corr[i].done(), func(detector string) time.Duration { return p.gaps[detector] })
+	uniqueIDs(fs)
+	for j := range fs {
+		fs[j].group = "" // a chain's, not the answer's
+		// shared with every answer given: an append reallocates
+		fs[j].Events, fs[j].Values = slices.Clip(fs[j].Events), slices.Clip(fs[j].Values)
+	}
+	p.found[i], p.changed[i] = append([]Finding{}, fs...), false
+}
+
+// byDetector orders fs by detector, keeping the order within each, moving
+// each finding once.
+func byDetector(fs []Finding) []Finding {
+	type key struct {
+		detector string
+		i        int
+	}
+	keys := make([]key, len(fs))
+	for i := range fs {
+		keys[i] = key{fs[i].Detector, i}
+	}
+	slices.SortStableFunc(keys, func(a, b key) int { return strings.Compare(a.detector, b.detector) })
+	out := make([]Finding, len(fs))
+	for i, k := range keys {
+		out[i] = fs[k.i]
+	}
 	return out
 }
 
@@ -348,7 +375,7 @@ func (p *Pass) Findings() []Finding {
 // gives it, leaving the pass as it was: more events may follow. It costs
 // a copy of the capability sets.
 func (p *Pass) Result() Result {
-	return p.result(p.caps.clone())
+	return p.result((*capScan).clone)
 }
 
 // Done finishes the pass: the findings, every agent's capability set with
@@ -357,17 +384,29 @@ func (p *Pass) Result() Result {
 // added after.
 func (p *Pass) Done() Result {
 	p.done = true
-	return p.result(p.caps)
+	return p.result(func(s *capScan) *capScan { return s })
 }
 
-func (p *Pass) result(caps *capScan) Result {
-	out := p.Findings()
+// result is the answer, the capability sets finished on what caps makes
+// of the pass's scan (a copy, or the scan itself at the end) while the
+// rules' findings are made: neither reads what the other writes.
+func (p *Pass) result(caps func(*capScan) *capScan) Result {
 	skews := p.skew.done()
-	capSets := caps.done(skews)
+	var cs *capScan
+	var capSets *capability.Set
+	var out []Finding
+	sideBySide(2, func(k int) {
+		if k == 0 {
+			cs = caps(p.caps)
+			capSets = cs.done(skews)
+		} else {
+			out = p.Findings()
+		}
+	})
 	// grouped per agent in the one ranking's order (containment aside:
 	// that is the checks', above the detectors)
 	SortRanked(out, RankAgents(RankInput{Findings: out, Capabilities: capSets}))
-	return Result{Findings: out, Capabilities: capSets, Coverage: caps.cov, Skews: skews, Kills: p.HarnessKills()}
+	return Result{Findings: out, Capabilities: capSets, Coverage: cs.cov, Skews: skews, Kills: p.HarnessKills()}
 }
 
 // Replay adds every event of src, in time order, to p.
