@@ -38,7 +38,9 @@ type Engine struct {
 // correlator turns a rule's events into findings. Events come in time
 // order per stream; an ordered sequence has one stream per step. The
 // event passed to add is shared with other rules and reused for the next
-// one: read it, keep copies, never change it.
+// one: read it, keep copies, never change it. A finding done gives cites
+// each event once (newFinding and a chain's expand see to it): Episodes
+// relies on it.
 type correlator interface {
 	add(stream int, ev *evidence.Event)
 	done() []Finding

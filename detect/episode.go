@@ -27,7 +27,8 @@ func (r *Rule) Gap() time.Duration {
 // Episodes merges matches into episodes: per detector and agent, in start
 // order, a match that starts no later than gap(detector) after the end of
 // the episode so far joins it. The result keeps the matches' order of
-// first appearance; ids are left for uniqueIDs.
+// first appearance; ids are left for uniqueIDs. Each match cites each of
+// its events once, as a correlator's do.
 func Episodes(matches []Finding, gap func(detector string) time.Duration) []Finding {
 	idx := make([]int, len(matches))
 	for i := range idx {
@@ -64,17 +65,19 @@ func Episodes(matches []Finding, gap func(detector string) time.Duration) []Find
 
 // episodeAcc gathers the matches of one episode.
 type episodeAcc struct {
-	f       Finding
+	f Finding
+	// ids holds the episode's events once a second match joins (nil
+	// before: a match cites each event once, so the first needs no set)
 	ids     map[string]bool
 	vals    map[string]bool
 	matches int
 }
 
 func newEpisodeAcc(m Finding) *episodeAcc {
-	a := &episodeAcc{f: m, ids: map[string]bool{}, vals: map[string]bool{}}
-	a.f.Events = nil
+	a := &episodeAcc{f: m, vals: map[string]bool{}}
+	a.f.Events = slices.Clone(m.Events)
 	a.f.Values = nil
-	a.add(m)
+	a.count(m)
 	return a
 }
 
@@ -85,21 +88,28 @@ func (a *episodeAcc) join(m Finding) {
 	if SeverityRank(m.Severity) > SeverityRank(a.f.Severity) {
 		a.f.Severity = m.Severity
 	}
-	a.add(m)
-}
-
-func (a *episodeAcc) add(m Finding) {
-	n := m.Matches
-	if n == 0 {
-		n = 1
+	if a.ids == nil {
+		a.ids = make(map[string]bool, len(a.f.Events)+len(m.Events))
+		for _, id := range a.f.Events {
+			a.ids[id] = true
+		}
 	}
-	a.matches += n
 	for _, id := range m.Events {
 		if !a.ids[id] {
 			a.ids[id] = true
 			a.f.Events = append(a.f.Events, id)
 		}
 	}
+	a.count(m)
+}
+
+// count adds m's matches and values.
+func (a *episodeAcc) count(m Finding) {
+	n := m.Matches
+	if n == 0 {
+		n = 1
+	}
+	a.matches += n
 	for _, v := range m.Values {
 		if !a.vals[v] {
 			a.vals[v] = true

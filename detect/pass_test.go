@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -165,5 +166,41 @@ func TestPassLearnsSessionsAsTheyCome(t *testing.T) {
 		if a, b := capsJSON(t, got), capsJSON(t, want); a != b {
 			t.Errorf("%s: capability sets differ when the sessions are learnt as they come", name)
 		}
+	}
+}
+
+// Every match a correlator gives cites each of its events once, on every
+// sample: Episodes takes the first match of an episode as it is.
+func TestMatchesCiteEachEventOnce(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("..", "sample-incidents", "*", "truth.yaml"))
+	if err != nil || len(paths) < 5 {
+		t.Fatalf("samples: %v %v", paths, err)
+	}
+	matches := 0
+	for _, path := range paths {
+		name := filepath.Base(filepath.Dir(path))
+		eng, src, _ := oneShot(t, name)
+		p, err := eng.Start(context.Background(), src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Replay(context.Background(), src); err != nil {
+			t.Fatal(err)
+		}
+		for _, fs := range detect.RawFindings(p) {
+			for _, f := range fs {
+				matches++
+				seen := map[string]bool{}
+				for _, id := range f.Events {
+					if seen[id] {
+						t.Errorf("%s: a %s match of %s cites %s twice", name, f.Detector, f.Agent, id)
+					}
+					seen[id] = true
+				}
+			}
+		}
+	}
+	if matches == 0 {
+		t.Fatal("no match on any sample")
 	}
 }
