@@ -2,6 +2,7 @@ package detect
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -30,6 +31,18 @@ type adaptation struct {
 	r      *Rule
 	e      *env
 	agents map[string]*adaptState
+	// made is each agent's findings as done last made them, and of how
+	// many adaptations: an agent's adaptations only grow, and its
+	// findings are theirs alone, so an agent none were added to since
+	// is not made again (a live pass asks after every round)
+	made map[string]madeOf
+}
+
+// madeOf is a correlator's findings of one agent, made of its first n
+// matches.
+type madeOf struct {
+	n  int
+	fs []Finding
 }
 
 type adaptState struct {
@@ -78,7 +91,7 @@ type adapted struct {
 const callLink = time.Minute
 
 func newAdaptation(r *Rule, e *env) *adaptation {
-	return &adaptation{r: r, e: e, agents: map[string]*adaptState{}}
+	return &adaptation{r: r, e: e, agents: map[string]*adaptState{}, made: map[string]madeOf{}}
 }
 
 func (a *adaptation) add(_ int, ev *evidence.Event) {
@@ -292,6 +305,11 @@ func (a *adaptation) done() []Finding {
 	var out []Finding
 	for _, agent := range sortedKeys(a.agents) {
 		found := a.agents[agent].found
+		if m, ok := a.made[agent]; ok && m.n == len(found) {
+			out = append(out, m.fs...)
+			continue
+		}
+		from := len(out)
 		for _, run := range runs(a.r, found, func(x adapted) time.Time { return x.t }) {
 			var hits []hit
 			var descs []string
@@ -305,6 +323,7 @@ func (a *adaptation) done() []Finding {
 				"denials": strconv.Itoa(len(denials)), "routes": strconv.Itoa(len(run)), "detail": listValues(descs, 3),
 			}))
 		}
+		a.made[agent] = madeOf{len(found), slices.Clip(out[from:])}
 	}
 	return out
 }

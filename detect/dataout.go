@@ -2,6 +2,7 @@ package detect
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -21,6 +22,9 @@ type dataOut struct {
 	r     *Rule
 	e     *env
 	sends map[string][]send // agent + destination
+	// made is each agent and destination's findings as done last made
+	// them, of how many sends (they only grow: see adaptation's)
+	made map[string]madeOf
 }
 
 type send struct {
@@ -32,7 +36,7 @@ type send struct {
 }
 
 func newDataOut(r *Rule, e *env) *dataOut {
-	return &dataOut{r: r, e: e, sends: map[string][]send{}}
+	return &dataOut{r: r, e: e, sends: map[string][]send{}, made: map[string]madeOf{}}
 }
 
 func (d *dataOut) add(_ int, ev *evidence.Event) {
@@ -63,6 +67,11 @@ func (d *dataOut) done() []Finding {
 	for _, k := range sortedKeys(d.sends) {
 		agent, dest, _ := strings.Cut(k, "\x00")
 		list := d.sends[k]
+		if m, ok := d.made[k]; ok && m.n == len(list) {
+			out = append(out, m.fs...)
+			continue
+		}
+		from := len(out)
 		sort.SliceStable(list, func(i, j int) bool { return list[i].h.t.Before(list[j].h.t) })
 		times := make([]time.Time, len(list))
 		for i, s := range list {
@@ -95,6 +104,7 @@ func (d *dataOut) done() []Finding {
 				"methods": strings.Join(methods, ", "), "seen_by": seenBy,
 			}), []string{dest}))
 		}
+		d.made[k] = madeOf{len(list), slices.Clip(out[from:])}
 	}
 	return out
 }
