@@ -1,6 +1,8 @@
 package detect
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 
 	"github.com/cordon-ir/cordon/evidence"
@@ -25,14 +27,32 @@ type divergence struct {
 	r      *Rule
 	e      *env
 	agents map[string]*divState
+	// learnt is the env's sessions (env.learnt) when done last ran: a
+	// session learnt since may name another working directory for a
+	// finding made before, so every agent's are made again
+	learnt int
 }
 
 type divState struct {
 	calls  []*planCall
 	byCall map[string]*planCall
+	// What done made of the calls before changed (the first call added
+	// or refused since) stands: marks are where its scan of the calls
+	// had no stretch open, in call order, each with the scan's state
+	// there and the findings made before it.
+	changed int
+	marks   []divMark
+	found   []Finding
+}
+
+// divMark is done's scan before call i with no stretch open: the
+// window's first call, its off-plan calls, and the findings made so far.
+type divMark struct {
+	i, start, off, found int
 }
 
 type planCall struct {
+	i       int // its place among the agent's calls
 	c       *call
 	reasons []string
 	denials []hit
@@ -57,7 +77,8 @@ func (d *divergence) add(_ int, ev *evidence.Event) {
 		d.agents[ev.Agent] = st
 	}
 	if ev.Kind == evidence.KindToolCall && ev.Source == evidence.SourceLedger {
-		pc := &planCall{c: d.e.call(ev)}
+		pc := &planCall{i: len(st.calls), c: d.e.call(ev)}
+		st.changed = min(st.changed, pc.i)
 		pc.reasons = d.offPlan(pc.c)
 		st.calls = append(st.calls, pc)
 		if pc.c.callID != "" {
@@ -75,6 +96,7 @@ func (d *divergence) add(_ int, ev *evidence.Event) {
 		}
 	}
 	if pc != nil {
+		st.changed = min(st.changed, pc.i)
 		if len(pc.denials) == 0 {
 			pc.reasons = append(pc.reasons, "refused")
 		}
@@ -111,59 +133,91 @@ func (d *divergence) offPlan(c *call) []string {
 
 func (d *divergence) done() []Finding {
 	var out []Finding
-	window := d.r.Correlation.Window
-	for _, agent := range sortedKeys(d.agents) {
-		calls := d.agents[agent].calls
-		start, epStart, off := 0, -1, 0 // off: off-plan calls in [start, i]
-		flush := func(end int) {
-			if epStart < 0 {
-				return
-			}
-			run := calls[epStart:end]
-			var hits []hit
-			var vals []string
-			n := 0
-			for _, pc := range run {
-				if len(pc.reasons) == 0 {
-					continue
-				}
-				n++
-				hits = append(hits, hit{t: pc.c.t, id: pc.c.id, agent: agent})
-				hits = append(hits, pc.denials...)
-				for _, r := range pc.reasons {
-					vals = appendNew(vals, r)
-				}
-			}
-			workdir := "its working directory"
-			if s := d.e.sessionAt(agent, run[0].c.t); s != nil && s.workdir != "" {
-				workdir = s.workdir
-			}
-			out = append(out, withValues(d.r.newFinding(agent, hits, map[string]string{
-				"count": strconv.Itoa(n), "calls": strconv.Itoa(len(run)),
-				"workdir": workdir, "values": listValues(vals, 4),
-			}), vals))
-			epStart = -1
+	if d.learnt != d.e.learnt {
+		d.learnt = d.e.learnt
+		for _, st := range d.agents {
+			st.changed = 0
 		}
-		for i, pc := range calls {
-			if len(pc.reasons) > 0 {
-				off++
-			}
-			for calls[i].c.t.Sub(calls[start].c.t) > window {
-				if len(calls[start].reasons) > 0 {
-					off--
-				}
-				start++
-			}
-			total := i - start + 1
-			if d.r.Correlation.Condition.Holds(float64(off)) && 2*off > total {
-				if epStart < 0 {
-					epStart = start
-				}
-			} else {
-				flush(i)
-			}
-		}
-		flush(len(calls))
 	}
+	for _, agent := range sortedKeys(d.agents) {
+		out = append(out, d.agentDone(agent, d.agents[agent])...)
+	}
+	return out
+}
+
+// markEvery is how many calls apart done keeps the marks it resumes from,
+// at least (a variable for the tests, which mark every call).
+var markEvery = 64
+
+// agentDone is one agent's findings: those made before the last mark
+// before its first call changed stand, the scan resumes there.
+func (d *divergence) agentDone(agent string, st *divState) []Finding {
+	calls := st.calls
+	window := d.r.Correlation.Window
+	m := divMark{}
+	if k, _ := slices.BinarySearchFunc(st.marks, st.changed+1, func(m divMark, i int) int { return cmp.Compare(m.i, i) }); k > 0 {
+		m = st.marks[k-1]
+		st.marks = st.marks[:k]
+	} else {
+		st.marks = st.marks[:0]
+	}
+	st.found = st.found[:m.found]
+	start, epStart, off := m.start, -1, m.off // off: off-plan calls in [start, i]
+	flush := func(end int) {
+		if epStart < 0 {
+			return
+		}
+		run := calls[epStart:end]
+		var hits []hit
+		var vals []string
+		n := 0
+		for _, pc := range run {
+			if len(pc.reasons) == 0 {
+				continue
+			}
+			n++
+			hits = append(hits, hit{t: pc.c.t, id: pc.c.id, agent: agent})
+			hits = append(hits, pc.denials...)
+			for _, r := range pc.reasons {
+				vals = appendNew(vals, r)
+			}
+		}
+		workdir := "its working directory"
+		if s := d.e.sessionAt(agent, run[0].c.t); s != nil && s.workdir != "" {
+			workdir = s.workdir
+		}
+		st.found = append(st.found, withValues(d.r.newFinding(agent, hits, map[string]string{
+			"count": strconv.Itoa(n), "calls": strconv.Itoa(len(run)),
+			"workdir": workdir, "values": listValues(vals, 4),
+		}), vals))
+		epStart = -1
+	}
+	for i := m.i; i < len(calls); i++ {
+		if epStart < 0 && (len(st.marks) == 0 || i-st.marks[len(st.marks)-1].i >= markEvery) {
+			st.marks = append(st.marks, divMark{i: i, start: start, off: off, found: len(st.found)})
+		}
+		pc := calls[i]
+		if len(pc.reasons) > 0 {
+			off++
+		}
+		for calls[i].c.t.Sub(calls[start].c.t) > window {
+			if len(calls[start].reasons) > 0 {
+				off--
+			}
+			start++
+		}
+		total := i - start + 1
+		if d.r.Correlation.Condition.Holds(float64(off)) && 2*off > total {
+			if epStart < 0 {
+				epStart = start
+			}
+		} else {
+			flush(i)
+		}
+	}
+	made := len(st.found)
+	flush(len(calls)) // a stretch still open: made again next time
+	out := slices.Clone(st.found)
+	st.found, st.changed = st.found[:made], len(calls)
 	return out
 }

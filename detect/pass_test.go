@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/detect"
@@ -202,5 +204,108 @@ func TestMatchesCiteEachEventOnce(t *testing.T) {
 	}
 	if matches == 0 {
 		t.Fatal("no match on any sample")
+	}
+}
+
+// What the correlators keep of one answer for the next (an agent's
+// findings while its matches have not grown, plan-divergence's scan up to
+// the first call changed) gives the findings made from nothing, asked
+// every few events on every sample, with the sessions known from the
+// start and learnt as they come.
+func TestKeptFindingsAreFindingsAfresh(t *testing.T) {
+	detect.MarkEveryCall(t)
+	asked := map[string]int{}
+	for _, name := range bundledSamples {
+		for _, learnt := range []bool{false, true} {
+			keptAlong(t, name, learnt, asked)
+		}
+	}
+	for _, d := range []string{"plan-divergence", "denial-adaptation", "data-exfiltration"} {
+		if asked[d] == 0 {
+			t.Errorf("no %s finding was asked along the way", d)
+		}
+	}
+}
+
+// keptAlong adds a sample's events to a pass (which reads the sessions
+// first, or learns them as they come) and compares, every five events,
+// its findings with the findings made afresh.
+func keptAlong(t *testing.T, name string, learnt bool, asked map[string]int) {
+	ctx := context.Background()
+	eng, src, _ := oneShot(t, name)
+	var first detect.Source = src
+	if learnt {
+		first = detect.NewMemSource(nil)
+	}
+	p, err := eng.Start(ctx, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = src.Each(ctx, evidence.All(), func(ev evidence.Event) error {
+		if err := p.Add(&ev); err != nil {
+			return err
+		}
+		if p.Events()%5 != 0 {
+			return nil
+		}
+		got := p.Findings()
+		want := detect.FindingsAfresh(p)
+		for _, f := range want {
+			asked[f.Detector]++
+		}
+		sameFindings(t, fmt.Sprintf("%s at event %d (sessions learnt: %v)", name, p.Events(), learnt), got, want)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A refusal that names an earlier call by its id (the gateway's ledger)
+// changes what plan-divergence made of the calls since: asked before and
+// after it, the pass's findings are the findings made afresh, and the
+// refusal makes the stretch.
+func TestRefusalOfAnEarlierCallIsJudgedAgain(t *testing.T) {
+	detect.MarkEveryCall(t)
+	rules, err := detect.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 8, 11, 10, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	session := evidence.Event{ID: "s", Time: at(0), Source: evidence.SourceLedger, Kind: evidence.KindSessionStart,
+		Agent: "a", Session: "sess-a", Objective: "fix the tests in /work/app"}
+	call := func(n int, cmd string) evidence.Event {
+		return evidence.Event{ID: fmt.Sprintf("e%d", n), Time: at(n), Source: evidence.SourceLedger, Kind: evidence.KindToolCall,
+			Agent: "a", Session: "sess-a", Tool: "shell", CallID: fmt.Sprintf("c%d", n), Cmdline: cmd}
+	}
+	evs := []evidence.Event{session,
+		call(1, "cat /etc/shadow"), call(2, "cat /root/.netrc"), call(3, "ls /run/secrets/db"), call(4, "cat /etc/passwd"),
+		call(5, "ls /work/app"), call(6, "ls /work/app/src")}
+	refusal := evidence.Event{ID: "r5", Time: at(7), Source: evidence.SourceLedger, Kind: evidence.KindPolicyDecision,
+		Agent: "a", Session: "sess-a", CallID: "c5", Decision: evidence.DecisionDeny}
+	p, err := (&detect.Engine{Rules: rules}).Start(context.Background(), detect.NewMemSource([]evidence.Event{session}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	divergent := func(fs []detect.Finding) bool {
+		return slices.ContainsFunc(fs, func(f detect.Finding) bool { return f.Detector == "plan-divergence" })
+	}
+	for i := range evs {
+		if err := p.Add(&evs[i]); err != nil {
+			t.Fatal(err)
+		}
+		p.Findings() // asked after every event, as a following console asks
+	}
+	if divergent(p.Findings()) {
+		t.Fatal("four calls of six off plan made a plan-divergence finding")
+	}
+	if err := p.Add(&refusal); err != nil {
+		t.Fatal(err)
+	}
+	got := p.Findings()
+	sameFindings(t, "after the refusal of c5", got, detect.FindingsAfresh(p))
+	if !divergent(got) {
+		t.Error("five of six calls off plan (one refused) made no plan-divergence finding")
 	}
 }

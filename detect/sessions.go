@@ -50,6 +50,9 @@ type env struct {
 	// addrs are the hosts the evidence saw each address serve, from every
 	// event added so far (a peer's too): one book for every correlation.
 	addrs addrBook
+	// learnt counts the session records learnt after the pass began
+	// (learn): what a correlator made of the sessions before may differ
+	learnt int
 }
 
 // call parses a tool call once for every correlation that reads it.
@@ -94,6 +97,7 @@ func newEnv(events []evidence.Event) *env {
 
 // learn adds what a session_start or session_end says, in time order.
 func (e *env) learn(ev *evidence.Event) {
+	e.learnt++
 	k := ev.Agent + "\x00" + ev.Session
 	switch ev.Kind {
 	case evidence.KindSessionStart:
