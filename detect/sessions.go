@@ -50,8 +50,9 @@ type env struct {
 	// addrs are the hosts the evidence saw each address serve, from every
 	// event added so far (a peer's too): one book for every correlation.
 	addrs addrBook
-	// learnt counts the session records learnt after the pass began
-	// (learn): what a correlator made of the sessions before may differ
+	// learnt counts the session records learnt (those the pass began
+	// with, then those it learns as they come): what a correlator made
+	// of the sessions before one was learnt may differ
 	learnt int
 }
 

@@ -17,9 +17,9 @@ import (
 // detect.Pass is kept for the whole follow, and after each round the
 // events the round stored are added to it after the last one it took:
 // those the ingest handed over as its store took them (follow_taken.go),
-// or, when those may not be what the index holds, read back from it. A round of a few
-// appended lines costs those lines and one answer (Pass.Result), not a
-// pass over the incident; the answer is kept (engine/result.gob) and a
+// or, when those may not be what the index holds, read back from it. A
+// round of a few appended lines costs those lines and one answer
+// (Pass.Result), not a pass over the incident; the answer is kept (engine/result.gob) and a
 // findings_changed entry journals what it changed, so another process's
 // findings, check and subject read it while the follow goes on.
 //
