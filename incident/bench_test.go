@@ -145,7 +145,8 @@ func benchIncident(b *testing.B) *incident.Workspace {
 
 // BenchmarkLiveAnswer: what a following ingest pays per round for its
 // answer, once its pass holds the bench incident: a round of 1,000
-// events added and its answer (round, up to 20 of them), then, with
+// events added and its answer (round, round-view: up to 20 of them in
+// all), then, with
 // nothing more added, Pass.Findings (the rules' findings) and Pass.Result
 // (the findings, the capability sets finished on a copy, the coverage,
 // the ranking).
@@ -176,21 +177,27 @@ func BenchmarkLiveAnswer(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("round", func(b *testing.B) {
-		// a round of 1,000 appended events, then the answer, as a
-		// following ingest's round; at most the rounds held back
-		for i := 0; i < b.N && len(rest) >= round; i++ {
-			for j := range rest[:round] {
-				if err := p.Add(&rest[j]); err != nil {
-					b.Fatal(err)
+	// a round of 1,000 appended events, then the answer, as a following
+	// ingest's round; at most the rounds held back, half of them asking
+	// Result (every capability set copied), half View (the sets of the
+	// agents whose capabilities changed)
+	aRound := func(answer func() detect.Result) func(b *testing.B) {
+		return func(b *testing.B) {
+			for i := 0; i < b.N && len(rest) >= round; i++ {
+				for j := range rest[:round] {
+					if err := p.Add(&rest[j]); err != nil {
+						b.Fatal(err)
+					}
+				}
+				rest = rest[round:]
+				if r := answer(); len(r.Findings) == 0 {
+					b.Fatal("no findings")
 				}
 			}
-			rest = rest[round:]
-			if r := p.Result(); len(r.Findings) == 0 {
-				b.Fatal("no findings")
-			}
 		}
-	})
+	}
+	b.Run("round", aRound(p.Result))
+	b.Run("round-view", aRound(func() detect.Result { return p.View().Result }))
 	b.Run("findings", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			if len(p.Findings()) == 0 {

@@ -19,7 +19,7 @@ import (
 // those the ingest handed over as its store took them (follow_taken.go),
 // or, when those may not be what the index holds, read back from it. A
 // round of a few appended lines costs those lines and one answer
-// (Pass.Result), not a pass over the incident; the answer is kept (engine/result.gob) and a
+// (Pass.View), not a pass over the incident; the answer is kept (engine/result.gob) and a
 // findings_changed entry journals what it changed, so another process's
 // findings, check and subject read it while the follow goes on.
 //
@@ -170,7 +170,11 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 		out.Took = time.Since(start)
 		return out, nil
 	}
-	r := lp.pass.Result()
+	// the answer made from the last round's: only the capability sets of
+	// the agents whose capabilities changed are copied (Pass.View, equal
+	// to Result); its parts are shared with the next round's, and read
+	// only
+	r := lp.pass.View().Result
 	if r.Findings == nil {
 		r.Findings = []detect.Finding{}
 	}
