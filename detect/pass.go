@@ -444,10 +444,13 @@ func (p *Pass) Attribution(ev *evidence.Event) attribution.Attribution {
 	return p.env.id.Attribute(ev)
 }
 
-// before orders events as the index does: by time, then by id.
-func before(a, b *evidence.Event) bool {
-	if !a.Time.Equal(b.Time) {
-		return a.Time.Before(b.Time)
+// Compare orders events as the engine takes them and the index gives
+// them: by time, then by id.
+func Compare(a, b *evidence.Event) int {
+	if c := a.Time.Compare(b.Time); c != 0 {
+		return c
 	}
-	return a.ID < b.ID
+	return strings.Compare(a.ID, b.ID)
 }
+
+func before(a, b *evidence.Event) bool { return Compare(a, b) < 0 }

@@ -83,11 +83,7 @@ func (r *roundTaken) drain() (evs []evidence.Event, why string) {
 // inTimeOrder gives evs by time, ties by id (the index's order): evs as
 // it is when it is in that order, else a sorted copy.
 func inTimeOrder(evs []evidence.Event) []evidence.Event {
-	order := make([]int32, len(evs))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortStableFunc(order, func(a, b int32) int { return compareEvents(&evs[a], &evs[b]) })
+	order := timeOrder(evs)
 	if slices.IsSorted(order) {
 		return evs
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/platform"
 )
@@ -82,7 +83,7 @@ func newIntakeFile(dir, name string) (*intakeFile, error) {
 }
 
 // fits says ev sorts after every event written.
-func (f *intakeFile) fits(ev *evidence.Event) bool { return f.n == 0 || !eventBefore(ev, &f.last) }
+func (f *intakeFile) fits(ev *evidence.Event) bool { return f.n == 0 || !detect.Before(ev, &f.last) }
 
 func (f *intakeFile) add(ev *evidence.Event) {
 	f.w.add(ev)
@@ -163,12 +164,7 @@ func (in *intake) endRuns() {
 
 // add writes a batch's events in time order.
 func (in *intake) add(events []evidence.Event) {
-	order := make([]int32, len(events))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortStableFunc(order, func(a, b int32) int { return compareEvents(&events[a], &events[b]) })
-	for _, i := range order {
+	for _, i := range timeOrder(events) {
 		ev := &events[i]
 		if !ev.ValidText() {
 			in.why = fmt.Sprintf("event %s holds text that is not UTF-8", ev.ID)
@@ -370,7 +366,7 @@ func mergeLogs(cs []*logCursor, lw *logWriter) error {
 		c := h[0]
 		ev := c.ev()
 		switch {
-		case lw.n > 0 && eventBefore(ev, &last):
+		case lw.n > 0 && detect.Before(ev, &last):
 			return fmt.Errorf("%w: an event out of order", errReplayLog)
 		case lw.n == 0 || ev.ID != last.ID || !ev.Time.Equal(last.Time):
 			lw.add(ev)
@@ -390,7 +386,7 @@ type cursorHeap []*logCursor
 
 func (h cursorHeap) Len() int { return len(h) }
 func (h cursorHeap) Less(i, j int) bool {
-	if c := compareEvents(h[i].ev(), h[j].ev()); c != 0 {
+	if c := detect.Compare(h[i].ev(), h[j].ev()); c != 0 {
 		return c < 0
 	}
 	return h[i].rank < h[j].rank
@@ -404,16 +400,16 @@ func (h *cursorHeap) Pop() any {
 	return c
 }
 
-// compareEvents is the index's order: time, then id.
-func compareEvents(a, b *evidence.Event) int {
-	if c := a.Time.Compare(b.Time); c != 0 {
-		return c
+// timeOrder is the places of evs in time order, ties by id (the index's
+// order), equal events in their order in evs.
+func timeOrder(evs []evidence.Event) []int32 {
+	order := make([]int32, len(evs))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	return strings.Compare(a.ID, b.ID)
+	slices.SortStableFunc(order, func(a, b int32) int { return detect.Compare(&evs[a], &evs[b]) })
+	return order
 }
-
-// eventBefore says a sorts before b in the index's order.
-func eventBefore(a, b *evidence.Event) bool { return compareEvents(a, b) < 0 }
 
 // removeIntakeRuns removes the runs in dir, and those a crash left.
 func removeIntakeRuns(dir string) {
