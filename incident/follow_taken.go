@@ -31,7 +31,6 @@ import (
 type roundTaken struct {
 	mu      sync.Mutex
 	batches [][]evidence.Event
-	n       int
 	why     string // why the round reads the index instead ("" when not)
 }
 
@@ -47,25 +46,24 @@ func (r *roundTaken) take(events, replaced []evidence.Event) {
 		for i := range events {
 			if !events[i].ValidText() {
 				r.why = fmt.Sprintf("event %s holds text that is not UTF-8", events[i].ID)
-				r.batches, r.n = nil, 0
+				r.batches = nil
 				return
 			}
 		}
 		r.batches = append(r.batches, events)
-		r.n += len(events)
 	}
 }
 
 // drain gives the round's events in time order (ties by id), or why they
 // cannot stand for the index's, and begins the next round. A nil
 // roundTaken is a follow whose ingest hands nothing over.
-func (r *roundTaken) drain() (evs []evidence.Event, why string) {
+func (r *roundTaken) drain() ([]evidence.Event, string) {
 	if r == nil {
 		return nil, "the events are on VictoriaLogs"
 	}
 	r.mu.Lock()
-	batches, n, why := r.batches, r.n, r.why
-	r.batches, r.n, r.why = nil, 0, ""
+	batches, why := r.batches, r.why
+	r.batches, r.why = nil, ""
 	r.mu.Unlock()
 	if why != "" {
 		return nil, why
@@ -73,11 +71,7 @@ func (r *roundTaken) drain() (evs []evidence.Event, why string) {
 	if len(batches) == 1 {
 		return inTimeOrder(batches[0]), "" // the batch is the round's own
 	}
-	evs = make([]evidence.Event, 0, n)
-	for _, b := range batches {
-		evs = append(evs, b...)
-	}
-	return inTimeOrder(evs), ""
+	return inTimeOrder(slices.Concat(batches...)), ""
 }
 
 // inTimeOrder gives evs by time, ties by id (the index's order): evs as
