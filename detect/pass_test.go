@@ -15,7 +15,7 @@ import (
 )
 
 var bundledSamples = []string{"busy-benign", "cloud-key-after-kill", "created-workload", "credential-theft",
-	"egress-probe-exfil", "eval-run-contained", "eval-run-kill", "eval-run-sweep", "persistence-after-kill", "shared-volume-token"}
+	"egress-probe-exfil", "eval-run-canaries", "eval-run-contained", "eval-run-kill", "eval-run-sweep", "persistence-after-kill", "shared-volume-token"}
 
 // A Pass fed event by event, asked for its findings and its whole answer
 // every few events as a following console asks, ends with the one-shot run's answer: the same
