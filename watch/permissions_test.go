@@ -3,8 +3,6 @@ package watch
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,14 +11,9 @@ import (
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/fleet"
 	"github.com/cordon-ir/cordon/fleet/fleettest"
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
-
-// permissionsConf is the bus's authorization block docs/verdicts.md
-// recommends, byte for byte (the test says so if they differ).
-var permissionsConf = filepath.Join("testdata", "permissions.conf")
 
 // violations are the errors a connection was told of: a permissions
 // violation comes asynchronously.
@@ -60,33 +53,11 @@ func (v *violations) wait(t *testing.T, who, want string) {
 // allow), and a shipper or a console cannot write, purge or delete a
 // receipt (the chain after their attempts is the chain before).
 func TestVerdictBusPermissions(t *testing.T) {
-	conf, err := os.ReadFile(permissionsConf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := os.ReadFile(filepath.Join("..", "docs", "verdicts.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(doc), string(conf)) {
-		t.Errorf("docs/verdicts.md does not hold %s as it is tested", permissionsConf)
-	}
-	users := []string{"watcher", "shipper", "ledger", "console", "gateway"}
-	for _, u := range users {
-		t.Setenv(strings.ToUpper(u)+"_PASS", u+"-test-password")
-	}
-	opts, err := server.ProcessConfigFile(permissionsConf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(opts.Users) != len(users) {
-		t.Fatalf("%d users in %s, want %d", len(opts.Users), permissionsConf, len(users))
-	}
-	s := fleettest.ServerWith(t, func(o *server.Options) { o.Users = opts.Users })
+	bus := fleettest.SecuredBus(t)
 	ctx := context.Background()
 	connect := func(user string, opts ...nats.Option) (*nats.Conn, jetstream.JetStream, *violations) {
 		v := &violations{}
-		nc, err := nats.Connect(s.ClientURL(), append([]nats.Option{nats.UserInfo(user, user+"-test-password"), nats.Name("test " + user),
+		nc, err := nats.Connect(bus.URL(user), append([]nats.Option{nats.Name("test " + user),
 			nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
 				v.mu.Lock()
 				v.errs = append(v.errs, err.Error())
@@ -105,7 +76,7 @@ func TestVerdictBusPermissions(t *testing.T) {
 
 	// the shipper ships; the watcher watches, answers, keeps receipts
 	snc, sjs, sv := connect("shipper")
-	if _, err := fleet.EnsureStream(ctx, sjs, fleet.StreamConfig{}); err != nil {
+	if _, err := fleet.EnsureStream(ctx, sjs, fleet.StreamConfig{Name: "CORDON_EVIDENCE"}); err != nil {
 		t.Fatalf("shipper: %v", err)
 	}
 	// the gateway's ledger is shipped as ledger; a shipper may not
@@ -129,6 +100,11 @@ func TestVerdictBusPermissions(t *testing.T) {
 		t.Error("a shipper published a record of the ledger's format")
 	}
 	cancelShort()
+	// the events' stream sources the two (docs/nats/cordon-bus.conf)
+	_, ojs, _ := connect("operator")
+	waitFor(t, "the events sourced into the events' stream", func() bool {
+		return fleettest.Messages(t, ojs, fleet.DefaultStream) == uint64(len(ledger)+len(rest))
+	})
 	_, wjs, wv := connect("watcher")
 	w, err := New(wjs, Config{Durable: "cordon-watch", Idle: 300 * time.Millisecond,
 		Verdicts: &VerdictConfig{Name: "w1", CommitEvery: 20 * time.Millisecond}})

@@ -13,31 +13,20 @@ import (
 	"github.com/cordon-ir/cordon/fleet"
 	"github.com/cordon-ir/cordon/fleet/fleettest"
 	"github.com/cordon-ir/cordon/watch"
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
-// The permissions docs/nats/cordon-bus.conf documents, on a server started
-// with that file: a shipper ships and cannot read, a sensor publishes raw
-// records and cannot read, a watcher publishes findings and can neither
-// write evidence nor delete the stream, a console pulls and writes nothing.
+// The bus docs/nats/cordon-bus.conf documents, on a server started with
+// that file and the streams of docs/nats/streams: a shipper ships and
+// cannot read, a sensor publishes raw records and cannot read, only the
+// ledger's role writes records in the ledger's format, a watcher publishes
+// findings and can neither write evidence nor delete the stream, nor make
+// the server write a record onto the ledger's subject into the events a
+// watcher reads; a console pulls and writes nothing.
 func TestBusPermissions(t *testing.T) {
-	for _, r := range []string{"shipper", "ledger", "sensor", "watcher", "console"} {
-		t.Setenv("CORDON_"+strings.ToUpper(r)+"_PASSWORD", "pw-"+r)
-	}
-	conf, err := server.ProcessConfigFile(filepath.Join("..", "..", "docs", "nats", "cordon-bus.conf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(conf.Users) != 5 {
-		t.Fatalf("%d users in the documented configuration, want 5", len(conf.Users))
-	}
-	s := fleettest.ServerWith(t, func(o *server.Options) {
-		// the operator, who makes the stream, beside the documented roles
-		o.Users = append(conf.Users, &server.User{Username: "admin", Password: "pw-admin"})
-	})
-	hostport := strings.TrimPrefix(s.ClientURL(), "nats://")
-	as := func(user string) string { return "nats://" + user + ":pw-" + user + "@" + hostport }
+	bus := fleettest.SecuredBus(t)
+	as := bus.URL
 	connect := func(user string) *nats.Conn {
 		nc, err := nats.Connect(as(user))
 		if err != nil {
@@ -46,33 +35,44 @@ func TestBusPermissions(t *testing.T) {
 		t.Cleanup(nc.Close)
 		return nc
 	}
-	adminNC, adminJS, err := fleet.Connect(as("admin"), "admin", 0)
-	if err != nil {
-		t.Fatal(err)
+	jsOf := func(user string) jetstream.JetStream {
+		js, err := jetstream.New(connect(user))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return js
 	}
-	defer adminNC.Close()
+	adminJS, evidenceJS, ledgerJS := jsOf("operator"), jsOf("evidence-operator"), jsOf("ledger-operator")
 	ctx := context.Background()
-	if _, err := fleet.EnsureStream(ctx, adminJS, fleet.StreamConfig{Subjects: []string{"falco.>"}}); err != nil {
-		t.Fatal(err)
-	}
+	const evidenceStream, ledgerStream = "CORDON_EVIDENCE", "CORDON_LEDGER"
+	// the events the watchers and consoles read, and the two streams they
+	// are sourced from; the sourcing is the server's, a moment later
 	held := func() uint64 { return fleettest.Messages(t, adminJS, fleet.DefaultStream) }
+	sourced := func() uint64 {
+		return fleettest.Messages(t, evidenceJS, evidenceStream) + fleettest.Messages(t, ledgerJS, ledgerStream)
+	}
+	caughtUp := func(what string) uint64 {
+		t.Helper()
+		waitFor(t, what, func() bool { return held() == sourced() })
+		return held()
+	}
 
 	// the proxy's and the sensors' logs go as shipper, the gateway's
-	// ledger as ledger
+	// ledger as ledger, each to its account's stream
 	sample := filepath.Join("..", "..", "sample-incidents", "shared-volume-token")
-	code, out, errOut := cordon("ship", "--nats", as("shipper"), "--state", filepath.Join(t.TempDir(), "ship.json"),
+	code, out, errOut := cordon("ship", "--nats", as("shipper"), "--stream", evidenceStream, "--state", filepath.Join(t.TempDir(), "ship.json"),
 		filepath.Join(sample, "proxy"), filepath.Join(sample, "sensor"))
 	if code != 0 {
 		t.Fatalf("ship as shipper: exit %d\n%s%s", code, out, errOut)
 	}
-	code, out, errOut = cordon("ship", "--nats", as("ledger"), "--state", filepath.Join(t.TempDir(), "ledger.json"), filepath.Join(sample, "ledger.jsonl"))
+	code, out, errOut = cordon("ship", "--nats", as("ledger"), "--stream", ledgerStream, "--state", filepath.Join(t.TempDir(), "ledger.json"), filepath.Join(sample, "ledger.jsonl"))
 	if code != 0 {
 		t.Fatalf("ship the ledger as ledger: exit %d\n%s%s", code, out, errOut)
 	}
-	shipped := held()
-	if shipped == 0 {
+	if fleettest.Messages(t, ledgerJS, ledgerStream) == 0 || fleettest.Messages(t, evidenceJS, evidenceStream) == 0 {
 		t.Fatal("nothing shipped")
 	}
+	shipped := caughtUp("the shipped events in the events' stream")
 	// no role but the ledger's may publish records in the ledger's format:
 	// a session's end there is the harness's kill
 	ledgerLine, err := os.ReadFile(filepath.Join(sample, "ledger.jsonl"))
@@ -97,8 +97,8 @@ func TestBusPermissions(t *testing.T) {
 			t.Errorf("%s published on %s: %v", c.user, c.subject, err)
 		}
 	}
-	if n := held(); n != shipped {
-		t.Errorf("forbidden publishes reached the stream: %d messages, %d shipped", n, shipped)
+	if n := sourced(); n != shipped {
+		t.Errorf("forbidden publishes reached the streams: %d messages, %d shipped", n, shipped)
 	}
 	since := "--since=2000-01-01T00:00:00Z"
 	if code, out, errOut := cordon("pull", "--nats", as("shipper"), "--agent", "agent-40", since, "--incident", filepath.Join(t.TempDir(), "ws")); code == 0 {
@@ -116,7 +116,7 @@ func TestBusPermissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	sensor.Flush()
-	waitFor(t, "the sensor's record on the stream", func() bool { return held() == shipped+1 })
+	waitFor(t, "the sensor's record on the stream", func() bool { return held() == shipped+1 && sourced() == shipped+1 })
 	if _, err := sensor.SubscribeSync("cordon.>"); err == nil {
 		sensor.Flush()
 		if err := sensor.LastError(); err == nil || !strings.Contains(err.Error(), "ermissions") {
@@ -156,11 +156,15 @@ func TestBusPermissions(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("watcher: %v", err)
 	}
+	if err := wnc.LastError(); err != nil {
+		t.Errorf("the watcher was refused: %v", err)
+	}
 	wnc.Publish("cordon.events.proxy.squid", []byte(`{}`))
 	wnc.Flush()
 	if err := wjs.DeleteStream(ctx, fleet.DefaultStream); err == nil {
 		t.Error("a watcher deleted the events' stream")
 	}
+	serverWritesNoLedger(t, wjs, connect("operator"), forged, data)
 
 	// a console pulls, and cannot write evidence
 	ws := filepath.Join(t.TempDir(), "pulled")
@@ -222,8 +226,57 @@ func TestBusPermissions(t *testing.T) {
 	console.Publish("cordon.raw.squid", []byte("1793786475.856 1 10.0.6.21 TCP_TUNNEL/200 1 CONNECT x:443 - HIER_DIRECT/1.2.3.4 -"))
 	console.Flush()
 	time.Sleep(200 * time.Millisecond)
-	if n := held(); n != shipped+1 {
+	if n := caughtUp("the events' stream to hold its sources' messages"); n != shipped+1 {
 		t.Errorf("the stream holds %d messages, want %d: a watcher or a console wrote evidence", n, shipped+1)
+	}
+}
+
+// serverWritesNoLedger has the watcher (whose role may create streams
+// and consumers) make the server publish a forged kill on the ledger's
+// subjects, by a stream's republish and by a push consumer's deliver
+// subject. The operator sees each arrive on the subject, so the server
+// did publish it; the events' stream, which takes no subject, does not
+// take it (held before and after, by the caller).
+func serverWritesNoLedger(t *testing.T, wjs jetstream.JetStream, operator *nats.Conn, forged evidence.Event, data []byte) {
+	t.Helper()
+	ctx := context.Background()
+	events := fleet.EventSubject(forged.Source, forged.Format)
+	before := fleettest.Messages(t, wjs, fleet.DefaultStream)
+	sub, err := operator.SubscribeSync(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := operator.SubscribeSync(fleet.RawSubject("cordon-ledger"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	operator.Flush()
+	trap, err := wjs.CreateStream(ctx, jetstream.StreamConfig{Name: "TRAP", Subjects: []string{"$KV.trap.>"},
+		RePublish: &jetstream.RePublish{Source: "$KV.trap.kill", Destination: events}})
+	if err != nil {
+		t.Fatalf("the watcher made a stream of its own: %v", err)
+	}
+	if _, err := trap.CreatePushConsumer(ctx, jetstream.ConsumerConfig{Name: "trap", DeliverSubject: fleet.RawSubject("cordon-ledger")}); err != nil {
+		t.Fatalf("the watcher made a push consumer: %v", err)
+	}
+	if _, err := wjs.Publish(ctx, "$KV.trap.kill", data); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*nats.Subscription{sub, raw} {
+		m, err := s.NextMsg(5 * time.Second)
+		if err != nil {
+			t.Fatalf("the server published nothing on %s: %v", s.Subject, err)
+		}
+		if string(m.Data) != string(data) {
+			t.Fatalf("on %s: %s", s.Subject, m.Data)
+		}
+	}
+	time.Sleep(200 * time.Millisecond)
+	if after := fleettest.Messages(t, wjs, fleet.DefaultStream); after != before {
+		t.Errorf("the server's publish on the ledger's subjects reached the events' stream: %d messages, %d before", after, before)
+	}
+	if err := wjs.DeleteStream(ctx, "TRAP"); err == nil {
+		t.Error("a watcher deleted a stream")
 	}
 }
 

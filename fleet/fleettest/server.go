@@ -51,6 +51,11 @@ func start(t testing.TB, dir string, set func(*server.Options)) *server.Server {
 	if set != nil {
 		set(opts)
 	}
+	return startOpts(t, opts)
+}
+
+func startOpts(t testing.TB, opts *server.Options) *server.Server {
+	t.Helper()
 	s, err := server.NewServer(opts)
 	if err != nil {
 		t.Fatalf("nats server: %v", err)
