@@ -48,6 +48,12 @@ type ReaderConfig struct {
 	// Shared, when set, is shared with the other readers of the stream in
 	// the process: each message is decoded by one of them (Shared).
 	Shared *Shared
+	// LedgerStream, when set, is the one stream records in the ledger's
+	// format may come from: the events' stream sources it (and takes no
+	// subject of its own, CheckLedgerStream), and a record in that format
+	// sourced from anywhere else is rejected (docs/fleet.md, "Security of
+	// the bus"). Unset, the subject alone says a record is the ledger's.
+	LedgerStream string
 }
 
 // MessageReject is a message (or a record of a raw message) that did not
@@ -109,6 +115,11 @@ func NewReader(ctx context.Context, js jetstream.JetStream, cfg ReaderConfig) (*
 	}
 	if cfg.MaxAckPending <= 0 {
 		cfg.MaxAckPending = 1024
+	}
+	if cfg.LedgerStream != "" {
+		if err := CheckLedgerStream(ctx, js, cfg.Stream, cfg.LedgerStream); err != nil {
+			return nil, err
+		}
 	}
 	cons, err := js.CreateOrUpdateConsumer(ctx, cfg.Stream, jetstream.ConsumerConfig{
 		Durable:        cfg.Durable,
@@ -327,11 +338,11 @@ func (cfg *ReaderConfig) decodeInto(msg jetstream.Msg, meta *jetstream.MsgMetada
 	base = Delivery{Subject: subject, Seq: meta.Sequence.Stream, Stored: meta.Timestamp, stream: meta.Stream}
 	origin := base.origin()
 	format, err := rawFormat(subject, cfg.Routes)
-	switch {
-	case err != nil:
+	if err != nil {
 		reject(MessageReject{Origin: origin, Subject: subject, Reason: err.Error(), Data: string(msg.Data())})
 		return base, nil, false
-	case format != "":
+	}
+	if format != "" {
 		base.Raw = true
 		evs, rejects, err := ParseRaw(cfg.Parsers, format, origin, msg.Data())
 		if err != nil {
@@ -341,10 +352,15 @@ func (cfg *ReaderConfig) decodeInto(msg jetstream.Msg, meta *jetstream.MsgMetada
 		for _, rj := range rejects {
 			reject(MessageReject{Origin: rj.Origin, Subject: subject, Reason: rj.Reason, Data: rj.Data})
 		}
-		return base, evs, true
+		events = evs
+	} else {
+		events = append(into[:0], evidence.Event{})
+		if err := decodeTo(&events[0], subject, msg.Headers(), msg.Data()); err != nil {
+			reject(MessageReject{Origin: origin, Subject: subject, Reason: err.Error(), Data: string(msg.Data())})
+			return base, nil, false
+		}
 	}
-	events = append(into[:0], evidence.Event{})
-	if err := decodeTo(&events[0], subject, msg.Headers(), msg.Data()); err != nil {
+	if err := cfg.fromLedger(msg.Headers(), events); err != nil {
 		reject(MessageReject{Origin: origin, Subject: subject, Reason: err.Error(), Data: string(msg.Data())})
 		return base, nil, false
 	}

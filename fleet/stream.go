@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -54,6 +55,13 @@ func EnsureStream(ctx context.Context, js jetstream.JetStream, c StreamConfig) (
 	s, err := js.Stream(ctx, c.name())
 	if err == nil {
 		have := s.CachedInfo().Config.Subjects
+		if srcs := s.CachedInfo().Config.Sources; len(have) == 0 && len(srcs) > 0 {
+			var names []string
+			for _, src := range srcs {
+				names = append(names, src.Name)
+			}
+			return nil, fmt.Errorf("stream %s takes no subject: it sources %s; ship to one of those (--stream)", c.name(), strings.Join(names, ", "))
+		}
 		for _, want := range c.subjects() {
 			if !slices.ContainsFunc(have, func(h string) bool { return subjectMatches(h, want) }) {
 				return nil, fmt.Errorf("stream %s takes %v, not %s: add the subject to it (nats stream edit) or name another stream", c.name(), have, want)

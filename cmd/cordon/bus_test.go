@@ -73,6 +73,11 @@ func TestBusPermissions(t *testing.T) {
 		t.Fatal("nothing shipped")
 	}
 	shipped := caughtUp("the shipped events in the events' stream")
+	// the events' stream takes nothing published: ship says where to
+	if code, out, errOut := cordon("ship", "--nats", as("operator"), "--state", filepath.Join(t.TempDir(), "op.json"), filepath.Join(sample, "ledger.jsonl")); code == 0 ||
+		!strings.Contains(errOut, "takes no subject: it sources CORDON_EVIDENCE, CORDON_LEDGER") {
+		t.Errorf("ship to the events' stream: exit %d\n%s%s", code, out, errOut)
+	}
 	// no role but the ledger's may publish records in the ledger's format:
 	// a session's end there is the harness's kill
 	ledgerLine, err := os.ReadFile(filepath.Join(sample, "ledger.jsonl"))
@@ -133,7 +138,8 @@ func TestBusPermissions(t *testing.T) {
 	wctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		done <- watch.RunWorker(wctx, wjs, watch.WorkerConfig{Config: watch.Config{Durable: "perm", Lateness: time.Second, Idle: 300 * time.Millisecond},
+		done <- watch.RunWorker(wctx, wjs, watch.WorkerConfig{Config: watch.Config{Durable: "perm", Lateness: time.Second, Idle: 300 * time.Millisecond,
+			LedgerStream: ledgerStream},
 			Worker: "w1", Partitions: 1, Lease: time.Second})
 	}()
 	waitFor(t, "findings and holdings from the watcher", func() bool {
@@ -158,6 +164,12 @@ func TestBusPermissions(t *testing.T) {
 	}
 	if err := wnc.LastError(); err != nil {
 		t.Errorf("the watcher was refused: %v", err)
+	}
+	// every ledger record came from the ledger's stream: none rejected
+	if st, err := adminJS.Stream(ctx, watch.DefaultRejectsStream); err == nil {
+		if info, err := st.Info(ctx); err != nil || info.State.Msgs != 0 {
+			t.Errorf("the watcher rejected %d message(s) (%v)", info.State.Msgs, err)
+		}
 	}
 	wnc.Publish("cordon.events.proxy.squid", []byte(`{}`))
 	wnc.Flush()
@@ -277,6 +289,25 @@ func serverWritesNoLedger(t *testing.T, wjs jetstream.JetStream, operator *nats.
 	}
 	if err := wjs.DeleteStream(ctx, "TRAP"); err == nil {
 		t.Error("a watcher deleted a stream")
+	}
+}
+
+// A watcher told the ledger's stream refuses an events' stream with
+// subjects of its own, where a record on the ledger's subject need not
+// be the gateway's.
+func TestWatchLedgerStreamNeedsASourcedStream(t *testing.T) {
+	s := fleettest.Server(t)
+	nc, js, err := fleet.Connect(s.ClientURL(), "test", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if _, err := fleet.EnsureStream(context.Background(), js, fleet.StreamConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := cordon("watch", "--nats", s.ClientURL(), "--ledger-stream", "CORDON_LEDGER")
+	if code == 0 || !strings.Contains(errOut, "takes subjects") || !strings.Contains(errOut, "cordon-events.json") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
 	}
 }
 
