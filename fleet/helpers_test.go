@@ -52,6 +52,16 @@ func (b *bus) messages(t *testing.T, stream string) uint64 {
 	return fleettest.Messages(t, b.js, stream)
 }
 
+// stream is a stream's configuration as the server has it.
+func (b *bus) stream(t *testing.T, name string) jetstream.StreamConfig {
+	t.Helper()
+	s, err := b.js.Stream(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.CachedInfo().Config
+}
+
 // ship runs Ship with checkpoints in state and fails t on an error.
 func (b *bus) ship(t *testing.T, state string, inputs []string, opt ShipOptions) ShipResult {
 	t.Helper()

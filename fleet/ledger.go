@@ -29,11 +29,16 @@ func SourcedFrom(h nats.Header) string {
 	return name
 }
 
+// LedgerMetadata is the key of the events' stream's metadata that names
+// the ledger's stream: set by the operator who made the stream
+// (docs/nats/streams/cordon-events.json), read by every reader of it.
+const LedgerMetadata = "cordon.ledger-stream"
+
 // fromLedger says why a message whose events are in the ledger's format
-// is not taken as the gateway's: with cfg.LedgerStream set, only a
-// message the server sourced from that stream is.
+// is not taken as the gateway's: when the events' stream names the
+// ledger's stream, only a message the server sourced from it is.
 func (cfg *ReaderConfig) fromLedger(h nats.Header, events []evidence.Event) error {
-	if cfg.LedgerStream == "" {
+	if cfg.ledger == "" {
 		return nil
 	}
 	ledger := false
@@ -47,7 +52,7 @@ func (cfg *ReaderConfig) fromLedger(h nats.Header, events []evidence.Event) erro
 		return nil
 	}
 	from := SourcedFrom(h)
-	if from == cfg.LedgerStream {
+	if from == cfg.ledger {
 		return nil
 	}
 	if from == "" {
@@ -55,26 +60,46 @@ func (cfg *ReaderConfig) fromLedger(h nats.Header, events []evidence.Event) erro
 	} else {
 		from = "sourced from " + from
 	}
-	return fmt.Errorf("a record in the ledger's format %s, not from the ledger's stream %s: not taken as the gateway's", from, cfg.LedgerStream)
+	return fmt.Errorf("a record in the ledger's format %s, not from the ledger's stream %s: not taken as the gateway's", from, cfg.ledger)
 }
 
-// CheckLedgerStream refuses an events' stream on which a record could
-// pass for the ledger's without coming from ledger: one that takes
-// subjects of its own (whoever may publish there, or make the server
-// publish there, could put one), or that does not source ledger.
-func CheckLedgerStream(ctx context.Context, js jetstream.JetStream, stream, ledger string) error {
+// resolveLedger reads which stream the events' stream names the
+// ledger's, once.
+func (cfg *ReaderConfig) resolveLedger(ctx context.Context, js jetstream.JetStream) error {
+	if cfg.ledgerRead {
+		return nil
+	}
+	l, err := LedgerStreamOf(ctx, js, cfg.Stream)
+	if err != nil {
+		return err
+	}
+	cfg.ledger, cfg.ledgerRead = l, true
+	return nil
+}
+
+// LedgerStreamOf is the stream records in the ledger's format on stream
+// must come from ("" when stream names none: their subject alone says
+// they are the ledger's). It refuses a stream that names one but on
+// which a record could pass for the ledger's without coming from it: one
+// that takes subjects of its own (whoever may publish there, or make the
+// server publish there, could put one), or does not source it.
+func LedgerStreamOf(ctx context.Context, js jetstream.JetStream, stream string) (string, error) {
 	s, err := js.Stream(ctx, stream)
 	if err != nil {
-		return fmt.Errorf("stream %s: %w", stream, err)
+		return "", fmt.Errorf("stream %s: %w", stream, err)
 	}
 	cfg := s.CachedInfo().Config
+	ledger := cfg.Metadata[LedgerMetadata]
+	if ledger == "" {
+		return "", nil
+	}
 	if len(cfg.Subjects) > 0 {
-		return fmt.Errorf("the ledger's stream %s: stream %s takes subjects %v, so a record on the ledger's subject need not come from it; give the events' stream no subject and only sources (docs/nats/streams/cordon-events.json)", ledger, stream, cfg.Subjects)
+		return "", fmt.Errorf("stream %s names %s the ledger's stream (%s) but takes subjects %v, so a record on the ledger's subject need not come from it; give it no subject and only sources (docs/nats/streams/cordon-events.json)", stream, ledger, LedgerMetadata, cfg.Subjects)
 	}
 	for _, src := range cfg.Sources {
 		if src != nil && src.Name == ledger {
-			return nil
+			return ledger, nil
 		}
 	}
-	return fmt.Errorf("the ledger's stream %s: stream %s does not source it (docs/nats/streams/cordon-events.json)", ledger, stream)
+	return "", fmt.Errorf("stream %s names %s the ledger's stream (%s) but does not source it (docs/nats/streams/cordon-events.json)", stream, ledger, LedgerMetadata)
 }

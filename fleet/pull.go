@@ -105,6 +105,10 @@ func pull(ctx context.Context, js jetstream.JetStream, cfg PullConfig, w io.Writ
 	rcfg := ReaderConfig{Stream: cfg.Stream, Routes: cfg.Routes, Reject: cfg.Reject}
 	rcfg.defaults()
 	res := PullResult{Stream: rcfg.Stream, ByAgent: map[string]int64{}}
+	// read once for the pull and the follow after it (PullFollow)
+	if err := rcfg.resolveLedger(ctx, js); err != nil {
+		return res, nil, err
+	}
 	s, err := js.Stream(ctx, rcfg.Stream)
 	if err != nil {
 		return res, nil, fmt.Errorf("stream %s: %w", rcfg.Stream, err)

@@ -48,12 +48,13 @@ type ReaderConfig struct {
 	// Shared, when set, is shared with the other readers of the stream in
 	// the process: each message is decoded by one of them (Shared).
 	Shared *Shared
-	// LedgerStream, when set, is the one stream records in the ledger's
-	// format may come from: the events' stream sources it (and takes no
-	// subject of its own, CheckLedgerStream), and a record in that format
-	// sourced from anywhere else is rejected (docs/fleet.md, "Security of
-	// the bus"). Unset, the subject alone says a record is the ledger's.
-	LedgerStream string
+	// ledger is the one stream records in the ledger's format may come
+	// from, as the events' stream's metadata names it (LedgerStreamOf):
+	// a record in that format sourced from anywhere else is rejected
+	// (docs/fleet.md, "Security of the bus"). None named, the subject
+	// alone says a record is the ledger's.
+	ledger     string
+	ledgerRead bool
 }
 
 // MessageReject is a message (or a record of a raw message) that did not
@@ -116,10 +117,8 @@ func NewReader(ctx context.Context, js jetstream.JetStream, cfg ReaderConfig) (*
 	if cfg.MaxAckPending <= 0 {
 		cfg.MaxAckPending = 1024
 	}
-	if cfg.LedgerStream != "" {
-		if err := CheckLedgerStream(ctx, js, cfg.Stream, cfg.LedgerStream); err != nil {
-			return nil, err
-		}
+	if err := cfg.resolveLedger(ctx, js); err != nil {
+		return nil, err
 	}
 	cons, err := js.CreateOrUpdateConsumer(ctx, cfg.Stream, jetstream.ConsumerConfig{
 		Durable:        cfg.Durable,

@@ -21,6 +21,9 @@ func Replay(ctx context.Context, js jetstream.JetStream, cfg ReaderConfig, upto 
 		return nil
 	}
 	cfg.defaults()
+	if err := cfg.resolveLedger(ctx, js); err != nil {
+		return err
+	}
 	reject := func(m MessageReject) {
 		if cfg.Reject != nil {
 			cfg.Reject(m)

@@ -40,7 +40,7 @@ func (w *Watcher) rebuild(ctx context.Context, upto uint64, skip func(id string)
 func (w *Watcher) read(ctx context.Context, upto uint64, dedup *fleet.Dedup) ([]evidence.Event, error) {
 	byID := map[string]int{}
 	var evs []evidence.Event
-	cfg := fleet.ReaderConfig{Stream: w.cfg.Stream, Routes: w.cfg.Routes, LedgerStream: w.cfg.LedgerStream}
+	cfg := fleet.ReaderConfig{Stream: w.cfg.Stream, Routes: w.cfg.Routes}
 	err := fleet.Replay(ctx, w.js, cfg, upto, func(d fleet.Delivery) error {
 		if dedup != nil {
 			dedup.Add(fleet.Key(&d.Event), d.Stored)

@@ -26,12 +26,8 @@ type Config struct {
 	Stream string // the events' stream (default fleet.DefaultStream)
 	// Durable names the consumer, and the bucket of what was published
 	// (CORDON_WATCH_<Durable>): [A-Za-z0-9_-] only.
-	Durable string
-	Routes  []fleet.Route
-	// LedgerStream is the one stream records in the ledger's format may
-	// come from (fleet.ReaderConfig.LedgerStream); unset, their subject
-	// alone says so.
-	LedgerStream   string
+	Durable        string
+	Routes         []fleet.Route
 	FindingsStream string        // default DefaultFindingsStream
 	Rules          []detect.Rule // default detect.Builtin
 	// Lateness is how far behind the highest event time an event may
@@ -245,7 +241,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 		w.publishReject(ctx, m)
 	}
 	dedup := fleet.NewDedup(fleet.DedupConfig{})
-	r, err := fleet.NewReader(ctx, w.js, fleet.ReaderConfig{Stream: w.cfg.Stream, Durable: w.cfg.Durable, Routes: w.cfg.Routes, LedgerStream: w.cfg.LedgerStream,
+	r, err := fleet.NewReader(ctx, w.js, fleet.ReaderConfig{Stream: w.cfg.Stream, Durable: w.cfg.Durable, Routes: w.cfg.Routes,
 		Dedup: dedup, MaxAckPending: w.cfg.MaxBuffered, AckWait: w.cfg.AckWait, Reject: reject, Hold: true, Shared: w.cfg.Shared})
 	if err != nil {
 		return err

@@ -138,8 +138,7 @@ func TestBusPermissions(t *testing.T) {
 	wctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		done <- watch.RunWorker(wctx, wjs, watch.WorkerConfig{Config: watch.Config{Durable: "perm", Lateness: time.Second, Idle: 300 * time.Millisecond,
-			LedgerStream: ledgerStream},
+		done <- watch.RunWorker(wctx, wjs, watch.WorkerConfig{Config: watch.Config{Durable: "perm", Lateness: time.Second, Idle: 300 * time.Millisecond},
 			Worker: "w1", Partitions: 1, Lease: time.Second})
 	}()
 	waitFor(t, "findings and holdings from the watcher", func() bool {
@@ -292,20 +291,27 @@ func serverWritesNoLedger(t *testing.T, wjs jetstream.JetStream, operator *nats.
 	}
 }
 
-// A watcher told the ledger's stream refuses an events' stream with
-// subjects of its own, where a record on the ledger's subject need not
-// be the gateway's.
-func TestWatchLedgerStreamNeedsASourcedStream(t *testing.T) {
+// A watcher refuses an events' stream that names a ledger's stream but
+// takes subjects of its own, where a record on the ledger's subject need
+// not be the gateway's.
+func TestWatchRefusesALedgerStreamNotSourced(t *testing.T) {
 	s := fleettest.Server(t)
 	nc, js, err := fleet.Connect(s.ClientURL(), "test", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	if _, err := fleet.EnsureStream(context.Background(), js, fleet.StreamConfig{}); err != nil {
+	ctx := context.Background()
+	st, err := fleet.EnsureStream(ctx, js, fleet.StreamConfig{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := cordon("watch", "--nats", s.ClientURL(), "--ledger-stream", "CORDON_LEDGER")
+	cfg := st.CachedInfo().Config
+	cfg.Metadata = map[string]string{fleet.LedgerMetadata: "CORDON_LEDGER"}
+	if _, err := js.UpdateStream(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := cordon("watch", "--nats", s.ClientURL())
 	if code == 0 || !strings.Contains(errOut, "takes subjects") || !strings.Contains(errOut, "cordon-events.json") {
 		t.Errorf("exit %d\n%s%s", code, out, errOut)
 	}

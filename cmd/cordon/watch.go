@@ -32,7 +32,6 @@ func cmdWatch(e *env, c *cobra.Command) {
 	lateness := fs.Duration("lateness", watch.DefaultLateness, "how far behind the latest event time an event may arrive and still be taken in order; later ones make a replay of the stream")
 	idle := fs.Duration("idle", 0, "wall time without an event after which every event held is released (default: the lateness)")
 	asJSON := jsonFlag(fs, "each batch that changed something, then the totals, as JSON lines")
-	ledgerStream := fs.String("ledger-stream", "", "take records in the ledger's format only from messages the events' stream sourced from `STREAM` (the gateway's, CORDON_LEDGER on the documented bus); the events' stream must take no subject of its own")
 	routes := fs.StringArray("raw-route", nil, "read messages on `SUBJECT=FORMAT` as raw records of that format (falco.>=falco); repeatable")
 	verdicts := fs.Bool("verdicts", false, "answer cordon.verdict.<agent> requests and keep their receipts (docs/verdicts.md)")
 	vname := fs.String("verdict-name", "", "the `NAME` verdicts and the receipt chain carry (default: the durable)")
@@ -65,7 +64,7 @@ func cmdWatch(e *env, c *cobra.Command) {
 		if *worker == "" {
 			*worker = defaultWorker()
 		}
-		cfg := watch.Config{Stream: *stream, Durable: *durable, Lateness: *lateness, Idle: *idle, Replicas: *replicas, LedgerStream: *ledgerStream}
+		cfg := watch.Config{Stream: *stream, Durable: *durable, Lateness: *lateness, Idle: *idle, Replicas: *replicas}
 		for _, r := range *routes {
 			rt, err := fleet.ParseRoute(r)
 			if err != nil {
@@ -109,12 +108,12 @@ func cmdWatch(e *env, c *cobra.Command) {
 			return err
 		}
 		defer nc.Close()
-		if *ledgerStream != "" {
-			if err := fleet.CheckLedgerStream(ctx, js, *stream, *ledgerStream); err != nil {
-				return err
-			}
+		if ledger, err := fleet.LedgerStreamOf(ctx, js, *stream); err != nil {
+			return err
+		} else if ledger != "" {
+			fmt.Fprintf(e.stderr, "records in the ledger's format are taken only from stream %s, as stream %s names it\n", ledger, *stream)
 		} else {
-			fmt.Fprintf(e.stderr, "records in the ledger's format count as the gateway's by their subject alone: name the ledger's stream with --ledger-stream (docs/fleet.md, \"Security of the bus\")\n")
+			fmt.Fprintf(e.stderr, "records in the ledger's format count as the gateway's by their subject alone: stream %s names no ledger's stream (docs/fleet.md, \"Security of the bus\")\n", *stream)
 		}
 		if cfg.Verdicts != nil {
 			if *partitions != 1 {
