@@ -32,7 +32,11 @@ const benchRate = 1000
 //   - allow/sampled: the same verdict, one allow in the built-in policy's
 //     sample_allows (100) kept, as a watcher keeps them by default;
 //   - allow/none: the same verdict, no allow kept (sample_allows: 0);
-//   - refuse: the thief (agent-12), refused, always kept.
+//   - refuse: the thief (agent-12), refused, always kept;
+//   - bare (NATS only): not cordon's: a responder of its own in the same
+//     process, on its own connection, answering a refusal's bytes
+//     encoded beforehand, while the watcher runs as in the other cases:
+//     the floor the machine and the transport set under each load.
 //
 // and two loads of the watcher:
 //
@@ -65,8 +69,12 @@ func benchVerdicts(b *testing.B, loaded bool) {
 		{"allow/sampled", def.SampleAllows, "agent-14", "10.0.2.25", watch.Allow},
 		{"allow/none", 0, "agent-14", "10.0.2.25", watch.Allow},
 		{"refuse", 100, "agent-12", "10.0.2.21", watch.Refuse},
+		{"bare", 0, "", "", watch.Refuse},
 	} {
 		for _, path := range []string{"nats", "ext_authz"} {
+			if c.name == "bare" && path != "nats" {
+				continue
+			}
 			name := path + "/idle/" + c.name
 			if loaded {
 				name = path + "/load50/" + c.name
@@ -77,8 +85,10 @@ func benchVerdicts(b *testing.B, loaded bool) {
 				vc.Policy.SampleAllows = c.sample
 				w, url, js, stop := run(b, vc)
 				var once func() (string, error)
-				switch path {
-				case "nats":
+				switch {
+				case c.name == "bare":
+					once = bareResponder(b, url)
+				case path == "nats":
 					nc, err := nats.Connect(url)
 					if err != nil {
 						b.Fatal(err)
@@ -143,12 +153,50 @@ func benchVerdicts(b *testing.B, loaded bool) {
 					b.Fatal(err)
 				}
 				kept := w.Stats().Receipts - before
-				if c.sample == 0 && kept != 0 || c.sample == 1 && kept < int64(b.N) {
+				if c.name != "bare" && (c.sample == 0 && kept != 0 || c.sample == 1 && kept < int64(b.N)) {
 					b.Fatalf("%d receipts kept for %d verdicts (sample_allows %d)", kept, b.N, c.sample)
 				}
 				report(b, lat)
 			})
 		}
+	}
+}
+
+// bareResponder answers requests on a subject of its own with the bytes
+// of the watcher's refusal of agent-12, encoded once beforehand, and
+// returns what asks it, as the gateway asks the watcher.
+func bareResponder(b *testing.B, url string) func() (string, error) {
+	b.Helper()
+	ask, err := nats.Connect(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(ask.Close)
+	body, _ := json.Marshal(watch.VerdictRequest{ID: "bench"})
+	m, err := ask.Request(watch.VerdictSubject("agent-12"), body, time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reply := m.Data
+	rnc, err := nats.Connect(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(rnc.Close)
+	if _, err := rnc.Subscribe("bench.bare", func(m *nats.Msg) { _ = m.Respond(reply) }); err != nil {
+		b.Fatal(err)
+	}
+	if err := rnc.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	return func() (string, error) {
+		m, err := ask.Request("bench.bare", body, time.Second)
+		if err != nil {
+			return "", err
+		}
+		var v struct{ Recommendation string }
+		err = json.Unmarshal(m.Data, &v)
+		return v.Recommendation, err
 	}
 }
 

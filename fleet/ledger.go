@@ -31,7 +31,7 @@ func SourcedFrom(h nats.Header) string {
 
 // LedgerMetadata is the key of the events' stream's metadata that names
 // the ledger's stream: set by the operator who made the stream
-// (docs/nats/streams/cordon-events.json), read by every reader of it.
+// (fleet/streams/cordon-events.json), read by every reader of it.
 const LedgerMetadata = "cordon.ledger-stream"
 
 // fromLedger says why a message whose events are in the ledger's format
@@ -94,12 +94,12 @@ func LedgerStreamOf(ctx context.Context, js jetstream.JetStream, stream string) 
 		return "", nil
 	}
 	if len(cfg.Subjects) > 0 {
-		return "", fmt.Errorf("stream %s names %s the ledger's stream (%s) but takes subjects %v, so a record on the ledger's subject need not come from it; give it no subject and only sources (docs/nats/streams/cordon-events.json)", stream, ledger, LedgerMetadata, cfg.Subjects)
+		return "", fmt.Errorf("stream %s names %s the ledger's stream (%s) but takes subjects %v, so a record on the ledger's subject need not come from it; give it no subject and only sources (fleet/streams/cordon-events.json)", stream, ledger, LedgerMetadata, cfg.Subjects)
 	}
 	for _, src := range cfg.Sources {
 		if src != nil && src.Name == ledger {
 			return ledger, nil
 		}
 	}
-	return "", fmt.Errorf("stream %s names %s the ledger's stream (%s) but does not source it (docs/nats/streams/cordon-events.json)", stream, ledger, LedgerMetadata)
+	return "", fmt.Errorf("stream %s names %s the ledger's stream (%s) but does not source it (fleet/streams/cordon-events.json)", stream, ledger, LedgerMetadata)
 }

@@ -225,3 +225,39 @@ func TestSourcedFrom(t *testing.T) {
 		}
 	}
 }
+
+// MakeBusStream makes a documented stream, finds it again as documented,
+// and refuses one of that name with other subjects rather than change it.
+func TestMakeBusStream(t *testing.T) {
+	nc, js, err := Connect(fleettest.Server(t).ClientURL(), "test", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	b := &bus{nc: nc, js: js}
+	ctx := context.Background()
+	streams, err := BusStreams(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(streams) != 3 || streams[2].Config.Name != DefaultStream || streams[2].Config.Metadata[LedgerMetadata] != streams[1].Config.Name {
+		t.Fatalf("the documented streams: %+v", streams)
+	}
+	if made, err := MakeBusStream(ctx, b.js, streams[0]); !made || err != nil {
+		t.Fatalf("made %v: %v", made, err)
+	}
+	if made, err := MakeBusStream(ctx, b.js, streams[0]); made || err != nil {
+		t.Fatalf("again: made %v: %v", made, err)
+	}
+	// the events' stream as one account makes it: subjects of its own
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: DefaultStream, Subjects: []string{"other.>"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = MakeBusStream(ctx, b.js, streams[2])
+	if err == nil || !strings.Contains(err.Error(), "stream CORDON_EVENTS is there with subjects [other.>], not []") {
+		t.Fatalf("a stream of that name with subjects: %v", err)
+	}
+	if got := b.stream(t, DefaultStream); len(got.Subjects) != 1 || len(got.Sources) != 0 {
+		t.Errorf("the stream there was changed: %+v", got)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/cordon-ir/cordon/evidence"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"syscall"
 	"testing"
 	"time"
@@ -183,6 +184,7 @@ func BenchmarkLiveAnswer(b *testing.B) {
 	// agents whose capabilities changed)
 	aRound := func(answer func() detect.Result) func(b *testing.B) {
 		return func(b *testing.B) {
+			defer profileRegion(b)()
 			for i := 0; i < b.N && len(rest) >= round; i++ {
 				for j := range rest[:round] {
 					if err := p.Add(&rest[j]); err != nil {
@@ -265,5 +267,27 @@ func BenchmarkPassEquivalence(b *testing.B) {
 		}
 		b.ReportMetric(float64(len(got.Findings)), "findings")
 		b.ReportMetric(float64(asked), "asked")
+	}
+}
+
+// profileRegion writes a CPU profile of the measured region alone to
+// $CORDON_BENCH_CPUPROFILE, when set (-test.cpuprofile would take in the
+// set-up, a replay, which costs more than the region here); the returned
+// func stops it.
+func profileRegion(b *testing.B) func() {
+	path := os.Getenv("CORDON_BENCH_CPUPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
 	}
 }

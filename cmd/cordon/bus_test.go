@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,15 +19,16 @@ import (
 )
 
 // The bus docs/nats/cordon-bus.conf documents, on a server started with
-// that file and the streams of docs/nats/streams: a shipper ships and
+// that file and the streams cordon bus init makes: a shipper ships and
 // cannot read, a sensor publishes raw records and cannot read, only the
 // ledger's role writes records in the ledger's format, a watcher publishes
 // findings and can neither write evidence nor delete the stream, nor make
 // the server write a record onto the ledger's subject into the events a
 // watcher reads; a console pulls and writes nothing.
 func TestBusPermissions(t *testing.T) {
-	bus := fleettest.SecuredBus(t)
+	bus := fleettest.BusServer(t)
 	as := bus.URL
+	busInit(t, as)
 	connect := func(user string) *nats.Conn {
 		nc, err := nats.Connect(as(user))
 		if err != nil {
@@ -73,6 +75,14 @@ func TestBusPermissions(t *testing.T) {
 		t.Fatal("nothing shipped")
 	}
 	shipped := caughtUp("the shipped events in the events' stream")
+	// the console checks the bus: sourced, the ledger's stream named
+	code, out, errOut = cordon("bus", "check", "--nats", as("console"))
+	for _, want := range []string{"stream CORDON_EVENTS: " + strconv.FormatUint(shipped, 10) + " messages, takes no subject of its own",
+		"source CORDON_EVIDENCE: 0 behind", "source CORDON_LEDGER: 0 behind", "ledger records: taken only from messages sourced from CORDON_LEDGER"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("bus check: exit %d, no %q in\n%s%s", code, want, out, errOut)
+		}
+	}
 	// the events' stream takes nothing published: ship says where to
 	if code, out, errOut := cordon("ship", "--nats", as("operator"), "--state", filepath.Join(t.TempDir(), "op.json"), filepath.Join(sample, "ledger.jsonl")); code == 0 ||
 		!strings.Contains(errOut, "takes no subject: it sources CORDON_EVIDENCE, CORDON_LEDGER") {
@@ -242,6 +252,26 @@ func TestBusPermissions(t *testing.T) {
 	}
 }
 
+// busInit makes the three streams with cordon bus init, twice: the
+// second finds them as documented.
+func busInit(t *testing.T, as func(string) string) {
+	t.Helper()
+	args := []string{"bus", "init", "--evidence", as("evidence-operator"), "--ledger", as("ledger-operator"), "--events", as("operator")}
+	for _, want := range []string{"made", "there already, as documented"} {
+		code, out, errOut := cordon(args...)
+		if code != 0 || strings.Count(out, want) != 3 {
+			t.Fatalf("bus init: exit %d, want three %q\n%s%s", code, want, out, errOut)
+		}
+	}
+	// one account's operator for two streams: refused before anything is
+	// made, since one account holding the events' stream and a source
+	// of it is the one account's layout again
+	code, out, errOut := cordon("bus", "init", "--evidence", as("evidence-operator"), "--ledger", as("operator"), "--events", as("operator"))
+	if code == 0 || !strings.Contains(errOut, "the streams of CORDON_LEDGER and CORDON_EVENTS would both be in account CORDON") || out != "" {
+		t.Errorf("bus init with two streams in one account: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
 // serverWritesNoLedger has the watcher (whose role may create streams
 // and consumers) make the server publish a forged kill on the ledger's
 // subjects, by a stream's republish and by a push consumer's deliver
@@ -306,14 +336,22 @@ func TestWatchRefusesALedgerStreamNotSourced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	code, out, errOut := cordon("bus", "check", "--nats", s.ClientURL())
+	if code != 0 || !strings.Contains(out, "takes cordon.events.>, cordon.raw.>") || !strings.Contains(out, "ledger records: by their subject alone") {
+		t.Errorf("bus check of one account's stream: exit %d\n%s%s", code, out, errOut)
+	}
 	cfg := st.CachedInfo().Config
 	cfg.Metadata = map[string]string{fleet.LedgerMetadata: "CORDON_LEDGER"}
 	if _, err := js.UpdateStream(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := cordon("watch", "--nats", s.ClientURL())
+	code, out, errOut = cordon("watch", "--nats", s.ClientURL())
 	if code == 0 || !strings.Contains(errOut, "takes subjects") || !strings.Contains(errOut, "cordon-events.json") {
 		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = cordon("bus", "check", "--nats", s.ClientURL())
+	if code == 0 || !strings.Contains(out, "ledger records: refused by every reader") || !strings.Contains(errOut, "takes subjects") {
+		t.Errorf("bus check of a stream naming a ledger's stream it cannot vouch for: exit %d\n%s%s", code, out, errOut)
 	}
 }
 

@@ -120,6 +120,10 @@ func commands() []command {
 			{"slice", "ARCHIVE --agent A[,B] --since T [--until T] --incident DIR [--store victorialogs://HOST:PORT] [--json]", "make DIR a case of some agents' evidence taken from the archive, as cordon pull takes it from the stream (copied, its receipt journaled)", cmdArchiveSlice, nil},
 		}},
 		{"watch", watchArgs, "run the detectors on a JetStream stream of events and publish findings as created, updated, withdrawn on cordon.findings.<severity>.<agent> (docs/fleet.md)", cmdWatch, nil},
+		{"bus", "init|check", "the documented NATS bus (docs/fleet.md, \"Security of the bus\"): make its three streams, or say how the events' stream takes its events and whose count as the gateway's ledger", cmdBus, []command{
+			{"init", "--evidence URL --ledger URL --events URL [--replicas N] [--json]", "make the evidence's, the ledger's and the events' streams, each as its account's operator; one already there is checked, never changed", cmdBusInit, nil},
+			{"check", "--nats URL [--stream S] [--json]", "the events' stream: its subjects or sources (how far behind each), and whose records count as the gateway's ledger", cmdBusCheck, nil},
+		}},
 		{"receipts", "verify|find --nats URL --watcher NAME [--stream S] [--json]", "the verdict receipts a watcher keeps (docs/verdicts.md); verify walks a watcher's hash chain and names every break (exit 7); find gives the answer a request was given", cmdReceipts, []command{
 			{"verify", "--nats URL --watcher NAME [--stream S] [--json]", "walk a watcher's chain of verdict receipts and report every break", cmdReceiptsVerify, nil},
 			{"find", "--nats URL --watcher NAME (--request ID | --verdict ID | --agent A) [--stream S] [--json]", "the receipts of a request, a verdict or an agent: the answer given, why, and under which rules and policy", cmdReceiptsFind, nil},

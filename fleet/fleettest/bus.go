@@ -15,49 +15,55 @@ import (
 )
 
 // Bus is a server started with the documented bus configuration
-// (docs/nats/cordon-bus.conf) and the streams its operators make from
-// docs/nats/streams.
+// (docs/nats/cordon-bus.conf).
 type Bus struct {
 	Server *server.Server
-	Dir    string // docs/nats
+	Root   string // the source tree's root
 }
 
 // BusRoles are the users of the documented configuration; each one's
-// password is "pw-" and its name.
+// password is "pw-" and its name ("pw-operator" for the three operators).
 var BusRoles = []string{"shipper", "sensor", "ledger", "watcher", "console", "gateway", "operator"}
 
-// SecuredBus starts the documented bus on loopback with its store in a
-// temporary folder, and makes its three streams as the operators would.
-func SecuredBus(t *testing.T) *Bus {
+// BusServer starts the documented bus on loopback with its store in a
+// temporary folder, and no stream.
+func BusServer(t *testing.T) *Bus {
 	t.Helper()
 	_, self, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(self), "..", "..", "docs", "nats")
+	root := filepath.Join(filepath.Dir(self), "..", "..")
 	for _, r := range BusRoles {
 		t.Setenv("CORDON_"+strings.ToUpper(r)+"_PASSWORD", "pw-"+r)
 	}
-	opts, err := server.ProcessConfigFile(filepath.Join(dir, "cordon-bus.conf"))
+	opts, err := server.ProcessConfigFile(filepath.Join(root, "docs", "nats", "cordon-bus.conf"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts.Host, opts.Port, opts.StoreDir = "127.0.0.1", server.RANDOM_PORT, t.TempDir()
 	opts.NoLog, opts.NoSigs = true, true
-	b := &Bus{Server: startOpts(t, opts), Dir: dir}
-	for file, user := range map[string]string{
-		"cordon-evidence.json": "evidence-operator",
-		"cordon-ledger.json":   "ledger-operator",
-		"cordon-events.json":   "operator",
+	return &Bus{Server: startOpts(t, opts), Root: root}
+}
+
+// SecuredBus is BusServer with its three streams, made as the operators
+// would from fleet/streams (what cordon bus init makes).
+func SecuredBus(t *testing.T) *Bus {
+	t.Helper()
+	b := BusServer(t)
+	for _, s := range []struct{ file, user string }{
+		{"cordon-evidence.json", "evidence-operator"},
+		{"cordon-ledger.json", "ledger-operator"},
+		{"cordon-events.json", "operator"},
 	} {
 		var cfg jetstream.StreamConfig
-		data, err := os.ReadFile(filepath.Join(dir, "streams", file))
+		data, err := os.ReadFile(filepath.Join(b.Root, "fleet", "streams", s.file))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := json.Unmarshal(data, &cfg); err != nil {
-			t.Fatalf("%s: %v", file, err)
+			t.Fatalf("%s: %v", s.file, err)
 		}
-		nc, err := nats.Connect(b.Server.ClientURL(), nats.UserInfo(user, "pw-operator"))
+		nc, err := nats.Connect(b.Server.ClientURL(), nats.UserInfo(s.user, "pw-operator"))
 		if err != nil {
-			t.Fatalf("%s: %v", user, err)
+			t.Fatalf("%s: %v", s.user, err)
 		}
 		js, err := jetstream.New(nc)
 		if err == nil {
@@ -65,7 +71,7 @@ func SecuredBus(t *testing.T) *Bus {
 		}
 		nc.Close()
 		if err != nil {
-			t.Fatalf("%s as %s: %v", file, user, err)
+			t.Fatalf("%s as %s: %v", s.file, s.user, err)
 		}
 	}
 	return b
