@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -70,7 +71,7 @@ func EnsureStream(ctx context.Context, js jetstream.JetStream, c StreamConfig) (
 		return s, nil
 	}
 	if !errors.Is(err, jetstream.ErrStreamNotFound) {
-		return nil, fmt.Errorf("stream %s: %w", c.name(), err)
+		return nil, streamErr(js, c.name(), err)
 	}
 	replicas := max(c.Replicas, 1)
 	maxBytes := c.MaxBytes
@@ -92,4 +93,16 @@ func EnsureStream(ctx context.Context, js jetstream.JetStream, c StreamConfig) (
 		return nil, fmt.Errorf("create stream %s: %w", c.name(), err)
 	}
 	return s, nil
+}
+
+// streamErr is err from asking about stream, with the reason when the
+// server refused the request (it does not answer a request it refuses,
+// so the asker only sees its time run out; the refusal comes apart).
+func streamErr(js jetstream.JetStream, stream string, err error) error {
+	last := js.Conn().LastError()
+	if last != nil && strings.Contains(last.Error(), "Permissions Violation") &&
+		(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout)) {
+		return fmt.Errorf("stream %s: this user may not ask of it (%v): name the stream it may publish to with --stream (on the documented bus, docs/nats/cordon-bus.conf: CORDON_EVIDENCE for shippers, CORDON_LEDGER for the gateway's ledger)", stream, last)
+	}
+	return fmt.Errorf("stream %s: %w", stream, err)
 }

@@ -83,6 +83,12 @@ func TestBusPermissions(t *testing.T) {
 			t.Errorf("bus check: exit %d, no %q in\n%s%s", code, want, out, errOut)
 		}
 	}
+	// a shipper that names no stream asks of CORDON_EVENTS, which it may
+	// not: ship says so, and where to ship
+	if code, out, errOut := cordon("ship", "--nats", as("shipper"), "--state", filepath.Join(t.TempDir(), "default.json"), filepath.Join(sample, "proxy")); code == 0 ||
+		!strings.Contains(errOut, "this user may not ask of it") || !strings.Contains(errOut, "CORDON_EVIDENCE for shippers") {
+		t.Errorf("ship as shipper to the default stream: exit %d\n%s%s", code, out, errOut)
+	}
 	// the events' stream takes nothing published: ship says where to
 	if code, out, errOut := cordon("ship", "--nats", as("operator"), "--state", filepath.Join(t.TempDir(), "op.json"), filepath.Join(sample, "ledger.jsonl")); code == 0 ||
 		!strings.Contains(errOut, "takes no subject: it sources CORDON_EVIDENCE, CORDON_LEDGER") {
