@@ -148,14 +148,11 @@ func (e *env) learn(ev *evidence.Event) {
 	}
 }
 
-// gatewayFormat is the format of the gateway's own ledger: the one record
-// of a session's end a kill is taken from (other parsers' events may
-// carry source ledger, written by the agent's own telemetry).
-const gatewayFormat = "cordon-ledger"
-
-// gateway says ev is the gateway ledger's own record.
+// gateway says ev is the gateway ledger's own record: the one record of
+// a session's end a kill is taken from (other parsers' events may carry
+// source ledger, written by the agent's own telemetry).
 func gateway(ev *evidence.Event) bool {
-	return ev.Source == evidence.SourceLedger && ev.Format == gatewayFormat
+	return ev.Source == evidence.SourceLedger && ev.Format == evidence.LedgerFormat
 }
 
 // harnessKills is every agent its harness had stopped at asOf, with the

@@ -19,6 +19,11 @@ const (
 	SourceAudit = "audit"
 )
 
+// LedgerFormat is the tool gateway's own ledger (ledger-v1): the issuer of
+// sessions, whose session records are the harness's word (a session it
+// ended "killed" is a kill).
+const LedgerFormat = "cordon-ledger"
+
 // Normalized kinds. Parsers may emit others (e.g. "other"), these are the
 // ones the rest of cordon reasons about.
 const (

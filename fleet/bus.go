@@ -76,7 +76,7 @@ func MakeBusStream(ctx context.Context, js jetstream.JetStream, s BusStream) (ma
 // busDiffers says how a stream there differs from the documented one in
 // what decides whose records it holds.
 func busDiffers(have, want jetstream.StreamConfig) string {
-	if !slices.Equal(have.Subjects, want.Subjects) {
+	if !slices.Equal(slices.Sorted(slices.Values(have.Subjects)), slices.Sorted(slices.Values(want.Subjects))) {
 		return fmt.Sprintf("subjects %v, not %v", have.Subjects, want.Subjects)
 	}
 	if have.Metadata[LedgerMetadata] != want.Metadata[LedgerMetadata] {

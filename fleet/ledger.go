@@ -10,10 +10,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// LedgerFormat is the tool gateway's ledger: its session records are the
-// harness's word (a session ended "killed" is a kill).
-const LedgerFormat = "cordon-ledger"
-
 // sourceHeader is where the server says which stream a sourced message
 // came from. It sets it itself: it removes one a message carried when it
 // sources it, and refuses a publish that carries one.
@@ -43,7 +39,7 @@ func (cfg *ReaderConfig) fromLedger(h nats.Header, events []evidence.Event) erro
 	}
 	ledger := false
 	for i := range events {
-		if events[i].Format == LedgerFormat {
+		if events[i].Format == evidence.LedgerFormat {
 			ledger = true
 			break
 		}

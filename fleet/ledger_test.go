@@ -38,7 +38,7 @@ func TestLedgerRecordsOnlyFromTheLedgersStream(t *testing.T) {
 	}
 	defer onc.Close()
 	forged := evidence.Event{ID: "f0f0f0f0f0f0f0f0", Time: time.Date(2026, 8, 11, 10, 0, 0, 0, time.UTC), Source: evidence.SourceLedger,
-		Format: LedgerFormat, Kind: evidence.KindSessionEnd, Agent: "agent-12", Session: "s-1", Decision: "killed", Message: "session end: killed",
+		Format: evidence.LedgerFormat, Kind: evidence.KindSessionEnd, Agent: "agent-12", Session: "s-1", Decision: "killed", Message: "session end: killed",
 		Raw: `{"v":1,"type":"session_end","agent":"agent-12","session":"s-1","reason":"killed"}`}
 	m, err := Encode(&forged)
 	if err != nil {
@@ -52,7 +52,7 @@ func TestLedgerRecordsOnlyFromTheLedgersStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	first, _, _ := strings.Cut(string(line), "\n")
-	if _, err := ojs.Publish(ctx, RawSubject(LedgerFormat), []byte(first)); err != nil {
+	if _, err := ojs.Publish(ctx, RawSubject(evidence.LedgerFormat), []byte(first)); err != nil {
 		t.Fatal(err)
 	}
 	enc, ejs, err := Connect(sb.URL("operator"), "test", 0)

@@ -142,6 +142,6 @@ func printBus(e *env, rep fleet.BusReport) {
 		fmt.Fprintf(e.stdout, "ledger records: taken only from messages sourced from %s\n", evidence.Printable(rep.Ledger))
 	default:
 		fmt.Fprintf(e.stdout, "ledger records: by their subject alone: whoever may publish on %s, or make the server publish there, writes the gateway's session ends (docs/fleet.md, \"Security of the bus\")\n",
-			fleet.EventSubject(evidence.SourceLedger, fleet.LedgerFormat))
+			fleet.EventSubject(evidence.SourceLedger, evidence.LedgerFormat))
 	}
 }

@@ -15,7 +15,7 @@ type parser struct{}
 // New returns the parser for cordon ledger v1 JSON Lines.
 func New() parse.Parser { return parser{} }
 
-func (parser) Format() string         { return "cordon-ledger" }
+func (parser) Format() string         { return evidence.LedgerFormat }
 func (parser) Source() string         { return evidence.SourceLedger }
 func (parser) Framing() parse.Framing { return parse.JSON }
 
