@@ -65,7 +65,7 @@ func MakeBusStream(ctx context.Context, js jetstream.JetStream, s BusStream) (ma
 		return false, nil
 	}
 	if !errors.Is(err, jetstream.ErrStreamNotFound) {
-		return false, fmt.Errorf("stream %s: %w", s.Config.Name, err)
+		return false, streamErr(js, s.Config.Name, err)
 	}
 	if _, err := js.CreateStream(ctx, s.Config); err != nil {
 		return false, fmt.Errorf("create stream %s: %w", s.Config.Name, err)
@@ -150,11 +150,11 @@ func CheckBus(ctx context.Context, js jetstream.JetStream, stream string) (BusRe
 	rep := BusReport{Stream: stream}
 	s, err := js.Stream(ctx, stream)
 	if err != nil {
-		return rep, fmt.Errorf("stream %s: %w", stream, err)
+		return rep, streamErr(js, stream, err)
 	}
 	info, err := s.Info(ctx)
 	if err != nil {
-		return rep, fmt.Errorf("stream %s: %w", stream, err)
+		return rep, streamErr(js, stream, err)
 	}
 	rep.Subjects, rep.Messages = info.Config.Subjects, info.State.Msgs
 	for _, src := range info.Sources {

@@ -82,7 +82,7 @@ func (cfg *ReaderConfig) resolveLedger(ctx context.Context, js jetstream.JetStre
 func LedgerStreamOf(ctx context.Context, js jetstream.JetStream, stream string) (string, error) {
 	s, err := js.Stream(ctx, stream)
 	if err != nil {
-		return "", fmt.Errorf("stream %s: %w", stream, err)
+		return "", streamErr(js, stream, err)
 	}
 	cfg := s.CachedInfo().Config
 	ledger := cfg.Metadata[LedgerMetadata]

@@ -111,11 +111,11 @@ func pull(ctx context.Context, js jetstream.JetStream, cfg PullConfig, w io.Writ
 	}
 	s, err := js.Stream(ctx, rcfg.Stream)
 	if err != nil {
-		return res, nil, fmt.Errorf("stream %s: %w", rcfg.Stream, err)
+		return res, nil, streamErr(js, rcfg.Stream, err)
 	}
 	info, err := s.Info(ctx)
 	if err != nil {
-		return res, nil, fmt.Errorf("stream %s: %w", rcfg.Stream, err)
+		return res, nil, streamErr(js, rcfg.Stream, err)
 	}
 	res.Upto = info.State.LastSeq
 	var events []evidence.Event

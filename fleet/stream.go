@@ -100,9 +100,9 @@ func EnsureStream(ctx context.Context, js jetstream.JetStream, c StreamConfig) (
 // so the asker only sees its time run out; the refusal comes apart).
 func streamErr(js jetstream.JetStream, stream string, err error) error {
 	last := js.Conn().LastError()
-	if last != nil && strings.Contains(last.Error(), "Permissions Violation") &&
+	if last != nil && strings.Contains(last.Error(), "Permissions Violation") && strings.Contains(last.Error(), "."+stream) &&
 		(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout)) {
-		return fmt.Errorf("stream %s: this user may not ask of it (%v): name the stream it may publish to with --stream (on the documented bus, docs/nats/cordon-bus.conf: CORDON_EVIDENCE for shippers, CORDON_LEDGER for the gateway's ledger)", stream, last)
+		return fmt.Errorf("stream %s: this user may not ask of it (%v); on the documented bus (docs/nats/cordon-bus.conf) shippers ship to CORDON_EVIDENCE, the gateway's ledger to CORDON_LEDGER (--stream), and watchers and consoles read CORDON_EVENTS", stream, last)
 	}
 	return fmt.Errorf("stream %s: %w", stream, err)
 }

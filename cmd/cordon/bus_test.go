@@ -86,7 +86,7 @@ func TestBusPermissions(t *testing.T) {
 	// a shipper that names no stream asks of CORDON_EVENTS, which it may
 	// not: ship says so, and where to ship
 	if code, out, errOut := cordon("ship", "--nats", as("shipper"), "--state", filepath.Join(t.TempDir(), "default.json"), filepath.Join(sample, "proxy")); code == 0 ||
-		!strings.Contains(errOut, "this user may not ask of it") || !strings.Contains(errOut, "CORDON_EVIDENCE for shippers") {
+		!strings.Contains(errOut, "this user may not ask of it") || !strings.Contains(errOut, "shippers ship to CORDON_EVIDENCE") {
 		t.Errorf("ship as shipper to the default stream: exit %d\n%s%s", code, out, errOut)
 	}
 	// the events' stream takes nothing published: ship says where to
