@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/cordon-ir/cordon/evidence"
 )
@@ -31,6 +32,9 @@ type divergence struct {
 	// session learnt since may name another working directory for a
 	// finding made before, so every agent's are made again
 	learnt int
+	// afresh makes the stretch still open with newFinding, as a closed
+	// one is, instead of extending the one kept (tests: FindingsAfresh)
+	afresh bool
 }
 
 type divState struct {
@@ -43,12 +47,26 @@ type divState struct {
 	changed int
 	marks   []divMark
 	found   []Finding
+	// open is the stretch still open when done last ran, kept to be
+	// extended by the calls added since rather than made again
+	open divOpen
 }
 
-// divMark is done's scan before call i with no stretch open: the
-// window's first call, its off-plan calls, and the findings made so far.
+// divMark is done's scan before call i: the window's first call, its
+// off-plan calls, where the stretch open there began (-1: none), and
+// the findings made so far.
 type divMark struct {
-	i, start, off, found int
+	i, start, off, ep, found int
+}
+
+// divOpen is an open stretch's calls [ep, upto) as a finding is made of
+// them: their hits in time order (calls' and refusals', stable as
+// newFinding sorts them), the reasons in call order, the off-plan calls.
+type divOpen struct {
+	ep, upto int
+	hits     []hit
+	vals     []string
+	n        int
 }
 
 type planCall struct {
@@ -161,8 +179,12 @@ func (d *divergence) agentDone(agent string, st *divState) []Finding {
 	} else {
 		st.marks = st.marks[:0]
 	}
+	changedAt := st.changed
 	st.found = st.found[:m.found]
-	start, epStart, off := m.start, -1, m.off // off: off-plan calls in [start, i]
+	start, epStart, off := m.start, m.ep, m.off // off: off-plan calls in [start, i]
+	if len(st.marks) == 0 {
+		epStart = -1
+	}
 	flush := func(end int) {
 		if epStart < 0 {
 			return
@@ -193,8 +215,8 @@ func (d *divergence) agentDone(agent string, st *divState) []Finding {
 		epStart = -1
 	}
 	for i := m.i; i < len(calls); i++ {
-		if epStart < 0 && (len(st.marks) == 0 || i-st.marks[len(st.marks)-1].i >= markEvery) {
-			st.marks = append(st.marks, divMark{i: i, start: start, off: off, found: len(st.found)})
+		if len(st.marks) == 0 || i-st.marks[len(st.marks)-1].i >= markEvery {
+			st.marks = append(st.marks, divMark{i: i, start: start, off: off, ep: epStart, found: len(st.found)})
 		}
 		pc := calls[i]
 		if len(pc.reasons) > 0 {
@@ -216,8 +238,91 @@ func (d *divergence) agentDone(agent string, st *divState) []Finding {
 		}
 	}
 	made := len(st.found)
-	flush(len(calls)) // a stretch still open: made again next time
+	// a stretch still open: made again next time, from what is kept of it
+	// while none of its calls changed
+	if d.afresh {
+		flush(len(calls))
+		st.open = divOpen{ep: -1}
+	} else if epStart >= 0 {
+		st.found = append(st.found, d.openFinding(agent, st, epStart, changedAt))
+	}
 	out := slices.Clone(st.found)
 	st.found, st.changed = st.found[:made], len(calls)
 	return out
+}
+
+// openFinding is the finding of the stretch open from call ep to the
+// last: what was kept of it extended by the calls since, when it began
+// at the same call and none of those kept changed (changedAt: the first
+// call added or refused since done last ran). The same finding flush
+// makes with newFinding: a stretch's hits are each a call's or a
+// refusal's, and an event is one call or one refusal of one call, so
+// they are unique and newFinding keeps them all, in time order, ties in
+// call order.
+func (d *divergence) openFinding(agent string, st *divState, ep, changedAt int) Finding {
+	calls := st.calls
+	o := &st.open
+	if o.ep != ep || o.upto > changedAt || o.upto < ep {
+		*o = divOpen{ep: ep, upto: ep, hits: o.hits[:0], vals: o.vals[:0]}
+	}
+	var add []hit
+	for _, pc := range calls[o.upto:] {
+		if len(pc.reasons) == 0 {
+			continue
+		}
+		o.n++
+		add = append(add, hit{t: pc.c.t, id: pc.c.id, agent: agent})
+		add = append(add, pc.denials...)
+		for _, r := range pc.reasons {
+			o.vals = appendNew(o.vals, r)
+		}
+	}
+	o.upto = len(calls)
+	o.hits = mergeByTime(o.hits, add)
+	workdir := "its working directory"
+	if s := d.e.sessionAt(agent, calls[ep].c.t); s != nil && s.workdir != "" {
+		workdir = s.workdir
+	}
+	return withValues(d.r.sortedFinding(agent, o.hits, map[string]string{
+		"count": strconv.Itoa(o.n), "calls": strconv.Itoa(len(calls) - ep),
+		"workdir": workdir, "values": listValues(o.vals, 4),
+	}), o.vals)
+}
+
+// mergeByTime is the stable sort by time of sorted's hits followed by
+// add's, sorted being sorted already: add sorted (stable), then the two
+// merged, ties to sorted.
+func mergeByTime(sorted, add []hit) []hit {
+	if len(add) == 0 {
+		return sorted
+	}
+	byTime := func(a, b hit) int { return a.t.Compare(b.t) }
+	if !slices.IsSortedFunc(add, byTime) {
+		slices.SortStableFunc(add, byTime)
+	}
+	n := len(sorted)
+	// the hits of sorted after add's first keep their order after it
+	k, _ := slices.BinarySearchFunc(sorted, add[0].t, func(h hit, t time.Time) int {
+		if h.t.After(t) {
+			return 1
+		}
+		return -1
+	})
+	if k == n {
+		return append(sorted, add...)
+	}
+	tail := slices.Clone(sorted[k:])
+	out := sorted[:k]
+	i, j := 0, 0
+	for i < len(tail) && j < len(add) {
+		if add[j].t.Before(tail[i].t) {
+			out = append(out, add[j])
+			j++
+		} else {
+			out = append(out, tail[i])
+			i++
+		}
+	}
+	out = append(out, tail[i:]...)
+	return append(out, add[j:]...)
 }

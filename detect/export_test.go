@@ -12,21 +12,37 @@ func RawFindings(p *Pass) [][]Finding {
 
 // FindingsAfresh is p's findings made from nothing each correlator kept
 // of the answers before (tests only): what Findings gives must equal it.
+// plan-divergence's stretch still open is made with newFinding, as a
+// closed one is; what each correlator kept is put back after, so the
+// next Findings goes on from it.
 func FindingsAfresh(p *Pass) []Finding {
+	var restore []func()
 	for i, c := range p.corr {
 		switch c := c.(type) {
 		case *adaptation:
+			made := c.made
 			c.made = map[string]madeOf{}
+			restore = append(restore, func() { c.made = made })
 		case *dataOut:
+			made := c.made
 			c.made = map[string]madeOf{}
+			restore = append(restore, func() { c.made = made })
 		case *divergence:
 			for _, st := range c.agents {
-				st.changed, st.marks, st.found = 0, nil, nil
+				kept := *st
+				st.changed, st.marks, st.found, st.open = 0, nil, nil, divOpen{ep: -1}
+				restore = append(restore, func() { *st = kept })
 			}
+			c.afresh = true
+			restore = append(restore, func() { c.afresh = false })
 		}
 		p.changed[i] = true
 	}
-	return p.Findings()
+	out := p.Findings()
+	for _, r := range restore {
+		r()
+	}
+	return out
 }
 
 // MarkEveryCall makes plan-divergence keep a mark at every call it can

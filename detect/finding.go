@@ -60,26 +60,52 @@ func (r *Rule) newFinding(agent string, hits []hit, vars map[string]string) Find
 	if !slices.IsSortedFunc(hits, byTime) {
 		slices.SortStableFunc(hits, byTime)
 	}
-	f := Finding{Detector: r.ID, Title: r.Title, Agent: agent, Severity: r.Severity, Phase: r.Phase, Matches: 1,
-		Tags: slices.Clip(r.Tags)}
+	f := r.blankFinding(agent)
 	seen := make(map[string]bool, len(hits))
 	for _, h := range hits {
 		if seen[h.id] {
 			continue
 		}
 		seen[h.id] = true
-		if f.Start.IsZero() || h.t.Before(f.Start) {
-			f.Start = h.t
-		}
-		if h.t.After(f.End) {
-			f.End = h.t
-		}
-		f.Events = append(f.Events, h.id)
+		f.cite(h)
 	}
+	return r.finish(f, vars)
+}
+
+// sortedFinding is newFinding of hits already in its order (by time,
+// stable) and each of another event: nothing to sort or drop.
+func (r *Rule) sortedFinding(agent string, hits []hit, vars map[string]string) Finding {
+	f := r.blankFinding(agent)
+	f.Events = make([]string, 0, len(hits))
+	for _, h := range hits {
+		f.cite(h)
+	}
+	return r.finish(f, vars)
+}
+
+func (r *Rule) blankFinding(agent string) Finding {
+	return Finding{Detector: r.ID, Title: r.Title, Agent: agent, Severity: r.Severity, Phase: r.Phase, Matches: 1,
+		Tags: slices.Clip(r.Tags)}
+}
+
+// cite adds h's event to f's, its time to f's span.
+func (f *Finding) cite(h hit) {
+	if f.Start.IsZero() || h.t.Before(f.Start) {
+		f.Start = h.t
+	}
+	if h.t.After(f.End) {
+		f.End = h.t
+	}
+	f.Events = append(f.Events, h.id)
+}
+
+// finish renders f's explanation with vars over the rule's own and gives
+// it its id.
+func (r *Rule) finish(f Finding, vars map[string]string) Finding {
 	all := map[string]string{
-		"count": strconv.Itoa(len(seen)), "window": fmtDuration(r.Correlation.Window),
+		"count": strconv.Itoa(len(f.Events)), "window": fmtDuration(r.Correlation.Window),
 		"span": fmtDuration(f.End.Sub(f.Start)), "start": f.Start.Format(time.TimeOnly),
-		"end": f.End.Format(time.TimeOnly), "group": agent, "agent": orNobody(agent), "rule": r.ID,
+		"end": f.End.Format(time.TimeOnly), "group": f.Agent, "agent": orNobody(f.Agent), "rule": r.ID,
 	}
 	for k, v := range vars {
 		all[k] = v
