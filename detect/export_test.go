@@ -27,6 +27,10 @@ func FindingsAfresh(p *Pass) []Finding {
 			made := c.made
 			c.made = map[string]madeOf{}
 			restore = append(restore, func() { c.made = made })
+		case *intent:
+			made := c.made
+			c.made = map[string]madeOf{}
+			restore = append(restore, func() { c.made = made })
 		case *divergence:
 			for _, st := range c.agents {
 				kept := *st

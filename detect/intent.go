@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -30,6 +31,10 @@ import (
 type intent struct {
 	r      *Rule
 	agents map[string]*intentState
+	// made is each agent's findings of its first n summaries judged: a
+	// summary's finding stands once made (what it left out was judged when
+	// it came), so an answer makes only those of the summaries since
+	made map[string]madeOf
 }
 
 type intentState struct {
@@ -58,7 +63,9 @@ func intentWords(kind string) []string {
 	return nil
 }
 
-func newIntent(r *Rule) *intent { return &intent{r: r, agents: map[string]*intentState{}} }
+func newIntent(r *Rule) *intent {
+	return &intent{r: r, agents: map[string]*intentState{}, made: map[string]madeOf{}}
+}
 
 func (x *intent) add(_ int, ev *evidence.Event) {
 	if ev.Agent == "" {
@@ -136,14 +143,19 @@ func clip(s string, n int) string {
 func (x *intent) done() []Finding {
 	var out []Finding
 	for _, agent := range sortedKeys(x.agents) {
-		for _, f := range x.agents[agent].found {
+		found := x.agents[agent].found
+		m := x.made[agent]
+		fs := m.fs
+		for _, f := range found[m.n:] {
 			if !x.r.Correlation.Condition.Holds(float64(len(f.hits) - 1)) {
 				continue // the condition counts the actions left out
 			}
-			out = append(out, withValues(x.r.newFinding(agent, f.hits, map[string]string{
+			fs = append(fs, withValues(x.r.newFinding(agent, f.hits, map[string]string{
 				"detail": f.desc, "count": strconv.Itoa(len(f.hits) - 1),
 			}), f.values))
 		}
+		x.made[agent] = madeOf{len(found), slices.Clip(fs)}
+		out = append(out, fs...)
 	}
 	return out
 }
