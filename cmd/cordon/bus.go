@@ -69,7 +69,8 @@ func cmdBusInit(e *env, c *cobra.Command) {
 				}
 				continue
 			}
-			what := "there already, as documented"
+			// only what decides whose records it holds is compared
+			what := "there already, its subjects, sources and ledger's stream as documented"
 			if made {
 				what = "made"
 			}
@@ -125,11 +126,12 @@ func printBus(e *env, rep fleet.BusReport) {
 	}
 	fmt.Fprintf(e.stdout, "stream %s: %d messages, %s\n", evidence.Printable(rep.Stream), rep.Messages, takes)
 	for _, s := range rep.Sources {
-		heard := "never heard from"
+		// the server's lag is only known once it has heard from the source
+		state := "never heard from, how far behind not known"
 		if s.Active >= 0 {
-			heard = "heard from " + s.Active.Round(time.Millisecond).String() + " ago"
+			state = fmt.Sprintf("%d behind, heard from %s ago", s.Lag, s.Active.Round(time.Millisecond))
 		}
-		fmt.Fprintf(e.stdout, "  source %s: %d behind, %s", evidence.Printable(s.Name), s.Lag, heard)
+		fmt.Fprintf(e.stdout, "  source %s: %s", evidence.Printable(s.Name), state)
 		if s.Error != "" {
 			fmt.Fprintf(e.stdout, ", error: %s", evidence.PrintableMessage(s.Error))
 		}

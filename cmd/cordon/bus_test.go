@@ -263,7 +263,7 @@ func TestBusPermissions(t *testing.T) {
 func busInit(t *testing.T, as func(string) string) {
 	t.Helper()
 	args := []string{"bus", "init", "--evidence", as("evidence-operator"), "--ledger", as("ledger-operator"), "--events", as("operator")}
-	for _, want := range []string{"made", "there already, as documented"} {
+	for _, want := range []string{"made", "there already, its subjects, sources and ledger's stream as documented"} {
 		code, out, errOut := cordon(args...)
 		if code != 0 || strings.Count(out, want) != 3 {
 			t.Fatalf("bus init: exit %d, want three %q\n%s%s", code, want, out, errOut)
