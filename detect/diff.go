@@ -63,6 +63,15 @@ type Change struct {
 
 // Diff compares findings with the Marks kept before them.
 func Diff(before map[string]Mark, after []Finding) Change {
+	return diff(before, after, func(f *Finding) Mark { return MarkOf(f) })
+}
+
+// DiffMarks is Diff given the Marks of after already made (by id).
+func DiffMarks(before map[string]Mark, after []Finding, marks map[string]Mark) Change {
+	return diff(before, after, func(f *Finding) Mark { return marks[f.ID] })
+}
+
+func diff(before map[string]Mark, after []Finding, markOf func(*Finding) Mark) Change {
 	ch := Change{Created: []string{}, Updated: []string{}, Withdrawn: []string{}}
 	seen := make(map[string]bool, len(after))
 	for i := range after {
@@ -72,7 +81,7 @@ func Diff(before map[string]Mark, after []Finding) Change {
 		switch {
 		case !ok:
 			ch.Created = append(ch.Created, f.ID)
-		case !m.Same(MarkOf(f)):
+		case !m.Same(markOf(f)):
 			ch.Updated = append(ch.Updated, f.ID)
 		}
 	}

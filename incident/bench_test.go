@@ -200,6 +200,17 @@ func BenchmarkLiveAnswer(b *testing.B) {
 	}
 	b.Run("round", aRound(p.Result))
 	b.Run("round-view", aRound(func() detect.Result { return p.View().Result }))
+	b.Run("kept", func(b *testing.B) {
+		// the round's answer encoded as the follow keeps it after each
+		// round (engine/result.gob, less writing the file)
+		r := p.View().Result
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if enc, err := incident.EncodeKept(r); err != nil || len(enc) == 0 {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("findings", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			if len(p.Findings()) == 0 {

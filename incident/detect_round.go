@@ -32,21 +32,26 @@ func (c FindingsChange) String() string {
 
 // Detect runs a round of the detectors over the evidence as it is now
 // (the kept result when it is still the evidence's), keeps the result,
-// and journals what changed since the result kept before, one entry per
-// round (findings_changed), when anything did.
+// and journals what changed since the findings the journal last named,
+// one entry per round (findings_changed), when anything did.
 func (w *Workspace) Detect(ctx context.Context, actor journal.Actor) (FindingsChange, error) {
-	before := w.previousFindings()
+	w.loadJournaled()
 	r, err := w.scan(ctx)
 	if err != nil {
 		return FindingsChange{}, err
 	}
-	return w.journalChange(ctx, actor, before, r.Findings)
+	return w.journalChange(ctx, actor, r.Findings)
 }
 
-// journalChange journals what a round changed against the findings kept
-// before it (findings_changed), when it changed anything.
-func (w *Workspace) journalChange(ctx context.Context, actor journal.Actor, before, after []detect.Finding) (FindingsChange, error) {
-	ch := diffFindings(before, after)
+// journalChange journals what a round changed against the findings the
+// journal last named (findings_changed, engine_journaled.go), when it
+// changed anything.
+func (w *Workspace) journalChange(ctx context.Context, actor journal.Actor, after []detect.Finding) (FindingsChange, error) {
+	marks := detect.Marks(after)
+	w.journaledMu.Lock()
+	defer w.journaledMu.Unlock()
+	c := detect.DiffMarks(w.journaledLocked(), after, marks)
+	ch := FindingsChange{Created: c.Created, Updated: c.Updated, Withdrawn: c.Withdrawn, Total: len(after)}
 	if ch.Empty() || !w.write {
 		return ch, nil
 	}
@@ -59,8 +64,10 @@ func (w *Workspace) journalChange(ctx context.Context, actor journal.Actor, befo
 			text += "; " + part.what + " " + strings.Join(capIDs(part.ids, 10), " ")
 		}
 	}
-	_, err := w.appendJSON(ctx, journal.Entry{Actor: actor, Type: journal.EntryFindingsChanged, Text: text}, ch)
-	return ch, err
+	if _, err := w.appendJSON(ctx, journal.Entry{Actor: actor, Type: journal.EntryFindingsChanged, Text: text}, ch); err != nil {
+		return ch, err
+	}
+	return ch, w.keepJournaled(marks)
 }
 
 // previousFindings are the findings of the result kept before this round,
@@ -71,12 +78,6 @@ func (w *Workspace) previousFindings() []detect.Finding {
 		return nil
 	}
 	return k.Findings
-}
-
-// diffFindings compares two rounds' findings by id (detect.Diff).
-func diffFindings(before, after []detect.Finding) FindingsChange {
-	ch := detect.Diff(detect.Marks(before), after)
-	return FindingsChange{Created: ch.Created, Updated: ch.Updated, Withdrawn: ch.Withdrawn, Total: len(after)}
 }
 
 // capIDs lists at most n ids, then how many more.

@@ -170,18 +170,26 @@ func (w *Workspace) Stale() (why string, kept bool) {
 // detectors again); on read-only media, or in a workspace shared with
 // other users, the result stays in memory.
 func (w *Workspace) keepScan(meta resultMeta, r detect.Result) error {
+	_, err := w.keepTimed(meta, r)
+	return err
+}
+
+// keepTimed is keepScan, saying how long encoding the result took.
+func (w *Workspace) keepTimed(meta resultMeta, r detect.Result) (time.Duration, error) {
 	if platform.Writable(w.Dir) != nil || !w.write && journal.CheckWritable(w.Dir, false) != nil {
-		return nil
+		return 0, nil
 	}
+	start := time.Now()
 	var b bytes.Buffer
 	if err := writeKept(&b, keep(meta, r)); err != nil {
-		return err
+		return 0, err
 	}
+	took := time.Since(start)
 	if err := w.keepFile(filepath.Join(w.Dir, engineDir, resultFile), b.Bytes()); err != nil {
-		return err
+		return took, err
 	}
 	w.keptRun = true
-	return nil
+	return took, nil
 }
 
 // Recompute makes this process run the detectors again rather than read

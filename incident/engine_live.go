@@ -82,6 +82,7 @@ type LiveRound struct {
 func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []ingest.FileResult, reattributed bool) (LiveRound, error) {
 	start := time.Now()
 	var out LiveRound
+	w.loadJournaled()
 	meta, keepable := w.resultMeta()
 	counts := w.store.Counts()
 	var stored, fresh int64
@@ -156,9 +157,7 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 	w.findingsMu.Lock()
 	current := w.findingsKey == key && w.scanned.Findings != nil
 	total := len(w.scanned.Findings)
-	// what the last round kept, in memory: read from the disk only when
-	// this process kept nothing yet
-	before, kept := w.scanned.Findings, w.scanned.Findings != nil
+	kept := w.scanned.Findings != nil // this process has an answer
 	w.findingsMu.Unlock()
 	if out.Replayed == "" && out.Added == 0 && (current || fresh > 0 && kept) {
 		// nothing new reached the pass: the answer stands, of the
@@ -167,6 +166,7 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 		w.findingsKey = key
 		w.findingsMu.Unlock()
 		out.Change = FindingsChange{Created: []string{}, Updated: []string{}, Withdrawn: []string{}, Total: total}
+		w.flushLive() // the inputs are quiet: the answer waiting is kept now
 		out.Took = time.Since(start)
 		return out, nil
 	}
@@ -178,9 +178,6 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 	if r.Findings == nil {
 		r.Findings = []detect.Finding{}
 	}
-	if !kept {
-		before = w.previousFindings()
-	}
 	w.findingsMu.Lock()
 	w.scanned, w.findingsKey = r, key
 	w.findingsMu.Unlock()
@@ -189,9 +186,9 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 		// this process stopped runs the detectors again; one while it
 		// follows reads it as the follow's answer
 		meta.HeldForOrder = lp.held
-		_ = w.keepScan(meta, r) // not keeping it costs another process a pass
+		w.keepLive(meta, r)
 	}
-	ch, err := w.journalChange(ctx, actor, before, r.Findings)
+	ch, err := w.journalChange(ctx, actor, r.Findings)
 	out.Change, out.Took = ch, time.Since(start)
 	return out, err
 }
@@ -265,4 +262,58 @@ func (h heldAfter) Each(ctx context.Context, q evidence.Query, fn func(evidence.
 		}
 		return fn(ev)
 	})
+}
+
+// A round's answer is kept (engine/result.gob) for other processes to read
+// while the follow goes on, and for the next one to start from. At a
+// million events encoding it took about 0.3 s, as long as the round's
+// answer itself (BenchmarkLiveAnswer/kept), and a follow paid it every
+// round. Now a round keeps its answer when the last encoding was cheap
+// (under keepCheap), or when keepShare times the last encoding has passed
+// since the last keep, so keeping takes at most about a tenth of a busy
+// follow's time; otherwise the answer waits for the next round that may,
+// the first round that adds nothing (the inputs quiet), or the follow's
+// end. Meanwhile a reader reads the answer last kept and says when it was
+// kept (the file's time); a crash loses no finding: the next process
+// replays, and journals against the findings the journal last named
+// (engine_journaled.go), not against the answer kept.
+const (
+	keepCheap = 50 * time.Millisecond
+	keepShare = 10
+)
+
+// liveKeep is the answer of a follow's rounds waiting to be kept.
+type liveKeep struct {
+	meta    resultMeta
+	r       detect.Result
+	pending bool
+	at      time.Time     // when the last was kept
+	took    time.Duration // how long encoding it took
+	// cheap and share stand for keepCheap and keepShare when set (tests)
+	cheap time.Duration
+	share int
+}
+
+// keepLive keeps a round's answer now, or leaves it waiting (above).
+func (w *Workspace) keepLive(meta resultMeta, r detect.Result) {
+	k := &w.liveKept
+	k.meta, k.r, k.pending = meta, r, true
+	cheap, share := keepCheap, time.Duration(keepShare)
+	if k.cheap != 0 {
+		cheap, share = k.cheap, time.Duration(k.share)
+	}
+	if k.took >= cheap && time.Since(k.at) < share*k.took {
+		return
+	}
+	w.flushLive()
+}
+
+// flushLive keeps the answer waiting, if one is.
+func (w *Workspace) flushLive() {
+	k := &w.liveKept
+	if !k.pending {
+		return
+	}
+	took, _ := w.keepTimed(k.meta, k.r) // not keeping it costs another process a pass
+	k.at, k.took, k.pending, k.r = time.Now(), took, false, detect.Result{}
 }

@@ -1,6 +1,11 @@
 package incident
 
-import "github.com/cordon-ir/cordon/evidence"
+import (
+	"bytes"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+)
 
 // EvidenceStore is the workspace's store, for incident's own tests, which
 // call the functions below the use cases (Scan, LoadCase, RunCheck) on it.
@@ -9,3 +14,11 @@ func (w *Workspace) EvidenceStore() evidence.Store { return w.store }
 
 // JournalPath is the journal's file, for tests that tamper with it.
 func (w *Workspace) JournalPath() string { return w.journal.Path() }
+
+// EncodeKept is the kept result's encoding of r, as a follow's round
+// writes it (keepScan less the file), for the benchmarks.
+func EncodeKept(r detect.Result) ([]byte, error) {
+	var b bytes.Buffer
+	err := writeKept(&b, keep(resultMeta{}, r))
+	return b.Bytes(), err
+}

@@ -375,6 +375,7 @@ func (w *Workspace) Follow(ctx context.Context, inputs []string, opt IngestOptio
 		}
 		opt.Detectors(w.followRound(context.WithoutCancel(ctx), actor, nil, false))
 	}
+	w.flushLive() // the last answer waiting, kept as the follow ends
 	// The growth that waited for GrowthEvery is recorded as the follow ends.
 	if jerr := w.recordReceipts(context.WithoutCancel(ctx), opt.Actor, opt.From, last, true, true); jerr != nil && err == nil {
 		err = jerr

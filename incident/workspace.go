@@ -64,6 +64,11 @@ type Workspace struct {
 	live        *livePass    // the pass a following ingest keeps (followRound)
 	following   *followMarks // how far each followed input got (followRound)
 	taking      *roundTaken  // what a follow's ingest stored in the round (followRound)
+	liveKept    liveKeep     // a follow's answer waiting to be kept (keepLive)
+	// journaledMu guards journaled, the Marks of the findings the journal
+	// last named (engine_journaled.go)
+	journaledMu sync.Mutex
+	journaled   map[string]detect.Mark
 	// heldForOrder, of a workspace opened held: the events its follower
 	// held for order when it kept the answer read
 	heldForOrder int64

@@ -237,7 +237,7 @@ func (e *env) openOrHeld(dir string, opts ...incident.Option) (*incident.Workspa
 	if n := held.HeldForOrder(); n > 0 {
 		order = fmt.Sprintf(", without %d events it holds for order", n)
 	}
-	fmt.Fprintf(e.stderr, "cordon: a following ingest holds the index; its detectors' answer after its last round (%s%s); %s\n", incident.Stamp(held.HeldAt()), order, reads)
+	fmt.Fprintf(e.stderr, "cordon: a following ingest holds the index; its detectors' answer as it last kept it (%s%s); %s\n", incident.Stamp(held.HeldAt()), order, reads)
 	return held, func() { held.Close() }, nil
 }
 
