@@ -92,7 +92,7 @@ func (s *capScan) result(ev *evidence.Event) {
 		return
 	}
 	delete(s.calls, ev.CallID)
-	s.touch(cu.c.Agent)
+	s.touch(cu.c)
 	u := &cu.c.Uses[cu.index]
 	if ev.Time.After(u.Time) {
 		u.Dur = capability.Millis(ev.Time.Sub(u.Time))

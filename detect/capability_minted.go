@@ -106,7 +106,7 @@ func (s *capScan) mintedUse(ev *evidence.Event) {
 	}
 	for _, cred := range creds {
 		for _, c := range s.minted[cred] {
-			s.touch(c.Agent)
+			s.touch(c)
 			c.Uses = append(c.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Format: ev.Format, From: ev.SrcIP, Refused: credRefused(ev)})
 		}
 	}

@@ -3,6 +3,7 @@ package detect
 import (
 	"cmp"
 	"github.com/cordon-ir/cordon/capability"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -145,14 +146,14 @@ func (s *capScan) process(ev *evidence.Event) {
 			}
 		}
 		if c != nil && (len(c.Uses) == 0 || c.Uses[len(c.Uses)-1].ID != ev.ID) {
-			s.touch(c.Agent)
+			s.touch(c)
 			c.Uses = append(c.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Format: ev.Format, From: shortID(ev.Container)})
 		}
 	}
 	switch {
 	case ev.Kind == evidence.KindProcExit:
 		if c := s.procs[ev.ExecID]; c != nil && ev.ExecID != "" {
-			s.touch(c.Agent)
+			s.touch(c)
 			c.AddEnd(capability.End{At: ev.Time, How: "exited", ID: ev.ID, By: issuerName(ev), Source: ev.Source, Authority: capability.Authoritative})
 		}
 	case ev.Kind == evidence.KindProcExec && ev.Source == evidence.SourceSensor && ev.Agent != "" && mayDetach(ev.Cmdline) && detachRe.MatchString(ev.Cmdline):
@@ -220,7 +221,7 @@ func (s *capScan) done(skews []Skew) *capability.Set {
 	by := skewsBySource(skews)
 	out := map[string][]*capability.Capability{}
 	for agent, m := range s.caps {
-		out[agent] = s.finishAgent(m, by, func(c *capability.Capability) sourceBytes { return s.bytes[c] }, nil)
+		out[agent] = s.finishAgent(m, slices.Collect(maps.Values(m)), by, func(c *capability.Capability) sourceBytes { return s.bytes[c] }, nil)
 	}
 	return capability.NewSet(out)
 }
@@ -251,13 +252,13 @@ func skewsBySource(skews []Skew) map[string]Skew {
 	return bySource
 }
 
-// finishAgent finishes one agent's capabilities m in place (bytes gives
-// each one's bytes sent, by source) and lists them, unsorted. Those in
+// finishAgent finishes those of one agent's capabilities m in todo in
+// place (bytes gives each one's bytes sent, by source; the others are
+// finished already) and lists all of m, unsorted. Those in
 // shared have their uses in time order, no applied skew among their
 // sources, and share them with the scan: they are not written.
-func (s *capScan) finishAgent(m map[string]*capability.Capability, bySource map[string]Skew, bytes func(*capability.Capability) sourceBytes, shared map[*capability.Capability]bool) []*capability.Capability {
-	list := make([]*capability.Capability, 0, len(m))
-	for _, c := range m {
+func (s *capScan) finishAgent(m map[string]*capability.Capability, todo []*capability.Capability, bySource map[string]Skew, bytes func(*capability.Capability) sourceBytes, shared map[*capability.Capability]bool) []*capability.Capability {
+	for _, c := range todo {
 		// on the ledger's clock, which the containment time is on
 		for i := range c.Uses {
 			k, ok := bySource[c.Uses[i].Source]
@@ -278,9 +279,8 @@ func (s *capScan) finishAgent(m map[string]*capability.Capability, bySource map[
 				c.Ends[i].At = c.Ends[i].At.Add(-k.Offset)
 			}
 		}
-		list = append(list, c)
 	}
-	for _, c := range list {
+	for _, c := range todo {
 		if c.Kind == capability.Place && c.Origin == capability.Acquired {
 			s.endPlace(c, m)
 		}
@@ -290,7 +290,7 @@ func (s *capScan) finishAgent(m map[string]*capability.Capability, bySource map[
 			c.Compact()
 		}
 	}
-	return list
+	return slices.Collect(maps.Values(m))
 }
 
 // usesInOrder says uses are in time order already: a stable sort would

@@ -49,9 +49,11 @@ type capScan struct {
 	workloads map[string][]*capability.Capability
 	minted    map[string][]*capability.Capability
 	// touched are the agents whose capabilities changed since the last
-	// view (Pass.View), touchedAll that something every agent's finishing
-	// reads did (an authoritative or claimed end, a session learnt).
+	// view (Pass.View), changed those capabilities, touchedAll that
+	// something every agent's finishing reads did (an authoritative or
+	// claimed end, a session learnt).
 	touched    map[string]bool
+	changed    map[*capability.Capability]bool
 	touchedAll bool
 }
 
@@ -59,7 +61,8 @@ func newCapScan(e *env, sessions []evidence.Event, secrets *redact.Redactor) *ca
 	s := &capScan{e: e, caps: map[string]map[string]*capability.Capability{}, kinds: map[string]string{},
 		borrow: map[string][]string{}, jobs: map[string]*capability.Capability{}, reads: map[string]evidence.Event{},
 		procs: map[string]*capability.Capability{}, pids: map[pidKey]*capability.Capability{}, ends: map[string][]endMark{}, auth: map[string][]capability.End{}, calls: map[string]*callUse{}, secrets: secrets, keyHolders: map[string][]string{}, keyLogged: map[string]redact.Key{}, cov: capability.NewCoverage(),
-		workloads: map[string][]*capability.Capability{}, minted: map[string][]*capability.Capability{}, touched: map[string]bool{}}
+		workloads: map[string][]*capability.Capability{}, minted: map[string][]*capability.Capability{}, touched: map[string]bool{},
+		changed: map[*capability.Capability]bool{}}
 	s.issued = map[string]bool{}
 	for i := range sessions {
 		s.grant(&sessions[i])
@@ -131,7 +134,6 @@ func shortID(c string) string {
 }
 
 func (s *capScan) entry(agent string, kind capability.Kind, value string, origin capability.Origin) *capability.Capability {
-	s.touch(agent)
 	m := s.caps[agent]
 	if m == nil {
 		m = map[string]*capability.Capability{}
@@ -143,6 +145,7 @@ func (s *capScan) entry(agent string, kind capability.Kind, value string, origin
 		c = &capability.Capability{Agent: agent, Kind: kind, Value: value, Origin: origin}
 		m[k] = c
 	}
+	s.touch(c) // what asks for it changes it
 	return c
 }
 

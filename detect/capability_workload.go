@@ -131,7 +131,7 @@ func (s *capScan) workload(ev *evidence.Event) {
 	if pod := firstOf(r.User.Extra["authentication.kubernetes.io/pod-name"]...); pod != "" {
 		// a call made from inside a created pod: its creators' use
 		for _, c := range s.workloads[podNamespace(ev, r.ObjectRef.Namespace)+"/"+pod] {
-			s.touch(c.Agent)
+			s.touch(c)
 			c.Uses = append(c.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Format: ev.Format,
 				From: ev.SrcIP, Refused: ev.Decision == evidence.DecisionDeny})
 		}
@@ -142,7 +142,7 @@ func (s *capScan) workload(ev *evidence.Event) {
 	if r.Verb == "delete" && r.ObjectRef.Subresource == "" {
 		key := r.ObjectRef.Namespace + "/" + r.ObjectRef.Name
 		for _, c := range s.workloads[key] {
-			s.touch(c.Agent)
+			s.touch(c)
 			c.AddEnd(capability.End{At: ev.Time, How: strings.TrimSuffix(r.ObjectRef.Resource, "s") + " " + key + " deleted", ID: ev.ID,
 				By: issuerName(ev), Source: ev.Source, Authority: capability.Authoritative})
 		}

@@ -26,7 +26,10 @@ type View struct {
 // viewParts is what the last view kept of each agent, to be shared by
 // the next where the agent did not change.
 type viewParts struct {
-	caps     map[string][]*capability.Capability // finished, sorted
+	caps map[string][]*capability.Capability // finished, sorted
+	// fin is, per agent, the finished copy in caps of each capability of
+	// the scan, for the next view to share where it did not change
+	fin      map[string]map[*capability.Capability]*capability.Capability
 	holdings map[string]capability.Holding
 	skews    []Skew
 	set      *capability.Set // caps as a set
@@ -105,8 +108,10 @@ func (p *Pass) viewSets() (*capability.Set, map[string]capability.Holding, []Ske
 	s := p.caps
 	prev := p.view
 	next := &viewParts{caps: make(map[string][]*capability.Capability, len(s.caps)),
+		fin:      make(map[string]map[*capability.Capability]*capability.Capability, len(s.caps)),
 		holdings: make(map[string]capability.Holding, len(s.caps)), skews: skews}
 	var dirty []string
+	reuse := false // the last view's finished copies of what did not change are shared
 	switch {
 	case len(s.reads) > 0:
 		// a read waiting for its result is taken on a copy of the whole
@@ -123,9 +128,10 @@ func (p *Pass) viewSets() (*capability.Set, map[string]capability.Holding, []Ske
 		}
 		s.touchedAll = false
 	default:
+		reuse = true
 		for a, list := range prev.caps {
 			if !s.touched[a] {
-				next.caps[a], next.holdings[a] = list, prev.holdings[a]
+				next.caps[a], next.holdings[a], next.fin[a] = list, prev.holdings[a], prev.fin[a]
 			}
 		}
 		for a := range s.touched {
@@ -138,9 +144,14 @@ func (p *Pass) viewSets() (*capability.Set, map[string]capability.Holding, []Ske
 	by := skewsBySource(skews)
 	for _, a := range dirty {
 		if _, ok := next.caps[a]; !ok {
-			next.caps[a] = s.finishedCopy(a, by)
+			var was map[*capability.Capability]*capability.Capability
+			if reuse {
+				was = prev.fin[a]
+			}
+			next.caps[a], next.fin[a] = s.finishedCopy(a, by, was)
 		}
 	}
+	clear(s.changed)
 	set := capability.NewSortedSet(next.caps)
 	next.set = set
 	for _, a := range dirty {
@@ -155,17 +166,28 @@ func (p *Pass) viewSets() (*capability.Set, map[string]capability.Holding, []Ske
 // uses finishing would not move (in time order, no skew applied to them)
 // shares them with the scan, and only what Compact keeps of them is
 // copied: an agent's tool calls, used at every event, are otherwise most
-// of what a view copies.
-func (s *capScan) finishedCopy(agent string, by map[string]Skew) []*capability.Capability {
+// of what a view copies. A capability that did not change since the last
+// view, whose finished copy was (was: by the scan's capability), is that
+// copy: finishing it reads only it and what every set's finishing reads,
+// which changing makes no copy shared (viewSets). A place an agent acted
+// from is finished again all the same: its end is its credentials'. It
+// returns the set, sorted, and each capability's finished copy.
+func (s *capScan) finishedCopy(agent string, by map[string]Skew, was map[*capability.Capability]*capability.Capability) ([]*capability.Capability, map[*capability.Capability]*capability.Capability) {
 	m := s.caps[agent]
 	n := make(map[string]*capability.Capability, len(m))
-	orig := make(map[*capability.Capability]*capability.Capability, len(m))
+	fin := make(map[*capability.Capability]*capability.Capability, len(m))
+	orig := map[*capability.Capability]*capability.Capability{}
 	shared := map[*capability.Capability]bool{}
+	var todo []*capability.Capability
 	skewed := false
 	for _, k := range by {
 		skewed = skewed || k.Applied
 	}
 	for k, c := range m {
+		if d, ok := was[c]; ok && !s.changed[c] && (c.Kind != capability.Place || c.Origin != capability.Acquired) {
+			n[k], fin[c] = d, d
+			continue
+		}
 		var d *capability.Capability
 		if usesInOrder(c.Uses) && (!skewed || !slices.ContainsFunc(c.Uses, func(u capability.Use) bool { return by[u.Source].Applied })) {
 			d = c.CloneSharingUses()
@@ -173,12 +195,15 @@ func (s *capScan) finishedCopy(agent string, by map[string]Skew) []*capability.C
 		} else {
 			d = c.Clone()
 		}
-		n[k], orig[d] = d, c
+		n[k], orig[d], fin[c] = d, c, d
+		todo = append(todo, d)
 	}
-	list := s.finishAgent(n, by, func(c *capability.Capability) sourceBytes { return s.bytes[orig[c]] }, shared)
+	list := s.finishAgent(n, todo, by, func(c *capability.Capability) sourceBytes { return s.bytes[orig[c]] }, shared)
 	capability.Sort(list)
-	return list
+	return list, fin
 }
 
-// touch says agent's capabilities changed: the next view copies its set.
-func (s *capScan) touch(agent string) { s.touched[agent] = true }
+// touch says c changed: the next view copies it, and its agent's set.
+func (s *capScan) touch(c *capability.Capability) {
+	s.touched[c.Agent], s.changed[c] = true, true
+}

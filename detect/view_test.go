@@ -194,3 +194,36 @@ func TestHoldingsEqualViewsHoldings(t *testing.T) {
 		}
 	}
 }
+
+// A place an agent acted from ends when every credential used from it
+// has: credential-theft with px-s228's refusals moved to a second host,
+// so that the credential ends while the place it was used from takes no
+// event. A view made from the last one finishes the place again all the
+// same, and it ends as the credential does.
+func TestViewEndsAPlaceWithItsCredential(t *testing.T) {
+	rules, err := detect.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := loadSample(t, "credential-theft")
+	moved := 0
+	for i := range evs {
+		if ev := &evs[i]; ev.Source == evidence.SourceProxy && ev.SrcIP == "10.30.8.15" && ev.Decision == evidence.DecisionDeny {
+			ev.SrcIP = "10.30.8.16"
+			moved++
+		}
+	}
+	if moved == 0 {
+		t.Fatal("no refusal from 10.30.8.15 to move")
+	}
+	attribution.AttributeAll(evs)
+	eng := detect.Engine{Rules: rules}
+	viewsAlong(t, "credential-theft, refused from another host", eng, detect.NewMemSource(evs))
+	r, err := eng.Scan(context.Background(), detect.NewMemSource(evs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := findCap(r.Capabilities.For("agent-12"), capability.Place, "10.30.8.15"); !ok || endAt(p) != "10:34:27" {
+		t.Errorf("place 10.30.8.15: %+v, want it ended with px-s228 at 10:34:27", p)
+	}
+}
