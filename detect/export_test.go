@@ -1,5 +1,7 @@
 package detect
 
+import "slices"
+
 // RawFindings is what each correlator of p gives before its matches are
 // merged into episodes (tests only).
 func RawFindings(p *Pass) [][]Finding {
@@ -31,6 +33,11 @@ func FindingsAfresh(p *Pass) []Finding {
 			made := c.made
 			c.made = map[string]madeOf{}
 			restore = append(restore, func() { c.made = made })
+		case *expansion:
+			kept := *c
+			kept.shared = slices.Clone(c.shared)
+			c.made = nil
+			restore = append(restore, func() { *c = kept })
 		case *divergence:
 			for _, st := range c.agents {
 				kept := *st

@@ -214,7 +214,7 @@ func TestKeptFindingsAreFindingsAfresh(t *testing.T) {
 			keptAlong(t, name, learnt, asked)
 		}
 	}
-	for _, d := range []string{"plan-divergence", "denial-adaptation", "data-exfiltration", "intent-mismatch"} {
+	for _, d := range []string{"plan-divergence", "denial-adaptation", "data-exfiltration", "intent-mismatch", "destination-expansion"} {
 		if asked[d] == 0 {
 			t.Errorf("no %s finding was asked along the way", d)
 		}
