@@ -34,8 +34,79 @@ type adaptation struct {
 	// made is each agent's findings as done last made them, and of how
 	// many adaptations: an agent's adaptations only grow, and its
 	// findings are theirs alone, so an agent none were added to since
-	// is not made again (a live pass asks after every round)
-	made map[string]madeOf
+	// is not made again (a live pass asks after every round); nor are
+	// its episodes before the last one made, which an adaptation added
+	// after them cannot join (episodes end at a gap between two
+	// consecutive adaptations longer than the window)
+	made map[string]adaptMade
+	// afresh makes the last episode's finding with newFinding, as the
+	// others are, instead of extending the one kept (tests: FindingsAfresh)
+	afresh bool
+}
+
+// adaptMade is an agent's findings of its first n adaptations, those of
+// the episodes before its last one (which begins at the last-th) apart,
+// and what the last one's finding was made of, to be extended by the
+// adaptations added to it since rather than made again: at a million
+// events an agent's last episode holds thousands.
+type adaptMade struct {
+	madeOf
+	last   int
+	before []Finding
+	open   adaptOpen
+}
+
+// adaptOpen is an episode of adaptations from the from-th to the upto-th
+// as newFinding would cite them: its hits in time order (stable), each
+// event once, at the time of its first hit in that order (cited, by id),
+// its refusals and descriptions.
+type adaptOpen struct {
+	from, upto int
+	hits       []hit
+	cited      map[string]time.Time
+	denials    map[string]bool
+	descs      []string
+}
+
+// extend adds found[o.upto:] to the episode as newFinding would cite the
+// whole of it: the hits sorted by time (stable: after those of the same
+// time already cited), each event once, where it comes first. A denial's
+// hits carry the denial's time, so an event may come again earlier than
+// where it was cited: it moves there.
+func (o *adaptOpen) extend(found []adapted) {
+	var add []hit
+	for _, f := range found[o.upto:] {
+		add = append(add, f.hits...)
+		o.denials[f.hits[0].id] = true
+		o.descs = append(o.descs, f.desc)
+	}
+	o.upto = len(found)
+	slices.SortStableFunc(add, func(a, b hit) int { return a.t.Compare(b.t) })
+	k := 0
+	for _, h := range add {
+		at, ok := o.cited[h.id]
+		if ok && !h.t.Before(at) {
+			continue // cited already, as early or earlier
+		}
+		if ok {
+			o.uncite(h.id, at)
+		}
+		o.cited[h.id] = h.t
+		add[k] = h
+		k++
+	}
+	o.hits = mergeByTime(o.hits, add[:k])
+}
+
+// uncite takes out of the hits the one citing id at t.
+func (o *adaptOpen) uncite(id string, t time.Time) {
+	i, _ := slices.BinarySearchFunc(o.hits, t, func(x hit, t time.Time) int { return x.t.Compare(t) })
+	for ; i < len(o.hits) && o.hits[i].t.Equal(t); i++ {
+		if o.hits[i].id == id {
+			o.hits = slices.Delete(o.hits, i, i+1)
+			return
+		}
+	}
 }
 
 // madeOf is a correlator's findings of one agent, made of its first n
@@ -91,7 +162,7 @@ type adapted struct {
 const callLink = time.Minute
 
 func newAdaptation(r *Rule, e *env) *adaptation {
-	return &adaptation{r: r, e: e, agents: map[string]*adaptState{}, made: map[string]madeOf{}}
+	return &adaptation{r: r, e: e, agents: map[string]*adaptState{}, made: map[string]adaptMade{}}
 }
 
 func (a *adaptation) add(_ int, ev *evidence.Event) {
@@ -305,25 +376,57 @@ func (a *adaptation) done() []Finding {
 	var out []Finding
 	for _, agent := range sortedKeys(a.agents) {
 		found := a.agents[agent].found
-		if m, ok := a.made[agent]; ok && m.n == len(found) {
+		m, ok := a.made[agent]
+		if ok && m.n == len(found) || len(found) == 0 {
 			out = append(out, m.fs...)
 			continue
 		}
 		from := len(out)
-		for _, run := range runs(a.r, found, func(x adapted) time.Time { return x.t }) {
-			var hits []hit
-			var descs []string
-			denials := map[string]bool{}
-			for _, f := range run {
-				hits = append(hits, f.hits...)
-				descs = append(descs, f.desc)
-				denials[f.hits[0].id] = true
-			}
-			out = append(out, a.r.newFinding(agent, hits, map[string]string{
-				"denials": strconv.Itoa(len(denials)), "routes": strconv.Itoa(len(run)), "detail": listValues(descs, 3),
-			}))
+		out = append(out, m.before...)
+		times := make([]time.Time, len(found)-m.last)
+		for i, x := range found[m.last:] {
+			times[i] = x.t
 		}
-		a.made[agent] = madeOf{len(found), slices.Clip(out[from:])}
+		eps := episodes(times, a.r.Correlation.Window)
+		for _, ep := range eps[:len(eps)-1] {
+			if run := found[m.last+ep[0] : m.last+ep[1]]; a.r.Correlation.Condition.Holds(float64(len(run))) {
+				out = append(out, a.finding(agent, run))
+			}
+		}
+		before, o := slices.Clip(out[from:]), m.open
+		start := m.last + eps[len(eps)-1][0]
+		switch {
+		case a.afresh:
+			if run := found[start:]; a.r.Correlation.Condition.Holds(float64(len(run))) {
+				out = append(out, a.finding(agent, run))
+			}
+		default:
+			if o.denials == nil || o.from != start {
+				o = adaptOpen{from: start, upto: start, cited: map[string]time.Time{}, denials: map[string]bool{}}
+			}
+			o.extend(found)
+			if n := o.upto - o.from; a.r.Correlation.Condition.Holds(float64(n)) {
+				out = append(out, a.r.sortedFinding(agent, o.hits, map[string]string{
+					"denials": strconv.Itoa(len(o.denials)), "routes": strconv.Itoa(n), "detail": listValues(o.descs, 3),
+				}))
+			}
+		}
+		a.made[agent] = adaptMade{madeOf{len(found), slices.Clip(out[from:])}, start, before, o}
 	}
 	return out
+}
+
+// finding is the finding of an episode of adaptations, made whole.
+func (a *adaptation) finding(agent string, run []adapted) Finding {
+	var hits []hit
+	var descs []string
+	denials := map[string]bool{}
+	for _, f := range run {
+		hits = append(hits, f.hits...)
+		descs = append(descs, f.desc)
+		denials[f.hits[0].id] = true
+	}
+	return a.r.newFinding(agent, hits, map[string]string{
+		"denials": strconv.Itoa(len(denials)), "routes": strconv.Itoa(len(run)), "detail": listValues(descs, 3),
+	})
 }

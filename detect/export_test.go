@@ -14,8 +14,8 @@ func RawFindings(p *Pass) [][]Finding {
 
 // FindingsAfresh is p's findings made from nothing each correlator kept
 // of the answers before (tests only): what Findings gives must equal it.
-// plan-divergence's stretch still open is made with newFinding, as a
-// closed one is; what each correlator kept is put back after, so the
+// plan-divergence's stretch still open and denial-adaptation's last
+// episode are made with newFinding, as closed ones are; what each correlator kept is put back after, so the
 // next Findings goes on from it.
 func FindingsAfresh(p *Pass) []Finding {
 	var restore []func()
@@ -23,8 +23,8 @@ func FindingsAfresh(p *Pass) []Finding {
 		switch c := c.(type) {
 		case *adaptation:
 			made := c.made
-			c.made = map[string]madeOf{}
-			restore = append(restore, func() { c.made = made })
+			c.made, c.afresh = map[string]adaptMade{}, true
+			restore = append(restore, func() { c.made, c.afresh = made, false })
 		case *dataOut:
 			made := c.made
 			c.made = map[string]madeOf{}

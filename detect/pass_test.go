@@ -225,8 +225,12 @@ func TestKeptFindingsAreFindingsAfresh(t *testing.T) {
 // first, or learns them as they come) and compares, every five events,
 // its findings with the findings made afresh.
 func keptAlong(t *testing.T, name string, learnt bool, asked map[string]int) {
-	ctx := context.Background()
 	eng, src, _ := oneShot(t, name)
+	keptAlongSource(t, name, eng, src, learnt, asked)
+}
+
+func keptAlongSource(t *testing.T, name string, eng detect.Engine, src *detect.MemSource, learnt bool, asked map[string]int) {
+	ctx := context.Background()
 	var first detect.Source = src
 	if learnt {
 		first = detect.NewMemSource(nil)
@@ -252,6 +256,52 @@ func keptAlong(t *testing.T, name string, learnt bool, asked map[string]int) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The same, over each sample followed by itself again two days later
+// (ids, call ids and sessions renamed): every agent's behaviour makes a
+// second episode, which a correlator keeping the findings of an agent's
+// earlier episodes (denial-adaptation) must add to them, not make again
+// beside them.
+func TestKeptFindingsOfEpisodesAfresh(t *testing.T) {
+	rules, err := detect.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := 0
+	for _, name := range bundledSamples {
+		evs := loadSample(t, name)
+		n := len(evs)
+		for i := range n {
+			ev := evs[i]
+			ev.Time = ev.Time.Add(48 * time.Hour)
+			for _, s := range []*string{&ev.ID, &ev.CallID, &ev.ExecID, &ev.ParentExecID, &ev.Session} {
+				if *s != "" {
+					*s += "-again"
+				}
+			}
+			evs = append(evs, ev)
+		}
+		attribution.AttributeAll(evs)
+		src := detect.NewMemSource(evs)
+		eng := detect.Engine{Rules: rules}
+		keptAlongSource(t, name+" twice", eng, src, false, map[string]int{})
+		r, err := eng.Scan(context.Background(), src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		per := map[string]int{}
+		for _, f := range r.Findings {
+			if f.Detector == "denial-adaptation" {
+				if per[f.Agent]++; per[f.Agent] == 2 {
+					two++
+				}
+			}
+		}
+	}
+	if two == 0 {
+		t.Fatal("no agent of any sample made two denial-adaptation episodes: the test does not cover them")
 	}
 }
 
