@@ -349,7 +349,7 @@ func (s *capScan) toolCall(ev *evidence.Event) {
 	if ev.Agent == "" {
 		return
 	}
-	for _, cred := range s.named(ev.Cmdline + " " + ev.Message) {
+	for _, cred := range s.named(ev.Cmdline, ev.Message) {
 		owner := s.e.credOwner(cred, ev.Time)
 		if owner == nil {
 			continue
@@ -412,10 +412,10 @@ func (s *capScan) toolResult(ev *evidence.Event) {
 	e.Uses = append(e.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source})
 }
 
-// named are the issued credentials a text names as whole words.
-func (s *capScan) named(text string) []string {
+// named are the issued credentials texts name as whole words.
+func (s *capScan) named(texts ...string) []string {
 	var out []string
-	for _, w := range attribution.CredentialWords(text) {
+	for w := range attribution.CredentialWords(texts...) {
 		if _, ok := s.kinds[w]; ok || s.issued[w] {
 			out = appendNew(out, w)
 		}
