@@ -1,7 +1,6 @@
 package incident
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,29 +25,24 @@ func keptEvidence(t *testing.T, dir string) string {
 }
 
 // createdInJournal counts, per finding id, the findings_changed entries
-// of dir's journal that name it created.
-func createdInJournal(t *testing.T, dir string) map[string]int {
+// of w's journal that name it created.
+func createdInJournal(t *testing.T, w *Workspace) map[string]int {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "journal.jsonl"))
+	entries, err := w.JournalEntries()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	out := map[string]int{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var e struct {
-			Type    journal.EntryType `json:"type"`
-			Payload FindingsChange    `json:"payload"`
+	for _, e := range entries {
+		if e.Type != journal.EntryFindingsChanged {
+			continue
 		}
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+		var ch FindingsChange
+		if err := json.Unmarshal(e.Payload, &ch); err != nil {
 			t.Fatal(err)
 		}
-		if e.Type == journal.EntryFindingsChanged {
-			for _, id := range e.Payload.Created {
-				out[id]++
-			}
+		for _, id := range ch.Created {
+			out[id]++
 		}
 	}
 	return out
@@ -111,7 +105,7 @@ func TestFollowKeepsItsAnswerWhenItCan(t *testing.T) {
 		t.Error("the follow ended and its last answer is not kept")
 	}
 	sameAsOneShot(t, w, "at the end")
-	for id, n := range createdInJournal(t, w.Dir) {
+	for id, n := range createdInJournal(t, w) {
 		if n != 1 {
 			t.Errorf("finding %s journaled created %d times", id, n)
 		}
@@ -148,7 +142,7 @@ func TestJournalFromTheFindingsItNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := createdInJournal(t, w.Dir)
+	first := createdInJournal(t, w)
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +170,7 @@ func TestJournalFromTheFindingsItNamed(t *testing.T) {
 	if len(got) == 0 || got[0].Replayed != "the follow began" || !got[0].Change.Empty() {
 		t.Errorf("the next process's first round: %+v, want a replay that changes nothing", got)
 	}
-	again := createdInJournal(t, w.Dir)
+	again := createdInJournal(t, w2)
 	if len(first) == 0 || len(again) != len(first) {
 		t.Errorf("%d findings journaled created, then %d", len(first), len(again))
 	}
