@@ -111,7 +111,8 @@ func (p *Pass) viewSets() (*capability.Set, map[string]capability.Holding, []Ske
 		fin:      make(map[string]map[*capability.Capability]*capability.Capability, len(s.caps)),
 		holdings: make(map[string]capability.Holding, len(s.caps)), skews: skews}
 	var dirty []string
-	reuse := false // the last view's finished copies of what did not change are shared
+	// the last view's finished copies, shared where nothing changed
+	var was map[string]map[*capability.Capability]*capability.Capability
 	switch {
 	case len(s.reads) > 0:
 		// a read waiting for its result is taken on a copy of the whole
@@ -128,7 +129,7 @@ func (p *Pass) viewSets() (*capability.Set, map[string]capability.Holding, []Ske
 		}
 		s.touchedAll = false
 	default:
-		reuse = true
+		was = prev.fin
 		for a, list := range prev.caps {
 			if !s.touched[a] {
 				next.caps[a], next.holdings[a], next.fin[a] = list, prev.holdings[a], prev.fin[a]
@@ -144,11 +145,7 @@ func (p *Pass) viewSets() (*capability.Set, map[string]capability.Holding, []Ske
 	by := skewsBySource(skews)
 	for _, a := range dirty {
 		if _, ok := next.caps[a]; !ok {
-			var was map[*capability.Capability]*capability.Capability
-			if reuse {
-				was = prev.fin[a]
-			}
-			next.caps[a], next.fin[a] = s.finishedCopy(a, by, was)
+			next.caps[a], next.fin[a] = s.finishedCopy(a, by, was[a])
 		}
 	}
 	clear(s.changed)
