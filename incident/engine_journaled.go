@@ -50,7 +50,7 @@ func (w *Workspace) journaledLocked() map[string]detect.Mark {
 }
 
 // loadJournaled reads the Marks of the findings the journal last named,
-// if this process has not yet: before Detect keeps its result, which a
+// if this process has not yet: before a round keeps its result, which a
 // workspace without the file reads them from.
 func (w *Workspace) loadJournaled() {
 	w.journaledMu.Lock()

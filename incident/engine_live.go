@@ -82,6 +82,7 @@ type LiveRound struct {
 func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []ingest.FileResult, reattributed bool) (LiveRound, error) {
 	start := time.Now()
 	var out LiveRound
+	w.loadJournaled()
 	meta, keepable := w.resultMeta()
 	counts := w.store.Counts()
 	var stored, fresh int64
@@ -180,9 +181,6 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 	w.findingsMu.Lock()
 	w.scanned, w.findingsKey = r, key
 	w.findingsMu.Unlock()
-	// journaled before the answer is kept: a workspace without the
-	// journal's marks reads the findings it names from the answer kept
-	ch, err := w.journalChange(ctx, actor, r.Findings)
 	if keepable {
 		// with events held, not of the index as it is: a reader after
 		// this process stopped runs the detectors again; one while it
@@ -190,6 +188,7 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 		meta.HeldForOrder = lp.held
 		w.keepLive(meta, r)
 	}
+	ch, err := w.journalChange(ctx, actor, r.Findings)
 	out.Change, out.Took = ch, time.Since(start)
 	return out, err
 }
