@@ -148,6 +148,17 @@ func (w *Workspace) scan(ctx context.Context) (detect.Result, error) {
 	if w.scanned.Findings != nil && w.findingsKey == key {
 		return w.scanned, nil
 	}
+	if w.isHeld() {
+		// OpenHeld read the follow's answer, once; this one is not it
+		why := w.stale
+		if w.recompute {
+			return detect.Result{}, fmt.Errorf("%w: the detectors cannot run again over an index another process holds", ErrHeld)
+		}
+		if why == "" {
+			why = "the rules in force cannot be read, or the workspace keeps no redaction key"
+		}
+		return detect.Result{}, fmt.Errorf("%w: its kept answer is not of this case now (%s); wait for the follow's next round", ErrHeld, why)
+	}
 	rules, err := w.rules()
 	if err != nil {
 		return detect.Result{}, err
@@ -158,9 +169,6 @@ func (w *Workspace) scan(ctx context.Context) (detect.Result, error) {
 			w.scanned, w.findingsKey = r, key
 			return r, nil
 		}
-	}
-	if w.isHeld() {
-		return detect.Result{}, fmt.Errorf("%w: its kept answer is not of this case's rules now (%s); wait for the follow's next round", ErrHeld, w.stale)
 	}
 	w.detectorRuns++
 	if w.shareRuns {

@@ -29,21 +29,36 @@ func OpenHeld(dir string, opts ...Option) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := filepath.Join(dir, engineDir, resultFile)
-	k, err := readKept(dir, func(resultMeta) bool { return false })
+	// when it was kept: taken before it is read, so a newer answer
+	// renamed over it in between makes this time older, never newer
+	info, err := os.Stat(filepath.Join(dir, engineDir, resultFile))
+	if err != nil {
+		return nil, fmt.Errorf("%w, and it keeps no detectors' result yet: %v", ErrHeld, err)
+	}
+	// read once, here: the follower renames a newer answer over it while
+	// this process reads, and one read of the head and another of the
+	// whole would take two answers for one
+	k, err := readKept(dir, nil)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return nil, fmt.Errorf("%w, and it keeps no detectors' result yet: %v", ErrHeld, err)
-	case err != nil && !errors.Is(err, errOtherMeta):
+	case err != nil:
 		return nil, fmt.Errorf("%w, and its kept result cannot be read: %v", ErrHeld, err)
-	}
-	info, err := os.Stat(p)
-	if err != nil {
-		return nil, err
 	}
 	hs := heldStore{}
 	hs.r, w.heldReads = dialReads(dir)
 	w.store, w.held, w.heldAt, w.heldForOrder = hs, k.Meta.Evidence, info.ModTime(), k.Meta.HeldForOrder
+	// the follow's answer is of the evidence as it holds it, which may
+	// leave events held for order out (HeldForOrder says how many); it
+	// must be of the rules, version and redaction key in force
+	if meta, ok := w.resultMeta(); ok {
+		meta.HeldForOrder = k.Meta.HeldForOrder
+		if k.Meta == meta {
+			w.scanned, w.findingsKey = k.result(), w.held
+		} else {
+			w.stale = staleWhy(k.Meta, meta)
+		}
+	}
 	return w, nil
 }
 

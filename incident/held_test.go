@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/ingest"
 )
@@ -86,5 +87,49 @@ func TestHeldReadsThroughTheFollower(t *testing.T) {
 	}
 	if _, err := h.Search(context.Background(), evidence.Request{}); !errors.Is(err, ErrHeld) {
 		t.Errorf("a search with no follower: %v, want ErrHeld", err)
+	}
+}
+
+// A held workspace reads the follow's answer once, as it opens: one the
+// follower kept while it held events for order is read (and says how
+// many), and one the follower renames over it afterwards does not
+// replace it half-way, as a second read of the file would. Running the
+// detectors again over a held index is refused.
+func TestHeldReadsTheAnswerItOpened(t *testing.T) {
+	ws, dir, r, err := keptSample(t)
+	if err != nil || len(r.Findings) < 2 {
+		t.Fatalf("%d findings, %v", len(r.Findings), err)
+	}
+	defer ws.Close()
+	meta, ok := ws.resultMeta()
+	if !ok {
+		t.Fatal("the sample's result cannot be kept")
+	}
+	// as a follow keeps it while it holds 3 events for order
+	meta.HeldForOrder = 3
+	if err := ws.keepScan(meta, r); err != nil {
+		t.Fatal(err)
+	}
+	h, err := OpenHeld(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	// the follower's next round, renamed over it
+	next := meta
+	next.Evidence, next.HeldForOrder = "a later round's evidence", 0
+	if err := ws.keepScan(next, detect.Result{Findings: r.Findings[:1], Capabilities: r.Capabilities, Coverage: r.Coverage}); err != nil {
+		t.Fatal(err)
+	}
+	fs, err := h.CachedFindings(context.Background())
+	if err != nil || len(fs) != len(r.Findings) {
+		t.Fatalf("held: %d findings (%v), want the %d of the answer it opened", len(fs), err, len(r.Findings))
+	}
+	if h.HeldForOrder() != 3 || h.DetectorRuns() != 0 {
+		t.Errorf("held: %d held for order, %d runs; want 3 and none", h.HeldForOrder(), h.DetectorRuns())
+	}
+	h.Recompute()
+	if _, err := h.CachedFindings(context.Background()); !errors.Is(err, ErrHeld) {
+		t.Errorf("held: the detectors run again: %v, want ErrHeld", err)
 	}
 }
