@@ -56,8 +56,9 @@ func (f Field) Number(ev *Event) int64 {
 func Words(text string) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, t := range queryAnalyzer.eventStream(text) {
-		if w := string(t.Term); !seen[w] {
+	for t := range queryAnalyzer.eventWords(text) {
+		if !seen[string(t)] {
+			w := string(t)
 			seen[w] = true
 			out = append(out, w)
 		}

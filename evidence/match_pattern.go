@@ -57,7 +57,7 @@ func (p patternPred) match(ev *Event) bool {
 		return false
 	case textField:
 		for _, s := range p.f.parts(ev) {
-			if s != "" && p.maybe(s) && p.an.anyToken(s, p.rx.MatchString) {
+			if s != "" && p.maybe(s) && p.an.anyToken(s, p.rx.Match) {
 				return true
 			}
 		}

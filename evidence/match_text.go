@@ -58,9 +58,9 @@ func (a *analyzer) eventStream(s string) analysis.TokenStream {
 }
 
 // anyToken reports whether fn holds for a token of an event's text s.
-func (a *analyzer) anyToken(s string, fn func(string) bool) bool {
-	for _, t := range a.eventStream(s) {
-		if fn(string(t.Term)) {
+func (a *analyzer) anyToken(s string, fn func([]byte) bool) bool {
+	for t := range a.eventWords(s) {
+		if fn(t) {
 			return true
 		}
 	}
@@ -99,9 +99,9 @@ func (p textPred) matchText(s string) bool {
 	if !maybe {
 		return false
 	}
-	for _, t := range p.an.eventStream(s) {
+	for t := range p.an.eventWords(s) {
 		for _, want := range p.toks {
-			if string(t.Term) == want {
+			if string(t) == want {
 				return true
 			}
 		}

@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"iter"
 	"sync"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -145,3 +146,44 @@ func textFreqs(a analysis.Analyzer, text []byte) (int, index.TokenFrequencies) {
 
 // boundsPool recycles the word bounds textFreqs collects.
 var boundsPool = sync.Pool{New: func() any { return new([][2]int) }}
+
+// eventWords yields each word of an event's text as the index keeps it:
+// lowercased, at most maxToken bytes, in order, repeats included. ASCII
+// text takes asciiWords' path; anything else the analyzer's. A word is
+// valid only until the next is yielded.
+func (a *analyzer) eventWords(text string) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		if !isASCII(text) {
+			for _, t := range a.eventStream(text) {
+				if !yield(t.Term) {
+					return
+				}
+			}
+			return
+		}
+		bp := lowerPool.Get().(*[]byte)
+		defer lowerPool.Put(bp)
+		lower := append((*bp)[:0], text...)
+		*bp = lower
+		for i, c := range lower {
+			if 'A' <= c && c <= 'Z' {
+				lower[i] = c + 'a' - 'A'
+			}
+		}
+		// asciiWords' loop, yielding as it goes
+		stop := false
+		asciiWords(lower, func(start, end int) {
+			if !stop && !yield(lower[start:min(end, start+maxToken)]) {
+				stop = true
+			}
+		})
+	}
+}
+
+// lowerPool recycles the lowercased copies eventWords makes.
+var lowerPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// EventWords yields each word of an event's text as the index keeps it
+// (lowercased, at most maxToken bytes), in order, repeats included; a
+// word is valid only until the next is yielded.
+func EventWords(text string) iter.Seq[[]byte] { return queryAnalyzer.eventWords(text) }

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -103,4 +104,43 @@ func BenchmarkTokenize(b *testing.B) {
 			textFreqs(a, line)
 		}
 	})
+}
+
+// EventWords gives the words the analyzer gives an event's text, cut at
+// maxToken: ASCII on the fast path, anything else through the analyzer.
+func TestEventWordsAreTheAnalyzers(t *testing.T) {
+	long := strings.Repeat("Ab", maxToken) // one word of 2*maxToken bytes
+	texts := []string{"", "Nohup /tmp/.X/beacon --interval 60 &", "GET http://169.254.169.254/latest/ a.b.c 1,000.5",
+		"Café au LAIT, naïve", long, "x " + long + " y", strings.Repeat("é", maxToken) + " Z"}
+	const alphabet = "aZz09_.':,;- /\"\n\r\t=@{}"
+	rnd := rand.New(rand.NewSource(2))
+	for i := 0; i < 2000; i++ {
+		b := make([]byte, rnd.Intn(40))
+		for j := range b {
+			b[j] = alphabet[rnd.Intn(len(alphabet))]
+		}
+		texts = append(texts, string(b))
+	}
+	for _, text := range texts {
+		var want, got []string
+		for _, tok := range queryAnalyzer.eventStream(text) {
+			want = append(want, string(tok.Term))
+		}
+		for w := range EventWords(text) {
+			got = append(got, string(w))
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("text %.60q: words %q, want %q", text, got, want)
+		}
+	}
+	// a caller that stops early
+	n := 0
+	for range EventWords("one two three") {
+		if n++; n == 2 {
+			break
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d words taken, want 2", n)
+	}
 }

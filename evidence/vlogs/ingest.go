@@ -48,6 +48,7 @@ func (s *Store) Prepare(events []evidence.Event) (*evidence.Prepared, error) {
 	// the body by doubling was a tenth of an ingest's CPU
 	p.body = make([]byte, 0, int(s.perEvent.Load())*len(events)*9/8)
 	p.ends = make([]int, 0, len(events))
+	p.events = make([]evidence.Event, 0, len(events))
 	seen := make(map[string]bool, len(events))
 	for _, ev := range events {
 		if seen[ev.ID] {
@@ -123,9 +124,13 @@ func (s *Store) IndexPrepared(ctx context.Context, p *evidence.Prepared, state m
 			}
 		}
 	}
-	for _, ev := range b.events {
-		if !held[ev.ID] {
-			f.fresh = append(f.fresh, ev)
+	f.fresh = b.events // read only from here on
+	if len(held) > 0 {
+		f.fresh = make([]evidence.Event, 0, len(b.events)-len(held))
+		for _, ev := range b.events {
+			if !held[ev.ID] {
+				f.fresh = append(f.fresh, ev)
+			}
 		}
 	}
 	if len(f.fresh) > 0 {

@@ -76,6 +76,22 @@ func revision(key string) int {
 	return n
 }
 
+// recordColumns are the fields a record keeps a column of (every field a
+// query may name but the time, which is _time), each looked up once.
+var recordColumns = func() (out []recordColumn) {
+	for _, name := range evidence.Fields() {
+		if f, _ := evidence.LookupField(name); f.Type() != evidence.FieldTime {
+			out = append(out, recordColumn{f, column(name)})
+		}
+	}
+	return out
+}()
+
+type recordColumn struct {
+	f      evidence.Field
+	column string // where its values are kept
+}
+
 // appendRecord appends the JSON line of one event's record to dst. It
 // writes the object itself rather than through a map and encoding/json:
 // on an ingest this was a fifth of cordon's CPU.
@@ -102,18 +118,13 @@ func appendRecord(dst []byte, caseID, batch string, ev *evidence.Event, rev int,
 	if ev.DstHost != "" {
 		dst = appendPair(dst, fieldHostRaw, ev.DstHost)
 	}
-	for _, name := range evidence.Fields() {
-		f, _ := evidence.LookupField(name)
-		switch f.Type() {
-		case evidence.FieldText:
-			if v := words(f.Texts(ev)...); v != "" {
-				dst = appendPair(dst, column(name), v)
+	for _, c := range recordColumns {
+		if c.f.Type() == evidence.FieldText {
+			if v := words(c.f.Texts(ev)...); v != "" {
+				dst = appendPair(dst, c.column, v)
 			}
-		case evidence.FieldTime:
-		default:
-			if vs := f.Values(ev); len(vs) > 0 {
-				dst = appendPair(dst, name, strings.Join(vs, "\n"))
-			}
+		} else if vs := c.f.Values(ev); len(vs) > 0 {
+			dst = appendPair(dst, c.column, strings.Join(vs, "\n"))
 		}
 	}
 	if v := words(ev.DstHost, evidence.RawText(cut(ev.Raw, evidence.MaxAllRaw))); v != "" {
@@ -173,21 +184,6 @@ func appendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
-}
-
-// words is the distinct words of texts, one per line.
-func words(texts ...string) string {
-	var all []string
-	seen := map[string]bool{}
-	for _, t := range texts {
-		for _, w := range evidence.Words(t) {
-			if !seen[w] {
-				seen[w] = true
-				all = append(all, w)
-			}
-		}
-	}
-	return strings.Join(all, "\n")
 }
 
 // cut is s's first n bytes.
