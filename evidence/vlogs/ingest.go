@@ -20,11 +20,15 @@ const (
 
 // prepared is a batch made into records ahead of its write: ids repeated
 // in it taken once, the record lines of events[i] at body[ends[i-1]:ends[i]].
+// They are built on a goroutine of their own; done is closed once they are
+// (or err says why they could not be).
 type prepared struct {
 	batch  string
 	events []evidence.Event
 	body   []byte
 	ends   []int
+	done   chan struct{}
+	err    error
 }
 
 // inflight is a batch sent and not yet counted: its checkpoint and its
@@ -40,10 +44,22 @@ type inflight struct {
 
 var _ evidence.Preparer = (*Store)(nil)
 
-// Prepare builds the records of events: the CPU-heavy half of Index, run
-// on the caller's goroutine while an earlier batch is being written.
+// Prepare builds the records of events, the CPU-heavy half of Index, on
+// a goroutine of its own: the caller goes on parsing while they are built
+// and an earlier batch is written (IndexPrepared waits for them). The
+// events must not change until IndexPrepared has taken the batch. At most
+// the batches the caller queues are built at once.
 func (s *Store) Prepare(events []evidence.Event) (*evidence.Prepared, error) {
-	p := &prepared{batch: fmt.Sprintf("%s-%d", s.session, s.batches.Add(1))}
+	p := &prepared{batch: fmt.Sprintf("%s-%d", s.session, s.batches.Add(1)), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.err = s.build(p, events)
+	}()
+	return evidence.NewPrepared(events, p), nil
+}
+
+// build makes the records of events into p.
+func (s *Store) build(p *prepared, events []evidence.Event) error {
 	// room for the records at the last batch's bytes per event: growing
 	// the body by doubling was a tenth of an ingest's CPU
 	p.body = make([]byte, 0, int(s.perEvent.Load())*len(events)*9/8)
@@ -58,7 +74,7 @@ func (s *Store) Prepare(events []evidence.Event) (*evidence.Prepared, error) {
 		ev.Time = ev.Time.UTC()
 		var err error
 		if p.body, err = appendRecord(p.body, s.caseID, p.batch, &ev, 0, ""); err != nil {
-			return nil, err
+			return err
 		}
 		p.events = append(p.events, ev)
 		p.ends = append(p.ends, len(p.body))
@@ -66,7 +82,7 @@ func (s *Store) Prepare(events []evidence.Event) (*evidence.Prepared, error) {
 	if len(p.ends) > 0 {
 		s.perEvent.Store(int64(len(p.body) / len(p.ends)))
 	}
-	return evidence.NewPrepared(events, p), nil
+	return nil
 }
 
 // Index adds the events whose ids the case does not hold yet, and returns
@@ -101,6 +117,14 @@ func (s *Store) IndexPrepared(ctx context.Context, p *evidence.Prepared, state m
 	b, ok := p.Payload().(*prepared)
 	if !ok {
 		return 0, fmt.Errorf("victorialogs store: a batch prepared by another store")
+	}
+	select {
+	case <-b.done:
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	if b.err != nil {
+		return 0, b.err
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
