@@ -39,7 +39,7 @@ func (parser) Sniff(rec []byte) bool {
 		Output       *string         `json:"output"`
 		OutputFields json.RawMessage `json:"output_fields"`
 	}
-	if json.Unmarshal(rec, &probe) != nil {
+	if parse.Unmarshal(rec, &probe) != nil {
 		return false
 	}
 	fields := len(probe.OutputFields) > 0 && probe.OutputFields[0] == '{'
@@ -65,7 +65,7 @@ const (
 
 func (parser) Parse(rec parse.Record) ([]evidence.Event, error) {
 	var a falcoAlert
-	if err := json.Unmarshal(rec.Data, &a); err != nil {
+	if err := parse.Unmarshal(rec.Data, &a); err != nil {
 		return nil, fmt.Errorf("not a falco alert: %w", err)
 	}
 	if a.Rule == "" {

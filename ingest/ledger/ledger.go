@@ -25,7 +25,7 @@ func (parser) Sniff(rec []byte) bool {
 		TS   string          `json:"ts"`
 		Type string          `json:"type"`
 	}
-	if json.Unmarshal(rec, &probe) != nil {
+	if parse.Unmarshal(rec, &probe) != nil {
 		return false
 	}
 	return string(probe.V) == "1" && probe.TS != "" && probe.Type != ""
@@ -100,7 +100,7 @@ type ledgerRecord struct {
 
 func (parser) Parse(rec parse.Record) ([]evidence.Event, error) {
 	var r ledgerRecord
-	if err := json.Unmarshal(rec.Data, &r); err != nil {
+	if err := parse.Unmarshal(rec.Data, &r); err != nil {
 		return nil, fmt.Errorf("not a ledger record: %w", err)
 	}
 	if string(r.V) != "1" {

@@ -58,7 +58,7 @@ type envoyRecord struct {
 // response flags, the addresses or the byte counts.
 func (p envoy) Sniff(rec []byte) bool {
 	var m map[string]json.RawMessage
-	if json.Unmarshal(rec, &m) != nil {
+	if parse.Unmarshal(rec, &m) != nil {
 		return false
 	}
 	has := func(keys ...string) bool {
@@ -79,7 +79,7 @@ func (p envoy) Sniff(rec []byte) bool {
 
 func (envoy) Parse(rec parse.Record) ([]evidence.Event, error) {
 	var r envoyRecord
-	if err := json.Unmarshal(rec.Data, &r); err != nil {
+	if err := parse.Unmarshal(rec.Data, &r); err != nil {
 		if isEnvoyAppLog(rec.Data) {
 			return nil, errors.New("envoy application log line, not an access-log record")
 		}

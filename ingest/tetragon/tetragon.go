@@ -42,7 +42,7 @@ var tetragonEvents = map[string]bool{
 // Sniff wants exactly one known event key holding an object.
 func (parser) Sniff(rec []byte) bool {
 	var top map[string]json.RawMessage
-	if json.Unmarshal(rec, &top) != nil {
+	if parse.Unmarshal(rec, &top) != nil {
 		return false
 	}
 	key, body, err := tetragonEvent(top)
@@ -155,7 +155,7 @@ func (parser) Parse(rec parse.Record) ([]evidence.Event, error) {
 		return nil, fmt.Errorf("tetragon record has unknown event %q and no node_name", key)
 	}
 	var e tgEvent
-	if err := json.Unmarshal(body, &e); err != nil {
+	if err := parse.Unmarshal(body, &e); err != nil {
 		return nil, fmt.Errorf("tetragon %s: %w", key, err)
 	}
 	ev := evidence.Event{Host: node}
@@ -173,7 +173,7 @@ func (parser) Parse(rec parse.Record) ([]evidence.Event, error) {
 
 func tetragonTop(data []byte) (map[string]json.RawMessage, error) {
 	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
+	if err := parse.Unmarshal(data, &top); err != nil {
 		return nil, fmt.Errorf("not a tetragon event: %w", err)
 	}
 	return top, nil
@@ -185,7 +185,7 @@ func optString(top map[string]json.RawMessage, key string, dst *string) error {
 	if !ok || string(raw) == "null" {
 		return nil
 	}
-	if err := json.Unmarshal(raw, dst); err != nil {
+	if err := parse.Unmarshal(raw, dst); err != nil {
 		return fmt.Errorf("tetragon %s is not a string", key)
 	}
 	return nil
