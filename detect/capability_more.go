@@ -122,9 +122,11 @@ func (s *capScan) dataOut(ev *evidence.Event) {
 // detachRe marks a command meant to outlive the loop that ran it.
 var detachRe = regexp.MustCompile(`(^|[^\w.-])(nohup|setsid|disown|daemonize)(\s|"|$)|[^&]&\s*"?$`)
 
-// mayDetach is detachRe's cheap first look: most execs name none of it.
+// mayDetach is detachRe's cheap first look: most execs name none of it,
+// and an '&' detaches only at the end (a URL's query has them inside).
 func mayDetach(cmd string) bool {
-	return strings.Contains(cmd, "&") || strings.Contains(cmd, "nohup") || strings.Contains(cmd, "setsid") ||
+	tail := strings.TrimRight(strings.TrimSuffix(cmd, `"`), " \t\n\f\r")
+	return strings.HasSuffix(tail, "&") || strings.Contains(cmd, "nohup") || strings.Contains(cmd, "setsid") ||
 		strings.Contains(cmd, "disown") || strings.Contains(cmd, "daemonize")
 }
 
@@ -187,12 +189,58 @@ var (
 	persistFileRe = regexp.MustCompile(`(?i)(systemd|\.service$|bashrc|bash_profile|zshrc|/\.profile$|autostart|launchagents|init\.d|rc\.local|authorized_keys|\.git/hooks/|/\.local/bin/)`)
 )
 
+// runLaterWords are the literals one of which every match of scheduleRe
+// or persistFileRe holds, lowercase.
+var runLaterWords = []string{"cron", "/var/spool/", ".timer", "systemd", ".service", "bashrc", "bash_profile",
+	"zshrc", "/.profile", "autostart", "launchagents", "init.d", "rc.local", "authorized_keys", ".git/hooks/", "/.local/bin/"}
+
+// mayRunLater is scheduleRe's and persistFileRe's cheap first look: most
+// files written are neither.
+func mayRunLater(path string) bool {
+	for i := 0; i < len(path); i++ {
+		if path[i] >= 0x80 {
+			return true // (?i) folds letters outside ASCII too (ſ to s, K to k): the expressions decide
+		}
+	}
+	for _, w := range runLaterWords {
+		if containsFoldASCII(path, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFoldASCII reports whether s contains sub (lowercase ASCII),
+// ignoring the case of ASCII letters in s.
+func containsFoldASCII(s, sub string) bool {
+	n := len(sub)
+	for i := 0; i+n <= len(s); i++ {
+		j := 0
+		for j < n && lowerASCII(s[i+j]) == sub[j] {
+			j++
+		}
+		if j == n {
+			return true
+		}
+	}
+	return false
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
 func (s *capScan) persisted(ev *evidence.Event) {
 	if ev.Kind != evidence.KindFileWrite || ev.Agent == "" || ev.Path == "" {
 		return
 	}
 	var kind capability.Kind
 	switch {
+	case !mayRunLater(ev.Path):
+		return
 	case scheduleRe.MatchString(ev.Path):
 		kind = capability.Schedule
 	case persistFileRe.MatchString(ev.Path):
