@@ -44,7 +44,7 @@ func (cloudTrail) Sniff(rec []byte) bool {
 		Detail     *trailRecord    `json:"detail"`
 		trailRecord
 	}
-	if json.Unmarshal(rec, &probe) != nil {
+	if parse.Unmarshal(rec, &probe) != nil {
 		return recordsStart.Match(rec)
 	}
 	switch {
@@ -105,7 +105,7 @@ func (p cloudTrail) parseSlow(rec parse.Record) ([]evidence.Event, error) {
 		Records *[]json.RawMessage `json:"Records"`
 		Detail  json.RawMessage    `json:"detail"`
 	}
-	if err := json.Unmarshal(rec.Data, &env); err != nil {
+	if err := parse.Unmarshal(rec.Data, &env); err != nil {
 		return nil, fmt.Errorf("not a cloudtrail record: %w", err)
 	}
 	var raws []json.RawMessage
@@ -150,7 +150,7 @@ func trailRecordsFast(data []byte) ([]call, bool) {
 	var env struct {
 		Records []trailRecord `json:"Records"`
 	}
-	if json.Unmarshal(data, &env) != nil {
+	if parse.Unmarshal(data, &env) != nil {
 		return nil, false
 	}
 	raws := splitRecords(data)
@@ -224,7 +224,7 @@ func splitRecords(data []byte) []json.RawMessage {
 // trailEvent normalizes one record.
 func trailEvent(raw json.RawMessage) (evidence.Event, error) {
 	var r trailRecord
-	if err := json.Unmarshal(raw, &r); err != nil {
+	if err := parse.Unmarshal(raw, &r); err != nil {
 		return evidence.Event{}, fmt.Errorf("not a cloudtrail record: %w", err)
 	}
 	return trailNormalize(&r)
@@ -336,7 +336,7 @@ func trailRevokes(r *trailRecord) string {
 		Status      string `json:"status"`
 		UserName    string `json:"userName"`
 	}
-	if json.Unmarshal(r.RequestParameters, &p) != nil {
+	if parse.Unmarshal(r.RequestParameters, &p) != nil {
 		return ""
 	}
 	switch {

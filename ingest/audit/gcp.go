@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -68,7 +67,7 @@ type gcpEntry struct {
 // Sniff wants a LogEntry whose protoPayload is an AuditLog.
 func (gcpAudit) Sniff(rec []byte) bool {
 	var e gcpEntry
-	return json.Unmarshal(rec, &e) == nil && e.ProtoPayload != nil && e.ProtoPayload.Type == auditLogType
+	return parse.Unmarshal(rec, &e) == nil && e.ProtoPayload != nil && e.ProtoPayload.Type == auditLogType
 }
 
 // google.rpc.Code values the answer is read by.
@@ -79,7 +78,7 @@ const (
 
 func (gcpAudit) Parse(rec parse.Record) ([]evidence.Event, error) {
 	var e gcpEntry
-	if err := json.Unmarshal(rec.Data, &e); err != nil {
+	if err := parse.Unmarshal(rec.Data, &e); err != nil {
 		return nil, fmt.Errorf("not a cloud audit log entry: %w", err)
 	}
 	p := e.ProtoPayload

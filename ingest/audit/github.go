@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -47,7 +46,7 @@ type ghEvent struct {
 // GitHub's own keys: a document id, or an epoch-milliseconds @timestamp.
 func (gitHubAudit) Sniff(rec []byte) bool {
 	var e ghEvent
-	if json.Unmarshal(rec, &e) != nil || !strings.Contains(e.Action, ".") || strings.ContainsAny(e.Action, " /") {
+	if parse.Unmarshal(rec, &e) != nil || !strings.Contains(e.Action, ".") || strings.ContainsAny(e.Action, " /") {
 		return false
 	}
 	return e.DocumentID != "" || e.Timestamp.Int() > 1e12 && (e.Actor != "" || e.Org.String() != "")
@@ -55,7 +54,7 @@ func (gitHubAudit) Sniff(rec []byte) bool {
 
 func (gitHubAudit) Parse(rec parse.Record) ([]evidence.Event, error) {
 	var e ghEvent
-	if err := json.Unmarshal(rec.Data, &e); err != nil {
+	if err := parse.Unmarshal(rec.Data, &e); err != nil {
 		return nil, fmt.Errorf("not a github audit event: %w", err)
 	}
 	if e.Action == "" {

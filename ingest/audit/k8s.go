@@ -68,7 +68,7 @@ type k8sEvent struct {
 // EventList of audit.k8s.io.
 func (k8sAudit) Sniff(rec []byte) bool {
 	var e k8sEvent
-	if json.Unmarshal(rec, &e) != nil {
+	if parse.Unmarshal(rec, &e) != nil {
 		return false
 	}
 	api := e.APIVersion == "" || strings.HasPrefix(e.APIVersion, "audit.k8s.io/")
@@ -87,7 +87,7 @@ const (
 
 func (p k8sAudit) Parse(rec parse.Record) ([]evidence.Event, error) {
 	var e k8sEvent
-	if err := json.Unmarshal(rec.Data, &e); err != nil {
+	if err := parse.Unmarshal(rec.Data, &e); err != nil {
 		return nil, fmt.Errorf("not a kubernetes audit event: %w", err)
 	}
 	if e.Kind != "EventList" {
@@ -100,7 +100,7 @@ func (p k8sAudit) Parse(rec parse.Record) ([]evidence.Event, error) {
 	var out []evidence.Event
 	for i, raw := range e.Items {
 		var item k8sEvent
-		if err := json.Unmarshal(raw, &item); err != nil {
+		if err := parse.Unmarshal(raw, &item); err != nil {
 			return nil, fmt.Errorf("item %d of %d: not a kubernetes audit event: %w", i+1, len(e.Items), err)
 		}
 		ev, err := p.event(&item)
