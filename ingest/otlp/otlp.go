@@ -32,7 +32,7 @@ func (parser) Sniff(rec []byte) bool {
 		ResourceSpans json.RawMessage `json:"resourceSpans"`
 		ResourceLogs  json.RawMessage `json:"resourceLogs"`
 	}
-	if json.Unmarshal(rec, &probe) != nil {
+	if parse.Unmarshal(rec, &probe) != nil {
 		return false
 	}
 	isList := func(v json.RawMessage) bool { v = bytes.TrimSpace(v); return len(v) > 0 && v[0] == '[' }
@@ -124,7 +124,7 @@ func (id *otlpIdentity) apply(ev *evidence.Event) {
 
 func (parser) Parse(rec parse.Record) ([]evidence.Event, error) {
 	var x otlpExport
-	if err := json.Unmarshal(rec.Data, &x); err != nil {
+	if err := parse.Unmarshal(rec.Data, &x); err != nil {
 		return nil, fmt.Errorf("not an OTLP/JSON export: %w", err)
 	}
 	if x.ResourceSpans == nil && x.ResourceLogs == nil {
@@ -174,7 +174,7 @@ func (parser) Parse(rec parse.Record) ([]evidence.Event, error) {
 
 func readSpan(raw json.RawMessage, id *otlpIdentity) (*otlpSpan, error) {
 	sp := &otlpSpan{res: id, raw: raw}
-	if err := json.Unmarshal(raw, sp); err != nil {
+	if err := parse.Unmarshal(raw, sp); err != nil {
 		return nil, fmt.Errorf("span is not OTLP/JSON: %w", err)
 	}
 	sp.TraceID, sp.SpanID, sp.ParentSpanID = otlpID(sp.TraceID, 16), otlpID(sp.SpanID, 8), otlpID(sp.ParentSpanID, 8)
@@ -202,7 +202,7 @@ func logEvent(raw json.RawMessage, id *otlpIdentity) (evidence.Event, error) {
 		SpanID               string     `json:"spanId"`
 		EventName            string     `json:"eventName"`
 	}
-	if err := json.Unmarshal(raw, &lr); err != nil {
+	if err := parse.Unmarshal(raw, &lr); err != nil {
 		return evidence.Event{}, fmt.Errorf("log record is not OTLP/JSON: %w", err)
 	}
 	t := unixNano(lr.TimeUnixNano)

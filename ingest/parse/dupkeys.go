@@ -2,7 +2,6 @@ package parse
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 	"sync"
 	"unicode"
@@ -300,7 +299,7 @@ func unquoteKey(raw []byte) string {
 	var s string
 	q := make([]byte, 0, len(raw)+2)
 	q = append(append(append(q, '"'), raw...), '"')
-	if json.Unmarshal(q, &s) != nil {
+	if Unmarshal(q, &s) != nil {
 		return string(raw)
 	}
 	return s

@@ -1,7 +1,6 @@
 package parse
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"net"
@@ -84,7 +83,7 @@ type Flex string
 func (f *Flex) UnmarshalJSON(b []byte) error {
 	if len(b) > 0 && b[0] == '"' {
 		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
+		if err := Unmarshal(b, &s); err != nil {
 			return err
 		}
 		*f = Flex(s)

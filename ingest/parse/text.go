@@ -96,7 +96,7 @@ func ShortDigest(digest string) string {
 // ArgsText renders tool arguments as one line of key=value pairs in key order.
 func ArgsText(raw json.RawMessage) string {
 	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
+	if Unmarshal(raw, &m) != nil {
 		return string(bytes.TrimSpace(raw))
 	}
 	keys := make([]string, 0, len(m))
@@ -108,7 +108,7 @@ func ArgsText(raw json.RawMessage) string {
 	for _, k := range keys {
 		v := m[k]
 		var s string
-		if json.Unmarshal(v, &s) != nil {
+		if Unmarshal(v, &s) != nil {
 			s = string(v)
 		}
 		parts = append(parts, k+"="+s)
@@ -119,12 +119,12 @@ func ArgsText(raw json.RawMessage) string {
 // ArgString returns the first string argument found under one of keys.
 func ArgString(raw json.RawMessage, keys ...string) string {
 	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
+	if Unmarshal(raw, &m) != nil {
 		return ""
 	}
 	for _, k := range keys {
 		var s string
-		if v, ok := m[k]; ok && json.Unmarshal(v, &s) == nil && s != "" {
+		if v, ok := m[k]; ok && Unmarshal(v, &s) == nil && s != "" {
 			return s
 		}
 	}

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -46,7 +45,7 @@ func (p squidAudit) Sniff(rec []byte) bool {
 	var probe struct {
 		Dest string `json:"dest"`
 	}
-	if json.Unmarshal(rec, &probe) != nil || !strings.Contains(probe.Dest, ":") {
+	if parse.Unmarshal(rec, &probe) != nil || !strings.Contains(probe.Dest, ":") {
 		return false
 	}
 	_, err := p.Parse(parse.Record{Data: rec})
@@ -55,7 +54,7 @@ func (p squidAudit) Sniff(rec []byte) bool {
 
 func (squidAudit) Parse(rec parse.Record) ([]evidence.Event, error) {
 	var r squidAuditRecord
-	if err := json.Unmarshal(rec.Data, &r); err != nil {
+	if err := parse.Unmarshal(rec.Data, &r); err != nil {
 		return nil, fmt.Errorf("not a squid audit record: %w", err)
 	}
 	if r.Schema != nil && !strings.HasPrefix(*r.Schema, "audit/") {

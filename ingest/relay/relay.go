@@ -1,7 +1,6 @@
 package relay
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -49,7 +48,7 @@ type probe struct {
 
 func (parser) Sniff(rec []byte) bool {
 	var p probe
-	if json.Unmarshal(rec, &p) != nil {
+	if parse.Unmarshal(rec, &p) != nil {
 		return false
 	}
 	return idPattern.MatchString(p.ID) && p.Time != "" && p.Kind != "" && sources[p.Source] &&
@@ -62,7 +61,7 @@ func (parser) Sniff(rec []byte) bool {
 // and a format other than this one.
 func (parser) Parse(rec parse.Record) ([]evidence.Event, error) {
 	var ev evidence.Event
-	if err := json.Unmarshal(rec.Data, &ev); err != nil {
+	if err := parse.Unmarshal(rec.Data, &ev); err != nil {
 		return nil, fmt.Errorf("not an event: %w", err)
 	}
 	switch {
