@@ -197,40 +197,7 @@ var runLaterWords = []string{"cron", "/var/spool/", ".timer", "systemd", ".servi
 // mayRunLater is scheduleRe's and persistFileRe's cheap first look: most
 // files written are neither.
 func mayRunLater(path string) bool {
-	for i := 0; i < len(path); i++ {
-		if path[i] >= 0x80 {
-			return true // (?i) folds letters outside ASCII too (ſ to s, K to k): the expressions decide
-		}
-	}
-	for _, w := range runLaterWords {
-		if containsFoldASCII(path, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// containsFoldASCII reports whether s contains sub (lowercase ASCII),
-// ignoring the case of ASCII letters in s.
-func containsFoldASCII(s, sub string) bool {
-	n := len(sub)
-	for i := 0; i+n <= len(s); i++ {
-		j := 0
-		for j < n && lowerASCII(s[i+j]) == sub[j] {
-			j++
-		}
-		if j == n {
-			return true
-		}
-	}
-	return false
-}
-
-func lowerASCII(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
+	return slices.ContainsFunc(runLaterWords, func(w string) bool { return evidence.MayContainFold(path, w) })
 }
 
 func (s *capScan) persisted(ev *evidence.Event) {

@@ -66,6 +66,11 @@ func Words(text string) []string {
 	return out
 }
 
+// MayContainFold reports whether s may contain sub (lowercase ASCII),
+// ignoring ASCII case: exactly in ASCII text; outside ASCII it says yes,
+// since a case-insensitive expression folds letters there too (ſ to s).
+func MayContainFold(s, sub string) bool { return containsFold(s, sub) }
+
 // QueryWords returns the distinct words of a query's value on a text
 // field, as a term query looks them up (whole, not cut).
 func QueryWords(text string) []string { return queryAnalyzer.words(text) }
