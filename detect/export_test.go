@@ -15,8 +15,8 @@ func RawFindings(p *Pass) [][]Finding {
 // FindingsAfresh is p's findings made from nothing each correlator kept
 // of the answers before (tests only): what Findings gives must equal it.
 // plan-divergence's stretch still open and denial-adaptation's last
-// episode are made with newFinding, as closed ones are; what each correlator kept is put back after, so the
-// next Findings goes on from it.
+// episode are made with newFinding, as closed ones are; what each
+// correlator kept is put back after, so the next Findings goes on from it.
 func FindingsAfresh(p *Pass) []Finding {
 	var restore []func()
 	for i, c := range p.corr {

@@ -57,15 +57,25 @@ func TestFastTokenizerMatchesTheAnalyzer(t *testing.T) {
 		sameAsAnalyzer(t, a, s)
 	}
 	// Random strings over the characters that matter to word boundaries.
+	for _, s := range boundaryTexts(1, 20000, 24) {
+		sameAsAnalyzer(t, a, s)
+	}
+}
+
+// boundaryTexts are n random strings of up to max-1 bytes over the
+// characters that decide where a word begins and ends.
+func boundaryTexts(seed int64, n, max int) []string {
 	const alphabet = "aZz09_.':,;- /\"\n\r\t=@{}[]()#%+*!?&|<>\\`~$^"
-	rnd := rand.New(rand.NewSource(1))
-	for i := 0; i < 20000; i++ {
-		b := make([]byte, rnd.Intn(24))
+	rnd := rand.New(rand.NewSource(seed))
+	out := make([]string, n)
+	for i := range out {
+		b := make([]byte, rnd.Intn(max))
 		for j := range b {
 			b[j] = alphabet[rnd.Intn(len(alphabet))]
 		}
-		sameAsAnalyzer(t, a, string(b))
+		out[i] = string(b)
 	}
+	return out
 }
 
 func TestFastTokenizerOnRealRecords(t *testing.T) {
@@ -112,15 +122,7 @@ func TestEventWordsAreTheAnalyzers(t *testing.T) {
 	long := strings.Repeat("Ab", maxToken) // one word of 2*maxToken bytes
 	texts := []string{"", "Nohup /tmp/.X/beacon --interval 60 &", "GET http://169.254.169.254/latest/ a.b.c 1,000.5",
 		"Café au LAIT, naïve", long, "x " + long + " y", strings.Repeat("é", maxToken) + " Z"}
-	const alphabet = "aZz09_.':,;- /\"\n\r\t=@{}"
-	rnd := rand.New(rand.NewSource(2))
-	for i := 0; i < 2000; i++ {
-		b := make([]byte, rnd.Intn(40))
-		for j := range b {
-			b[j] = alphabet[rnd.Intn(len(alphabet))]
-		}
-		texts = append(texts, string(b))
-	}
+	texts = append(texts, boundaryTexts(2, 2000, 40)...)
 	for _, text := range texts {
 		var want, got []string
 		for _, tok := range queryAnalyzer.eventStream(text) {
