@@ -51,21 +51,6 @@ func (f Field) Number(ev *Event) int64 {
 	return f.num(ev)
 }
 
-// Words returns the distinct words the index keeps of an event's text:
-// unicode words, lowercased, each cut at 1 KiB.
-func Words(text string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for t := range queryAnalyzer.eventWords(text) {
-		if !seen[string(t)] {
-			w := string(t)
-			seen[w] = true
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
 // MayContainFold reports whether s may contain sub (lowercase ASCII),
 // ignoring ASCII case: exactly in ASCII text; outside ASCII it says yes,
 // since a case-insensitive expression folds letters there too (ſ to s).
