@@ -89,8 +89,26 @@ func TestWatchLateEventReplays(t *testing.T) {
 	if gap := order[len(order)-2].Time.Sub(evs[late].Time); gap < time.Minute {
 		t.Fatalf("the held-back event is only %s late", gap)
 	}
-	publishEvents(t, js, order)
-	s := watch(t, js, Config{Durable: "late", Lateness: 2 * time.Second, Idle: 3 * time.Second})
+	// the late event is published once the watcher has released the
+	// events after it: published with them, it could come in the same
+	// fetch and be put in order in the buffer, late to no one
+	publishEvents(t, js, order[:len(order)-1])
+	w, err := New(js, Config{Durable: "late", Lateness: 2 * time.Second, Idle: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	waitIdle(t, js, w, "late", done)
+	publishEvents(t, js, order[len(order)-1:])
+	waitIdle(t, js, w, "late", done)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("watcher: %v", err)
+	}
+	s := w.Stats()
 	if s.Replays != 1 || s.Late != 1 {
 		t.Errorf("one late event: %d replay(s), %d late (%s)", s.Replays, s.Late, s.LastReplay)
 	}
