@@ -117,10 +117,10 @@ type madeOf struct {
 }
 
 type adaptState struct {
-	calls   map[string]*call
+	calls   recentCalls
 	last    *call
 	denials []*denial            // the last window's, oldest first
-	byCall  map[string][]*denial // call id -> denials it caused
+	byCall  map[string][]*denial // call id -> the window's denials it caused
 	// lastOf is the last denial of the window per host: what a request
 	// is checked against, looked up rather than found by walking the
 	// window (an agent refused thousands of times a window made every
@@ -134,7 +134,7 @@ type adaptState struct {
 }
 
 func newAdaptState() *adaptState {
-	return &adaptState{calls: map[string]*call{}, byCall: map[string][]*denial{}, lastOf: map[string]*denial{}, byPath: map[string][]*denial{}}
+	return &adaptState{calls: newRecentCalls(), byCall: map[string][]*denial{}, lastOf: map[string]*denial{}, byPath: map[string][]*denial{}}
 }
 
 type denial struct {
@@ -142,6 +142,7 @@ type denial struct {
 	t      time.Time
 	ids    []string
 	callID string
+	c      *call // the call refused, when the window still held it
 	host   string
 	path   string
 	tool   string
@@ -181,16 +182,15 @@ func (a *adaptation) add(_ int, ev *evidence.Event) {
 		c := a.e.call(ev)
 		a.onCall(st, c, from)
 		st.last = c
-		if c.callID != "" {
-			st.calls[c.callID] = c
-		}
+		st.calls.add(c)
 	case isDenied(ev) && ev.Source == evidence.SourceLedger:
 		if prev := st.byCall[ev.CallID]; len(prev) > 0 && ev.CallID != "" {
 			prev[0].ids = append(prev[0].ids, ev.ID)
 			return
 		}
 		d := &denial{t: ev.Time, ids: []string{ev.ID}, callID: ev.CallID, host: strings.ToLower(ev.DstHost)}
-		if c := st.calls[ev.CallID]; c != nil {
+		if c := st.calls.get(ev.CallID); c != nil {
+			d.c = c
 			d.ids = append(d.ids, c.id)
 			d.tool, d.path, d.r = c.tool, c.path, route{scheme: c.scheme, port: c.port, bin: c.bin}
 			if d.host == "" && len(c.hosts) > 0 {
@@ -224,7 +224,7 @@ func (a *adaptation) add(_ int, ev *evidence.Event) {
 		if isDenied(ev) {
 			d := &denial{t: ev.Time, ids: []string{ev.ID}, host: host, r: r, what: "request to"}
 			if st.last != nil && ev.Time.Sub(st.last.t) <= callLink {
-				d.callID = st.last.callID
+				d.callID, d.c = st.last.callID, st.last
 			}
 			a.deny(st, d)
 		}
@@ -250,8 +250,8 @@ func (a *adaptation) deny(st *adaptState, d *denial) {
 // onCall checks a tool call against the refusals before it.
 func (a *adaptation) onCall(st *adaptState, c *call, from time.Time) {
 	if c.retryOf != "" {
-		orig := st.calls[c.retryOf]
 		for _, d := range st.byCall[c.retryOf] {
+			orig := d.c
 			if d.t.Before(from) || orig == nil {
 				continue
 			}
@@ -289,10 +289,19 @@ func (st *adaptState) lastDenialOfPaths(c *call) *denial {
 	return last
 }
 
-// expire drops the refusals before from: the window has passed them.
+// expire drops the refusals and the calls before from: the window has
+// passed them.
 func (st *adaptState) expire(from time.Time) {
+	st.calls.expire(from)
 	for len(st.denials) > 0 && st.denials[0].t.Before(from) {
 		d := st.denials[0]
+		if list := st.byCall[d.callID]; len(list) > 0 && list[0] == d {
+			if len(list) == 1 {
+				delete(st.byCall, d.callID)
+			} else {
+				st.byCall[d.callID] = list[1:]
+			}
+		}
 		if st.lastOf[d.host] == d {
 			delete(st.lastOf, d.host)
 		}

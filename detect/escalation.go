@@ -40,7 +40,7 @@ type escalation struct {
 }
 
 type escState struct {
-	calls   map[string]*call
+	calls   recentCalls
 	refused []refusal // refused calls, oldest first
 	// byKey are the refused calls of the window per target (path,
 	// host) and call id, oldest first; at is the place of a call's last
@@ -57,7 +57,7 @@ type escState struct {
 }
 
 func newEscState() *escState {
-	return &escState{calls: map[string]*call{}, byKey: map[string][]refusal{}, at: map[*call]int{}}
+	return &escState{calls: newRecentCalls(), byKey: map[string][]refusal{}, at: map[*call]int{}}
 }
 
 // refusal is a refused call and its place among the agent's refusals.
@@ -244,6 +244,7 @@ func (x *escalation) add(_ int, ev *evidence.Event) {
 	}
 	from := ev.Time.Add(-x.r.Correlation.Window)
 	st.expire(from)
+	st.calls.expire(from)
 	for len(st.proxied) > 0 && st.proxied[0].t.Before(from) {
 		st.proxied = st.proxied[1:]
 	}
@@ -251,12 +252,10 @@ func (x *escalation) add(_ int, ev *evidence.Event) {
 	case ev.Kind == evidence.KindToolCall:
 		c := x.e.call(ev)
 		st.last = c
-		if c.callID != "" {
-			st.calls[c.callID] = c
-		}
+		st.calls.add(c)
 		h := hit{t: c.t, id: c.id, agent: c.agent}
 		if s := x.e.sessionAt(ev.Agent, ev.Time); s != nil && len(s.tools) > 0 && c.tool != "" && !contains(s.tools, c.tool) {
-			st.found = append(st.found, adapted{t: c.t, hits: []hit{h},
+			st.found = append(st.found, adapted{t: c.t, hits: []hit{h}, values: callTools(c),
 				desc: fmt.Sprintf("%s (%s) is not in tools_allowed [%s]", c.tool, c.callID, strings.Join(s.tools, ", "))})
 		}
 		// the latest refused call c shares a target with or retries
@@ -269,17 +268,17 @@ func (x *escalation) add(_ int, ev *evidence.Event) {
 				}
 			}
 			if how := escalates(r, c); how != "" {
-				st.found = append(st.found, adapted{t: c.t, hits: []hit{{t: r.t, id: r.id, agent: r.agent}, h},
+				st.found = append(st.found, adapted{t: c.t, hits: []hit{{t: r.t, id: r.id, agent: r.agent}, h}, values: callTools(r, c),
 					desc: fmt.Sprintf("%s of %s refused (%s), then %s (%s)", describe(r), target, r.callID, how, c.callID)})
 			}
 		}
 		if !st.lastDeny.IsZero() && !st.lastDeny.Before(from) && mayBypass(ev.Cmdline) && bypassRe.MatchString(ev.Cmdline) {
-			st.found = append(st.found, adapted{t: c.t, hits: []hit{h},
+			st.found = append(st.found, adapted{t: c.t, hits: []hit{h}, values: callTools(c),
 				desc: fmt.Sprintf("bypasses the proxy after a refusal (%s)", c.callID)})
 		}
 	case isDenied(ev):
 		st.lastDeny = ev.Time
-		if c := st.calls[ev.CallID]; c != nil {
+		if c := st.calls.get(ev.CallID); c != nil {
 			st.refuse(c)
 		}
 		if ev.Source == evidence.SourceProxy && ev.CallID == "" && st.last != nil && ev.Time.Sub(st.last.t) <= callLink {
@@ -323,7 +322,7 @@ func (x *escalation) direct(st *escState, ev *evidence.Event) {
 		if interpreter(d.c.bin) || d.c.bin == bin {
 			return
 		}
-		st.found = append(st.found, adapted{t: ev.Time,
+		st.found = append(st.found, adapted{t: ev.Time, values: callTools(d.c),
 			hits: []hit{{t: d.c.t, id: d.c.id, agent: d.c.agent}, {t: d.t, id: d.id, agent: ev.Agent}, {t: ev.Time, id: ev.ID, agent: ev.Agent}},
 			desc: fmt.Sprintf("%s of %s refused by the proxy (%s), then %s connected to %s directly%s",
 				describe(d.c), d.host+portSuffix(d.port), d.c.callID, bin, destination(ev)+portSuffix(ev.DstPort), via)})
@@ -342,6 +341,19 @@ func procBin(cmdline string) string {
 		return ""
 	}
 	return path.Base(s)
+}
+
+// callTools are the tools of the calls an escalation cites, in the order
+// it cites them, as the finding lists them: a call's with a call id (one
+// the gateway answers).
+func callTools(calls ...*call) []string {
+	var tools []string
+	for _, c := range calls {
+		if c.callID != "" {
+			tools = append(tools, c.tool)
+		}
+	}
+	return tools
 }
 
 // sharedTarget is a path or host both calls name.
@@ -370,11 +382,9 @@ func (x *escalation) done() []Finding {
 				hits = append(hits, f.hits...)
 				descs = append(descs, f.desc)
 			}
-			for _, h := range hits {
-				for _, c := range x.agents[agent].calls {
-					if c.id == h.id {
-						tools = appendNew(tools, c.tool)
-					}
+			for _, f := range run {
+				for _, t := range f.values {
+					tools = appendNew(tools, t)
 				}
 			}
 			out = append(out, withValues(x.r.newFinding(agent, hits, map[string]string{
