@@ -23,7 +23,7 @@ func TestRefusalAfterTheWindow(t *testing.T) {
 {"v":1,"ts":"RETRIED","type":"tool_call","run":"r-1","agent":"agent-4","session":"s-4","call_id":"c-2","tool":"bash","args":{"cmd":"cat /etc/shadow","retry_of":"c-1"}}
 `
 	for _, c := range []struct {
-		refused, retried string
+		refused, retried   string
 		adapted, escalated bool
 	}{
 		{"2026-10-06T10:01:01Z", "2026-10-06T10:02:00Z", true, true},
