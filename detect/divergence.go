@@ -38,8 +38,18 @@ type divergence struct {
 }
 
 type divState struct {
+	// calls are the agent's calls from the base-th on (a call's place,
+	// planCall.i, counts those compacted away); byCall finds them by
+	// call id
 	calls  []*planCall
+	base   int
 	byCall map[string]*planCall
+	// floor is the first call a refusal may still change: the calls
+	// before it were more than a window old when the ones before base
+	// were compacted (compact)
+	floor int
+	// compactAt is the length of calls at which add compacts them next
+	compactAt int
 	// What done made of the calls before changed (the first call added
 	// or refused since) stands: marks are where its scan of the calls
 	// had no stretch open, in call order, each with the scan's state
@@ -69,9 +79,13 @@ type divOpen struct {
 	n        int
 }
 
+// planCall is what the rule keeps of a call: its time, ids and why it is
+// off plan, not the parsed call (its paths and hosts are judged once).
 type planCall struct {
 	i       int // its place among the agent's calls
-	c       *call
+	t       time.Time
+	id      string // the event's
+	callID  string
 	reasons []string
 	denials []hit
 }
@@ -95,12 +109,15 @@ func (d *divergence) add(_ int, ev *evidence.Event) {
 		d.agents[ev.Agent] = st
 	}
 	if ev.Kind == evidence.KindToolCall && ev.Source == evidence.SourceLedger {
-		pc := &planCall{i: len(st.calls), c: d.e.call(ev)}
+		c := d.e.call(ev)
+		pc := &planCall{i: st.end(), t: c.t, id: c.id, callID: c.callID, reasons: d.offPlan(c)}
 		st.changed = min(st.changed, pc.i)
-		pc.reasons = d.offPlan(pc.c)
 		st.calls = append(st.calls, pc)
-		if pc.c.callID != "" {
-			st.byCall[pc.c.callID] = pc
+		if pc.callID != "" {
+			st.byCall[pc.callID] = pc
+		}
+		if len(st.calls) >= max(st.compactAt, compactCalls) {
+			d.compact(ev.Agent, st)
 		}
 		return
 	}
@@ -108,8 +125,11 @@ func (d *divergence) add(_ int, ev *evidence.Event) {
 		return
 	}
 	pc := st.byCall[ev.CallID]
+	if pc != nil && pc.i < st.floor {
+		pc = nil // more than a window before the calls kept
+	}
 	if pc == nil && ev.Source != evidence.SourceLedger && len(st.calls) > 0 {
-		if last := st.calls[len(st.calls)-1]; ev.Time.Sub(last.c.t) <= callLink {
+		if last := st.calls[len(st.calls)-1]; ev.Time.Sub(last.t) <= callLink {
 			pc = last
 		}
 	}
@@ -154,7 +174,7 @@ func (d *divergence) done() []Finding {
 	if d.learnt != d.e.learnt {
 		d.learnt = d.e.learnt
 		for _, st := range d.agents {
-			st.changed = 0
+			st.changed = st.floor
 		}
 	}
 	for _, agent := range sortedKeys(d.agents) {
@@ -170,7 +190,6 @@ var markEvery = 64
 // agentDone is one agent's findings: those made before the last mark
 // before its first call changed stand, the scan resumes there.
 func (d *divergence) agentDone(agent string, st *divState) []Finding {
-	calls := st.calls
 	window := d.r.Correlation.Window
 	m := divMark{}
 	if k, _ := slices.BinarySearchFunc(st.marks, st.changed+1, func(m divMark, i int) int { return cmp.Compare(m.i, i) }); k > 0 {
@@ -189,7 +208,7 @@ func (d *divergence) agentDone(agent string, st *divState) []Finding {
 		if epStart < 0 {
 			return
 		}
-		run := calls[epStart:end]
+		run := st.calls[epStart-st.base : end-st.base]
 		var hits []hit
 		var vals []string
 		n := 0
@@ -198,14 +217,14 @@ func (d *divergence) agentDone(agent string, st *divState) []Finding {
 				continue
 			}
 			n++
-			hits = append(hits, hit{t: pc.c.t, id: pc.c.id, agent: agent})
+			hits = append(hits, hit{t: pc.t, id: pc.id, agent: agent})
 			hits = append(hits, pc.denials...)
 			for _, r := range pc.reasons {
 				vals = appendNew(vals, r)
 			}
 		}
 		workdir := "its working directory"
-		if s := d.e.sessionAt(agent, run[0].c.t); s != nil && s.workdir != "" {
+		if s := d.e.sessionAt(agent, run[0].t); s != nil && s.workdir != "" {
 			workdir = s.workdir
 		}
 		st.found = append(st.found, withValues(d.r.newFinding(agent, hits, map[string]string{
@@ -214,16 +233,16 @@ func (d *divergence) agentDone(agent string, st *divState) []Finding {
 		}), vals))
 		epStart = -1
 	}
-	for i := m.i; i < len(calls); i++ {
+	for i := m.i; i < st.end(); i++ {
 		if len(st.marks) == 0 || i-st.marks[len(st.marks)-1].i >= markEvery {
 			st.marks = append(st.marks, divMark{i: i, start: start, off: off, ep: epStart, found: len(st.found)})
 		}
-		pc := calls[i]
+		pc := st.at(i)
 		if len(pc.reasons) > 0 {
 			off++
 		}
-		for calls[i].c.t.Sub(calls[start].c.t) > window {
-			if len(calls[start].reasons) > 0 {
+		for pc.t.Sub(st.at(start).t) > window {
+			if len(st.at(start).reasons) > 0 {
 				off--
 			}
 			start++
@@ -241,13 +260,13 @@ func (d *divergence) agentDone(agent string, st *divState) []Finding {
 	// a stretch still open: made again next time, from what is kept of it
 	// while none of its calls changed
 	if d.afresh {
-		flush(len(calls))
+		flush(st.end())
 		st.open = divOpen{ep: -1}
 	} else if epStart >= 0 {
 		st.found = append(st.found, d.openFinding(agent, st, epStart, changedAt))
 	}
 	out := slices.Clone(st.found)
-	st.found, st.changed = st.found[:made], len(calls)
+	st.found, st.changed = st.found[:made], st.end()
 	return out
 }
 
@@ -260,31 +279,30 @@ func (d *divergence) agentDone(agent string, st *divState) []Finding {
 // they are unique and newFinding keeps them all, in time order, ties in
 // call order.
 func (d *divergence) openFinding(agent string, st *divState, ep, changedAt int) Finding {
-	calls := st.calls
 	o := &st.open
 	if o.ep != ep || o.upto > changedAt || o.upto < ep {
 		*o = divOpen{ep: ep, upto: ep, hits: o.hits[:0], vals: o.vals[:0]}
 	}
 	var add []hit
-	for _, pc := range calls[o.upto:] {
+	for _, pc := range st.calls[o.upto-st.base:] {
 		if len(pc.reasons) == 0 {
 			continue
 		}
 		o.n++
-		add = append(add, hit{t: pc.c.t, id: pc.c.id, agent: agent})
+		add = append(add, hit{t: pc.t, id: pc.id, agent: agent})
 		add = append(add, pc.denials...)
 		for _, r := range pc.reasons {
 			o.vals = appendNew(o.vals, r)
 		}
 	}
-	o.upto = len(calls)
+	o.upto = st.end()
 	o.hits = mergeByTime(o.hits, add)
 	workdir := "its working directory"
-	if s := d.e.sessionAt(agent, calls[ep].c.t); s != nil && s.workdir != "" {
+	if s := d.e.sessionAt(agent, st.at(ep).t); s != nil && s.workdir != "" {
 		workdir = s.workdir
 	}
 	return withValues(d.r.sortedFinding(agent, o.hits, map[string]string{
-		"count": strconv.Itoa(o.n), "calls": strconv.Itoa(len(calls) - ep),
+		"count": strconv.Itoa(o.n), "calls": strconv.Itoa(st.end() - ep),
 		"workdir": workdir, "values": listValues(o.vals, 4),
 	}), o.vals)
 }
@@ -325,4 +343,51 @@ func mergeByTime(sorted, add []hit) []hit {
 	}
 	out = append(out, tail[i:]...)
 	return append(out, add[j:]...)
+}
+
+// end is the place the agent's next call takes.
+func (st *divState) end() int { return st.base + len(st.calls) }
+
+// at is the agent's i-th call (i at least base).
+func (st *divState) at(i int) *planCall { return st.calls[i-st.base] }
+
+// compactCalls is how many calls of an agent add lets accumulate before
+// it compacts them (a variable for the tests).
+var compactCalls = 4096
+
+// compact forgets the agent's calls done no longer needs, so that what
+// the rule holds of an agent is its last window's calls and the stretch
+// open, not every call of the incident. It brings the agent's findings
+// up to date, then takes the latest mark of that scan with no stretch
+// open whose call is more than a window before the agent's last: the
+// scan resumes there at the latest, its findings before it stand, and
+// the calls before its window's first call are dropped. A refusal
+// naming a call before the mark is not taken (floor): the call is more
+// than a window old, as for denial_adaptation (recentCalls). A stretch
+// open for longer than the window keeps its calls: its finding cites
+// them all.
+func (d *divergence) compact(agent string, st *divState) {
+	st.compactAt = 2 * len(st.calls)
+	d.agentDone(agent, st)
+	from := st.at(st.end() - 1).t.Add(-d.r.Correlation.Window)
+	k := -1
+	for j := len(st.marks) - 1; j >= 0; j-- {
+		if m := st.marks[j]; m.ep < 0 && m.i > st.floor && st.at(m.i).t.Before(from) {
+			k = j
+			break
+		}
+	}
+	if k < 0 {
+		return
+	}
+	m := st.marks[k]
+	for _, pc := range st.calls[:m.start-st.base] {
+		if id := pc.callID; id != "" && st.byCall[id] == pc {
+			delete(st.byCall, id)
+		}
+	}
+	st.calls = slices.Clone(st.calls[m.start-st.base:])
+	st.base, st.floor = m.start, m.i
+	st.marks = slices.Delete(st.marks, 0, k)
+	st.compactAt = max(compactCalls, 2*len(st.calls))
 }

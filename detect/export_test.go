@@ -42,6 +42,9 @@ func FindingsAfresh(p *Pass) []Finding {
 			for _, st := range c.agents {
 				kept := *st
 				st.changed, st.marks, st.found, st.open = 0, nil, nil, divOpen{ep: -1}
+				if st.base > 0 { // from the mark compact kept
+					st.changed, st.marks, st.found = st.floor, kept.marks[:1:1], kept.found[:kept.marks[0].found:kept.marks[0].found]
+				}
 				restore = append(restore, func() { *st = kept })
 			}
 			c.afresh = true
@@ -62,4 +65,37 @@ func MarkEveryCall(t interface{ Cleanup(func()) }) {
 	was := markEvery
 	markEvery = 1
 	t.Cleanup(func() { markEvery = was })
+}
+
+// CompactCallsAt makes plan-divergence compact an agent's calls once n
+// have accumulated, until the test ends (tests only).
+func CompactCallsAt(t interface{ Cleanup(func()) }, n int) {
+	was := compactCalls
+	compactCalls = n
+	t.Cleanup(func() { compactCalls = was })
+}
+
+// DivergenceCalls is how many calls plan-divergence holds, over every
+// agent (tests only).
+func DivergenceCalls(p *Pass) int {
+	n := 0
+	for _, c := range p.corr {
+		if d, ok := c.(*divergence); ok {
+			for _, st := range d.agents {
+				n += len(st.calls)
+			}
+		}
+	}
+	return n
+}
+
+// DivergenceFirstCall is the event id of the first call plan-divergence
+// holds of agent (tests only).
+func DivergenceFirstCall(p *Pass, agent string) string {
+	for _, c := range p.corr {
+		if d, ok := c.(*divergence); ok && d.agents[agent] != nil {
+			return d.agents[agent].calls[0].id
+		}
+	}
+	return ""
 }
