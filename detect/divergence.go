@@ -50,6 +50,9 @@ type divState struct {
 	floor int
 	// compactAt is the length of calls at which add compacts them next
 	compactAt int
+	// frozen is what the calls compacted away made of the stretch open
+	// across them (from its first call, ep, to floor), when one was
+	frozen divOpen
 	// What done made of the calls before changed (the first call added
 	// or refused since) stands: marks are where its scan of the calls
 	// had no stretch open, in call order, each with the scan's state
@@ -74,6 +77,7 @@ type divMark struct {
 // newFinding sorts them), the reasons in call order, the off-plan calls.
 type divOpen struct {
 	ep, upto int
+	t        time.Time // call ep's
 	hits     []hit
 	vals     []string
 	n        int
@@ -208,29 +212,9 @@ func (d *divergence) agentDone(agent string, st *divState) []Finding {
 		if epStart < 0 {
 			return
 		}
-		run := st.calls[epStart-st.base : end-st.base]
-		var hits []hit
-		var vals []string
-		n := 0
-		for _, pc := range run {
-			if len(pc.reasons) == 0 {
-				continue
-			}
-			n++
-			hits = append(hits, hit{t: pc.t, id: pc.id, agent: agent})
-			hits = append(hits, pc.denials...)
-			for _, r := range pc.reasons {
-				vals = appendNew(vals, r)
-			}
-		}
-		workdir := "its working directory"
-		if s := d.e.sessionAt(agent, run[0].t); s != nil && s.workdir != "" {
-			workdir = s.workdir
-		}
-		st.found = append(st.found, withValues(d.r.newFinding(agent, hits, map[string]string{
-			"count": strconv.Itoa(n), "calls": strconv.Itoa(len(run)),
-			"workdir": workdir, "values": listValues(vals, 4),
-		}), vals))
+		o := st.stretch(epStart)
+		st.extend(&o, end, agent)
+		st.found = append(st.found, d.finding(agent, &o, end))
 		epStart = -1
 	}
 	for i := m.i; i < st.end(); i++ {
@@ -281,10 +265,28 @@ func (d *divergence) agentDone(agent string, st *divState) []Finding {
 func (d *divergence) openFinding(agent string, st *divState, ep, changedAt int) Finding {
 	o := &st.open
 	if o.ep != ep || o.upto > changedAt || o.upto < ep {
-		*o = divOpen{ep: ep, upto: ep, hits: o.hits[:0], vals: o.vals[:0]}
+		*o = st.stretch(ep)
 	}
+	st.extend(o, st.end(), agent)
+	return d.finding(agent, o, st.end())
+}
+
+// stretch is the stretch from call ep as far as the calls before base
+// made it (compact kept it), or nothing of it.
+func (st *divState) stretch(ep int) divOpen {
+	if ep < st.base {
+		f := st.frozen
+		return divOpen{ep: ep, upto: f.upto, t: f.t, hits: slices.Clone(f.hits), vals: slices.Clone(f.vals), n: f.n}
+	}
+	return divOpen{ep: ep, upto: ep, t: st.at(ep).t}
+}
+
+// extend adds the calls from o.upto to end to the stretch: their hits
+// (the call's, its refusals') merged in time order as newFinding would
+// sort them, the reasons in call order, the calls off plan.
+func (st *divState) extend(o *divOpen, end int, agent string) {
 	var add []hit
-	for _, pc := range st.calls[o.upto-st.base:] {
+	for _, pc := range st.calls[o.upto-st.base : end-st.base] {
 		if len(pc.reasons) == 0 {
 			continue
 		}
@@ -295,14 +297,18 @@ func (d *divergence) openFinding(agent string, st *divState, ep, changedAt int) 
 			o.vals = appendNew(o.vals, r)
 		}
 	}
-	o.upto = st.end()
+	o.upto = end
 	o.hits = mergeByTime(o.hits, add)
+}
+
+// finding is the finding of the stretch o, of the calls up to end.
+func (d *divergence) finding(agent string, o *divOpen, end int) Finding {
 	workdir := "its working directory"
-	if s := d.e.sessionAt(agent, st.at(ep).t); s != nil && s.workdir != "" {
+	if s := d.e.sessionAt(agent, o.t); s != nil && s.workdir != "" {
 		workdir = s.workdir
 	}
 	return withValues(d.r.sortedFinding(agent, o.hits, map[string]string{
-		"count": strconv.Itoa(o.n), "calls": strconv.Itoa(st.end() - ep),
+		"count": strconv.Itoa(o.n), "calls": strconv.Itoa(end - o.ep),
 		"workdir": workdir, "values": listValues(o.vals, 4),
 	}), o.vals)
 }
@@ -353,7 +359,7 @@ func (st *divState) at(i int) *planCall { return st.calls[i-st.base] }
 
 // compactCalls is how many calls of an agent add lets accumulate before
 // it compacts them (a variable for the tests).
-var compactCalls = 4096
+var compactCalls = 1024
 
 // compact forgets the agent's calls done no longer needs, so that what
 // the rule holds of an agent is its last window's calls and the stretch
@@ -363,16 +369,17 @@ var compactCalls = 4096
 // scan resumes there at the latest, its findings before it stand, and
 // the calls before its window's first call are dropped. A refusal
 // naming a call before the mark is not taken (floor): the call is more
-// than a window old, as for denial_adaptation (recentCalls). A stretch
-// open for longer than the window keeps its calls: its finding cites
-// them all.
+// than a window old, as for denial_adaptation (recentCalls). Of a stretch
+// open at the mark, what its calls before the mark make of its finding
+// (hits, reasons, count) is kept instead of them: the finding cites
+// every call of it, but needs no more of them.
 func (d *divergence) compact(agent string, st *divState) {
 	st.compactAt = 2 * len(st.calls)
 	d.agentDone(agent, st)
 	from := st.at(st.end() - 1).t.Add(-d.r.Correlation.Window)
 	k := -1
 	for j := len(st.marks) - 1; j >= 0; j-- {
-		if m := st.marks[j]; m.ep < 0 && m.i > st.floor && st.at(m.i).t.Before(from) {
+		if m := st.marks[j]; m.i > st.floor && st.at(m.i).t.Before(from) {
 			k = j
 			break
 		}
@@ -381,6 +388,14 @@ func (d *divergence) compact(agent string, st *divState) {
 		return
 	}
 	m := st.marks[k]
+	if m.ep >= 0 && m.ep < m.start {
+		if m.ep >= st.base { // else frozen is this stretch's already
+			st.frozen = st.stretch(m.ep)
+		}
+		st.extend(&st.frozen, m.i, agent)
+	} else {
+		st.frozen = divOpen{}
+	}
 	for _, pc := range st.calls[:m.start-st.base] {
 		if id := pc.callID; id != "" && st.byCall[id] == pc {
 			delete(st.byCall, id)
