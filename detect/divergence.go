@@ -53,6 +53,9 @@ type divState struct {
 	// frozen is what the calls compacted away made of the stretch open
 	// across them (from its first call, ep, to floor), when one was
 	frozen divOpen
+	// openEp is the first call of the stretch open after the last call
+	// when done last scanned (-1: none)
+	openEp int
 	// What done made of the calls before changed (the first call added
 	// or refused since) stands: marks are where its scan of the calls
 	// had no stretch open, in call order, each with the scan's state
@@ -109,7 +112,7 @@ func (d *divergence) add(_ int, ev *evidence.Event) {
 	}
 	st := d.agents[ev.Agent]
 	if st == nil {
-		st = &divState{byCall: map[string]*planCall{}}
+		st = &divState{byCall: map[string]*planCall{}, openEp: -1}
 		d.agents[ev.Agent] = st
 	}
 	if ev.Kind == evidence.KindToolCall && ev.Source == evidence.SourceLedger {
@@ -241,6 +244,7 @@ func (d *divergence) agentDone(agent string, st *divState) []Finding {
 		}
 	}
 	made := len(st.found)
+	st.openEp = epStart
 	// a stretch still open: made again next time, from what is kept of it
 	// while none of its calls changed
 	if d.afresh {
@@ -349,6 +353,33 @@ func mergeByTime(sorted, add []hit) []hit {
 	}
 	out = append(out, tail[i:]...)
 	return append(out, add[j:]...)
+}
+
+// quiet drops every call of an agent whose last call is more than a
+// window old: its next call's window holds none of them, so the scan
+// resumes there with nothing off plan in its window, the stretch open at
+// the end kept as frozen.
+func (d *divergence) quiet(agent string, st *divState) {
+	d.agentDone(agent, st)
+	ep := st.openEp
+	switch {
+	case ep < 0:
+		st.frozen = divOpen{}
+	case ep >= st.base: // else frozen is this stretch's already
+		st.frozen = st.stretch(ep)
+	}
+	end := st.end()
+	if ep >= 0 {
+		st.extend(&st.frozen, end, agent)
+	}
+	for _, pc := range st.calls {
+		if id := pc.callID; id != "" && st.byCall[id] == pc {
+			delete(st.byCall, id)
+		}
+	}
+	st.calls, st.base, st.floor = nil, end, end
+	st.marks = []divMark{{i: end, start: end, ep: ep, found: len(st.found)}}
+	st.compactAt = compactCalls
 }
 
 // end is the place the agent's next call takes.

@@ -120,6 +120,16 @@ func (st *escState) expire(from time.Time) {
 	}
 }
 
+// expireAll drops what the window has passed: refused calls, calls,
+// the proxy's refusals.
+func (st *escState) expireAll(from time.Time) {
+	st.expire(from)
+	st.calls.expire(from)
+	for len(st.proxied) > 0 && st.proxied[0].t.Before(from) {
+		st.proxied = st.proxied[1:]
+	}
+}
+
 // lastRefusedLike is the window's latest refused call other than c (by
 // call id) that names a path or host c names, or that c retries.
 func (st *escState) lastRefusedLike(c *call) *call {
@@ -243,11 +253,7 @@ func (x *escalation) add(_ int, ev *evidence.Event) {
 		x.agents[ev.Agent] = st
 	}
 	from := ev.Time.Add(-x.r.Correlation.Window)
-	st.expire(from)
-	st.calls.expire(from)
-	for len(st.proxied) > 0 && st.proxied[0].t.Before(from) {
-		st.proxied = st.proxied[1:]
-	}
+	st.expireAll(from)
 	switch {
 	case ev.Kind == evidence.KindToolCall:
 		c := x.e.call(ev)

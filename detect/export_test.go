@@ -99,3 +99,35 @@ func DivergenceFirstCall(p *Pass, agent string) string {
 	}
 	return ""
 }
+
+// SweepEvery makes the pass sweep every n events, until the test ends
+// (tests only).
+func SweepEvery(t interface{ Cleanup(func()) }, n int64) {
+	was := sweepEvery
+	sweepEvery = n
+	t.Cleanup(func() { sweepEvery = was })
+}
+
+// AgentLookups is how many calls, refusals and proxy refusals
+// denial_adaptation, tool_escalation and plan_divergence hold of agent
+// for their windows (tests only).
+func AgentLookups(p *Pass, agent string) int {
+	n := 0
+	for _, c := range p.corr {
+		switch c := c.(type) {
+		case *adaptation:
+			if st := c.agents[agent]; st != nil {
+				n += len(st.calls.order) + len(st.denials) + len(st.byCall) + len(st.lastOf) + len(st.byPath)
+			}
+		case *escalation:
+			if st := c.agents[agent]; st != nil {
+				n += len(st.calls.order) + len(st.refused) + len(st.byKey) + len(st.proxied)
+			}
+		case *divergence:
+			if st := c.agents[agent]; st != nil {
+				n += len(st.calls)
+			}
+		}
+	}
+	return n
+}

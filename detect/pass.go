@@ -256,6 +256,9 @@ func (p *Pass) add(ev *evidence.Event, peer bool) error {
 	}
 	p.last.ID, p.last.Time = ev.ID, ev.Time
 	p.events++
+	if p.events%sweepEvery == 0 {
+		p.sweep(ev.Time)
+	}
 	p.filters.Event = p.events
 	if !peer && !p.known[ev.ID] && attribution.SessionRecord(ev) {
 		p.learn(ev)

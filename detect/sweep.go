@@ -1,0 +1,55 @@
+package detect
+
+import "time"
+
+// sweeper is a correlator whose per-agent lookups expire with its window
+// as the agent's own events come: sweep expires them for every agent at
+// now, so an agent gone quiet (a sandbox finished, a session ended)
+// holds nothing its window has passed. What an agent's findings cite is
+// not a lookup and stays.
+type sweeper interface{ sweep(now time.Time) }
+
+// sweepEvery is how many events apart the pass sweeps (a variable for
+// the tests).
+var sweepEvery int64 = 1 << 16
+
+// sweep runs every sweeper at the time of the event being added.
+func (p *Pass) sweep(now time.Time) {
+	for _, c := range p.corr {
+		if s, ok := c.(sweeper); ok {
+			s.sweep(now)
+		}
+	}
+}
+
+func (a *adaptation) sweep(now time.Time) {
+	from := now.Add(-a.r.Correlation.Window)
+	for _, st := range a.agents {
+		st.expire(from)
+		if st.last != nil && st.last.t.Before(from) {
+			st.last = nil // a proxy refusal is tied to a call a minute before it
+		}
+	}
+}
+
+func (x *escalation) sweep(now time.Time) {
+	from := now.Add(-x.r.Correlation.Window)
+	for _, st := range x.agents {
+		st.expireAll(from)
+		if st.last != nil && st.last.t.Before(from) {
+			st.last = nil
+		}
+	}
+}
+
+// sweep drops the calls of an agent quiet for longer than the window
+// (quiet): a refusal naming one of them would come more than a window
+// after it.
+func (d *divergence) sweep(now time.Time) {
+	from := now.Add(-d.r.Correlation.Window)
+	for agent, st := range d.agents {
+		if len(st.calls) > 0 && st.at(st.end()-1).t.Before(from) {
+			d.quiet(agent, st)
+		}
+	}
+}
