@@ -145,15 +145,7 @@ func (w *windowCount) addHit(g string, h valuedHit) {
 		return
 	}
 	st.push(h)
-	from := h.t.Add(-w.r.Correlation.Window)
-	for len(st.q) > 0 && st.q[0].t.Before(from) {
-		for _, v := range st.q[0].vals {
-			if st.vals[v]--; st.vals[v] == 0 {
-				delete(st.vals, v)
-			}
-		}
-		st.q = st.q[1:]
-	}
+	st.expire(h.t.Add(-w.r.Correlation.Window))
 	n := w.number(st)
 	switch {
 	case w.r.Correlation.Condition.Holds(n) && st.ep == nil:
@@ -167,6 +159,21 @@ func (w *windowCount) addHit(g string, h valuedHit) {
 	case st.ep != nil:
 		w.emit(g, st.ep)
 		st.ep = nil
+	}
+}
+
+// expire drops the window's events before from.
+func (st *windowState) expire(from time.Time) {
+	for len(st.q) > 0 && st.q[0].t.Before(from) {
+		for _, v := range st.q[0].vals {
+			if st.vals[v]--; st.vals[v] == 0 {
+				delete(st.vals, v)
+			}
+		}
+		st.q = st.q[1:]
+	}
+	if len(st.q) == 0 {
+		st.q = nil // the next push starts a small array again
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 // offPlanDay is a few hours of two agents' calls, stretches on and off
 // their plan (b off it throughout the middle of the day), with refusals
 // by the gateway (naming a call of the last ten minutes by its id) and by
-// the proxy (just after a call), retries of a refused call by another
+// the proxy (just after a call, of one of a dozen hosts), retries of a refused call by another
 // program, and pauses shorter and longer than the window.
 func offPlanDay(seed uint64, calls int) []evidence.Event {
 	r := rand.New(rand.NewPCG(seed, 7))
@@ -73,7 +73,7 @@ func offPlanDay(seed uint64, calls int) []evidence.Event {
 				Kind: evidence.KindPolicyDecision, Agent: a, Session: "sess-" + a, CallID: c.id, Decision: evidence.DecisionDeny})
 		case 1: // the proxy refuses what the call asked
 			evs = append(evs, evidence.Event{ID: fmt.Sprintf("p%05d", n), Time: at[a].Add(time.Second), Source: evidence.SourceProxy,
-				Kind: evidence.KindNetRequest, Agent: a, DstHost: "exfil.example", Decision: evidence.DecisionDeny})
+				Kind: evidence.KindNetRequest, Agent: a, DstHost: fmt.Sprintf("probe-%d.example", r.IntN(12)), Decision: evidence.DecisionDeny})
 		}
 	}
 	slices.SortStableFunc(evs, func(x, y evidence.Event) int {

@@ -131,3 +131,15 @@ func AgentLookups(p *Pass, agent string) int {
 	}
 	return n
 }
+
+// WindowEvents is how many events the counting rules' windows hold of
+// the group key (tests only).
+func WindowEvents(p *Pass, key string) int {
+	n := 0
+	for _, c := range p.corr {
+		if w, ok := c.(*windowCount); ok && w.groups[key] != nil {
+			n += len(w.groups[key].q)
+		}
+	}
+	return n
+}

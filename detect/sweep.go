@@ -53,3 +53,29 @@ func (d *divergence) sweep(now time.Time) {
 		}
 	}
 }
+
+// sweep does for every group what its next event would do first: a fixed
+// window (neq) whose end has passed is closed and judged; a sliding one
+// drops its events older than the window. A group left with nothing (no
+// event in its window, no episode open) is forgotten; its next event
+// starts it again as it would have found it.
+func (w *windowCount) sweep(now time.Time) {
+	window := w.r.Correlation.Window
+	from := now.Add(-window)
+	for _, g := range sortedKeys(w.groups) { // findings emitted in one order
+		st := w.groups[g]
+		if w.final {
+			if len(st.q) > 0 && now.Sub(st.q[0].t) > window {
+				if ep := w.closed(st); ep != nil {
+					w.emit(g, ep)
+				}
+				st.q, st.vals = nil, map[string]int{}
+			}
+		} else {
+			st.expire(from)
+		}
+		if len(st.q) == 0 && st.ep == nil {
+			delete(w.groups, g)
+		}
+	}
+}
