@@ -2,8 +2,6 @@ package detect
 
 import (
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -21,10 +19,18 @@ import (
 type dataOut struct {
 	r     *Rule
 	e     *env
-	sends map[string][]send // agent + destination
-	// made is each agent and destination's findings as done last made
-	// them, of how many sends (they only grow: see adaptation's)
-	made map[string]madeOf
+	sends map[string]*sends // agent + destination
+}
+
+// sends are one agent's to one destination: the findings of its episodes
+// closed (a send more than the window after the one before ends an
+// episode: no later send joins it), and the sends of the one still open.
+type sends struct {
+	closed []Finding
+	open   []send
+	// made is the open episode's finding as done last made it, of how
+	// many sends (they only grow: see adaptation's)
+	made madeOf
 }
 
 type send struct {
@@ -36,7 +42,7 @@ type send struct {
 }
 
 func newDataOut(r *Rule, e *env) *dataOut {
-	return &dataOut{r: r, e: e, sends: map[string][]send{}, made: map[string]madeOf{}}
+	return &dataOut{r: r, e: e, sends: map[string]*sends{}}
 }
 
 func (d *dataOut) add(_ int, ev *evidence.Event) {
@@ -58,55 +64,86 @@ func (d *dataOut) add(_ int, ev *evidence.Event) {
 		}
 	}
 	k := ev.Agent + "\x00" + dest
-	d.sends[k] = append(d.sends[k], send{h: hit{t: ev.Time, id: ev.ID, agent: ev.Agent}, source: ev.Source,
+	ss := d.sends[k]
+	if ss == nil {
+		ss = &sends{}
+		d.sends[k] = ss
+	}
+	d.closeBefore(k, ss, ev.Time)
+	ss.open = append(ss.open, send{h: hit{t: ev.Time, id: ev.ID, agent: ev.Agent}, source: ev.Source,
 		bytes: ev.BytesOut, method: ev.Method, allow: allow})
+}
+
+// closeBefore ends the open episode when a send at t cannot join it (more
+// than the window after its last): its finding, if the bytes meet the
+// condition, is kept, its sends are not.
+func (d *dataOut) closeBefore(k string, ss *sends, t time.Time) {
+	if n := len(ss.open); n == 0 || t.Sub(ss.open[n-1].h.t) <= d.r.Correlation.Window {
+		return
+	}
+	agent, dest, _ := strings.Cut(k, "\x00")
+	if f, ok := d.finding(agent, dest, ss.open); ok {
+		ss.closed = append(ss.closed, f)
+	}
+	ss.open, ss.made = nil, madeOf{}
 }
 
 func (d *dataOut) done() []Finding {
 	var out []Finding
 	for _, k := range sortedKeys(d.sends) {
-		agent, dest, _ := strings.Cut(k, "\x00")
-		list := d.sends[k]
-		if m, ok := d.made[k]; ok && m.n == len(list) {
-			out = append(out, m.fs...)
+		ss := d.sends[k]
+		out = append(out, ss.closed...)
+		if len(ss.open) == 0 {
 			continue
 		}
-		from := len(out)
-		sort.SliceStable(list, func(i, j int) bool { return list[i].h.t.Before(list[j].h.t) })
-		times := make([]time.Time, len(list))
-		for i, s := range list {
-			times[i] = s.h.t
+		if ss.made.n != len(ss.open) {
+			agent, dest, _ := strings.Cut(k, "\x00")
+			f, ok := d.finding(agent, dest, ss.open)
+			ss.made = madeOf{n: len(ss.open)}
+			if ok {
+				ss.made.fs = []Finding{f}
+			}
 		}
-		for _, ep := range episodes(times, d.r.Correlation.Window) {
-			run := list[ep[0]:ep[1]]
-			by := map[string]int64{}
-			var methods []string
-			var hits []hit
-			for _, s := range run {
-				by[s.source] += s.bytes
-				if s.method != "" {
-					methods = appendNew(methods, s.method)
-				}
-				hits = append(hits, s.h)
-			}
-			var bytes int64
-			seenBy := ""
-			for _, src := range sortedKeys(by) {
-				if by[src] > bytes {
-					bytes, seenBy = by[src], src
-				}
-			}
-			if !d.r.Correlation.Condition.Holds(float64(bytes)) {
-				continue
-			}
-			out = append(out, withValues(d.r.newFinding(agent, hits, map[string]string{
-				"bytes": humanBytes(bytes), "destination": dest, "allowlist": run[0].allow,
-				"methods": strings.Join(methods, ", "), "seen_by": seenBy,
-			}), []string{dest}))
-		}
-		d.made[k] = madeOf{len(list), slices.Clip(out[from:])}
+		out = append(out, ss.made.fs...)
 	}
 	return out
+}
+
+// finding is the finding of one episode's sends, in time order: each
+// source's bytes summed apart, the largest view counted; false when those
+// bytes do not meet the condition.
+func (d *dataOut) finding(agent, dest string, run []send) (Finding, bool) {
+	by := map[string]int64{}
+	var methods []string
+	hits := make([]hit, 0, len(run))
+	for _, s := range run {
+		by[s.source] += s.bytes
+		if s.method != "" {
+			methods = appendNew(methods, s.method)
+		}
+		hits = append(hits, s.h)
+	}
+	var bytes int64
+	seenBy := ""
+	for _, src := range sortedKeys(by) {
+		if by[src] > bytes {
+			bytes, seenBy = by[src], src
+		}
+	}
+	if !d.r.Correlation.Condition.Holds(float64(bytes)) {
+		return Finding{}, false
+	}
+	return withValues(d.r.newFinding(agent, hits, map[string]string{
+		"bytes": humanBytes(bytes), "destination": dest, "allowlist": run[0].allow,
+		"methods": strings.Join(methods, ", "), "seen_by": seenBy,
+	}), []string{dest}), true
+}
+
+// sweep ends every open episode that no send from now on can join.
+func (d *dataOut) sweep(now time.Time) {
+	for _, k := range sortedKeys(d.sends) {
+		d.closeBefore(k, d.sends[k], now)
+	}
 }
 
 // SizeText writes a byte count the way a responder reads it, in one unit

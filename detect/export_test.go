@@ -26,9 +26,11 @@ func FindingsAfresh(p *Pass) []Finding {
 			c.made, c.afresh = map[string]adaptMade{}, true
 			restore = append(restore, func() { c.made, c.afresh = made, false })
 		case *dataOut:
-			made := c.made
-			c.made = map[string]madeOf{}
-			restore = append(restore, func() { c.made = made })
+			for _, ss := range c.sends {
+				made := ss.made
+				ss.made = madeOf{}
+				restore = append(restore, func() { ss.made = made })
+			}
 		case *intent:
 			made := c.made
 			c.made = map[string]madeOf{}

@@ -1,0 +1,101 @@
+package detect_test
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// data-exfiltration ends an episode as soon as a send comes more than the
+// window (30 minutes) after the one before, and keeps its finding, not its
+// sends: its findings are the episodes of all the sends, split at those
+// gaps, whose largest view (bytes summed per source) reaches 10 MiB.
+func TestDataOutEpisodesCloseAsTheyEnd(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	t0 := time.Date(2026, 8, 11, 8, 0, 0, 0, time.UTC)
+	evs := []evidence.Event{{ID: "s", Time: t0, Source: evidence.SourceLedger, Kind: evidence.KindSessionStart,
+		Agent: "a", Session: "sess-a", Objective: "fix the tests in /work/app", EgressAllowlist: []string{"pypi.org"}}}
+	type ep struct {
+		dest string
+		ids  []string
+		by   map[string]int64
+	}
+	var want []ep
+	for _, dest := range []string{"one.example", "two.example", "three.example"} {
+		at := t0
+		var cur *ep
+		for n := range 400 {
+			gap := time.Duration(1+r.IntN(300)) * time.Second
+			switch r.IntN(25) {
+			case 0:
+				gap = time.Duration(31+r.IntN(60)) * time.Minute // past the window
+			case 1:
+				gap = time.Duration(16+r.IntN(13)) * time.Minute // long, within it
+			}
+			at = at.Add(gap)
+			if cur == nil || gap > 30*time.Minute {
+				want = append(want, ep{dest: dest, by: map[string]int64{}})
+				cur = &want[len(want)-1]
+			}
+			src := []string{evidence.SourceProxy, evidence.SourceLedger}[r.IntN(2)]
+			ev := evidence.Event{ID: fmt.Sprintf("%s-%03d", dest, n), Time: at, Source: src, Kind: evidence.KindNetRequest,
+				Agent: "a", DstHost: dest, BytesOut: int64(1 + r.IntN(900_000)), Method: "PUT"}
+			cur.ids = append(cur.ids, ev.ID)
+			cur.by[src] += ev.BytesOut
+			evs = append(evs, ev)
+		}
+	}
+	slices.SortStableFunc(evs, func(x, y evidence.Event) int { return cmp.Or(x.Time.Compare(y.Time), cmp.Compare(x.ID, y.ID)) })
+	var flagged []string
+	for _, e := range want {
+		if max(e.by[evidence.SourceProxy], e.by[evidence.SourceLedger]) >= 10<<20 {
+			flagged = append(flagged, fmt.Sprint(e.ids))
+		}
+	}
+	if len(flagged) < 3 || len(flagged) == len(want) {
+		t.Fatalf("%d episodes, %d flagged: the sends do not test both", len(want), len(flagged))
+	}
+	rules, err := detect.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(rules, func(r detect.Rule) bool { return r.ID == "data-exfiltration" })
+	slices.Sort(flagged)
+	for _, every := range []int64{1 << 40, 1} { // and swept at every event
+		detect.SweepEvery(t, every)
+		p, err := (&detect.Engine{Rules: rules[i : i+1]}).Start(context.Background(), detect.NewMemSource(evs[:1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range evs {
+			if err := p.Add(&evs[j]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var got []string
+		for _, f := range detect.RawFindings(p)[0] { // before the pass merges episodes
+			got = append(got, fmt.Sprint(f.Events))
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, flagged) {
+			t.Errorf("swept every %d events: %d findings, want %d:\n got %v\nwant %v", every, len(got), len(flagged), firsts(got), firsts(flagged))
+		}
+	}
+}
+
+// firsts are the first event of each list printed by fmt.
+func firsts(lists []string) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, strings.Fields(strings.Trim(l, "[]"))[0])
+	}
+	return out
+}
