@@ -155,6 +155,8 @@ type adapted struct {
 	hits []hit
 	desc string
 	// values are what drove it, when the correlation names such values
+	// (intent_mismatch), or the tools of the calls it cites
+	// (tool_escalation)
 	values []string
 }
 

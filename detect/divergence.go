@@ -393,12 +393,12 @@ func (st *divState) at(i int) *planCall { return st.calls[i-st.base] }
 var compactCalls = 1024
 
 // compact forgets the agent's calls done no longer needs, so that what
-// the rule holds of an agent is its last window's calls and the stretch
-// open, not every call of the incident. It brings the agent's findings
-// up to date, then takes the latest mark of that scan with no stretch
-// open whose call is more than a window before the agent's last: the
-// scan resumes there at the latest, its findings before it stand, and
-// the calls before its window's first call are dropped. A refusal
+// the rule holds of an agent is about its last window's calls, not every
+// call of the incident. It brings the agent's findings up to date, then
+// takes the latest mark of that scan whose call is more than a window
+// before the agent's last: the scan resumes there at the latest, its
+// findings before it stand, and the calls before its window's first
+// call are dropped. A refusal
 // naming a call before the mark is not taken (floor): the call is more
 // than a window old, as for denial_adaptation (recentCalls). Of a stretch
 // open at the mark, what its calls before the mark make of its finding
