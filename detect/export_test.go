@@ -145,3 +145,19 @@ func WindowEvents(p *Pass, key string) int {
 	}
 	return n
 }
+
+// SequenceHeld is how many step events the ordered sequences hold, not
+// yet in a final sequence (tests only).
+func SequenceHeld(p *Pass) int {
+	n := 0
+	for _, c := range p.corr {
+		if s, ok := c.(*sequence); ok {
+			for _, sg := range s.groups {
+				for _, hs := range sg.steps {
+					n += len(hs)
+				}
+			}
+		}
+	}
+	return n
+}

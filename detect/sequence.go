@@ -16,10 +16,17 @@ import (
 type sequence struct {
 	r      *Rule
 	group  evidence.Field
-	groups map[string][][]hit // group -> step -> hits in time order
+	groups map[string]*seqGroup
 	// aside holds, per group, the later steps' hits of the last instant
 	// that no first step's hit could use (see add).
 	aside map[string]*aside
+}
+
+// seqGroup is a group's hits per step, in time order, from where the
+// sequences found final end (sweep); final are those sequences.
+type seqGroup struct {
+	steps [][]hit
+	final [][]hit
 }
 
 type aside struct {
@@ -29,7 +36,7 @@ type aside struct {
 
 func newSequence(r *Rule) *sequence {
 	g, _ := evidence.LookupField(r.Correlation.GroupBy)
-	return &sequence{r: r, group: g, groups: map[string][][]hit{}, aside: map[string]*aside{}}
+	return &sequence{r: r, group: g, groups: map[string]*seqGroup{}, aside: map[string]*aside{}}
 }
 
 // add takes an event of a step, in time order. A later step's hit belongs
@@ -58,7 +65,7 @@ func (s *sequence) add(step int, ev *evidence.Event) {
 		s.addHit(0, g, h)
 		return
 	}
-	if steps := s.groups[g]; steps != nil && len(steps[0]) > 0 && !h.t.After(steps[0][len(steps[0])-1].t.Add(s.r.Correlation.Window)) {
+	if sg := s.groups[g]; sg != nil && len(sg.steps[0]) > 0 && !h.t.After(sg.steps[0][len(sg.steps[0])-1].t.Add(s.r.Correlation.Window)) {
 		s.addHit(step, g, h)
 		return
 	}
@@ -72,18 +79,20 @@ func (s *sequence) add(step int, ev *evidence.Event) {
 
 // addHit takes a step's hit, in time order within the step.
 func (s *sequence) addHit(step int, g string, h hit) {
-	steps := s.groups[g]
-	if steps == nil {
-		steps = make([][]hit, len(s.r.Correlation.Steps))
-		s.groups[g] = steps
+	sg := s.groups[g]
+	if sg == nil {
+		sg = &seqGroup{steps: make([][]hit, len(s.r.Correlation.Steps))}
+		s.groups[g] = sg
 	}
-	steps[step] = append(steps[step], h)
+	sg.steps[step] = append(sg.steps[step], h)
 }
 
 func (s *sequence) done() []Finding {
 	var out []Finding
 	for _, g := range sortedKeys(s.groups) {
-		seqs := s.find(s.groups[g])
+		sg := s.groups[g]
+		seqs, _ := s.find(sg.steps, time.Time{})
+		seqs = append(sg.final[:len(sg.final):len(sg.final)], seqs...)
 		if len(seqs) == 0 {
 			continue
 		}
@@ -113,12 +122,18 @@ func (s *sequence) done() []Finding {
 
 // find returns completed sequences, earliest first, never sharing events:
 // the next search starts after the last event of the previous sequence.
-func (s *sequence) find(steps [][]hit) [][]hit {
+// With before set, it stops at the first first-step hit whose window
+// reaches before (a sequence from it may still take events to come) and
+// says where: the sequences found up to there are final.
+func (s *sequence) find(steps [][]hit, before time.Time) ([][]hit, int) {
 	var out [][]hit
 	window := s.r.Correlation.Window
 	pos := make([]int, len(steps))
 	for pos[0] < len(steps[0]) {
 		first := steps[0][pos[0]]
+		if !before.IsZero() && !first.t.Add(window).Before(before) {
+			break
+		}
 		pos[0]++
 		chain := []hit{first}
 		ok := true
@@ -144,7 +159,7 @@ func (s *sequence) find(steps [][]hit) [][]hit {
 			pos[0]++
 		}
 	}
-	return out
+	return out, pos[0]
 }
 
 func inChain(chain []hit, id string) bool {

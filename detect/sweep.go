@@ -1,6 +1,9 @@
 package detect
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // sweeper is a correlator whose per-agent lookups expire with its window
 // as the agent's own events come: sweep expires them for every agent at
@@ -76,6 +79,37 @@ func (w *windowCount) sweep(now time.Time) {
 		}
 		if len(st.q) == 0 && st.ep == nil {
 			delete(w.groups, g)
+		}
+	}
+}
+
+// sweep makes final, for every group, the sequences of the first-step
+// events whose window has passed (every event that could join them has
+// come), and drops what no sequence to come can take: those first-step
+// events, and later-step events before the next first step's (or before
+// now, when there is none). A group left with nothing is forgotten. A
+// later step's event that comes with no first step's event kept is put
+// aside for a first step's of its own instant, as one past the window of
+// the last would be: no other could take it (the test checks the two
+// ways agree).
+func (s *sequence) sweep(now time.Time) {
+	for _, g := range sortedKeys(s.groups) {
+		sg := s.groups[g]
+		seqs, p := s.find(sg.steps, now)
+		sg.final = append(sg.final, seqs...)
+		sg.steps[0] = slices.Clone(sg.steps[0][p:])
+		bound := now
+		if len(sg.steps[0]) > 0 {
+			bound = sg.steps[0][0].t
+		}
+		empty := len(sg.steps[0]) == 0
+		for k := 1; k < len(sg.steps); k++ {
+			i, _ := slices.BinarySearchFunc(sg.steps[k], bound, func(h hit, t time.Time) int { return h.t.Compare(t) })
+			sg.steps[k] = slices.Clone(sg.steps[k][i:])
+			empty = empty && len(sg.steps[k]) == 0
+		}
+		if empty && len(sg.final) == 0 {
+			delete(s.groups, g)
 		}
 	}
 }
