@@ -35,7 +35,7 @@ import (
 type credMisuse struct {
 	r        *Rule
 	e        *env
-	mentions map[string][]string // credential -> agents that named it, in order
+	mentions map[string]string // credential -> the last agent that named it
 	selfRead map[string]bool     // credentials their owner read from a file
 	uses     map[string]*credUse // agent + credential
 }
@@ -49,7 +49,7 @@ type credUse struct {
 func (*credMisuse) judgesPeers() {}
 
 func newCredMisuse(r *Rule, e *env) *credMisuse {
-	return &credMisuse{r: r, e: e, mentions: map[string][]string{}, selfRead: map[string]bool{}, uses: map[string]*credUse{}}
+	return &credMisuse{r: r, e: e, mentions: map[string]string{}, selfRead: map[string]bool{}, uses: map[string]*credUse{}}
 }
 
 func (c *credMisuse) add(_ int, ev *evidence.Event) {
@@ -57,7 +57,7 @@ func (c *credMisuse) add(_ int, ev *evidence.Event) {
 	read := c.e.readCreds(ev)
 	for _, cred := range sortedKeys(read) {
 		if owner := read[cred]; owner.agent != ev.Agent {
-			c.mentions[cred] = append(c.mentions[cred], ev.Agent)
+			c.mentions[cred] = ev.Agent
 		} else {
 			c.selfRead[cred] = true
 		}
@@ -72,7 +72,7 @@ func (c *credMisuse) add(_ int, ev *evidence.Event) {
 				continue
 			}
 			if owner := c.e.credOwner(cred, ev.Time); owner != nil && owner.agent != ev.Agent {
-				c.mentions[cred] = append(c.mentions[cred], ev.Agent)
+				c.mentions[cred] = ev.Agent
 				c.use(ev.Agent, cred, owner.agent, h, "its tool calls")
 			}
 		}
@@ -94,8 +94,8 @@ func (c *credMisuse) add(_ int, ev *evidence.Event) {
 			}
 		default:
 			suspect, how := "", where(ev)+" (no sandbox)"
-			if m := c.mentions[cred]; len(m) > 0 {
-				suspect = m[len(m)-1]
+			if m, ok := c.mentions[cred]; ok {
+				suspect = m
 			} else if c.e.throughEgress(ev.SrcIP) {
 				continue // its owner's, through the lab's egress
 			} else if c.selfRead[cred] {
