@@ -35,7 +35,7 @@ import (
 type credMisuse struct {
 	r        *Rule
 	e        *env
-	mentions map[string]string // credential -> the last agent that named it
+	mentions map[string]string   // credential -> the last agent that named it
 	selfRead map[string]bool     // credentials their owner read from a file
 	uses     map[string]*credUse // agent + credential
 }
