@@ -161,3 +161,14 @@ func SequenceHeld(p *Pass) int {
 	}
 	return n
 }
+
+// IntentPending is how many actions intent_mismatch holds for agent's
+// next summary (tests only).
+func IntentPending(p *Pass, agent string) int {
+	for _, c := range p.corr {
+		if x, ok := c.(*intent); ok && x.agents[agent] != nil {
+			return len(x.agents[agent].pending)
+		}
+	}
+	return 0
+}

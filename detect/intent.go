@@ -38,8 +38,21 @@ type intent struct {
 }
 
 type intentState struct {
-	pending []sensitive // since the previous summary
+	pending []sensitive // since the previous summary, of the last window
 	found   []adapted
+}
+
+// expire drops the actions before from: a summary judges those of its
+// window only, and the next summary is no earlier than the event being
+// added.
+func (st *intentState) expire(from time.Time) {
+	k := 0
+	for k < len(st.pending) && st.pending[k].h.t.Before(from) {
+		k++
+	}
+	if k > 0 {
+		st.pending = append(st.pending[:0], st.pending[k:]...)
+	}
 }
 
 type sensitive struct {
@@ -77,6 +90,7 @@ func (x *intent) add(_ int, ev *evidence.Event) {
 		x.agents[ev.Agent] = st
 	}
 	h := hit{t: ev.Time, id: ev.ID, agent: ev.Agent}
+	st.expire(ev.Time.Add(-x.r.Correlation.Window))
 	switch {
 	case ev.Kind == evidence.KindSummary && ev.Source == evidence.SourceLedger:
 		x.judge(st, ev, h)

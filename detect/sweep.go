@@ -35,6 +35,12 @@ func (a *adaptation) sweep(now time.Time) {
 	}
 }
 
+func (x *intent) sweep(now time.Time) {
+	for _, st := range x.agents {
+		st.expire(now.Add(-x.r.Correlation.Window))
+	}
+}
+
 func (x *escalation) sweep(now time.Time) {
 	from := now.Add(-x.r.Correlation.Window)
 	for _, st := range x.agents {
