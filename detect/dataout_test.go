@@ -2,7 +2,6 @@ package detect_test
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -71,15 +70,7 @@ func TestDataOutEpisodesCloseAsTheyEnd(t *testing.T) {
 	slices.Sort(flagged)
 	for _, every := range []int64{1 << 40, 1} { // and swept at every event
 		detect.SweepEvery(t, every)
-		p, err := (&detect.Engine{Rules: rules[i : i+1]}).Start(context.Background(), detect.NewMemSource(evs[:1]))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for j := range evs {
-			if err := p.Add(&evs[j]); err != nil {
-				t.Fatal(err)
-			}
-		}
+		p, _ := passOver(t, rules[i:i+1], evs[:1], evs, 0)
 		var got []string
 		for _, f := range detect.RawFindings(p)[0] { // before the pass merges episodes
 			got = append(got, fmt.Sprint(f.Events))

@@ -2,7 +2,6 @@ package detect_test
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -98,32 +97,16 @@ func TestDivergenceCompactedFindsTheSame(t *testing.T) {
 			div = append(div, r)
 		}
 	}
-	ctx := context.Background()
-	replay := func(evs []evidence.Event, askEvery int64) (*detect.Pass, []detect.Finding) {
-		p, err := (&detect.Engine{Rules: div}).Start(ctx, detect.NewMemSource(evs[:2]))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range evs {
-			if err := p.Add(&evs[i]); err != nil {
-				t.Fatal(err)
-			}
-			if askEvery > 0 && p.Events()%askEvery == 0 {
-				p.Findings()
-			}
-		}
-		return p, p.Findings()
-	}
 	for seed := range uint64(4) {
 		evs := offPlanDay(seed, 6000)
 		detect.CompactCallsAt(t, 1<<30)
-		_, want := replay(evs, 0)
+		_, want := passOver(t, div, evs[:2], evs, 0)
 		if len(want) < 5 {
 			t.Fatalf("seed %d: %d plan-divergence findings: the day does not make stretches", seed, len(want))
 		}
 		detect.CompactCallsAt(t, 64)
 		for _, ask := range []int64{0, 97} {
-			p, got := replay(evs, ask)
+			p, got := passOver(t, div, evs[:2], evs, ask)
 			sameFindings(t, fmt.Sprintf("seed %d, asked every %d", seed, ask), got, want)
 			if held := detect.DivergenceCalls(p); held > 1500 {
 				t.Errorf("seed %d: %d of 6000 calls held after compaction", seed, held)

@@ -44,3 +44,24 @@ func scanAttributed(t *testing.T, evs []evidence.Event) detect.Result {
 	}
 	return r
 }
+
+// passOver adds evs, in their order, to a new pass of rules that read
+// the session records of first before its first event, asking it for
+// its findings every askEvery events as a following console does (0:
+// never), and gives the pass and its findings at the end.
+func passOver(t *testing.T, rules []detect.Rule, first, evs []evidence.Event, askEvery int64) (*detect.Pass, []detect.Finding) {
+	t.Helper()
+	p, err := (&detect.Engine{Rules: rules}).Start(context.Background(), detect.NewMemSource(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range evs {
+		if err := p.Add(&evs[i]); err != nil {
+			t.Fatal(err)
+		}
+		if askEvery > 0 && p.Events()%askEvery == 0 {
+			p.Findings()
+		}
+	}
+	return p, p.Findings()
+}

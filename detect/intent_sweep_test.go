@@ -1,7 +1,6 @@
 package detect_test
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -42,18 +41,6 @@ func TestIntentHoldsItsWindow(t *testing.T) {
 		evs = append(evs, ev)
 	}
 	slices.SortStableFunc(evs, func(x, y evidence.Event) int { return x.Time.Compare(y.Time) })
-	replay := func() (*detect.Pass, []detect.Finding) {
-		p, err := (&detect.Engine{Rules: rules[i : i+1]}).Start(context.Background(), detect.NewMemSource(nil))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for j := range evs {
-			if err := p.Add(&evs[j]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return p, p.Findings()
-	}
 	// what each summary leaves out, from the events: the reads since the
 	// agent's previous summary and within the window before it
 	var expect []string
@@ -76,7 +63,7 @@ func TestIntentHoldsItsWindow(t *testing.T) {
 	}
 	slices.Sort(expect)
 	detect.SweepEvery(t, 1<<40)
-	unswept, want := replay()
+	unswept, want := passOver(t, rules[i:i+1], nil, evs, 0)
 	if len(expect) < 5 {
 		t.Fatalf("%d summaries leave reads out: the day does not test it", len(expect))
 	}
@@ -91,7 +78,7 @@ func TestIntentHoldsItsWindow(t *testing.T) {
 		t.Errorf("the reads summaries leave out are not those the events show (%d findings, %d expected)", len(raw), len(expect))
 	}
 	detect.SweepEvery(t, 1)
-	p, got := replay()
+	p, got := passOver(t, rules[i:i+1], nil, evs, 0)
 	sameFindings(t, "swept at every event", got, want)
 	// the mute agent reads every 20 s on average: a window holds about 45
 	if n := detect.IntentPending(p, "mute"); n > 150 {

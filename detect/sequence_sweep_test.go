@@ -1,7 +1,6 @@
 package detect_test
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -40,26 +39,14 @@ func TestSequenceSweptFindsTheSame(t *testing.T) {
 				ev.ID = fmt.Sprintf("e%05d", n)
 				evs = append(evs, ev)
 			}
-			replay := func() (*detect.Pass, []detect.Finding) {
-				p, err := (&detect.Engine{Rules: []detect.Rule{r}}).Start(context.Background(), detect.NewMemSource(nil))
-				if err != nil {
-					t.Fatal(err)
-				}
-				for i := range evs {
-					if err := p.Add(&evs[i]); err != nil {
-						t.Fatal(err)
-					}
-				}
-				return p, p.Findings()
-			}
 			name := fmt.Sprintf("%d steps, at least %v", len(steps), gte)
 			detect.SweepEvery(t, 1<<40)
-			unswept, want := replay()
+			unswept, want := passOver(t, []detect.Rule{r}, nil, evs, 0)
 			if len(want) < 5 {
 				t.Fatalf("%s: %d findings: the day does not test it", name, len(want))
 			}
 			detect.SweepEvery(t, 1)
-			swept, got := replay()
+			swept, got := passOver(t, []detect.Rule{r}, nil, evs, 0)
 			sameFindings(t, name, got, want)
 			if held, all := detect.SequenceHeld(swept), detect.SequenceHeld(unswept); held > 200 || all < 4000 {
 				t.Errorf("%s: %d step events held swept, %d unswept", name, held, all)

@@ -1,7 +1,6 @@
 package detect_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -25,23 +24,8 @@ func TestQuietAgentsAreSwept(t *testing.T) {
 			evs = append(evs, ev)
 		}
 	}
-	replay := func() (*detect.Pass, []detect.Finding) {
-		p, err := (&detect.Engine{Rules: rules}).Start(context.Background(), detect.NewMemSource(evs[:2]))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range evs {
-			if err := p.Add(&evs[i]); err != nil {
-				t.Fatal(err)
-			}
-			if p.Events()%101 == 0 {
-				p.Findings()
-			}
-		}
-		return p, p.Findings()
-	}
 	detect.SweepEvery(t, 1<<40)
-	unswept, want := replay()
+	unswept, want := passOver(t, rules, evs[:2], evs, 101)
 	if n := detect.AgentLookups(unswept, "a"); n < 10 {
 		t.Fatalf("unswept, agent a holds %d lookups: the day leaves none to sweep", n)
 	}
@@ -54,7 +38,7 @@ func TestQuietAgentsAreSwept(t *testing.T) {
 		}
 	}
 	detect.SweepEvery(t, 1)
-	swept, got := replay()
+	swept, got := passOver(t, rules, evs[:2], evs, 101)
 	if n := detect.AgentLookups(swept, "a"); n > 0 {
 		t.Errorf("agent a, quiet for hours, holds %d lookups after the sweeps", n)
 	}
