@@ -31,8 +31,50 @@ type rateGroup struct {
 }
 
 type bucket struct {
-	n    int
-	hits []hit // capped: a finding cites a sample of a burst
+	n int
+	// hits are the window's events, capped (a finding cites a sample of
+	// a burst), each its time as an offset from base and its id: 24
+	// bytes, not a hit's 56, for every window that may be flagged once
+	// the whole span's baseline is known. agents are theirs, set only
+	// once one is not the group's (nil: every one is).
+	base   time.Time
+	hits   []rateHit
+	agents []string
+}
+
+type rateHit struct {
+	off int64 // nanoseconds after base
+	id  string
+}
+
+// add keeps an event of group g for citing.
+func (b *bucket) add(g string, t time.Time, id, agent string) {
+	if len(b.hits) == 0 {
+		b.base = t
+	}
+	if b.agents == nil && agent != g {
+		b.agents = make([]string, len(b.hits), cap(b.hits))
+		for i := range b.agents {
+			b.agents[i] = g
+		}
+	}
+	if b.agents != nil {
+		b.agents = append(b.agents, agent)
+	}
+	b.hits = append(b.hits, rateHit{off: int64(t.Sub(b.base)), id: id})
+}
+
+// cited are the window's events kept for citing, as hits.
+func (b *bucket) cited(g string) []hit {
+	out := make([]hit, len(b.hits))
+	for i, h := range b.hits {
+		agent := g
+		if b.agents != nil {
+			agent = b.agents[i]
+		}
+		out[i] = hit{t: b.base.Add(time.Duration(h.off)), id: h.id, agent: agent}
+	}
+	return out
 }
 
 // maxBucketHits bounds the events a window keeps for citation.
@@ -62,9 +104,10 @@ func (r *rate) add(_ int, ev *evidence.Event) {
 		switch {
 		case rg.last == nil:
 		case rg.last.n < r.r.Correlation.MinEvents:
-			rg.last.hits = nil
+			rg.last.hits, rg.last.agents = nil, nil
 		case cap(rg.last.hits) > len(rg.last.hits):
 			rg.last.hits = slices.Clone(rg.last.hits) // no room to grow kept
+			rg.last.agents = slices.Clip(slices.Clone(rg.last.agents))
 		}
 		b = &bucket{}
 		rg.buckets[k] = b
@@ -72,7 +115,7 @@ func (r *rate) add(_ int, ev *evidence.Event) {
 	}
 	b.n++
 	if len(b.hits) < maxBucketHits {
-		b.hits = append(b.hits, hit{t: ev.Time, id: ev.ID, agent: ev.Agent})
+		b.add(g, ev.Time, ev.ID, ev.Agent)
 	}
 }
 
@@ -148,7 +191,7 @@ func (r *rate) done() []Finding {
 			}
 			var hits []hit
 			for _, k := range run {
-				hits = append(hits, rg.buckets[k].hits...)
+				hits = append(hits, rg.buckets[k].cited(g)...)
 			}
 			agent := g
 			if r.r.Correlation.GroupBy != "agent" {
