@@ -295,6 +295,9 @@ func (st *adaptState) lastDenialOfPaths(c *call) *denial {
 // passed them.
 func (st *adaptState) expire(from time.Time) {
 	st.calls.expire(from)
+	if st.last != nil && st.last.t.Before(from) {
+		st.last = nil // a proxy refusal is tied to a call a minute before it
+	}
 	for len(st.denials) > 0 && st.denials[0].t.Before(from) {
 		d := st.denials[0]
 		if list := st.byCall[d.callID]; len(list) > 0 && list[0] == d {

@@ -125,6 +125,9 @@ func (st *escState) expire(from time.Time) {
 func (st *escState) expireAll(from time.Time) {
 	st.expire(from)
 	st.calls.expire(from)
+	if st.last != nil && st.last.t.Before(from) {
+		st.last = nil // a proxy refusal is tied to a call a minute before it
+	}
 	for len(st.proxied) > 0 && st.proxied[0].t.Before(from) {
 		st.proxied = st.proxied[1:]
 	}

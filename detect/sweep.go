@@ -29,9 +29,6 @@ func (a *adaptation) sweep(now time.Time) {
 	from := now.Add(-a.r.Correlation.Window)
 	for _, st := range a.agents {
 		st.expire(from)
-		if st.last != nil && st.last.t.Before(from) {
-			st.last = nil // a proxy refusal is tied to a call a minute before it
-		}
 	}
 }
 
@@ -45,9 +42,6 @@ func (x *escalation) sweep(now time.Time) {
 	from := now.Add(-x.r.Correlation.Window)
 	for _, st := range x.agents {
 		st.expireAll(from)
-		if st.last != nil && st.last.t.Before(from) {
-			st.last = nil
-		}
 	}
 }
 
