@@ -186,3 +186,40 @@ func NamesCredential(text, cred string) bool {
 func wordByte(c byte) bool {
 	return c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
+
+// Again is one event of a re-attribution of stored events in time order,
+// as ingest attributed them: a ledger tool call or result is flagged
+// (FlagSession) and observed, any other event attributed; each is then
+// learnt from, so that a credential seen changing hands decides the uses
+// after it as it did when they were first attributed. It reports whether
+// the event changed.
+func (id *Identity) Again(ev *evidence.Event) bool {
+	if ev.Source == evidence.SourceLedger {
+		changed := id.FlagSession(ev)
+		id.Observe(ev)
+		return changed
+	}
+	changed := Apply(ev, id.Attribute(ev))
+	id.Learn(ev)
+	return changed
+}
+
+// LearnOnly learns from a stored event before a re-attribution's start,
+// as Again would, leaving the event as it is stored.
+func (id *Identity) LearnOnly(ev *evidence.Event) {
+	if ev.Source == evidence.SourceLedger {
+		id.Observe(ev)
+		return
+	}
+	id.Learn(ev)
+}
+
+// Learnable is what a re-attribution starting after the first events
+// learns from before its start: the tool calls that may name another
+// session's credential and the sandboxes' events that carry one.
+func Learnable() evidence.Query {
+	return evidence.Or(
+		evidence.And(evidence.Term("source", evidence.SourceLedger), evidence.Term("kind", evidence.KindToolCall)),
+		evidence.And(evidence.Terms("attributed_via", ViaContainer, ViaPod, ViaIP),
+			evidence.Or(evidence.Exists("credential"), evidence.Exists("user"))))
+}

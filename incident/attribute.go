@@ -87,11 +87,23 @@ func (w *Workspace) Attribute(ctx context.Context, since time.Time) (Attribution
 		batch = batch[:0]
 		return err
 	}
+	// what the events before since showed of credentials changing hands
+	// (the ingest learnt it as it went) decides the uses after since
+	if !since.IsZero() {
+		before := evidence.And(attribution.Learnable(), evidence.TimeRange(time.Time{}, since))
+		err := evidence.StoreSource{Store: w.store}.Each(ctx, before, func(ev evidence.Event) error {
+			id.LearnOnly(&ev)
+			return nil
+		})
+		if err != nil {
+			return res, err
+		}
+	}
 	q := evidence.Or(evidence.Terms("source", evidence.SourceProxy, evidence.SourceSensor, evidence.SourceAudit),
 		evidence.And(evidence.Term("source", evidence.SourceLedger), evidence.Terms("kind", evidence.KindToolCall, evidence.KindToolResult)))
 	err = evidence.StoreSource{Store: w.store, Since: since}.Each(ctx, q, func(ev evidence.Event) error {
 		res.Checked++
-		if id.FlagSession(&ev) || attribution.Apply(&ev, id.Attribute(&ev)) {
+		if id.Again(&ev) {
 			batch = append(batch, ev)
 			if len(batch) >= 2000 {
 				return flush()
