@@ -216,10 +216,12 @@ func (id *Identity) LearnOnly(ev *evidence.Event) {
 
 // Learnable is what a re-attribution starting after the first events
 // learns from before its start: the tool calls that may name another
-// session's credential and the sandboxes' events that carry one.
+// session's credential and the sandboxes' events that carry one (as
+// heldCredentials reads them).
 func Learnable() evidence.Query {
 	return evidence.Or(
 		evidence.And(evidence.Term("source", evidence.SourceLedger), evidence.Term("kind", evidence.KindToolCall)),
 		evidence.And(evidence.Terms("attributed_via", ViaContainer, ViaPod, ViaIP),
-			evidence.Or(evidence.Exists("credential"), evidence.Exists("user"))))
+			evidence.Or(evidence.Exists("credential"),
+				evidence.And(evidence.Term("source", evidence.SourceProxy), evidence.Exists("user")))))
 }
