@@ -1,6 +1,7 @@
 package attribution
 
 import (
+	"context"
 	"iter"
 	"sort"
 	"strings"
@@ -204,24 +205,33 @@ func (id *Identity) Again(ev *evidence.Event) bool {
 	return changed
 }
 
-// LearnOnly learns from a stored event before a re-attribution's start,
-// as Again would, leaving the event as it is stored.
-func (id *Identity) LearnOnly(ev *evidence.Event) {
-	if ev.Source == evidence.SourceLedger {
-		id.Observe(ev)
-		return
+// LearnStored learns from the stored events before until (zero: every
+// one) what they showed of credentials changing hands, as the pass that
+// attributed them learnt it: an identity made from the session records
+// alone (SessionIdentity) does not know that a credential was seen in
+// another agent's sandbox or named in its tool call, and would give that
+// credential's later uses from outside to its owner alone. What it reads
+// is the tool calls that may name another session's credential and the
+// sandboxes' events that carry one (as heldCredentials reads them); with
+// no credential issued there is nothing to learn, and nothing is read.
+func (id *Identity) LearnStored(ctx context.Context, src Source, until time.Time) error {
+	if len(id.credentials) == 0 {
+		return nil
 	}
-	id.Learn(ev)
-}
-
-// Learnable is what a re-attribution starting after the first events
-// learns from before its start: the tool calls that may name another
-// session's credential and the sandboxes' events that carry one (as
-// heldCredentials reads them).
-func Learnable() evidence.Query {
-	return evidence.Or(
+	q := evidence.Or(
 		evidence.And(evidence.Term("source", evidence.SourceLedger), evidence.Term("kind", evidence.KindToolCall)),
 		evidence.And(evidence.Terms("attributed_via", ViaContainer, ViaPod, ViaIP),
 			evidence.Or(evidence.Exists("credential"),
 				evidence.And(evidence.Term("source", evidence.SourceProxy), evidence.Exists("user")))))
+	if !until.IsZero() {
+		q = evidence.And(q, evidence.TimeRange(time.Time{}, until))
+	}
+	return src.Each(ctx, q, func(ev evidence.Event) error {
+		if ev.Source == evidence.SourceLedger {
+			id.Observe(&ev)
+		} else {
+			id.Learn(&ev)
+		}
+		return nil
+	})
 }

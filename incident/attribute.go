@@ -27,6 +27,12 @@ func (w *Workspace) newAttributor(ctx context.Context) (*attributor, error) {
 	if err != nil {
 		return nil, err
 	}
+	// the files ingested before (read to their end, so not read again)
+	// showed credentials changing hands: this ingest's events are
+	// attributed knowing it, as one ingest of every file would
+	if err := id.LearnStored(ctx, evidence.StoreSource{Store: w.store}, time.Time{}); err != nil {
+		return nil, err
+	}
 	w.journaledExecs(id)
 	c := w.store.Counts()
 	other := c.Fields["source"][evidence.SourceProxy] + c.Fields["source"][evidence.SourceSensor] + c.Fields["source"][evidence.SourceAudit]
@@ -90,12 +96,7 @@ func (w *Workspace) Attribute(ctx context.Context, since time.Time) (Attribution
 	// what the events before since showed of credentials changing hands
 	// (the ingest learnt it as it went) decides the uses after since
 	if !since.IsZero() {
-		before := evidence.And(attribution.Learnable(), evidence.TimeRange(time.Time{}, since))
-		err := evidence.StoreSource{Store: w.store}.Each(ctx, before, func(ev evidence.Event) error {
-			id.LearnOnly(&ev)
-			return nil
-		})
-		if err != nil {
+		if err := id.LearnStored(ctx, evidence.StoreSource{Store: w.store}, since); err != nil {
 			return res, err
 		}
 	}
