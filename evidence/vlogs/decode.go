@@ -14,14 +14,17 @@ import (
 )
 
 // Reading events back is most of a replay on this store: every row is a
-// JSON object whose fieldEvent is the event's own JSON, quoted. Decoding
-// both with encoding/json (a map per row, then the event) was half of the
-// detectors' time on a million events, its validation pass alone a sixth.
-// The rows are read as a stream of tokens instead, the event's JSON
-// unquoted into a buffer kept from row to row and decoded by the v2
-// decoder. It gives what encoding/json gave on what cordon stores: the
-// event's JSON is cordon's own (json.Marshal at ingest), names as written;
-// invalid UTF-8 becomes U+FFFD either way (TestEachEventReadsAsBefore).
+// JSON object whose fieldEvent holds the event whole, quoted: its text
+// form (evidence.AppendEventText) or, for an event whose text is not
+// valid UTF-8 and in cases written before the text form, its own JSON.
+// Decoding rows and events with encoding/json (a map per row, then the
+// event) was half of the detectors' time on a million events, its
+// validation pass alone a sixth. The rows are read as a stream of tokens
+// instead, the event unquoted into a buffer kept from row to row and
+// decoded from its text form, or by the v2 decoder from its JSON. That
+// gives what encoding/json gave on what cordon stores: the event's JSON is
+// cordon's own (json.Marshal at ingest), names as written; invalid UTF-8
+// becomes U+FFFD either way (TestEachEventReadsAsBefore).
 
 // decodeOptions are encoding/json's leniencies: invalid UTF-8 becomes
 // U+FFFD, and a name given twice is not an error.
@@ -114,8 +117,16 @@ func unquote(dst []byte, v jsontext.Value) ([]byte, error) {
 	return append(dst, s...), nil
 }
 
-// decodeEvent reads an event's JSON, as cordon wrote it at ingest.
+// decodeEvent reads an event as a record keeps it whole (wholeEvent): its
+// text form, or its JSON (an event whose text is not valid UTF-8, and
+// every event of a case written before the text form).
 func decodeEvent(b []byte, ev *evidence.Event) error {
+	if evidence.IsEventText(b) {
+		if err := evidence.DecodeEventText(b, ev); err != nil {
+			return fmt.Errorf("victorialogs record: %w", err)
+		}
+		return nil
+	}
 	if err := jsonv2.Unmarshal(b, ev, decodeOptions); err != nil {
 		return fmt.Errorf("victorialogs record: %w", err)
 	}

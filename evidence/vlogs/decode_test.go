@@ -41,30 +41,43 @@ func answer(t testing.TB, evs []evidence.Event) []byte {
 }
 
 // The rows read as a stream give the events the map-then-encoding/json
-// reading gave, hostile strings included.
+// reading of the event's JSON gave, hostile strings included, whether a
+// row holds the event's text form or (as before) its JSON.
 func TestEachEventReadsAsBefore(t *testing.T) {
-	nasty := "q\"b\\s\x00\x1f\n\r\t ü \xff\xfe end \u2028 \\u0041 {\"x\":1}"
+	hostile := "q\"b\\s\x00\x1f\n\r\t ü end \u2028 \\u0041 {\"x\":1}" // valid UTF-8
+	nasty := hostile + " \xff\xfe"
 	at := time.Date(2025, 3, 1, 12, 0, 0, 5, time.FixedZone("x", 3600))
 	evs := []evidence.Event{
 		{ID: "e1", Time: at, Source: evidence.SourceSensor, Kind: evidence.KindProcExec, User: nasty, Message: nasty, Cmdline: "curl " + nasty,
 			Tags: []string{"a", nasty}, Pid: 42, BytesOut: 1 << 40, Raw: strings.Repeat(nasty, 100)},
-		{ID: "e2", Time: at.Add(time.Second), Source: evidence.SourceProxy, Kind: evidence.KindNetRequest, URL: "https://x/?q=" + nasty, DstPort: 443, Message: "m"},
+		{ID: "e2", Time: at.Add(time.Second), Source: evidence.SourceProxy, Kind: evidence.KindNetRequest, URL: "https://x/?q=" + hostile, DstPort: 443, Message: hostile, Raw: strings.Repeat(hostile, 50)},
 		{ID: "e3", Time: at.Add(2 * time.Second), Message: ""},
 	}
-	body := answer(t, evs)
+	// what the store read before the text form: the event's JSON
 	var want []evidence.Event
-	for _, line := range bytes.Split(bytes.TrimSpace(body), []byte("\n")) {
-		var row map[string]string
-		if err := json.Unmarshal(line, &row); err != nil {
+	for i := range evs {
+		j, err := json.Marshal(evs[i])
+		if err != nil {
 			t.Fatal(err)
 		}
 		var ev evidence.Event
-		if err := json.Unmarshal([]byte(row[fieldEvent]), &ev); err != nil {
+		if err := json.Unmarshal(j, &ev); err != nil {
 			t.Fatal(err)
 		}
 		ev.Time = ev.Time.UTC()
 		want = append(want, ev)
 	}
+	body := answer(t, evs)
+	if n := bytes.Count(body, []byte(`"`+fieldEvent+`":"`+evidence.EventTextMark)); n != 2 {
+		t.Fatalf("%d of the rows hold the text form, want the two whose text is valid UTF-8", n)
+	}
+	// and rows a case written before the text form holds
+	for i := range evs {
+		j, _ := json.Marshal(evs[i])
+		b, _ := json.Marshal(map[string]string{fieldEvent: string(j)})
+		body = append(append(body, b...), '\n')
+	}
+	want = append(want, want...)
 	var got []evidence.Event
 	if err := eachEvent(bytes.NewReader(body), func(ev evidence.Event) error {
 		got = append(got, ev)
