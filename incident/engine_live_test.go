@@ -104,7 +104,8 @@ func TestFollowKeepsItsPass(t *testing.T) {
 // Following a ledger and a proxy log cut at one time, the second halves
 // are added in order, with the session records among them, unless they
 // attribute stored events again (then the pass replays); either way the
-// kept answer is the one-shot answer.
+// kept answer is the one-shot answer, and every event is attributed as an
+// ingest of the two files at once attributes it.
 func TestFollowTwoSourcesInOrder(t *testing.T) {
 	added := 0
 	for _, name := range []string{"credential-theft", "egress-probe-exfil", "persistence-after-kill", "shared-volume-token"} {
@@ -180,12 +181,51 @@ func followHalves(t *testing.T, name string) LiveRound {
 		t.Fatalf("%s: rounds %+v, want the second round's events from the ingest's hand", name, got)
 	}
 	sameAsOneShot(t, w, name+" after both halves")
+	sameAttribution(t, w, []string{lf, pf}, name+" after both halves")
 	if got[0].Held == 0 || got[1].Replayed != "" && got[1].Held == 0 {
 		// a replay that held events for order wrote a log of every
 		// event, which the rounds after it cannot extend
 		sameFromLog(t, w, name+" after both halves")
 	}
 	return got[1]
+}
+
+// sameAttribution compares each event w stores (its agent, attribution
+// and tags) with what an ingest of the files, whole and at once, stores.
+func sameAttribution(t *testing.T, w *Workspace, files []string, when string) {
+	t.Helper()
+	once, err := Create(filepath.Join(t.TempDir(), "at-once"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer once.Close()
+	if _, err := once.Ingest(context.Background(), files, IngestOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	of := func(ws *Workspace) map[string]string {
+		out := map[string]string{}
+		err := evidence.StoreSource{Store: ws.store}.Each(context.Background(), evidence.All(), func(ev evidence.Event) error {
+			tags := slices.Clone(ev.Tags)
+			slices.Sort(tags)
+			out[ev.ID] = ev.Agent + " via " + ev.AttributedVia + " " + strings.Join(tags, ",")
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	got, want := of(w), of(once)
+	if len(got) != len(want) {
+		t.Errorf("%s: %d events stored, %d at once", when, len(got), len(want))
+	}
+	n := 0
+	for id, a := range want {
+		if got[id] != a && n < 5 {
+			n++
+			t.Errorf("%s: event %s is %q, at once %q", when, id, got[id], a)
+		}
+	}
 }
 
 // sameFromLog checks that the replay log holds the index's events after a
