@@ -33,6 +33,15 @@ func Path(ctx context.Context, st evidence.Reader, ev evidence.Event) (string, e
 	if err != nil {
 		return "", err
 	}
+	if ev.AttributedVia == ViaAmbiguous {
+		// a credential seen changing hands before it (only that makes
+		// candidates of a borrower) is in the stored events, not the
+		// session records: learn it, as the ingest did
+		src := evidence.StoreSource{Store: st}
+		if err := id.LearnStored(ctx, src, ev.Time.Add(time.Nanosecond)); err != nil {
+			return "", err
+		}
+	}
 	return Describe(ev, id.Attribute(&ev)), nil
 }
 
