@@ -100,6 +100,7 @@ func followLatency(b *testing.B, lines [][]byte, rate int) (lat []time.Duration,
 		detect += r.Took
 		if r.Replayed != "" && r.Replayed != "the follow began" {
 			replays++
+			b.Logf("round %d replayed %d events: %s", rounds+1, r.Added, r.Replayed)
 		}
 	}}
 	err = ws.Follow(ctx, []string{log}, opt, 500*time.Millisecond, func(res []ingest.FileResult) {

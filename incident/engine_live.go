@@ -117,7 +117,7 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 			// what the inputs still writing have not gone past waits
 			n := len(evs)
 			if mark, bounded, by := marks.watermark(now); bounded {
-				n = sort.Search(len(evs), func(i int) bool { return evs[i].Time.After(mark) })
+				n = sort.Search(len(evs), func(i int) bool { return !evs[i].Time.Before(mark) })
 				if n < len(evs) {
 					out.HeldFor = by
 				}
@@ -137,11 +137,11 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 		if !bounded {
 			mark = time.Time{}
 		}
-		p, held, err := w.replayPass(ctx, mark)
+		p, held, pending, err := w.replayPass(ctx, mark)
 		if err != nil {
 			return out, err
 		}
-		lp = &livePass{pass: p, meta: meta, logged: w.loggedKey(), held: held}
+		lp = &livePass{pass: p, meta: meta, logged: w.loggedKey(), held: held, pending: pending}
 		if held > 0 {
 			// the log holds what the pass holds back: a later replay
 			// writes it anew
@@ -151,7 +151,11 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 		w.live = lp
 		out.Added = int(p.Events())
 	}
-	marks.held(lp.held, now)
+	var first, last time.Time
+	if n := len(lp.pending); n > 0 && int64(n) == lp.held {
+		first, last = lp.pending[0].Time, lp.pending[n-1].Time
+	}
+	marks.held(lp.held, first, last, now)
 	lp.total = counts.Total
 	key := evidenceKey(counts)
 	w.findingsMu.Lock()
@@ -217,11 +221,13 @@ func (w *Workspace) eventsAfter(ctx context.Context, last evidence.Event, want i
 
 // replayPass starts a pass over every stored event, as a one-shot run
 // does (Scan), and leaves it open for the rounds to come; when mark is
-// not zero, the events after it are held (counted, not added).
-func (w *Workspace) replayPass(ctx context.Context, mark time.Time) (p *detect.Pass, held int64, err error) {
+// not zero, the events at it and after it are held: counted, not added,
+// and kept in pending for the next round while they are few enough
+// (maxPending; past it the next round reads them from the index).
+func (w *Workspace) replayPass(ctx context.Context, mark time.Time) (p *detect.Pass, held int64, pending []evidence.Event, err error) {
 	rules, err := w.rules()
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	eng := detect.Engine{Rules: rules, Attribute: !AttributionStored(w.store.Counts()), Secrets: w.scanRedactor()}
 	err = w.withReplay(func(src detect.Source) error {
@@ -229,35 +235,47 @@ func (w *Workspace) replayPass(ctx context.Context, mark time.Time) (p *detect.P
 		if p, err = eng.Start(ctx, src); err != nil {
 			return err
 		}
-		held = 0 // a replay again from the index counts anew
+		held, pending = 0, nil // a replay again from the index counts anew
 		if !mark.IsZero() {
-			src = heldAfter{src, mark, &held}
+			src = heldAfter{src, mark, &held, &pending}
 		}
 		follow, end := tuneReplayGC()
 		defer end()
 		return replay(ctx, p, src, follow)
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("findings: %w", err)
+		return nil, 0, nil, fmt.Errorf("findings: %w", err)
 	}
 	w.findingsMu.Lock()
 	w.detectorRuns++
 	w.findingsMu.Unlock()
-	return p, held, nil
+	if int64(len(pending)) != held {
+		pending = nil
+	}
+	return p, held, pending, nil
 }
 
-// heldAfter gives every event of its Source up to mark, and counts those
-// after it in held.
+// maxPending bounds the events a replay keeps in hand for the next round
+// (heldAfter); a variable for the tests.
+var maxPending = 1 << 16
+
+// heldAfter gives every event of its Source before mark, and counts
+// those at it or after it in held, keeping the first maxPending of them
+// in pending.
 type heldAfter struct {
 	detect.Source
-	mark time.Time
-	held *int64
+	mark    time.Time
+	held    *int64
+	pending *[]evidence.Event
 }
 
 func (h heldAfter) Each(ctx context.Context, q evidence.Query, fn func(evidence.Event) error) error {
 	return h.Source.Each(ctx, q, func(ev evidence.Event) error {
-		if ev.Time.After(h.mark) {
+		if !ev.Time.Before(h.mark) {
 			*h.held++
+			if len(*h.pending) < maxPending {
+				*h.pending = append(*h.pending, ev)
+			}
 			return nil
 		}
 		return fn(ev)

@@ -16,8 +16,12 @@ import (
 // its inputs gave back until every input that is still writing has gone
 // past it: the watermark is the least, over the followed inputs heard
 // from within Hold (written to: a file's modification time), of the
-// latest event time each gave less its stated lateness. An event at or before the watermark is added; a later one
-// waits in the index for a later round. An input that gave nothing for
+// latest event time each gave less its stated lateness. An event before
+// the watermark is added; one at it or later waits in the index for a
+// later round. The events at the watermark wait too: the pass orders the
+// events of one instant by id, which no writer keeps, so a round that took
+// some of an input's latest instant would find the next round's lines of
+// that instant earlier than its last, and replay. An input that gave nothing for
 // Hold is not waited for, and nothing is held longer than Hold: past it
 // the round adds everything, and an input whose events then come earlier
 // than what was added (a clock that runs behind by more than Hold) makes
@@ -83,8 +87,9 @@ type followMarks struct {
 	cfg    FollowConfig
 	inputs map[string]*inputMark // by path
 	// heldSince is when the events the pass has not taken began to wait
-	// (zero: none wait)
+	// (zero: none wait); heldLast is the latest of them, as far as known
 	heldSince time.Time
+	heldLast  time.Time
 	// done says the follow ends: nothing is waited for
 	done bool
 }
@@ -159,12 +164,20 @@ func (m *followMarks) watermark(now time.Time) (at time.Time, bounded bool, why 
 	return at, bounded, why
 }
 
-// held records, after a round, whether events wait (n of them) at now.
-func (m *followMarks) held(n int64, now time.Time) {
+// held records, after a round, whether events wait (n of them, from
+// first to last in event time when known: zero times when not) at now.
+// Held events that all came after the latest of those held before began
+// to wait now: the ones before them were taken. So a follow that always
+// holds its input's latest instant (the lines of a busy input) holds each
+// instant until a later one comes, not everything once it has held for
+// Hold.
+func (m *followMarks) held(n int64, first, last time.Time, now time.Time) {
 	switch {
 	case n == 0:
-		m.heldSince = time.Time{}
-	case m.heldSince.IsZero():
-		m.heldSince = now
+		m.heldSince, m.heldLast = time.Time{}, time.Time{}
+	case m.heldSince.IsZero() || !first.IsZero() && !m.heldLast.IsZero() && first.After(m.heldLast):
+		m.heldSince, m.heldLast = now, last
+	case !last.IsZero() && !m.heldLast.IsZero() && last.After(m.heldLast):
+		m.heldLast = last
 	}
 }

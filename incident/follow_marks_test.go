@@ -2,6 +2,7 @@ package incident
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,11 +143,22 @@ func TestFollowWatermark(t *testing.T) {
 	check("the proxy went past", now.Add(400*time.Millisecond), at(10), "ledger.jsonl")
 	// the ledger and falco are quiet for the hold: not waited for
 	check("the ledger quiet", now.Add(1100*time.Millisecond), at(18), "access.log")
-	m.held(5, now.Add(1100*time.Millisecond))
-	m.held(7, now.Add(1200*time.Millisecond)) // still the same wait
+	m.held(5, at(18), at(20), now.Add(1100*time.Millisecond))
+	m.held(7, at(19), at(21), now.Add(1200*time.Millisecond)) // still the same wait: some held before still are
 	check("held under the hold", now.Add(1250*time.Millisecond), at(18), "access.log")
 	check("held past the hold", now.Add(2100*time.Millisecond), time.Time{}, "")
-	m.held(0, now.Add(2200*time.Millisecond))
+	m.held(0, time.Time{}, time.Time{}, now.Add(2200*time.Millisecond))
+	// events held all after those held before: a new wait
+	m.held(2, at(30), at(31), now.Add(2200*time.Millisecond))
+	m.held(3, at(32), at(33), now.Add(3000*time.Millisecond))
+	if !m.heldSince.Equal(now.Add(3000 * time.Millisecond)) {
+		t.Errorf("held since %s, want the round that took every event held before", m.heldSince)
+	}
+	m.held(3, time.Time{}, time.Time{}, now.Add(3500*time.Millisecond)) // not known which: the wait goes on
+	if !m.heldSince.Equal(now.Add(3000 * time.Millisecond)) {
+		t.Errorf("held since %s after a round that did not say what it held", m.heldSince)
+	}
+	m.held(0, time.Time{}, time.Time{}, now.Add(3600*time.Millisecond))
 	m.observe([]ingest.FileResult{{Path: "access.log", Format: "squid", Events: 1, Last: at(21)}}, now.Add(2300*time.Millisecond))
 	check("waiting again", now.Add(2300*time.Millisecond), at(19), "access.log")
 	m.done = true
@@ -184,4 +196,61 @@ func TestFollowConfigInCordonYAML(t *testing.T) {
 	if _, err := LoadConfig(dir, false); err == nil || !strings.Contains(err.Error(), "nginx") {
 		t.Errorf("an unknown format's lateness: %v", err)
 	}
+}
+
+// Lines of one instant are ordered by id, which is no order a writer
+// keeps: a round that took the first lines of an instant would find the
+// next round's lines of that instant earlier than its last, and replay
+// the whole incident. A follow holds the lines of the latest instant
+// until a later one comes (or Hold passes), so rounds that split an
+// instant replay nothing, and the answer is the one-shot answer.
+func TestFollowHoldsTheLastInstant(t *testing.T) {
+	session := `{"v":1,"ts":"2026-08-11T09:00:00.000Z","type":"session_start","run":"r-1","agent":"agent-1","session":"s-1","model":"m","objective":"o","sandbox":{"id":"sb-1","ip":"10.0.0.1"}}`
+	call := func(at string, n int) string {
+		return fmt.Sprintf(`{"v":1,"ts":"%s","type":"tool_call","run":"r-1","agent":"agent-1","session":"s-1","call_id":"c-%d","tool":"bash","args":{"cmd":"curl -s https://example.com/%d"}}`, at, n, n)
+	}
+	instant := func(at string, from int) []string {
+		var out []string
+		for i := from; i < from+20; i++ {
+			out = append(out, call(at, i))
+		}
+		return out
+	}
+	lf := filepath.Join(t.TempDir(), "ledger.jsonl")
+	writeLines(t, lf, append([]string{session}, instant("2026-08-11T09:00:01.000Z", 0)...))
+	w, ctx, cancel, opt, acc := followed(t)
+	defer w.Close()
+	defer cancel()
+	if err := os.WriteFile(filepath.Join(w.Dir, "cordon.yaml"), []byte("follow:\n  hold: 30s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rounds := 0
+	err := w.Follow(ctx, []string{lf}, opt, time.Millisecond, func([]ingest.FileResult) {
+		switch rounds++; rounds {
+		case 1:
+			writeLines(t, lf, instant("2026-08-11T09:00:01.000Z", 20)) // the same instant
+		case 2:
+			writeLines(t, lf, instant("2026-08-11T09:00:02.000Z", 40))
+		default:
+			cancel()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := *acc
+	added := 0
+	for i, r := range got {
+		if i > 0 && r.Replayed != "" {
+			t.Errorf("round %d replayed: %s\n%+v", i+1, r.Replayed, got)
+		}
+		added += r.Added
+	}
+	if added != 61 || got[len(got)-1].Held != 0 {
+		t.Errorf("%d events added, %d held at the end, want 61 and none\n%+v", added, got[len(got)-1].Held, got)
+	}
+	if got[0].Held == 0 {
+		t.Errorf("the first round held nothing of its last instant: %+v", got[0])
+	}
+	sameAsOneShot(t, w, "after the instants")
 }

@@ -231,8 +231,8 @@ func TestFollowingIngestKeepsItsDetectors(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGINT)
 	waitExit(t, cmd, 10*time.Second)
 	out = cmd.Stdout.(*bytes.Buffer).String()
-	if !strings.Contains(out, "4 created, 0 updated, 0 withdrawn") || !strings.Contains(out, "events: the follow began)") ||
-		!strings.Contains(out, "6 finding(s): 2 created, 2 updated, 0 withdrawn") || !strings.Contains(out, "event(s) added)") {
+	if !strings.Contains(out, "4 created, 0 updated, 0 withdrawn") || !strings.Contains(out, "events: the follow began") ||
+		!strings.Contains(out, "6 finding(s): 2 created, 2 updated, 0 withdrawn") || !strings.Contains(out, "event(s) added") {
 		t.Errorf("ingest --follow said:\n%s", out)
 	}
 }
