@@ -175,9 +175,11 @@ func (m *followMarks) held(n int64, first, last time.Time, now time.Time) {
 	switch {
 	case n == 0:
 		m.heldSince, m.heldLast = time.Time{}, time.Time{}
+		return
 	case m.heldSince.IsZero() || !first.IsZero() && !m.heldLast.IsZero() && first.After(m.heldLast):
-		m.heldSince, m.heldLast = now, last
-	case !last.IsZero() && !m.heldLast.IsZero() && last.After(m.heldLast):
-		m.heldLast = last
+		m.heldSince = now
 	}
+	// every event held is in first..last; zero when not known, and then
+	// the next round cannot tell a new wait from this one
+	m.heldLast = last
 }
