@@ -1,8 +1,11 @@
 package incident
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/cordon-ir/cordon/attribution"
@@ -20,6 +23,47 @@ type attributor struct {
 	// since is the earliest session record that may change an attribution
 	// already made; zero when none.
 	since time.Time
+	// dir is the workspace's folder, where since is written before the
+	// record that set it can be stored (attributePending); err is the
+	// first failure to write it
+	dir string
+	err error
+}
+
+// attributePending is the file that says from when the events must be
+// attributed again. An ingest writes it before it stores a session record
+// that may change attributions already made, and Attribute removes it once
+// it has attributed them again. An ingest killed in between has stored the
+// record (its file is then read to its end, and the record not read
+// again): the next ingest finds the file and attributes from its time, so
+// no crash leaves events attributed without the records that concern them.
+const attributePending = "attribute-pending"
+
+// setSince moves since to t when t is earlier, writing it down first.
+func (a *attributor) setSince(t time.Time) {
+	if !a.since.IsZero() && !t.Before(a.since) {
+		return
+	}
+	a.since = t
+	if a.dir == "" || a.err != nil {
+		return
+	}
+	b, _ := t.UTC().MarshalText()
+	a.err = writeAtomic(filepath.Join(a.dir, attributePending), b)
+}
+
+// pendingSince is the time attributePending says ("" file: zero).
+func pendingSince(dir string) time.Time {
+	b, err := os.ReadFile(filepath.Join(dir, attributePending))
+	if err != nil {
+		return time.Time{}
+	}
+	var t time.Time
+	if t.UnmarshalText(bytes.TrimSpace(b)) != nil {
+		// unreadable: everything again, which is what it stood for at worst
+		return time.Unix(0, 0)
+	}
+	return t
 }
 
 func (w *Workspace) newAttributor(ctx context.Context) (*attributor, error) {
@@ -36,28 +80,34 @@ func (w *Workspace) newAttributor(ctx context.Context) (*attributor, error) {
 	w.journaledExecs(id)
 	c := w.store.Counts()
 	other := c.Fields["source"][evidence.SourceProxy] + c.Fields["source"][evidence.SourceSensor] + c.Fields["source"][evidence.SourceAudit]
-	return &attributor{id: id, seenOther: other > 0}, nil
+	a := &attributor{id: id, seenOther: other > 0}
+	// an ingest killed before it attributed again what its records concern
+	a.since = pendingSince(w.Dir)
+	if w.write {
+		a.dir = w.Dir
+	}
+	return a, nil
 }
 
 // prepare is called on every event before it is indexed.
 func (a *attributor) prepare(ev *evidence.Event) {
 	if ev.Source == evidence.SourceLedger {
 		a.id.FlagSession(ev)
-		if from, ok := a.id.ObserveFrom(ev); ok && a.seenOther && (a.since.IsZero() || from.Before(a.since)) {
-			a.since = from
+		if from, ok := a.id.ObserveFrom(ev); ok && a.seenOther {
+			a.setSince(from)
 		}
 		return
 	}
 	a.seenOther = true
-	if from, ok := a.id.ObserveFrom(ev); ok && (a.since.IsZero() || from.Before(a.since)) {
+	if from, ok := a.id.ObserveFrom(ev); ok {
 		// a responder's exec: what it started may already be stored
-		a.since = from
+		a.setSince(from)
 	}
 	attribution.Apply(ev, a.id.Attribute(ev))
-	if a.id.Learn(ev) && (a.since.IsZero() || ev.Time.Before(a.since)) {
+	if a.id.Learn(ev) {
 		// a credential changed hands: its later uses already stored from
 		// outside the sandboxes are attributed again
-		a.since = ev.Time
+		a.setSince(ev.Time)
 	}
 }
 
@@ -115,5 +165,14 @@ func (w *Workspace) Attribute(ctx context.Context, since time.Time) (Attribution
 	if err != nil {
 		return res, err
 	}
-	return res, flush()
+	if err := flush(); err != nil {
+		return res, err
+	}
+	// what an ingest left to attribute again is done, if it was from since on
+	if p := pendingSince(w.Dir); !p.IsZero() && !p.Before(since) {
+		if err := os.Remove(filepath.Join(w.Dir, attributePending)); err != nil && !os.IsNotExist(err) {
+			return res, err
+		}
+	}
+	return res, nil
 }

@@ -362,3 +362,49 @@ func writeLines(t *testing.T, path string, lines []string) {
 		}
 	}
 }
+
+// An ingest killed after it stored a ledger that concerns events stored
+// before, and before it attributed them again: the ledger is read to its
+// end, so the next ingest reads none of it, and it is the file the ingest
+// wrote first (attributePending) that has it attribute them again.
+func TestKilledBeforeAttributingAgain(t *testing.T) {
+	sample := filepath.Join("..", "sample-incidents", "credential-theft")
+	dir := t.TempDir()
+	w, err := Create(filepath.Join(dir, "case"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	others := []string{filepath.Join(sample, "proxy"), filepath.Join(sample, "sensor")}
+	ledger := filepath.Join(sample, "ledger.jsonl")
+	ctx := context.Background()
+	if _, err := w.Ingest(ctx, others, IngestOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	killedAfterRun = func() error { return errors.New("killed") }
+	_, err = w.Ingest(ctx, []string{ledger}, IngestOptions{})
+	killedAfterRun = nil
+	if err == nil {
+		t.Fatal("the kill did not stop the ingest")
+	}
+	if pendingSince(w.Dir).IsZero() {
+		t.Fatal("the ingest stored the ledger without writing down from when to attribute again")
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if w, err = Create(filepath.Join(dir, "case")); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	res, err := w.Ingest(ctx, []string{ledger}, IngestOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].New != 0 {
+		t.Fatalf("the ledger again: %d new events, want none (read to its end before the kill)", res[0].New)
+	}
+	sameAttribution(t, w, append(others, ledger), "after the kill and the ingest again")
+	if !pendingSince(w.Dir).IsZero() {
+		t.Error("the file that says what to attribute again outlived the attribution")
+	}
+}

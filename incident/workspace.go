@@ -326,6 +326,10 @@ type IngestOptions struct {
 	From string
 }
 
+// killedAfterRun stands, in tests, for a kill between an ingest storing
+// its events and attributing again what they concern.
+var killedAfterRun func() error
+
 // Ingest reads inputs (files, folders, "-") into the workspace, resuming
 // each file from its checkpoint, and updates sources.json.
 func (w *Workspace) Ingest(ctx context.Context, inputs []string, opt IngestOptions) ([]ingest.FileResult, error) {
@@ -350,6 +354,9 @@ func (w *Workspace) Ingest(ctx context.Context, inputs []string, opt IngestOptio
 		iopt.Taken = in.take
 	}
 	res, err := ingest.Run(ctx, files, iopt)
+	if err == nil && killedAfterRun != nil {
+		err = killedAfterRun()
+	}
 	if err == nil && !attr.since.IsZero() {
 		// Session records arrived after events they concern.
 		w.intaking = in
@@ -358,6 +365,9 @@ func (w *Workspace) Ingest(ctx context.Context, inputs []string, opt IngestOptio
 	}
 	if serr := w.syncSources(ctx, files); serr != nil && err == nil {
 		err = serr
+	}
+	if err == nil && attr.err != nil {
+		err = fmt.Errorf("recording from when to attribute again (%s): %w", attributePending, attr.err)
 	}
 	switch {
 	case in == nil:
