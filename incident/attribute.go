@@ -52,7 +52,7 @@ func (a *attributor) setSince(t time.Time) {
 	a.err = writeAtomic(filepath.Join(a.dir, attributePending), b)
 }
 
-// pendingSince is the time attributePending says ("" file: zero).
+// pendingSince is the time attributePending says (zero: no such file).
 func pendingSince(dir string) time.Time {
 	b, err := os.ReadFile(filepath.Join(dir, attributePending))
 	if err != nil {
