@@ -2,7 +2,6 @@ package incident_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -17,17 +16,9 @@ import (
 // learnt again by the re-attribution, before and after the time it
 // starts from.
 func TestAttributingAgainChangesNothing(t *testing.T) {
-	samples, err := os.ReadDir(filepath.Join("..", "sample-incidents"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	for _, s := range samples {
-		dir := filepath.Join("..", "sample-incidents", s.Name())
-		if _, err := os.Stat(filepath.Join(dir, "ledger.jsonl")); err != nil {
-			continue
-		}
-		t.Run(s.Name(), func(t *testing.T) {
+	for _, dir := range ledgerSamples(t) {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
 			ws, err := incident.Create(filepath.Join(t.TempDir(), "incident"))
 			if err != nil {
 				t.Fatal(err)

@@ -2,7 +2,6 @@ package incident_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,18 +17,11 @@ import (
 // ambiguous event (a borrowed credential's use from outside too, which
 // the session records alone do not show), or that none was found.
 func TestAttributionPathSaysWhatIsStored(t *testing.T) {
-	samples, err := os.ReadDir(filepath.Join("..", "sample-incidents"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
 	ambiguous := 0
-	for _, s := range samples {
-		dir := filepath.Join("..", "sample-incidents", s.Name())
-		if _, err := os.Stat(filepath.Join(dir, "ledger.jsonl")); err != nil {
-			continue
-		}
-		ws, err := incident.Create(filepath.Join(t.TempDir(), s.Name()))
+	for _, dir := range ledgerSamples(t) {
+		name := filepath.Base(dir)
+		ws, err := incident.Create(filepath.Join(t.TempDir(), name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +56,7 @@ func TestAttributionPathSaysWhatIsStored(t *testing.T) {
 				return err
 			}
 			if !strings.Contains(got, want) {
-				t.Errorf("%s: %s %s (%s via %s, %v): the path says %q, want %q", s.Name(), ev.ID, ev.Kind, ev.Agent, ev.AttributedVia, ev.Tags, got, want)
+				t.Errorf("%s: %s %s (%s via %s, %v): the path says %q, want %q", name, ev.ID, ev.Kind, ev.Agent, ev.AttributedVia, ev.Tags, got, want)
 			}
 			return nil
 		})

@@ -211,20 +211,7 @@ func sameAttribution(t *testing.T, w *Workspace, files []string, when string) {
 	if _, err := once.Ingest(context.Background(), files, IngestOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	of := func(ws *Workspace) map[string]string {
-		out := map[string]string{}
-		err := evidence.StoreSource{Store: ws.store}.Each(context.Background(), evidence.All(), func(ev evidence.Event) error {
-			tags := slices.Clone(ev.Tags)
-			slices.Sort(tags)
-			out[ev.ID] = ev.Agent + " via " + ev.AttributedVia + " " + strings.Join(tags, ",")
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
-	got, want := of(w), of(once)
+	got, want := storedAttributions(t, w), storedAttributions(t, once)
 	if len(got) != len(want) {
 		t.Errorf("%s: %d events stored, %d at once", when, len(got), len(want))
 	}
@@ -235,6 +222,23 @@ func sameAttribution(t *testing.T, w *Workspace, files []string, when string) {
 			t.Errorf("%s: event %s is %q, at once %q", when, id, got[id], a)
 		}
 	}
+}
+
+// storedAttributions is each stored event's agent, attribution and
+// tags, by id.
+func storedAttributions(t testing.TB, w *Workspace) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := evidence.StoreSource{Store: w.store}.Each(context.Background(), evidence.All(), func(ev evidence.Event) error {
+		tags := slices.Clone(ev.Tags)
+		slices.Sort(tags)
+		out[ev.ID] = ev.Agent + " via " + ev.AttributedVia + " " + strings.Join(tags, ",")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // sameFromLog checks that the replay log holds the index's events after a

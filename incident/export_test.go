@@ -2,6 +2,7 @@ package incident
 
 import (
 	"bytes"
+	"testing"
 
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
@@ -11,6 +12,12 @@ import (
 // call the functions below the use cases (Scan, LoadCase, RunCheck) on it.
 // Nothing outside incident reaches the store.
 func (w *Workspace) EvidenceStore() evidence.Store { return w.store }
+
+// StoredAttributions is each stored event's agent, attribution and tags,
+// by id (storedAttributions).
+func StoredAttributions(t testing.TB, w *Workspace) map[string]string {
+	return storedAttributions(t, w)
+}
 
 // JournalPath is the journal's file, for tests that tamper with it.
 func (w *Workspace) JournalPath() string { return w.journal.Path() }

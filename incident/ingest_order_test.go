@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/incident"
 )
 
@@ -19,17 +18,9 @@ import (
 // first; all at once and then again, every event already stored), every event ends with the
 // same agent, attribution and tags, and the detectors find the same.
 func TestIngestOrderChangesNothing(t *testing.T) {
-	samples, err := os.ReadDir(filepath.Join("..", "sample-incidents"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	for _, s := range samples {
-		dir := filepath.Join("..", "sample-incidents", s.Name())
-		if _, err := os.Stat(filepath.Join(dir, "ledger.jsonl")); err != nil {
-			continue
-		}
-		t.Run(s.Name(), func(t *testing.T) {
+	for _, dir := range ledgerSamples(t) {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
 			files := evidenceFiles(t, dir)
 			ingest := func(name string, rounds ...[]string) (map[string]string, string) {
 				ws, err := incident.Create(filepath.Join(t.TempDir(), name))
@@ -42,7 +33,7 @@ func TestIngestOrderChangesNothing(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				return attributions(t, ws), findingsOf(t, ws)
+				return incident.StoredAttributions(t, ws), findingsOf(t, ws)
 			}
 			wantEvents, wantFindings := ingest("at-once", []string{dir})
 			if len(wantEvents) == 0 {
@@ -79,6 +70,26 @@ func TestIngestOrderChangesNothing(t *testing.T) {
 	}
 }
 
+// ledgerSamples are the bundled sample incidents that hold a ledger.
+func ledgerSamples(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join("..", "sample-incidents"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		dir := filepath.Join("..", "sample-incidents", e.Name())
+		if _, err := os.Stat(filepath.Join(dir, "ledger.jsonl")); err == nil {
+			out = append(out, dir)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no sample incident with a ledger")
+	}
+	return out
+}
+
 // evidenceFiles are a sample's files that cordon reads, in path order.
 func evidenceFiles(t *testing.T, dir string) []string {
 	t.Helper()
@@ -106,22 +117,6 @@ func copyOf(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return cp
-}
-
-// attributions is each stored event's agent, attribution and tags.
-func attributions(t *testing.T, ws *incident.Workspace) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := evidence.StoreSource{Store: ws.EvidenceStore()}.Each(context.Background(), evidence.All(), func(ev evidence.Event) error {
-		tags := slices.Clone(ev.Tags)
-		slices.Sort(tags)
-		out[ev.ID] = ev.Agent + " via " + ev.AttributedVia + " " + strings.Join(tags, ",")
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 func findingsOf(t *testing.T, ws *incident.Workspace) string {
