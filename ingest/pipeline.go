@@ -3,9 +3,11 @@ package ingest
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"sync"
 
 	"github.com/cordon-ir/cordon/evidence"
@@ -206,6 +208,10 @@ const (
 
 // tuneGC applies the ingest GC settings and returns what restores the
 // previous ones. GOGC, or a lower limit already set (GOMEMLIMIT), wins.
+// The limit is what the ingest may add to the heap the process held live
+// when it began: a follow's round runs beside the detectors' pass, which
+// holds more with every round, and a limit that counted it in would have
+// the collector run back to back once the pass outgrew it.
 func tuneGC() func() {
 	gc := debug.SetGCPercent(-1)
 	if os.Getenv("GOGC") == "" {
@@ -214,9 +220,20 @@ func tuneGC() func() {
 		debug.SetGCPercent(gc)
 	}
 	limit := debug.SetMemoryLimit(-1)
-	debug.SetMemoryLimit(min(limit, ingestMemoryLimit+int64(max(0, runtime.GOMAXPROCS(0)-2))*ingestMemoryPerCore))
+	debug.SetMemoryLimit(min(limit, heldLive()+ingestMemoryLimit+int64(max(0, runtime.GOMAXPROCS(0)-2))*ingestMemoryPerCore))
 	return func() {
 		debug.SetGCPercent(gc)
 		debug.SetMemoryLimit(limit)
 	}
+}
+
+// heldLive is the heap the last collection found live, 0 before the
+// first.
+func heldLive() int64 {
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(min(sample[0].Value.Uint64(), math.MaxInt64/4))
 }
