@@ -130,14 +130,16 @@ func (a *episodeAcc) finish() Finding {
 	return f
 }
 
-// Evidence is the first n evidence ids of f and how many more it holds:
+// Evidence is the first n evidence ids of f and how many more it cites:
 // views show a capped list with a count, --json keeps them all.
 func (f Finding) Evidence(n int) (ids []string, more int) {
-	if len(f.Events) <= n {
-		return f.Events, 0
-	}
-	return f.Events[:n], len(f.Events) - n
+	ids = f.Events[:min(n, len(f.Events))]
+	return ids, f.EventTotal() - len(ids)
 }
+
+// EventTotal is how many events f cites: its events, or EventCount on a
+// copy that names only some of them.
+func (f Finding) EventTotal() int { return max(len(f.Events), f.EventCount) }
 
 // withValues sets the distinct values that drove a match.
 func withValues(f Finding, vals []string) Finding {

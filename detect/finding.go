@@ -42,6 +42,12 @@ type Finding struct {
 	Values []string `json:"values,omitempty"`
 	// Tags are the rule's (ATT&CK tactics and techniques).
 	Tags []string `json:"tags,omitempty"`
+	// EventCount and ValueCount are set on a copy that lists fewer events
+	// or values than the finding has (a published message names the
+	// first and last events of a long episode): how many it has. Zero
+	// when Events and Values are whole, as the engine gives them.
+	EventCount int `json:"event_count,omitempty"`
+	ValueCount int `json:"value_count,omitempty"`
 
 	group string // the correlation's group, for a chain (see Step.Rule)
 }

@@ -89,22 +89,35 @@ type outgoing struct {
 // announces, so that a finding coming back to a state it had before is
 // announced again (by the state alone, the stream dropped it, and its
 // readers kept the state in between).
-func newMessage(f detect.Finding, change string, m detect.Mark, seq int) (outgoing, error) {
+// The message names at most maxMessageEvents of f's events and fits
+// limit, the server's max_payload (fitFinding).
+func newMessage(f detect.Finding, change string, m detect.Mark, seq int, limit int64) (outgoing, error) {
+	id := change + ":" + f.ID
+	if change != Created {
+		id += ":" + strconv.Itoa(seq) + ":" + markDigest(m)
+	}
+	// the headers as the client writes them: NATS/1.0, the id, the blank line
+	headers := int64(len("NATS/1.0\r\n"+fleet.HeaderMsgID+": \r\n\r\n") + len(id))
+	data, err := fitFinding(f, change, maxMessageEvents, limit, headers)
+	if err != nil {
+		return outgoing{}, err
+	}
+	msg := nats.NewMsg(Subject(f.Severity, f.Agent))
+	msg.Data = data
+	msg.Header.Set(fleet.HeaderMsgID, id)
+	return outgoing{id: f.ID, change: change, mark: m, seq: seq, msg: msg, finding: &f}, nil
+}
+
+// encodeMessage is the message announcing change of f.
+func encodeMessage(f detect.Finding, change string) ([]byte, error) {
 	if f.Events == nil {
 		f.Events = []string{}
 	}
 	data, err := json.Marshal(Message{Finding: f, Change: change})
 	if err != nil {
-		return outgoing{}, fmt.Errorf("encode finding %s: %w", f.ID, err)
+		return nil, fmt.Errorf("encode finding %s: %w", f.ID, err)
 	}
-	msg := nats.NewMsg(Subject(f.Severity, f.Agent))
-	msg.Data = data
-	id := change + ":" + f.ID
-	if change != Created {
-		id += ":" + strconv.Itoa(seq) + ":" + markDigest(m)
-	}
-	msg.Header.Set(fleet.HeaderMsgID, id)
-	return outgoing{id: f.ID, change: change, mark: m, seq: seq, msg: msg, finding: &f}, nil
+	return data, nil
 }
 
 func (o outgoing) name() string {
@@ -115,9 +128,9 @@ func (o outgoing) name() string {
 }
 
 // withdrawal names a withdrawn finding from the Mark last published.
-func withdrawal(id string, m detect.Mark, seq int) (outgoing, error) {
+func withdrawal(id string, m detect.Mark, seq int, limit int64) (outgoing, error) {
 	o, err := newMessage(detect.Finding{ID: id, Detector: m.Detector, Agent: m.Agent, Severity: m.Severity,
-		Start: m.Start, End: m.End, Matches: m.Matches}, Withdrawn, m, seq)
+		Start: m.Start, End: m.End, Matches: m.Matches}, Withdrawn, m, seq, limit)
 	o.finding = nil
 	return o, err
 }
@@ -145,11 +158,11 @@ func (s *state) announce(found []detect.Finding) ([]outgoing, error) {
 			seq := s.seq[id] + 1
 			switch {
 			case part.change == Withdrawn:
-				o, err = withdrawal(id, s.marks[id], seq)
+				o, err = withdrawal(id, s.marks[id], seq, s.maxPayload)
 			case part.change == Created && s.seq[id] > 0:
-				o, err = newMessage(*byID[id], Updated, detect.MarkOf(byID[id]), seq)
+				o, err = newMessage(*byID[id], Updated, detect.MarkOf(byID[id]), seq, s.maxPayload)
 			default:
-				o, err = newMessage(*byID[id], part.change, detect.MarkOf(byID[id]), seq)
+				o, err = newMessage(*byID[id], part.change, detect.MarkOf(byID[id]), seq, s.maxPayload)
 			}
 			if err != nil {
 				return nil, err

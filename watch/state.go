@@ -32,6 +32,8 @@ type state struct {
 	kv    jetstream.KeyValue
 	marks map[string]detect.Mark // the findings published and not withdrawn
 	seq   map[string]int         // messages published of each finding, withdrawn ones too
+	// maxPayload is the server's limit on a message (0: none known)
+	maxPayload int64
 }
 
 // kept is a finding's value in the bucket.
@@ -54,7 +56,7 @@ func openState(ctx context.Context, js jetstream.JetStream, durable string, repl
 	if err != nil {
 		return nil, fmt.Errorf("bucket %s: %w", name, err)
 	}
-	st := &state{kv: kv, marks: map[string]detect.Mark{}, seq: map[string]int{}}
+	st := &state{kv: kv, marks: map[string]detect.Mark{}, seq: map[string]int{}, maxPayload: js.Conn().MaxPayload()}
 	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
 	if err != nil {
 		return nil, fmt.Errorf("read bucket %s: %w", name, err)

@@ -454,7 +454,7 @@ func (w *Watcher) publish(ctx context.Context, b *Batch) error {
 		}
 		republished++
 		if o.change == Created {
-			u, err := newMessage(*o.finding, Updated, o.mark, o.seq+1)
+			u, err := newMessage(*o.finding, Updated, o.mark, o.seq+1, w.state.maxPayload)
 			if err != nil {
 				return err
 			}

@@ -45,7 +45,7 @@ func FromQuery(q evidence.Query, name string, hits uint64, known bool) Selection
 func FromFinding(f detect.Finding) Selection {
 	return Selection{
 		Sel:   assist.Selection{IDs: append([]string(nil), f.Events...), Findings: []detect.Finding{f}},
-		Label: fmt.Sprintf("finding %s of %s (%d events)", f.Detector, agentOr(f.Agent), len(f.Events)),
+		Label: fmt.Sprintf("finding %s of %s (%d events)", f.Detector, agentOr(f.Agent), f.EventTotal()),
 	}
 }
 

@@ -224,10 +224,7 @@ func (m Model) openEpisode() tea.Cmd {
 	if len(f.Events) == 0 {
 		return common.Send(common.StatusMsg{Text: "this finding cites no event"})
 	}
-	text := fmt.Sprintf("timeline filtered to the %d events of %s (esc clears)", len(f.Events), common.Clip(f.Detector, 30))
-	if len(f.Events) > MaxFilterIDs {
-		text = fmt.Sprintf("timeline filtered to the first %d of %d events of %s (esc clears)", MaxFilterIDs, len(f.Events), common.Clip(f.Detector, 30))
-	}
+	text := fmt.Sprintf("timeline filtered to the %s of %s (esc clears)", filterCount(f), common.Clip(f.Detector, 30))
 	return tea.Batch(
 		common.Send(common.FilterMsg{Set: Query(f), Replace: true, Label: FilterLabel(f)}),
 		common.Send(common.StatusMsg{Text: text}))
@@ -240,11 +237,22 @@ func FilterLabel(f detect.Finding) string {
 	if agent == "" {
 		agent = "no agent"
 	}
-	n := common.EventsLabel(len(f.Events))
-	if len(f.Events) > MaxFilterIDs {
-		n = fmt.Sprintf("first %d of %s", MaxFilterIDs, n)
+	return fmt.Sprintf("finding %s · %s · %s", f.Detector, agent, filterCount(f))
+}
+
+// filterCount says how many of a finding's events its filter shows: all
+// of them, the first MaxFilterIDs, or those a finding read from the
+// findings stream names of a long episode (its first and last).
+func filterCount(f detect.Finding) string {
+	n, all := min(len(f.Events), MaxFilterIDs), f.EventTotal()
+	switch {
+	case n == all:
+		return common.EventsLabel(all)
+	case f.EventCount > 0:
+		return fmt.Sprintf("%d of %s", n, common.EventsLabel(all))
+	default:
+		return fmt.Sprintf("first %d of %s", n, common.EventsLabel(all))
 	}
-	return fmt.Sprintf("finding %s · %s · %s", f.Detector, agent, n)
 }
 
 // rowsVisible is the rows a screen lists: a header, and on the episodes

@@ -182,7 +182,7 @@ func (m Model) preview(n int) []string {
 		return nil
 	}
 	st, w := m.com.Styles, m.com.Width
-	head := fmt.Sprintf("  %s %s · %s · %s", Label(f.Severity), f.Title, f.Phase, common.EventsLabel(len(f.Events)))
+	head := fmt.Sprintf("  %s %s · %s · %s", Label(f.Severity), f.Title, f.Phase, common.EventsLabel(f.EventTotal()))
 	if f.Matches > 1 {
 		head += fmt.Sprintf(" · %d matches", f.Matches)
 	}

@@ -1,0 +1,205 @@
+package watch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cordon-ir/cordon/bench"
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+	"github.com/cordon-ir/cordon/fleet"
+	"github.com/cordon-ir/cordon/fleet/fleettest"
+	"github.com/cordon-ir/cordon/ingest"
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+func longFinding(events, values int) detect.Finding {
+	f := detect.Finding{ID: "f1", Detector: "plan-divergence", Agent: "agent-1", Severity: "high",
+		Start: time.Unix(0, 0).UTC(), End: time.Unix(600, 0).UTC(), Explanation: "went off its plan", Matches: events}
+	for i := range events {
+		f.Events = append(f.Events, fmt.Sprintf("%016x", i))
+	}
+	for i := range values {
+		f.Values = append(f.Values, fmt.Sprintf("host-%d.example", i))
+	}
+	return f
+}
+
+// A message names the first and last events of a long episode and how
+// many it cites; the finding itself is not changed.
+func TestMessageNamesFirstAndLastEvents(t *testing.T) {
+	f := longFinding(5000, 3)
+	o, err := newMessage(f, Created, detect.MarkOf(&f), 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m Message
+	if err := json.Unmarshal(o.msg.Data, &m); err != nil {
+		t.Fatal(err)
+	}
+	want := append(slices.Clone(f.Events[:maxMessageEvents/2]), f.Events[5000-maxMessageEvents/2:]...)
+	if !slices.Equal(m.Events, want) || m.EventCount != 5000 || m.EventTotal() != 5000 {
+		t.Fatalf("message names %d events (first %s, last %s), event_count %d", len(m.Events), m.Events[0], m.Events[len(m.Events)-1], m.EventCount)
+	}
+	if !slices.Equal(m.Values, f.Values) || m.ValueCount != 0 {
+		t.Fatalf("values %v (%d), want them all", m.Values, m.ValueCount)
+	}
+	if len(f.Events) != 5000 || len(o.finding.Events) != 5000 {
+		t.Fatal("the finding was cut, not its message")
+	}
+	if ids, more := m.Evidence(5); len(ids) != 5 || more != 4995 {
+		t.Fatalf("Evidence(5) of the message: %d ids, %d more; want 5 and 4995", len(ids), more)
+	}
+	// a finding that fits is named whole, with no count
+	small := longFinding(40, 2)
+	o, err = newMessage(small, Updated, detect.MarkOf(&small), 2, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = Message{}
+	if err := json.Unmarshal(o.msg.Data, &m); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(m.Events, small.Events) || m.EventCount != 0 || strings.Contains(string(o.msg.Data), "event_count") {
+		t.Fatalf("a short finding's message: %d events, event_count %d", len(m.Events), m.EventCount)
+	}
+}
+
+// Under a small max_payload a message names fewer events, then fewer
+// values, then cuts its explanation, and always fits.
+func TestMessageFitsTheServersLimit(t *testing.T) {
+	for _, c := range []struct {
+		limit          int64
+		events, values int
+		explanation    int
+	}{
+		{64 << 10, 5000, 10, 20},
+		{4 << 10, 5000, 10, 20},
+		{4 << 10, 0, 2000, 20},
+		{2 << 10, 10, 10, 5000},
+	} {
+		f := longFinding(c.events, c.values)
+		f.Explanation = strings.Repeat("é", c.explanation)
+		o, err := newMessage(f, Updated, detect.MarkOf(&f), 3, c.limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hdr := len("NATS/1.0\r\n"+fleet.HeaderMsgID+": \r\n\r\n") + len(o.msg.Header.Get(fleet.HeaderMsgID))
+		if n := int64(len(o.msg.Data) + hdr); n > c.limit {
+			t.Fatalf("%+v: %d bytes with its headers, limit %d", c, n, c.limit)
+		}
+		var m Message
+		if err := json.Unmarshal(o.msg.Data, &m); err != nil {
+			t.Fatal(err)
+		}
+		if m.EventTotal() != c.events {
+			t.Errorf("%+v: the message counts %d events, the finding cites %d", c, m.EventTotal(), c.events)
+		}
+		if n := max(len(m.Values), m.ValueCount); n != c.values || !slices.Equal(m.Values, f.Values[:len(m.Values)]) {
+			t.Errorf("%+v: the message has %d values of %d counted, want the first of %d", c, len(m.Values), m.ValueCount, c.values)
+		}
+		if !utf8.ValidString(m.Explanation) || len(m.Explanation) < len(f.Explanation) && !strings.HasSuffix(m.Explanation, cutMark) {
+			t.Errorf("%+v: explanation %q", c, m.Explanation)
+		}
+	}
+}
+
+// A watcher whose findings cite more events than the server takes in one
+// message goes on publishing: each message fits, names the first and last
+// events of its finding and counts them all. Before, the client refused
+// the message and the watcher stopped on it for good.
+func TestWatchLongEpisodeUnderSmallMaxPayload(t *testing.T) {
+	const limit = 4 << 10
+	s := fleettest.ServerWith(t, func(o *server.Options) { o.MaxPayload = limit })
+	nc, js, err := fleet.Connect(s.ClientURL(), "test", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx := context.Background()
+	if _, err := fleet.EnsureStream(ctx, js, fleet.StreamConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := bench.Generate(dir, 30000); err != nil {
+		t.Fatal(err)
+	}
+	files, err := ingest.Expand([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := evidence.NewMemStore()
+	if _, err := ingest.Run(ctx, files, ingest.Options{Store: st, Rejects: noRejects{}}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := st.Search(ctx, evidence.Request{Limit: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := h.Events
+	sort.SliceStable(evs, func(i, j int) bool { return detect.Before(&evs[i], &evs[j]) })
+	want := oneShotResult(t, evs).Findings
+	publishEvents(t, js, evs)
+	watch(t, js, Config{Durable: "long", Lateness: time.Second, Idle: 300 * time.Millisecond})
+
+	stream, err := js.Stream(ctx, DefaultFindingsStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := stream.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seq := info.State.FirstSeq; seq <= info.State.LastSeq; seq++ {
+		raw, err := stream.GetMsg(ctx, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(raw.Data) > limit {
+			t.Fatalf("message %d is %d bytes, more than the server's %d", seq, len(raw.Data), limit)
+		}
+	}
+	got, created := fold(published(t, js))
+	byID := map[string]detect.Finding{}
+	for _, f := range got {
+		byID[f.ID] = f
+	}
+	cut := 0
+	for _, w := range want {
+		g, ok := byID[w.ID]
+		if !ok {
+			t.Fatalf("finding %s (%s, %d events) was not published", w.ID, w.Detector, len(w.Events))
+		}
+		if created[w.ID] != 1 {
+			t.Errorf("finding %s created %d times", w.ID, created[w.ID])
+		}
+		if g.EventTotal() != len(w.Events) || g.Severity != w.Severity || g.Matches != w.Matches {
+			t.Errorf("finding %s: %d events, %s, %d matches published; the engine's %d, %s, %d", w.ID, g.EventTotal(), g.Severity, g.Matches, len(w.Events), w.Severity, w.Matches)
+		}
+		n := len(g.Events)
+		if g.EventCount == 0 {
+			if !slices.Equal(g.Events, w.Events) {
+				t.Errorf("finding %s: published events differ from the engine's", w.ID)
+			}
+			continue
+		}
+		cut++
+		if head := n - n/2; !slices.Equal(g.Events[:head], w.Events[:head]) || !slices.Equal(g.Events[head:], w.Events[len(w.Events)-n/2:]) {
+			t.Errorf("finding %s: the %d events named are not the first and last of its %d", w.ID, n, len(w.Events))
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d findings published, the engine's %d", len(got), len(want))
+	}
+	if cut == 0 {
+		t.Fatal("no finding was too large for a message: the test proves nothing")
+	}
+	t.Logf("%d findings, %d of them named in part", len(want), cut)
+}
