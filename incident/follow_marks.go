@@ -22,10 +22,11 @@ import (
 // events of one instant by id, which no writer keeps, so a round that took
 // some of an input's latest instant would find the next round's lines of
 // that instant earlier than its last, and replay. An input that gave nothing for
-// Hold is not waited for, and nothing is held longer than Hold: past it
-// the round adds everything, and an input whose events then come earlier
-// than what was added (a clock that runs behind by more than Hold) makes
-// the pass replay, as before there was a watermark.
+// Hold is not waited for, and nothing is held longer than Hold but the
+// latest instant of an input still written: past it the round adds
+// everything before that instant, and an input whose events then come
+// earlier than what was added (a clock that runs behind by more than
+// Hold) makes the pass replay, as before there was a watermark.
 
 // FollowConfig is how a follow orders its inputs (cordon.yaml `follow:`).
 type FollowConfig struct {
@@ -147,14 +148,29 @@ func (m *followMarks) observe(res []ingest.FileResult, now time.Time) {
 // bounded is false when it may take every event (no input is waited for,
 // or events have waited Hold). why says what bounds it, for the round's
 // line.
+//
+// Past Hold nothing waits for an input's lateness any more, but the
+// latest instant of an input still written waits all the same: its other
+// lines may be in the next round. Waiting Hold does not mean the input is
+// quiet: a follow that has fallen behind takes longer than Hold a round,
+// and releasing everything then split the instant the round ended on and
+// replayed the whole incident (once in a million-line follow).
 func (m *followMarks) watermark(now time.Time) (at time.Time, bounded bool, why string) {
-	hold := m.cfg.hold()
-	if m.done || !m.heldSince.IsZero() && now.Sub(m.heldSince) >= hold {
+	if m.done {
 		return time.Time{}, false, ""
 	}
+	hold := m.cfg.hold()
+	waited := !m.heldSince.IsZero() && now.Sub(m.heldSince) >= hold
 	for path, in := range m.inputs {
 		if now.Sub(in.heard) >= hold {
 			continue // quiet: not waited for
+		}
+		if waited {
+			// the latest instant of the input furthest on
+			if !bounded || in.latest.After(at) {
+				at, bounded, why = in.latest, true, path
+			}
+			continue
 		}
 		mark := in.latest.Add(-in.late)
 		if !bounded || mark.Before(at) {

@@ -108,8 +108,8 @@ func TestFollowHoldsCrossingInputsForOrder(t *testing.T) {
 
 // The watermark: the least of the inputs heard from within Hold, each
 // less its lateness (a format's before its source's); an input quiet for
-// Hold is not waited for; nothing waits past Hold; the follow's end waits
-// for nothing.
+// Hold is not waited for; past Hold only the latest instant of an input
+// still written waits; the follow's end waits for nothing.
 func TestFollowWatermark(t *testing.T) {
 	at := func(s int) time.Time { return time.Date(2026, 7, 21, 10, 0, s, 0, time.UTC) }
 	now := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
@@ -147,6 +147,11 @@ func TestFollowWatermark(t *testing.T) {
 	m.held(7, at(19), at(21), now.Add(1200*time.Millisecond)) // still the same wait: some held before still are
 	check("held under the hold", now.Add(1250*time.Millisecond), at(18), "access.log")
 	check("held past the hold", now.Add(2100*time.Millisecond), time.Time{}, "")
+	// past the hold while the proxy is still written: its lateness is
+	// not waited for, its latest instant is (a round that takes longer
+	// than the hold is no sign the input went quiet)
+	m.observe([]ingest.FileResult{{Path: "access.log", Format: "squid", Events: 1, Last: at(20)}}, now.Add(2050*time.Millisecond))
+	check("held past the hold, the proxy still written", now.Add(2100*time.Millisecond), at(20), "access.log")
 	m.held(0, time.Time{}, time.Time{}, now.Add(2200*time.Millisecond))
 	// events held all after those held before: a new wait
 	m.held(2, at(30), at(31), now.Add(2200*time.Millisecond))
