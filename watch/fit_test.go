@@ -127,24 +127,7 @@ func TestWatchLongEpisodeUnderSmallMaxPayload(t *testing.T) {
 	if _, err := fleet.EnsureStream(ctx, js, fleet.StreamConfig{}); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if _, err := bench.Generate(dir, 30000); err != nil {
-		t.Fatal(err)
-	}
-	files, err := ingest.Expand([]string{dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := evidence.NewMemStore()
-	if _, err := ingest.Run(ctx, files, ingest.Options{Store: st, Rejects: noRejects{}}); err != nil {
-		t.Fatal(err)
-	}
-	h, err := st.Search(ctx, evidence.Request{Limit: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs := h.Events
-	sort.SliceStable(evs, func(i, j int) bool { return detect.Before(&evs[i], &evs[j]) })
+	evs := generatedEvents(t, 30000)
 	want := oneShotResult(t, evs).Findings
 	publishEvents(t, js, evs)
 	watch(t, js, Config{Durable: "long", Lateness: time.Second, Idle: 300 * time.Millisecond})
@@ -202,4 +185,31 @@ func TestWatchLongEpisodeUnderSmallMaxPayload(t *testing.T) {
 		t.Fatal("no finding was too large for a message: the test proves nothing")
 	}
 	t.Logf("%d findings, %d of them named in part", len(want), cut)
+}
+
+// generatedEvents are the bench generator's n records as ingest reads
+// them, in time order: its agents' episodes and capability sets grow with
+// n, as a long-lived agent's do.
+func generatedEvents(t testing.TB, n int) []evidence.Event {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := bench.Generate(dir, n); err != nil {
+		t.Fatal(err)
+	}
+	files, err := ingest.Expand([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st := evidence.NewMemStore()
+	if _, err := ingest.Run(ctx, files, ingest.Options{Store: st, Rejects: noRejects{}}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := st.Search(ctx, evidence.Request{Limit: 1 << 22})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := h.Events
+	sort.SliceStable(evs, func(i, j int) bool { return detect.Before(&evs[i], &evs[j]) })
+	return evs
 }

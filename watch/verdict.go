@@ -68,6 +68,11 @@ type Verdict struct {
 	Rank         *detect.AgentRank `json:"rank,omitempty"`
 	Findings     []VerdictFinding  `json:"findings"`
 	Capabilities []VerdictCap      `json:"capabilities"`
+	// FindingCount, CapabilityCount and ReasonCount are how many there
+	// are when the lists name fewer (verdict_fit.go); absent when whole.
+	FindingCount    int `json:"finding_count,omitempty"`
+	CapabilityCount int `json:"capability_count,omitempty"`
+	ReasonCount     int `json:"reason_count,omitempty"`
 	// Assessment is capability.Assess of the agent at the request's kill
 	// time (absent without one).
 	Assessment *capability.Assessment `json:"assessment,omitempty"`
@@ -209,6 +214,7 @@ func decide(v *view, pol *Policy, agent string, req *VerdictRequest) Verdict {
 		out.Reasons = append(out.Reasons, "no evidence of this agent in the watcher's pass: nothing to refuse it for (the caller's own grant checks still apply)")
 		return out
 	}
+	decided := map[int]bool{} // the capabilities a clause decided on
 	for _, step := range []struct {
 		rec    string
 		clause Clause
@@ -236,6 +242,7 @@ func decide(v *view, pol *Policy, agent string, req *VerdictRequest) Verdict {
 				continue
 			}
 			addOnce(&out.Clauses, step.rec+".acquired")
+			decided[i] = true
 			line := fmt.Sprintf("acquired %s %s", vc.Kind, vc.Value)
 			if vc.Owner != "" && vc.Owner != agent {
 				line += " (issued to " + vc.Owner + ")"
@@ -251,10 +258,12 @@ func decide(v *view, pol *Policy, agent string, req *VerdictRequest) Verdict {
 		}
 		if len(out.Clauses) > 0 {
 			out.Recommendation = step.rec
+			trimVerdict(&out, decided)
 			return out
 		}
 	}
 	out.Reasons = append(out.Reasons, "no open finding or acquired capability the policy refuses or reviews")
+	trimVerdict(&out, decided)
 	return out
 }
 

@@ -56,6 +56,8 @@ type verdicts struct {
 	answered atomic.Int64
 	expired  atomic.Int64
 	receipts atomic.Int64
+	// maxPayload is the server's limit on a reply (fitVerdict; 0: none)
+	maxPayload atomic.Int64
 }
 
 func newVerdicts(cfg VerdictConfig, durable string, rulesJSON []byte) *verdicts {
@@ -110,6 +112,9 @@ func (v *verdicts) handle(m *nats.Msg) {
 		out = decide(vw, &v.pol, agent, &req)
 		v.stamp(&out, &req)
 		b, err = json.Marshal(out)
+	}
+	if limit := int(v.maxPayload.Load()); err == nil && limit > 0 && len(b) > limit {
+		out, b, err = fitVerdict(out, limit)
 	}
 	if err != nil {
 		return
@@ -238,6 +243,7 @@ func (w *Watcher) serveVerdicts(ctx context.Context, failed chan<- error) (stop 
 	if err != nil {
 		return nil, fmt.Errorf("verdicts: %w", err)
 	}
+	v.maxPayload.Store(nc.MaxPayload())
 	sub, err := nc.QueueSubscribe(VerdictPrefix+"*", VerdictQueue, v.handle)
 	if err == nil {
 		err = nc.Flush()
