@@ -41,7 +41,11 @@ func fitFinding(f detect.Finding, change string, keep int, limit, headers int64)
 			f = cutValues(f, len(f.Values)/2, vals)
 		case f.Explanation != "":
 			over := int64(len(data)) + headers - limit
-			f.Explanation = cutText(f.Explanation, int64(len(f.Explanation))-over-int64(len(cutMark)))
+			cut := cutText(f.Explanation, int64(len(f.Explanation))-over-int64(len(cutMark)))
+			if cut == f.Explanation {
+				cut = "" // the mark alone is too much
+			}
+			f.Explanation = cut
 		default:
 			return nil, fmt.Errorf("finding %s is %d bytes without its events, values and explanation, more than the server's max_payload of %d", f.ID, len(data), limit)
 		}

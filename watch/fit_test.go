@@ -109,6 +109,11 @@ func TestMessageFitsTheServersLimit(t *testing.T) {
 			t.Errorf("%+v: explanation %q", c, m.Explanation)
 		}
 	}
+	// a limit not even the finding's name fits is an error, not a loop
+	f := longFinding(10, 10)
+	if _, err := newMessage(f, Updated, detect.MarkOf(&f), 3, 100); err == nil || !strings.Contains(err.Error(), "max_payload of 100") {
+		t.Fatalf("a 100-byte limit: %v", err)
+	}
 }
 
 // A watcher whose findings cite more events than the server takes in one

@@ -89,6 +89,7 @@ type outgoing struct {
 // announces, so that a finding coming back to a state it had before is
 // announced again (by the state alone, the stream dropped it, and its
 // readers kept the state in between).
+//
 // The message names at most maxMessageEvents of f's events and fits
 // limit, the server's max_payload (fitFinding).
 func newMessage(f detect.Finding, change string, m detect.Mark, seq int, limit int64) (outgoing, error) {

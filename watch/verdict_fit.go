@@ -31,23 +31,20 @@ const (
 	maxVerdictReasons  = 100
 )
 
-// trimVerdict cuts out's lists to their bounds; decided are the indexes
-// of the capabilities whose clause decided.
+// trimVerdict cuts out's lists to their bounds, each in its order:
+// the most severe findings, and the capabilities whose clause decided
+// (decided, by index), then those held, then the rest.
 func trimVerdict(out *Verdict, decided map[int]bool) {
 	if n := len(out.Findings); n > maxVerdictFindings {
-		// the most severe, in their order
-		out.Findings = slices.Clone(out.Findings)
-		slices.SortStableFunc(out.Findings, func(a, b VerdictFinding) int {
-			return detect.SeverityRank(b.Severity) - detect.SeverityRank(a.Severity)
-		})
-		out.Findings, out.FindingCount = out.Findings[:maxVerdictFindings:maxVerdictFindings], n
+		keep := firstBy(n, maxVerdictFindings, func(i int) int { return -detect.SeverityRank(out.Findings[i].Severity) })
+		fs := make([]VerdictFinding, 0, len(keep))
+		for _, i := range keep {
+			fs = append(fs, out.Findings[i])
+		}
+		out.Findings, out.FindingCount = fs, n
 	}
 	if n := len(out.Capabilities); n > maxVerdictCaps {
-		order := make([]int, n)
-		for i := range order {
-			order[i] = i
-		}
-		rank := func(i int) int {
+		keep := firstBy(n, maxVerdictCaps, func(i int) int {
 			switch {
 			case decided[i]:
 				return 0
@@ -55,17 +52,27 @@ func trimVerdict(out *Verdict, decided map[int]bool) {
 				return 1
 			}
 			return 2
-		}
-		slices.SortStableFunc(order, func(a, b int) int { return rank(a) - rank(b) })
-		order = order[:maxVerdictCaps]
-		slices.Sort(order) // in the set's order, as uncut
-		caps := make([]VerdictCap, 0, len(order))
-		for _, i := range order {
+		})
+		caps := make([]VerdictCap, 0, len(keep))
+		for _, i := range keep {
 			caps = append(caps, out.Capabilities[i])
 		}
 		out.Capabilities, out.CapabilityCount = caps, n
 	}
 	cutReasons(out, maxVerdictReasons)
+}
+
+// firstBy is the indexes, in order, of the keep of 0..n-1 that come
+// first by rank (lower first; ties by index).
+func firstBy(n, keep int, rank func(int) int) []int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return rank(a) - rank(b) })
+	order = order[:min(keep, n)]
+	slices.Sort(order)
+	return order
 }
 
 // cutReasons keeps the first keep of out's reasons, counting them all.
