@@ -158,6 +158,8 @@ func (rr *RecordReader) detectJSON() error {
 			line = bytes.TrimSpace(lastLine(line))
 			if len(line) > 0 && line[0] != '[' && json.Valid(line) {
 				rr.mode = jsonLines
+			} else if len(line) > 1 && line[0] == '{' && nl >= 0 && linesFollow(rr.r, nl+1) {
+				rr.mode = jsonLines // its first line cut or damaged: one reject
 			} else if len(line) == 0 && err != nil {
 				rr.mode = jsonLines
 			} else if len(line) > 0 && line[0] != '{' && line[0] != '[' {
@@ -168,6 +170,36 @@ func (rr *RecordReader) detectJSON() error {
 			return nil
 		}
 	}
+}
+
+// linesFollow says most of the complete lines after the first (which
+// begins at from in r's buffer), up to eight, are each one JSON object:
+// JSON Lines whose first line was cut (a log rotated mid-write, a writer
+// that crashed) or damaged, not a pretty-printed value, whose lines are
+// hardly ever whole objects. Read as a stream, the first line's open
+// string or brace swallowed the rest of the file into one reject.
+func linesFollow(r *bufio.Reader, from int) bool {
+	peek, _ := r.Peek(64 << 10)
+	if from > len(peek) {
+		return false
+	}
+	rest, objects, lines := peek[from:], 0, 0
+	for lines < 8 {
+		nl := bytes.IndexByte(rest, '\n')
+		if nl < 0 {
+			break // a line not whole in the window is not judged
+		}
+		line := bytes.TrimSpace(rest[:nl])
+		rest = rest[nl+1:]
+		if len(line) == 0 {
+			continue
+		}
+		lines++
+		if line[0] == '{' && json.Valid(line) {
+			objects++
+		}
+	}
+	return objects > 0 && 2*objects > lines
 }
 
 func lastLine(b []byte) []byte {

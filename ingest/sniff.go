@@ -17,9 +17,18 @@ var ErrUnknownFormat = errors.New("unknown format")
 // sniffWindow is how much of a file sniffing looks at.
 const sniffWindow = 256 << 10
 
+// sniffRecords is how many of an input's first records sniffing tries
+// when the first is recognized by no parser.
+const sniffRecords = 16
+
 // Sniff picks the parser for the input behind br from its first record,
 // without consuming it. Container formats (whole-file parsers) are tried on
 // the leading bytes, line and JSON formats on the first non-blank record.
+// When no parser recognizes that record, the next ones are tried, up to
+// sniffRecords: a log whose first line was cut (rotated mid-write, a
+// writer that crashed) or damaged on purpose is read, its first line
+// rejected with its reason like any other malformed line, rather than
+// the whole file left out as of unknown format.
 func Sniff(br *bufio.Reader, parsers []parse.Parser) (parse.Parser, error) {
 	head, err := br.Peek(sniffWindow)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
@@ -28,41 +37,58 @@ func Sniff(br *bufio.Reader, parsers []parse.Parser) (parse.Parser, error) {
 	if len(bytes.TrimSpace(head)) == 0 {
 		return nil, fmt.Errorf("%w: input is empty", ErrUnknownFormat)
 	}
-	firstLine, firstJSON := firstRecords(head)
-	for _, p := range parsers {
-		var rec []byte
-		switch p.Framing() {
-		case parse.Whole:
-			rec = head
-		case parse.JSON:
-			rec = firstJSON
-			if rec == nil && bytes.HasPrefix(bytes.TrimSpace(head), []byte("{")) {
-				// one object larger than the window (a CloudTrail
-				// Records file): its start is all there is to go on
-				rec = head
+	lines, objs := headRecords(head, parse.Lines), headRecords(head, parse.JSON)
+	for i := range max(len(lines), len(objs), 1) {
+		for _, p := range parsers {
+			var rec []byte
+			switch p.Framing() {
+			case parse.Whole:
+				if i == 0 {
+					rec = head
+				}
+			case parse.JSON:
+				switch {
+				case i < len(objs):
+					rec = objs[i]
+				case i == 0 && bytes.HasPrefix(bytes.TrimSpace(head), []byte("{")):
+					// one object larger than the window (a CloudTrail
+					// Records file): its start is all there is to go on
+					rec = head
+				}
+			default:
+				if i < len(lines) {
+					rec = lines[i]
+				}
 			}
-		default:
-			rec = firstLine
-		}
-		if rec != nil && p.Sniff(rec) {
-			return p, nil
+			if rec != nil && p.Sniff(rec) {
+				return p, nil
+			}
 		}
 	}
-	return nil, fmt.Errorf("%w: no parser recognizes %q; name one with --format", ErrUnknownFormat, preview(firstLine))
+	var first []byte
+	if len(lines) > 0 {
+		first = lines[0]
+	}
+	return nil, fmt.Errorf("%w: no parser recognizes %q; name one with --format", ErrUnknownFormat, preview(first))
 }
 
-// firstRecords returns the first non-blank line and the first JSON record
-// (an object of JSON Lines, or the first element of pretty/array JSON).
-func firstRecords(head []byte) (line, obj []byte) {
-	rr := NewRecordReader(bytes.NewReader(head), parse.Lines, 0, 1)
-	if rec, err := rr.Next(); err == nil {
-		line = rec.Data
+// headRecords returns the records among the first sniffRecords of head
+// read with framing f (non-blank lines, or JSON objects: of JSON Lines,
+// or the elements of pretty/array JSON) that read; those that do not are
+// skipped, as an ingest rejects them and goes on.
+func headRecords(head []byte, f parse.Framing) [][]byte {
+	var out [][]byte
+	rr := NewRecordReader(bytes.NewReader(head), f, 0, 1)
+	for range sniffRecords {
+		rec, err := rr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err == nil {
+			out = append(out, rec.Data)
+		}
 	}
-	rr = NewRecordReader(bytes.NewReader(head), parse.JSON, 0, 1)
-	if rec, err := rr.Next(); err == nil {
-		obj = rec.Data
-	}
-	return line, obj
+	return out
 }
 
 func preview(b []byte) string {

@@ -1,10 +1,16 @@
 package ingest
 
 import (
+	"bytes"
+	"context"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/ingest/parse"
 	"github.com/cordon-ir/cordon/ingest/proxy"
 )
@@ -38,7 +44,13 @@ func TestProxySniffIsStrict(t *testing.T) {
 		if len(data) > sniffWindow {
 			data = data[:sniffWindow]
 		}
-		line, obj := firstRecords(data)
+		var line, obj []byte
+		if recs := headRecords(data, parse.Lines); len(recs) > 0 {
+			line = recs[0]
+		}
+		if recs := headRecords(data, parse.JSON); len(recs) > 0 {
+			obj = recs[0]
+		}
 		for _, p := range mine {
 			rec := line
 			if p.Framing() == parse.JSON {
@@ -49,5 +61,107 @@ func TestProxySniffIsStrict(t *testing.T) {
 				t.Errorf("%s: %s.Sniff = %v, want %v", path, p.Format(), got, want)
 			}
 		}
+	}
+}
+
+// A log whose first line was cut (rotated mid-write, a writer that
+// crashed), or a JSON log's holding a raw control character, is still
+// read as its format:
+// that line is rejected with its place and reason, and every other record
+// is ingested as from the whole file. Before, the whole file was left out
+// as of unknown format.
+func TestFirstLineDamagedStillIngested(t *testing.T) {
+	for _, path := range []string{
+		"testdata/ledger/all-types.jsonl",
+		sample("squid", "logstash-patterns-core_squid_spec_lines.log"),
+		sample("squid", "gh-aw-firewall_firewall_detailed_access.log"),
+		sample("squid", "gh-aw-firewall_audit.jsonl"),
+		sample("falco", "falco-website-alerts.jsonl"),
+	} {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, rest, ok := bytes.Cut(data, []byte("\n"))
+		if !ok || len(rest) == 0 {
+			t.Fatalf("%s: one line only", path)
+		}
+		whole := ingestData(t, path, data)
+		damages := []struct {
+			name string
+			line []byte
+		}{{"cut", first[:len(first)/2]}}
+		if strings.HasSuffix(path, ".jsonl") {
+			// not JSON any more (a text format takes it as data)
+			damages = append(damages, struct {
+				name string
+				line []byte
+			}{"control character", append(append(slices.Clone(first[:len(first)/2]), 0x01), first[len(first)/2:]...)})
+		}
+		for _, damage := range damages {
+			got := ingestData(t, path, append(append(slices.Clone(damage.line), '\n'), rest...))
+			if got.res.Format != whole.res.Format || got.res.Events != whole.res.Events-1 {
+				t.Errorf("%s, first line %s: read as %q with %d events; the whole file as %q with %d", path, damage.name, got.res.Format, got.res.Events, whole.res.Format, whole.res.Events)
+				continue
+			}
+			if len(got.rejects) != len(whole.rejects)+1 || !strings.HasSuffix(got.rejects[0].Origin, ":1") || got.rejects[0].Reason == "" {
+				t.Errorf("%s, first line %s: rejects %+v", path, damage.name, got.rejects)
+			}
+		}
+	}
+}
+
+type ingested struct {
+	res     FileResult
+	rejects []parse.Reject
+}
+
+// ingestData ingests data, written under path's name in a folder of its
+// own, into an index of its own.
+func ingestData(t *testing.T, path string, data []byte) ingested {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), filepath.Base(path))
+	if err := os.WriteFile(f, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rej := &memRejects{}
+	res, err := Run(context.Background(), []string{f}, Options{Store: evidence.NewMemStore(), Rejects: rej})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Err != nil {
+		t.Fatalf("%s: %v", path, res[0].Err)
+	}
+	return ingested{res[0], rej.rs}
+}
+
+// JSON Lines whose first line is cut are read line by line: the first
+// line is a record of its own (its parser rejects it) and so is every
+// other. A pretty-printed value
+// whose first line opens an object is still read as one, however its
+// elements are laid out.
+func TestJSONLinesWithACutFirstLine(t *testing.T) {
+	read := func(s string) (recs []string, errs []int, stream bool) {
+		rr := NewRecordReader(strings.NewReader(s), parse.JSON, 0, 1)
+		for {
+			rec, err := rr.Next()
+			if err == io.EOF {
+				return recs, errs, rr.Streaming()
+			}
+			if err != nil {
+				errs = append(errs, rec.Line)
+				continue
+			}
+			recs = append(recs, string(rec.Data))
+		}
+	}
+	recs, errs, stream := read("{\"a\":1,\"b\":\"cut he\n{\"a\":2}\n{\"a\":3}\n\n{\"a\":4}\n")
+	if stream || len(errs) != 0 || !slices.Equal(recs, []string{`{"a":1,"b":"cut he`, `{"a":2}`, `{"a":3}`, `{"a":4}`}) {
+		t.Errorf("a cut first line: stream %v, rejects at lines %v, records %q", stream, errs, recs)
+	}
+	pretty := "{\"Records\": [\n  {\"a\":1},\n  {\"b\":2}\n]}\n"
+	recs, errs, stream = read(pretty)
+	if !stream || len(errs) != 0 || len(recs) != 1 || recs[0] != strings.TrimSpace(pretty) {
+		t.Errorf("a pretty-printed object: stream %v, rejects at lines %v, records %q", stream, errs, recs)
 	}
 }
