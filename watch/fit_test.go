@@ -218,3 +218,35 @@ func generatedEvents(t testing.TB, n int) []evidence.Event {
 	sort.SliceStable(evs, func(i, j int) bool { return detect.Before(&evs[i], &evs[j]) })
 	return evs
 }
+
+// Evidence shipped file after file (each source's events hours before
+// the last file's) makes a watcher replay about once per file that comes
+// late, not at every fetch of it: a replay reads the stream to its end.
+// Before, 30,000 generated records shipped by source replayed at every
+// fetch of a late file, dozens of times, each a read of the whole stream
+// so far. The findings are the one-shot engine's either way.
+func TestWatchShippedFileByFileReplaysOncePerFile(t *testing.T) {
+	_, js := bus(t)
+	evs := generatedEvents(t, 30000)
+	want := oneShot(t, evs)
+	bySource := map[string][]evidence.Event{}
+	var sources []string
+	for _, ev := range evs {
+		if bySource[ev.Source] == nil {
+			sources = append(sources, ev.Source)
+		}
+		bySource[ev.Source] = append(bySource[ev.Source], ev)
+	}
+	sort.Strings(sources)
+	var shipped []evidence.Event
+	for _, s := range sources {
+		shipped = append(shipped, bySource[s]...)
+	}
+	publishEvents(t, js, shipped)
+	st := watch(t, js, Config{Durable: "files", Lateness: 2 * time.Second, Idle: 300 * time.Millisecond})
+	t.Logf("%d sources, %d replays, %d late events", len(sources), st.Replays, st.Late)
+	if st.Replays == 0 || st.Replays > int64(len(sources)-1) {
+		t.Errorf("%d replays for %d files shipped one after another: want one per file that came late at most", st.Replays, len(sources))
+	}
+	sameFindings(t, js, want)
+}

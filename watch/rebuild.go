@@ -17,21 +17,26 @@ import (
 // workspace. It costs a read of the stream and a pass over it, and holds
 // the replayed events in memory while they are sorted.
 
-// rebuild starts a pass over the events of the stream up to sequence upto,
-// leaving out those for which skip holds (events still in the reorder
-// buffer, which reach the pass in their turn).
-func (w *Watcher) rebuild(ctx context.Context, upto uint64, skip func(id string) bool) (*detect.Pass, error) {
+// rebuild starts a pass over the events of the stream up to sequence upto.
+func (w *Watcher) rebuild(ctx context.Context, upto uint64) (*detect.Pass, error) {
 	evs, err := w.read(ctx, upto, nil)
 	if err != nil {
 		return nil, err
 	}
-	kept := evs[:0]
-	for _, ev := range evs {
-		if skip == nil || !skip(ev.ID) {
-			kept = append(kept, ev)
-		}
+	return w.passOver(ctx, evs)
+}
+
+// streamEnd is the last sequence the events' stream holds.
+func (w *Watcher) streamEnd(ctx context.Context) (uint64, error) {
+	s, err := w.js.Stream(ctx, w.cfg.Stream)
+	if err != nil {
+		return 0, fmt.Errorf("stream %s: %w", w.cfg.Stream, err)
 	}
-	return w.passOver(ctx, kept)
+	info, err := s.Info(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("stream %s: %w", w.cfg.Stream, err)
+	}
+	return info.State.LastSeq, nil
 }
 
 // read is every event of the stream up to sequence upto, the last of each

@@ -114,6 +114,19 @@ func (b *Buffer) Due(now time.Time) []*item {
 	return out
 }
 
+// Drain takes every event out and returns what they settle: a replay
+// read them from the stream into its pass.
+func (b *Buffer) Drain() []func() {
+	var done []func()
+	for _, it := range b.h {
+		done = append(done, it.done...)
+	}
+	clear(b.h)
+	b.h = b.h[:0]
+	clear(b.byID)
+	return done
+}
+
 // itemHeap orders items as the engine takes events.
 type itemHeap []*item
 

@@ -119,6 +119,9 @@ type Watcher struct {
 	// holdings are the agents' holdings put in their bucket
 	holdings *holdings
 	upto     uint64 // the highest stream sequence delivered to this watcher
+	// replayed is the stream's last sequence when the last replay read
+	// it: what was delivered since, up to it, is in the pass already
+	replayed uint64
 
 	verdicts  *verdicts // nil: none answered
 	viewAt    time.Time
@@ -342,6 +345,14 @@ func (w *Watcher) step(ctx context.Context, in []fleet.Delivery, now time.Time) 
 	last := w.pass.Last()
 	for i := range in {
 		d := &in[i]
+		if d.Seq <= w.replayed {
+			// read by the last replay, which went past what was
+			// delivered, and published with it: nothing waits on it
+			if done := d.Settle(); done != nil {
+				done()
+			}
+			continue
+		}
 		w.upto = max(w.upto, d.Seq)
 		if w.pass.Events() > 0 && detect.Before(&d.Event, &last) {
 			if late++; late == 1 {
@@ -358,12 +369,23 @@ func (w *Watcher) step(ctx context.Context, in []fleet.Delivery, now time.Time) 
 		ev := &first
 		b.Replayed = fmt.Sprintf("%d event(s) arrived after later ones were released: %s at %s is %s before %s at %s (lateness %s)",
 			late, ev.ID, ev.Time.Format(time.RFC3339Nano), last.Time.Sub(ev.Time), last.ID, last.Time.Format(time.RFC3339Nano), w.cfg.Lateness)
-		w.cfg.Log.Warn("late event: replaying the stream", "reason", b.Replayed, "upto", w.upto)
-		p, err := w.rebuild(ctx, w.upto, func(id string) bool { return w.buf.Has(id) })
+		// the replay reads the stream to its end, not to what was
+		// delivered: a file shipped after a later one is late all
+		// through, and a replay to the last delivery replayed again at
+		// every fetch of it (about every thousand events), not once
+		end, err := w.streamEnd(ctx)
 		if err != nil {
 			return err
 		}
-		w.pass = p
+		end = max(end, w.upto)
+		w.cfg.Log.Warn("late event: replaying the stream", "reason", b.Replayed, "upto", end)
+		p, err := w.rebuild(ctx, end)
+		if err != nil {
+			return err
+		}
+		// what waited in the buffer is in the new pass, in its order
+		settle = append(settle, w.buf.Drain()...)
+		w.pass, w.upto, w.replayed = p, end, end
 		w.count(func(s *Stats) { s.Late += int64(late); s.Replays++; s.LastReplay = b.Replayed })
 	}
 	for _, it := range w.buf.Due(now) {
