@@ -264,6 +264,11 @@ func ingestFile(ctx context.Context, path string, opt Options, pr *progress, w *
 	// Said last, once everything this run reads has gone through the digest.
 	defer func() { res.Received = src.received(path) }()
 	ck := src.checkpoint
+	start, err := byteOrderMark(src.r, ck.Offset)
+	if err != nil {
+		res.Err = err
+		return res, nil
+	}
 	var p parse.Parser
 	switch {
 	case opt.Format != "":
@@ -282,7 +287,7 @@ func ingestFile(ctx context.Context, path string, opt Options, pr *progress, w *
 	if sp, ok := p.(parse.Stager); ok {
 		b.stages = &batchStages{p: sp, book: book, inBatch: map[string]int{}, inReplace: map[string]int{}}
 	}
-	at := Position{Offset: ck.Offset, Line: ck.Line, Streaming: ck.Streaming}
+	at := Position{Offset: start, Line: ck.Line, Streaming: ck.Streaming}
 	final, err := Stream(src.input(p), src.name, p, at, b, b.commit)
 	if err != nil {
 		if errors.Is(err, errStore) {

@@ -98,3 +98,24 @@ func preview(b []byte) string {
 	}
 	return s
 }
+
+// byteOrderMark reads past a UTF-8 byte order mark at the start of an
+// input read from its start (offset 0), as Windows tools write one, and
+// returns where reading starts: its first record then reads as it would
+// without one (a session record rejected for it loses its bindings). A
+// UTF-16 input is refused with what to do: cordon reads UTF-8, and UTF-16
+// read as bytes would be a reject per line.
+func byteOrderMark(r *bufio.Reader, offset int64) (int64, error) {
+	if offset != 0 {
+		return offset, nil
+	}
+	head, _ := r.Peek(3)
+	switch {
+	case bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}):
+		n, err := r.Discard(3)
+		return int64(n), err
+	case bytes.HasPrefix(head, []byte{0xFF, 0xFE}), bytes.HasPrefix(head, []byte{0xFE, 0xFF}):
+		return 0, fmt.Errorf("%w: the input is UTF-16 (its byte order mark says so) and cordon reads UTF-8: convert it first, e.g. iconv -f UTF-16 -t UTF-8 FILE > FILE.utf8", ErrUnknownFormat)
+	}
+	return 0, nil
+}

@@ -165,3 +165,33 @@ func TestJSONLinesWithACutFirstLine(t *testing.T) {
 		t.Errorf("a pretty-printed object: stream %v, rejects at lines %v, records %q", stream, errs, recs)
 	}
 }
+
+// A UTF-8 byte order mark (Windows tools write one) is read past: the
+// file gives every event it gives without one, and rejects nothing; its
+// first record, often a session record, is not lost. A UTF-16 file is
+// refused with what to do.
+func TestByteOrderMark(t *testing.T) {
+	for _, path := range []string{"testdata/ledger/all-types.jsonl", sample("squid", "logstash-patterns-core_squid_spec_lines.log")} {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole := ingestData(t, path, data)
+		got := ingestData(t, path, append([]byte{0xEF, 0xBB, 0xBF}, data...))
+		if got.res.Format != whole.res.Format || got.res.Events != whole.res.Events || len(got.rejects) != len(whole.rejects) || got.res.ResumedAt != 0 {
+			t.Errorf("%s with a byte order mark: %q, %d events, %d rejects (resumed at %d); without: %q, %d, %d", path,
+				got.res.Format, got.res.Events, len(got.rejects), got.res.ResumedAt, whole.res.Format, whole.res.Events, len(whole.rejects))
+		}
+	}
+	f := filepath.Join(t.TempDir(), "ledger.jsonl")
+	if err := os.WriteFile(f, []byte{0xFF, 0xFE, '{', 0, '}', 0, '\n', 0}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), []string{f}, Options{Store: evidence.NewMemStore(), Rejects: &memRejects{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "UTF-16") || !strings.Contains(res[0].Err.Error(), "iconv") {
+		t.Errorf("a UTF-16 file: %v", res[0].Err)
+	}
+}
