@@ -289,10 +289,15 @@ func ingestFile(ctx context.Context, path string, opt Options, pr *progress, w *
 	}
 	at := Position{Offset: start, Line: ck.Line, Streaming: ck.Streaming}
 	final, err := Stream(src.input(p), src.name, p, at, b, b.commit)
-	if err != nil {
-		if errors.Is(err, errStore) {
-			return res, err
-		}
+	switch {
+	case err == nil:
+	case errors.Is(err, errStore):
+		return res, err
+	case src.gz && errors.Is(err, io.ErrUnexpectedEOF):
+		// a copy or upload cut short, a log being compressed when its
+		// sandbox was killed: what it holds is read and kept
+		res.Err = fmt.Errorf("%w: the gzip stream is cut short: the records before its end are read, the rest of the file is missing", ErrUnreadable)
+	default:
 		res.Err = fmt.Errorf("%w: %v", ErrUnreadable, err)
 	}
 	if err := b.flush(final, true); err != nil {

@@ -31,7 +31,9 @@ const sniffRecords = 16
 // the whole file left out as of unknown format.
 func Sniff(br *bufio.Reader, parsers []parse.Parser) (parse.Parser, error) {
 	head, err := br.Peek(sniffWindow)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+	// a gzip stream cut short still gives what it holds: the reading
+	// says where it ends
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, err
 	}
 	if len(bytes.TrimSpace(head)) == 0 {

@@ -97,6 +97,9 @@ func cmdIngest(e *env, c *cobra.Command) {
 			return err
 		}
 		for _, r := range results {
+			if r.Err != nil && r.Events+r.Rejects > 0 {
+				return fmt.Errorf("some inputs were read only in part: %w", r.Err)
+			}
 			if r.Err != nil {
 				return fmt.Errorf("some inputs were not ingested: %w", r.Err)
 			}
@@ -237,7 +240,7 @@ func printResults(w io.Writer, results []ingest.FileResult, asJSON bool) {
 	}
 	for _, r := range results {
 		name := evidence.Printable(r.Path)
-		if r.Err != nil {
+		if r.Err != nil && r.Events+r.Rejects == 0 {
 			fmt.Fprintf(w, "%s: not ingested: %s\n", name, evidence.PrintableMessage(r.Err.Error()))
 			continue
 		}
@@ -259,6 +262,10 @@ func printResults(w io.Writer, results []ingest.FileResult, asJSON bool) {
 			line += fmt.Sprintf(", %s – %s", r.First.Format(time.RFC3339), r.Last.Format(time.RFC3339))
 		}
 		fmt.Fprintln(w, line)
+		if r.Err != nil {
+			// what it held before the error is kept
+			fmt.Fprintf(w, "  read only in part: %s\n", evidence.PrintableMessage(r.Err.Error()))
+		}
 		if r.NoEvents != "" {
 			fmt.Fprintf(w, "  no events from this file: %s\n", evidence.PrintableMessage(r.NoEvents))
 		} else if r.Held != nil {
