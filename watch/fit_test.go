@@ -250,3 +250,53 @@ func TestWatchShippedFileByFileReplaysOncePerFile(t *testing.T) {
 	}
 	sameFindings(t, js, want)
 }
+
+// A source whose clock is far behind (a host that booted without one,
+// stamping 1970) is late at every step: the watcher replays at most every
+// minReplayGap (or four times what a replay takes), the late events
+// waiting for it, not at every step. The findings are the one-shot
+// engine's over everything.
+func TestWatchClockBehindReplaysSpaced(t *testing.T) {
+	_, js := bus(t)
+	evs := sampleEvents(t, sample)
+	var behind []evidence.Event
+	for i, ev := range evs {
+		if ev.Source != evidence.SourceSensor || len(behind) == 1000 {
+			continue
+		}
+		ev.Time = time.Unix(int64(i), 0).UTC()
+		ev.ID = fmt.Sprintf("%016x", 0x1970_0000_0000+i)
+		behind = append(behind, ev)
+	}
+	want := oneShot(t, append(slices.Clone(evs), behind...))
+	publishEvents(t, js, evs)
+	w, err := New(js, Config{Durable: "clock", Lateness: time.Second, Idle: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	waitIdle(t, js, w, "clock", done)
+	began := time.Now()
+	for i := 0; i < len(behind); i += 25 {
+		publishEvents(t, js, behind[i:min(i+25, len(behind))])
+		time.Sleep(50 * time.Millisecond)
+	}
+	waitIdle(t, js, w, "clock", done)
+	took := time.Since(began)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	st := w.Stats()
+	t.Logf("%d late events in %s: %d replays", st.Late, took.Round(time.Millisecond), st.Replays)
+	if st.Late == 0 {
+		t.Fatal("no event came late: the test proves nothing")
+	}
+	if limit := int64(took/minReplayGap) + 2; st.Replays > limit {
+		t.Errorf("%d replays in %s: want at most %d, one every %s", st.Replays, took.Round(time.Millisecond), limit, minReplayGap)
+	}
+	sameFindings(t, js, want)
+}

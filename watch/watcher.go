@@ -97,7 +97,7 @@ type Stats struct {
 	Republished int64  `json:"republished"`
 	Other       int64  `json:"other,omitempty"`    // events released that were another partition's
 	Rejected    int64  `json:"rejected,omitempty"` // messages that did not read, published on cordon.rejects
-	Buffered    int    `json:"buffered"`
+	Buffered    int    `json:"buffered"`           // events not in the pass yet: in the reorder buffer, or late and waiting for a replay
 	Findings    int    `json:"findings"`
 	LastReplay  string `json:"last_replay,omitempty"`
 	// Verdicts answered, receipts written, requests read after their
@@ -122,6 +122,7 @@ type Watcher struct {
 	// replayed is the stream's last sequence when the last replay read
 	// it: what was delivered since, up to it, is in the pass already
 	replayed uint64
+	late     lateEvents
 
 	verdicts  *verdicts // nil: none answered
 	viewAt    time.Time
@@ -209,7 +210,7 @@ func (w *Watcher) Stats() Stats {
 func (w *Watcher) count(f func(*Stats)) {
 	w.mu.Lock()
 	f(&w.stats)
-	w.stats.Buffered = w.buf.Len()
+	w.stats.Buffered = w.buf.Len() + int(w.late.n)
 	w.mu.Unlock()
 }
 
@@ -366,9 +367,16 @@ func (w *Watcher) step(ctx context.Context, in []fleet.Delivery, now time.Time) 
 		w.buf.Push(&d.Event, d.Settle(), now)
 	}
 	if late > 0 {
-		ev := &first
+		if w.late.n == 0 {
+			w.late.first, w.late.last = first, last
+		}
+		w.late.n += int64(late)
+	}
+	if w.late.n > 0 && now.Sub(w.late.replayAt) >= max(minReplayGap, replayCost*w.late.took) {
+		ev, last, n := &w.late.first, &w.late.last, w.late.n
 		b.Replayed = fmt.Sprintf("%d event(s) arrived after later ones were released: %s at %s is %s before %s at %s (lateness %s)",
-			late, ev.ID, ev.Time.Format(time.RFC3339Nano), last.Time.Sub(ev.Time), last.ID, last.Time.Format(time.RFC3339Nano), w.cfg.Lateness)
+			n, ev.ID, ev.Time.Format(time.RFC3339Nano), last.Time.Sub(ev.Time), last.ID, last.Time.Format(time.RFC3339Nano), w.cfg.Lateness)
+		began := time.Now()
 		// the replay reads the stream to its end, not to what was
 		// delivered: a file shipped after a later one is late all
 		// through, and a replay to the last delivery replayed again at
@@ -386,7 +394,8 @@ func (w *Watcher) step(ctx context.Context, in []fleet.Delivery, now time.Time) 
 		// what waited in the buffer is in the new pass, in its order
 		settle = append(settle, w.buf.Drain()...)
 		w.pass, w.upto, w.replayed = p, end, end
-		w.count(func(s *Stats) { s.Late += int64(late); s.Replays++; s.LastReplay = b.Replayed })
+		w.late = lateEvents{replayAt: now, took: time.Since(began)}
+		w.count(func(s *Stats) { s.Late += n; s.Replays++; s.LastReplay = b.Replayed })
 	}
 	for _, it := range w.buf.Due(now) {
 		settle = append(settle, it.done...)
@@ -497,4 +506,23 @@ func (w *Watcher) publish(ctx context.Context, b *Batch) error {
 		s.Findings = len(found)
 	})
 	return nil
+}
+
+// A replay is made at most every replayCost times what the last took, and
+// not sooner than minReplayGap after it: the events late in between wait
+// for it (acknowledged: a restart reads them from the stream). A source
+// whose clock is far behind the others (a host that booted without one,
+// stamping 1970) is late at every step, and a replay at every step was
+// all a watcher did; its findings wait at most that long for it.
+const (
+	minReplayGap = time.Second
+	replayCost   = 4
+)
+
+// lateEvents are the events late since the last replay.
+type lateEvents struct {
+	n           int64
+	first, last evidence.Event // the first late event, and the pass's last then
+	replayAt    time.Time      // when the last replay was made
+	took        time.Duration  // what it took
 }
