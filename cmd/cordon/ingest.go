@@ -96,18 +96,27 @@ func cmdIngest(e *env, c *cobra.Command) {
 		if err != nil {
 			return err
 		}
+		// an input not read, or read in part, fails the command, but what
+		// the others stored reaches the findings first
+		var inputErr error
+		stored := 0
 		for _, r := range results {
-			if r.Err != nil && r.Events+r.Rejects > 0 {
-				return fmt.Errorf("some inputs were read only in part: %w", r.Err)
-			}
-			if r.Err != nil {
-				return fmt.Errorf("some inputs were not ingested: %w", r.Err)
+			stored += r.New
+			switch {
+			case r.Err == nil || inputErr != nil:
+			case r.Events+r.Rejects > 0:
+				inputErr = fmt.Errorf("some inputs were read only in part: %w", r.Err)
+			default:
+				inputErr = fmt.Errorf("some inputs were not ingested: %w", r.Err)
 			}
 		}
-		if *detectAfter {
+		if *detectAfter && (inputErr == nil || stored > 0) {
 			if err := detectNow(ctx, e, ws, *quiet || *asJSON); err != nil {
 				return err
 			}
+		}
+		if inputErr != nil {
+			return inputErr
 		}
 		return noEvents(results, *dir)
 	}

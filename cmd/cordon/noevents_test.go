@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -65,5 +67,32 @@ func TestIngestOfAFileThatGivesNoEventExits11(t *testing.T) {
 	}
 	if code != exitNoEvents || !strings.Contains(res.NoEvents, "left unread") || !strings.HasSuffix(res.Held.Origin, "access.log:1") {
 		t.Errorf("unfinished only line: exit %d %s", code, out)
+	}
+}
+
+// A gzip file cut short is read to its cut: the command says it was read
+// only in part and fails, and what it held reaches the findings (the
+// detectors run on it, as on any ingest) rather than being left out.
+func TestIngestOfAGzipCutShort(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "sample-incidents", "credential-theft", "ledger.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(data)
+	zw.Close()
+	cut := filepath.Join(t.TempDir(), "ledger.jsonl.gz")
+	os.WriteFile(cut, gz.Bytes()[:gz.Len()*2/3], 0o644)
+	dir := filepath.Join(t.TempDir(), "incident")
+	code, out, errOut := cordon("ingest", "--incident", dir, cut)
+	if code == 0 || !strings.Contains(errOut, "read only in part") || !strings.Contains(out, "cut short") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "detectors: ") {
+		t.Errorf("the detectors did not run on what the file held:\n%s", errOut)
+	}
+	if n := eventCount(t, dir); n == 0 {
+		t.Error("nothing of the file was stored")
 	}
 }
