@@ -98,6 +98,11 @@ type FileResult struct {
 	Err         error     `json:"-"`
 }
 
+// Partial says the input failed after it gave records: what it gave is
+// stored, the rest of it is missing. An input with Err and not Partial
+// was not ingested at all.
+func (r FileResult) Partial() bool { return r.Err != nil && r.Events+r.Rejects > 0 }
+
 // Progress is a snapshot of a running ingest.
 type Progress struct {
 	Files, FilesDone int

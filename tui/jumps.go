@@ -219,8 +219,9 @@ func (m *Model) showFiles() {
 		return evidence.Printable(p)
 	}
 	var bad, good []sheet.Row
+	partial := 0
 	for _, r := range res {
-		if r.Err != nil {
+		if r.Err != nil && !r.Partial() {
 			bad = append(bad, sheet.Row{Text: "NOT INGESTED  " + name(r.Path) + ": " + evidence.PrintableMessage(r.Err.Error())})
 			continue
 		}
@@ -231,9 +232,19 @@ func (m *Model) showFiles() {
 		if r.Rejects > 0 {
 			line += " (cordon rejects lists them)"
 		}
+		if r.Partial() {
+			// what it gave is in; the rest of it is not
+			line = "READ IN PART " + strings.TrimPrefix(line, "ok  ") + ": " + evidence.PrintableMessage(r.Err.Error())
+			bad = append(bad, sheet.Row{Text: line})
+			partial++
+			continue
+		}
 		good = append(good, sheet.Row{Text: line})
 	}
-	title := fmt.Sprintf("FILES  %d not ingested, %d read", len(bad), len(good))
+	title := fmt.Sprintf("FILES  %d not ingested, %d read", len(bad)-partial, len(good))
+	if partial > 0 {
+		title = fmt.Sprintf("FILES  %d not ingested, %d read in part, %d read", len(bad)-partial, partial, len(good))
+	}
 	if dir != "" {
 		title += " in " + evidence.Printable(dir)
 	}
@@ -262,13 +273,19 @@ func sharedDir(paths []string) string {
 	return dir
 }
 
-// notIngested are the inputs the ingest could not read, with the reason.
-func notIngested(u []ingest.FileResult) []string {
-	var out []string
+// notIngested are the inputs the ingest could not read, or read only in
+// part (ingest.FileResult.Partial), with the reason; partial counts the
+// second.
+func notIngested(u []ingest.FileResult) (out []string, partial int) {
 	for _, r := range u {
-		if r.Err != nil {
-			out = append(out, evidence.Printable(r.Path)+": "+evidence.PrintableMessage(r.Err.Error()))
+		if r.Err == nil {
+			continue
 		}
+		line := evidence.Printable(r.Path) + ": " + evidence.PrintableMessage(r.Err.Error())
+		if r.Partial() {
+			line, partial = "read in part: "+line, partial+1
+		}
+		out = append(out, line)
 	}
-	return out
+	return out, partial
 }

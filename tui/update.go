@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
+	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -142,11 +143,15 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case ingestMsg:
 		prev := m.progress
 		m.progress = msg.u
-		if bad := notIngested(msg.u.Results); len(bad) > len(notIngested(prev.Results)) && m.status == "" {
+		bad, _ := notIngested(msg.u.Results)
+		if was, _ := notIngested(prev.Results); len(bad) > len(was) && m.status == "" {
 			// said while the console runs, not only after q
-			m.status = "not ingested: " + bad[0]
+			m.status = bad[0]
+			if !strings.HasPrefix(bad[0], "read in part: ") {
+				m.status = "not ingested: " + bad[0]
+			}
 			if len(bad) > 1 {
-				m.status = fmt.Sprintf("%d files not ingested (:files lists them): %s", len(bad), bad[0])
+				m.status = fmt.Sprintf("%d files not ingested or read in part (:files lists them): %s", len(bad), bad[0])
 			}
 		}
 		// A pass that ended (the ingest, or a round of following) settles

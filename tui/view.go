@@ -93,10 +93,17 @@ func (m Model) headerFilter() string {
 	if m.cs.Ingest() != nil && (m.ingesting || m.progress.Done || m.progress.Following) {
 		right = " " + ingestLine(m.progress)
 	}
-	if bad := notIngested(m.progress.Results); len(bad) > 0 {
+	if bad, partial := notIngested(m.progress.Results); len(bad) > 0 {
 		// first, so that a narrow header keeps it: evidence that is not
 		// in the index must not pass for evidence of nothing
-		right = fmt.Sprintf(" %d not ingested (:files)", len(bad)) + strings.Replace(right, " ", " · ", 1)
+		what := fmt.Sprintf("%d not ingested", len(bad)-partial)
+		switch {
+		case partial == len(bad):
+			what = fmt.Sprintf("%d read in part", partial)
+		case partial > 0:
+			what += fmt.Sprintf(", %d in part", partial)
+		}
+		right = " " + what + " (:files)" + strings.Replace(right, " ", " · ", 1)
 	}
 	// the hit count first: it must survive a narrow terminal
 	var parts []string

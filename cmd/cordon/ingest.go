@@ -104,7 +104,7 @@ func cmdIngest(e *env, c *cobra.Command) {
 			stored += r.New
 			switch {
 			case r.Err == nil || inputErr != nil:
-			case r.Events+r.Rejects > 0:
+			case r.Partial():
 				inputErr = fmt.Errorf("some inputs were read only in part: %w", r.Err)
 			default:
 				inputErr = fmt.Errorf("some inputs were not ingested: %w", r.Err)
@@ -249,7 +249,7 @@ func printResults(w io.Writer, results []ingest.FileResult, asJSON bool) {
 	}
 	for _, r := range results {
 		name := evidence.Printable(r.Path)
-		if r.Err != nil && r.Events+r.Rejects == 0 {
+		if r.Err != nil && !r.Partial() {
 			fmt.Fprintf(w, "%s: not ingested: %s\n", name, evidence.PrintableMessage(r.Err.Error()))
 			continue
 		}
