@@ -15,9 +15,7 @@ import (
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/fleet"
-	"github.com/cordon-ir/cordon/fleet/fleettest"
 	"github.com/cordon-ir/cordon/ingest"
-	"github.com/nats-io/nats-server/v2/server"
 )
 
 func longFinding(events, values int) detect.Finding {
@@ -122,16 +120,8 @@ func TestMessageFitsTheServersLimit(t *testing.T) {
 // the message and the watcher stopped on it for good.
 func TestWatchLongEpisodeUnderSmallMaxPayload(t *testing.T) {
 	const limit = 4 << 10
-	s := fleettest.ServerWith(t, func(o *server.Options) { o.MaxPayload = limit })
-	nc, js, err := fleet.Connect(s.ClientURL(), "test", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	_, js := smallBus(t, limit)
 	ctx := context.Background()
-	if _, err := fleet.EnsureStream(ctx, js, fleet.StreamConfig{}); err != nil {
-		t.Fatal(err)
-	}
 	evs := generatedEvents(t, 30000)
 	want := oneShotResult(t, evs).Findings
 	publishEvents(t, js, evs)

@@ -17,6 +17,7 @@ import (
 	"github.com/cordon-ir/cordon/fleet/fleettest"
 	"github.com/cordon-ir/cordon/ingest"
 	"github.com/cordon-ir/cordon/ingest/parse"
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -24,7 +25,17 @@ import (
 // the events' stream made.
 func bus(t testing.TB) (string, jetstream.JetStream) {
 	t.Helper()
-	s := fleettest.Server(t)
+	return busOn(t, fleettest.Server(t))
+}
+
+// smallBus is bus on a server whose max_payload is limit bytes.
+func smallBus(t testing.TB, limit int32) (string, jetstream.JetStream) {
+	t.Helper()
+	return busOn(t, fleettest.ServerWith(t, func(o *server.Options) { o.MaxPayload = limit }))
+}
+
+func busOn(t testing.TB, s *server.Server) (string, jetstream.JetStream) {
+	t.Helper()
 	nc, js, err := fleet.Connect(s.ClientURL(), "test", 0)
 	if err != nil {
 		t.Fatal(err)

@@ -11,9 +11,6 @@ import (
 
 	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/detect"
-	"github.com/cordon-ir/cordon/fleet"
-	"github.com/cordon-ir/cordon/fleet/fleettest"
-	"github.com/nats-io/nats-server/v2/server"
 )
 
 // busyAgent is a view of one agent that sent data to hosts hosts, holds
@@ -148,16 +145,9 @@ func TestVerdictFitsTheServersLimit(t *testing.T) {
 // gateway heard nothing.
 func TestVerdictAnsweredUnderSmallMaxPayload(t *testing.T) {
 	const limit = 16 << 10
-	s := fleettest.ServerWith(t, func(o *server.Options) { o.MaxPayload = limit })
-	nc, js, err := fleet.Connect(s.ClientURL(), "test", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	_, js := smallBus(t, limit)
+	nc := js.Conn()
 	ctx := context.Background()
-	if _, err := fleet.EnsureStream(ctx, js, fleet.StreamConfig{}); err != nil {
-		t.Fatal(err)
-	}
 	evs := generatedEvents(t, 30000)
 	res := oneShotResult(t, evs)
 	busiest := ""
