@@ -182,6 +182,10 @@ type Capability struct {
 	Pid int `json:"pid,omitempty"`
 	// PlaceOf are the pod, container and sandbox whose removal ends it.
 	PlaceOf []string `json:"-"`
+	// dropped counts per minute the uses Thin dropped while a pass ran,
+	// for Compact to add; thinnedTo is how many uses it left.
+	dropped   []Minute
+	thinnedTo int
 }
 
 // First is the first use (zero when there was none).

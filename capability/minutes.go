@@ -36,7 +36,9 @@ func (c *Capability) Compact() { c.compact(false) }
 func (c *Capability) CompactShared() { c.compact(true) }
 
 func (c *Capability) compact(shared bool) {
-	if len(c.Uses) <= keepUses {
+	dropped := c.dropped
+	c.dropped, c.thinnedTo = nil, 0
+	if len(c.Uses) <= keepUses && dropped == nil {
 		c.Minutes = nil
 		if shared {
 			c.Uses = slices.Clone(c.Uses)
@@ -99,7 +101,7 @@ func (c *Capability) compact(shared bool) {
 		}
 	}
 	c.Uses = kept
-	c.Minutes = mins
+	c.Minutes = addMinutes(mins, dropped)
 }
 
 // countAfter counts the uses not refused that began after t; exact says

@@ -38,7 +38,7 @@ func (s *capScan) clone() *capScan {
 	d.procs = remap(s.procs, cp)
 	d.calls = make(map[string]*callUse, len(s.calls))
 	for k, u := range s.calls {
-		d.calls[k] = &callUse{c: cp(u.c), index: u.index}
+		d.calls[k] = &callUse{c: cp(u.c), id: u.id}
 	}
 	d.bytes = make(map[*capability.Capability]sourceBytes, len(s.bytes))
 	for c, by := range s.bytes {

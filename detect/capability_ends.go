@@ -57,10 +57,11 @@ func podName(p string) string {
 }
 
 // callUse is a tool call waiting for its result: a use of its session's
-// tool calls that may still be in flight.
+// tool calls that may still be in flight, by its event's id (thinning
+// moves the uses).
 type callUse struct {
-	c     *capability.Capability
-	index int
+	c  *capability.Capability
+	id string
 }
 
 // call records a tool call as a use of its session's tool calls, open
@@ -79,7 +80,7 @@ func (s *capScan) call(ev *evidence.Event) {
 		Refused: ev.Decision == evidence.DecisionDeny}
 	if ev.CallID != "" {
 		u.Open = true
-		s.calls[ev.CallID] = &callUse{c: c, index: len(c.Uses)}
+		s.calls[ev.CallID] = &callUse{c: c, id: ev.ID}
 	}
 	c.Uses = append(c.Uses, u)
 }
@@ -93,13 +94,27 @@ func (s *capScan) result(ev *evidence.Event) {
 	}
 	delete(s.calls, ev.CallID)
 	s.touch(cu.c)
-	u := &cu.c.Uses[cu.index]
+	u := cu.use()
+	if u == nil {
+		return
+	}
 	if ev.Time.After(u.Time) {
 		u.Dur = capability.Millis(ev.Time.Sub(u.Time))
 		u.Time = ev.Time
 	}
 	u.Open = false
 	u.Refused = u.Refused || ev.Decision == evidence.DecisionDeny || ev.Status == "denied"
+}
+
+// use is the call's use, still open: the latest with its id (a result
+// comes soon after its call).
+func (cu *callUse) use() *capability.Use {
+	for i := len(cu.c.Uses) - 1; i >= 0; i-- {
+		if u := &cu.c.Uses[i]; u.ID == cu.id && u.Open {
+			return u
+		}
+	}
+	return nil
 }
 
 // openCalls leaves the calls with no result open: nothing shows they

@@ -285,7 +285,7 @@ func (s *capScan) finishAgent(m map[string]*capability.Capability, todo []*capab
 			}
 			c.SkewMargin = max(c.SkewMargin, k.Margin)
 		}
-		if !usesInOrder(c.Uses) {
+		if !capability.UsesInOrder(c.Uses) {
 			sort.SliceStable(c.Uses, func(i, j int) bool { return c.Uses[i].Time.Before(c.Uses[j].Time) })
 		}
 		s.finish(c, bytes(c))
@@ -306,12 +306,6 @@ func (s *capScan) finishAgent(m map[string]*capability.Capability, todo []*capab
 		}
 	}
 	return slices.Collect(maps.Values(m))
-}
-
-// usesInOrder says uses are in time order already: a stable sort would
-// leave them as they are.
-func usesInOrder(uses []capability.Use) bool {
-	return slices.IsSortedFunc(uses, func(a, b capability.Use) int { return a.Time.Compare(b.Time) })
 }
 
 // sourceBytes is the bytes each source saw sent, by source: a handful at

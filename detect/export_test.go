@@ -172,3 +172,21 @@ func IntentPending(p *Pass, agent string) int {
 	}
 	return 0
 }
+
+// ThinAt makes the pass thin a capability's uses from n held, until the
+// test ends (tests only).
+func ThinAt(t interface{ Cleanup(func()) }, n int) {
+	was := thinAt
+	thinAt = n
+	t.Cleanup(func() { thinAt = was })
+}
+
+// HeldUses is how many uses the pass holds of agent's capabilities now
+// (tests only).
+func HeldUses(p *Pass, agent string) int {
+	n := 0
+	for _, c := range p.caps.caps[agent] {
+		n += len(c.Uses)
+	}
+	return n
+}

@@ -79,6 +79,21 @@ func (s *skewScan) keep(list *[]skewItem, it skewItem) {
 	}
 }
 
+// settled is the skews when no event to come can change them (each list
+// is full: no more is kept to pair), by source.
+func (s *skewScan) settled() (map[string]Skew, bool) {
+	if len(s.ledger) < maxSkewItems || len(s.other) < maxSkewItems {
+		return nil, false
+	}
+	return skewsBySource(s.done()), true
+}
+
+// skewable says a source's times may be corrected (Skew.Applied): the
+// sources that pair with the ledger.
+func skewable(source string) bool {
+	return source == evidence.SourceProxy || source == evidence.SourceSensor
+}
+
 // done pairs each source event with the nearest ledger event of the same
 // agent and key within the window (a sensor's exec names the ledger's
 // command, or ends with it), and estimates each source's offset.

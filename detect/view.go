@@ -186,7 +186,7 @@ func (s *capScan) finishedCopy(agent string, by map[string]Skew, was map[*capabi
 			continue
 		}
 		var d *capability.Capability
-		if usesInOrder(c.Uses) && (!skewed || !slices.ContainsFunc(c.Uses, func(u capability.Use) bool { return by[u.Source].Applied })) {
+		if capability.UsesInOrder(c.Uses) && (!skewed || !slices.ContainsFunc(c.Uses, func(u capability.Use) bool { return by[u.Source].Applied })) {
 			d = c.CloneSharingUses()
 			shared[d] = true
 		} else {

@@ -1,0 +1,43 @@
+package detect
+
+import (
+	"slices"
+	"time"
+
+	"github.com/cordon-ir/cordon/capability"
+)
+
+// thinAt is how many uses a capability holds before the pass thins them
+// (Capability.Thin): below it, every use is kept to the end, as Compact
+// would keep them.
+var thinAt = 128
+
+// thin thins the uses of the capabilities holding many, at a sweep: what
+// the pass holds of a capability grows with the minutes it was used in,
+// not with its uses. now is the time of the event being added (the pass
+// is in time order: no use to come falls before it, and the minute before
+// is thinned at most). A capability with a use from a source whose clock
+// skew is not settled, or is applied, keeps its uses: finishing will move
+// them.
+func (s *capScan) thin(now time.Time, skews *skewScan) {
+	var by map[string]Skew
+	settled, asked := false, false
+	before := now.Add(-time.Minute)
+	for _, m := range s.caps {
+		for _, c := range m {
+			if !c.ThinDue(thinAt) {
+				continue
+			}
+			if !asked {
+				by, settled = skews.settled()
+				asked = true
+			}
+			if slices.ContainsFunc(c.Uses, func(u capability.Use) bool {
+				return skewable(u.Source) && (!settled || by[u.Source].Applied)
+			}) {
+				continue
+			}
+			c.Thin(before)
+		}
+	}
+}
