@@ -182,10 +182,9 @@ type Capability struct {
 	Pid int `json:"pid,omitempty"`
 	// PlaceOf are the pod, container and sandbox whose removal ends it.
 	PlaceOf []string `json:"-"`
-	// dropped counts per minute the uses Thin dropped while a pass ran,
-	// for Compact to add; thinnedTo is how many uses it left.
-	dropped   []Minute
-	thinnedTo int
+	// thinned is what Thin dropped while a pass ran, for Compact to add
+	// (nil: nothing; a pointer, as few capabilities are thinned).
+	thinned *thinned
 }
 
 // First is the first use (zero when there was none).

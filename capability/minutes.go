@@ -36,8 +36,10 @@ func (c *Capability) Compact() { c.compact(false) }
 func (c *Capability) CompactShared() { c.compact(true) }
 
 func (c *Capability) compact(shared bool) {
-	dropped := c.dropped
-	c.dropped, c.thinnedTo = nil, 0
+	var dropped []Minute
+	if c.thinned != nil {
+		dropped, c.thinned = c.thinned.dropped, nil
+	}
 	if len(c.Uses) <= keepUses && dropped == nil {
 		c.Minutes = nil
 		if shared {

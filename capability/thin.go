@@ -73,17 +73,27 @@ func (c *Capability) Thin(before time.Time) int {
 			gone[len(gone)-1].Refused++
 		}
 	}
-	if len(gone) == 0 {
-		c.thinnedTo = len(c.Uses)
-		return 0
+	var was []Minute
+	if c.thinned != nil {
+		was = c.thinned.dropped
 	}
-	c.Uses = append(kept, c.Uses[n:]...)
-	c.dropped, c.thinnedTo = addMinutes(c.dropped, gone), len(c.Uses)
+	if len(gone) > 0 {
+		c.Uses = append(kept, c.Uses[n:]...)
+	}
+	// anew, not changed: a copy a view finishes may share it
+	c.thinned = &thinned{dropped: addMinutes(was, gone), to: len(c.Uses)}
 	dropped := 0
 	for _, g := range gone {
 		dropped += g.N
 	}
 	return dropped
+}
+
+// thinned is what Thin dropped, counted per minute, and how many uses it
+// left.
+type thinned struct {
+	dropped []Minute
+	to      int
 }
 
 // pickMinute marks, of the uses [i, j) of one minute, those Thin keeps.
@@ -149,15 +159,23 @@ func addMinutes(a, b []Minute) []Minute {
 // Thinned is how many uses Thin dropped and Compact will count.
 func (c *Capability) Thinned() int {
 	n := 0
-	for _, m := range c.dropped {
-		n += m.N
+	if c.thinned != nil {
+		for _, m := range c.thinned.dropped {
+			n += m.N
+		}
 	}
 	return n
 }
 
 // ThinDue says the capability holds at least at uses, and twice what the
 // last Thin left: thinning again would drop enough to be worth its work.
-func (c *Capability) ThinDue(at int) bool { return len(c.Uses) >= max(at, 2*c.thinnedTo) }
+func (c *Capability) ThinDue(at int) bool {
+	to := 0
+	if c.thinned != nil {
+		to = c.thinned.to
+	}
+	return len(c.Uses) >= max(at, 2*to)
+}
 
 // UsesInOrder says uses are in time order already: a stable sort would
 // leave them as they are.

@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/cordon-ir/cordon/evidence"
@@ -26,7 +27,7 @@ type expansion struct {
 	// reach is each agent's first contact with each destination, in
 	// time order: a later one is never new, so it is not kept.
 	reach  []reach
-	agents map[string]map[string]bool // destination -> agents reaching it
+	agents map[string]reachers // destination -> agents reaching it
 	// shared are the destinations a second agent reached since done
 	// last ran: shared infrastructure now, perhaps, where they were not
 	shared []string
@@ -46,6 +47,53 @@ type expansion struct {
 	dirty  map[string]bool
 }
 
+// reachers are the agents that reached a destination: most are reached by
+// one or a few, which cost no map of their own.
+type reachers struct {
+	first string
+	few   []string        // the next ones, up to maxFewReachers
+	many  map[string]bool // the others
+}
+
+const maxFewReachers = 8
+
+// add adds agent, saying whether it is new.
+func (r *reachers) add(agent string) bool {
+	switch {
+	case r.first == "":
+		r.first = agent
+	case r.first == agent || slices.Contains(r.few, agent) || r.many[agent]:
+		return false
+	case len(r.few) < maxFewReachers:
+		r.few = append(r.few, agent)
+	case r.many == nil:
+		r.many = map[string]bool{agent: true}
+	default:
+		r.many[agent] = true
+	}
+	return true
+}
+
+func (r reachers) len() int {
+	if r.first == "" {
+		return 0
+	}
+	return 1 + len(r.few) + len(r.many)
+}
+
+// each calls fn with each agent.
+func (r reachers) each(fn func(string)) {
+	if r.first != "" {
+		fn(r.first)
+	}
+	for _, a := range r.few {
+		fn(a)
+	}
+	for a := range r.many {
+		fn(a)
+	}
+}
+
 type reach struct {
 	h    hit
 	dest string
@@ -60,7 +108,7 @@ type newDest struct {
 }
 
 func newExpansion(r *Rule, e *env) *expansion {
-	return &expansion{r: r, e: e, agents: map[string]map[string]bool{}}
+	return &expansion{r: r, e: e, agents: map[string]reachers{}}
 }
 
 func (*expansion) judgesPeers() {}
@@ -71,16 +119,12 @@ func (x *expansion) add(_ int, ev *evidence.Event) {
 		return
 	}
 	by := x.agents[dest]
-	if by == nil {
-		by = map[string]bool{}
-		x.agents[dest] = by
-	}
-	if by[ev.Agent] {
+	if !by.add(ev.Agent) {
 		return // reached before: done judges only the first contact
 	}
+	x.agents[dest] = by
 	x.reach = append(x.reach, reach{h: hit{t: ev.Time, id: ev.ID, agent: ev.Agent}, dest: dest})
-	by[ev.Agent] = true
-	if len(by) == 2 {
+	if by.len() == 2 {
 		x.shared = append(x.shared, dest)
 	}
 }
@@ -88,7 +132,7 @@ func (x *expansion) add(_ int, ev *evidence.Event) {
 // infrastructure reports a destination no allowlist names that several
 // agents reach.
 func (x *expansion) infrastructure(dest string) bool {
-	if len(x.agents[dest]) < 2 {
+	if x.agents[dest].len() < 2 {
 		return false
 	}
 	for _, list := range x.e.byAgent {
@@ -110,9 +154,7 @@ func (x *expansion) done() []Finding {
 	for _, dest := range x.shared {
 		if v, ok := x.infra[dest]; ok && !v {
 			delete(x.infra, dest)
-			for agent := range x.agents[dest] {
-				x.dirty[agent] = true
-			}
+			x.agents[dest].each(func(agent string) { x.dirty[agent] = true })
 		}
 	}
 	x.shared = x.shared[:0]

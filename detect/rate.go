@@ -25,13 +25,17 @@ type rate struct {
 	groups map[string]*rateGroup
 }
 
+// rateGroup counts a group's events in every window, and keeps the events
+// of the windows that may be flagged: a window's count alone costs a map
+// entry, where most windows are too small to flag.
 type rateGroup struct {
-	buckets map[int64]*bucket
-	last    *bucket // the newest window, the one events still join
+	counts map[int64]int
+	cited  map[int64]*bucket // windows of at least min_events, and the newest
+	lastK  int64
+	last   *bucket // the newest window, the one events still join
 }
 
 type bucket struct {
-	n int
 	// hits are the window's events, capped (a finding cites a sample of
 	// a burst), each its time as an offset from base and its id: 24
 	// bytes, not a hit's 56, for every window that may be flagged once
@@ -93,27 +97,29 @@ func (r *rate) add(_ int, ev *evidence.Event) {
 	k := windowOf(ev.Time, r.r.Correlation.Window)
 	rg := r.groups[g]
 	if rg == nil {
-		rg = &rateGroup{buckets: map[int64]*bucket{}}
+		rg = &rateGroup{counts: map[int64]int{}, cited: map[int64]*bucket{}}
 		r.groups[g] = rg
 	}
-	b := rg.buckets[k]
-	if b == nil {
+	b := rg.last
+	if b == nil || k != rg.lastK {
 		// Events come in time order: the group's window before this one
 		// is complete. One with fewer than min_events can never be
 		// flagged, so no finding will cite its events; its count stays.
 		switch {
 		case rg.last == nil:
-		case rg.last.n < r.r.Correlation.MinEvents:
-			rg.last.hits, rg.last.agents = nil, nil
+		case rg.counts[rg.lastK] < r.r.Correlation.MinEvents:
+			delete(rg.cited, rg.lastK)
 		case cap(rg.last.hits) > len(rg.last.hits):
 			rg.last.hits = slices.Clone(rg.last.hits) // no room to grow kept
 			rg.last.agents = slices.Clip(slices.Clone(rg.last.agents))
 		}
-		b = &bucket{}
-		rg.buckets[k] = b
-		rg.last = b
+		if b = rg.cited[k]; b == nil {
+			b = &bucket{}
+			rg.cited[k] = b
+		}
+		rg.last, rg.lastK = b, k
 	}
-	b.n++
+	rg.counts[k]++
 	if len(b.hits) < maxBucketHits {
 		b.add(g, ev.Time, ev.ID, ev.Agent)
 	}
@@ -143,18 +149,18 @@ func floorDiv(a, b int64) int64 {
 // mainSpan finds the group's active span: its windows in order, the
 // main range [lo, hi] of them, its length in windows and its events.
 func (rg *rateGroup) mainSpan(window time.Duration) (keys []int64, lo, hi int, span int64, total int) {
-	keys = make([]int64, 0, len(rg.buckets))
-	for k := range rg.buckets {
+	keys = make([]int64, 0, len(rg.counts))
+	for k := range rg.counts {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
 	counts := make([]int64, len(keys))
 	for i, k := range keys {
-		counts[i] = int64(rg.buckets[k].n)
+		counts[i] = int64(rg.counts[k])
 	}
 	lo, hi = evidence.MainRange(keys, counts, int64(max(24*time.Hour/window, 1)))
 	for i := lo; i <= hi; i++ {
-		total += rg.buckets[keys[i]].n
+		total += rg.counts[keys[i]]
 	}
 	return keys, lo, hi, keys[hi] - keys[lo] + 1, total
 }
@@ -191,7 +197,9 @@ func (r *rate) done() []Finding {
 			}
 			var hits []hit
 			for _, k := range run {
-				hits = append(hits, rg.buckets[k].cited(g)...)
+				if b := rg.cited[k]; b != nil {
+					hits = append(hits, b.cited(g)...)
+				}
 			}
 			agent := g
 			if r.r.Correlation.GroupBy != "agent" {
@@ -199,7 +207,7 @@ func (r *rate) done() []Finding {
 			}
 			count := 0
 			for _, k := range run {
-				count += rg.buckets[k].n
+				count += rg.counts[k]
 			}
 			out = append(out, r.r.newFinding(agent, hits, map[string]string{
 				"count": strconv.Itoa(count), "ratio": strconv.FormatFloat(maxRatio, 'f', 0, 64),
@@ -208,7 +216,7 @@ func (r *rate) done() []Finding {
 			run, maxRatio = nil, 0
 		}
 		for i, k := range keys {
-			n := rg.buckets[k].n
+			n := rg.counts[k]
 			own := 0.0
 			switch {
 			case i < a.lo || i > a.hi: // outside the active span
