@@ -180,3 +180,67 @@ func TestJournalFromTheFindingsItNamed(t *testing.T) {
 		}
 	}
 }
+
+// A costly keep runs beside the rounds: the round that starts it ends
+// before the answer is written (the file still holds an earlier round's),
+// the next rounds go on while it is written, and the follow's end keeps
+// the latest answer once it is done.
+func TestFollowKeepsBesideItsRounds(t *testing.T) {
+	lines := readLines(t, filepath.Join("..", "sample-incidents", "credential-theft", "ledger.jsonl"))
+	third := len(lines) / 3
+	log := filepath.Join(t.TempDir(), "ledger.jsonl")
+	writeLines(t, log, lines[:third])
+	w, ctx, cancel, opt, acc := followed(t)
+	defer w.Close()
+	defer cancel()
+	// every keep after the first is costly, and may run at once
+	w.liveKept.cheap, w.liveKept.share, w.liveKept.slow = time.Nanosecond, 0, 300*time.Millisecond
+	current := func() string {
+		meta, ok := w.resultMeta()
+		if !ok {
+			t.Fatal("no meta")
+		}
+		return meta.Evidence
+	}
+	running := func() bool {
+		w.liveKept.mu.Lock()
+		defer w.liveKept.mu.Unlock()
+		return w.liveKept.running
+	}
+	rounds, beside := 0, 0
+	err := w.Follow(ctx, []string{log}, opt, time.Millisecond, func([]ingest.FileResult) {
+		rounds++
+		added := (*acc)[len(*acc)-1].Added
+		switch {
+		case rounds == 1:
+			if keptEvidence(t, w.Dir) != current() {
+				t.Errorf("round 1 did not keep its answer")
+			}
+			writeLines(t, log, lines[third:2*third])
+		case added > 0 && beside == 0:
+			if !running() {
+				t.Fatalf("round %d added %d events and waited for its answer to be kept", rounds, added)
+			}
+			if keptEvidence(t, w.Dir) == current() {
+				t.Errorf("round %d: its answer is kept before the keep beside it waited", rounds)
+			}
+			beside++
+			writeLines(t, log, lines[2*third:])
+		case added > 0:
+			cancel() // the keep beside may still run: the end waits for it
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if beside == 0 {
+		t.Fatalf("no keep ran beside the rounds (%d rounds)", rounds)
+	}
+	if running() {
+		t.Error("the follow ended with a keep still running")
+	}
+	if keptEvidence(t, w.Dir) != current() {
+		t.Error("the follow ended and its last answer is not kept")
+	}
+	sameAsOneShot(t, w, "at the end")
+}

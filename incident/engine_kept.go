@@ -161,7 +161,7 @@ func staleWhy(kept, now resultMeta) string {
 func (w *Workspace) Stale() (why string, kept bool) {
 	w.findingsMu.Lock()
 	defer w.findingsMu.Unlock()
-	return w.stale, w.keptRun
+	return w.stale, w.keptRun.Load()
 }
 
 // keepScan writes the result by atomic rename. A process that opened the
@@ -188,7 +188,7 @@ func (w *Workspace) keepTimed(meta resultMeta, r detect.Result) (time.Duration, 
 	if err := w.keepFile(filepath.Join(w.Dir, engineDir, resultFile), b.Bytes()); err != nil {
 		return took, err
 	}
-	w.keptRun = true
+	w.keptRun.Store(true)
 	return took, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/cordon-ir/cordon/detect"
@@ -291,7 +292,7 @@ func (h heldAfter) Each(ctx context.Context, q evidence.Query, fn func(evidence.
 // since the last keep, so keeping takes at most about a tenth of a busy
 // follow's time; otherwise the answer waits for the next round that may,
 // the first round that adds nothing (the inputs quiet), or the follow's
-// end. Meanwhile a reader reads the answer last kept and says when it was
+// end. A costly keep runs beside the rounds (keepLive). Meanwhile a reader reads the answer last kept and says when it was
 // kept (the file's time); a crash loses no finding: the next process
 // replays, and journals against the findings the journal last named
 // (engine_journaled.go), not against the answer kept.
@@ -302,36 +303,74 @@ const (
 
 // liveKeep is the answer of a follow's rounds waiting to be kept.
 type liveKeep struct {
+	mu      sync.Mutex // guards what follows while a keep runs beside the rounds
 	meta    resultMeta
 	r       detect.Result
 	pending bool
 	at      time.Time     // when the last was kept
 	took    time.Duration // how long encoding it took
-	// cheap and share stand for keepCheap and keepShare when set (tests)
+	running bool          // a keep runs beside the rounds
+	beside  sync.WaitGroup
+	// cheap and share stand for keepCheap and keepShare when set, and a
+	// keep beside the rounds waits slow first, standing for a costly
+	// encoding (tests)
 	cheap time.Duration
 	share int
+	slow  time.Duration
 }
 
-// keepLive keeps a round's answer now, or leaves it waiting (above).
+// keepLive keeps a round's answer, or leaves it waiting (above). A costly
+// keep (the last took keepCheap or more) runs beside the rounds: encoding a
+// million events' answer took half a second, which every line of the
+// round that kept it waited for (the follow's p99). The answer is read
+// only once made, so the next round goes on while it is written.
 func (w *Workspace) keepLive(meta resultMeta, r detect.Result) {
 	k := &w.liveKept
+	k.mu.Lock()
 	k.meta, k.r, k.pending = meta, r, true
 	cheap, share := keepCheap, time.Duration(keepShare)
 	if k.cheap != 0 {
 		cheap, share = k.cheap, time.Duration(k.share)
 	}
-	if k.took >= cheap && time.Since(k.at) < share*k.took {
+	if k.running || k.took >= cheap && time.Since(k.at) < share*k.took {
+		k.mu.Unlock()
 		return
 	}
-	w.flushLive()
+	if k.took < cheap {
+		k.mu.Unlock()
+		w.flushLive()
+		return
+	}
+	meta, r = k.meta, k.r
+	k.pending, k.r, k.running = false, detect.Result{}, true
+	k.beside.Add(1)
+	slow := k.slow
+	k.mu.Unlock()
+	go func() {
+		defer k.beside.Done()
+		time.Sleep(slow)
+		took, _ := w.keepTimed(meta, r) // not keeping it costs another process a pass
+		k.mu.Lock()
+		k.at, k.took, k.running = time.Now(), took, false
+		k.mu.Unlock()
+	}()
 }
 
-// flushLive keeps the answer waiting, if one is.
+// flushLive keeps the answer waiting, if one is, once a keep running
+// beside the rounds has ended: the answer kept is the latest.
 func (w *Workspace) flushLive() {
 	k := &w.liveKept
+	k.beside.Wait()
+	k.mu.Lock()
 	if !k.pending {
+		k.mu.Unlock()
 		return
 	}
-	took, _ := w.keepTimed(k.meta, k.r) // not keeping it costs another process a pass
-	k.at, k.took, k.pending, k.r = time.Now(), took, false, detect.Result{}
+	meta, r := k.meta, k.r
+	k.pending, k.r = false, detect.Result{}
+	k.mu.Unlock()
+	took, _ := w.keepTimed(meta, r) // not keeping it costs another process a pass
+	k.mu.Lock()
+	k.at, k.took = time.Now(), took
+	k.mu.Unlock()
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cordon-ir/cordon/assist"
@@ -58,7 +59,7 @@ type Workspace struct {
 	recompute bool
 	// stale: why a kept result was not read (Stale)
 	stale       string
-	keptRun     bool          // this process kept the result its run of the detectors gave
+	keptRun     atomic.Bool   // this process kept the result its run of the detectors gave
 	scanned     detect.Result // findings and capabilities of the evidence findingsKey names
 	findingsKey string
 	live        *livePass    // the pass a following ingest keeps (followRound)
