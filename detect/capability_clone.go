@@ -50,7 +50,7 @@ func (s *capScan) clone() *capScan {
 	d.borrow, d.keyHolders = clipped(s.borrow), clipped(s.keyHolders)
 	d.ends, d.auth = clipped(s.ends), clipped(s.auth)
 	d.cov = capability.FromState(s.cov.State())
-	d.touched, d.changed = map[string]bool{}, map[*capability.Capability]bool{} // the copy's finishing is no view's change
+	d.touched, d.changed, d.endKeys = map[string]bool{}, map[*capability.Capability]bool{}, nil // the copy's finishing is no view's change
 	return &d
 }
 

@@ -87,7 +87,7 @@ func (s *capScan) githubObject(ev *evidence.Event) {
 	if removed != "" {
 		if k := o.key(removed); k != "" {
 			s.auth[k] = append(s.auth[k], capability.End{At: ev.Time, How: ev.Method, ID: ev.ID, By: issuerName(ev), Source: ev.Source, Authority: capability.Authoritative})
-			s.touchedAll = true
+			s.endRecorded(k)
 		}
 		return
 	}

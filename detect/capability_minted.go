@@ -87,7 +87,7 @@ func (s *capScan) mintedKey(ev *evidence.Event) {
 		// the issuer's own record of when the session stops working
 		s.auth[id] = append(s.auth[id], capability.End{At: expires, How: "expires", ID: ev.ID, By: "AWS STS (its recorded expiration)",
 			Source: ev.Source, Authority: capability.Authoritative})
-		s.touchedAll = true
+		s.endRecorded(id)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"github.com/cordon-ir/cordon/capability"
 	"maps"
-	"path"
 	"regexp"
 	"slices"
 	"sort"
@@ -337,47 +336,13 @@ func (s *capScan) finish(c *capability.Capability, by sourceBytes) {
 	}
 	// its issuer's or runner's own record of its end: by its key, and for
 	// what ran or was written in a pod, the pod's deletion
-	for _, e := range s.auth[c.Value] {
-		c.AddEnd(e)
-	}
-	if c.Kind == capability.Process || c.Kind == capability.Schedule || c.Kind == capability.Persisted {
-		for _, p := range c.PlaceOf {
-			for _, e := range s.auth[podName(p)] {
-				c.AddEnd(e)
-			}
+	for _, k := range authKeys(c) {
+		for _, e := range s.auth[k] {
+			c.AddEnd(e)
 		}
 	}
 	// what a person says ended it, by the verbs that end its kind: claims
-	type named struct {
-		name string
-		kind capability.Kind
-	}
-	names := []named{{c.Value, c.Kind}}
-	switch c.Kind {
-	case capability.Persisted, capability.Schedule:
-		// a file by its name when the name is its own (sync-keeper.py, not
-		// "agent"), a crontab by the word
-		if b := path.Base(c.Value); strings.ContainsAny(b, ".-_") && len(b) >= 6 {
-			names = append(names, named{b, c.Kind})
-		}
-		if c.Kind == capability.Schedule && strings.Contains(c.Value, "cron") {
-			names = append(names, named{"crontab", c.Kind}, named{"crontabs", c.Kind})
-		}
-	case capability.Process:
-		// killed by its pid, not by its exec id
-		names = nil
-		if c.Pid > 0 {
-			names = append(names, named{"pid:" + strconv.Itoa(c.Pid), c.Kind})
-		}
-	}
-	// gone with its pod, container or sandbox
-	for _, p := range c.PlaceOf {
-		names = append(names, named{p, capability.Persisted})
-	}
-	for _, n := range names {
-		if n.name == "" {
-			continue
-		}
+	for _, n := range claimNames(c) {
 		if m, ok := s.ended(n.kind, n.name); ok {
 			c.AddEnd(m.End)
 		}

@@ -50,11 +50,13 @@ type capScan struct {
 	minted    map[string][]*capability.Capability
 	// touched are the agents whose capabilities changed since the last
 	// view (Pass.View), changed those capabilities, touchedAll that
-	// something every agent's finishing reads did (an authoritative or
-	// claimed end, a session learnt).
+	// something every agent's finishing reads did (a session learnt).
 	touched    map[string]bool
 	changed    map[*capability.Capability]bool
 	touchedAll bool
+	// endKeys are the keys an end was recorded under since the last view
+	// (endRecorded): the capabilities whose finishing reads one changed
+	endKeys map[string]bool
 }
 
 func newCapScan(e *env, sessions []evidence.Event, secrets *redact.Redactor) *capScan {
@@ -172,11 +174,12 @@ func (s *capScan) add(_ int, ev *evidence.Event) {
 		// the service's own record of the revocation, whoever made it
 		e := capability.End{At: ev.Time, How: "revoked", ID: ev.ID, By: issuerName(ev), Source: ev.Source, Authority: capability.Authoritative}
 		s.auth[cred] = append(s.auth[cred], e)
-		s.touchedAll = true
+		s.endRecorded(cred)
 		if s.secrets != nil {
 			// a key its tool output held, by its name (a placeholder, or an access key id)
 			for _, k := range s.secrets.Keys(cred, nil) {
 				s.auth[k.Name] = append(s.auth[k.Name], e)
+				s.endRecorded(k.Name)
 			}
 		}
 	}
@@ -184,7 +187,7 @@ func (s *capScan) add(_ int, ev *evidence.Event) {
 		// the orchestrator's own record that the pod is gone, and with it
 		// what ran or was written in it
 		s.auth[pod] = append(s.auth[pod], capability.End{At: ev.Time, How: "pod " + pod + " deleted", ID: ev.ID, By: issuerName(ev), Source: ev.Source, Authority: capability.Authoritative})
-		s.touchedAll = true
+		s.endRecorded(pod)
 	}
 	if ev.Kind == evidence.KindSessionEnd && ev.Source == evidence.SourceLedger && ev.Session != "" {
 		s.sessionEnd(ev)
@@ -302,7 +305,7 @@ func (s *capScan) intervention(ev *evidence.Event) {
 		if name != "" {
 			e := capability.End{At: ev.Time, How: clip(how, 100), ID: ev.ID, By: "a human_intervention record (" + ev.ID + ")", Source: ev.Source, Authority: capability.Claimed}
 			s.ends[name] = append(s.ends[name], endMark{End: e, verb: strings.ToLower(verb)})
-			s.touchedAll = true
+			s.endRecorded(name)
 		}
 	}
 	for _, m := range endRe.FindAllStringSubmatchIndex(ev.Message, -1) {

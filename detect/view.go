@@ -38,9 +38,11 @@ type viewParts struct {
 // View is Result made from the last view: only the capability sets of
 // the agents whose capabilities changed since are copied and finished,
 // every other agent's is the last view's. It equals what Result gives
-// for the same events. Everything every set's finishing reads (an end
-// recorded, a clock skew, a session learnt, a credential read still
-// waiting for its result) changing makes every set copied again.
+// for the same events. An end recorded (an issuer's or a person's) makes
+// the capabilities whose finishing reads its key copied again, wherever
+// their agents; what every set's finishing reads (a clock skew, a session
+// learnt, a credential read still waiting for its result) changing makes
+// every set copied again.
 func (p *Pass) View() View {
 	findings := p.Findings()
 	set, holdings, skews := p.viewSets()
@@ -110,6 +112,7 @@ func (p *Pass) viewSets() (*capability.Set, map[string]capability.Holding, []Ske
 	next := &viewParts{caps: make(map[string][]*capability.Capability, len(s.caps)),
 		fin:      make(map[string]map[*capability.Capability]*capability.Capability, len(s.caps)),
 		holdings: make(map[string]capability.Holding, len(s.caps)), skews: skews}
+	s.touchEnded()
 	var dirty []string
 	// the last view's finished copies, shared where nothing changed
 	var was map[string]map[*capability.Capability]*capability.Capability

@@ -3,7 +3,9 @@ package detect_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/capability"
@@ -225,5 +227,57 @@ func TestViewEndsAPlaceWithItsCredential(t *testing.T) {
 	}
 	if p, ok := findCap(r.Capabilities.For("agent-12"), capability.Place, "10.30.8.15"); !ok || endAt(p) != "10:34:27" {
 		t.Errorf("place 10.30.8.15: %+v, want it ended with px-s228 at 10:34:27", p)
+	}
+}
+
+// A pod's deletion, recorded by the Kubernetes audit log, ends what ran and
+// was written in it: a process started detached in the pod and a crontab
+// written there, each its agent's, and not a process of another agent in
+// another pod. The view after each event equals the answer made from
+// scratch, though the deletion touches no capability by its own key.
+func TestPodDeletionEndsWhatRanInIt(t *testing.T) {
+	t0 := time.Date(2026, 9, 2, 9, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	evs := []evidence.Event{
+		{ID: "s1", Time: at(0), Source: evidence.SourceLedger, Kind: evidence.KindSessionStart, Agent: "a", Session: "s-1", Container: "c0ffee0000000001", Sandbox: "sb-1"},
+		{ID: "s2", Time: at(0), Source: evidence.SourceLedger, Kind: evidence.KindSessionStart, Agent: "b", Session: "s-2", Container: "c0ffee0000000002", Sandbox: "sb-2"},
+		{ID: "x1", Time: at(1), Source: evidence.SourceSensor, Format: "tetragon", Kind: evidence.KindProcExec, Agent: "a", AttributedVia: "container",
+			Container: "c0ffee0000000001", Pod: "lab/runner-a", Pid: 4242, ExecID: "e1", Cmdline: "nohup python3 /tmp/keeper.py &"},
+		{ID: "w1", Time: at(2), Source: evidence.SourceSensor, Format: "tetragon", Kind: evidence.KindFileWrite, Agent: "a", AttributedVia: "container",
+			Container: "c0ffee0000000001", Pod: "lab/runner-a", Path: "/var/spool/cron/crontabs/root"},
+		{ID: "x2", Time: at(3), Source: evidence.SourceSensor, Format: "tetragon", Kind: evidence.KindProcExec, Agent: "b", AttributedVia: "container",
+			Container: "c0ffee0000000002", Pod: "lab/runner-b", Pid: 777, ExecID: "e2", Cmdline: "nohup sleep 9999 &"},
+		{ID: "d1", Time: at(10), Source: evidence.SourceAudit, Format: "k8s-audit", Kind: evidence.KindNetRequest, Method: "delete",
+			URL: "/api/v1/namespaces/lab/pods/runner-a", Decision: evidence.DecisionAllow, Status: "200"},
+	}
+	rules, err := detect.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ended := viewsAlong(t, "pod deleted", detect.Engine{Rules: rules}, detect.NewMemSource(evs)); ended < 2 {
+		t.Errorf("%d capabilities ended between views, want the process and the crontab in the pod", ended)
+	}
+	p, err := (&detect.Engine{Rules: rules}).Start(t.Context(), detect.NewMemSource(evs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range evs {
+		if err := p.Add(&evs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := p.Done()
+	ends := map[string]string{}
+	for _, a := range []string{"a", "b"} {
+		for _, c := range r.Capabilities.For(a) {
+			if c.Kind == capability.Process || c.Kind == capability.Schedule {
+				e, _ := c.Ended()
+				ends[a+" "+string(c.Kind)] = e.How
+			}
+		}
+	}
+	want := map[string]string{"a process": "pod runner-a deleted", "a schedule": "pod runner-a deleted", "b process": ""}
+	if fmt.Sprint(ends) != fmt.Sprint(want) {
+		t.Errorf("ends %v, want %v", ends, want)
 	}
 }
