@@ -14,9 +14,10 @@ var thinAt = 128
 
 // thin thins the uses of the capabilities holding many, at a sweep: what
 // the pass holds of a capability grows with the minutes it was used in,
-// not with its uses. now is the time of the event being added (the pass
-// is in time order: no use to come falls before it, and the minute before
-// is thinned at most). A capability with a use from a source whose clock
+// not with its uses. now is the time of the event being added: the pass
+// is in time order, so no use to come falls before it, and the uses of
+// the last minute or two before it are left whole. A capability with a
+// use from a source whose clock
 // skew is not settled, or is applied, keeps its uses: finishing will move
 // them.
 func (s *capScan) thin(now time.Time, skews *skewScan) {
