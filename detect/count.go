@@ -50,9 +50,13 @@ type episode struct {
 	metric float64         // the metric's value when it last held
 	seen   map[string]bool // distinct values
 	values []string        // in first-seen order
+	// made is the finding done last made of it, while nothing was added
+	// since: a group that got no event between two answers costs none
+	made *Finding
 }
 
 func (ep *episode) add(h valuedHit) {
+	ep.made = nil
 	ep.hits = append(ep.hits, h.hit)
 	for _, v := range h.vals {
 		if !ep.seen[v] {
@@ -155,7 +159,7 @@ func (w *windowCount) addHit(g string, h valuedHit) {
 		}
 	case w.r.Correlation.Condition.Holds(n):
 		st.ep.add(h)
-		st.ep.metric = n
+		st.ep.metric = n // add forgot what was made
 	case st.ep != nil:
 		w.emit(g, st.ep)
 		st.ep = nil
@@ -247,9 +251,14 @@ func (w *windowCount) done() []Finding {
 		if w.final {
 			ep = w.closed(st)
 		}
-		if ep != nil {
-			out = append(out, w.finding(g, ep))
+		if ep == nil {
+			continue
 		}
+		if ep.made == nil {
+			f := w.finding(g, ep)
+			ep.made = &f
+		}
+		out = append(out, *ep.made)
 	}
 	return out
 }
