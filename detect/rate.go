@@ -23,6 +23,10 @@ type rate struct {
 	r      *Rule
 	group  evidence.Field
 	groups map[string]*rateGroup
+	// made is what done last gave, while no event was counted since
+	// (nil: none, or one was): every group's baseline and its peers' are
+	// as they were
+	made []Finding
 }
 
 // rateGroup counts a group's events in every window, and keeps the events
@@ -32,7 +36,16 @@ type rateGroup struct {
 	counts map[int64]int
 	cited  map[int64]*bucket // windows of at least min_events, and the newest
 	lastK  int64
-	last   *bucket // the newest window, the one events still join
+	last   *bucket   // the newest window, the one events still join
+	span   *rateSpan // mainSpan's answer, while no event was counted since
+}
+
+// rateSpan is a group's active span (mainSpan).
+type rateSpan struct {
+	keys   []int64
+	lo, hi int
+	span   int64
+	total  int
 }
 
 type bucket struct {
@@ -120,6 +133,7 @@ func (r *rate) add(_ int, ev *evidence.Event) {
 		rg.last, rg.lastK = b, k
 	}
 	rg.counts[k]++
+	rg.span, r.made = nil, nil
 	if len(b.hits) < maxBucketHits {
 		b.add(g, ev.Time, ev.ID, ev.Agent)
 	}
@@ -148,8 +162,11 @@ func floorDiv(a, b int64) int64 {
 
 // mainSpan finds the group's active span: its windows in order, the
 // main range [lo, hi] of them, its length in windows and its events.
-func (rg *rateGroup) mainSpan(window time.Duration) (keys []int64, lo, hi int, span int64, total int) {
-	keys = make([]int64, 0, len(rg.counts))
+func (rg *rateGroup) mainSpan(window time.Duration) rateSpan {
+	if rg.span != nil {
+		return *rg.span
+	}
+	keys := make([]int64, 0, len(rg.counts))
 	for k := range rg.counts {
 		keys = append(keys, k)
 	}
@@ -158,25 +175,32 @@ func (rg *rateGroup) mainSpan(window time.Duration) (keys []int64, lo, hi int, s
 	for i, k := range keys {
 		counts[i] = int64(rg.counts[k])
 	}
-	lo, hi = evidence.MainRange(keys, counts, int64(max(24*time.Hour/window, 1)))
-	for i := lo; i <= hi; i++ {
-		total += rg.counts[keys[i]]
+	a := rateSpan{keys: keys}
+	a.lo, a.hi = evidence.MainRange(keys, counts, int64(max(24*time.Hour/window, 1)))
+	for i := a.lo; i <= a.hi; i++ {
+		a.total += rg.counts[keys[i]]
 	}
-	return keys, lo, hi, keys[hi] - keys[lo] + 1, total
+	a.span = keys[a.hi] - keys[a.lo] + 1
+	rg.span = &a
+	return a
 }
 
 func (r *rate) done() []Finding {
-	type active struct {
-		keys   []int64
-		lo, hi int
-		span   int64
-		total  int
+	if r.made == nil {
+		r.made = r.judge()
+		if r.made == nil {
+			r.made = []Finding{}
+		}
 	}
-	spans := make(map[string]active, len(r.groups))
+	return slices.Clone(r.made)
+}
+
+// judge flags each group's windows against its baseline and its peers'.
+func (r *rate) judge() []Finding {
+	spans := make(map[string]rateSpan, len(r.groups))
 	var allTotal, allSpan int64
 	for g, rg := range r.groups {
-		var a active
-		a.keys, a.lo, a.hi, a.span, a.total = rg.mainSpan(r.r.Correlation.Window)
+		a := rg.mainSpan(r.r.Correlation.Window)
 		spans[g] = a
 		allTotal += int64(a.total)
 		allSpan += a.span
