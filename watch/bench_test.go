@@ -3,7 +3,6 @@
 package watch
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
@@ -75,29 +74,18 @@ func BenchmarkPartitionCPU(b *testing.B) {
 		// both partitions at once in one process, as a worker holding
 		// both runs them: each message decoded once (fleet.Shared)
 		shared := fleet.NewShared(2, 0)
-		start := cpu(b)
-		ctx, cancel := context.WithCancel(context.Background())
-		var ws []*Watcher
-		var dones []chan error
+		began := cpu(b)
+		var rs []*started
 		for i := range 2 {
-			w, err := New(js, Config{Durable: "shared", Partition: Partition{Index: i, Count: 2}, Lateness: 2 * time.Second, Idle: 300 * time.Millisecond, Shared: shared})
-			if err != nil {
-				b.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- w.Run(ctx) }()
-			ws, dones = append(ws, w), append(dones, done)
+			rs = append(rs, start(b, js, Config{Durable: "shared", Partition: Partition{Index: i, Count: 2}, Lateness: 2 * time.Second, Idle: 300 * time.Millisecond, Shared: shared}))
 		}
-		for i, w := range ws {
-			waitIdle(b, js, w, w.cfg.Durable, dones[i])
+		for _, r := range rs {
+			r.idle(b, js)
 		}
-		cancel()
-		for _, d := range dones {
-			if err := <-d; err != nil {
-				b.Fatal(err)
-			}
+		for _, r := range rs {
+			r.stop(b)
 		}
-		both := float64(cpu(b)-start) / float64(len(evs)) / 2
+		both := float64(cpu(b)-began) / float64(len(evs)) / 2
 		b.Logf("shared: two partitions at once, %d of %d messages decoded once for both, %.1f µs CPU per stream event each", shared.Hits(), len(evs), both/1e3)
 		b.ReportMetric(float64(len(evs)), "events")
 		b.ReportMetric(one/1e3, "µs/event-one")

@@ -260,27 +260,16 @@ func TestWatchClockBehindReplaysSpaced(t *testing.T) {
 	}
 	want := oneShot(t, append(slices.Clone(evs), behind...))
 	publishEvents(t, js, evs)
-	w, err := New(js, Config{Durable: "clock", Lateness: time.Second, Idle: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
-	waitIdle(t, js, w, "clock", done)
+	r := start(t, js, Config{Durable: "clock", Lateness: time.Second, Idle: 200 * time.Millisecond})
+	r.idle(t, js)
 	began := time.Now()
 	for i := 0; i < len(behind); i += 25 {
 		publishEvents(t, js, behind[i:min(i+25, len(behind))])
 		time.Sleep(50 * time.Millisecond)
 	}
-	waitIdle(t, js, w, "clock", done)
+	r.idle(t, js)
 	took := time.Since(began)
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	st := w.Stats()
+	st := r.stop(t)
 	t.Logf("%d late events in %s: %d replays", st.Late, took.Round(time.Millisecond), st.Replays)
 	if st.Late == 0 {
 		t.Fatal("no event came late: the test proves nothing")

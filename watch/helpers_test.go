@@ -218,20 +218,47 @@ func watch(t testing.TB, js jetstream.JetStream, cfg Config) Stats {
 // watchWithin is watch, failing t unless the watcher is idle within d.
 func watchWithin(t testing.TB, js jetstream.JetStream, cfg Config, d time.Duration) Stats {
 	t.Helper()
+	r := start(t, js, cfg)
+	waitIdleWithin(t, js, r.w, r.w.cfg.Durable, r.done, d)
+	return r.stop(t)
+}
+
+// started is a watcher started by start.
+type started struct {
+	w      *Watcher
+	done   chan error
+	cancel context.CancelFunc
+}
+
+// start runs a watcher of cfg on js until stop (or the test's end).
+func start(t testing.TB, js jetstream.JetStream, cfg Config) *started {
+	t.Helper()
 	w, err := New(js, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
-	waitIdleWithin(t, js, w, w.cfg.Durable, done, d)
-	cancel()
-	if err := <-done; err != nil {
+	t.Cleanup(cancel)
+	r := &started{w: w, done: make(chan error, 1), cancel: cancel}
+	go func() { r.done <- w.Run(ctx) }()
+	return r
+}
+
+// idle waits until the watcher has read and released everything (waitIdle).
+func (r *started) idle(t testing.TB, js jetstream.JetStream) {
+	t.Helper()
+	waitIdle(t, js, r.w, r.w.cfg.Durable, r.done)
+}
+
+// stop stops the watcher, failing t if it ended in error, and gives its
+// stats.
+func (r *started) stop(t testing.TB) Stats {
+	t.Helper()
+	r.cancel()
+	if err := <-r.done; err != nil {
 		t.Fatalf("watcher: %v", err)
 	}
-	return w.Stats()
+	return r.w.Stats()
 }
 
 // waitIdle waits until the consumer has nothing pending and the watcher

@@ -34,20 +34,10 @@ func TestHoldingsRankAsTheIncident(t *testing.T) {
 				t.Fatal("no agent acquired anything: the comparison would prove nothing")
 			}
 			publishEvents(t, js, evs)
-			w, err := New(js, Config{Durable: "holdings", Lateness: 200 * time.Millisecond, Idle: 200 * time.Millisecond})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			done := make(chan error, 1)
-			go func() { done <- w.Run(ctx) }()
-			waitIdle(t, js, w, w.cfg.Durable, done)
+			r := start(t, js, Config{Durable: "holdings", Lateness: 200 * time.Millisecond, Idle: 200 * time.Millisecond})
+			r.idle(t, js)
 			got, standings := waitHoldings(t, js, int64(len(evs)))
-			cancel()
-			if err := <-done; err != nil {
-				t.Fatalf("watcher: %v", err)
-			}
+			r.stop(t)
 
 			if a, b := holdingLines(want.Capabilities.Holdings()), holdingLines(got); a != b {
 				t.Errorf("holdings published:\n%s\nwant (one-shot capability sets):\n%s", b, a)

@@ -1,7 +1,6 @@
 package watch
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -68,27 +67,15 @@ func TestPartitionsSharingTheirDecodingFindWhatOneWatcherFinds(t *testing.T) {
 	want := oneShot(t, evs)
 	publishEvents(t, js, evs)
 	shared := fleet.NewShared(2, 0)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var ws []*Watcher
-	var dones []chan error
+	var rs []*started
 	for i := range 2 {
-		w, err := New(js, Config{Durable: "shared", Partition: Partition{Index: i, Count: 2}, Lateness: 2 * time.Second, Idle: 500 * time.Millisecond, Shared: shared})
-		if err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- w.Run(ctx) }()
-		ws, dones = append(ws, w), append(dones, done)
+		rs = append(rs, start(t, js, Config{Durable: "shared", Partition: Partition{Index: i, Count: 2}, Lateness: 2 * time.Second, Idle: 500 * time.Millisecond, Shared: shared}))
 	}
-	for i, w := range ws {
-		waitIdle(t, js, w, w.cfg.Durable, dones[i])
+	for _, r := range rs {
+		r.idle(t, js)
 	}
-	cancel()
-	for _, d := range dones {
-		if err := <-d; err != nil {
-			t.Fatal(err)
-		}
+	for _, r := range rs {
+		r.stop(t)
 	}
 	if h := shared.Hits(); h < int64(len(evs))/2 {
 		t.Fatalf("%d of %d messages taken decoded from the other partition: the decoding was not shared", h, len(evs))
