@@ -40,9 +40,10 @@ type viewParts struct {
 // every other agent's is the last view's. It equals what Result gives
 // for the same events. An end recorded (an issuer's or a person's) makes
 // the capabilities whose finishing reads its key copied again, wherever
-// their agents; what every set's finishing reads (a clock skew, a session
-// learnt, a credential read still waiting for its result) changing makes
-// every set copied again.
+// their agents; a credential read still waiting for its result is taken
+// on copies of its reader's capabilities; what every set's finishing
+// reads (a clock skew, a session learnt) changing makes every set copied
+// again.
 func (p *Pass) View() View {
 	findings := p.Findings()
 	set, holdings, skews := p.viewSets()
@@ -116,16 +117,14 @@ func (p *Pass) viewSets() (*capability.Set, map[string]capability.Holding, []Ske
 	var dirty []string
 	// the last view's finished copies, shared where nothing changed
 	var was map[string]map[*capability.Capability]*capability.Capability
+	// a read waiting for its result is taken, as done takes it, on copies
+	// of its reader's capabilities; the next view finishes the reader's
+	// set again from the scan
+	readers := s.readers()
+	for a := range readers {
+		s.touched[a] = true
+	}
 	switch {
-	case len(s.reads) > 0:
-		// a read waiting for its result is taken on a copy of the whole
-		// scan (done) and may reach any agent: as Result does it
-		set := s.clone().done(skews)
-		for _, a := range set.Agents() {
-			next.caps[a] = slices.Collect(set.All(a))
-			dirty = append(dirty, a)
-		}
-		s.touchedAll = true // the next view, too, copies every set
 	case prev == nil || s.touchedAll || !slices.Equal(prev.skews, skews):
 		for a := range s.caps {
 			dirty = append(dirty, a)
@@ -144,10 +143,25 @@ func (p *Pass) viewSets() (*capability.Set, map[string]capability.Holding, []Ske
 			}
 		}
 	}
+	for a := range readers {
+		if !slices.Contains(dirty, a) {
+			dirty = append(dirty, a)
+		}
+	}
 	clear(s.touched)
 	by := skewsBySource(skews)
+	var pending *capScan
+	if len(readers) > 0 {
+		pending = s.withPendingReads(readers)
+	}
 	for _, a := range dirty {
-		if _, ok := next.caps[a]; !ok {
+		switch _, done := next.caps[a]; {
+		case done:
+		case readers[a]:
+			next.caps[a], _ = pending.finishedCopy(a, by, nil)
+			next.fin[a] = nil // of the copies: nothing the next view shares
+			s.touched[a] = true
+		default:
 			next.caps[a], next.fin[a] = s.finishedCopy(a, by, was[a])
 		}
 	}
