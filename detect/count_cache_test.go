@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 )
 
@@ -16,19 +15,7 @@ import (
 // console asks, gives the finding of a pass asked only at the end: what an
 // answer made of it is not given again once the episode has grown.
 func TestCountingEpisodeAskedAlongTheWay(t *testing.T) {
-	rules, err := detect.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var probing []detect.Rule
-	for _, r := range rules {
-		if r.ID == "boundary-probing" {
-			probing = append(probing, r)
-		}
-	}
-	if len(probing) != 1 {
-		t.Fatal("no boundary-probing rule")
-	}
+	probing := builtinRules(t, "boundary-probing")
 	t0 := time.Date(2026, 9, 3, 9, 0, 0, 0, time.UTC)
 	var evs []evidence.Event
 	for i := range 12 {
@@ -49,19 +36,7 @@ func TestCountingEpisodeAskedAlongTheWay(t *testing.T) {
 // goes on acting, change its baseline and its finding as a pass asked
 // only at the end finds them.
 func TestRateAskedAlongTheWay(t *testing.T) {
-	rules, err := detect.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rate []detect.Rule
-	for _, r := range rules {
-		if r.ID == "action-rate" {
-			rate = append(rate, r)
-		}
-	}
-	if len(rate) != 1 {
-		t.Fatal("no action-rate rule")
-	}
+	rate := builtinRules(t, "action-rate")
 	t0 := time.Date(2026, 9, 3, 9, 0, 0, 0, time.UTC)
 	var evs []evidence.Event
 	call := func(agent string, at time.Time, i int) {

@@ -62,15 +62,11 @@ func TestDataOutEpisodesCloseAsTheyEnd(t *testing.T) {
 	if len(flagged) < 3 || len(flagged) == len(want) {
 		t.Fatalf("%d episodes, %d flagged: the sends do not test both", len(want), len(flagged))
 	}
-	rules, err := detect.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := slices.IndexFunc(rules, func(r detect.Rule) bool { return r.ID == "data-exfiltration" })
+	exfil := builtinRules(t, "data-exfiltration")
 	slices.Sort(flagged)
 	for _, every := range []int64{1 << 40, 1} { // and swept at every event
 		detect.SweepEvery(t, every)
-		p, _ := passOver(t, rules[i:i+1], evs[:1], evs, 0)
+		p, _ := passOver(t, exfil, evs[:1], evs, 0)
 		var got []string
 		for _, f := range detect.RawFindings(p)[0] { // before the pass merges episodes
 			got = append(got, fmt.Sprint(f.Events))

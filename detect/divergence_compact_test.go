@@ -87,16 +87,7 @@ func offPlanDay(seed uint64, calls int) []evidence.Event {
 // keeps every call: asked at the end, and asked along the way as a
 // following console asks.
 func TestDivergenceCompactedFindsTheSame(t *testing.T) {
-	rules, err := detect.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var div []detect.Rule
-	for _, r := range rules {
-		if r.ID == "plan-divergence" {
-			div = append(div, r)
-		}
-	}
+	div := builtinRules(t, "plan-divergence")
 	for seed := range uint64(4) {
 		evs := offPlanDay(seed, 6000)
 		detect.CompactCallsAt(t, 1<<30)

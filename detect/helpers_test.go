@@ -2,6 +2,7 @@ package detect_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/cordon-ir/cordon/attribution"
@@ -64,4 +65,23 @@ func passOver(t *testing.T, rules []detect.Rule, first, evs []evidence.Event, as
 		}
 	}
 	return p, p.Findings()
+}
+
+// builtinRules are the built-in rules named ids, in that order; t fails if
+// one is not built in.
+func builtinRules(t *testing.T, ids ...string) []detect.Rule {
+	t.Helper()
+	rules, err := detect.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]detect.Rule, 0, len(ids))
+	for _, id := range ids {
+		i := slices.IndexFunc(rules, func(r detect.Rule) bool { return r.ID == id })
+		if i < 0 {
+			t.Fatalf("no built-in rule %s", id)
+		}
+		out = append(out, rules[i])
+	}
+	return out
 }

@@ -17,11 +17,7 @@ import (
 // day's, and the summaries are judged as before, swept at every event or
 // not.
 func TestIntentHoldsItsWindow(t *testing.T) {
-	rules, err := detect.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := slices.IndexFunc(rules, func(r detect.Rule) bool { return r.ID == "intent-mismatch" })
+	intent := builtinRules(t, "intent-mismatch")
 	r := rand.New(rand.NewPCG(21, 22))
 	t0 := time.Date(2026, 8, 11, 8, 0, 0, 0, time.UTC)
 	at := map[string]time.Time{"a": t0, "b": t0, "mute": t0}
@@ -63,7 +59,7 @@ func TestIntentHoldsItsWindow(t *testing.T) {
 	}
 	slices.Sort(expect)
 	detect.SweepEvery(t, 1<<40)
-	unswept, want := passOver(t, rules[i:i+1], nil, evs, 0)
+	unswept, want := passOver(t, intent, nil, evs, 0)
 	if len(expect) < 5 {
 		t.Fatalf("%d summaries leave reads out: the day does not test it", len(expect))
 	}
@@ -78,7 +74,7 @@ func TestIntentHoldsItsWindow(t *testing.T) {
 		t.Errorf("the reads summaries leave out are not those the events show (%d findings, %d expected)", len(raw), len(expect))
 	}
 	detect.SweepEvery(t, 1)
-	p, got := passOver(t, rules[i:i+1], nil, evs, 0)
+	p, got := passOver(t, intent, nil, evs, 0)
 	sameFindings(t, "swept at every event", got, want)
 	// the mute agent reads every 20 s on average: a window holds about 45
 	if n := detect.IntentPending(p, "mute"); n > 150 {
