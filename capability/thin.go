@@ -156,17 +156,6 @@ func addMinutes(a, b []Minute) []Minute {
 	return out
 }
 
-// Thinned is how many uses Thin dropped and Compact will count.
-func (c *Capability) Thinned() int {
-	n := 0
-	if c.thinned != nil {
-		for _, m := range c.thinned.dropped {
-			n += m.N
-		}
-	}
-	return n
-}
-
 // ThinDue says the capability holds at least at uses, and twice what the
 // last Thin left: thinning again would drop enough to be worth its work.
 func (c *Capability) ThinDue(at int) bool {

@@ -39,7 +39,7 @@ func TestThinThenCompactIsCompact(t *testing.T) {
 			}
 		}
 		thin.Uses = closeIn(thin.Uses, uses, len(uses))
-		if thin.Thinned() == 0 {
+		if thin.thinned == nil || len(thin.thinned.dropped) == 0 {
 			t.Fatalf("seed %d: nothing thinned", seed)
 		}
 		sortUses(thin)
