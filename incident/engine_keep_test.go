@@ -24,6 +24,16 @@ func keptEvidence(t *testing.T, dir string) string {
 	return k.Meta.Evidence
 }
 
+// currentEvidence is the evidence key of w's index as it is now.
+func currentEvidence(t *testing.T, w *Workspace) string {
+	t.Helper()
+	meta, ok := w.resultMeta()
+	if !ok {
+		t.Fatal("no meta")
+	}
+	return meta.Evidence
+}
+
 // createdInJournal counts, per finding id, the findings_changed entries
 // of w's journal that name it created.
 func createdInJournal(t *testing.T, w *Workspace) map[string]int {
@@ -64,32 +74,25 @@ func TestFollowKeepsItsAnswerWhenItCan(t *testing.T) {
 	// every keep after the first costs more than it may: only a quiet
 	// round or the end keeps the answer waiting
 	w.liveKept.cheap, w.liveKept.share = time.Nanosecond, 1<<30
-	current := func() string {
-		meta, ok := w.resultMeta()
-		if !ok {
-			t.Fatal("no meta")
-		}
-		return meta.Evidence
-	}
 	rounds, waited := 0, 0
 	err := w.Follow(ctx, []string{log}, opt, time.Millisecond, func([]ingest.FileResult) {
 		rounds++
 		added := (*acc)[len(*acc)-1].Added
 		switch kept := keptEvidence(t, w.Dir); {
 		case rounds == 1:
-			if kept != current() {
+			if kept != currentEvidence(t, w) {
 				t.Errorf("round 1 did not keep its answer")
 			}
 			writeLines(t, log, lines[third:2*third])
 		case added > 0:
-			if kept == current() {
+			if kept == currentEvidence(t, w) {
 				t.Errorf("round %d added %d events and kept its answer at once", rounds, added)
 			}
 			if waited++; waited == 2 {
 				cancel() // the answer waiting is kept as the follow ends
 			}
 		default:
-			if kept != current() {
+			if kept != currentEvidence(t, w) {
 				t.Errorf("round %d added nothing and left the answer waiting", rounds)
 			}
 			writeLines(t, log, lines[2*third:])
@@ -101,7 +104,7 @@ func TestFollowKeepsItsAnswerWhenItCan(t *testing.T) {
 	if waited != 2 {
 		t.Fatalf("%d busy rounds after the first, want 2", waited)
 	}
-	if keptEvidence(t, w.Dir) != current() {
+	if keptEvidence(t, w.Dir) != currentEvidence(t, w) {
 		t.Error("the follow ended and its last answer is not kept")
 	}
 	sameAsOneShot(t, w, "at the end")
@@ -195,13 +198,6 @@ func TestFollowKeepsBesideItsRounds(t *testing.T) {
 	defer cancel()
 	// every keep after the first is costly, and may run at once
 	w.liveKept.cheap, w.liveKept.share, w.liveKept.slow = time.Nanosecond, 0, 300*time.Millisecond
-	current := func() string {
-		meta, ok := w.resultMeta()
-		if !ok {
-			t.Fatal("no meta")
-		}
-		return meta.Evidence
-	}
 	running := func() bool {
 		w.liveKept.mu.Lock()
 		defer w.liveKept.mu.Unlock()
@@ -213,7 +209,7 @@ func TestFollowKeepsBesideItsRounds(t *testing.T) {
 		added := (*acc)[len(*acc)-1].Added
 		switch {
 		case rounds == 1:
-			if keptEvidence(t, w.Dir) != current() {
+			if keptEvidence(t, w.Dir) != currentEvidence(t, w) {
 				t.Errorf("round 1 did not keep its answer")
 			}
 			writeLines(t, log, lines[third:2*third])
@@ -221,7 +217,7 @@ func TestFollowKeepsBesideItsRounds(t *testing.T) {
 			if !running() {
 				t.Fatalf("round %d added %d events and waited for its answer to be kept", rounds, added)
 			}
-			if keptEvidence(t, w.Dir) == current() {
+			if keptEvidence(t, w.Dir) == currentEvidence(t, w) {
 				t.Errorf("round %d: its answer is kept before the keep beside it waited", rounds)
 			}
 			beside++
@@ -239,7 +235,7 @@ func TestFollowKeepsBesideItsRounds(t *testing.T) {
 	if running() {
 		t.Error("the follow ended with a keep still running")
 	}
-	if keptEvidence(t, w.Dir) != current() {
+	if keptEvidence(t, w.Dir) != currentEvidence(t, w) {
 		t.Error("the follow ended and its last answer is not kept")
 	}
 	sameAsOneShot(t, w, "at the end")
