@@ -22,14 +22,8 @@ import (
 //
 //	CORDON_BENCH_INCIDENT=DIR go test ./incident -run '^$' -bench PassHeld -benchtime 1x
 func BenchmarkPassHeld(b *testing.B) {
-	ws := benchIncident(b)
-	secrets, _ := ws.Redactor()
-	rules, err := detect.Builtin()
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, eng, src := benchEngine(b)
 	ctx := context.Background()
-	src := evidence.StoreSource{Store: ws.EvidenceStore()}
 	// CORDON_HEAP_PROFILE_RATE=N: one sample per N bytes allocated (the
 	// default, 512 KiB, leaves small holders to chance)
 	if n, err := strconv.Atoi(os.Getenv("CORDON_HEAP_PROFILE_RATE")); err == nil && n > 0 {
@@ -39,7 +33,7 @@ func BenchmarkPassHeld(b *testing.B) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		p, err := (&detect.Engine{Rules: rules, Secrets: secrets}).Start(ctx, src)
+		p, err := eng.Start(ctx, src)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -144,6 +144,20 @@ func benchIncident(b *testing.B) *incident.Workspace {
 	return ws
 }
 
+// benchEngine is the bench incident (benchIncident), the engine of the
+// built-in rules with its redaction key, and its stored events as the
+// engine reads them.
+func benchEngine(b *testing.B) (*incident.Workspace, detect.Engine, evidence.StoreSource) {
+	b.Helper()
+	ws := benchIncident(b)
+	secrets, _ := ws.Redactor()
+	rules, err := detect.Builtin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ws, detect.Engine{Rules: rules, Secrets: secrets}, evidence.StoreSource{Store: ws.EvidenceStore()}
+}
+
 // BenchmarkLiveAnswer: what a following ingest pays per round for its
 // answer, once its pass holds the bench incident: a round of 1,000
 // events added and its answer (round, round-view: up to 20 of them in
@@ -152,14 +166,8 @@ func benchIncident(b *testing.B) *incident.Workspace {
 // (the findings, the capability sets finished on a copy, the coverage,
 // the ranking).
 func BenchmarkLiveAnswer(b *testing.B) {
-	ws := benchIncident(b)
-	secrets, _ := ws.Redactor()
-	rules, err := detect.Builtin()
-	if err != nil {
-		b.Fatal(err)
-	}
-	src := evidence.StoreSource{Store: ws.EvidenceStore()}
-	p, err := (&detect.Engine{Rules: rules, Secrets: secrets}).Start(context.Background(), src)
+	ws, eng, src := benchEngine(b)
+	p, err := eng.Start(context.Background(), src)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -232,15 +240,8 @@ func BenchmarkLiveAnswer(b *testing.B) {
 // following ingest asks after its rounds, ends with the one-shot run's
 // findings (ids, severities, evidence ids, counts).
 func BenchmarkPassEquivalence(b *testing.B) {
-	ws := benchIncident(b)
-	secrets, _ := ws.Redactor()
-	rules, err := detect.Builtin()
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, eng, src := benchEngine(b)
 	ctx := context.Background()
-	src := evidence.StoreSource{Store: ws.EvidenceStore()}
-	eng := detect.Engine{Rules: rules, Secrets: secrets}
 	for i := 0; i < b.N; i++ {
 		want, err := eng.Scan(ctx, src)
 		if err != nil {

@@ -23,17 +23,11 @@ import (
 //
 //	CORDON_BENCH_INCIDENT=DIR go test ./incident -run '^$' -bench ReplayViews -benchtime 1x
 func BenchmarkReplayViews(b *testing.B) {
-	ws := benchIncident(b)
-	secrets, _ := ws.Redactor()
-	rules, err := detect.Builtin()
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, eng, src := benchEngine(b)
 	deletes := os.Getenv("CORDON_BENCH_VIEW_DELETES") != ""
 	ctx := context.Background()
-	src := evidence.StoreSource{Store: ws.EvidenceStore()}
 	for range b.N {
-		p, err := (&detect.Engine{Rules: rules, Secrets: secrets}).Start(ctx, src)
+		p, err := eng.Start(ctx, src)
 		if err != nil {
 			b.Fatal(err)
 		}
