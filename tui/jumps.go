@@ -273,19 +273,32 @@ func sharedDir(paths []string) string {
 	return dir
 }
 
-// notIngested are the inputs the ingest could not read, or read only in
-// part (ingest.FileResult.Partial), with the reason; partial counts the
-// second.
-func notIngested(u []ingest.FileResult) (out []string, partial int) {
+// unread is an input the ingest could not read, or read only in part
+// (ingest.FileResult.Partial), with the reason.
+type unread struct {
+	line    string // its name and the reason
+	partial bool
+}
+
+// String is the line, saying when the input was read in part.
+func (u unread) String() string {
+	if u.partial {
+		return "read in part: " + u.line
+	}
+	return u.line
+}
+
+// notIngested are the inputs the ingest could not read or read only in
+// part; partial counts the second.
+func notIngested(u []ingest.FileResult) (out []unread, partial int) {
 	for _, r := range u {
 		if r.Err == nil {
 			continue
 		}
-		line := evidence.Printable(r.Path) + ": " + evidence.PrintableMessage(r.Err.Error())
+		out = append(out, unread{evidence.Printable(r.Path) + ": " + evidence.PrintableMessage(r.Err.Error()), r.Partial()})
 		if r.Partial() {
-			line, partial = "read in part: "+line, partial+1
+			partial++
 		}
-		out = append(out, line)
 	}
 	return out, partial
 }

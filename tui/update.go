@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
-	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -146,9 +145,9 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		bad, _ := notIngested(msg.u.Results)
 		if was, _ := notIngested(prev.Results); len(bad) > len(was) && m.status == "" {
 			// said while the console runs, not only after q
-			m.status = bad[0]
-			if !strings.HasPrefix(bad[0], "read in part: ") {
-				m.status = "not ingested: " + bad[0]
+			m.status = bad[0].String()
+			if !bad[0].partial {
+				m.status = "not ingested: " + bad[0].String()
 			}
 			if len(bad) > 1 {
 				m.status = fmt.Sprintf("%d files not ingested or read in part (:files lists them): %s", len(bad), bad[0])
