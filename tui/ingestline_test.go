@@ -1,6 +1,9 @@
 package tui
 
 import (
+	"errors"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -27,5 +30,24 @@ func TestIngestLine(t *testing.T) {
 		if got := ingestLine(c.u); got != c.want {
 			t.Errorf("ingestLine(%+v) = %q, want %q", c.u, got, c.want)
 		}
+	}
+}
+
+// An input read in part says so; one not read at all does not, whatever
+// its name says (a file named as the console's own words).
+func TestNotIngestedSaysWhichWasReadInPart(t *testing.T) {
+	failed := errors.New("unreadable")
+	bad, partial := notIngested([]ingest.FileResult{
+		{Path: "read in part: x.log", Err: failed},
+		{Path: "ok.log"},
+		{Path: "cut.jsonl.gz", Err: failed, Events: 3},
+	})
+	got := make([]string, len(bad))
+	for i, u := range bad {
+		got[i] = fmt.Sprintf("%v %s", u.partial, u)
+	}
+	want := []string{"false read in part: x.log: unreadable", "true read in part: cut.jsonl.gz: unreadable"}
+	if partial != 1 || !slices.Equal(got, want) {
+		t.Errorf("notIngested: %q (%d in part), want %q (1)", got, partial, want)
 	}
 }
