@@ -273,6 +273,18 @@ func sharedDir(paths []string) string {
 	return dir
 }
 
+// unreadCount says how many of n inputs were not ingested and how many,
+// partial, read in part.
+func unreadCount(n, partial int) string {
+	switch {
+	case partial == n:
+		return fmt.Sprintf("%d read in part", partial)
+	case partial > 0:
+		return fmt.Sprintf("%d not ingested, %d in part", n-partial, partial)
+	}
+	return fmt.Sprintf("%d not ingested", n)
+}
+
 // unread is an input the ingest could not read, or read only in part
 // (ingest.FileResult.Partial), with the reason.
 type unread struct {

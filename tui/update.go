@@ -142,7 +142,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case ingestMsg:
 		prev := m.progress
 		m.progress = msg.u
-		bad, _ := notIngested(msg.u.Results)
+		bad, partial := notIngested(msg.u.Results)
 		if was, _ := notIngested(prev.Results); len(bad) > len(was) && m.status == "" {
 			// said while the console runs, not only after q
 			m.status = bad[0].String()
@@ -150,7 +150,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 				m.status = "not ingested: " + bad[0].String()
 			}
 			if len(bad) > 1 {
-				m.status = fmt.Sprintf("%d files not ingested or read in part (:files lists them): %s", len(bad), bad[0])
+				m.status = fmt.Sprintf("%s (:files lists them): %s", unreadCount(len(bad), partial), bad[0])
 			}
 		}
 		// A pass that ended (the ingest, or a round of following) settles

@@ -96,14 +96,7 @@ func (m Model) headerFilter() string {
 	if bad, partial := notIngested(m.progress.Results); len(bad) > 0 {
 		// first, so that a narrow header keeps it: evidence that is not
 		// in the index must not pass for evidence of nothing
-		what := fmt.Sprintf("%d not ingested", len(bad)-partial)
-		switch {
-		case partial == len(bad):
-			what = fmt.Sprintf("%d read in part", partial)
-		case partial > 0:
-			what += fmt.Sprintf(", %d in part", partial)
-		}
-		right = " " + what + " (:files)" + strings.Replace(right, " ", " · ", 1)
+		right = " " + unreadCount(len(bad), partial) + " (:files)" + strings.Replace(right, " ", " · ", 1)
 	}
 	// the hit count first: it must survive a narrow terminal
 	var parts []string
