@@ -50,18 +50,21 @@ type rateSpan struct {
 
 type bucket struct {
 	// hits are the window's events, capped (a finding cites a sample of
-	// a burst), each its time as an offset from base and its id: 24
-	// bytes, not a hit's 56, for every window that may be flagged once
-	// the whole span's baseline is known. agents are theirs, set only
-	// once one is not the group's (nil: every one is).
+	// a burst), each its time as an offset from base and its id packed
+	// (eventid.go): 16 bytes the collector does not scan, for every
+	// window that may be flagged once the whole span's baseline is
+	// known. odd are the ids that do not pack, by their hit's place
+	// (nil: none); agents are the hits' agents, set only once one is not
+	// the group's (nil: every one is).
 	base   time.Time
 	hits   []rateHit
+	odd    map[int]string
 	agents []string
 }
 
 type rateHit struct {
-	off int64 // nanoseconds after base
-	id  string
+	off int64  // nanoseconds after base
+	id  uint64 // packID's, or 0 with the id in odd
 }
 
 // add keeps an event of group g for citing.
@@ -78,7 +81,14 @@ func (b *bucket) add(g string, t time.Time, id, agent string) {
 	if b.agents != nil {
 		b.agents = append(b.agents, agent)
 	}
-	b.hits = append(b.hits, rateHit{off: int64(t.Sub(b.base)), id: id})
+	n, ok := packID(id)
+	if !ok {
+		if b.odd == nil {
+			b.odd = map[int]string{}
+		}
+		b.odd[len(b.hits)] = id
+	}
+	b.hits = append(b.hits, rateHit{off: int64(t.Sub(b.base)), id: n})
 }
 
 // cited are the window's events kept for citing, as hits.
@@ -89,7 +99,11 @@ func (b *bucket) cited(g string) []hit {
 		if b.agents != nil {
 			agent = b.agents[i]
 		}
-		out[i] = hit{t: b.base.Add(time.Duration(h.off)), id: h.id, agent: agent}
+		id, odd := b.odd[i]
+		if !odd {
+			id = unpackID(h.id)
+		}
+		out[i] = hit{t: b.base.Add(time.Duration(h.off)), id: id, agent: agent}
 	}
 	return out
 }

@@ -1,16 +1,18 @@
 package detect
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
 
 // A window's kept events come back as they were added: times to the
-// nanosecond (an offset from the first), ids, and agents, the group's
-// or another's from any point on.
+// nanosecond (an offset from the first), ids (packed or not: anyID), and
+// agents, the group's or another's from any point on.
 func TestRateBucketKeepsItsHits(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	t0 := time.Date(2026, 8, 11, 9, 0, 0, 123456789, time.UTC)
@@ -25,13 +27,53 @@ func TestRateBucketKeepsItsHits(t *testing.T) {
 			if i >= other && r.IntN(2) == 0 {
 				agent = "agent-" + strconv.Itoa(r.IntN(3))
 			}
-			h := hit{t: at, id: "e" + strconv.Itoa(round) + "-" + strconv.Itoa(i), agent: agent}
+			h := hit{t: at, id: anyID(r), agent: agent}
 			b.add("g", h.t, h.id, h.agent)
 			want = append(want, h)
 		}
 		got := b.cited("g")
 		if !slices.EqualFunc(got, want, func(x, y hit) bool { return x.t.Equal(y.t) && x.id == y.id && x.agent == y.agent }) {
 			t.Fatalf("round %d: cited %v, want %v", round, got, want)
+		}
+	}
+}
+
+// anyID is an id as evidence.MakeID makes them, most of the time, or one
+// of a shape packID must not pack: short, long, upper-case, not hex.
+func anyID(r *rand.Rand) string {
+	hex := fmt.Sprintf("%016x", r.Uint64())
+	switch r.IntN(8) {
+	case 0:
+		return "e" + strconv.Itoa(r.IntN(1000))
+	case 1:
+		return strings.ToUpper(hex)
+	case 2:
+		return hex[:15]
+	case 3:
+		return hex + "0"
+	case 4:
+		return hex[:15] + "g"
+	}
+	return hex
+}
+
+// packID packs exactly the ids unpackID gives back byte for byte.
+func TestPackIDGivesTheIDBack(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 10000 {
+		id := anyID(r)
+		n, ok := packID(id)
+		if want := len(id) == 16 && strings.ToLower(id) == id && !strings.ContainsAny(id, "ghijklmnopqrstuvwxyz"); ok != want {
+			t.Fatalf("packID(%q) packs: %v, want %v", id, ok, want)
+		}
+		if ok && unpackID(n) != id {
+			t.Fatalf("packID(%q) unpacks to %q", id, unpackID(n))
+		}
+	}
+	for _, id := range []string{"", "0000000000000000", "ffffffffffffffff", "+123456789abcdef", " 123456789abcdef", "0123456789abcdeF"} {
+		n, ok := packID(id)
+		if ok != (id == "0000000000000000" || id == "ffffffffffffffff") || ok && unpackID(n) != id {
+			t.Errorf("packID(%q) = %x, %v", id, n, ok)
 		}
 	}
 }
