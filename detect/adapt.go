@@ -131,6 +131,8 @@ type adaptState struct {
 	byPath map[string][]*denial
 	n      int // denials so far: each denial's place
 	found  []adapted
+	// inEpisode counts the adaptations of found's last episode
+	inEpisode int
 }
 
 func newAdaptState() *adaptState {
@@ -219,8 +221,9 @@ func (a *adaptation) add(_ int, ev *evidence.Event) {
 				if via != "" {
 					how += " to " + ev.DstIP + portSuffix(ev.DstPort) + " (" + via + ")"
 				}
-				st.found = append(st.found, adapted{t: ev.Time, hits: prev.hits(ev.Agent, hit{ev.Time, ev.ID, ev.Agent}),
-					desc: fmt.Sprintf("%s %s refused, then %s", prev.what, prev.host+portSuffix(prev.r.port), how)})
+				a.adapted(st, ev.Time, prev.hits(ev.Agent, hit{ev.Time, ev.ID, ev.Agent}), func() string {
+					return fmt.Sprintf("%s %s refused, then %s", prev.what, prev.host+portSuffix(prev.r.port), how)
+				})
 			}
 		}
 		if isDenied(ev) {
@@ -231,6 +234,27 @@ func (a *adaptation) add(_ int, ev *evidence.Event) {
 			a.deny(st, d)
 		}
 	}
+}
+
+// described is how many adaptations of an episode a finding describes
+// (its detail lists them and counts the rest).
+const described = 3
+
+// adapted adds an adaptation at t citing hits to the agent's. Its
+// description is made and kept only when it is among the first described
+// of its episode (episodes: a gap longer than the window begins one), the
+// only ones a finding lists: at ten million events the descriptions no
+// finding showed held 56 MB.
+func (a *adaptation) adapted(st *adaptState, t time.Time, hits []hit, desc func() string) {
+	if n := len(st.found); n == 0 || t.Sub(st.found[n-1].t) > a.r.Correlation.Window {
+		st.inEpisode = 0
+	}
+	f := adapted{t: t, hits: hits}
+	if st.inEpisode < described {
+		f.desc = desc()
+	}
+	st.inEpisode++
+	st.found = append(st.found, f)
 }
 
 func (a *adaptation) deny(st *adaptState, d *denial) {
@@ -258,16 +282,18 @@ func (a *adaptation) onCall(st *adaptState, c *call, from time.Time) {
 				continue
 			}
 			if how := callDiffers(orig, c); how != "" {
-				st.found = append(st.found, adapted{t: c.t, hits: d.hits(c.agent, hit{c.t, c.id, c.agent}, hit{orig.t, orig.id, c.agent}),
-					desc: fmt.Sprintf("%s (%s) refused, retried as %s (%s)", orig.callID, describe(orig), how, c.callID)})
+				a.adapted(st, c.t, d.hits(c.agent, hit{c.t, c.id, c.agent}, hit{orig.t, orig.id, c.agent}), func() string {
+					return fmt.Sprintf("%s (%s) refused, retried as %s (%s)", orig.callID, describe(orig), how, c.callID)
+				})
 			}
 			return
 		}
 	}
 	if d := st.lastDenialOfPaths(c); d != nil {
 		if c.tool != d.tool || c.bin != d.r.bin {
-			st.found = append(st.found, adapted{t: c.t, hits: d.hits(c.agent, hit{c.t, c.id, c.agent}),
-				desc: fmt.Sprintf("%s of %s refused, then %s (%s)", d.tool, d.path, describe(c), c.callID)})
+			a.adapted(st, c.t, d.hits(c.agent, hit{c.t, c.id, c.agent}), func() string {
+				return fmt.Sprintf("%s of %s refused, then %s (%s)", d.tool, d.path, describe(c), c.callID)
+			})
 		}
 	}
 }
@@ -421,7 +447,7 @@ func (a *adaptation) done() []Finding {
 			o.extend(found)
 			if n := o.upto - o.from; a.r.Correlation.Condition.Holds(float64(n)) {
 				out = append(out, a.r.sortedFinding(agent, o.hits, map[string]string{
-					"denials": strconv.Itoa(len(o.denials)), "routes": strconv.Itoa(n), "detail": listValues(o.descs, 3),
+					"denials": strconv.Itoa(len(o.denials)), "routes": strconv.Itoa(n), "detail": listValues(o.descs, described),
 				}))
 			}
 		}
@@ -441,6 +467,6 @@ func (a *adaptation) finding(agent string, run []adapted) Finding {
 		denials[f.hits[0].id] = true
 	}
 	return a.r.newFinding(agent, hits, map[string]string{
-		"denials": strconv.Itoa(len(denials)), "routes": strconv.Itoa(len(run)), "detail": listValues(descs, 3),
+		"denials": strconv.Itoa(len(denials)), "routes": strconv.Itoa(len(run)), "detail": listValues(descs, described),
 	})
 }

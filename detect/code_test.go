@@ -149,3 +149,48 @@ func TestActionRateBaselineIgnoresAFarRecord(t *testing.T) {
 		t.Errorf("with one record dated 9999-12-31 a steady pace is a burst: %s", fs[0].Explanation)
 	}
 }
+
+// A denial-adaptation finding describes the first adaptations of its
+// episode and counts the rest, whether the pass is asked once at the end
+// or after every event (the episode then grows in place): the episode
+// after a gap longer than the window describes its own first ones.
+func TestDenialAdaptationDescribesTheFirstOfEachEpisode(t *testing.T) {
+	evs := []evidence.Event{session("a", "10.0.0.1", "px-a"), proxy(1, "10.0.0.1", "px-a", "x.org", 443, "deny", "")}
+	for i, port := range []int{81, 82, 83, 84, 85} {
+		evs = append(evs, proxy(float64(10+10*i), "10.0.0.1", "px-a", "x.org", port, "allow", ""))
+	}
+	evs = append(evs, proxy(3000, "10.0.0.1", "px-a", "x.org", 443, "deny", ""))
+	for i, port := range []int{91, 92, 93, 94} {
+		evs = append(evs, proxy(float64(3010+10*i), "10.0.0.1", "px-a", "x.org", port, "allow", ""))
+	}
+	attribution.AttributeAll(evs)
+	rules := builtinRules(t, "denial-adaptation")
+	for _, every := range []int64{0, 1} {
+		_, fs := passOver(t, rules, nil, evs, every)
+		if len(fs) != 2 {
+			t.Fatalf("asked every %d: %d findings, want one per episode: %+v", every, len(fs), fs)
+		}
+		for i, c := range []struct {
+			said, unsaid []string
+			more         string
+		}{
+			{[]string{"port 81", "port 82", "port 83"}, []string{"port 84", "port 85"}, "and 2 more"},
+			{[]string{"port 91", "port 92", "port 93"}, []string{"port 94", "port 8"}, "and 1 more"},
+		} {
+			ex := fs[i].Explanation
+			for _, s := range c.said {
+				if !strings.Contains(ex, s) {
+					t.Errorf("asked every %d, episode %d: %q does not describe %s", every, i+1, ex, s)
+				}
+			}
+			for _, s := range c.unsaid {
+				if strings.Contains(ex, s) {
+					t.Errorf("asked every %d, episode %d: %q describes %s", every, i+1, ex, s)
+				}
+			}
+			if !strings.HasSuffix(ex, c.more) {
+				t.Errorf("asked every %d, episode %d: %q does not end %q", every, i+1, ex, c.more)
+			}
+		}
+	}
+}
