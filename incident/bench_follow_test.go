@@ -29,6 +29,10 @@ import (
 // was written. One source only: lines of sources followed side by side
 // cross in time, and an event earlier than the pass's last makes a
 // replay (docs/engine.md).
+//
+// CORDON_BENCH_FOLLOW_DETECT=0 follows without the detectors: a line's
+// latency is then to the round that indexed it, the floor the detectors
+// add to.
 func BenchmarkFollowLatency(b *testing.B) {
 	events, rate := envInt("CORDON_BENCH_FOLLOW_EVENTS", 200000), envInt("CORDON_BENCH_FOLLOW_RATE", 10000)
 	gen := b.TempDir()
@@ -92,17 +96,24 @@ func followLatency(b *testing.B, lines [][]byte, rate int) (lat []time.Duration,
 	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	consumed := 0
-	opt := incident.IngestOptions{Detectors: func(r incident.LiveRound, err error) {
+	consumed, slow := 0, 0
+	var took time.Duration // the detectors' share of the round just ended
+	var opt incident.IngestOptions
+	detectors := func(r incident.LiveRound, err error) {
 		if err != nil {
 			b.Error(err)
 		}
 		detect += r.Took
+		took = r.Took
 		if r.Replayed != "" && r.Replayed != "the follow began" {
 			replays++
 			b.Logf("round %d replayed %d events: %s", rounds+1, r.Added, r.Replayed)
 		}
-	}}
+	}
+	if os.Getenv("CORDON_BENCH_FOLLOW_DETECT") != "0" {
+		opt.Detectors = detectors
+	}
+	last := time.Now()
 	err = ws.Follow(ctx, []string{log}, opt, 500*time.Millisecond, func(res []ingest.FileResult) {
 		now := time.Now()
 		rounds++
@@ -111,10 +122,20 @@ func followLatency(b *testing.B, lines [][]byte, rate int) (lat []time.Duration,
 			n += r.Events + r.Rejects
 		}
 		mu.Lock()
+		worst := time.Duration(0)
 		for i := consumed; i < consumed+n && i < len(written); i++ {
 			lat = append(lat, now.Sub(written[i]))
+			worst = max(worst, now.Sub(written[i]))
 		}
 		mu.Unlock()
+		// a round whose oldest line waited over a second: how long the
+		// round was, and the detectors' share of it
+		if worst > time.Second && slow < 30 {
+			slow++
+			b.Logf("round %d: %d lines, oldest %v, %v since the round before, detectors %v",
+				rounds, n, worst.Round(time.Millisecond), now.Sub(last).Round(time.Millisecond), took.Round(time.Millisecond))
+		}
+		last, took = now, 0
 		if consumed += n; consumed >= len(lines) {
 			cancel()
 		}

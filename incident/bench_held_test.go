@@ -22,8 +22,14 @@ import (
 //
 //	CORDON_BENCH_INCIDENT=DIR go test ./incident -run '^$' -bench PassHeld -benchtime 1x
 func BenchmarkPassHeld(b *testing.B) {
-	_, eng, src := benchEngine(b)
+	ws, eng, index := benchEngine(b)
 	ctx := context.Background()
+	// CORDON_BENCH_FROM_LOG=1: replay from the replay log, as a replay
+	// does when the log holds the index's events (the index otherwise)
+	var src detect.Source = index
+	if os.Getenv("CORDON_BENCH_FROM_LOG") == "1" {
+		src = ws.ReplaySource()
+	}
 	// CORDON_HEAP_PROFILE_RATE=N: one sample per N bytes allocated (the
 	// default, 512 KiB, leaves small holders to chance)
 	if n, err := strconv.Atoi(os.Getenv("CORDON_HEAP_PROFILE_RATE")); err == nil && n > 0 {

@@ -13,6 +13,10 @@ import (
 // Nothing outside incident reaches the store.
 func (w *Workspace) EvidenceStore() evidence.Store { return w.store }
 
+// ReplaySource is what a replay reads: the replay log when it holds the
+// index's events, else the index (replaySource), for the benchmarks.
+func (w *Workspace) ReplaySource() detect.Source { return w.replaySource() }
+
 // StoredAttributions is each stored event's agent, attribution and tags,
 // by id (storedAttributions).
 func StoredAttributions(t testing.TB, w *Workspace) map[string]string {
