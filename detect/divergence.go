@@ -81,7 +81,7 @@ type divMark struct {
 type divOpen struct {
 	ep, upto int
 	t        time.Time // call ep's
-	hits     []hit
+	hits     citeList
 	vals     []string
 	n        int
 }
@@ -280,7 +280,7 @@ func (d *divergence) openFinding(agent string, st *divState, ep, changedAt int) 
 func (st *divState) stretch(ep int) divOpen {
 	if ep < st.base {
 		f := st.frozen
-		return divOpen{ep: ep, upto: f.upto, t: f.t, hits: slices.Clone(f.hits), vals: slices.Clone(f.vals), n: f.n}
+		return divOpen{ep: ep, upto: f.upto, t: f.t, hits: f.hits.clone(), vals: slices.Clone(f.vals), n: f.n}
 	}
 	return divOpen{ep: ep, upto: ep, t: st.at(ep).t}
 }
@@ -302,7 +302,7 @@ func (st *divState) extend(o *divOpen, end int, agent string) {
 		}
 	}
 	o.upto = end
-	o.hits = mergeByTime(o.hits, add)
+	o.hits.merge(add, agent)
 }
 
 // finding is the finding of the stretch o, of the calls up to end.
@@ -311,7 +311,7 @@ func (d *divergence) finding(agent string, o *divOpen, end int) Finding {
 	if s := d.e.sessionAt(agent, o.t); s != nil && s.workdir != "" {
 		workdir = s.workdir
 	}
-	return withValues(d.r.sortedFinding(agent, o.hits, map[string]string{
+	return withValues(d.r.sortedFinding(agent, o.hits.all(agent), map[string]string{
 		"count": strconv.Itoa(o.n), "calls": strconv.Itoa(end - o.ep),
 		"workdir": workdir, "values": listValues(o.vals, 4),
 	}), o.vals)
@@ -321,17 +321,25 @@ func (d *divergence) finding(agent string, o *divOpen, end int) Finding {
 // add's, sorted being sorted already: add sorted (stable), then the two
 // merged, ties to sorted.
 func mergeByTime(sorted, add []hit) []hit {
+	return mergeSorted(sorted, add, hitByTime)
+}
+
+func hitByTime(a, b hit) int { return a.t.Compare(b.t) }
+
+// mergeSorted is the stable sort by cmp of sorted followed by add, sorted
+// being sorted already: add sorted (stable), then the two merged, ties to
+// sorted.
+func mergeSorted[T any](sorted, add []T, cmp func(a, b T) int) []T {
 	if len(add) == 0 {
 		return sorted
 	}
-	byTime := func(a, b hit) int { return a.t.Compare(b.t) }
-	if !slices.IsSortedFunc(add, byTime) {
-		slices.SortStableFunc(add, byTime)
+	if !slices.IsSortedFunc(add, cmp) {
+		slices.SortStableFunc(add, cmp)
 	}
 	n := len(sorted)
-	// the hits of sorted after add's first keep their order after it
-	k, _ := slices.BinarySearchFunc(sorted, add[0].t, func(h hit, t time.Time) int {
-		if h.t.After(t) {
+	// the items of sorted after add's first keep their order after it
+	k, _ := slices.BinarySearchFunc(sorted, add[0], func(x, first T) int {
+		if cmp(x, first) > 0 {
 			return 1
 		}
 		return -1
@@ -343,7 +351,7 @@ func mergeByTime(sorted, add []hit) []hit {
 	out := sorted[:k]
 	i, j := 0, 0
 	for i < len(tail) && j < len(add) {
-		if add[j].t.Before(tail[i].t) {
+		if cmp(add[j], tail[i]) < 0 {
 			out = append(out, add[j])
 			j++
 		} else {

@@ -33,3 +33,49 @@ func TestMergeByTimeIsTheStableSort(t *testing.T) {
 		}
 	}
 }
+
+// A citeList merged round after round holds what mergeByTime makes of
+// the same hits, each given back as it was: ids of every shape (anyID),
+// hits of another agent, times in another zone, far in the future or
+// before 1970, and times that collide.
+func TestCiteListIsMergeByTime(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	zone := time.FixedZone("X", 2*3600)
+	anyTime := func() time.Time {
+		at := time.Date(2026, 8, 11, 10, 0, r.IntN(8), r.IntN(3)*500, time.UTC)
+		switch r.IntN(10) {
+		case 0:
+			return at.In(zone)
+		case 1:
+			return time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)
+		case 2:
+			return time.Date(1960, 1, 1, 0, 0, r.IntN(8), 1, time.UTC)
+		}
+		return at
+	}
+	same := func(a, b hit) bool {
+		return a.t.Equal(b.t) && a.t.Location().String() == b.t.Location().String() && a.id == b.id && a.agent == b.agent
+	}
+	for round := range 500 {
+		var l citeList
+		var want []hit
+		for range 1 + r.IntN(5) {
+			var add []hit
+			for range r.IntN(12) {
+				agent := "a"
+				if r.IntN(6) == 0 {
+					agent = "b"
+				}
+				add = append(add, hit{t: anyTime(), id: anyID(r), agent: agent})
+			}
+			want = mergeByTime(want, slices.Clone(add))
+			if r.IntN(3) == 0 {
+				l = l.clone() // a copy merges as the list would
+			}
+			l.merge(add, "a")
+		}
+		if got := l.all("a"); !slices.EqualFunc(got, want, same) {
+			t.Fatalf("round %d: the list gives %v, want %v", round, got, want)
+		}
+	}
+}

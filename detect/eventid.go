@@ -1,5 +1,11 @@
 package detect
 
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
 // A correlator that keeps many events for citing keeps their ids as
 // numbers where it can: the 16 lower-case hex digits evidence.MakeID
 // gives are 8 bytes. A slice of such ids holds no pointer, so the
@@ -38,4 +44,82 @@ func unpackID(n uint64) string {
 		n >>= 4
 	}
 	return string(b[:])
+}
+
+// packedHit is a hit as a long list of them keeps it (citeList): its time
+// in seconds and nanoseconds and its id packed, 24 bytes the collector
+// does not scan. ref is 0 when the hit is the list's agent's, its time in
+// UTC and its id packs; otherwise the list keeps the hit whole, in its
+// odd at ref-1, and id is 0.
+type packedHit struct {
+	sec  int64
+	id   uint64
+	nsec int32
+	ref  uint32
+}
+
+func packedByTime(a, b packedHit) int {
+	if a.sec != b.sec {
+		return cmp.Compare(a.sec, b.sec)
+	}
+	return cmp.Compare(a.nsec, b.nsec)
+}
+
+// citeList is an agent's hits kept for citing, in time order, packed: a
+// correlator whose finding cites every event of a stretch open for hours
+// keeps them here (plan_divergence's stretches cite a third of what the
+// bench incident's findings cite).
+type citeList struct {
+	hits []packedHit
+	odd  []hit
+}
+
+func (l *citeList) pack(h hit, agent string) packedHit {
+	p := packedHit{sec: h.t.Unix(), nsec: int32(h.t.Nanosecond())}
+	if h.agent == agent && h.t.Location() == time.UTC {
+		if n, ok := packID(h.id); ok {
+			p.id = n
+			return p
+		}
+	}
+	l.odd = append(l.odd, h)
+	p.ref = uint32(len(l.odd))
+	return p
+}
+
+func (l *citeList) unpack(p packedHit, agent string) hit {
+	if p.ref > 0 {
+		return l.odd[p.ref-1]
+	}
+	return hit{t: time.Unix(p.sec, int64(p.nsec)).UTC(), id: unpackID(p.id), agent: agent}
+}
+
+// merge adds add (any order) as mergeByTime would: the stable sort by
+// time of the list's hits followed by add's.
+func (l *citeList) merge(add []hit, agent string) {
+	if len(add) == 0 {
+		return
+	}
+	if !slices.IsSortedFunc(add, hitByTime) {
+		slices.SortStableFunc(add, hitByTime)
+	}
+	packed := make([]packedHit, len(add))
+	for i, h := range add {
+		packed[i] = l.pack(h, agent)
+	}
+	l.hits = mergeSorted(l.hits, packed, packedByTime)
+}
+
+// all are the list's hits, unpacked, in its order.
+func (l *citeList) all(agent string) []hit {
+	out := make([]hit, len(l.hits))
+	for i, p := range l.hits {
+		out[i] = l.unpack(p, agent)
+	}
+	return out
+}
+
+// clone is a copy of l that merges without touching l.
+func (l *citeList) clone() citeList {
+	return citeList{hits: slices.Clone(l.hits), odd: slices.Clone(l.odd)}
 }
