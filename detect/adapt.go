@@ -73,11 +73,12 @@ type adaptOpen struct {
 // time already cited), each event once, where it comes first. A denial's
 // hits carry the denial's time, so an event may come again earlier than
 // where it was cited: it moves there.
-func (o *adaptOpen) extend(found []adapted) {
+func (o *adaptOpen) extend(found []adaptFound, cites *citeList, agent string) {
 	var add []hit
 	for _, f := range found[o.upto:] {
-		add = append(add, f.hits...)
-		o.denials[f.hits[0].id] = true
+		hits := f.hits(cites, agent)
+		add = append(add, hits...)
+		o.denials[hits[0].id] = true
 		o.descs = append(o.descs, f.desc)
 	}
 	o.upto = len(found)
@@ -130,9 +131,31 @@ type adaptState struct {
 	// oldest first
 	byPath map[string][]*denial
 	n      int // denials so far: each denial's place
-	found  []adapted
+	found  []adaptFound
+	// cites are the hits of found, packed for agent (whose state this
+	// is), in the order found
+	agent string
+	cites citeList
 	// inEpisode counts the adaptations of found's last episode
 	inEpisode int
+}
+
+// adaptFound is an adaptation: its time, the hits it cites (cites[lo:hi]
+// of its agent's state) and its description ("" when no finding lists
+// it).
+type adaptFound struct {
+	t      time.Time
+	lo, hi int
+	desc   string
+}
+
+// hits are f's hits, of cites, its agent's.
+func (f adaptFound) hits(cites *citeList, agent string) []hit {
+	out := make([]hit, f.hi-f.lo)
+	for i, p := range cites.hits[f.lo:f.hi] {
+		out[i] = cites.unpack(p, agent)
+	}
+	return out
 }
 
 func newAdaptState() *adaptState {
@@ -177,6 +200,7 @@ func (a *adaptation) add(_ int, ev *evidence.Event) {
 	st := a.agents[ev.Agent]
 	if st == nil {
 		st = newAdaptState()
+		st.agent = ev.Agent
 		a.agents[ev.Agent] = st
 	}
 	from := ev.Time.Add(-a.r.Correlation.Window)
@@ -240,16 +264,20 @@ func (a *adaptation) add(_ int, ev *evidence.Event) {
 // (its detail lists them and counts the rest).
 const described = 3
 
-// adapted adds an adaptation at t citing hits to the agent's. Its
-// description is made and kept only when it is among the first described
-// of its episode (episodes: a gap longer than the window begins one), the
-// only ones a finding lists: at ten million events the descriptions no
-// finding showed held 56 MB.
+// adapted adds an adaptation at t citing hits to st's, the hits packed
+// (citeList). Its description is made and kept only when it is
+// among the first described of its episode (episodes: a gap longer than
+// the window begins one), the only ones a finding lists: at ten million
+// events the descriptions no finding showed held 56 MB.
 func (a *adaptation) adapted(st *adaptState, t time.Time, hits []hit, desc func() string) {
 	if n := len(st.found); n == 0 || t.Sub(st.found[n-1].t) > a.r.Correlation.Window {
 		st.inEpisode = 0
 	}
-	f := adapted{t: t, hits: hits}
+	f := adaptFound{t: t, lo: len(st.cites.hits)}
+	for _, h := range hits {
+		st.cites.hits = append(st.cites.hits, st.cites.pack(h, st.agent))
+	}
+	f.hi = len(st.cites.hits)
 	if st.inEpisode < described {
 		f.desc = desc()
 	}
@@ -415,7 +443,8 @@ func portSuffix(p int) string {
 func (a *adaptation) done() []Finding {
 	var out []Finding
 	for _, agent := range sortedKeys(a.agents) {
-		found := a.agents[agent].found
+		st := a.agents[agent]
+		found := st.found
 		m, ok := a.made[agent]
 		if ok && m.n == len(found) || len(found) == 0 {
 			out = append(out, m.fs...)
@@ -430,7 +459,7 @@ func (a *adaptation) done() []Finding {
 		eps := episodes(times, a.r.Correlation.Window)
 		for _, ep := range eps[:len(eps)-1] {
 			if run := found[m.last+ep[0] : m.last+ep[1]]; a.r.Correlation.Condition.Holds(float64(len(run))) {
-				out = append(out, a.finding(agent, run))
+				out = append(out, a.finding(agent, st, run))
 			}
 		}
 		before, o := slices.Clip(out[from:]), m.open
@@ -438,13 +467,13 @@ func (a *adaptation) done() []Finding {
 		switch {
 		case a.afresh:
 			if run := found[start:]; a.r.Correlation.Condition.Holds(float64(len(run))) {
-				out = append(out, a.finding(agent, run))
+				out = append(out, a.finding(agent, st, run))
 			}
 		default:
 			if o.denials == nil || o.from != start {
 				o = adaptOpen{from: start, upto: start, cited: map[string]time.Time{}, denials: map[string]bool{}}
 			}
-			o.extend(found)
+			o.extend(found, &st.cites, agent)
 			if n := o.upto - o.from; a.r.Correlation.Condition.Holds(float64(n)) {
 				out = append(out, a.r.sortedFinding(agent, o.hits, map[string]string{
 					"denials": strconv.Itoa(len(o.denials)), "routes": strconv.Itoa(n), "detail": listValues(o.descs, described),
@@ -457,14 +486,15 @@ func (a *adaptation) done() []Finding {
 }
 
 // finding is the finding of an episode of adaptations, made whole.
-func (a *adaptation) finding(agent string, run []adapted) Finding {
+func (a *adaptation) finding(agent string, st *adaptState, run []adaptFound) Finding {
 	var hits []hit
 	var descs []string
 	denials := map[string]bool{}
 	for _, f := range run {
-		hits = append(hits, f.hits...)
+		fh := f.hits(&st.cites, agent)
+		hits = append(hits, fh...)
 		descs = append(descs, f.desc)
-		denials[f.hits[0].id] = true
+		denials[fh[0].id] = true
 	}
 	return a.r.newFinding(agent, hits, map[string]string{
 		"denials": strconv.Itoa(len(denials)), "routes": strconv.Itoa(len(run)), "detail": listValues(descs, described),

@@ -3,7 +3,6 @@ package detect
 import (
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 )
@@ -11,20 +10,30 @@ import (
 // An episode of adaptations extended a few at a time cites what
 // newFinding cites of the whole of it, in its order: random hits of a few
 // events, an event at several times (a denial's hits carry the denial's
-// time), so that one comes again earlier than where it was cited.
+// time), so that one comes again earlier than where it was cited; ids
+// packed and not, hits of another agent (kept whole beside the packed).
 func TestAdaptationEpisodeExtendedIsNewFinding(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	t0 := time.Date(2026, 8, 11, 10, 0, 0, 0, time.UTC)
 	rule := &Rule{ID: "denial-adaptation"}
 	moved := 0
+	ids := make([]string, 10)
 	for round := range 2000 {
-		var found []adapted
+		for i := range ids {
+			ids[i] = anyID(r)
+		}
+		var found []adaptFound
+		var cites citeList
 		var all []hit
 		first := map[string]time.Time{}
 		for range 1 + r.IntN(10) {
 			var hits []hit
 			for range 1 + r.IntN(3) {
-				h := hit{t: t0.Add(time.Duration(r.IntN(8)) * time.Second), id: "e" + strconv.Itoa(r.IntN(10))}
+				agent := "a"
+				if r.IntN(5) == 0 {
+					agent = "b"
+				}
+				h := hit{t: t0.Add(time.Duration(r.IntN(8)) * time.Second), id: ids[r.IntN(len(ids))], agent: agent}
 				if at, ok := first[h.id]; !ok {
 					first[h.id] = h.t
 				} else if h.t.Before(at) {
@@ -32,13 +41,18 @@ func TestAdaptationEpisodeExtendedIsNewFinding(t *testing.T) {
 				}
 				hits = append(hits, h)
 			}
-			found = append(found, adapted{t: hits[0].t, hits: hits, desc: "d"})
+			f := adaptFound{t: hits[0].t, lo: len(cites.hits), desc: "d"}
+			for _, h := range hits {
+				cites.hits = append(cites.hits, cites.pack(h, "a"))
+			}
+			f.hi = len(cites.hits)
+			found = append(found, f)
 			all = append(all, hits...)
 		}
 		want := rule.newFinding("a", slices.Clone(all), nil)
 		o := adaptOpen{cited: map[string]time.Time{}, denials: map[string]bool{}}
 		for o.upto < len(found) {
-			o.extend(found[:min(len(found), o.upto+1+r.IntN(3))])
+			o.extend(found[:min(len(found), o.upto+1+r.IntN(3))], &cites, "a")
 		}
 		got := rule.sortedFinding("a", o.hits, nil)
 		if !slices.Equal(got.Events, want.Events) || !got.Start.Equal(want.Start) || !got.End.Equal(want.End) {
