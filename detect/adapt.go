@@ -151,11 +151,7 @@ type adaptFound struct {
 
 // hits are f's hits, of cites, its agent's.
 func (f adaptFound) hits(cites *citeList, agent string) []hit {
-	out := make([]hit, f.hi-f.lo)
-	for i, p := range cites.hits[f.lo:f.hi] {
-		out[i] = cites.unpack(p, agent)
-	}
-	return out
+	return cites.unpackAll(cites.hits[f.lo:f.hi], agent)
 }
 
 func newAdaptState() *adaptState {
