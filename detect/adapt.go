@@ -271,7 +271,7 @@ func (a *adaptation) adapted(st *adaptState, t time.Time, hits []hit, desc func(
 	}
 	f := adaptFound{t: t, lo: len(st.cites.hits)}
 	for _, h := range hits {
-		st.cites.hits = append(st.cites.hits, st.cites.pack(h, st.agent))
+		st.cites.add(h, st.agent)
 	}
 	f.hi = len(st.cites.hits)
 	if st.inEpisode < described {

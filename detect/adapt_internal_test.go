@@ -43,7 +43,7 @@ func TestAdaptationEpisodeExtendedIsNewFinding(t *testing.T) {
 			}
 			f := adaptFound{t: hits[0].t, lo: len(cites.hits), desc: "d"}
 			for _, h := range hits {
-				cites.hits = append(cites.hits, cites.pack(h, "a"))
+				cites.add(h, "a")
 			}
 			f.hi = len(cites.hits)
 			found = append(found, f)

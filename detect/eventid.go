@@ -69,13 +69,18 @@ func packedByTime(a, b packedHit) int {
 	return cmp.Compare(a.nsec, b.nsec)
 }
 
-// citeList is an agent's hits kept for citing, in time order, packed: a
-// correlator whose finding cites every event of a stretch open for hours
-// keeps them here (plan_divergence's stretches cite a third of what the
-// bench incident's findings cite).
+// citeList is an agent's hits kept for citing, packed: in time order as
+// merge keeps them (plan_divergence's stretches, open for hours, cite a
+// third of what the bench incident's findings cite), or in the order
+// added (denial_adaptation's adaptations, each a range of the list).
 type citeList struct {
 	hits []packedHit
 	odd  []hit
+}
+
+// add appends h, agent's or not, to the list.
+func (l *citeList) add(h hit, agent string) {
+	l.hits = append(l.hits, l.pack(h, agent))
 }
 
 func (l *citeList) pack(h hit, agent string) packedHit {
