@@ -44,9 +44,11 @@ type valuedHit struct {
 	x    float64 // the metric correlations' number
 }
 
-// episode accumulates the events of one finding.
+// episode accumulates the events of one finding, packed for agent (its
+// first event's; citeList).
 type episode struct {
-	hits   []hit
+	cites  citeList
+	agent  string
 	metric float64         // the metric's value when it last held
 	seen   map[string]bool // distinct values
 	values []string        // in first-seen order
@@ -57,7 +59,10 @@ type episode struct {
 
 func (ep *episode) add(h valuedHit) {
 	ep.made = nil
-	ep.hits = append(ep.hits, h.hit)
+	if len(ep.cites.hits) == 0 {
+		ep.agent = h.agent
+	}
+	ep.cites.add(h.hit, ep.agent)
 	for _, v := range h.vals {
 		if !ep.seen[v] {
 			ep.seen[v] = true
@@ -235,7 +240,7 @@ func (w *windowCount) finding(g string, ep *episode) Finding {
 		vars["value"] = formatMetric(ep.metric)
 		vars["field"] = w.r.Correlation.Field
 	}
-	return withValues(w.r.finding(g, slices.Clone(ep.hits), vars), ep.values)
+	return withValues(w.r.finding(g, ep.cites.all(ep.agent), vars), ep.values)
 }
 
 // done gives the episodes closed and those still open, as they stand;
