@@ -257,16 +257,10 @@ func TestPodDeletionEndsWhatRanInIt(t *testing.T) {
 	if _, ended := viewsAlong(t, "pod deleted", detect.Engine{Rules: rules}, detect.NewMemSource(evs)); ended < 2 {
 		t.Errorf("%d capabilities ended between views, want the process and the crontab in the pod", ended)
 	}
-	p, err := (&detect.Engine{Rules: rules}).Start(t.Context(), detect.NewMemSource(evs))
+	r, err := (&detect.Engine{Rules: rules}).Scan(t.Context(), detect.NewMemSource(evs))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range evs {
-		if err := p.Add(&evs[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r := p.Done()
 	ends := map[string]string{}
 	for _, a := range []string{"a", "b"} {
 		for _, c := range r.Capabilities.For(a) {
