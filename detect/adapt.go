@@ -171,6 +171,9 @@ type denial struct {
 	r      route
 }
 
+// adapted is a match tool_escalation and intent_mismatch keep for their
+// findings, with the hits it cites (denial_adaptation keeps its own,
+// packed: adaptFound).
 type adapted struct {
 	t    time.Time
 	hits []hit
