@@ -79,10 +79,18 @@ type LiveRound struct {
 
 // followRound brings the detectors up to the evidence after a round of a
 // following ingest that stored res; reattributed says the round moved
-// stored events between agents.
-func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []ingest.FileResult, reattributed bool) (LiveRound, error) {
+// stored events between agents. What needs the store as the round left it
+// (which events to add, a replay, the replay log) is done before it
+// returns; the rest of the round (adding the events, the answer, keeping
+// and journaling it) is what it returns, which may run beside the ingest's
+// next round (Follow) but not beside another round's.
+func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []ingest.FileResult, reattributed bool) func() (LiveRound, error) {
 	start := time.Now()
 	var out LiveRound
+	failed := func(err error) func() (LiveRound, error) {
+		out.Took = time.Since(start)
+		return func() (LiveRound, error) { return out, err }
+	}
 	w.loadJournaled()
 	meta, keepable := w.resultMeta()
 	counts := w.store.Counts()
@@ -108,10 +116,11 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 	case counts.Total-lp.total != fresh:
 		out.Replayed = fmt.Sprintf("the index holds %d more events, the round stored %d", counts.Total-lp.total, fresh)
 	}
+	var add []evidence.Event // the round's events the pass takes
 	if out.Replayed == "" && fresh+lp.held > 0 {
 		evs, why, from, err := w.roundEvents(ctx, lp, taken, takenWhy, fresh)
 		if err != nil {
-			return out, err
+			return failed(err)
 		}
 		out.Replayed = why
 		if why == "" {
@@ -123,14 +132,12 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 					out.HeldFor = by
 				}
 			}
-			for i := range evs[:n] {
-				if err := lp.pass.Add(&evs[i]); err != nil {
-					return out, err
-				}
-			}
+			add = evs[:n]
 			out.Added, out.Held, out.Read = n, len(evs)-n, from
 			lp.held, lp.pending = int64(out.Held), slices.Clone(evs[n:])
-			lp.logged = w.extendReplayLog(lp.logged, evs[:n], lp.held)
+			// the log is extended as the store stands now, before the
+			// ingest's next round stores more
+			lp.logged = w.extendReplayLog(lp.logged, add, lp.held)
 		}
 	}
 	if out.Replayed != "" {
@@ -140,7 +147,7 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 		}
 		p, held, pending, err := w.replayPass(ctx, mark)
 		if err != nil {
-			return out, err
+			return failed(err)
 		}
 		lp = &livePass{pass: p, meta: meta, logged: w.loggedKey(), held: held, pending: pending}
 		if held > 0 {
@@ -173,29 +180,41 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 		out.Change = FindingsChange{Created: []string{}, Updated: []string{}, Withdrawn: []string{}, Total: total}
 		w.flushLive() // the inputs are quiet: the answer waiting is kept now
 		out.Took = time.Since(start)
-		return out, nil
+		return func() (LiveRound, error) { return out, nil }
 	}
-	// the answer made from the last round's: only the capability sets of
-	// the agents whose capabilities changed are copied (Pass.View, equal
-	// to Result); its parts are shared with the next round's, and read
-	// only
-	r := lp.pass.View().Result
-	if r.Findings == nil {
-		r.Findings = []detect.Finding{}
+	before := time.Since(start)
+	return func() (LiveRound, error) {
+		start := time.Now()
+		for i := range add {
+			if err := lp.pass.Add(&add[i]); err != nil {
+				out.Took = before + time.Since(start)
+				return out, err
+			}
+		}
+		// the answer made from the last round's: only the capability
+		// sets of the agents whose capabilities changed are copied
+		// (Pass.View, equal to Result); its parts are shared with the
+		// next round's, and read only
+		r := lp.pass.View().Result
+		if r.Findings == nil {
+			r.Findings = []detect.Finding{}
+		}
+		w.findingsMu.Lock()
+		w.scanned, w.findingsKey, w.followAnswer = r, key, true
+		w.findingsMu.Unlock()
+		if keepable {
+			// with events held, not of the index as it is: a reader after
+			// this process stopped runs the detectors again; one while it
+			// follows reads it as the follow's answer
+			meta.HeldForOrder = lp.held
+			w.keepLive(meta, r)
+		}
+		// journaled though the follow was stopped meanwhile: the round's
+		// work is done
+		ch, err := w.journalChange(context.WithoutCancel(ctx), actor, r.Findings)
+		out.Change, out.Took = ch, before+time.Since(start)
+		return out, err
 	}
-	w.findingsMu.Lock()
-	w.scanned, w.findingsKey = r, key
-	w.findingsMu.Unlock()
-	if keepable {
-		// with events held, not of the index as it is: a reader after
-		// this process stopped runs the detectors again; one while it
-		// follows reads it as the follow's answer
-		meta.HeldForOrder = lp.held
-		w.keepLive(meta, r)
-	}
-	ch, err := w.journalChange(ctx, actor, r.Findings)
-	out.Change, out.Took = ch, time.Since(start)
-	return out, err
 }
 
 // eventsAfter reads the stored events after last, in time order, when

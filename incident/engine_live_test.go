@@ -300,6 +300,9 @@ func followed(t *testing.T) (*Workspace, context.Context, context.CancelFunc, In
 	if err != nil {
 		t.Fatal(err)
 	}
+	// round by round: what a round's callback appends is the next
+	// round's (TestFollowDetectsBesideTheNextRound follows as a console does)
+	w.detectInStep = true
 	ctx, cancel := context.WithCancel(context.Background())
 	got := &[]LiveRound{}
 	opt := IngestOptions{Detectors: func(r LiveRound, err error) {

@@ -145,7 +145,13 @@ func (w *Workspace) scan(ctx context.Context) (detect.Result, error) {
 	key := w.evidence()
 	w.findingsMu.Lock()
 	defer w.findingsMu.Unlock()
-	if w.scanned.Findings != nil && w.findingsKey == key {
+	// While this process follows its inputs, the answer of the follow's
+	// last round is the case's: the index moves on as the next round
+	// stores, and its answer comes when that round's detectors end. Run
+	// again over the whole index, a reader between the two (the console
+	// after each round) would take a pass every round, and hold the next
+	// round's answer back while it ran.
+	if w.scanned.Findings != nil && (w.findingsKey == key || w.followAnswer) {
 		return w.scanned, nil
 	}
 	if w.isHeld() {

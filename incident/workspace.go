@@ -66,6 +66,13 @@ type Workspace struct {
 	following   *followMarks // how far each followed input got (followRound)
 	taking      *roundTaken  // what a follow's ingest stored in the round (followRound)
 	liveKept    liveKeep     // a follow's answer waiting to be kept (keepLive)
+	// followAnswer: scanned is a following ingest's latest answer, read
+	// as the case's while the follow goes on (scan)
+	followAnswer bool
+	// detectInStep: each round of a follow's detectors ends before the
+	// ingest's next round begins (the tests that check a follow round by
+	// round; Follow)
+	detectInStep bool
 	// journaledMu guards journaled, the Marks of the findings the journal
 	// last named (engine_journaled.go)
 	journaledMu sync.Mutex

@@ -106,6 +106,14 @@ func openSource(ctx context.Context, path string, opt Options) (*source, error) 
 		}
 		s.file = f
 		s.raw = newDigest(f)
+		if opt.Bounded {
+			info, err := f.Stat()
+			if err != nil {
+				f.Close()
+				return nil, fmt.Errorf("%w: %v", ErrUnreadable, err)
+			}
+			s.raw.end = info.Size()
+		}
 		rd = s.raw
 		abs, _ := filepath.Abs(path)
 		s.checkpoint = loadCheckpoint(opt.Store, abs)

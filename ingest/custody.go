@@ -32,16 +32,24 @@ type Received struct {
 	PlainSHA256 string `json:"plain_sha256,omitempty"`
 }
 
-// digest hashes and counts the bytes read through it.
+// digest hashes and counts the bytes read through it; with end set, it
+// ends there (Options.Bounded).
 type digest struct {
-	r io.Reader
-	h hash.Hash
-	n int64
+	r   io.Reader
+	h   hash.Hash
+	n   int64
+	end int64 // where reading ends (-1: at the reader's end)
 }
 
-func newDigest(r io.Reader) *digest { return &digest{r: r, h: sha256.New()} }
+func newDigest(r io.Reader) *digest { return &digest{r: r, h: sha256.New(), end: -1} }
 
 func (d *digest) Read(b []byte) (int, error) {
+	if d.end >= 0 {
+		if d.n >= d.end {
+			return 0, io.EOF
+		}
+		b = b[:min(int64(len(b)), d.end-d.n)]
+	}
 	n, err := d.r.Read(b)
 	d.h.Write(b[:n])
 	d.n += int64(n)

@@ -27,6 +27,7 @@ import (
 // from (seen), at the next round.
 func Follow(ctx context.Context, inputs []string, opt Options, interval time.Duration, round func([]FileResult)) error {
 	seen := map[string]Checkpoint{}
+	opt.Bounded = true
 	for {
 		files, err := Expand(inputs)
 		if err != nil {

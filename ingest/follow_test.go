@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
 )
 
 // followUntil runs Follow on path in the background and waits until the
@@ -155,5 +157,44 @@ func TestRotationDuringARoundIsFoundNextRound(t *testing.T) {
 				t.Errorf("%d events after the next round, want 250", n)
 			}
 		})
+	}
+}
+
+// A follow's round reads its file up to where the file ended when the
+// round opened it: lines appended while the round reads are the next
+// round's. A round that chased them would not end while a writer kept
+// pace with it, and every line it read would wait for its end.
+func TestFollowRoundEndsWhereItsFileEnded(t *testing.T) {
+	st := newStore(t)
+	path := filepath.Join(t.TempDir(), "ledger.jsonl")
+	writeLines(t, path, 0, 3000)
+	var once sync.Once
+	opt := Options{Store: st, BatchSize: 64, Prepare: func(*evidence.Event) {
+		// the round has begun: the file grows while it reads
+		once.Do(func() { writeLines(t, path, 3000, 3100) })
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var read []int
+	err := Follow(ctx, []string{path}, opt, time.Millisecond, func(res []FileResult) {
+		n := 0
+		for _, r := range res {
+			n += r.Events
+		}
+		if n > 0 {
+			read = append(read, n)
+		}
+		if st.Counts().Total >= 3100 {
+			cancel()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(read) != 2 || read[0] != 3000 || read[1] != 100 {
+		t.Errorf("rounds read %v events, want 3000 then the 100 appended during the first", read)
+	}
+	if n := st.Counts().Total; n != 3100 {
+		t.Errorf("%d events stored, want 3100", n)
 	}
 }

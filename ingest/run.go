@@ -51,6 +51,12 @@ type Options struct {
 	// request's later stage). The slices are the batch's own, never
 	// reused; they must not be changed.
 	Taken func(events, replaced []evidence.Event)
+	// Bounded reads each file up to the size it had when the run opened
+	// it: a follow's round takes what was written before it began, and
+	// what is appended meanwhile is the next round's. A round that chased
+	// a file written as fast as it is read would not end, and its events
+	// would wait for it, the detectors' with them.
+	Bounded bool
 }
 
 // DefaultBatchBytes is the default Options.BatchBytes.
