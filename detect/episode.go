@@ -45,20 +45,27 @@ func Episodes(matches []Finding, gap func(detector string) time.Duration) []Find
 		return compareFindings(x, y)
 	})
 	var out []Finding
-	var cur *episodeAcc
-	for _, i := range idx {
-		m := matches[i]
-		if cur != nil && cur.f.Detector == m.Detector && cur.f.Agent == m.Agent && !m.Start.After(cur.f.End.Add(gap(m.Detector))) {
-			cur.join(m)
-			continue
+	for at := 0; at < len(idx); {
+		// the episode's matches first, to size what it gathers once: a
+		// match joins while it starts within gap of the latest end before it
+		first := &matches[idx[at]]
+		end, size, n := first.End, len(first.Events), at+1
+		for ; n < len(idx); n++ {
+			m := &matches[idx[n]]
+			if m.Detector != first.Detector || m.Agent != first.Agent || m.Start.After(end.Add(gap(m.Detector))) {
+				break
+			}
+			if m.End.After(end) {
+				end = m.End
+			}
+			size += len(m.Events)
 		}
-		if cur != nil {
-			out = append(out, cur.finish())
+		a := newEpisodeAcc(*first, size, n-at > 1)
+		for _, i := range idx[at+1 : n] {
+			a.join(matches[i])
 		}
-		cur = newEpisodeAcc(m)
-	}
-	if cur != nil {
-		out = append(out, cur.finish())
+		out = append(out, a.finish())
+		at = n
 	}
 	return out
 }
@@ -66,16 +73,28 @@ func Episodes(matches []Finding, gap func(detector string) time.Duration) []Find
 // episodeAcc gathers the matches of one episode.
 type episodeAcc struct {
 	f Finding
-	// ids holds the episode's events once a second match joins (nil
-	// before: a match cites each event once, so the first needs no set)
-	ids     map[string]bool
+	// ids holds the episode's events when several matches join (nil for
+	// one: a match cites each event once)
+	ids     map[string]struct{}
 	vals    map[string]bool
 	matches int
 }
 
-func newEpisodeAcc(m Finding) *episodeAcc {
+// newEpisodeAcc starts an episode at m, of size events at most (its
+// matches' events, counted again where they share one).
+func newEpisodeAcc(m Finding, size int, several bool) *episodeAcc {
 	a := &episodeAcc{f: m, vals: map[string]bool{}}
-	a.f.Events = slices.Clone(m.Events)
+	if size > len(m.Events) {
+		a.f.Events = append(make([]string, 0, size), m.Events...)
+	} else {
+		a.f.Events = slices.Clone(m.Events) // nil stays nil
+	}
+	if several {
+		a.ids = make(map[string]struct{}, size)
+		for _, id := range m.Events {
+			a.ids[id] = struct{}{}
+		}
+	}
 	a.f.Values = nil
 	a.count(m)
 	return a
@@ -88,15 +107,10 @@ func (a *episodeAcc) join(m Finding) {
 	if SeverityRank(m.Severity) > SeverityRank(a.f.Severity) {
 		a.f.Severity = m.Severity
 	}
-	if a.ids == nil {
-		a.ids = make(map[string]bool, len(a.f.Events)+len(m.Events))
-		for _, id := range a.f.Events {
-			a.ids[id] = true
-		}
-	}
 	for _, id := range m.Events {
-		if !a.ids[id] {
-			a.ids[id] = true
+		// one lookup: the set grew when the event is new to it
+		n := len(a.ids)
+		if a.ids[id] = struct{}{}; len(a.ids) > n {
 			a.f.Events = append(a.f.Events, id)
 		}
 	}
@@ -123,6 +137,11 @@ func (a *episodeAcc) count(m Finding) {
 // the first match's explanation (which stays put as the episode grows).
 func (a *episodeAcc) finish() Finding {
 	f := a.f
+	if cap(f.Events) > 2*len(f.Events) {
+		// its matches shared most of their events: what it keeps is
+		// what it cites
+		f.Events = slices.Clone(f.Events)
+	}
 	f.Matches = a.matches
 	if f.Matches > 1 {
 		f.Explanation += fmt.Sprintf(" (%d times, until %s)", f.Matches, f.End.Format(time.TimeOnly))
