@@ -20,6 +20,7 @@ type dataOut struct {
 	r     *Rule
 	e     *env
 	sends map[string]*sends // agent + destination
+	order keyOrder          // sends' keys
 }
 
 // sends are one agent's to one destination: the findings of its episodes
@@ -68,6 +69,7 @@ func (d *dataOut) add(_ int, ev *evidence.Event) {
 	if ss == nil {
 		ss = &sends{}
 		d.sends[k] = ss
+		d.order.add(k)
 	}
 	d.closeBefore(k, ss, ev.Time)
 	ss.open = append(ss.open, send{h: hit{t: ev.Time, id: ev.ID, agent: ev.Agent}, source: ev.Source,
@@ -90,7 +92,7 @@ func (d *dataOut) closeBefore(k string, ss *sends, t time.Time) {
 
 func (d *dataOut) done() []Finding {
 	var out []Finding
-	for _, k := range sortedKeys(d.sends) {
+	for _, k := range d.order.sorted() {
 		ss := d.sends[k]
 		out = append(out, ss.closed...)
 		if len(ss.open) == 0 {
@@ -141,7 +143,7 @@ func (d *dataOut) finding(agent, dest string, run []send) (Finding, bool) {
 
 // sweep ends every open episode that no send from now on can join.
 func (d *dataOut) sweep(now time.Time) {
-	for _, k := range sortedKeys(d.sends) {
+	for _, k := range d.order.sorted() {
 		d.closeBefore(k, d.sends[k], now)
 	}
 }
