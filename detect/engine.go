@@ -137,7 +137,8 @@ type keyOrder struct {
 // add names a key new to the map.
 func (o *keyOrder) add(k string) { o.added = append(o.added, k) }
 
-// sorted is every key added, sorted; the slice is read only.
+// sorted is every key added, sorted: read only, and good until an ask
+// after the next add.
 func (o *keyOrder) sorted() []string {
 	if len(o.added) > 0 {
 		o.keys, o.added = mergeSorted(o.keys, o.added, strings.Compare), nil
