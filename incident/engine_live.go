@@ -182,12 +182,12 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 		out.Took = time.Since(start)
 		return func() (LiveRound, error) { return out, nil }
 	}
-	before := time.Since(start)
+	before := time.Since(start) // this part of the round
 	return func() (LiveRound, error) {
-		start := time.Now()
+		began := time.Now()
 		for i := range add {
 			if err := lp.pass.Add(&add[i]); err != nil {
-				out.Took = before + time.Since(start)
+				out.Took = before + time.Since(began)
 				return out, err
 			}
 		}
@@ -212,7 +212,7 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 		// journaled though the follow was stopped meanwhile: the round's
 		// work is done
 		ch, err := w.journalChange(context.WithoutCancel(ctx), actor, r.Findings)
-		out.Change, out.Took = ch, before+time.Since(start)
+		out.Change, out.Took = ch, before+time.Since(began)
 		return out, err
 	}
 }
