@@ -84,6 +84,25 @@ type divOpen struct {
 	hits     citeList
 	vals     []string
 	n        int
+	// cited are the ids of the first hits, in order, as the last finding
+	// made of the stretch cited them, and span their times: a stretch
+	// open for hours is cited again at every answer, so what it cited
+	// is kept while its hits only grow at their end. A finding shares
+	// cited up to its length; only the end of it is ever written.
+	cited      []string
+	start, end time.Time
+}
+
+// cite is the finding of the stretch's hits: its events, in the hits'
+// order, and their span, as sortedFinding cites them.
+func (o *divOpen) cite(agent string) (events []string, start, end time.Time) {
+	if rest := o.hits.hits[len(o.cited):]; len(rest) > 0 {
+		for _, h := range o.hits.unpackAll(rest, agent) {
+			widen(&o.start, &o.end, h.t)
+			o.cited = append(o.cited, h.id)
+		}
+	}
+	return slices.Clip(o.cited), o.start, o.end
 }
 
 // planCall is what the rule keeps of a call: its time, ids and why it is
@@ -185,7 +204,7 @@ func (d *divergence) done() []Finding {
 		}
 	}
 	for _, agent := range sortedKeys(d.agents) {
-		out = append(out, d.agentDone(agent, d.agents[agent])...)
+		out = append(out, d.agentDone(agent, d.agents[agent], true)...)
 	}
 	return out
 }
@@ -195,8 +214,10 @@ func (d *divergence) done() []Finding {
 var markEvery = 64
 
 // agentDone is one agent's findings: those made before the last mark
-// before its first call changed stand, the scan resumes there.
-func (d *divergence) agentDone(agent string, st *divState) []Finding {
+// before its first call changed stand, the scan resumes there. Without
+// answer it brings the scan and the open stretch up to date and makes
+// no finding of the stretch (compact and quiet, which answer nothing).
+func (d *divergence) agentDone(agent string, st *divState, answer bool) []Finding {
 	window := d.r.Correlation.Window
 	m := divMark{}
 	if k, _ := slices.BinarySearchFunc(st.marks, st.changed+1, func(m divMark, i int) int { return cmp.Compare(m.i, i) }); k > 0 {
@@ -247,13 +268,19 @@ func (d *divergence) agentDone(agent string, st *divState) []Finding {
 	st.openEp = epStart
 	// a stretch still open: made again next time, from what is kept of it
 	// while none of its calls changed
-	if d.afresh {
+	switch {
+	case d.afresh:
 		flush(st.end())
 		st.open = divOpen{ep: -1}
-	} else if epStart >= 0 {
+	case epStart >= 0 && answer:
 		st.found = append(st.found, d.openFinding(agent, st, epStart, changedAt))
+	case epStart >= 0:
+		st.openUpTo(epStart, changedAt, agent)
 	}
-	out := slices.Clone(st.found)
+	var out []Finding
+	if answer {
+		out = slices.Clone(st.found)
+	}
 	st.found, st.changed = st.found[:made], st.end()
 	return out
 }
@@ -267,12 +294,18 @@ func (d *divergence) agentDone(agent string, st *divState) []Finding {
 // they are unique and newFinding keeps them all, in time order, ties in
 // call order.
 func (d *divergence) openFinding(agent string, st *divState, ep, changedAt int) Finding {
+	st.openUpTo(ep, changedAt, agent)
+	return d.finding(agent, &st.open, st.end())
+}
+
+// openUpTo brings the open stretch kept up to the last call, as
+// openFinding does.
+func (st *divState) openUpTo(ep, changedAt int, agent string) {
 	o := &st.open
 	if o.ep != ep || o.upto > changedAt || o.upto < ep {
 		*o = st.stretch(ep)
 	}
 	st.extend(o, st.end(), agent)
-	return d.finding(agent, o, st.end())
 }
 
 // stretch is the stretch from call ep as far as the calls before base
@@ -302,7 +335,15 @@ func (st *divState) extend(o *divOpen, end int, agent string) {
 		}
 	}
 	o.upto = end
-	o.hits.merge(add, agent)
+	o.merge(add, agent)
+}
+
+// merge adds hits to the stretch's; what it cited stands while they only
+// followed the hits it cited.
+func (o *divOpen) merge(add []hit, agent string) {
+	if from := o.hits.merge(add, agent); from < len(o.cited) {
+		o.cited, o.start, o.end = nil, time.Time{}, time.Time{} // cited anew: findings share the old
+	}
 }
 
 // finding is the finding of the stretch o, of the calls up to end.
@@ -311,7 +352,9 @@ func (d *divergence) finding(agent string, o *divOpen, end int) Finding {
 	if s := d.e.sessionAt(agent, o.t); s != nil && s.workdir != "" {
 		workdir = s.workdir
 	}
-	return withValues(d.r.sortedFinding(agent, o.hits.all(agent), map[string]string{
+	f := d.r.blankFinding(agent)
+	f.Events, f.Start, f.End = o.cite(agent)
+	return withValues(d.r.finish(f, map[string]string{
 		"count": strconv.Itoa(o.n), "calls": strconv.Itoa(end - o.ep),
 		"workdir": workdir, "values": listValues(o.vals, 4),
 	}), o.vals)
@@ -368,7 +411,7 @@ func mergeSorted[T any](sorted, add []T, cmp func(a, b T) int) []T {
 // resumes there with nothing off plan in its window, the stretch open at
 // the end kept as frozen.
 func (d *divergence) quiet(agent string, st *divState) {
-	d.agentDone(agent, st)
+	d.agentDone(agent, st, false)
 	ep := st.openEp
 	switch {
 	case ep < 0:
@@ -414,7 +457,7 @@ var compactCalls = 1024
 // every call of it, but needs no more of them.
 func (d *divergence) compact(agent string, st *divState) {
 	st.compactAt = 2 * len(st.calls)
-	d.agentDone(agent, st)
+	d.agentDone(agent, st, false)
 	from := st.at(st.end() - 1).t.Add(-d.r.Correlation.Window)
 	k := -1
 	for j := len(st.marks) - 1; j >= 0; j-- {

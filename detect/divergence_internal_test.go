@@ -79,3 +79,44 @@ func TestCiteListIsMergeByTime(t *testing.T) {
 		}
 	}
 }
+
+// An open stretch cited at every answer cites what a finding made afresh
+// of its hits would (sortedFinding), whether the hits merged since
+// followed those it cited or fell among them; and what an answer cited
+// before is never rewritten.
+func TestOpenStretchCitesAsAfresh(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	t0 := time.Date(2026, 8, 11, 10, 0, 0, 0, time.UTC)
+	rule := &Rule{ID: "plan-divergence"}
+	for round := range 300 {
+		var o divOpen
+		var all []hit
+		type given struct{ events, copy []string }
+		var answers []given
+		last := 0 // seconds: most hits follow the last, some fall before it
+		for range 1 + r.IntN(6) {
+			var add []hit
+			for range r.IntN(10) {
+				at := last + r.IntN(4)
+				if r.IntN(8) == 0 {
+					at = r.IntN(last + 1)
+				}
+				last = max(last, at)
+				add = append(add, hit{t: t0.Add(time.Duration(at) * time.Second), id: anyID(r), agent: "a"})
+			}
+			all = mergeByTime(all, slices.Clone(add))
+			o.merge(add, "a")
+			events, start, end := o.cite("a")
+			want := rule.sortedFinding("a", all, nil)
+			if !slices.Equal(events, want.Events) || !start.Equal(want.Start) || !end.Equal(want.End) {
+				t.Fatalf("round %d: cited %v from %v to %v, want %v from %v to %v", round, events, start, end, want.Events, want.Start, want.End)
+			}
+			answers = append(answers, given{events, slices.Clone(events)})
+		}
+		for i, a := range answers {
+			if !slices.Equal(a.events, a.copy) {
+				t.Fatalf("round %d: answer %d's events rewritten: %v, was %v", round, i, a.events, a.copy)
+			}
+		}
+	}
+}

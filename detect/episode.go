@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 )
 
 // A finding is an episode: the matches of one rule about one agent that
@@ -30,6 +31,20 @@ func (r *Rule) Gap() time.Duration {
 // first appearance; ids are left for uniqueIDs. Each match cites each of
 // its events once, as a correlator's do.
 func Episodes(matches []Finding, gap func(detector string) time.Duration) []Finding {
+	out, _ := episodesFrom(matches, gap, nil, false)
+	return out
+}
+
+// episodesFrom is Episodes. With keep, it also gives each episode made, by
+// its first match's id, to be made again from (was): an episode whose
+// matches are those it was made of (sameMatch) is the one made then. A
+// following pass asks at every round, and most of a rule's episodes
+// ended long before.
+func episodesFrom(matches []Finding, gap func(detector string) time.Duration, was map[string]*madeEpisode, keep bool) ([]Finding, map[string]*madeEpisode) {
+	var made map[string]*madeEpisode
+	if keep {
+		made = make(map[string]*madeEpisode, len(was))
+	}
 	idx := make([]int, len(matches))
 	for i := range idx {
 		idx[i] = i
@@ -60,14 +75,64 @@ func Episodes(matches []Finding, gap func(detector string) time.Duration) []Find
 			}
 			size += len(m.Events)
 		}
-		a := newEpisodeAcc(*first, size, n-at > 1)
-		for _, i := range idx[at+1 : n] {
+		run := idx[at:n]
+		at = n
+		if e := was[first.ID]; e != nil && e.of(matches, run) {
+			out = append(out, e.f)
+			if keep {
+				made[first.ID] = e
+			}
+			continue
+		}
+		a := newEpisodeAcc(*first, size, len(run) > 1)
+		for _, i := range run[1:] {
 			a.join(matches[i])
 		}
-		out = append(out, a.finish())
-		at = n
+		f := a.finish()
+		out = append(out, f)
+		if keep {
+			e := &madeEpisode{f: f, matches: make([]Finding, len(run))}
+			for k, i := range run {
+				e.matches[k] = matches[i]
+			}
+			made[first.ID] = e
+		}
 	}
-	return out
+	return out, made
+}
+
+// madeEpisode is an episode made, and the matches it was made of.
+type madeEpisode struct {
+	f       Finding
+	matches []Finding
+}
+
+// of says the episode was made of the matches run of ms, in their order.
+func (e *madeEpisode) of(ms []Finding, run []int) bool {
+	if len(run) != len(e.matches) {
+		return false
+	}
+	for k, i := range run {
+		if !sameMatch(&ms[i], &e.matches[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameMatch says a and b are one match as a correlator gave it: every
+// field equal, and their lists the same lists. A correlator never writes
+// a list it gave (a finding's events, values, tags): one made again is
+// made anew, or grown past what it gave.
+func sameMatch(a, b *Finding) bool {
+	same := func(x, y []string) bool {
+		return len(x) == len(y) && unsafe.SliceData(x) == unsafe.SliceData(y)
+	}
+	return a.ID == b.ID && a.Detector == b.Detector && a.Title == b.Title && a.Agent == b.Agent &&
+		a.Severity == b.Severity && a.Start == b.Start && a.End == b.End && a.Explanation == b.Explanation &&
+		a.Phase == b.Phase && a.Matches == b.Matches && a.EventCount == b.EventCount &&
+		a.ValueCount == b.ValueCount && a.group == b.group &&
+		same(a.Events, b.Events) && same(a.Values, b.Values) && same(a.Tags, b.Tags)
 }
 
 // episodeAcc gathers the matches of one episode.
@@ -84,12 +149,10 @@ type episodeAcc struct {
 // matches' events, counted again where they share one).
 func newEpisodeAcc(m Finding, size int, several bool) *episodeAcc {
 	a := &episodeAcc{f: m, vals: map[string]bool{}}
-	if size > len(m.Events) {
-		a.f.Events = append(make([]string, 0, size), m.Events...)
-	} else {
-		a.f.Events = slices.Clone(m.Events) // nil stays nil
-	}
+	// one match's episode cites its events: the list is shared, as a
+	// correlator never writes a list it gave (sameMatch)
 	if several {
+		a.f.Events = append(make([]string, 0, size), m.Events...)
 		a.ids = make(map[string]struct{}, size)
 		for _, id := range m.Events {
 			a.ids[id] = struct{}{}

@@ -3,6 +3,7 @@ package detect
 import (
 	"cmp"
 	"slices"
+	"sort"
 	"time"
 )
 
@@ -97,10 +98,12 @@ func (l *citeList) pack(h hit, agent string) packedHit {
 }
 
 // merge adds add (any order) as mergeByTime would: the stable sort by
-// time of the list's hits followed by add's.
-func (l *citeList) merge(add []hit, agent string) {
+// time of the list's hits followed by add's. It returns the first place
+// whose hit changed: the list's length before, when add only followed.
+func (l *citeList) merge(add []hit, agent string) int {
+	n := len(l.hits)
 	if len(add) == 0 {
-		return
+		return n
 	}
 	if !slices.IsSortedFunc(add, hitByTime) {
 		slices.SortStableFunc(add, hitByTime)
@@ -109,7 +112,10 @@ func (l *citeList) merge(add []hit, agent string) {
 	for i, h := range add {
 		packed[i] = l.pack(h, agent)
 	}
+	// mergeSorted keeps the hits not after add's first in place
+	from := sort.Search(n, func(i int) bool { return packedByTime(l.hits[i], packed[0]) > 0 })
 	l.hits = mergeSorted(l.hits, packed, packedByTime)
+	return from
 }
 
 // all are the list's hits, unpacked, in its order: the ids of the packed

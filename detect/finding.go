@@ -96,13 +96,18 @@ func (r *Rule) blankFinding(agent string) Finding {
 
 // cite adds h's event to f's, its time to f's span.
 func (f *Finding) cite(h hit) {
-	if f.Start.IsZero() || h.t.Before(f.Start) {
-		f.Start = h.t
-	}
-	if h.t.After(f.End) {
-		f.End = h.t
-	}
+	widen(&f.Start, &f.End, h.t)
 	f.Events = append(f.Events, h.id)
+}
+
+// widen widens the span [start, end] to t.
+func widen(start, end *time.Time, t time.Time) {
+	if start.IsZero() || t.Before(*start) {
+		*start = t
+	}
+	if t.After(*end) {
+		*end = t
+	}
 }
 
 // finish renders f's explanation with vars over the rule's own and gives

@@ -38,6 +38,9 @@ type Pass struct {
 	// those again.
 	found   [][]Finding
 	changed []bool
+	// made are each correlator's episodes as last made, from the second
+	// time it is asked: made again only where their matches changed
+	made []map[string]*madeEpisode
 	caps    *capScan
 	skew    *skewScan
 	gaps    map[string]time.Duration // rule id -> its episodes' gap
@@ -93,7 +96,7 @@ func (e *Engine) Start(ctx context.Context, src Source) (*Pass, error) {
 		return nil, fmt.Errorf("session activity: %w", err)
 	}
 	p := &Pass{e: e, env: env, corr: make([]correlator, len(e.Rules)), gaps: map[string]time.Duration{}, known: map[string]bool{},
-		found: make([][]Finding, len(e.Rules)), changed: make([]bool, len(e.Rules))}
+		found: make([][]Finding, len(e.Rules)), changed: make([]bool, len(e.Rules)), made: make([]map[string]*madeEpisode, len(e.Rules))}
 	for _, ev := range sessions {
 		p.known[ev.ID] = true
 	}
@@ -345,7 +348,9 @@ func (p *Pass) Findings() []Finding {
 
 // refind makes correlator i's findings again: its episodes, their ids.
 func (p *Pass) refind(i int) {
-	fs := Episodes(p.corr[i].done(), func(detector string) time.Duration { return p.gaps[detector] })
+	// a pass asked once (a replay) keeps none
+	fs, made := episodesFrom(p.corr[i].done(), func(detector string) time.Duration { return p.gaps[detector] }, p.made[i], p.found[i] != nil)
+	p.made[i] = made
 	uniqueIDs(fs)
 	for j := range fs {
 		fs[j].group = "" // a chain's, not the answer's
