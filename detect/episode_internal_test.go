@@ -23,7 +23,7 @@ func TestEpisodesMadeAgainWhereAMatchChanged(t *testing.T) {
 	grown := append(make([]string, 0, 8), "e1", "e2")
 	before := []Finding{
 		match("a", 0, "e1", "e2"), match("a", 30, "e3"), // one episode of two matches
-		match("a", 600, "e9"),                           // another, alone
+		match("a", 600, "e9"), // another, alone
 		{Detector: "rule", Agent: "b", Start: t0, End: t0, Events: grown, Matches: 1},
 	}
 	_, made := episodesFrom(before, gap, nil, true)

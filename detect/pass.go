@@ -41,9 +41,9 @@ type Pass struct {
 	// made are each correlator's episodes as last made, from the second
 	// time it is asked: made again only where their matches changed
 	made []map[string]*madeEpisode
-	caps    *capScan
-	skew    *skewScan
-	gaps    map[string]time.Duration // rule id -> its episodes' gap
+	caps *capScan
+	skew *skewScan
+	gaps map[string]time.Duration // rule id -> its episodes' gap
 
 	known map[string]bool // the session records the pass knows, by id
 	// cur is the event being added, its repeated values interned (the
