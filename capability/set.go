@@ -1,10 +1,11 @@
 package capability
 
 import (
+	"cmp"
 	"iter"
 	"maps"
 	"slices"
-	"sort"
+	"strings"
 )
 
 // Set is the capability sets of an incident's agents.
@@ -74,7 +75,7 @@ func (s *Set) Agents() []string {
 	for a := range s.byAgent {
 		out = append(out, a)
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 
@@ -88,20 +89,27 @@ func kindOrder(k Kind) int {
 	return len(Kinds())
 }
 
-// Sort orders a capability list: kind, granted before acquired, data-out
-// by bytes, then value.
-func Sort(list []*Capability) {
-	sort.SliceStable(list, func(i, j int) bool {
-		a, b := list[i], list[j]
-		if a.Kind != b.Kind {
-			return kindOrder(a.Kind) < kindOrder(b.Kind)
+// Sort orders a capability list by Compare.
+func Sort(list []*Capability) { slices.SortStableFunc(list, Compare) }
+
+// Compare is the order of a capability list: kind, granted before
+// acquired, data-out by bytes, then value. Within an agent's set no two
+// compare equal (one capability a kind and value).
+func Compare(a, b *Capability) int {
+	if a.Kind != b.Kind {
+		return cmp.Compare(kindOrder(a.Kind), kindOrder(b.Kind))
+	}
+	if a.Origin != b.Origin {
+		switch {
+		case a.Origin == Granted:
+			return -1
+		case b.Origin == Granted:
+			return 1
 		}
-		if a.Origin != b.Origin {
-			return a.Origin == Granted
-		}
-		if a.Kind == DataOut && a.BytesOut != b.BytesOut {
-			return a.BytesOut > b.BytesOut
-		}
-		return a.Value < b.Value
-	})
+		return 0
+	}
+	if a.Kind == DataOut && a.BytesOut != b.BytesOut {
+		return cmp.Compare(b.BytesOut, a.BytesOut)
+	}
+	return strings.Compare(a.Value, b.Value)
 }

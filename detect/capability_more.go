@@ -235,7 +235,9 @@ func (s *capScan) done(skews []Skew) *capability.Set {
 	by := skewsBySource(skews)
 	out := map[string][]*capability.Capability{}
 	for agent, m := range s.caps {
-		out[agent] = s.finishAgent(m, slices.Collect(maps.Values(m)), by, func(c *capability.Capability) sourceBytes { return s.bytes[c] }, nil)
+		list := slices.Collect(maps.Values(m))
+		s.finishAgent(m, list, by, func(c *capability.Capability) sourceBytes { return s.bytes[c] }, nil)
+		out[agent] = list
 	}
 	return capability.NewSet(out)
 }
@@ -271,7 +273,7 @@ func skewsBySource(skews []Skew) map[string]Skew {
 // finished already) and lists all of m, unsorted. Those in
 // shared have their uses in time order, no applied skew among their
 // sources, and share them with the scan: they are not written.
-func (s *capScan) finishAgent(m map[string]*capability.Capability, todo []*capability.Capability, bySource map[string]Skew, bytes func(*capability.Capability) sourceBytes, shared map[*capability.Capability]bool) []*capability.Capability {
+func (s *capScan) finishAgent(m map[string]*capability.Capability, todo []*capability.Capability, bySource map[string]Skew, bytes func(*capability.Capability) sourceBytes, shared map[*capability.Capability]bool) {
 	for _, c := range todo {
 		// on the ledger's clock, which the containment time is on
 		for i := range c.Uses {
@@ -304,7 +306,6 @@ func (s *capScan) finishAgent(m map[string]*capability.Capability, todo []*capab
 			c.Compact()
 		}
 	}
-	return slices.Collect(maps.Values(m))
 }
 
 // sourceBytes is the bytes each source saw sent, by source: a handful at

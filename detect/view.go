@@ -28,8 +28,10 @@ type View struct {
 type viewParts struct {
 	caps map[string][]*capability.Capability // finished, sorted
 	// fin is, per agent, the finished copy in caps of each capability of
-	// the scan, for the next view to share where it did not change
+	// the scan, for the next view to share where it did not change; src
+	// the capability of the scan each in caps is a copy of, in its order
 	fin      map[string]map[*capability.Capability]*capability.Capability
+	src      map[string][]*capability.Capability
 	holdings map[string]capability.Holding
 	skews    []Skew
 	set      *capability.Set // caps as a set
@@ -112,11 +114,13 @@ func (p *Pass) viewSets() (*capability.Set, map[string]capability.Holding, []Ske
 	prev := p.view
 	next := &viewParts{caps: make(map[string][]*capability.Capability, len(s.caps)),
 		fin:      make(map[string]map[*capability.Capability]*capability.Capability, len(s.caps)),
+		src:      make(map[string][]*capability.Capability, len(s.caps)),
 		holdings: make(map[string]capability.Holding, len(s.caps)), skews: skews}
 	s.touchEnded()
 	var dirty []string
 	// the last view's finished copies, shared where nothing changed
 	var was map[string]map[*capability.Capability]*capability.Capability
+	var wasList, wasSrc map[string][]*capability.Capability
 	// a read waiting for its result is taken, as done takes it, on copies
 	// of its reader's capabilities; the next view finishes the reader's
 	// set again from the scan
@@ -131,10 +135,10 @@ func (p *Pass) viewSets() (*capability.Set, map[string]capability.Holding, []Ske
 		}
 		s.touchedAll = false
 	default:
-		was = prev.fin
+		was, wasList, wasSrc = prev.fin, prev.caps, prev.src
 		for a, list := range prev.caps {
 			if !s.touched[a] {
-				next.caps[a], next.holdings[a], next.fin[a] = list, prev.holdings[a], prev.fin[a]
+				next.caps[a], next.holdings[a], next.fin[a], next.src[a] = list, prev.holdings[a], prev.fin[a], prev.src[a]
 			}
 		}
 		for a := range s.touched {
@@ -158,11 +162,11 @@ func (p *Pass) viewSets() (*capability.Set, map[string]capability.Holding, []Ske
 		switch _, done := next.caps[a]; {
 		case done:
 		case readers[a]:
-			next.caps[a], _ = pending.finishedCopy(a, by, nil)
+			next.caps[a], _, _ = pending.finishedCopy(a, by, nil, nil, nil)
 			next.fin[a] = nil // of the copies: nothing the next view shares
 			s.touched[a] = true
 		default:
-			next.caps[a], next.fin[a] = s.finishedCopy(a, by, was[a])
+			next.caps[a], next.fin[a], next.src[a] = s.finishedCopy(a, by, was[a], wasList[a], wasSrc[a])
 		}
 	}
 	clear(s.changed)
@@ -185,11 +189,15 @@ func (p *Pass) viewSets() (*capability.Set, map[string]capability.Holding, []Ske
 // copy: finishing it reads only it and what every set's finishing reads,
 // which changing makes no copy shared (viewSets). A place an agent acted
 // from is finished again all the same: its end is its credentials'. It
-// returns the set, sorted, and each capability's finished copy.
-func (s *capScan) finishedCopy(agent string, by map[string]Skew, was map[*capability.Capability]*capability.Capability) ([]*capability.Capability, map[*capability.Capability]*capability.Capability) {
+// returns the set, sorted, each capability's finished copy, and the
+// capability of the scan each in the set is a copy of. The copies taken
+// from the last view's set (wasList, copies of wasSrc) keep their order
+// in it, and the new ones are merged in: a busy agent's set is mostly
+// what it was.
+func (s *capScan) finishedCopy(agent string, by map[string]Skew, was map[*capability.Capability]*capability.Capability, wasList, wasSrc []*capability.Capability) (list []*capability.Capability, fin map[*capability.Capability]*capability.Capability, src []*capability.Capability) {
 	m := s.caps[agent]
 	n := make(map[string]*capability.Capability, len(m))
-	fin := make(map[*capability.Capability]*capability.Capability, len(m))
+	fin = make(map[*capability.Capability]*capability.Capability, len(m))
 	orig := map[*capability.Capability]*capability.Capability{}
 	shared := map[*capability.Capability]bool{}
 	var todo []*capability.Capability
@@ -212,9 +220,36 @@ func (s *capScan) finishedCopy(agent string, by map[string]Skew, was map[*capabi
 		n[k], orig[d], fin[c] = d, c, d
 		todo = append(todo, d)
 	}
-	list := s.finishAgent(n, todo, by, func(c *capability.Capability) sourceBytes { return s.bytes[orig[c]] }, shared)
-	capability.Sort(list)
-	return list, fin
+	s.finishAgent(n, todo, by, func(c *capability.Capability) sourceBytes { return s.bytes[orig[c]] }, shared)
+	type copyOf struct{ d, c *capability.Capability }
+	order := func(x, y copyOf) int { return capability.Compare(x.d, y.d) }
+	taken := make([]copyOf, 0, len(m)) // from the last view, in its order
+	if len(wasList) == len(wasSrc) {
+		for i, c := range wasSrc {
+			if d := wasList[i]; fin[c] == d {
+				taken = append(taken, copyOf{d, c})
+			}
+		}
+	}
+	if len(taken)+len(todo) != len(m) { // not all of them: taken again, and sorted
+		taken = taken[:0]
+		for _, c := range m {
+			if d := fin[c]; orig[d] == nil {
+				taken = append(taken, copyOf{d, c})
+			}
+		}
+		slices.SortFunc(taken, order)
+	}
+	made := make([]copyOf, len(todo))
+	for i, d := range todo {
+		made[i] = copyOf{d, orig[d]}
+	}
+	all := mergeSorted(taken, made, order)
+	list, src = make([]*capability.Capability, len(all)), make([]*capability.Capability, len(all))
+	for i, x := range all {
+		list[i], src[i] = x.d, x.c
+	}
+	return list, fin, src
 }
 
 // touch says c changed: the next view copies it, and its agent's set.
