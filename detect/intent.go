@@ -155,7 +155,7 @@ func clip(s string, n int) string {
 }
 
 func (x *intent) done() []Finding {
-	var out []Finding
+	var lists [][]Finding
 	for _, agent := range sortedKeys(x.agents) {
 		found := x.agents[agent].found
 		m := x.made[agent]
@@ -169,9 +169,9 @@ func (x *intent) done() []Finding {
 			}), f.values))
 		}
 		x.made[agent] = madeOf{len(found), slices.Clip(fs)}
-		out = append(out, fs...)
+		lists = append(lists, fs)
 	}
-	return out
+	return slices.Concat(lists...)
 }
 
 // readsOut reports a command line that runs a program which shows,

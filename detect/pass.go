@@ -357,7 +357,7 @@ func (p *Pass) refind(i int) {
 		// shared with every answer given: an append reallocates
 		fs[j].Events, fs[j].Values = slices.Clip(fs[j].Events), slices.Clip(fs[j].Values)
 	}
-	p.found[i], p.changed[i] = append([]Finding{}, fs...), false
+	p.found[i], p.changed[i] = slices.Clip(fs), false
 }
 
 // byDetector orders fs by detector, keeping the order within each, moving

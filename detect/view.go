@@ -222,7 +222,6 @@ func (s *capScan) finishedCopy(agent string, by map[string]Skew, was map[*capabi
 	}
 	s.finishAgent(n, todo, by, func(c *capability.Capability) sourceBytes { return s.bytes[orig[c]] }, shared)
 	type copyOf struct{ d, c *capability.Capability }
-	order := func(x, y copyOf) int { return capability.Compare(x.d, y.d) }
 	taken := make([]copyOf, 0, len(m)) // from the last view, in its order
 	if len(wasList) == len(wasSrc) {
 		for i, c := range wasSrc {
@@ -238,16 +237,18 @@ func (s *capScan) finishedCopy(agent string, by map[string]Skew, was map[*capabi
 				taken = append(taken, copyOf{d, c})
 			}
 		}
-		slices.SortFunc(taken, order)
+		slices.SortFunc(taken, func(x, y copyOf) int { return capability.Compare(x.d, y.d) })
 	}
-	made := make([]copyOf, len(todo))
-	for i, d := range todo {
-		made[i] = copyOf{d, orig[d]}
-	}
-	all := mergeSorted(taken, made, order)
-	list, src = make([]*capability.Capability, len(all)), make([]*capability.Capability, len(all))
-	for i, x := range all {
-		list[i], src[i] = x.d, x.c
+	slices.SortFunc(todo, capability.Compare)
+	list, src = make([]*capability.Capability, 0, len(m)), make([]*capability.Capability, 0, len(m))
+	for len(taken) > 0 || len(todo) > 0 {
+		if len(todo) == 0 || len(taken) > 0 && capability.Compare(taken[0].d, todo[0]) <= 0 {
+			list, src = append(list, taken[0].d), append(src, taken[0].c)
+			taken = taken[1:]
+		} else {
+			list, src = append(list, todo[0]), append(src, orig[todo[0]])
+			todo = todo[1:]
+		}
 	}
 	return list, fin, src
 }
