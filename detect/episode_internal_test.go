@@ -2,6 +2,7 @@ package detect
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -67,4 +68,33 @@ func sameEpisode(a, b Finding) bool {
 	return a.Detector == b.Detector && a.Agent == b.Agent && a.Start.Equal(b.Start) && a.End.Equal(b.End) &&
 		a.Severity == b.Severity && a.Matches == b.Matches && a.Explanation == b.Explanation &&
 		slices.Equal(a.Events, b.Events) && slices.Equal(a.Values, b.Values)
+}
+
+// An episode's values are its matches' distinct values in first-seen
+// order, however many.
+func TestEpisodeValuesDistinctInOrder(t *testing.T) {
+	t0 := time.Date(2026, 8, 11, 10, 0, 0, 0, time.UTC)
+	gap := func(string) time.Duration { return time.Hour }
+	for _, n := range []int{1, 3, 16, 50} {
+		var ms []Finding
+		var want []string
+		seen := map[string]bool{}
+		for i := range 4 {
+			var vals []string
+			for j := range n {
+				v := "v" + strconv.Itoa((i*n/2+j)%(n+3))
+				vals = append(vals, v)
+				if !seen[v] {
+					seen[v] = true
+					want = append(want, v)
+				}
+			}
+			ms = append(ms, Finding{Detector: "rule", Agent: "a", Start: t0.Add(time.Duration(i) * time.Minute),
+				End: t0.Add(time.Duration(i) * time.Minute), Events: []string{"e" + strconv.Itoa(i)}, Values: vals})
+		}
+		got := Episodes(ms, gap)
+		if len(got) != 1 || !slices.Equal(got[0].Values, want) {
+			t.Fatalf("%d values a match: %d episodes, values %v, want %v", n, len(got), got[0].Values, want)
+		}
+	}
 }
