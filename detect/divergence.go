@@ -97,6 +97,9 @@ type divOpen struct {
 // order, and their span, as sortedFinding cites them.
 func (o *divOpen) cite(agent string) (events []string, start, end time.Time) {
 	if rest := o.hits.hits[len(o.cited):]; len(rest) > 0 {
+		if o.cited == nil {
+			o.cited = make([]string, 0, len(rest)) // a closed stretch is cited once
+		}
 		for _, h := range o.hits.unpackAll(rest, agent) {
 			widen(&o.start, &o.end, h.t)
 			o.cited = append(o.cited, h.id)
