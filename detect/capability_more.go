@@ -270,7 +270,7 @@ func skewsBySource(skews []Skew) map[string]Skew {
 
 // finishAgent finishes those of one agent's capabilities m in todo in
 // place (bytes gives each one's bytes sent, by source; the others are
-// finished already) and lists all of m, unsorted. Those in
+// finished already). Those in
 // shared have their uses in time order, no applied skew among their
 // sources, and share them with the scan: they are not written.
 func (s *capScan) finishAgent(m map[string]*capability.Capability, todo []*capability.Capability, bySource map[string]Skew, bytes func(*capability.Capability) sourceBytes, shared map[*capability.Capability]bool) {

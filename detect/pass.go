@@ -38,12 +38,12 @@ type Pass struct {
 	// those again.
 	found   [][]Finding
 	changed []bool
+	caps    *capScan
+	skew    *skewScan
+	gaps    map[string]time.Duration // rule id -> its episodes' gap
 	// made are each correlator's episodes as last made, from the second
 	// time it is asked: made again only where their matches changed
 	made []map[string]*madeEpisode
-	caps *capScan
-	skew *skewScan
-	gaps map[string]time.Duration // rule id -> its episodes' gap
 
 	known map[string]bool // the session records the pass knows, by id
 	// cur is the event being added, its repeated values interned (the
