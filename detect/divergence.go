@@ -376,8 +376,15 @@ func hitByTime(a, b hit) int { return a.t.Compare(b.t) }
 // being sorted already: add sorted (stable), then the two merged, ties to
 // sorted.
 func mergeSorted[T any](sorted, add []T, cmp func(a, b T) int) []T {
+	out, _ := mergeFrom(sorted, add, cmp)
+	return out
+}
+
+// mergeFrom is mergeSorted, and the first place of sorted it changed
+// (len(sorted) when add only followed it): the items before it stand.
+func mergeFrom[T any](sorted, add []T, cmp func(a, b T) int) ([]T, int) {
 	if len(add) == 0 {
-		return sorted
+		return sorted, len(sorted)
 	}
 	if !slices.IsSortedFunc(add, cmp) {
 		slices.SortStableFunc(add, cmp)
@@ -391,7 +398,7 @@ func mergeSorted[T any](sorted, add []T, cmp func(a, b T) int) []T {
 		return -1
 	})
 	if k == n {
-		return append(sorted, add...)
+		return append(sorted, add...), n
 	}
 	tail := slices.Clone(sorted[k:])
 	out := sorted[:k]
@@ -406,7 +413,7 @@ func mergeSorted[T any](sorted, add []T, cmp func(a, b T) int) []T {
 		}
 	}
 	out = append(out, tail[i:]...)
-	return append(out, add[j:]...)
+	return append(out, add[j:]...), k
 }
 
 // quiet drops every call of an agent whose last call is more than a

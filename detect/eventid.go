@@ -3,7 +3,6 @@ package detect
 import (
 	"cmp"
 	"slices"
-	"sort"
 	"time"
 )
 
@@ -101,9 +100,8 @@ func (l *citeList) pack(h hit, agent string) packedHit {
 // time of the list's hits followed by add's. It returns the first place
 // whose hit changed: the list's length before, when add only followed.
 func (l *citeList) merge(add []hit, agent string) int {
-	n := len(l.hits)
 	if len(add) == 0 {
-		return n
+		return len(l.hits)
 	}
 	if !slices.IsSortedFunc(add, hitByTime) {
 		slices.SortStableFunc(add, hitByTime)
@@ -112,9 +110,8 @@ func (l *citeList) merge(add []hit, agent string) int {
 	for i, h := range add {
 		packed[i] = l.pack(h, agent)
 	}
-	// mergeSorted keeps the hits not after add's first in place
-	from := sort.Search(n, func(i int) bool { return packedByTime(l.hits[i], packed[0]) > 0 })
-	l.hits = mergeSorted(l.hits, packed, packedByTime)
+	var from int
+	l.hits, from = mergeFrom(l.hits, packed, packedByTime)
 	return from
 }
 
