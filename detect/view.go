@@ -221,23 +221,14 @@ func (s *capScan) finishedCopy(agent string, by map[string]Skew, was map[*capabi
 		todo = append(todo, d)
 	}
 	s.finishAgent(n, todo, by, func(c *capability.Capability) sourceBytes { return s.bytes[orig[c]] }, shared)
+	// the copies taken from the last view, in its order: wasSrc lists
+	// every capability was has a copy of (the view made them together)
 	type copyOf struct{ d, c *capability.Capability }
-	taken := make([]copyOf, 0, len(m)) // from the last view, in its order
-	if len(wasList) == len(wasSrc) {
-		for i, c := range wasSrc {
-			if d := wasList[i]; fin[c] == d {
-				taken = append(taken, copyOf{d, c})
-			}
+	taken := make([]copyOf, 0, len(m)-len(todo))
+	for i, c := range wasSrc {
+		if d := wasList[i]; fin[c] == d {
+			taken = append(taken, copyOf{d, c})
 		}
-	}
-	if len(taken)+len(todo) != len(m) { // not all of them: taken again, and sorted
-		taken = taken[:0]
-		for _, c := range m {
-			if d := fin[c]; orig[d] == nil {
-				taken = append(taken, copyOf{d, c})
-			}
-		}
-		slices.SortFunc(taken, func(x, y copyOf) int { return capability.Compare(x.d, y.d) })
 	}
 	slices.SortFunc(todo, capability.Compare)
 	list, src = make([]*capability.Capability, 0, len(m)), make([]*capability.Capability, 0, len(m))
