@@ -167,3 +167,31 @@ func TestVerifyWhileAppending(t *testing.T) {
 	close(stop)
 	wg.Wait()
 }
+
+// A verify that reads the head before the first append reads no entry
+// that append writes: the journal's size then is none, not unknown (a
+// verify that began on a new case reported its head missing).
+func TestVerifyBeforeTheFirstAppendReadsNothingAfter(t *testing.T) {
+	dir := privateDir(t)
+	w, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, hasHead, size, err := r.headAndSize()
+	if err != nil || hasHead || size != 0 {
+		t.Fatalf("before any append: head %v, size %d, %v; want no head and size 0", hasHead, size, err)
+	}
+	for i := range 2 {
+		if _, err := w.Append(context.Background(), Entry{Actor: Actor{Name: "ana", Via: ViaCLI}, Type: EntryNote, Text: fmt.Sprint(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines := 0
+	if err := r.scanLinesTo(0, size, func(fileLine) error { lines++; return nil }); err != nil || lines != 0 {
+		t.Fatalf("read %d lines up to the size taken before the appends (%v), want none", lines, err)
+	}
+}

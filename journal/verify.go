@@ -100,7 +100,8 @@ func (j *Journal) Verify() (Verification, error) {
 // head), so that a journal verified while a console appends is verified as
 // it was then: its head is the last entry up to that size. Where the lock
 // cannot be taken (read-only media, where nobody appends) they are read as
-// they are; size is -1 when the journal's size is unknown.
+// they are; size is -1 when the journal's size is unknown, 0 when it has
+// none yet.
 func (j *Journal) headAndSize() (h Head, ok bool, size int64, err error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -109,8 +110,11 @@ func (j *Journal) headAndSize() (h Head, ok bool, size int64, err error) {
 	}
 	h, ok, err = j.readHead()
 	size = -1
-	if info, serr := os.Stat(j.Path()); serr == nil {
+	switch info, serr := os.Stat(j.Path()); {
+	case serr == nil:
 		size = info.Size()
+	case errors.Is(serr, os.ErrNotExist):
+		size = 0 // none yet: what an append writes after this is not read
 	}
 	return h, ok, size, err
 }
