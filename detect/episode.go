@@ -77,16 +77,33 @@ func episodesFrom(matches []Finding, gap func(detector string) time.Duration, wa
 		}
 		run := idx[at:n]
 		at = n
-		if e := was[first.ID]; e != nil && e.of(matches, run) {
+		// the last episode of its agent's is the one the matches to come
+		// grow: what gathered it is kept to be taken on
+		last := n == len(idx) || matches[idx[n]].Detector != first.Detector || matches[idx[n]].Agent != first.Agent
+		e := was[first.ID]
+		if e != nil && e.of(matches, run) {
 			out = append(out, e.f)
 			if keep {
+				if !last {
+					e.acc = nil
+				}
 				made[first.ID] = e
 			}
 			continue
 		}
-		a := newEpisodeAcc(*first, size, len(run) > 1)
-		for _, i := range run[1:] {
-			a.join(matches[i])
+		var a *episodeAcc
+		if keep && e != nil && e.grows(matches, run) {
+			k := len(e.matches)
+			a = e.acc
+			a.grow(e.matches[k-1], matches[run[k-1]])
+			for _, i := range run[k:] {
+				a.join(matches[i])
+			}
+		} else {
+			a = newEpisodeAcc(*first, size, len(run) > 1)
+			for _, i := range run[1:] {
+				a.join(matches[i])
+			}
 		}
 		f := a.finish()
 		out = append(out, f)
@@ -95,16 +112,54 @@ func episodesFrom(matches []Finding, gap func(detector string) time.Duration, wa
 			for k, i := range run {
 				e.matches[k] = matches[i]
 			}
+			if last && len(run) > 1 {
+				e.acc = a
+			}
 			made[first.ID] = e
 		}
 	}
 	return out, made
 }
 
-// madeEpisode is an episode made, and the matches it was made of.
+// madeEpisode is an episode made, and the matches it was made of. acc is
+// what gathered it when it is the last of its agent's and of several
+// matches: the one a following pass's matches grow (an open stretch's
+// calls, a new mismatch), taken on rather than gathered again.
 type madeEpisode struct {
 	f       Finding
 	matches []Finding
+	acc     *episodeAcc
+}
+
+// grows says the episode's gathering can be taken on for the matches run
+// of ms: its matches but the last are run's first, unchanged (sameMatch),
+// and run's next is its last grown (grownMatch). An episode of several
+// matches keeps its first.
+func (e *madeEpisode) grows(ms []Finding, run []int) bool {
+	k := len(e.matches)
+	if e.acc == nil || len(run) < k {
+		return false
+	}
+	for j, i := range run[:k-1] {
+		if !sameMatch(&ms[i], &e.matches[j]) {
+			return false
+		}
+	}
+	return grownMatch(&e.matches[k-1], &ms[run[k-1]])
+}
+
+// grownMatch says now is was as a correlator grows a match: its events
+// and values was's with more after them, its end no earlier, its severity
+// the same (its matches are counted again whatever they are). What an episode takes from a match it does not start
+// is no more than these. The lists are compared, not their arrays: one
+// grown past its capacity is a copy (comparing strings that share their
+// bytes costs a pointer each).
+func grownMatch(was, now *Finding) bool {
+	extends := func(x, y []string) bool {
+		return len(y) >= len(x) && slices.Equal(x, y[:len(x)])
+	}
+	return was.Severity == now.Severity && !now.End.Before(was.End) &&
+		extends(was.Events, now.Events) && extends(was.Values, now.Values)
 }
 
 // of says the episode was made of the matches run of ms, in their order.
@@ -170,24 +225,45 @@ func (a *episodeAcc) join(m Finding) {
 	if SeverityRank(m.Severity) > SeverityRank(a.f.Severity) {
 		a.f.Severity = m.Severity
 	}
-	for _, id := range m.Events {
+	a.cite(m.Events)
+	a.count(m)
+}
+
+// grow takes on the gathering for was grown into now (grownMatch): what
+// now adds to it, as joining now in was's place would have.
+func (a *episodeAcc) grow(was, now Finding) {
+	if now.End.After(a.f.End) {
+		a.f.End = now.End
+	}
+	a.cite(now.Events[len(was.Events):])
+	a.matches += matchesOf(now) - matchesOf(was)
+	a.values(now.Values[len(was.Values):])
+}
+
+// cite adds the events not cited yet. The list is only appended to: an
+// answer given shares it up to its own length.
+func (a *episodeAcc) cite(events []string) {
+	for _, id := range events {
 		// one lookup: the set grew when the event is new to it
 		n := len(a.ids)
 		if a.ids[id] = struct{}{}; len(a.ids) > n {
 			a.f.Events = append(a.f.Events, id)
 		}
 	}
-	a.count(m)
 }
 
 // count adds m's matches and values.
 func (a *episodeAcc) count(m Finding) {
-	n := m.Matches
-	if n == 0 {
-		n = 1
-	}
-	a.matches += n
-	for _, v := range m.Values {
+	a.matches += matchesOf(m)
+	a.values(m.Values)
+}
+
+// matchesOf is how many matches m counts for: its Matches, one at least.
+func matchesOf(m Finding) int { return max(m.Matches, 1) }
+
+// values adds the values not among the episode's yet.
+func (a *episodeAcc) values(vs []string) {
+	for _, v := range vs {
 		if !a.vals[v] {
 			a.vals[v] = true
 			a.f.Values = append(a.f.Values, v)

@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"testing"
@@ -96,5 +97,120 @@ func TestEpisodeValuesDistinctInOrder(t *testing.T) {
 		if len(got) != 1 || !slices.Equal(got[0].Values, want) {
 			t.Fatalf("%d values a match: %d episodes, values %v, want %v", n, len(got), got[0].Values, want)
 		}
+	}
+}
+
+// A following pass's matches grow as a correlator grows them: an open
+// match's events and values appended to in place, its end moved on, new
+// matches after it. The episode they make is taken on from what gathered
+// it last time, and must be what Episodes makes of the same matches at
+// every round, without writing anything an earlier round gave.
+func TestEpisodeTakenOnAsItsMatchesGrow(t *testing.T) {
+	t0 := time.Date(2026, 8, 11, 10, 0, 0, 0, time.UTC)
+	gap := func(string) time.Duration { return time.Minute }
+	rnd := rand.New(rand.NewPCG(7, 34))
+	var ms []Finding
+	var made map[string]*madeEpisode
+	type given struct{ events, values []string }
+	var answers [][]given // every round's episodes, as given and as copied then
+	var copies [][]given
+	takenOn := 0
+	event := 0
+	for round := range 300 {
+		at := t0.Add(time.Duration(round) * 10 * time.Second)
+		for range 1 + rnd.IntN(3) {
+			agent := "agent-" + strconv.Itoa(rnd.IntN(3))
+			open := -1
+			for i := range ms {
+				if ms[i].Agent == agent {
+					open = i // the agent's latest match
+				}
+			}
+			switch r := rnd.IntN(10); {
+			case open >= 0 && r < 6:
+				// the open match grows in place, as an open stretch's
+				// list does: appended to, never written
+				m := &ms[open]
+				for range 1 + rnd.IntN(4) {
+					event++
+					id := "e" + strconv.Itoa(event)
+					if rnd.IntN(5) == 0 && len(m.Events) > 0 {
+						id = ms[rnd.IntN(len(ms))].Events[0] // an event another match cites
+					}
+					if !slices.Contains(m.Events, id) {
+						m.Events = append(m.Events, id)
+					}
+				}
+				if rnd.IntN(3) == 0 {
+					m.Values = append(m.Values, "v"+strconv.Itoa(rnd.IntN(6)))
+				}
+				if rnd.IntN(4) == 0 {
+					m.Matches++
+				}
+				m.End = at
+			case open >= 0 && r < 7:
+				// made anew: another list
+				m := &ms[open]
+				m.Events = append(slices.Clone(m.Events[:len(m.Events)/2]), "e"+strconv.Itoa(event+1))
+				event++
+				m.End = at
+			case open >= 0 && r < 8:
+				ms[open].Severity = "high"
+			case open >= 0 && r < 9 && rnd.IntN(2) == 0:
+				// its end drawn back, its list grown in place
+				m := &ms[open]
+				event++
+				m.Events = append(m.Events, "e"+strconv.Itoa(event))
+				m.End = m.Start
+			default:
+				event++
+				start := at
+				if rnd.IntN(4) == 0 {
+					start = at.Add(5 * time.Minute) // past the gap: an episode of its own
+				}
+				f := Finding{Detector: "rule", Agent: agent, Severity: "medium", Start: start, End: start,
+					Events: append(make([]string, 0, 2), "e"+strconv.Itoa(event)), Matches: 1, Explanation: "x"}
+				f.ID = findingID(f, 0)
+				ms = append(ms, f)
+			}
+		}
+		accs := map[*episodeAcc]int{} // what gathered each episode of several matches, and its events
+		for _, e := range made {
+			if e.acc != nil {
+				accs[e.acc] = len(e.f.Events)
+			}
+		}
+		var got []Finding
+		got, made = episodesFrom(slices.Clone(ms), gap, made, true)
+		for _, e := range made {
+			if n, ok := accs[e.acc]; ok && len(e.f.Events) > n {
+				takenOn++
+			}
+		}
+		want := Episodes(slices.Clone(ms), gap)
+		if len(got) != len(want) {
+			t.Fatalf("round %d: %d episodes, want %d", round, len(got), len(want))
+		}
+		for i := range want {
+			if !sameEpisode(got[i], want[i]) {
+				t.Fatalf("round %d: episode %d is\n%+v, want\n%+v", round, i, got[i], want[i])
+			}
+		}
+		var gave, copied []given
+		for _, f := range got {
+			gave = append(gave, given{f.Events, f.Values})
+			copied = append(copied, given{slices.Clone(f.Events), slices.Clone(f.Values)})
+		}
+		answers, copies = append(answers, gave), append(copies, copied)
+		for r := range answers {
+			for i := range answers[r] {
+				if !slices.Equal(answers[r][i].events, copies[r][i].events) || !slices.Equal(answers[r][i].values, copies[r][i].values) {
+					t.Fatalf("round %d wrote episode %d of round %d: %v, given as %v", round, i, r, answers[r][i], copies[r][i])
+				}
+			}
+		}
+	}
+	if takenOn == 0 {
+		t.Fatal("no episode was taken on from what gathered it")
 	}
 }

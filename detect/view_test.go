@@ -92,6 +92,22 @@ func viewsAlong(t *testing.T, name string, eng detect.Engine, src *detect.MemSou
 		if err != nil {
 			t.Fatal(err)
 		}
+		// the findings asked after every event are a replay's asked once
+		// (sessions learnt as they come may judge earlier events otherwise)
+		if !learnt {
+			once, err := eng.Start(ctx, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := once.Replay(ctx, src); err != nil {
+				t.Fatal(err)
+			}
+			g, _ := json.Marshal(p.Findings())
+			w, _ := json.Marshal(once.Findings())
+			if string(g) != string(w) {
+				t.Fatalf("%s: the findings asked after every event differ from a replay's\n got %s\nwant %s", name, g, w)
+			}
+		}
 		// a view once made is not changed by what comes after it
 		for _, k := range earlier {
 			if viewJSON(t, k.v) != k.json {
