@@ -3,7 +3,6 @@ package detect
 import (
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"time"
 
@@ -30,19 +29,24 @@ type rate struct {
 }
 
 // rateGroup counts a group's events in every window, and keeps the events
-// of the windows that may be flagged: a window's count alone costs a map
-// entry, where most windows are too small to flag.
+// of the windows that may be flagged: a window's count alone costs two
+// numbers, where most windows are too small to flag. The windows are kept
+// in order as they come (events come in time order), so the main span is
+// found without sorting them at every answer.
 type rateGroup struct {
-	counts map[int64]int
+	keys   []int64           // its windows, in order
+	counts []int64           // each window's events
 	cited  map[int64]*bucket // windows of at least min_events, and the newest
 	lastK  int64
 	last   *bucket   // the newest window, the one events still join
 	span   *rateSpan // mainSpan's answer, while no event was counted since
 }
 
-// rateSpan is a group's active span (mainSpan).
+// rateSpan is a group's active span (mainSpan), over its windows and
+// their counts as they stood.
 type rateSpan struct {
 	keys   []int64
+	counts []int64
 	lo, hi int
 	span   int64
 	total  int
@@ -124,7 +128,7 @@ func (r *rate) add(_ int, ev *evidence.Event) {
 	k := windowOf(ev.Time, r.r.Correlation.Window)
 	rg := r.groups[g]
 	if rg == nil {
-		rg = &rateGroup{counts: map[int64]int{}, cited: map[int64]*bucket{}}
+		rg = &rateGroup{cited: map[int64]*bucket{}}
 		r.groups[g] = rg
 	}
 	b := rg.last
@@ -134,7 +138,7 @@ func (r *rate) add(_ int, ev *evidence.Event) {
 		// flagged, so no finding will cite its events; its count stays.
 		switch {
 		case rg.last == nil:
-		case rg.counts[rg.lastK] < r.r.Correlation.MinEvents:
+		case rg.count(rg.lastK) < int64(r.r.Correlation.MinEvents):
 			delete(rg.cited, rg.lastK)
 		case cap(rg.last.hits) > len(rg.last.hits):
 			rg.last.hits = slices.Clone(rg.last.hits) // no room to grow kept
@@ -146,11 +150,37 @@ func (r *rate) add(_ int, ev *evidence.Event) {
 		}
 		rg.last, rg.lastK = b, k
 	}
-	rg.counts[k]++
+	rg.counted(k)
 	rg.span, r.made = nil, nil
 	if len(b.hits) < maxBucketHits {
 		b.add(g, ev.Time, ev.ID, ev.Agent)
 	}
+}
+
+// counted counts an event in window k: the newest window, or one after
+// it, as events come in time order (one before is put in its place).
+func (rg *rateGroup) counted(k int64) {
+	n := len(rg.keys)
+	if n == 0 || k > rg.keys[n-1] {
+		rg.keys, rg.counts = append(rg.keys, k), append(rg.counts, 1)
+		return
+	}
+	i, ok := slices.BinarySearch(rg.keys, k)
+	if !ok {
+		rg.keys, rg.counts = slices.Insert(rg.keys, i, k), slices.Insert(rg.counts, i, 0)
+	}
+	rg.counts[i]++
+}
+
+// count is window k's events.
+func (rg *rateGroup) count(k int64) int64 {
+	if n := len(rg.keys); n > 0 && rg.keys[n-1] == k {
+		return rg.counts[n-1]
+	}
+	if i, ok := slices.BinarySearch(rg.keys, k); ok {
+		return rg.counts[i]
+	}
+	return 0
 }
 
 // windowOf is the number of the window of width w holding t, rounded
@@ -180,21 +210,12 @@ func (rg *rateGroup) mainSpan(window time.Duration) rateSpan {
 	if rg.span != nil {
 		return *rg.span
 	}
-	keys := make([]int64, 0, len(rg.counts))
-	for k := range rg.counts {
-		keys = append(keys, k)
+	a := rateSpan{keys: rg.keys, counts: rg.counts}
+	a.lo, a.hi = evidence.MainRange(a.keys, a.counts, int64(max(24*time.Hour/window, 1)))
+	for _, n := range a.counts[a.lo : a.hi+1] {
+		a.total += int(n)
 	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	counts := make([]int64, len(keys))
-	for i, k := range keys {
-		counts[i] = int64(rg.counts[k])
-	}
-	a := rateSpan{keys: keys}
-	a.lo, a.hi = evidence.MainRange(keys, counts, int64(max(24*time.Hour/window, 1)))
-	for i := a.lo; i <= a.hi; i++ {
-		a.total += rg.counts[keys[i]]
-	}
-	a.span = keys[a.hi] - keys[a.lo] + 1
+	a.span = a.keys[a.hi] - a.keys[a.lo] + 1
 	rg.span = &a
 	return a
 }
@@ -227,15 +248,15 @@ func (r *rate) judge() []Finding {
 			peers = float64(allTotal-int64(a.total)) / float64(n)
 		}
 		keys := a.keys
-		var run []int64
+		var run []int // the flagged windows in a row, by their place in keys
 		var maxRatio, runOwn float64
 		flush := func() {
 			if len(run) == 0 {
 				return
 			}
 			var hits []hit
-			for _, k := range run {
-				if b := rg.cited[k]; b != nil {
+			for _, i := range run {
+				if b := rg.cited[keys[i]]; b != nil {
 					hits = append(hits, b.cited(g)...)
 				}
 			}
@@ -243,18 +264,18 @@ func (r *rate) judge() []Finding {
 			if r.r.Correlation.GroupBy != "agent" {
 				agent = commonAgent(hits)
 			}
-			count := 0
-			for _, k := range run {
-				count += rg.counts[k]
+			var count int64
+			for _, i := range run {
+				count += a.counts[i]
 			}
 			out = append(out, r.r.newFinding(agent, hits, map[string]string{
-				"count": strconv.Itoa(count), "ratio": strconv.FormatFloat(maxRatio, 'f', 0, 64),
+				"count": strconv.FormatInt(count, 10), "ratio": strconv.FormatFloat(maxRatio, 'f', 0, 64),
 				"baseline": strconv.FormatFloat(runOwn, 'f', 1, 64), "peers": strconv.FormatFloat(peers, 'f', 1, 64),
 			}))
 			run, maxRatio = nil, 0
 		}
 		for i, k := range keys {
-			n := rg.counts[k]
+			n := int(a.counts[i])
 			own := 0.0
 			switch {
 			case i < a.lo || i > a.hi: // outside the active span
@@ -267,10 +288,10 @@ func (r *rate) judge() []Finding {
 				flush()
 				continue
 			}
-			if len(run) > 0 && run[len(run)-1] != k-1 {
+			if len(run) > 0 && keys[run[len(run)-1]] != k-1 {
 				flush()
 			}
-			run = append(run, k)
+			run = append(run, i)
 			if ratio > maxRatio {
 				maxRatio, runOwn = ratio, own
 			}

@@ -2,6 +2,7 @@ package detect
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -74,6 +75,39 @@ func TestPackIDGivesTheIDBack(t *testing.T) {
 		n, ok := packID(id)
 		if ok != (id == "0000000000000000" || id == "ffffffffffffffff") || ok && unpackID(n) != id {
 			t.Errorf("packID(%q) = %x, %v", id, n, ok)
+		}
+	}
+}
+
+// A group's windows are counted in order whatever order they come in, as
+// a map of counts would hold them, and each is asked for its count.
+func TestRateGroupCountsItsWindowsInOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 34))
+	for round := range 200 {
+		var rg rateGroup
+		want := map[int64]int64{}
+		k := int64(r.IntN(100))
+		for range 1 + r.IntN(300) {
+			switch r.IntN(10) {
+			case 0:
+				k -= int64(r.IntN(20)) // an earlier window
+			case 1, 2, 3:
+				k += int64(1 + r.IntN(5))
+			}
+			rg.counted(k)
+			want[k]++
+		}
+		keys := slices.Sorted(maps.Keys(want))
+		if !slices.Equal(rg.keys, keys) {
+			t.Fatalf("round %d: windows %v, want %v", round, rg.keys, keys)
+		}
+		for i, k := range keys {
+			if rg.counts[i] != want[k] || rg.count(k) != want[k] {
+				t.Fatalf("round %d: window %d counts %d (asked: %d), want %d", round, k, rg.counts[i], rg.count(k), want[k])
+			}
+		}
+		if n := rg.count(keys[len(keys)-1] + 1); n != 0 {
+			t.Fatalf("round %d: a window never counted counts %d", round, n)
 		}
 	}
 }

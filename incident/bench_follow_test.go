@@ -136,6 +136,11 @@ func followLatency(b *testing.B, lines [][]byte, rate int) (lat []time.Duration,
 				rounds, n, worst.Round(time.Millisecond), now.Sub(last).Round(time.Millisecond), took.Round(time.Millisecond))
 		}
 		last, took = now, 0
+		// CORDON_HEAP_PROFILE=FILE: the heap in use once three quarters of
+		// the lines are in (go tool pprof -sample_index=inuse_space FILE)
+		if consumed < len(lines)*3/4 && consumed+n >= len(lines)*3/4 {
+			writeHeapProfile(b)
+		}
 		if consumed += n; consumed >= len(lines) {
 			cancel()
 		}
