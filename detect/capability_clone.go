@@ -50,7 +50,8 @@ func (s *capScan) clone() *capScan {
 	d.borrow, d.keyHolders = clipped(s.borrow), clipped(s.keyHolders)
 	d.ends, d.auth = clipped(s.ends), clipped(s.auth)
 	d.cov = capability.FromState(s.cov.State())
-	d.touched, d.changed, d.endKeys = map[string]bool{}, map[*capability.Capability]bool{}, nil // the copy's finishing is no view's change
+	// the copy's finishing is no view's change
+	d.touched, d.changed, d.changedOf, d.endKeys = map[string]bool{}, map[*capability.Capability]bool{}, map[string][]*capability.Capability{}, nil
 	return &d
 }
 

@@ -236,7 +236,7 @@ func (s *capScan) done(skews []Skew) *capability.Set {
 	out := map[string][]*capability.Capability{}
 	for agent, m := range s.caps {
 		list := slices.Collect(maps.Values(m))
-		s.finishAgent(m, list, by, func(c *capability.Capability) sourceBytes { return s.bytes[c] }, nil)
+		s.finishAgent(func(k string) *capability.Capability { return m[k] }, list, by, func(c *capability.Capability) sourceBytes { return s.bytes[c] }, nil)
 		out[agent] = list
 	}
 	return capability.NewSet(out)
@@ -268,12 +268,12 @@ func skewsBySource(skews []Skew) map[string]Skew {
 	return bySource
 }
 
-// finishAgent finishes those of one agent's capabilities m in todo in
-// place (bytes gives each one's bytes sent, by source; the others are
-// finished already). Those in
-// shared have their uses in time order, no applied skew among their
-// sources, and share them with the scan: they are not written.
-func (s *capScan) finishAgent(m map[string]*capability.Capability, todo []*capability.Capability, bySource map[string]Skew, bytes func(*capability.Capability) sourceBytes, shared map[*capability.Capability]bool) {
+// finishAgent finishes those of one agent's capabilities in todo in
+// place; m gives each of the agent's capabilities by key (those not in
+// todo are finished already), bytes each one's bytes sent, by source.
+// Those in shared have their uses in time order, no applied skew among
+// their sources, and share them with the scan: they are not written.
+func (s *capScan) finishAgent(m func(key string) *capability.Capability, todo []*capability.Capability, bySource map[string]Skew, bytes func(*capability.Capability) sourceBytes, shared map[*capability.Capability]bool) {
 	for _, c := range todo {
 		// on the ledger's clock, which the containment time is on
 		for i := range c.Uses {
@@ -364,10 +364,10 @@ func (s *capScan) finish(c *capability.Capability, by sourceBytes) {
 
 // endPlace ends a host outside the sandboxes when every credential used
 // from it has an authoritative end: the latest of them.
-func (s *capScan) endPlace(p *capability.Capability, m map[string]*capability.Capability) {
+func (s *capScan) endPlace(p *capability.Capability, m func(key string) *capability.Capability) {
 	var last capability.End
 	for _, u := range p.Uses {
-		cr := m[string(capability.Credential)+"\x00"+u.From]
+		cr := m(string(capability.Credential) + "\x00" + u.From)
 		if cr == nil {
 			return
 		}

@@ -54,6 +54,8 @@ type capScan struct {
 	touched    map[string]bool
 	changed    map[*capability.Capability]bool
 	touchedAll bool
+	// changedOf is changed by agent, in the order they changed
+	changedOf map[string][]*capability.Capability
 	// endKeys are the keys an end was recorded under since the last view
 	// (endRecorded): the capabilities whose finishing reads one changed
 	endKeys map[string]bool
@@ -64,7 +66,7 @@ func newCapScan(e *env, sessions []evidence.Event, secrets *redact.Redactor) *ca
 		borrow: map[string][]string{}, jobs: map[string]*capability.Capability{}, reads: map[string]evidence.Event{},
 		procs: map[string]*capability.Capability{}, pids: map[pidKey]*capability.Capability{}, ends: map[string][]endMark{}, auth: map[string][]capability.End{}, calls: map[string]*callUse{}, secrets: secrets, keyHolders: map[string][]string{}, keyLogged: map[string]redact.Key{}, cov: capability.NewCoverage(),
 		workloads: map[string][]*capability.Capability{}, minted: map[string][]*capability.Capability{}, touched: map[string]bool{},
-		changed: map[*capability.Capability]bool{}}
+		changed: map[*capability.Capability]bool{}, changedOf: map[string][]*capability.Capability{}}
 	s.issued = map[string]bool{}
 	for i := range sessions {
 		s.grant(&sessions[i])

@@ -170,6 +170,7 @@ func (p *Pass) viewSets() (*capability.Set, map[string]capability.Holding, []Ske
 		}
 	}
 	clear(s.changed)
+	clear(s.changedOf)
 	set := capability.NewSortedSet(next.caps)
 	next.set = set
 	for _, a := range dirty {
@@ -196,8 +197,6 @@ func (p *Pass) viewSets() (*capability.Set, map[string]capability.Holding, []Ske
 // what it was.
 func (s *capScan) finishedCopy(agent string, by map[string]Skew, was map[*capability.Capability]*capability.Capability, wasList, wasSrc []*capability.Capability) (list []*capability.Capability, fin map[*capability.Capability]*capability.Capability, src []*capability.Capability) {
 	m := s.caps[agent]
-	n := make(map[string]*capability.Capability, len(m))
-	fin = make(map[*capability.Capability]*capability.Capability, len(m))
 	orig := map[*capability.Capability]*capability.Capability{}
 	shared := map[*capability.Capability]bool{}
 	var todo []*capability.Capability
@@ -205,11 +204,7 @@ func (s *capScan) finishedCopy(agent string, by map[string]Skew, was map[*capabi
 	for _, k := range by {
 		skewed = skewed || k.Applied
 	}
-	for k, c := range m {
-		if d, ok := was[c]; ok && !s.changed[c] && (c.Kind != capability.Place || c.Origin != capability.Acquired) {
-			n[k], fin[c] = d, d
-			continue
-		}
+	copyOf := func(c *capability.Capability) {
 		var d *capability.Capability
 		if capability.UsesInOrder(c.Uses) && (!skewed || !slices.ContainsFunc(c.Uses, func(u capability.Use) bool { return by[u.Source].Applied })) {
 			d = c.CloneSharingUses()
@@ -217,17 +212,38 @@ func (s *capScan) finishedCopy(agent string, by map[string]Skew, was map[*capabi
 		} else {
 			d = c.Clone()
 		}
-		n[k], orig[d], fin[c] = d, c, d
+		orig[d], fin[c] = c, d
 		todo = append(todo, d)
 	}
-	s.finishAgent(n, todo, by, func(c *capability.Capability) sourceBytes { return s.bytes[orig[c]] }, shared)
-	// the copies taken from the last view, in its order: wasSrc lists
-	// every capability was has a copy of (the view made them together)
-	type copyOf struct{ d, c *capability.Capability }
-	taken := make([]copyOf, 0, len(m)-len(todo))
+	if was == nil {
+		fin = make(map[*capability.Capability]*capability.Capability, len(m))
+		for _, c := range m {
+			copyOf(c)
+		}
+	} else {
+		// The last view's copies, brought up to date in place: only the
+		// next view reads them (viewParts), and a busy agent's set is
+		// mostly what it was. Every capability of the scan is in the last
+		// view (wasSrc) or changed since (changedOf): one is made by
+		// asking for it, which changes it, and none is ever dropped.
+		fin = was
+		for _, c := range s.changedOf[agent] {
+			copyOf(c)
+		}
+		for _, c := range wasSrc {
+			if c.Kind == capability.Place && c.Origin == capability.Acquired && !s.changed[c] {
+				copyOf(c)
+			}
+		}
+	}
+	copies := func(k string) *capability.Capability { return fin[m[k]] }
+	s.finishAgent(copies, todo, by, func(c *capability.Capability) sourceBytes { return s.bytes[orig[c]] }, shared)
+	// the copies taken from the last view, in its order
+	type copyFrom struct{ d, c *capability.Capability }
+	taken := make([]copyFrom, 0, len(m)-len(todo))
 	for i, c := range wasSrc {
 		if d := wasList[i]; fin[c] == d {
-			taken = append(taken, copyOf{d, c})
+			taken = append(taken, copyFrom{d, c})
 		}
 	}
 	slices.SortFunc(todo, capability.Compare)
@@ -246,5 +262,8 @@ func (s *capScan) finishedCopy(agent string, by map[string]Skew, was map[*capabi
 
 // touch says c changed: the next view copies it, and its agent's set.
 func (s *capScan) touch(c *capability.Capability) {
+	if !s.changed[c] {
+		s.changedOf[c.Agent] = append(s.changedOf[c.Agent], c)
+	}
 	s.touched[c.Agent], s.changed[c] = true, true
 }
