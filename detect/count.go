@@ -55,6 +55,52 @@ type episode struct {
 	// made is the finding done last made of it, while nothing was added
 	// since: a group that got no event between two answers costs none
 	made *Finding
+	// cited are the ids of its first upto hits as its findings cite them
+	// (newFinding: in time order, each once), span their times and
+	// common is their commonAgent: an episode open for hours is cited
+	// again at every answer, while its hits only grow at their end. A
+	// finding shares cited up to its length; only the end of it is ever
+	// written. unsorted says a hit came before the one cited last: the
+	// findings are then made by newFinding from every hit.
+	cited      []string
+	upto       int
+	atEnd      int // where the ids cited at end begin
+	start, end time.Time
+	common     string
+	mixed      bool
+	unsorted   bool
+}
+
+// cite brings what the episode cites up to its last hit, and says
+// whether its hits are in time order (false: cited is not to be read).
+func (ep *episode) cite() bool {
+	rest := ep.cites.hits[ep.upto:]
+	if ep.unsorted || len(rest) == 0 {
+		return !ep.unsorted
+	}
+	for _, h := range ep.cites.unpackAll(rest, ep.agent) {
+		if len(ep.cited) == 0 {
+			ep.common = h.agent
+		}
+		ep.mixed = ep.mixed || h.agent != ep.common // commonAgent reads every hit
+		switch {
+		case len(ep.cited) == 0:
+		case h.t.Before(ep.end):
+			ep.unsorted, ep.cited = true, nil
+			return false
+		case h.t.Equal(ep.end):
+			// newFinding cites an event once, and an event is one time
+			if slices.Contains(ep.cited[ep.atEnd:], h.id) {
+				continue
+			}
+		default:
+			ep.atEnd = len(ep.cited)
+		}
+		widen(&ep.start, &ep.end, h.t)
+		ep.cited = append(ep.cited, h.id)
+	}
+	ep.upto = len(ep.cites.hits)
+	return true
 }
 
 func (ep *episode) add(h valuedHit) {
@@ -240,7 +286,14 @@ func (w *windowCount) finding(g string, ep *episode) Finding {
 		vars["value"] = formatMetric(ep.metric)
 		vars["field"] = w.r.Correlation.Field
 	}
-	return withValues(w.r.finding(g, ep.cites.all(ep.agent), vars), ep.values)
+	if !ep.cite() {
+		return withValues(w.r.finding(g, ep.cites.all(ep.agent), vars), ep.values)
+	}
+	common := ep.common
+	if ep.mixed {
+		common = ""
+	}
+	return withValues(w.r.citedFinding(g, slices.Clip(ep.cited), ep.start, ep.end, common, vars), ep.values)
 }
 
 // done gives the episodes closed and those still open, as they stand;
