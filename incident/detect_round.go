@@ -40,14 +40,23 @@ func (w *Workspace) Detect(ctx context.Context, actor journal.Actor) (FindingsCh
 	if err != nil {
 		return FindingsChange{}, err
 	}
-	return w.journalChange(ctx, actor, r.Findings)
+	return w.journalChange(ctx, actor, r.Findings, detect.Marks(r.Findings))
+}
+
+// changeOf is what after (whose marks are marks) changes against the
+// findings the journal last named, journaling nothing: a following
+// round shows it before it journals it (journalChange, next).
+func (w *Workspace) changeOf(after []detect.Finding, marks map[string]detect.Mark) FindingsChange {
+	w.journaledMu.Lock()
+	defer w.journaledMu.Unlock()
+	c := detect.DiffMarks(w.journaledLocked(), after, marks)
+	return FindingsChange{Created: c.Created, Updated: c.Updated, Withdrawn: c.Withdrawn, Total: len(after)}
 }
 
 // journalChange journals what a round changed against the findings the
 // journal last named (findings_changed, engine_journaled.go), when it
 // changed anything.
-func (w *Workspace) journalChange(ctx context.Context, actor journal.Actor, after []detect.Finding) (FindingsChange, error) {
-	marks := detect.Marks(after)
+func (w *Workspace) journalChange(ctx context.Context, actor journal.Actor, after []detect.Finding, marks map[string]detect.Mark) (FindingsChange, error) {
 	w.journaledMu.Lock()
 	defer w.journaledMu.Unlock()
 	c := detect.DiffMarks(w.journaledLocked(), after, marks)

@@ -84,12 +84,12 @@ type LiveRound struct {
 // returns; the rest of the round (adding the events, the answer, keeping
 // and journaling it) is what it returns, which may run beside the ingest's
 // next round (Follow) but not beside another round's.
-func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []ingest.FileResult, reattributed bool) func() (LiveRound, error) {
+func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []ingest.FileResult, reattributed bool) roundWork {
 	start := time.Now()
 	var out LiveRound
-	failed := func(err error) func() (LiveRound, error) {
+	failed := func(err error) roundWork {
 		out.Took = time.Since(start)
-		return func() (LiveRound, error) { return out, err }
+		return func() (LiveRound, func() error, error) { return out, nil, err }
 	}
 	w.loadJournaled()
 	meta, keepable := w.resultMeta()
@@ -180,15 +180,15 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 		out.Change = FindingsChange{Created: []string{}, Updated: []string{}, Withdrawn: []string{}, Total: total}
 		w.flushLive() // the inputs are quiet: the answer waiting is kept now
 		out.Took = time.Since(start)
-		return func() (LiveRound, error) { return out, nil }
+		return func() (LiveRound, func() error, error) { return out, nil, nil }
 	}
 	before := time.Since(start) // this part of the round
-	return func() (LiveRound, error) {
+	return func() (LiveRound, func() error, error) {
 		began := time.Now()
 		for i := range add {
 			if err := lp.pass.Add(&add[i]); err != nil {
 				out.Took = before + time.Since(began)
-				return out, err
+				return out, nil, err
 			}
 		}
 		// the answer made from the last round's: only the capability
@@ -209,13 +209,27 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 			meta.HeldForOrder = lp.held
 			w.keepLive(meta, r)
 		}
-		// journaled though the follow was stopped meanwhile: the round's
-		// work is done
-		ch, err := w.journalChange(context.WithoutCancel(ctx), actor, r.Findings)
-		out.Change, out.Took = ch, before+time.Since(began)
-		return out, err
+		// the change is shown first and journaled after, in the round:
+		// journaled though the follow was stopped meanwhile, the round's
+		// work being done
+		marks := detect.Marks(r.Findings)
+		out.Change, out.Took = w.changeOf(r.Findings, marks), before+time.Since(began)
+		return out, func() error {
+			_, err := w.journalChange(context.WithoutCancel(ctx), actor, r.Findings, marks)
+			return err
+		}, nil
 	}
 }
+
+// roundWork is the rest of a following round (followRound): it adds the
+// round's events, makes and keeps the answer, and gives what changed,
+// with what journals it (nil when nothing is to be journaled). The answer
+// is everyone's to read when it returns; the journal entry, whose append
+// waits for the disk (tens of milliseconds, over a hundred while the
+// index writes), follows in the same round, before the next begins. A
+// crash between the two loses no entry: the next process journals
+// against the findings the journal last named (engine_journaled.go).
+type roundWork func() (LiveRound, func() error, error)
 
 // eventsAfter reads the stored events after last, in time order, when
 // they are the want events a round stored; otherwise why names what makes

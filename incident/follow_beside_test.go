@@ -1,6 +1,7 @@
 package incident
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cordon-ir/cordon/ingest"
+	"github.com/cordon-ir/cordon/journal"
 )
 
 // A follow's detectors make a round's answer beside the ingest's next
@@ -103,5 +105,80 @@ func TestFollowDetectsBesideTheNextRound(t *testing.T) {
 	sameAsOneShot(t, w, "at the end")
 	if n := w.DetectorRuns(); n != 1 {
 		t.Errorf("%d passes over the evidence, want 1 (as the follow began)", n)
+	}
+}
+
+// A round's answer is shown before what it changed is journaled, and
+// journaled before the next round: when the detectors are told, the
+// journal names every change but this round's; once the follow ends,
+// every round's, each finding created once.
+func TestFollowShowsARoundBeforeItJournalsIt(t *testing.T) {
+	lines := readLines(t, filepath.Join("..", "sample-incidents", "credential-theft", "ledger.jsonl"))
+	third := len(lines) / 3
+	log := filepath.Join(t.TempDir(), "ledger.jsonl")
+	writeLines(t, log, lines[:third])
+	w, ctx, cancel, opt, _ := followed(t)
+	defer w.Close()
+	defer cancel()
+	w.detectInStep = false // as a console and ingest --follow do
+	changes := func() int {
+		entries, err := w.JournalEntries()
+		if err != nil {
+			t.Error(err)
+		}
+		n := 0
+		for _, e := range entries {
+			if e.Type == journal.EntryFindingsChanged {
+				n++
+			}
+		}
+		return n
+	}
+	changed := 0 // rounds told a change
+	var mismatch []string
+	opt.Detectors = func(r LiveRound, err error) {
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if n := changes(); n != changed {
+			mismatch = append(mismatch, fmt.Sprintf("told round %d: the journal names %d changes, want %d", changed+1, n, changed))
+		}
+		if !r.Change.Empty() {
+			changed++
+		}
+	}
+	added, writes := 0, 0
+	err := w.Follow(ctx, []string{log}, opt, time.Millisecond, func(res []ingest.FileResult) {
+		for _, r := range res {
+			added += r.New
+		}
+		switch {
+		case added == len(lines):
+			cancel()
+		case writes < 2:
+			writes++
+			writeLines(t, log, lines[third*writes:min(third*(writes+1), len(lines))])
+			if writes == 2 {
+				writeLines(t, log, lines[third*3:])
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range mismatch {
+		t.Error(m)
+	}
+	if changed < 2 {
+		t.Fatalf("%d rounds changed the findings: the test needs two at least", changed)
+	}
+	if n := changes(); n != changed {
+		t.Errorf("the journal names %d changes once the follow ended, want %d", n, changed)
+	}
+	for id, n := range createdInJournal(t, w) {
+		if n != 1 {
+			t.Errorf("finding %s journaled created %d times", id, n)
+		}
 	}
 }

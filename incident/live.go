@@ -347,14 +347,21 @@ func (w *Workspace) Follow(ctx context.Context, inputs []string, opt IngestOptio
 			beside = nil
 		}
 	}
-	detectors := func(finish func() (LiveRound, error), res []ingest.FileResult) {
+	detectors := func(finish roundWork, res []ingest.FileResult) {
 		done := make(chan struct{})
 		beside = done
 		go func() {
 			defer close(done)
-			opt.Detectors(finish())
+			lr, record, err := finish()
+			opt.Detectors(lr, err)
 			if round != nil {
 				round(res)
+			}
+			// what the round changed, journaled once shown
+			if record != nil {
+				if err := record(); err != nil {
+					opt.Detectors(lr, err)
+				}
 			}
 		}()
 	}
@@ -399,7 +406,11 @@ func (w *Workspace) Follow(ctx context.Context, inputs []string, opt IngestOptio
 	// what waited for order goes to the detectors as the follow ends
 	if w.live != nil && w.live.held > 0 && opt.Detectors != nil {
 		w.following.done = true
-		opt.Detectors(w.followRound(context.WithoutCancel(ctx), actor, nil, false)())
+		lr, record, err := w.followRound(context.WithoutCancel(ctx), actor, nil, false)()
+		if err == nil && record != nil {
+			err = record()
+		}
+		opt.Detectors(lr, err)
 	}
 	w.findingsMu.Lock()
 	w.followAnswer = false // the index stands: its key says whether the answer is of it

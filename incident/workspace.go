@@ -327,7 +327,9 @@ type IngestOptions struct {
 	Growing bool
 	// Detectors, when set, makes a follow keep the detectors' answer up
 	// to the evidence after each round (see followRound) and tells it
-	// what the round changed, or why it failed.
+	// what the round changed, or why it failed: once a round, as soon as
+	// the answer is made, and once more, with the error, should
+	// journaling the change fail after.
 	Detectors func(LiveRound, error)
 	// From says where the inputs came from when that is not the files
 	// themselves (Receive): it is journaled with their receipts.

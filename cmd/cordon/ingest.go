@@ -70,6 +70,13 @@ func cmdIngest(e *env, c *cobra.Command) {
 					said = func() { printLiveRound(e, r, err, *quiet || *asJSON) }
 				}
 			}
+			// a round's journal entry failing after its round was said is
+			// said with the next round, or as the follow ends
+			defer func() {
+				if said != nil {
+					said()
+				}
+			}()
 			return ws.Follow(ctx, inputs, opt, 500*time.Millisecond, func(res []ingest.FileResult) {
 				var news []ingest.FileResult
 				for _, r := range res {
