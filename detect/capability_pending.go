@@ -40,7 +40,7 @@ func (s *capScan) withPendingReads(agents map[string]bool) *capScan {
 		o.caps[a] = m
 	}
 	o.borrow = clipped(s.borrow)
-	o.touched, o.changed, o.endKeys = map[string]bool{}, map[*capability.Capability]bool{}, nil
+	o.touched, o.changed, o.changedOf, o.endKeys = map[string]bool{}, map[*capability.Capability]bool{}, map[string][]*capability.Capability{}, nil
 	o.readPending()
 	return &o
 }

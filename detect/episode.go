@@ -149,11 +149,12 @@ func (e *madeEpisode) grows(ms []Finding, run []int) bool {
 }
 
 // grownMatch says now is was as a correlator grows a match: its events
-// and values was's with more after them, its end no earlier, its severity
-// the same (its matches are counted again whatever they are). What an episode takes from a match it does not start
-// is no more than these. The lists are compared, not their arrays: one
-// grown past its capacity is a copy (comparing strings that share their
-// bytes costs a pointer each).
+// and values was's with more after them, its end no earlier, its
+// severity the same (its matches are counted again, whatever they are).
+// What an episode takes from a match it does not start is no more than
+// these. The lists are compared, not their arrays: one grown past its
+// capacity is a copy (comparing strings that share their bytes costs a
+// pointer each).
 func grownMatch(was, now *Finding) bool {
 	extends := func(x, y []string) bool {
 		return len(y) >= len(x) && slices.Equal(x, y[:len(x)])

@@ -214,6 +214,9 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 		// work being done
 		marks := detect.Marks(r.Findings)
 		out.Change, out.Took = w.changeOf(r.Findings, marks), before+time.Since(began)
+		if out.Change.Empty() {
+			return out, nil, nil
+		}
 		return out, func() error {
 			_, err := w.journalChange(context.WithoutCancel(ctx), actor, r.Findings, marks)
 			return err
