@@ -36,12 +36,14 @@ func TestFilesCountsEachFilesEventsInTmux(t *testing.T) {
 	}
 	f.WriteString(`{"v":1,"ts":"2026-07-21T10:19:00.000Z","type":"summary","run":"r-0721a","agent":"agent-7","session":"s-19","text":"appended while the console follows"}` + "\n")
 	f.Close()
-	c.wait("the appended line", "75 events")
+	// the title counts the store as soon as the line is stored; the
+	// rows are the rounds', and the round that read the line ends after
+	// its detectors (its new events counted in the header then): the
+	// pane lists the rounds as they stood when it opened
+	c.wait("the appended line's round", "75 events", "75 new events")
 	c.send(":")
 	c.send("-l", "files")
 	c.send("Enter")
-	// the title counts the store; the rows are the last round's, which
-	// may end a moment after the pane opens
 	rows := regexp.MustCompile(`ok +([0-9,]+) events, +([0-9,]+) new, \d+ rejected +(\S+)`)
 	sum := func(s string) int {
 		n := 0
