@@ -205,7 +205,11 @@ func (m *Model) showMarks() {
 // first with the reason. The counts come first and the paths are named
 // from the folder they share (the title names it): at 80 columns the
 // counts must not be the part that is cut.
-func (m *Model) showFiles() {
+func (m *Model) showFiles() { m.listFiles(false) }
+
+// listFiles is showFiles; with again, the files sheet already open is
+// listed anew where the responder is in it.
+func (m *Model) listFiles(again bool) {
 	res := m.progress.Results
 	paths := make([]string, len(res))
 	for i, r := range res {
@@ -252,7 +256,12 @@ func (m *Model) showFiles() {
 	if m.cs.Ingest() == nil {
 		title = "FILES  no ingest runs with this console (cordon ingest reports its files) · esc closes"
 	}
-	m.sheet.Show(title, append(bad, good...), 0)
+	if again {
+		m.sheet.Refresh(title, append(bad, good...))
+	} else {
+		m.sheet.Show(title, append(bad, good...), 0)
+	}
+	m.filesTitle = title
 }
 
 // sharedDir is the folder every path is under, "" when they share none

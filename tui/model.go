@@ -108,6 +108,9 @@ type Model struct {
 	drill      drillpane.Model
 	command    command.Model
 	sheet      sheet.Model
+	// filesTitle is the title :files last showed: while the sheet shows
+	// it, each round of the ingest lists the files again
+	filesTitle string
 	cfg        config.Config
 
 	focus pane

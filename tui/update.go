@@ -142,6 +142,9 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case ingestMsg:
 		prev := m.progress
 		m.progress = msg.u
+		if m.sheet.IsOpen() && m.sheet.Title() == m.filesTitle {
+			m.listFiles(true) // :files counts each round as it ends
+		}
 		bad, partial := notIngested(msg.u.Results)
 		if was, _ := notIngested(prev.Results); len(bad) > len(was) && m.status == "" {
 			// said while the console runs, not only after q

@@ -18,7 +18,7 @@ import (
 // TestFilesCountsEachFilesEventsInTmux: :files counts each ingested
 // file's events while the console follows them, after rounds that read
 // nothing new and one that read an appended line (it said 0 of every
-// file).
+// file), and lists them again as each round ends while it is open.
 func TestFilesCountsEachFilesEventsInTmux(t *testing.T) {
 	var evidenceDir string
 	c := startTmux(t, func(dir, bin string) (string, string) {
@@ -30,20 +30,6 @@ func TestFilesCountsEachFilesEventsInTmux(t *testing.T) {
 		return fmt.Sprintf("env XDG_STATE_HOME=%s TERM=xterm-256color %s open --incident %s %s", dir, bin, ws, evidenceDir), ws
 	})
 	c.wait("the timeline", "TIMELINE", "74 events", "following 4 files")
-	f, err := os.OpenFile(filepath.Join(evidenceDir, "ledger.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString(`{"v":1,"ts":"2026-07-21T10:19:00.000Z","type":"summary","run":"r-0721a","agent":"agent-7","session":"s-19","text":"appended while the console follows"}` + "\n")
-	f.Close()
-	// the title counts the store as soon as the line is stored; the
-	// rows are the rounds', and the round that read the line ends after
-	// its detectors (its new events counted in the header then): the
-	// pane lists the rounds as they stood when it opened
-	c.wait("the appended line's round", "75 events", "75 new events")
-	c.send(":")
-	c.send("-l", "files")
-	c.send("Enter")
 	rows := regexp.MustCompile(`ok +([0-9,]+) events, +([0-9,]+) new, \d+ rejected +(\S+)`)
 	sum := func(s string) int {
 		n := 0
@@ -53,7 +39,21 @@ func TestFilesCountsEachFilesEventsInTmux(t *testing.T) {
 		}
 		return n
 	}
-	s := c.waitUntil("the files' events to add up to 75", func(s string) bool {
+	c.send(":")
+	c.send("-l", "files")
+	c.send("Enter")
+	c.waitUntil("the files' events to add up to 74", func(s string) bool {
+		return strings.Contains(s, "FILES  0 not ingested, 4 read in ") && sum(s) == 74
+	})
+	// a line appended while the pane is open: the round that reads it
+	// lists the files again
+	f, err := os.OpenFile(filepath.Join(evidenceDir, "ledger.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"v":1,"ts":"2026-07-21T10:19:00.000Z","type":"summary","run":"r-0721a","agent":"agent-7","session":"s-19","text":"appended while the console follows"}` + "\n")
+	f.Close()
+	s := c.waitUntil("the files' events to add up to 75, the pane open", func(s string) bool {
 		return strings.Contains(s, "FILES  0 not ingested, 4 read in ") && sum(s) == 75
 	})
 	counts := rows.FindAllStringSubmatch(s, -1)

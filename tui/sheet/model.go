@@ -36,7 +36,7 @@ func (m *Model) SetSize(w, h int) { m.com = m.com.SetSize(w, h) }
 // IsOpen reports whether the sheet is shown.
 func (m Model) IsOpen() bool { return m.open }
 
-// Title is the sheet's title (for tests).
+// Title is the sheet's title.
 func (m Model) Title() string { return m.title }
 
 // Rows are the sheet's rows (for tests).
@@ -47,6 +47,14 @@ func (m Model) Rows() []Row { return m.rows }
 func (m *Model) Show(title string, rows []Row, sel int) {
 	m.open, m.title, m.rows = true, title, rows
 	m.cur, m.top = min(max(sel, 0), max(len(rows)-1, 0)), 0
+	m.clamp()
+}
+
+// Refresh replaces what an open sheet shows, the cursor kept on its
+// row's place (a list that grew or changed as the responder reads it).
+func (m *Model) Refresh(title string, rows []Row) {
+	m.title, m.rows = title, rows
+	m.cur = min(m.cur, max(len(rows)-1, 0))
 	m.clamp()
 }
 
