@@ -3,15 +3,11 @@ package detect_test
 import (
 	"context"
 	"encoding/json"
-	"sort"
 	"testing"
 
 	"github.com/cordon-ir/cordon/attribution"
-	"github.com/cordon-ir/cordon/bench"
 	"github.com/cordon-ir/cordon/detect"
-	"github.com/cordon-ir/cordon/evidence"
-	"github.com/cordon-ir/cordon/ingest"
-	"github.com/cordon-ir/cordon/ingest/parse"
+	"github.com/cordon-ir/cordon/incident/incidenttest"
 )
 
 // A pass asked for its findings along the way, as a following console's
@@ -20,30 +16,8 @@ import (
 // round (an open stretch's calls, one more mismatch) and are taken on
 // from what gathered them, which the samples are too short to show.
 func TestFindingsAskedAlongEqualAReplays(t *testing.T) {
-	dir := t.TempDir()
-	gen, err := bench.Generate(dir, 40000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := ingest.Expand([]string{dir})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	st := evidence.NewMemStore()
-	var rejects rejected
-	if _, err := ingest.Run(ctx, files, ingest.Options{Store: st, Rejects: &rejects}); err != nil {
-		t.Fatal(err)
-	}
-	if len(rejects) != gen.Broken {
-		t.Fatalf("%d lines rejected, the generator cut %d short: %v", len(rejects), gen.Broken, rejects)
-	}
-	h, err := st.Search(ctx, evidence.Request{Limit: 1 << 22})
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs := h.Events
-	sort.SliceStable(evs, func(i, j int) bool { return detect.Before(&evs[i], &evs[j]) })
+	evs := incidenttest.GeneratedEvents(t, 40000)
 	attribution.AttributeAll(evs)
 	rules, err := detect.Builtin()
 	if err != nil {
@@ -85,12 +59,4 @@ func TestFindingsAskedAlongEqualAReplays(t *testing.T) {
 		}
 		t.Fatalf("%d findings asked along the way differ from a replay's %d", len(got), len(want))
 	}
-}
-
-// rejected keeps the lines ingest refused.
-type rejected []parse.Reject
-
-func (r *rejected) Add(rs []parse.Reject) error {
-	*r = append(*r, rs...)
-	return nil
 }

@@ -11,11 +11,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/cordon-ir/cordon/bench"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/fleet"
-	"github.com/cordon-ir/cordon/ingest"
+	"github.com/cordon-ir/cordon/incident/incidenttest"
 )
 
 func longFinding(events, values int) detect.Finding {
@@ -122,7 +121,7 @@ func TestWatchLongEpisodeUnderSmallMaxPayload(t *testing.T) {
 	const limit = 4 << 10
 	_, js := smallBus(t, limit)
 	ctx := context.Background()
-	evs := generatedEvents(t, 30000)
+	evs := incidenttest.GeneratedEvents(t, 30000)
 	want := oneShotResult(t, evs).Findings
 	publishEvents(t, js, evs)
 	watch(t, js, Config{Durable: "long", Lateness: time.Second, Idle: 300 * time.Millisecond})
@@ -182,33 +181,6 @@ func TestWatchLongEpisodeUnderSmallMaxPayload(t *testing.T) {
 	t.Logf("%d findings, %d of them named in part", len(want), cut)
 }
 
-// generatedEvents are the bench generator's n records as ingest reads
-// them, in time order: its agents' episodes and capability sets grow with
-// n, as a long-lived agent's do.
-func generatedEvents(t testing.TB, n int) []evidence.Event {
-	t.Helper()
-	dir := t.TempDir()
-	if _, err := bench.Generate(dir, n); err != nil {
-		t.Fatal(err)
-	}
-	files, err := ingest.Expand([]string{dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	st := evidence.NewMemStore()
-	if _, err := ingest.Run(ctx, files, ingest.Options{Store: st, Rejects: noRejects{}}); err != nil {
-		t.Fatal(err)
-	}
-	h, err := st.Search(ctx, evidence.Request{Limit: 1 << 22})
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs := h.Events
-	sort.SliceStable(evs, func(i, j int) bool { return detect.Before(&evs[i], &evs[j]) })
-	return evs
-}
-
 // Evidence shipped file after file (each source's events hours before
 // the last file's) makes a watcher replay about once per file that comes
 // late, not at every fetch of it: a replay reads the stream to its end.
@@ -217,7 +189,7 @@ func generatedEvents(t testing.TB, n int) []evidence.Event {
 // so far. The findings are the one-shot engine's either way.
 func TestWatchShippedFileByFileReplaysOncePerFile(t *testing.T) {
 	_, js := bus(t)
-	evs := generatedEvents(t, 30000)
+	evs := incidenttest.GeneratedEvents(t, 30000)
 	want := oneShot(t, evs)
 	bySource := map[string][]evidence.Event{}
 	var sources []string
