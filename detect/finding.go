@@ -62,11 +62,19 @@ type hit struct {
 // newFinding builds a finding of rule r about agent from hits (any order)
 // and the variables of its explanation; the common variables are added.
 func (r *Rule) newFinding(agent string, hits []hit, vars map[string]string) Finding {
+	f := r.blankFinding(agent)
+	f.Events, f.Start, f.End = cited(hits)
+	return r.finish(f, vars)
+}
+
+// cited is what a finding of hits (any order) cites: their events in
+// time order (stable), each once, and their span.
+func cited(hits []hit) (events []string, start, end time.Time) {
 	byTime := func(a, b hit) int { return a.t.Compare(b.t) }
 	if !slices.IsSortedFunc(hits, byTime) {
 		slices.SortStableFunc(hits, byTime)
 	}
-	f := r.blankFinding(agent)
+	var f Finding
 	seen := make(map[string]bool, len(hits))
 	for _, h := range hits {
 		if seen[h.id] {
@@ -75,7 +83,7 @@ func (r *Rule) newFinding(agent string, hits []hit, vars map[string]string) Find
 		seen[h.id] = true
 		f.cite(h)
 	}
-	return r.finish(f, vars)
+	return f.Events, f.Start, f.End
 }
 
 // sortedFinding is newFinding of hits already in its order (by time,

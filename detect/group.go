@@ -15,33 +15,26 @@ func (r *Rule) groupKey(g evidence.Field, step int, ev *evidence.Event) string {
 	return g.Key(ev)
 }
 
-// groupAgent is who a finding of group g is about: the group itself when
-// the rule groups by agent alone, else the agent every hit belongs to.
-func (r *Rule) groupAgent(g string, hits []hit) string {
-	if r.byAgent() {
-		return g
-	}
-	return commonAgent(hits)
-}
-
 // byAgent says the rule's groups are agents.
 func (r *Rule) byAgent() bool { return r.Correlation.GroupBy == "agent" && r.Correlation.Keys == nil }
 
-// finding builds the finding of group g: about groupAgent's agent, the
-// group named in the explanation when Keys made it, and kept for a
-// chain that takes the rule's findings as its events.
+// finding builds the finding of group g from hits (any order), as
+// newFinding cites them.
 func (r *Rule) finding(g string, hits []hit, vars map[string]string) Finding {
-	if r.Correlation.Keys != nil {
-		vars["group"] = g
+	common := ""
+	if !r.byAgent() {
+		common = commonAgent(hits)
 	}
-	f := r.newFinding(r.groupAgent(g, hits), hits, vars)
-	f.group = g
-	return f
+	events, start, end := cited(hits)
+	return r.citedFinding(g, events, start, end, common, vars)
 }
 
-// citedFinding is finding of hits cited already as newFinding cites them:
-// their ids, in time order and each once, their span and their
-// commonAgent.
+// citedFinding builds the finding of group g of events cited already
+// (cited: in time order, each once) over [start, end]: about g itself
+// when the rule groups by agent alone, else about common, the agent
+// every hit belongs to (commonAgent); the group named in the
+// explanation when Keys made it, and kept for a chain that takes the
+// rule's findings as its events.
 func (r *Rule) citedFinding(g string, events []string, start, end time.Time, common string, vars map[string]string) Finding {
 	if r.Correlation.Keys != nil {
 		vars["group"] = g
