@@ -49,6 +49,11 @@ func (w *Workspace) Detect(ctx context.Context, actor journal.Actor) (FindingsCh
 func (w *Workspace) changeOf(after []detect.Finding, marks map[string]detect.Mark) FindingsChange {
 	w.journaledMu.Lock()
 	defer w.journaledMu.Unlock()
+	return w.changeLocked(after, marks)
+}
+
+// changeLocked is changeOf, journaledMu held.
+func (w *Workspace) changeLocked(after []detect.Finding, marks map[string]detect.Mark) FindingsChange {
 	c := detect.DiffMarks(w.journaledLocked(), after, marks)
 	return FindingsChange{Created: c.Created, Updated: c.Updated, Withdrawn: c.Withdrawn, Total: len(after)}
 }
@@ -59,8 +64,7 @@ func (w *Workspace) changeOf(after []detect.Finding, marks map[string]detect.Mar
 func (w *Workspace) journalChange(ctx context.Context, actor journal.Actor, after []detect.Finding, marks map[string]detect.Mark) (FindingsChange, error) {
 	w.journaledMu.Lock()
 	defer w.journaledMu.Unlock()
-	c := detect.DiffMarks(w.journaledLocked(), after, marks)
-	ch := FindingsChange{Created: c.Created, Updated: c.Updated, Withdrawn: c.Withdrawn, Total: len(after)}
+	ch := w.changeLocked(after, marks)
 	if ch.Empty() || !w.write {
 		return ch, nil
 	}
