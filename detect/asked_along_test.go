@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/cordon-ir/cordon/attribution"
+	"github.com/cordon-ir/cordon/bench/benchtest"
 	"github.com/cordon-ir/cordon/detect"
-	"github.com/cordon-ir/cordon/incident/incidenttest"
 )
 
 // A pass asked for its findings along the way, as a following console's
@@ -17,7 +17,7 @@ import (
 // from what gathered them, which the samples are too short to show.
 func TestFindingsAskedAlongEqualAReplays(t *testing.T) {
 	ctx := context.Background()
-	evs := incidenttest.GeneratedEvents(t, 40000)
+	evs := benchtest.GeneratedEvents(t, 40000)
 	attribution.AttributeAll(evs)
 	rules, err := detect.Builtin()
 	if err != nil {

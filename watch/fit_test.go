@@ -11,10 +11,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cordon-ir/cordon/bench/benchtest"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 	"github.com/cordon-ir/cordon/fleet"
-	"github.com/cordon-ir/cordon/incident/incidenttest"
 )
 
 func longFinding(events, values int) detect.Finding {
@@ -121,7 +121,7 @@ func TestWatchLongEpisodeUnderSmallMaxPayload(t *testing.T) {
 	const limit = 4 << 10
 	_, js := smallBus(t, limit)
 	ctx := context.Background()
-	evs := incidenttest.GeneratedEvents(t, 30000)
+	evs := benchtest.GeneratedEvents(t, 30000)
 	want := oneShotResult(t, evs).Findings
 	publishEvents(t, js, evs)
 	watch(t, js, Config{Durable: "long", Lateness: time.Second, Idle: 300 * time.Millisecond})
@@ -189,7 +189,7 @@ func TestWatchLongEpisodeUnderSmallMaxPayload(t *testing.T) {
 // so far. The findings are the one-shot engine's either way.
 func TestWatchShippedFileByFileReplaysOncePerFile(t *testing.T) {
 	_, js := bus(t)
-	evs := incidenttest.GeneratedEvents(t, 30000)
+	evs := benchtest.GeneratedEvents(t, 30000)
 	want := oneShot(t, evs)
 	bySource := map[string][]evidence.Event{}
 	var sources []string

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordon-ir/cordon/bench/benchtest"
 	"github.com/cordon-ir/cordon/capability"
 	"github.com/cordon-ir/cordon/detect"
-	"github.com/cordon-ir/cordon/incident/incidenttest"
 )
 
 // busyAgent is a view of one agent that sent data to hosts hosts, holds
@@ -149,7 +149,7 @@ func TestVerdictAnsweredUnderSmallMaxPayload(t *testing.T) {
 	_, js := smallBus(t, limit)
 	nc := js.Conn()
 	ctx := context.Background()
-	evs := incidenttest.GeneratedEvents(t, 30000)
+	evs := benchtest.GeneratedEvents(t, 30000)
 	res := oneShotResult(t, evs)
 	busiest := ""
 	for _, a := range res.Capabilities.Agents() {

@@ -1,4 +1,5 @@
-package incidenttest
+// Package benchtest gives tests the bench generator's incident as events.
+package benchtest
 
 import (
 	"context"
