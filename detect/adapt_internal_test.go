@@ -50,7 +50,7 @@ func TestAdaptationEpisodeExtendedIsNewFinding(t *testing.T) {
 			all = append(all, hits...)
 		}
 		want := rule.newFinding("a", slices.Clone(all), nil)
-		o := adaptOpen{cited: map[string]time.Time{}, denials: map[string]bool{}}
+		o := newAdaptOpen(0)
 		for o.upto < len(found) {
 			o.extend(found[:min(len(found), o.upto+1+r.IntN(3))], &cites, "a")
 		}

@@ -52,6 +52,7 @@ func (s *capScan) clone() *capScan {
 	d.cov = capability.FromState(s.cov.State())
 	// the copy's finishing is no view's change
 	d.touched, d.changed, d.changedOf, d.endKeys = map[string]bool{}, map[*capability.Capability]bool{}, map[string][]*capability.Capability{}, nil
+	d.thinning, d.inThinning = nil, map[*capability.Capability]bool{}
 	return &d
 }
 

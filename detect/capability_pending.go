@@ -41,6 +41,7 @@ func (s *capScan) withPendingReads(agents map[string]bool) *capScan {
 	}
 	o.borrow = clipped(s.borrow)
 	o.touched, o.changed, o.changedOf, o.endKeys = map[string]bool{}, map[*capability.Capability]bool{}, map[string][]*capability.Capability{}, nil
+	o.thinning, o.inThinning = nil, map[*capability.Capability]bool{}
 	o.readPending()
 	return &o
 }

@@ -56,6 +56,11 @@ type capScan struct {
 	touchedAll bool
 	// changedOf is changed by agent, in the order they changed
 	changedOf map[string][]*capability.Capability
+	// thinning are the capabilities a sweep looks at to thin (thin): those
+	// touched since the last sweep and those the last left due, each once
+	// (inThinning)
+	thinning   []*capability.Capability
+	inThinning map[*capability.Capability]bool
 	// endKeys are the keys an end was recorded under since the last view
 	// (endRecorded): the capabilities whose finishing reads one changed
 	endKeys map[string]bool
@@ -66,7 +71,7 @@ func newCapScan(e *env, sessions []evidence.Event, secrets *redact.Redactor) *ca
 		borrow: map[string][]string{}, jobs: map[string]*capability.Capability{}, reads: map[string]evidence.Event{},
 		procs: map[string]*capability.Capability{}, pids: map[pidKey]*capability.Capability{}, ends: map[string][]endMark{}, auth: map[string][]capability.End{}, calls: map[string]*callUse{}, secrets: secrets, keyHolders: map[string][]string{}, keyLogged: map[string]redact.Key{}, cov: capability.NewCoverage(),
 		workloads: map[string][]*capability.Capability{}, minted: map[string][]*capability.Capability{}, touched: map[string]bool{},
-		changed: map[*capability.Capability]bool{}, changedOf: map[string][]*capability.Capability{}}
+		changed: map[*capability.Capability]bool{}, changedOf: map[string][]*capability.Capability{}, inThinning: map[*capability.Capability]bool{}}
 	s.issued = map[string]bool{}
 	for i := range sessions {
 		s.grant(&sessions[i])

@@ -24,21 +24,29 @@ func (s *capScan) thin(now time.Time, skews *skewScan) {
 	var by map[string]Skew
 	settled, asked := false, false
 	before := now.Add(-time.Minute)
-	for _, m := range s.caps {
-		for _, c := range m {
-			if !c.ThinDue(thinAt) {
-				continue
-			}
+	// A capability the last sweep left not due, and not touched since,
+	// holds the uses it held then: it is not due now. Each is thinned
+	// apart from the others, in any order.
+	k := 0
+	for _, c := range s.thinning {
+		if c.ThinDue(thinAt) {
 			if !asked {
 				by, settled = skews.settled()
 				asked = true
 			}
-			if slices.ContainsFunc(c.Uses, func(u capability.Use) bool {
+			if !slices.ContainsFunc(c.Uses, func(u capability.Use) bool {
 				return skewable(u.Source) && (!settled || by[u.Source].Applied)
 			}) {
-				continue
+				c.Thin(before)
 			}
-			c.Thin(before)
+		}
+		if c.ThinDue(thinAt) {
+			s.thinning[k] = c
+			k++
+		} else {
+			delete(s.inThinning, c)
 		}
 	}
+	clear(s.thinning[k:])
+	s.thinning = s.thinning[:k]
 }

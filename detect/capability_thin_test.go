@@ -178,3 +178,32 @@ func BenchmarkBusyAgentHeld(b *testing.B) {
 		})
 	}
 }
+
+// A capability used in a burst, and not again, is thinned once the burst
+// is old, by a later sweep than the one that found it due: the sweep that
+// found it due could drop nothing (every use was of the last minute), and
+// nothing touches it after.
+func TestThinnedWhenABurstIsOld(t *testing.T) {
+	rules, err := detect.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 9, 1, 10, 0, 0, 0, time.UTC)
+	evs := []evidence.Event{{ID: "s", Time: t0, Source: evidence.SourceLedger, Kind: evidence.KindSessionStart, Agent: "a", Session: "s-1"}}
+	for i := range 400 { // 400 sends in 20 s
+		evs = append(evs, evidence.Event{ID: fmt.Sprintf("a%04d", i), Time: t0.Add(time.Second + time.Duration(i)*50*time.Millisecond),
+			Source: evidence.SourceLedger, Kind: evidence.KindNetRequest, Agent: "a", Session: "s-1", DstHost: "burst.example.com",
+			Method: "POST", BytesOut: 100, Decision: evidence.DecisionAllow})
+	}
+	for i := range 1200 { // then another agent, for ten minutes
+		evs = append(evs, evidence.Event{ID: fmt.Sprintf("b%04d", i), Time: t0.Add(time.Minute + time.Duration(i)*500*time.Millisecond),
+			Source: evidence.SourceLedger, Kind: evidence.KindNetRequest, Agent: "b", DstHost: "other.example.com",
+			Method: "GET", BytesOut: 10, Decision: evidence.DecisionAllow})
+	}
+	detect.SweepEvery(t, 64)
+	detect.ThinAt(t, 128)
+	p, _ := passOver(t, rules, evs[:1], evs[1:], 0)
+	if held := detect.HeldUses(p, "a"); held > 100 {
+		t.Errorf("the burst's capability holds %d uses of 400 ten minutes after it", held)
+	}
+}

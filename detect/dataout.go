@@ -21,12 +21,19 @@ type dataOut struct {
 	e     *env
 	sends map[string]*sends // agent + destination
 	order keyOrder          // sends' keys
+	// opened are the sends with an open episode, in no order: what a
+	// sweep closes is looked for among them, not among every agent and
+	// destination seen (at ten million events, walking those at every
+	// sweep grew with the square of the events)
+	opened []*sends
 }
 
 // sends are one agent's to one destination: the findings of its episodes
 // closed (a send more than the window after the one before ends an
 // episode: no later send joins it), and the sends of the one still open.
 type sends struct {
+	key    string // agent + "\x00" + destination
+	listed bool   // in dataOut.opened
 	closed []Finding
 	open   []send
 	// made is the open episode's finding as done last made it, of how
@@ -67,13 +74,17 @@ func (d *dataOut) add(_ int, ev *evidence.Event) {
 	k := ev.Agent + "\x00" + dest
 	ss := d.sends[k]
 	if ss == nil {
-		ss = &sends{}
+		ss = &sends{key: k}
 		d.sends[k] = ss
 		d.order.add(k)
 	}
 	d.closeBefore(k, ss, ev.Time)
 	ss.open = append(ss.open, send{h: hit{t: ev.Time, id: ev.ID, agent: ev.Agent}, source: ev.Source,
 		bytes: ev.BytesOut, method: ev.Method, allow: allow})
+	if !ss.listed {
+		ss.listed = true
+		d.opened = append(d.opened, ss)
+	}
 }
 
 // closeBefore ends the open episode when a send at t cannot join it (more
@@ -142,10 +153,19 @@ func (d *dataOut) finding(agent, dest string, run []send) (Finding, bool) {
 }
 
 // sweep ends every open episode that no send from now on can join.
+// Each agent and destination's sends are its own, so the order they are
+// closed in changes nothing.
 func (d *dataOut) sweep(now time.Time) {
-	for _, k := range d.order.sorted() {
-		d.closeBefore(k, d.sends[k], now)
+	k := 0
+	for _, ss := range d.opened {
+		d.closeBefore(ss.key, ss, now)
+		if ss.listed = len(ss.open) > 0; ss.listed {
+			d.opened[k] = ss
+			k++
+		}
 	}
+	clear(d.opened[k:])
+	d.opened = d.opened[:k]
 }
 
 // SizeText writes a byte count the way a responder reads it, in one unit

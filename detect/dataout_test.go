@@ -64,9 +64,19 @@ func TestDataOutEpisodesCloseAsTheyEnd(t *testing.T) {
 	}
 	exfil := builtinRules(t, "data-exfiltration")
 	slices.Sort(flagged)
+	// a last event a day after the sends: a sweep at it closes every
+	// episode (the sends are not held), which no send of its own would
+	last := evidence.Event{ID: "z", Time: evs[len(evs)-1].Time.Add(24 * time.Hour), Source: evidence.SourceLedger, Kind: evidence.KindToolCall, Agent: "b", Tool: "bash"}
+	evs = append(evs, last)
 	for _, every := range []int64{1 << 40, 1} { // and swept at every event
 		detect.SweepEvery(t, every)
 		p, _ := passOver(t, exfil, evs[:1], evs, 0)
+		switch open := detect.OpenSends(p); {
+		case every == 1 && open > 0:
+			t.Errorf("swept at the last event, a day after the sends, %d sends are held open", open)
+		case every > 1 && open == 0:
+			t.Error("never swept, no send is held open: the test cannot tell a sweep closes them")
+		}
 		var got []string
 		for _, f := range detect.RawFindings(p)[0] { // before the pass merges episodes
 			got = append(got, fmt.Sprint(f.Events))

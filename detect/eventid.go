@@ -143,6 +143,38 @@ func (l *citeList) unpackAll(ps []packedHit, agent string) []hit {
 	return out
 }
 
+// keyOf is what p cites its event by, and when: its id packed (n), or,
+// when the id does not pack, the id (odd). An odd hit whose id packs is
+// keyed as a packed one of the same id would be.
+func (l *citeList) keyOf(p packedHit) (n uint64, odd string, at citeAt) {
+	if p.ref == 0 {
+		return p.id, "", citeAt{p.sec, p.nsec}
+	}
+	h := l.odd[p.ref-1]
+	at = citeAt{h.t.Unix(), int32(h.t.Nanosecond())}
+	if n, ok := packID(h.id); ok {
+		return n, "", at
+	}
+	return 0, h.id, at
+}
+
+// idOf is the id of p, keyed by keyOf as n or odd.
+func (l *citeList) idOf(p packedHit, n uint64, odd string) string {
+	switch {
+	case odd != "":
+		return odd
+	case p.ref > 0:
+		return l.odd[p.ref-1].id
+	}
+	return unpackID(n)
+}
+
+// packsTo says id packs to n.
+func packsTo(id string, n uint64) bool {
+	m, ok := packID(id)
+	return ok && m == n
+}
+
 // clone is a copy of l that merges without touching l.
 func (l *citeList) clone() citeList {
 	return citeList{hits: slices.Clone(l.hits), odd: slices.Clone(l.odd)}

@@ -190,3 +190,17 @@ func HeldUses(p *Pass, agent string) int {
 	}
 	return n
 }
+
+// OpenSends is how many sends data_exfiltration holds in episodes still
+// open (tests only).
+func OpenSends(p *Pass) int {
+	n := 0
+	for _, c := range p.corr {
+		if d, ok := c.(*dataOut); ok {
+			for _, ss := range d.sends {
+				n += len(ss.open)
+			}
+		}
+	}
+	return n
+}

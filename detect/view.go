@@ -266,4 +266,8 @@ func (s *capScan) touch(c *capability.Capability) {
 		s.changedOf[c.Agent] = append(s.changedOf[c.Agent], c)
 	}
 	s.touched[c.Agent], s.changed[c] = true, true
+	if !s.inThinning[c] {
+		s.inThinning[c] = true
+		s.thinning = append(s.thinning, c)
+	}
 }
