@@ -30,3 +30,38 @@ func TestIngestLimitIsAboveWhatIsHeld(t *testing.T) {
 		t.Fatalf("the limit after the ingest is %d, was %d", got, was)
 	}
 }
+
+// An ingest sets the collector's target and puts it back, and never turns
+// it off on the way: turning it off waits for the marking under way, and
+// a following ingest's round stalled behind every collection of the
+// detectors' pass. GOGC, when set, is left alone.
+func TestIngestNeverTurnsTheCollectorOff(t *testing.T) {
+	was := setGCPercent
+	defer func() { setGCPercent = was }()
+	percent := 100
+	var set []int
+	setGCPercent = func(p int) int {
+		if p < 0 {
+			t.Errorf("the ingest turned the collector off (SetGCPercent(%d))", p)
+		}
+		set = append(set, p)
+		prev := percent
+		percent = p
+		return prev
+	}
+	t.Setenv("GOGC", "")
+	restore := tuneGC()
+	if percent != ingestGCPercent {
+		t.Errorf("during the ingest the target is %d, want %d", percent, ingestGCPercent)
+	}
+	restore()
+	if percent != 100 {
+		t.Errorf("after the ingest the target is %d, want the 100 it was", percent)
+	}
+	t.Setenv("GOGC", "50")
+	set = nil
+	tuneGC()()
+	if len(set) > 0 {
+		t.Errorf("with GOGC set, the ingest set the target to %v", set)
+	}
+}

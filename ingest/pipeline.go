@@ -212,20 +212,28 @@ const (
 // when it began: a follow's round runs beside the detectors' pass, which
 // holds more with every round, and a limit that counted it in would have
 // the collector run back to back once the pass outgrew it.
+//
+// The target is never turned off on the way, not even to read it:
+// debug.SetGCPercent(-1) waits for the collection running to finish its
+// marking, and a follow's round, which calls this, stalled for as long as
+// the marking of a detectors' pass took (up to 700 ms at a million
+// events).
 func tuneGC() func() {
-	gc := debug.SetGCPercent(-1)
+	restoreGC := func() {}
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(ingestGCPercent)
-	} else {
-		debug.SetGCPercent(gc)
+		gc := setGCPercent(ingestGCPercent)
+		restoreGC = func() { setGCPercent(gc) }
 	}
-	limit := debug.SetMemoryLimit(-1)
+	limit := debug.SetMemoryLimit(-1) // a negative limit reads it
 	debug.SetMemoryLimit(min(limit, heldLive()+ingestMemoryLimit+int64(max(0, runtime.GOMAXPROCS(0)-2))*ingestMemoryPerCore))
 	return func() {
-		debug.SetGCPercent(gc)
+		restoreGC()
 		debug.SetMemoryLimit(limit)
 	}
 }
+
+// setGCPercent is debug.SetGCPercent (a variable for the tests).
+var setGCPercent = debug.SetGCPercent
 
 // heldLive is the heap the last collection found live, 0 before the
 // first.
