@@ -20,22 +20,31 @@ type dataOut struct {
 	r     *Rule
 	e     *env
 	sends map[string]*sends // agent + destination
-	order keyOrder          // sends' keys
 	// opened are the sends with an open episode, in no order: what a
 	// sweep closes is looked for among them, not among every agent and
 	// destination seen (at ten million events, walking those at every
 	// sweep grew with the square of the events)
 	opened []*sends
+	// touched are the sends changed since done last looked (a send
+	// added, an episode closed), in no order; found names the sends that
+	// gave a finding then, in sortedKeys' order: done makes again only
+	// what changed, and walks only the sends with a finding (21,000
+	// agent-and-destination pairs at a million events, walking every one
+	// at every answer of a follow took 7 ms of it)
+	touched []*sends
+	found   keyOrder
 }
 
 // sends are one agent's to one destination: the findings of its episodes
 // closed (a send more than the window after the one before ends an
 // episode: no later send joins it), and the sends of the one still open.
 type sends struct {
-	key    string // agent + "\x00" + destination
-	listed bool   // in dataOut.opened
-	closed []Finding
-	open   []send
+	key     string // agent + "\x00" + destination
+	listed  bool   // in dataOut.opened
+	touched bool   // in dataOut.touched
+	found   bool   // in dataOut.found
+	closed  []Finding
+	open    []send
 	// made is the open episode's finding as done last made it, of how
 	// many sends (they only grow: see adaptation's)
 	made madeOf
@@ -76,9 +85,9 @@ func (d *dataOut) add(_ int, ev *evidence.Event) {
 	if ss == nil {
 		ss = &sends{key: k}
 		d.sends[k] = ss
-		d.order.add(k)
 	}
 	d.closeBefore(k, ss, ev.Time)
+	d.touch(ss)
 	ss.open = append(ss.open, send{h: hit{t: ev.Time, id: ev.ID, agent: ev.Agent}, source: ev.Source,
 		bytes: ev.BytesOut, method: ev.Method, allow: allow})
 	if !ss.listed {
@@ -98,26 +107,45 @@ func (d *dataOut) closeBefore(k string, ss *sends, t time.Time) {
 	if f, ok := d.finding(agent, dest, ss.open); ok {
 		ss.closed = append(ss.closed, f)
 	}
+	// not touched: the closed finding is the one done made of the open
+	// episode when it last looked, or, if a send came since, the add of
+	// that send touched it
 	ss.open, ss.made = nil, madeOf{}
 }
 
+// touch says ss changed since done last looked.
+func (d *dataOut) touch(ss *sends) {
+	if !ss.touched {
+		ss.touched = true
+		d.touched = append(d.touched, ss)
+	}
+}
+
+// done gives every send's findings, by agent and destination: those of
+// its closed episodes, then its open one's.
 func (d *dataOut) done() []Finding {
-	var out []Finding
-	for _, k := range d.order.sorted() {
-		ss := d.sends[k]
-		out = append(out, ss.closed...)
-		if len(ss.open) == 0 {
-			continue
-		}
-		if ss.made.n != len(ss.open) {
-			agent, dest, _ := strings.Cut(k, "\x00")
+	for _, ss := range d.touched {
+		ss.touched = false
+		if len(ss.open) > 0 && ss.made.n != len(ss.open) {
+			agent, dest, _ := strings.Cut(ss.key, "\x00")
 			f, ok := d.finding(agent, dest, ss.open)
 			ss.made = madeOf{n: len(ss.open)}
 			if ok {
 				ss.made.fs = []Finding{f}
 			}
 		}
-		out = append(out, ss.made.fs...)
+		if !ss.found && len(ss.closed)+len(ss.made.fs) > 0 {
+			ss.found = true
+			d.found.add(ss.key)
+		}
+	}
+	clear(d.touched)
+	d.touched = d.touched[:0]
+	var out []Finding
+	for _, k := range d.found.sorted() {
+		ss := d.sends[k]
+		out = append(out, ss.closed...)
+		out = append(out, ss.made.fs...) // none once the episode closed
 	}
 	return out
 }

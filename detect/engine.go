@@ -127,8 +127,9 @@ func sortedKeys[V any](m map[string]V) []string {
 // keyOrder is the keys of a map that only grows, in sortedKeys' order,
 // kept between asks: the keys added since the last ask are sorted and
 // merged in, not every key sorted again. data_exfiltration asks at every
-// answer of a follow, over a key per agent and destination (21,000 at a
-// million events: sorting them again took half its answer).
+// answer of a follow, over the agents and destinations it found for
+// (sorting every key, one per agent and destination, 21,000 at a million
+// events, took half its answer).
 type keyOrder struct {
 	keys  []string
 	added []string // since the last ask, unsorted

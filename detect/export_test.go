@@ -29,6 +29,7 @@ func FindingsAfresh(p *Pass) []Finding {
 			for _, ss := range c.sends {
 				made := ss.made
 				ss.made = madeOf{}
+				c.touch(ss)
 				restore = append(restore, func() { ss.made = made })
 			}
 		case *intent:
