@@ -174,7 +174,9 @@ func (w *Workspace) keepScan(meta resultMeta, r detect.Result) error {
 	return err
 }
 
-// keepTimed is keepScan, saying how long encoding the result took.
+// keepTimed is keepScan, saying how long keeping the result took:
+// encoding it and writing it to disk, whose sync waits behind the index's
+// own writes (a follow spaces its keeps by it).
 func (w *Workspace) keepTimed(meta resultMeta, r detect.Result) (time.Duration, error) {
 	if platform.Writable(w.Dir) != nil || !w.write && journal.CheckWritable(w.Dir, false) != nil {
 		return 0, nil
@@ -184,8 +186,9 @@ func (w *Workspace) keepTimed(meta resultMeta, r detect.Result) (time.Duration, 
 	if err := writeKept(&b, keep(meta, r)); err != nil {
 		return 0, err
 	}
+	err := w.keepFile(filepath.Join(w.Dir, engineDir, resultFile), b.Bytes())
 	took := time.Since(start)
-	if err := w.keepFile(filepath.Join(w.Dir, engineDir, resultFile), b.Bytes()); err != nil {
+	if err != nil {
 		return took, err
 	}
 	w.keptRun.Store(true)

@@ -323,10 +323,10 @@ func (h heldAfter) Each(ctx context.Context, q evidence.Query, fn func(evidence.
 // while the follow goes on, and for the next one to start from. At a
 // million events encoding it took about 0.3 s, as long as the round's
 // answer itself (BenchmarkLiveAnswer/kept), and a follow paid it every
-// round. Now a round keeps its answer when the last encoding was cheap
-// (under keepCheap), or when keepShare times the last encoding has passed
-// since the last keep, so keeping takes at most about a tenth of a busy
-// follow's time; otherwise the answer waits for the next round that may,
+// round. Now a round keeps its answer when the last keep (encoding and
+// writing) was cheap (under keepCheap), or when keepShare times the last
+// keep has passed since it, so keeping takes at most about a tenth of a
+// busy follow's time; otherwise the answer waits for the next round that may,
 // the first round that adds nothing (the inputs quiet), or the follow's
 // end. A costly keep runs beside the rounds (keepLive). Meanwhile a reader reads the answer last kept and says when it was
 // kept (the file's time); a crash loses no finding: the next process
