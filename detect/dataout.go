@@ -25,8 +25,8 @@ type dataOut struct {
 	// destination seen (at ten million events, walking those at every
 	// sweep grew with the square of the events)
 	opened []*sends
-	// touched are the sends changed since done last looked (a send
-	// added, an episode closed), in no order; found names the sends that
+	// touched are the sends a send was added to since done last looked,
+	// in no order; found names the sends that
 	// gave a finding then, in sortedKeys' order: done makes again only
 	// what changed, and walks only the sends with a finding (21,000
 	// agent-and-destination pairs at a million events, walking every one
