@@ -44,18 +44,24 @@ type sends struct {
 	touched bool   // in dataOut.touched
 	found   bool   // in dataOut.found
 	closed  []Finding
-	open    []send
+	open    openSends
 	// made is the open episode's finding as done last made it, of how
 	// many sends (they only grow: see adaptation's)
 	made madeOf
 }
 
-type send struct {
-	h      hit
-	source string
-	bytes  int64
-	method string
-	allow  string // wildcard or none
+// openSends is an open episode's sends as its finding reads them: each
+// source's bytes summed, the methods in the order they came, the first
+// send's allowlist (wildcard or none), and each send's hit, packed
+// (citeList: 24 bytes the collector does not scan, where a send kept
+// whole was 100 bytes and five strings).
+type openSends struct {
+	n       int
+	last    time.Time // the last send's
+	allow   string
+	by      sourceBytes
+	methods []string
+	hits    citeList
 }
 
 func newDataOut(r *Rule, e *env) *dataOut {
@@ -88,8 +94,17 @@ func (d *dataOut) add(_ int, ev *evidence.Event) {
 	}
 	d.closeBefore(k, ss, ev.Time)
 	d.touch(ss)
-	ss.open = append(ss.open, send{h: hit{t: ev.Time, id: ev.ID, agent: ev.Agent}, source: ev.Source,
-		bytes: ev.BytesOut, method: ev.Method, allow: allow})
+	o := &ss.open
+	if o.n == 0 {
+		o.allow = allow
+	}
+	o.n++
+	o.last = ev.Time
+	o.by = o.by.add(ev.Source, ev.BytesOut)
+	if ev.Method != "" {
+		o.methods = appendNew(o.methods, ev.Method)
+	}
+	o.hits.add(hit{t: ev.Time, id: ev.ID, agent: ev.Agent}, ev.Agent)
 	if !ss.listed {
 		ss.listed = true
 		d.opened = append(d.opened, ss)
@@ -100,17 +115,17 @@ func (d *dataOut) add(_ int, ev *evidence.Event) {
 // than the window after its last): its finding, if the bytes meet the
 // condition, is kept, its sends are not.
 func (d *dataOut) closeBefore(k string, ss *sends, t time.Time) {
-	if n := len(ss.open); n == 0 || t.Sub(ss.open[n-1].h.t) <= d.r.Correlation.Window {
+	if ss.open.n == 0 || t.Sub(ss.open.last) <= d.r.Correlation.Window {
 		return
 	}
 	agent, dest, _ := strings.Cut(k, "\x00")
-	if f, ok := d.finding(agent, dest, ss.open); ok {
+	if f, ok := d.finding(agent, dest, &ss.open); ok {
 		ss.closed = append(ss.closed, f)
 	}
 	// not touched: the closed finding is the one done made of the open
 	// episode when it last looked, or, if a send came since, the add of
 	// that send touched it
-	ss.open, ss.made = nil, madeOf{}
+	ss.open, ss.made = openSends{}, madeOf{}
 }
 
 // touch says ss changed since done last looked.
@@ -126,10 +141,10 @@ func (d *dataOut) touch(ss *sends) {
 func (d *dataOut) done() []Finding {
 	for _, ss := range d.touched {
 		ss.touched = false
-		if len(ss.open) > 0 && ss.made.n != len(ss.open) {
+		if ss.open.n > 0 && ss.made.n != ss.open.n {
 			agent, dest, _ := strings.Cut(ss.key, "\x00")
-			f, ok := d.finding(agent, dest, ss.open)
-			ss.made = madeOf{n: len(ss.open)}
+			f, ok := d.finding(agent, dest, &ss.open)
+			ss.made = madeOf{n: ss.open.n}
 			if ok {
 				ss.made.fs = []Finding{f}
 			}
@@ -151,32 +166,23 @@ func (d *dataOut) done() []Finding {
 }
 
 // finding is the finding of one episode's sends, in time order: each
-// source's bytes summed apart, the largest view counted; false when those
-// bytes do not meet the condition.
-func (d *dataOut) finding(agent, dest string, run []send) (Finding, bool) {
-	by := map[string]int64{}
-	var methods []string
-	hits := make([]hit, 0, len(run))
-	for _, s := range run {
-		by[s.source] += s.bytes
-		if s.method != "" {
-			methods = appendNew(methods, s.method)
-		}
-		hits = append(hits, s.h)
-	}
+// source's bytes summed apart, the largest view counted (of two as large,
+// the source first by name); false when those bytes do not meet the
+// condition.
+func (d *dataOut) finding(agent, dest string, o *openSends) (Finding, bool) {
 	var bytes int64
 	seenBy := ""
-	for _, src := range sortedKeys(by) {
-		if by[src] > bytes {
-			bytes, seenBy = by[src], src
+	for _, x := range o.by {
+		if x.n > bytes || x.n == bytes && x.source < seenBy {
+			bytes, seenBy = x.n, x.source
 		}
 	}
 	if !d.r.Correlation.Condition.Holds(float64(bytes)) {
 		return Finding{}, false
 	}
-	return withValues(d.r.newFinding(agent, hits, map[string]string{
-		"bytes": humanBytes(bytes), "destination": dest, "allowlist": run[0].allow,
-		"methods": strings.Join(methods, ", "), "seen_by": seenBy,
+	return withValues(d.r.newFinding(agent, o.hits.all(agent), map[string]string{
+		"bytes": humanBytes(bytes), "destination": dest, "allowlist": o.allow,
+		"methods": strings.Join(o.methods, ", "), "seen_by": seenBy,
 	}), []string{dest}), true
 }
 
@@ -187,7 +193,7 @@ func (d *dataOut) sweep(now time.Time) {
 	k := 0
 	for _, ss := range d.opened {
 		d.closeBefore(ss.key, ss, now)
-		if ss.listed = len(ss.open) > 0; ss.listed {
+		if ss.listed = ss.open.n > 0; ss.listed {
 			d.opened[k] = ss
 			k++
 		}

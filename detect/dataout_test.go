@@ -96,3 +96,49 @@ func firsts(lists []string) []string {
 	}
 	return out
 }
+
+// An episode's finding counts the largest source's bytes, of two sources
+// that saw as much the one first by name; it names the methods in the
+// order they came and the allowlist of its first send (its session did
+// not admit the destination; the next session's wildcard admitted the
+// later sends).
+func TestDataOutFindingReadsItsSends(t *testing.T) {
+	t0 := time.Date(2026, 8, 11, 8, 0, 0, 0, time.UTC)
+	sessions := []evidence.Event{
+		{ID: "s1", Time: t0.Add(-time.Minute), Source: evidence.SourceLedger, Kind: evidence.KindSessionStart,
+			Agent: "a", Session: "sess-1", EgressAllowlist: []string{"pypi.org"}},
+		{ID: "s2", Time: t0.Add(time.Minute), Source: evidence.SourceLedger, Kind: evidence.KindSessionStart,
+			Agent: "a", Session: "sess-2", EgressAllowlist: []string{"*.example.com"}},
+	}
+	evs := slices.Clone(sessions)
+	for i, s := range []struct {
+		source, method string
+		bytes          int64
+	}{
+		{evidence.SourceProxy, "PUT", 6 << 20}, // in the first session: not allowed
+		{evidence.SourceLedger, "POST", 4 << 20},
+		{evidence.SourceProxy, "PUT", 6 << 20},
+		{evidence.SourceLedger, "PATCH", 8 << 20},
+	} {
+		at := t0.Add(time.Duration(i) * 2 * time.Minute)
+		if i > 0 {
+			at = at.Add(time.Minute) // within the second session
+		}
+		evs = append(evs, evidence.Event{ID: fmt.Sprintf("e%d", i), Time: at, Source: s.source, Kind: evidence.KindNetRequest,
+			Agent: "a", DstHost: "drop.example.com", BytesOut: s.bytes, Method: s.method})
+	}
+	slices.SortStableFunc(evs, func(x, y evidence.Event) int { return x.Time.Compare(y.Time) })
+	_, fs := passOver(t, builtinRules(t, "data-exfiltration"), sessions, evs, 0)
+	if len(fs) != 1 {
+		t.Fatalf("%d findings, want 1: %v", len(fs), fs)
+	}
+	want := "sent 12.0 MiB (12582912 bytes) to drop.example.com"
+	for _, w := range []string{want, "allowlist: none", "via PUT, POST, PATCH", "counted by the ledger"} {
+		if !strings.Contains(fs[0].Explanation, w) {
+			t.Errorf("the finding says %q, want %q in it", fs[0].Explanation, w)
+		}
+	}
+	if got := fs[0].Events; !slices.Equal(got, []string{"e0", "e1", "e2", "e3"}) {
+		t.Errorf("the finding cites %v, want the four sends in order", got)
+	}
+}

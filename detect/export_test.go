@@ -199,7 +199,7 @@ func OpenSends(p *Pass) int {
 	for _, c := range p.corr {
 		if d, ok := c.(*dataOut); ok {
 			for _, ss := range d.sends {
-				n += len(ss.open)
+				n += ss.open.n
 			}
 		}
 	}
