@@ -44,7 +44,7 @@ type sends struct {
 	touched bool   // in dataOut.touched
 	found   bool   // in dataOut.found
 	closed  []Finding
-	open    openSends
+	open    *openSends // nil: none open
 	// made is the open episode's finding as done last made it, of how
 	// many sends (they only grow: see adaptation's)
 	made madeOf
@@ -94,10 +94,10 @@ func (d *dataOut) add(_ int, ev *evidence.Event) {
 	}
 	d.closeBefore(k, ss, ev.Time)
 	d.touch(ss)
-	o := &ss.open
-	if o.n == 0 {
-		o.allow = allow
+	if ss.open == nil {
+		ss.open = &openSends{allow: allow}
 	}
+	o := ss.open
 	o.n++
 	o.last = ev.Time
 	o.by = o.by.add(ev.Source, ev.BytesOut)
@@ -115,17 +115,17 @@ func (d *dataOut) add(_ int, ev *evidence.Event) {
 // than the window after its last): its finding, if the bytes meet the
 // condition, is kept, its sends are not.
 func (d *dataOut) closeBefore(k string, ss *sends, t time.Time) {
-	if ss.open.n == 0 || t.Sub(ss.open.last) <= d.r.Correlation.Window {
+	if ss.open == nil || t.Sub(ss.open.last) <= d.r.Correlation.Window {
 		return
 	}
 	agent, dest, _ := strings.Cut(k, "\x00")
-	if f, ok := d.finding(agent, dest, &ss.open); ok {
+	if f, ok := d.finding(agent, dest, ss.open); ok {
 		ss.closed = append(ss.closed, f)
 	}
 	// not touched: the closed finding is the one done made of the open
 	// episode when it last looked, or, if a send came since, the add of
 	// that send touched it
-	ss.open, ss.made = openSends{}, madeOf{}
+	ss.open, ss.made = nil, madeOf{}
 }
 
 // touch says ss changed since done last looked.
@@ -141,9 +141,9 @@ func (d *dataOut) touch(ss *sends) {
 func (d *dataOut) done() []Finding {
 	for _, ss := range d.touched {
 		ss.touched = false
-		if ss.open.n > 0 && ss.made.n != ss.open.n {
+		if ss.open != nil && ss.made.n != ss.open.n {
 			agent, dest, _ := strings.Cut(ss.key, "\x00")
-			f, ok := d.finding(agent, dest, &ss.open)
+			f, ok := d.finding(agent, dest, ss.open)
 			ss.made = madeOf{n: ss.open.n}
 			if ok {
 				ss.made.fs = []Finding{f}
@@ -193,7 +193,7 @@ func (d *dataOut) sweep(now time.Time) {
 	k := 0
 	for _, ss := range d.opened {
 		d.closeBefore(ss.key, ss, now)
-		if ss.listed = ss.open.n > 0; ss.listed {
+		if ss.listed = ss.open != nil; ss.listed {
 			d.opened[k] = ss
 			k++
 		}

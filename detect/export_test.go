@@ -199,7 +199,9 @@ func OpenSends(p *Pass) int {
 	for _, c := range p.corr {
 		if d, ok := c.(*dataOut); ok {
 			for _, ss := range d.sends {
-				n += ss.open.n
+				if ss.open != nil {
+					n += ss.open.n
+				}
 			}
 		}
 	}
