@@ -97,6 +97,8 @@ func (o *adaptOpen) extend(found []adaptFound, cites *citeList, agent string) {
 	// time would give them: earliest, then first added
 	type first struct {
 		p   packedHit
+		n   uint64 // keyOf's
+		odd string
 		at  citeAt
 		seq int
 	}
@@ -124,9 +126,9 @@ func (o *adaptOpen) extend(found []adaptFound, cites *citeList, agent string) {
 				} else {
 					byOdd[odd] = len(firsts)
 				}
-				firsts = append(firsts, first{p, at, seq})
+				firsts = append(firsts, first{p, n, odd, at, seq})
 			case at.before(firsts[k].at):
-				firsts[k] = first{p, at, seq}
+				firsts[k] = first{p, n, odd, at, seq}
 			}
 			seq++
 		}
@@ -144,7 +146,7 @@ func (o *adaptOpen) extend(found []adaptFound, cites *citeList, agent string) {
 	})
 	keep := make([]packedHit, 0, len(firsts))
 	for _, f := range firsts {
-		n, odd, _ := cites.keyOf(f.p)
+		n, odd := f.n, f.odd
 		var was citeAt
 		var ok bool
 		if odd == "" {
