@@ -57,6 +57,9 @@ type Pass struct {
 	filters FilterState
 	// view is what the last View kept, for the next to share
 	view *viewParts
+	// read is what a replay's reader worked out of the event being
+	// added (replay.go)
+	read readAhead
 }
 
 // stream is one of a rule's inputs: the events any of match matches, and
@@ -263,6 +266,8 @@ func (p *Pass) add(ev *evidence.Event, peer bool) error {
 		p.sweep(ev.Time)
 	}
 	p.filters.Event = p.events
+	ahead := p.readAhead(ev)
+	p.env.parsed = ahead.call
 	if !peer && !p.known[ev.ID] && attribution.SessionRecord(ev) {
 		p.learn(ev)
 	}
@@ -277,7 +282,11 @@ func (p *Pass) add(ev *evidence.Event, peer bool) error {
 	intern := p.env.intern
 	ev.Agent, ev.Source, ev.DstHost = intern(ev.Agent), intern(ev.Source), intern(ev.DstHost)
 	plan := p.plan(ev.Kind)
-	copy(p.memo, plan.memo)
+	if ahead.memo != nil {
+		copy(p.memo, ahead.memo)
+	} else {
+		copy(p.memo, plan.memo)
+	}
 	for _, i := range plan.streams {
 		st := &p.rules[i]
 		if peer && !st.peers {
@@ -415,29 +424,6 @@ func (p *Pass) result(caps func(*capScan) *capScan) Result {
 	// that is the checks', above the detectors)
 	SortRanked(out, RankAgents(RankInput{Findings: out, Capabilities: capSets}))
 	return Result{Findings: out, Capabilities: capSets, Coverage: cs.cov, Skews: skews, Kills: p.HarnessKills()}
-}
-
-// Replay adds every event of src, in time order, to p.
-func (p *Pass) Replay(ctx context.Context, src Source) error {
-	return p.ReplayVia(ctx, src, (*Pass).Add)
-}
-
-// ReplayVia hands every event of src, in time order, to add with p: a
-// pass of a share of the agents adds its own events and gives it the
-// others' as a peer's (AddPeer).
-func (p *Pass) ReplayVia(ctx context.Context, src Source, add func(*Pass, *evidence.Event) error) error {
-	// one buffer for every event: Add reads it and copies what it keeps
-	buf := new(evidence.Event)
-	n := 0
-	return src.Each(ctx, evidence.All(), func(ev evidence.Event) error {
-		if n++; n%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		*buf = ev
-		return add(p, buf)
-	})
 }
 
 // Attribution is whose the pass would take ev to be if it were added now:

@@ -39,6 +39,7 @@ type env struct {
 	byName  map[string][]*session // by session id, by start
 	byCred  map[string][]*session // credential id -> sessions issued it
 	last    *call                 // the tool call parsed last: the event being added
+	parsed  *call                 // the event being added parsed by a replay's reader, not yet interned
 	strs    map[string]string     // interned values the correlators keep
 	kinds   map[string]string     // credential id -> kind, from the session_starts
 	egress  map[string]bool       // the addresses sandboxes leave the lab from
@@ -62,6 +63,14 @@ type env struct {
 // need of it.
 func (e *env) call(ev *evidence.Event) *call {
 	if c := e.last; c != nil && ev.ID != "" && c.id == ev.ID {
+		return c
+	}
+	if c := e.parsed; c != nil && ev.ID != "" && c.id == ev.ID {
+		// parsed by a replay's reader: its strings interned here
+		e.parsed = nil
+		c.agent, c.tool, c.path = e.intern(c.agent), e.intern(c.tool), e.intern(c.path)
+		c.intern(e.intern)
+		e.last = c
 		return c
 	}
 	e.last = parseCall(ev, e.intern)

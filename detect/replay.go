@@ -1,0 +1,218 @@
+package detect
+
+import (
+	"context"
+	"runtime"
+	"sync"
+
+	"github.com/cordon-ir/cordon/attribution"
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// A replay reads its events on one goroutine and adds them on another:
+// the reader matches each against the pass's queries as it comes (what
+// Add would ask them) and parses each tool call (what the correlations
+// that read calls would), in batches, so the adding goroutine, which runs
+// every correlator in turn and sets a replay's pace, only reads the
+// answers. Both depend on the event alone, as Add sees it: an event the
+// pass attributes itself is matched and parsed again after (its agent
+// may change), and an event handed to add other than the one read (a
+// caller's copy) is matched and parsed as Add does any.
+
+// replayBatch is how many events the reader hands over at a time.
+const replayBatch = 512
+
+// Replay adds every event of src, in time order, to p.
+func (p *Pass) Replay(ctx context.Context, src Source) error {
+	return p.ReplayVia(ctx, src, (*Pass).Add)
+}
+
+// ReplayVia hands every event of src, in time order, to add with p: a
+// pass of a share of the agents adds its own events and gives it the
+// others' as a peer's (AddPeer).
+func (p *Pass) ReplayVia(ctx context.Context, src Source, add func(*Pass, *evidence.Event) error) error {
+	if runtime.GOMAXPROCS(0) < 2 {
+		return p.replayHere(ctx, src, add)
+	}
+	return p.replayBeside(ctx, src, add)
+}
+
+// replayHere reads and adds on the caller's goroutine.
+func (p *Pass) replayHere(ctx context.Context, src Source, add func(*Pass, *evidence.Event) error) error {
+	// one buffer for every event: Add reads it and copies what it keeps
+	buf := new(evidence.Event)
+	n := 0
+	return src.Each(ctx, evidence.All(), func(ev evidence.Event) error {
+		if n++; n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		*buf = ev
+		return add(p, buf)
+	})
+}
+
+// matchedBatch is events read and what each matched: memo holds, for
+// the i-th event, the pass's memo (matches) at i*len(p.matchers), and
+// calls[i] its call parsed (nil when it is not a tool call), its strings
+// not yet interned.
+type matchedBatch struct {
+	evs   []evidence.Event
+	memo  []uint8
+	calls []*call
+}
+
+// replayBeside reads and matches on a goroutine of its own, and adds on
+// the caller's.
+func (p *Pass) replayBeside(ctx context.Context, src Source, add func(*Pass, *evidence.Event) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	full := make(chan *matchedBatch, 2)
+	free := make(chan *matchedBatch, 3)
+	var read error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(full)
+		m := newPrematch(p)
+		b := &matchedBatch{}
+		send := func() error {
+			select {
+			case full <- b:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			select {
+			case b = <-free:
+				b.evs, b.memo, b.calls = b.evs[:0], b.memo[:0], b.calls[:0]
+			default:
+				b = &matchedBatch{}
+			}
+			return nil
+		}
+		n := 0
+		read = src.Each(ctx, evidence.All(), func(ev evidence.Event) error {
+			if n++; n%4096 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			b.evs = append(b.evs, ev)
+			last := &b.evs[len(b.evs)-1]
+			b.memo = m.match(last, b.memo)
+			var c *call
+			if last.Kind == evidence.KindToolCall {
+				c = parseCall(last, asItIs)
+			}
+			b.calls = append(b.calls, c)
+			if len(b.evs) == replayBatch {
+				return send()
+			}
+			return nil
+		})
+		if read == nil && len(b.evs) > 0 {
+			read = send()
+		}
+	}()
+	var added error
+	width := len(p.matchers)
+	for b := range full {
+		for i := range b.evs {
+			if added != nil {
+				break
+			}
+			ev := &b.evs[i]
+			p.read = readAhead{ev: ev, memo: b.memo[i*width : (i+1)*width], call: b.calls[i]}
+			added = add(p, ev)
+		}
+		p.read = readAhead{}
+		if added != nil {
+			cancel() // the reader stops at its next event
+			continue // and the batches it sent are let go
+		}
+		select {
+		case free <- b:
+		default:
+		}
+	}
+	wg.Wait()
+	if added != nil {
+		return added
+	}
+	return read
+}
+
+// prematch is the reader's side of a replay: the pass's queries, and its
+// own plan per kind (the pass's are the adding goroutine's).
+type prematch struct {
+	p      *Pass
+	byKind map[string][]uint8
+}
+
+func newPrematch(p *Pass) *prematch {
+	return &prematch{p: p, byKind: map[string][]uint8{}}
+}
+
+// match appends to memo the answers of every query the streams of ev's
+// kind ask, as matches records them (1 no, 2 yes; the queries its kind
+// rules out, 1).
+func (m *prematch) match(ev *evidence.Event, memo []uint8) []uint8 {
+	start := m.byKind[ev.Kind]
+	if start == nil {
+		start = make([]uint8, len(m.p.matchers))
+		for j, r := range m.p.kindReq {
+			if r.ok && !kindIn(r.vs, ev.Kind) {
+				start[j] = 1
+			}
+		}
+		if len(m.byKind) < maxKindPlans {
+			m.byKind[ev.Kind] = start
+		}
+	}
+	at := len(memo)
+	memo = append(memo, start...)
+	for j, v := range start {
+		if v != 0 {
+			continue
+		}
+		memo[at+j] = 1
+		if m.p.matchers[j].Match(ev) {
+			memo[at+j] = 2
+		}
+	}
+	return memo
+}
+
+func kindIn(vs []string, kind string) bool {
+	for _, v := range vs {
+		if v == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// asItIs keeps a string as it is: the reader parses calls without the
+// pass's interning, which is the adding goroutine's (env.call).
+func asItIs(s string) string { return s }
+
+// readAhead is what the reader worked out of the event ev.
+type readAhead struct {
+	ev   *evidence.Event
+	memo []uint8
+	call *call
+}
+
+// readAhead gives what the reader worked out of ev, when it holds for the
+// event add reads: ev is the one read, and the pass does not attribute it
+// (zero otherwise). It is taken once.
+func (p *Pass) readAhead(ev *evidence.Event) readAhead {
+	r := p.read
+	p.read = readAhead{}
+	if r.ev != ev || p.e.Attribute && ev.AttributedVia == "" && attribution.Attributable(ev) {
+		return readAhead{}
+	}
+	return r
+}

@@ -1,0 +1,176 @@
+package detect_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/cordon-ir/cordon/attribution"
+	"github.com/cordon-ir/cordon/bench/benchtest"
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// answerJSON is everything a pass's answer says, for comparing two.
+func answerJSON(t *testing.T, r detect.Result) string {
+	t.Helper()
+	b, err := json.Marshal(struct {
+		F []detect.Finding
+		C any
+		V any
+		S any
+	}{r.Findings, r.Capabilities.ByAgent(), r.Coverage, r.Skews})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// oneByOne is the answer of a pass given each of evs by Add, a copy of
+// each at a time: what a follow's rounds do, with nothing read ahead.
+func oneByOne(t *testing.T, eng detect.Engine, evs []evidence.Event) detect.Result {
+	t.Helper()
+	ctx := context.Background()
+	p, err := eng.Start(ctx, detect.NewMemSource(evs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs = slices.Clone(evs)
+	slices.SortStableFunc(evs, func(a, b evidence.Event) int { return detect.Compare(&a, &b) })
+	for _, ev := range evs {
+		if err := p.Add(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p.Done()
+}
+
+// A replay matches and parses its events ahead of the goroutine that adds
+// them (replay.go). Its answer is the one a pass given the same events one
+// by one makes, on every sample and on the bench generator's incident:
+// attributed at ingest, and attributed by the pass itself, where what
+// was read ahead of an event the pass attributes does not hold.
+func TestReplayReadAheadGivesTheAnswerOfEventsAddedOneByOne(t *testing.T) {
+	rules, err := detect.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, err := filepath.Glob(filepath.Join("..", "sample-incidents", "*", "truth.yaml"))
+	if err != nil || len(paths) < 5 {
+		t.Fatalf("samples: %v %v", paths, err)
+	}
+	cases := map[string][]evidence.Event{"generated": benchtest.GeneratedEvents(t, 20000)}
+	for _, p := range paths {
+		name := filepath.Base(filepath.Dir(p))
+		cases[name] = loadSample(t, name)
+	}
+	for name, raw := range cases {
+		attributed := append([]evidence.Event(nil), raw...)
+		attribution.AttributeAll(attributed)
+		for _, c := range []struct {
+			how string
+			eng detect.Engine
+			evs []evidence.Event
+		}{
+			{"attributed at ingest", detect.Engine{Rules: rules}, attributed},
+			{"attributed by the pass", detect.Engine{Rules: rules, Attribute: true}, raw},
+		} {
+			t.Run(name+"/"+c.how, func(t *testing.T) {
+				want := answerJSON(t, oneByOne(t, c.eng, c.evs))
+				got, err := c.eng.Scan(context.Background(), detect.NewMemSource(c.evs))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if answerJSON(t, got) != want {
+					t.Errorf("a replay's answer differs from the events added one by one")
+				}
+			})
+		}
+	}
+}
+
+// A rule that reads whose an event is: the pass attributes a proxy's
+// request to the agent its sandbox's address was bound to, and a query
+// on the agent matches it then, not as the reader read it (no agent).
+func TestReplayMatchesWhatThePassAttributes(t *testing.T) {
+	evs := loadSample(t, "egress-probe-exfil")
+	rule := detect.Rule{ID: "agent-7-egress", Title: "agent-7's requests", Severity: "low", Phase: "detect", Explain: "{{count}}",
+		Query: []string{"agent:agent-7 AND kind:net_request"}, Correlation: detect.Correlation{Type: detect.EventCount,
+			Window: time.Hour, Condition: detect.Condition{Gte: detect.Num(1)}}}
+	eng := detect.Engine{Rules: []detect.Rule{rule}, Attribute: true}
+	want := oneByOne(t, eng, evs)
+	if len(want.Findings) == 0 || len(want.Findings[0].Events) == 0 {
+		t.Fatal("no request of agent-7 found one by one")
+	}
+	got, err := eng.Scan(context.Background(), detect.NewMemSource(evs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if answerJSON(t, got) != answerJSON(t, want) {
+		t.Errorf("a replay's findings differ from the events added one by one: %d findings, want %d", len(got.Findings), len(want.Findings))
+	}
+}
+
+// What the reader worked out of an event holds for that event only: a
+// caller that adds another in its place (a copy it changed) has it
+// matched as Add matches any.
+func TestReplayReadAheadHoldsForTheEventReadOnly(t *testing.T) {
+	evs := loadSample(t, "egress-probe-exfil")
+	attribution.AttributeAll(evs)
+	rule := detect.Rule{ID: "renamed", Title: "the caller's events", Severity: "low", Phase: "detect", Explain: "{{count}}",
+		Query: []string{"tool:renamed_by_caller"}, Correlation: detect.Correlation{Type: detect.EventCount,
+			Window: time.Hour, Condition: detect.Condition{Gte: detect.Num(1)}}}
+	eng := detect.Engine{Rules: []detect.Rule{rule}}
+	ctx := context.Background()
+	p, err := eng.Start(ctx, detect.NewMemSource(evs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cp evidence.Event
+	err = p.ReplayVia(ctx, detect.NewMemSource(evs), func(p *detect.Pass, ev *evidence.Event) error {
+		cp = *ev
+		if cp.Kind == evidence.KindToolCall {
+			cp.Tool = "renamed_by_caller"
+		}
+		return p.Add(&cp)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := p.Done().Findings; len(fs) == 0 {
+		t.Fatal("no finding of the caller's renamed calls")
+	}
+}
+
+// A replay whose caller fails midway returns the caller's error, the
+// reader stopped, however many batches it had read ahead.
+func TestReplayStopsAtTheCallersError(t *testing.T) {
+	evs := benchtest.GeneratedEvents(t, 20000)
+	attribution.AttributeAll(evs)
+	rules, err := detect.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := detect.Engine{Rules: rules}
+	ctx := context.Background()
+	src := detect.NewMemSource(evs)
+	p, err := eng.Start(ctx, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("the caller's error")
+	n := 0
+	err = p.ReplayVia(ctx, src, func(p *detect.Pass, ev *evidence.Event) error {
+		if n++; n == 3000 {
+			return stop
+		}
+		return p.Add(ev)
+	})
+	if !errors.Is(err, stop) || p.Events() != 2999 {
+		t.Fatalf("replay ended with %v after %d events, want the caller's error after 2999", err, p.Events())
+	}
+}
