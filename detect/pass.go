@@ -171,12 +171,7 @@ func (p *Pass) plan(kind string) *kindPlan {
 	if k := p.byKind[kind]; k != nil {
 		return k
 	}
-	k := &kindPlan{memo: make([]uint8, len(p.matchers))}
-	for j, r := range p.kindReq {
-		if r.ok && !slices.Contains(r.vs, kind) {
-			k.memo[j] = 1
-		}
-	}
+	k := &kindPlan{memo: p.kindMemo(kind)}
 	for i := range p.rules {
 		for _, j := range p.rules[i].mi {
 			if k.memo[j] == 0 {
@@ -189,6 +184,19 @@ func (p *Pass) plan(kind string) *kindPlan {
 		p.byKind[strings.Clone(kind)] = k
 	}
 	return k
+}
+
+// kindMemo is the memo an event of kind starts from: the queries its kind
+// rules out answered no (1). It reads only what Start made, so a replay's
+// reader asks it too.
+func (p *Pass) kindMemo(kind string) []uint8 {
+	memo := make([]uint8, len(p.matchers))
+	for j, r := range p.kindReq {
+		if r.ok && !slices.Contains(r.vs, kind) {
+			memo[j] = 1
+		}
+	}
+	return memo
 }
 
 // matches reports whether the event matches the i-th distinct query,

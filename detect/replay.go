@@ -3,6 +3,7 @@ package detect
 import (
 	"context"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/cordon-ir/cordon/attribution"
@@ -161,14 +162,9 @@ func newPrematch(p *Pass) *prematch {
 func (m *prematch) match(ev *evidence.Event, memo []uint8) []uint8 {
 	start := m.byKind[ev.Kind]
 	if start == nil {
-		start = make([]uint8, len(m.p.matchers))
-		for j, r := range m.p.kindReq {
-			if r.ok && !kindIn(r.vs, ev.Kind) {
-				start[j] = 1
-			}
-		}
+		start = m.p.kindMemo(ev.Kind)
 		if len(m.byKind) < maxKindPlans {
-			m.byKind[ev.Kind] = start
+			m.byKind[strings.Clone(ev.Kind)] = start
 		}
 	}
 	at := len(memo)
@@ -183,15 +179,6 @@ func (m *prematch) match(ev *evidence.Event, memo []uint8) []uint8 {
 		}
 	}
 	return memo
-}
-
-func kindIn(vs []string, kind string) bool {
-	for _, v := range vs {
-		if v == kind {
-			return true
-		}
-	}
-	return false
 }
 
 // asItIs keeps a string as it is: the reader parses calls without the
