@@ -309,6 +309,17 @@ func (w *Watcher) refreshView(now time.Time) {
 	v.viewGap = min(maxViewGap, viewCost*time.Since(start))
 }
 
+// viewStale says the verdicts' view lacks some of what the pass took
+// (never, when the watcher answers no verdicts).
+func (w *Watcher) viewStale() bool {
+	v := w.verdicts
+	if v == nil || w.pass == nil {
+		return false
+	}
+	vw := v.view.Load()
+	return w.viewDirty || vw == nil || vw.events != w.pass.Events()
+}
+
 // viewCost bounds the share of the loop copies take: at most one in
 // viewCost+1 of its time, as long as a copy takes under maxViewGap /
 // viewCost; maxViewGap bounds how stale that makes the view.

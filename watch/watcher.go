@@ -105,6 +105,10 @@ type Stats struct {
 	Verdicts int64 `json:"verdicts,omitempty"`
 	Receipts int64 `json:"receipts,omitempty"`
 	Expired  int64 `json:"expired,omitempty"`
+	// ViewStale says the verdicts are answered from a copy of the pass
+	// that lacks some of what it took: the copy is made at most every
+	// few hundred milliseconds while the watcher is busy (refreshView).
+	ViewStale bool `json:"view_stale,omitempty"`
 }
 
 // Watcher runs the engine on a stream.
@@ -336,6 +340,10 @@ func (w *Watcher) step(ctx context.Context, in []fleet.Delivery, now time.Time) 
 		if err == nil {
 			err = w.publishHoldings(ctx, now)
 		}
+		stale := w.viewStale() // the loop's own state, read here
+		w.mu.Lock()
+		w.stats.ViewStale = stale
+		w.mu.Unlock()
 	}()
 	// in is the caller's to use again: what is kept of a delivery is its
 	// event (copied into the buffer) and its settlement (Settle)
