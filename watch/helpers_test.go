@@ -261,8 +261,9 @@ func (r *started) stop(t testing.TB) Stats {
 	return r.w.Stats()
 }
 
-// waitIdle waits until the consumer has nothing pending and the watcher
-// holds nothing, twice in a row.
+// waitIdle waits until the consumer has nothing pending, the watcher
+// holds nothing and its verdicts' copy holds all the pass took, twice in
+// a row.
 func waitIdle(t testing.TB, js jetstream.JetStream, w *Watcher, durable string, done chan error) {
 	t.Helper()
 	waitIdleWithin(t, js, w, durable, done, 60*time.Second)
@@ -291,7 +292,8 @@ func waitIdleWithin(t testing.TB, js jetstream.JetStream, w *Watcher, durable st
 		if err != nil {
 			t.Fatal(err)
 		}
-		if info.NumPending+uint64(info.NumAckPending) == 0 && w.Stats().Buffered == 0 && info.Delivered.Stream > 0 {
+		s := w.Stats()
+		if info.NumPending+uint64(info.NumAckPending) == 0 && s.Buffered == 0 && !s.ViewStale && info.Delivered.Stream > 0 {
 			calm++
 		} else {
 			calm = 0
