@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -172,5 +173,25 @@ func TestReplayStopsAtTheCallersError(t *testing.T) {
 	})
 	if !errors.Is(err, stop) || p.Events() != 2999 {
 		t.Fatalf("replay ended with %v after %d events, want the caller's error after 2999", err, p.Events())
+	}
+}
+
+// On one core a replay reads and adds on one goroutine, with the same
+// answer.
+func TestReplayOnOneCore(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	rules, err := detect.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := loadSample(t, "credential-theft")
+	eng := detect.Engine{Rules: rules, Attribute: true}
+	want := answerJSON(t, oneByOne(t, eng, evs))
+	got, err := eng.Scan(context.Background(), detect.NewMemSource(evs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if answerJSON(t, got) != want {
+		t.Error("a replay on one core differs from the events added one by one")
 	}
 }
