@@ -56,8 +56,6 @@ type sends struct {
 // (citeList: 24 bytes the collector does not scan, where a send kept
 // whole was 100 bytes and five strings).
 type openSends struct {
-	n       int
-	last    time.Time // the last send's
 	allow   string
 	by      sourceBytes
 	methods []string
@@ -98,8 +96,6 @@ func (d *dataOut) add(_ int, ev *evidence.Event) {
 		ss.open = &openSends{allow: allow}
 	}
 	o := ss.open
-	o.n++
-	o.last = ev.Time
 	o.by = o.by.add(ev.Source, ev.BytesOut)
 	if ev.Method != "" {
 		o.methods = appendNew(o.methods, ev.Method)
@@ -115,7 +111,7 @@ func (d *dataOut) add(_ int, ev *evidence.Event) {
 // than the window after its last): its finding, if the bytes meet the
 // condition, is kept, its sends are not.
 func (d *dataOut) closeBefore(k string, ss *sends, t time.Time) {
-	if ss.open == nil || t.Sub(ss.open.last) <= d.r.Correlation.Window {
+	if ss.open == nil || t.Sub(ss.open.hits.lastAt()) <= d.r.Correlation.Window {
 		return
 	}
 	agent, dest, _ := strings.Cut(k, "\x00")
@@ -141,10 +137,10 @@ func (d *dataOut) touch(ss *sends) {
 func (d *dataOut) done() []Finding {
 	for _, ss := range d.touched {
 		ss.touched = false
-		if ss.open != nil && ss.made.n != ss.open.n {
+		if ss.open != nil && ss.made.n != ss.open.hits.len() {
 			agent, dest, _ := strings.Cut(ss.key, "\x00")
 			f, ok := d.finding(agent, dest, ss.open)
-			ss.made = madeOf{n: ss.open.n}
+			ss.made = madeOf{n: ss.open.hits.len()}
 			if ok {
 				ss.made.fs = []Finding{f}
 			}

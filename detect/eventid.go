@@ -78,6 +78,15 @@ type citeList struct {
 	odd  []hit
 }
 
+// len is how many hits the list holds.
+func (l *citeList) len() int { return len(l.hits) }
+
+// lastAt is the time of the list's last hit (it holds one at least).
+func (l *citeList) lastAt() time.Time {
+	p := l.hits[len(l.hits)-1]
+	return time.Unix(p.sec, int64(p.nsec))
+}
+
 // add appends h, agent's or not, to the list.
 func (l *citeList) add(h hit, agent string) {
 	l.hits = append(l.hits, l.pack(h, agent))

@@ -200,7 +200,7 @@ func OpenSends(p *Pass) int {
 		if d, ok := c.(*dataOut); ok {
 			for _, ss := range d.sends {
 				if ss.open != nil {
-					n += ss.open.n
+					n += ss.open.hits.len()
 				}
 			}
 		}
