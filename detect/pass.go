@@ -274,7 +274,7 @@ func (p *Pass) add(ev *evidence.Event, peer bool) error {
 		p.sweep(ev.Time)
 	}
 	p.filters.Event = p.events
-	ahead := p.readAhead(ev)
+	ahead := p.takeRead(ev)
 	p.env.parsed = ahead.call
 	if !peer && !p.known[ev.ID] && attribution.SessionRecord(ev) {
 		p.learn(ev)

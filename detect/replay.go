@@ -192,10 +192,10 @@ type readAhead struct {
 	call *call
 }
 
-// readAhead gives what the reader worked out of ev, when it holds for the
+// takeRead gives what the reader worked out of ev, when it holds for the
 // event add reads: ev is the one read, and the pass does not attribute it
 // (zero otherwise). It is taken once.
-func (p *Pass) readAhead(ev *evidence.Event) readAhead {
+func (p *Pass) takeRead(ev *evidence.Event) readAhead {
 	r := p.read
 	p.read = readAhead{}
 	if r.ev != ev || p.e.Attribute && ev.AttributedVia == "" && attribution.Attributable(ev) {
