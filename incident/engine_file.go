@@ -234,7 +234,18 @@ func writeKept(w io.Writer, k keptResult) error {
 	if err != nil {
 		return err
 	}
-	for _, b := range append([][]byte{h}, encoded...) {
+	all := append([][]byte{h}, encoded...)
+	if g, ok := w.(interface{ Grow(int) }); ok {
+		// a buffer takes the whole file at once, not by doubling: at a
+		// million events the answer is tens of megabytes, and a busy
+		// follow keeps it every few seconds
+		size := 0
+		for _, b := range all {
+			size += 8 + len(b)
+		}
+		g.Grow(size)
+	}
+	for _, b := range all {
 		var n [8]byte
 		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
 		if _, err := w.Write(n[:]); err != nil {
