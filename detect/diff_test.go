@@ -1,10 +1,16 @@
 package detect_test
 
 import (
+	"context"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/cordon-ir/cordon/attribution"
+	"github.com/cordon-ir/cordon/bench/benchtest"
 	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
 )
 
 // A round's change is read by finding id: new ids are created, the same
@@ -32,5 +38,65 @@ func TestDiffFindingsByID(t *testing.T) {
 		if ch := diff(after, after); len(ch.Created)+len(ch.Updated)+len(ch.Withdrawn) != 0 {
 			t.Errorf("%s: a round that changed nothing: %+v", name, ch)
 		}
+	}
+}
+
+// Digests remembers each finding's events digest from the answer before,
+// by the events slice: a follow's answers share the events of an episode
+// that did not grow. Over a pass viewed every few hundred events, as a
+// follow's rounds view it, every answer's Marks are those made from
+// scratch: a grown episode is hashed again, one unchanged is not wrong.
+func TestDigestsMarkEachAnswerAsFromScratch(t *testing.T) {
+	rules, err := detect.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := benchtest.GeneratedEvents(t, 20000)
+	attribution.AttributeAll(evs)
+	slices.SortStableFunc(evs, func(a, b evidence.Event) int { return detect.Compare(&a, &b) })
+	eng := detect.Engine{Rules: rules}
+	p, err := eng.Start(context.Background(), detect.NewMemSource(evs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d detect.Digests
+	answers, shared := 0, 0
+	var last map[string]detect.Mark
+	for i := range evs {
+		if err := p.Add(&evs[i]); err != nil {
+			t.Fatal(err)
+		}
+		if i%500 != 499 && i != len(evs)-1 {
+			continue
+		}
+		found := p.View().Result.Findings
+		got, want := d.Marks(found), detect.Marks(found)
+		if !maps.Equal(got, want) {
+			t.Fatalf("answer %d (%d events): the Marks differ from those made from scratch", answers+1, i+1)
+		}
+		for id, m := range got {
+			if last[id] == m {
+				shared++
+			}
+		}
+		last = got
+		answers++
+	}
+	if shared == 0 {
+		t.Error("no finding was the same from one answer to the next: nothing here shows a remembered digest right")
+	}
+	t.Logf("%d answers, %d Marks the same as the answer before's", answers, shared)
+}
+
+// A slice whose first element is the same but which is longer (an
+// episode grown in place of a larger array) is another slice.
+func TestDigestsTellAGrownSliceFromItsStart(t *testing.T) {
+	ids := []string{"e1", "e2", "e3"}
+	f := func(evs []string) []detect.Finding { return []detect.Finding{{ID: "f", Events: evs}} }
+	var d detect.Digests
+	first := d.Marks(f(ids[:2]))["f"]
+	grown := d.Marks(f(ids[:3]))["f"]
+	if grown != detect.Marks(f(ids[:3]))["f"] || first.Same(grown) {
+		t.Errorf("a grown episode kept the digest of its start: %+v then %+v", first, grown)
 	}
 }

@@ -49,6 +49,8 @@ type livePass struct {
 	// order, when the round that held them had them in hand
 	held    int64
 	pending []evidence.Event
+	// digests makes each round's Marks from the round before's
+	digests detect.Digests
 }
 
 // withoutEvidence is what a pass was started for, the evidence aside (a follow's
@@ -212,7 +214,7 @@ func (w *Workspace) followRound(ctx context.Context, actor journal.Actor, res []
 		// the change is shown first and journaled after, in the round:
 		// journaled though the follow was stopped meanwhile, the round's
 		// work being done
-		marks := detect.Marks(r.Findings)
+		marks := lp.digests.Marks(r.Findings)
 		out.Change, out.Took = w.changeOf(r.Findings, marks), before+time.Since(began)
 		if out.Change.Empty() {
 			return out, nil, nil
