@@ -66,10 +66,11 @@ func Follow(ctx context.Context, inputs []string, opt Options, interval time.Dur
 // index's batch) plus a fixed part (the wait for the disk, the checks);
 // the next round takes what came meanwhile. A pause after every busy
 // round was a fixed part too, and the rounds' length grows with the fixed
-// part over the share of time left idle: at 10,000 lines a second, a
-// 50 ms pause made rounds about 100 ms longer. Rounds back to back still
-// come no more than ten times an interval, so a trickle of lines is not
-// indexed and synced one at a time.
+// part over the share of time left idle: at 10,000 lines a second on two
+// cores, rounds ran 265-320 ms with a 50 ms pause after each, and 57-133 ms
+// back to back (docs/performance.md). Busy rounds still begin no more
+// than ten an interval, so a trickle of lines is not indexed and synced
+// one at a time.
 func pause(res []FileResult, interval, took time.Duration) time.Duration {
 	for _, r := range res {
 		if r.Events > 0 || r.Rejects > 0 || r.Merged > 0 {
