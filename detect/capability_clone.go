@@ -47,6 +47,7 @@ func (s *capScan) clone() *capScan {
 	d.workloads = remapList(s.workloads, cp)
 	d.minted = remapList(s.minted, cp)
 	d.kinds, d.issued, d.reads, d.keyLogged = maps.Clone(s.kinds), maps.Clone(s.issued), maps.Clone(s.reads), maps.Clone(s.keyLogged)
+	d.jobTools = maps.Clone(s.jobTools)
 	d.borrow, d.keyHolders = clipped(s.borrow), clipped(s.keyHolders)
 	d.ends, d.auth = clipped(s.ends), clipped(s.auth)
 	d.cov = capability.FromState(s.cov.State())

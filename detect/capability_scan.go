@@ -64,6 +64,9 @@ type capScan struct {
 	// endKeys are the keys an end was recorded under since the last view
 	// (endRecorded): the capabilities whose finishing reads one changed
 	endKeys map[string]bool
+	// jobTools says of each tool name asked whether it queues jobs
+	// (jobTool)
+	jobTools map[string]bool
 }
 
 func newCapScan(e *env, sessions []evidence.Event, secrets *redact.Redactor) *capScan {
@@ -71,7 +74,8 @@ func newCapScan(e *env, sessions []evidence.Event, secrets *redact.Redactor) *ca
 		borrow: map[string][]string{}, jobs: map[string]*capability.Capability{}, reads: map[string]evidence.Event{},
 		procs: map[string]*capability.Capability{}, pids: map[pidKey]*capability.Capability{}, ends: map[string][]endMark{}, auth: map[string][]capability.End{}, calls: map[string]*callUse{}, secrets: secrets, keyHolders: map[string][]string{}, keyLogged: map[string]redact.Key{}, cov: capability.NewCoverage(),
 		workloads: map[string][]*capability.Capability{}, minted: map[string][]*capability.Capability{}, touched: map[string]bool{},
-		changed: map[*capability.Capability]bool{}, changedOf: map[string][]*capability.Capability{}, inThinning: map[*capability.Capability]bool{}}
+		changed: map[*capability.Capability]bool{}, changedOf: map[string][]*capability.Capability{}, inThinning: map[*capability.Capability]bool{},
+		jobTools: map[string]bool{}}
 	s.issued = map[string]bool{}
 	for i := range sessions {
 		s.grant(&sessions[i])
@@ -352,6 +356,23 @@ func (s *capScan) ended(kind capability.Kind, n string) (endMark, bool) {
 // jobToolRe names tools that queue work outside the agent.
 var jobToolRe = regexp.MustCompile(`(?i)(submit|schedule|enqueue|queue|dispatch|trigger|workflow|cron|deploy)`)
 
+// jobTool reports whether tool queues work outside the agent (jobToolRe),
+// asked once per tool name: an incident's calls name a few tools, and a
+// million calls asked the expression a million times. Past maxJobTools
+// names (hostile ledgers name thousands) the expression is asked again.
+func (s *capScan) jobTool(tool string) bool {
+	if is, ok := s.jobTools[tool]; ok {
+		return is
+	}
+	is := jobToolRe.MatchString(tool)
+	if len(s.jobTools) < maxJobTools {
+		s.jobTools[s.e.intern(tool)] = is
+	}
+	return is
+}
+
+const maxJobTools = 1024
+
 // jobIDRe finds the id a queuing tool answered with ("job ci-88213 queued").
 var jobIDRe = regexp.MustCompile(`(?i)\b(?:job|run|build|pipeline|task|workflow)[ _#:=-]*(?:id[ :=]*)?([A-Za-z0-9][\w.-]*\d[\w.-]*)`)
 
@@ -376,7 +397,7 @@ func (s *capScan) toolCall(ev *evidence.Event) {
 		}
 		c.Uses = append(c.Uses, use)
 	}
-	if ev.Tool != "" && jobToolRe.MatchString(ev.Tool) && ev.CallID != "" {
+	if ev.Tool != "" && ev.CallID != "" && s.jobTool(ev.Tool) {
 		c := &capability.Capability{Agent: ev.Agent, Kind: capability.Job, Origin: capability.Acquired,
 			How: "queued by " + ev.Tool + " (" + ev.CallID + ")", Acquired: []string{ev.ID},
 			Uses: []capability.Use{{Time: ev.Time, ID: ev.ID, Source: ev.Source}}}
