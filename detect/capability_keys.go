@@ -7,18 +7,6 @@ import (
 	"github.com/cordon-ir/cordon/evidence"
 )
 
-// keyText is the text of ev that keys are looked for in: a ledger's tool
-// calls and outputs, as recorded (ok is false for every other event).
-func keyText(ev *evidence.Event) (text string, ok bool) {
-	if ev.Source != evidence.SourceLedger || ev.Kind != evidence.KindToolCall && ev.Kind != evidence.KindToolResult {
-		return "", false
-	}
-	if ev.Raw != "" {
-		return ev.Raw, true
-	}
-	return ev.Cmdline + "\n" + ev.Message, true
-}
-
 // keys records the keys of a recognizable form (cloud access keys, forge
 // and API tokens, private keys) that an agent's tool calls and outputs
 // hold, named by the case's keyed placeholders, never by the secret (an
@@ -27,9 +15,13 @@ func keyText(ev *evidence.Event) (text string, ok bool) {
 // Credential ids the sessions were issued are left to the credential
 // scan, which knows their owners.
 func (s *capScan) keys(ev *evidence.Event) {
-	text, ok := keyText(ev)
-	if !ok || s.secrets == nil || ev.Agent == "" || s.e.keyless {
+	if s.secrets == nil || ev.Agent == "" || ev.Source != evidence.SourceLedger ||
+		ev.Kind != evidence.KindToolCall && ev.Kind != evidence.KindToolResult {
 		return
+	}
+	text := ev.Raw
+	if text == "" {
+		text = ev.Cmdline + "\n" + ev.Message
 	}
 	for _, k := range s.secrets.Keys(text, s.issuedID) {
 		c := s.entry(ev.Agent, capability.Credential, k.Name, capability.Acquired)

@@ -275,7 +275,7 @@ func (p *Pass) add(ev *evidence.Event, peer bool) error {
 	}
 	p.filters.Event = p.events
 	ahead := p.takeRead(ev)
-	p.env.parsed, p.env.keyless = ahead.call, ahead.keyless
+	p.env.parsed = ahead.call
 	if !peer && !p.known[ev.ID] && attribution.SessionRecord(ev) {
 		p.learn(ev)
 	}

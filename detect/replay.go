@@ -8,7 +8,6 @@ import (
 
 	"github.com/cordon-ir/cordon/attribution"
 	"github.com/cordon-ir/cordon/evidence"
-	"github.com/cordon-ir/cordon/redact"
 )
 
 // A replay reads its events on one goroutine and adds them on another:
@@ -63,8 +62,6 @@ type matchedBatch struct {
 	evs   []evidence.Event
 	memo  []uint8
 	calls []*call
-	// keyless[i]: the i-th event's text can hold no key (readAhead)
-	keyless []bool
 }
 
 // replayBeside reads and matches on a goroutine of its own, and adds on
@@ -81,7 +78,6 @@ func (p *Pass) replayBeside(ctx context.Context, src Source, add func(*Pass, *ev
 		defer wg.Done()
 		defer close(full)
 		m := newPrematch(p)
-		lookForKeys := p.caps != nil && p.caps.secrets != nil
 		b := &matchedBatch{}
 		send := func() error {
 			select {
@@ -91,7 +87,7 @@ func (p *Pass) replayBeside(ctx context.Context, src Source, add func(*Pass, *ev
 			}
 			select {
 			case b = <-free:
-				b.evs, b.memo, b.calls, b.keyless = b.evs[:0], b.memo[:0], b.calls[:0], b.keyless[:0]
+				b.evs, b.memo, b.calls = b.evs[:0], b.memo[:0], b.calls[:0]
 			default:
 				b = &matchedBatch{}
 			}
@@ -112,7 +108,6 @@ func (p *Pass) replayBeside(ctx context.Context, src Source, add func(*Pass, *ev
 				c = parseCall(last, asItIs)
 			}
 			b.calls = append(b.calls, c)
-			b.keyless = append(b.keyless, lookForKeys && keyless(last))
 			if len(b.evs) == replayBatch {
 				return send()
 			}
@@ -130,7 +125,7 @@ func (p *Pass) replayBeside(ctx context.Context, src Source, add func(*Pass, *ev
 				break
 			}
 			ev := &b.evs[i]
-			p.read = readAhead{ev: ev, memo: b.memo[i*width : (i+1)*width], call: b.calls[i], keyless: b.keyless[i]}
+			p.read = readAhead{ev: ev, memo: b.memo[i*width : (i+1)*width], call: b.calls[i]}
 			added = add(p, ev)
 		}
 		p.read = readAhead{}
@@ -195,16 +190,6 @@ type readAhead struct {
 	ev   *evidence.Event
 	memo []uint8
 	call *call
-	// keyless: the text keys are looked for in (keyText) can hold none
-	// (redact.MayHoldKey), so the pass need not look
-	keyless bool
-}
-
-// keyless reports whether ev's text where keys are looked for can hold
-// none: false for an event whose text is not looked at.
-func keyless(ev *evidence.Event) bool {
-	text, ok := keyText(ev)
-	return ok && !redact.MayHoldKey(text)
 }
 
 // takeRead gives what the reader worked out of ev, when it holds for the

@@ -40,13 +40,10 @@ type env struct {
 	byCred  map[string][]*session // credential id -> sessions issued it
 	last    *call                 // the tool call parsed last: the event being added
 	parsed  *call                 // the event being added parsed by a replay's reader, not yet interned
-	// keyless says the replay's reader found that the text of the event
-	// being added, where keys are looked for (keyText), can hold none
-	keyless bool
-	strs    map[string]string   // interned values the correlators keep
-	kinds   map[string]string   // credential id -> kind, from the session_starts
-	egress  map[string]bool     // the addresses sandboxes leave the lab from
-	open    map[string]*session // agent + session -> its session, for its end
+	strs    map[string]string     // interned values the correlators keep
+	kinds   map[string]string     // credential id -> kind, from the session_starts
+	egress  map[string]bool       // the addresses sandboxes leave the lab from
+	open    map[string]*session   // agent + session -> its session, for its end
 	// gatewayOpen is the same for the sessions the gateway's ledger began:
 	// a start of another format with the same name never takes their end
 	gatewayOpen map[string]*session
