@@ -186,8 +186,8 @@ type capMessage struct {
 	Caps  []*capability.Capability
 }
 
-// writeKept writes k as the file's parts.
-func writeKept(w io.Writer, k keptResult) error {
+// writeKept writes k as the file's parts to b.
+func writeKept(b *bytes.Buffer, k keptResult) error {
 	fs := slices.Clone(k.Findings)
 	for i := range fs {
 		fs[i].Events = nil
@@ -235,25 +235,19 @@ func writeKept(w io.Writer, k keptResult) error {
 		return err
 	}
 	all := append([][]byte{h}, encoded...)
-	if g, ok := w.(interface{ Grow(int) }); ok {
-		// a buffer takes the whole file at once, not by doubling: at a
-		// million events the answer is tens of megabytes, and a busy
-		// follow keeps it every few seconds
-		size := 0
-		for _, b := range all {
-			size += 8 + len(b)
-		}
-		g.Grow(size)
+	// the whole file at once, not by doubling: at a million events the
+	// answer is tens of megabytes, and a busy follow keeps it every few
+	// seconds
+	total := 0
+	for _, p := range all {
+		total += 8 + len(p)
 	}
-	for _, b := range all {
+	b.Grow(total)
+	for _, p := range all {
 		var n [8]byte
-		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
-		if _, err := w.Write(n[:]); err != nil {
-			return err
-		}
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
+		binary.BigEndian.PutUint64(n[:], uint64(len(p)))
+		b.Write(n[:])
+		b.Write(p)
 	}
 	return nil
 }
