@@ -81,8 +81,8 @@ type Digests struct {
 }
 
 // digestKey is an events slice by identity. It points at the slice's
-// first element, so while remembered the array cannot be freed and its
-// address reused by other events.
+// first element (nil for no events), so while remembered the array
+// cannot be freed and its address reused by other events.
 type digestKey struct {
 	first *string
 	n     int
@@ -95,17 +95,15 @@ func (d *Digests) Marks(found []Finding) map[string]Mark {
 	next := make(map[digestKey]string, len(found))
 	for i := range found {
 		f := &found[i]
-		var digest string
-		if len(f.Events) == 0 {
-			digest = eventsDigest(nil, &d.buf)
-		} else {
-			k := digestKey{&f.Events[0], len(f.Events)}
-			var ok bool
-			if digest, ok = d.last[k]; !ok {
-				digest = eventsDigest(f.Events, &d.buf)
-			}
-			next[k] = digest
+		k := digestKey{n: len(f.Events)}
+		if k.n > 0 {
+			k.first = &f.Events[0]
 		}
+		digest, ok := d.last[k]
+		if !ok {
+			digest = eventsDigest(f.Events, &d.buf)
+		}
+		next[k] = digest
 		out[f.ID] = markWith(f, digest)
 	}
 	d.last = next
