@@ -67,7 +67,7 @@ func Follow(ctx context.Context, inputs []string, opt Options, interval time.Dur
 // the next round takes what came meanwhile. A pause after every busy
 // round was a fixed part too, and the rounds' length grows with the fixed
 // part over the share of time left idle: at 10,000 lines a second on two
-// cores, rounds ran 265-320 ms with a 50 ms pause after each, and 57-133 ms
+// cores, rounds ran 265-317 ms with a 50 ms pause after each, and 57-133 ms
 // back to back (docs/performance.md). Busy rounds still begin no more
 // than ten an interval, so a trickle of lines is not indexed and synced
 // one at a time.
