@@ -211,7 +211,13 @@ const (
 // The limit is what the ingest may add to the heap the process held live
 // when it began: a follow's round runs beside the detectors' pass, which
 // holds more with every round, and a limit that counted it in would have
-// the collector run back to back once the pass outgrew it.
+// the collector run back to back once the pass outgrew it. Nor is it
+// ever less than twice the heap held, the default target's goal: these
+// settings are there to make the collector run less often, and once a
+// follow's pass held more than ingestMemoryLimit (a few hundred thousand
+// events) the held heap plus that limit had it run more often than the
+// default would (docs/performance.md, "A follow's collector held no
+// tighter than the default").
 //
 // The target is never turned off on the way, not even to read it:
 // debug.SetGCPercent(-1) waits for the collection running to finish its
@@ -225,7 +231,8 @@ func tuneGC() func() {
 		restoreGC = func() { setGCPercent(gc) }
 	}
 	limit := debug.SetMemoryLimit(-1) // a negative limit reads it
-	debug.SetMemoryLimit(min(limit, heldLive()+ingestMemoryLimit+int64(max(0, runtime.GOMAXPROCS(0)-2))*ingestMemoryPerCore))
+	held := heldLive()
+	debug.SetMemoryLimit(min(limit, held+max(ingestMemoryLimit, held)+int64(max(0, runtime.GOMAXPROCS(0)-2))*ingestMemoryPerCore))
 	return func() {
 		restoreGC()
 		debug.SetMemoryLimit(limit)
