@@ -411,9 +411,9 @@ func ingestLine(u incident.IngestUpdate) string {
 		if files != 1 {
 			s += "s"
 		}
-		if u.Added > 0 {
-			s += fmt.Sprintf(" · %s new events", common.Count(u.Added))
-		}
+		// most telling first: a narrow header drops the last parts
+		// (fitParts), and what the detectors found, with the events not
+		// yet judged, outranks how many events came in
 		switch d := u.Detected; {
 		case u.DetectErr != nil:
 			s += " · detectors failed"
@@ -425,6 +425,9 @@ func ingestLine(u incident.IngestUpdate) string {
 		if u.Held > 0 {
 			// stored, searchable, and not yet judged: said, not hidden
 			s += fmt.Sprintf(" · %s held for order", common.Count(int64(u.Held)))
+		}
+		if u.Added > 0 {
+			s += fmt.Sprintf(" · %s new events", common.Count(u.Added))
 		}
 		return s
 	}

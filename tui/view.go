@@ -125,14 +125,27 @@ func (m Model) headerFilter() string {
 		parts = append(parts, c)
 	}
 	left := " " + strings.Join(parts, " · ")
-	if over := len([]rune(left)) + len([]rune(right)); over > w && right != "" {
-		// the query matters more than the ingest's details: keep its
-		// first part ("following 5 files", "ingesting 40%")
-		right, _, _ = strings.Cut(right, " · ")
-	}
+	right = fitParts(left, right, w)
 	rw := min(len([]rune(right)), max(w-len([]rune(left))-1, w/2))
 	lw := max(w-rw, 0)
 	return st.Filter.Render(common.PadRight(common.Fit(left, lw), lw)) + st.Progress.Render(common.Fit(right, rw))
+}
+
+// fitParts drops the last of right's parts (joined by " · ", the most
+// telling first) one at a time until left and right fit in w, down to the
+// first ("following 5 files", "ingesting 40%"): the query matters more
+// than the ingest's details, and what is left of them is the most
+// telling. Before, a narrow header kept the first part only, and a busy
+// follow's findings were never shown at 80 columns.
+func fitParts(left, right string, w int) string {
+	for len([]rune(left))+len([]rune(right)) > w {
+		i := strings.LastIndex(right, " · ")
+		if i < 0 {
+			break
+		}
+		right = right[:i]
+	}
+	return right
 }
 
 // statusLine: the search bar, an error to dismiss, a notice, or short help.
