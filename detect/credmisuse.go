@@ -67,10 +67,7 @@ func (c *credMisuse) add(_ int, ev *evidence.Event) {
 			return
 		}
 		text := ev.Cmdline + " " + ev.Message
-		for _, cred := range c.e.issued() {
-			if !attribution.NamesCredential(text, cred) {
-				continue
-			}
+		for _, cred := range c.e.namedIn(text) {
 			if owner := c.e.credOwner(cred, ev.Time); owner != nil && owner.agent != ev.Agent {
 				c.mentions[cred] = ev.Agent
 				c.use(ev.Agent, cred, owner.agent, h, "its tool calls")

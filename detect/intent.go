@@ -99,12 +99,25 @@ func (x *intent) add(_ int, ev *evidence.Event) {
 		st.pending = append(st.pending, sensitive{h, "credential reads", ev.Path})
 	case ev.BytesOut >= minUpload:
 		st.pending = append(st.pending, sensitive{h, "uploads", destination(ev)})
-	case persistRe.MatchString(ev.Cmdline):
+	case persists(ev.Cmdline):
 		st.pending = append(st.pending, sensitive{h, "persistence", program(ev.Cmdline)})
 	}
 }
 
 var persistRe = regexp.MustCompile(`\b(crontab|nohup|systemctl|setsid|disown)\b`)
+
+// persists says cmdline runs a program that outlives the call
+// (persistRe). The expression runs only on a line holding one of its
+// words: most tool calls hold none, and it ran on every one of them on a
+// replay's adding goroutine.
+func persists(cmdline string) bool {
+	for _, w := range [...]string{"crontab", "nohup", "systemctl", "setsid", "disown"} {
+		if strings.Contains(cmdline, w) {
+			return persistRe.MatchString(cmdline)
+		}
+	}
+	return false
+}
 
 func (x *intent) judge(st *intentState, ev *evidence.Event, h hit) {
 	text := strings.ToLower(strings.TrimPrefix(ev.Message, "summary:"))

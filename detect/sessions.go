@@ -2,6 +2,7 @@ package detect
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -48,6 +49,10 @@ type env struct {
 	// a start of another format with the same name never takes their end
 	gatewayOpen map[string]*session
 	creds       []string // every issued credential id, longest first (issued)
+	// credWords are those of creds made of word bytes alone, and
+	// credOther says some are not (namedIn); made with creds
+	credWords map[string]bool
+	credOther bool
 	// addrs are the hosts the evidence saw each address serve, from every
 	// event added so far (a peer's too): one book for every correlation.
 	addrs addrBook
@@ -206,8 +211,14 @@ func (e *env) harnessKills(asOf time.Time) map[string]time.Time {
 // id may be part of a longer one's).
 func (e *env) issued() []string {
 	if e.creds == nil && len(e.byCred) > 0 {
+		e.credWords, e.credOther = make(map[string]bool, len(e.byCred)), false
 		for id := range e.byCred {
 			e.creds = append(e.creds, id)
+			if len(id) > 0 && wordRun(id, 0) == len(id) {
+				e.credWords[id] = true
+			} else {
+				e.credOther = true
+			}
 		}
 		sort.Slice(e.creds, func(i, j int) bool {
 			if len(e.creds[i]) != len(e.creds[j]) {
@@ -217,6 +228,47 @@ func (e *env) issued() []string {
 		})
 	}
 	return e.creds
+}
+
+// namedIn is every issued credential that text names as a whole word
+// (attribution.NamesCredential), in issued's order. A credential made of
+// word bytes alone is named only as one of text's words, whole: those are
+// looked up by text's words, once each, rather than searched for one by
+// one (a tool call's text against every credential of the case was 6% of
+// a replay's adding goroutine). The others are searched for as before.
+func (e *env) namedIn(text string) []string {
+	all := e.issued()
+	var words []string
+	for i := 0; i < len(text); {
+		j := wordRun(text, i)
+		if j == i {
+			i++
+			continue
+		}
+		if w := text[i:j]; e.credWords[w] && !slices.Contains(words, w) {
+			words = append(words, w)
+		}
+		i = j
+	}
+	if len(words) == 0 && !e.credOther {
+		return nil
+	}
+	var out []string
+	for _, c := range all {
+		if e.credWords[c] && slices.Contains(words, c) || !e.credWords[c] && attribution.NamesCredential(text, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// wordRun is where the run of word bytes (attribution.WordByte) that
+// begins at i in s ends (i when s[i] is not one).
+func wordRun(s string, i int) int {
+	for i < len(s) && attribution.WordByte(s[i]) {
+		i++
+	}
+	return i
 }
 
 // sessionAt is the agent's session at t: the one in force, else the last

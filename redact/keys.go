@@ -44,25 +44,39 @@ var keyForms = []struct{ prefix, kind string }{
 // MayHoldKey reports whether text could hold a key of a known form: one
 // pass over its bytes, looking for a form's start at the start of a word
 // ("task-runner" holds "sk-" but no key), so that the many texts that hold
-// none are never redacted to find out.
+// none are never redacted to find out. Only the forms that begin with the
+// byte at a word's start are tried: a replay asks it of every tool call
+// and output, whole records of hundreds of bytes, on the goroutine that
+// sets its pace.
 func MayHoldKey(text string) bool {
+	after := false // the byte before is a word's
 	for i := 0; i < len(text); i++ {
-		if !keyStart[text[i]] || i > 0 && wordByte(text[i-1]) {
-			continue
-		}
-		for _, f := range keyForms {
-			if strings.HasPrefix(text[i:], f.prefix) {
-				return true
+		c := text[i]
+		if !after {
+			for _, f := range formsFrom[c] {
+				if strings.HasPrefix(text[i:], f) {
+					return true
+				}
 			}
 		}
+		after = wordBytes[c]
 	}
 	return false
 }
 
-// keyStart marks the first bytes of the key forms.
-var keyStart = func() (t [256]bool) {
+// formsFrom is, by first byte, the prefixes of the key forms that begin
+// with it.
+var formsFrom = func() (t [256][]string) {
 	for _, f := range keyForms {
-		t[f.prefix[0]] = true
+		t[f.prefix[0]] = append(t[f.prefix[0]], f.prefix)
+	}
+	return t
+}()
+
+// wordBytes marks the bytes wordByte says are a word's.
+var wordBytes = func() (t [256]bool) {
+	for c := range t {
+		t[c] = wordByte(byte(c))
 	}
 	return t
 }()

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"math/rand"
 	"strings"
 	"testing"
 )
@@ -52,5 +53,48 @@ func TestKeysNamesKeysByTheirPlaceholders(t *testing.T) {
 		if !MayHoldKey(k) {
 			t.Errorf("%q may not hold a key?", k)
 		}
+	}
+}
+
+// MayHoldKey is its definition: some key form's prefix begins at the
+// start of a word. Checked against the definition on random texts made of
+// the forms' prefixes, pieces of them, word bytes and separators.
+func TestMayHoldKeyIsItsDefinition(t *testing.T) {
+	holds := func(text string) bool {
+		for i := range len(text) {
+			if i > 0 && wordByte(text[i-1]) {
+				continue
+			}
+			for _, f := range keyForms {
+				if strings.HasPrefix(text[i:], f.prefix) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	r := rand.New(rand.NewSource(3))
+	var pieces []string
+	for _, f := range keyForms {
+		pieces = append(pieces, f.prefix, f.prefix[:len(f.prefix)-1])
+	}
+	pieces = append(pieces, "a", "Z", "0", "_", "-", " ", ":", "=", "\"", "/", ".", "\n", "é")
+	yes := 0
+	for range 20000 {
+		var b strings.Builder
+		for range r.Intn(6) {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		s := b.String()
+		want := holds(s)
+		if got := MayHoldKey(s); got != want {
+			t.Fatalf("MayHoldKey(%q) = %v, want %v", s, got, want)
+		}
+		if want {
+			yes++
+		}
+	}
+	if yes < 2000 || yes > 18000 {
+		t.Fatalf("%d texts of 20000 may hold a key: the check needs both answers", yes)
 	}
 }
