@@ -1,7 +1,7 @@
 package detect
 
 import (
-	"net"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -28,7 +28,7 @@ import (
 // few are kept. Ties are learnt in event-time order, so a connection is
 // judged by what was observed up to it.
 type addrBook struct {
-	byIP map[string][]tie
+	byIP map[netip.Addr][]tie
 }
 
 // tie is one observation that an address served a host.
@@ -68,15 +68,14 @@ func (b *addrBook) observe(ev *evidence.Event) {
 	default:
 		return // the ledger's and an audit log's say what a client asked
 	}
-	ip := net.ParseIP(ev.DstIP)
+	key, ok := addrOf(ev.DstIP)
 	host := strings.ToLower(strings.TrimSuffix(ev.DstHost, "."))
-	if ip == nil || net.ParseIP(host) != nil {
+	if _, isAddr := addrOf(host); !ok || isAddr {
 		return
 	}
 	if b.byIP == nil {
-		b.byIP = map[string][]tie{}
+		b.byIP = map[netip.Addr][]tie{}
 	}
-	key := ip.String()
 	list := b.byIP[key]
 	for i := range list {
 		if list[i].host == host {
@@ -113,11 +112,23 @@ func (b *addrBook) tieOf(ip, host string) *tie {
 
 // tiesOf is what the book holds of ip (read only).
 func (b *addrBook) tiesOf(ip string) []tie {
-	p := net.ParseIP(ip)
-	if p == nil {
+	key, ok := addrOf(ip)
+	if !ok {
 		return nil
 	}
-	return b.byIP[p.String()]
+	return b.byIP[key]
+}
+
+// addrOf is the address s writes, as net.ParseIP reads it (no zone; an
+// IPv4 address written in IPv6 form is the IPv4 one), without the
+// allocations of parsing it and writing it back: the book is asked of
+// every network event a replay adds.
+func addrOf(s string) (netip.Addr, bool) {
+	a, err := netip.ParseAddr(s)
+	if err != nil || a.Zone() != "" {
+		return netip.Addr{}, false
+	}
+	return a.Unmap(), true
 }
 
 // says is the tie as a finding names it: which source saw the address

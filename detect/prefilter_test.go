@@ -2,6 +2,7 @@ package detect
 
 import (
 	"math/rand"
+	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -94,5 +95,31 @@ func TestPersistsIsTheExpression(t *testing.T) {
 	}
 	if yes < 500 || yes > 4500 {
 		t.Fatalf("%d lines of 5000 persist: the check needs both answers", yes)
+	}
+}
+
+// addrOf reads an address as net.ParseIP does, and two texts of one
+// address give one key where net.IP.String gave one: mapped IPv4, IPv6
+// written long or short, and what is not an address (a zone, leading
+// zeros, a host name) none.
+func TestAddrOfIsParseIP(t *testing.T) {
+	for _, s := range []string{"10.0.0.7", "::ffff:10.0.0.7", "0:0:0:0:0:ffff:a00:7", "2001:db8::1", "2001:0db8:0:0:0:0:0:1",
+		"::1.2.3.4", "fe80::1%eth0", "010.0.0.7", "10.0.0.256", "pypi.org", "", "::", "1.2.3.4.5", "[::1]", " 10.0.0.7"} {
+		a, ok := addrOf(s)
+		ip := net.ParseIP(s)
+		if ok != (ip != nil) {
+			t.Errorf("addrOf(%q) ok %v, net.ParseIP %v", s, ok, ip)
+			continue
+		}
+		if ok && a.String() != ip.String() {
+			t.Errorf("addrOf(%q) = %s, net.ParseIP's %s", s, a, ip)
+		}
+	}
+	a, _ := addrOf("::ffff:10.0.0.7")
+	b, _ := addrOf("10.0.0.7")
+	c, _ := addrOf("2001:0db8:0:0:0:0:0:1")
+	d, _ := addrOf("2001:db8::1")
+	if a != b || c != d {
+		t.Errorf("one address, two keys: %v %v, %v %v", a, b, c, d)
 	}
 }
