@@ -192,6 +192,13 @@ func (r *reader) uvarint() uint64 {
 	if r.err != nil {
 		return 0
 	}
+	if len(r.b) > 0 && r.b[0] < 0x80 {
+		// one byte: most of an event's strings are empty or short, and a
+		// replay reads some forty lengths an event
+		v := r.b[0]
+		r.b = r.b[1:]
+		return uint64(v)
+	}
 	v, n := binary.Uvarint(r.b)
 	if n <= 0 {
 		r.err = ErrEventCodec
