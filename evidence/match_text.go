@@ -123,7 +123,7 @@ func containsFold(s, sub string) bool {
 // every j. The places where sub's first byte can begin are found with
 // strings.IndexByte, for each case of a letter, rather than by trying
 // every byte of s: the rules' queries ask it of every event of a replay
-// (a fifth of its reader's matching).
+// (a third of its reader's matching).
 func indexFoldASCII(s, sub string) bool {
 	n := len(sub)
 	if n == 0 {
