@@ -149,7 +149,7 @@ func CredentialWords(texts ...string) iter.Seq[string] {
 		for _, s := range texts {
 			start := -1
 			for i := 0; i <= len(s); i++ {
-				if i < len(s) && WordByte(s[i]) {
+				if i < len(s) && wordByte(s[i]) {
 					if start < 0 {
 						start = i
 					}
@@ -176,16 +176,15 @@ func NamesCredential(text, cred string) bool {
 		}
 		j += i
 		end := j + len(cred)
-		if (j == 0 || !WordByte(text[j-1])) && (end == len(text) || !WordByte(text[end])) {
+		if (j == 0 || !wordByte(text[j-1])) && (end == len(text) || !wordByte(text[end])) {
 			return true
 		}
 		i = j + 1
 	}
 }
 
-// WordByte is a byte a credential id is made of: NamesCredential looks
-// for one with none of them on either side.
-func WordByte(c byte) bool {
+// wordByte is a byte a credential id is made of.
+func wordByte(c byte) bool {
 	return c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 

@@ -214,7 +214,7 @@ func (e *env) issued() []string {
 		e.credWords, e.credOther = make(map[string]bool, len(e.byCred)), false
 		for id := range e.byCred {
 			e.creds = append(e.creds, id)
-			if len(id) > 0 && wordRun(id, 0) == len(id) {
+			if oneWord(id) {
 				e.credWords[id] = true
 			} else {
 				e.credOther = true
@@ -232,23 +232,18 @@ func (e *env) issued() []string {
 
 // namedIn is every issued credential that text names as a whole word
 // (attribution.NamesCredential), in issued's order. A credential made of
-// word bytes alone is named only as one of text's words, whole: those are
-// looked up by text's words, once each, rather than searched for one by
-// one (a tool call's text against every credential of the case was 6% of
-// a replay's adding goroutine). The others are searched for as before.
+// word bytes alone is named only as one of text's words, whole
+// (attribution.CredentialWords): those are looked up by text's words,
+// once each, rather than searched for one by one (a tool call's text
+// against every credential of the case was 6% of a replay's adding
+// goroutine). The others are searched for as before.
 func (e *env) namedIn(text string) []string {
 	all := e.issued()
 	var words []string
-	for i := 0; i < len(text); {
-		j := wordRun(text, i)
-		if j == i {
-			i++
-			continue
-		}
-		if w := text[i:j]; e.credWords[w] && !slices.Contains(words, w) {
+	for w := range attribution.CredentialWords(text) {
+		if e.credWords[w] && !slices.Contains(words, w) {
 			words = append(words, w)
 		}
-		i = j
 	}
 	if len(words) == 0 && !e.credOther {
 		return nil
@@ -262,13 +257,12 @@ func (e *env) namedIn(text string) []string {
 	return out
 }
 
-// wordRun is where the run of word bytes (attribution.WordByte) that
-// begins at i in s ends (i when s[i] is not one).
-func wordRun(s string, i int) int {
-	for i < len(s) && attribution.WordByte(s[i]) {
-		i++
+// oneWord says id is one of the words CredentialWords finds, whole.
+func oneWord(id string) bool {
+	for w := range attribution.CredentialWords(id) {
+		return w == id
 	}
-	return i
+	return false
 }
 
 // sessionAt is the agent's session at t: the one in force, else the last
