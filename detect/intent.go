@@ -104,14 +104,19 @@ func (x *intent) add(_ int, ev *evidence.Event) {
 	}
 }
 
-var persistRe = regexp.MustCompile(`\b(crontab|nohup|systemctl|setsid|disown)\b`)
+// persistWords are the programs that outlive the call that runs them;
+// persistRe finds one as a word of its own.
+var (
+	persistWords = []string{"crontab", "nohup", "systemctl", "setsid", "disown"}
+	persistRe    = regexp.MustCompile(`\b(` + strings.Join(persistWords, "|") + `)\b`)
+)
 
-// persists says cmdline runs a program that outlives the call
-// (persistRe). The expression runs only on a line holding one of its
-// words: most tool calls hold none, and it ran on every one of them on a
-// replay's adding goroutine.
+// persists says cmdline runs one of persistWords (persistRe). The
+// expression runs only on a line holding one of them: most tool calls
+// hold none, and it ran on every one of them on a replay's adding
+// goroutine.
 func persists(cmdline string) bool {
-	for _, w := range [...]string{"crontab", "nohup", "systemctl", "setsid", "disown"} {
+	for _, w := range persistWords {
 		if strings.Contains(cmdline, w) {
 			return persistRe.MatchString(cmdline)
 		}
