@@ -69,8 +69,11 @@ func (b *addrBook) observe(ev *evidence.Event) {
 		return // the ledger's and an audit log's say what a client asked
 	}
 	key, ok := addrOf(ev.DstIP)
+	if !ok {
+		return
+	}
 	host := strings.ToLower(strings.TrimSuffix(ev.DstHost, "."))
-	if _, isAddr := addrOf(host); !ok || isAddr {
+	if _, isAddr := addrOf(host); isAddr {
 		return
 	}
 	if b.byIP == nil {
