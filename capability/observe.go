@@ -124,15 +124,20 @@ type Gap struct {
 // Coverage is what each source reported: its last event (its watermark)
 // and its gaps. It is fed every event of the case in time order.
 type Coverage struct {
-	// by observer key ("source:proxy", "format:cloudtrail"): the last
-	// event, the minutes it reported in (ascending), its gaps
-	last    map[string]time.Time
-	minutes map[string][]int64
-	gaps    map[string][]Gap
-	silence map[string]time.Duration // observer key -> stated maximum
-	// the keys of the sources and formats seen, so that an event costs no
-	// string building
-	keys map[[2]string][2]string
+	// by observer key ("source:proxy", "format:cloudtrail")
+	by map[string]*observed
+	// each source and format seen, its two observers: an event costs one
+	// lookup, no string building
+	keys map[[2]string][2]*observed
+}
+
+// observed is what one observer reported.
+type observed struct {
+	last    time.Time // its last event, when seen
+	seen    bool
+	minutes []int64 // the minutes it reported in, ascending
+	gaps    []Gap
+	silence time.Duration // its stated maximum (0: none)
 }
 
 // NewCoverage makes an empty coverage of the given observers' stated
@@ -141,14 +146,23 @@ func NewCoverage(obs ...Observer) *Coverage {
 	if len(obs) == 0 {
 		obs = AllObservers()
 	}
-	c := &Coverage{last: map[string]time.Time{}, minutes: map[string][]int64{}, gaps: map[string][]Gap{}, silence: map[string]time.Duration{},
-		keys: map[[2]string][2]string{}}
+	c := &Coverage{by: map[string]*observed{}, keys: map[[2]string][2]*observed{}}
 	for _, o := range obs {
 		if o.MaxSilence > 0 {
-			c.silence[o.key()] = o.MaxSilence
+			c.of(o.key()).silence = o.MaxSilence
 		}
 	}
 	return c
+}
+
+// of is what the observer of key k reported, made when there is none.
+func (c *Coverage) of(k string) *observed {
+	o := c.by[k]
+	if o == nil {
+		o = &observed{}
+		c.by[k] = o
+	}
+	return o
 }
 
 // AllObservers lists the observers cordon reads.
@@ -158,39 +172,39 @@ func AllObservers() []Observer {
 
 // Observe takes one event.
 func (c *Coverage) Observe(ev *evidence.Event) {
-	ks, ok := c.keys[[2]string{ev.Source, ev.Format}]
+	os, ok := c.keys[[2]string{ev.Source, ev.Format}]
 	if !ok {
-		ks = [2]string{"source:" + ev.Source, "format:" + ev.Format}
-		c.keys[[2]string{ev.Source, ev.Format}] = ks
+		os = [2]*observed{c.of("source:" + ev.Source), c.of("format:" + ev.Format)}
+		c.keys[[2]string{ev.Source, ev.Format}] = os
 	}
-	for _, k := range ks {
-		prev, seen := c.last[k]
-		if max := c.silence[k]; max > 0 && seen && ev.Time.Sub(prev) > max {
-			c.gaps[k] = append(c.gaps[k], Gap{From: prev, To: ev.Time, Why: "silent for " + ev.Time.Sub(prev).Round(time.Second).String() + ", longer than its stated maximum " + max.String()})
+	for i, o := range os {
+		prev := o.last
+		if o.silence > 0 && o.seen && ev.Time.Sub(prev) > o.silence {
+			o.gaps = append(o.gaps, Gap{From: prev, To: ev.Time, Why: "silent for " + ev.Time.Sub(prev).Round(time.Second).String() + ", longer than its stated maximum " + o.silence.String()})
 		}
-		if ev.Kind == evidence.KindSensorGap && k[0] == 's' {
+		if ev.Kind == evidence.KindSensorGap && i == 0 {
 			// a sensor's own record that it lost events since its last one
 			from := prev
-			if !seen {
+			if !o.seen {
 				from = ev.Time
 			}
-			c.gaps[k] = append(c.gaps[k], Gap{From: from, To: ev.Time, Why: ev.Format + " reported lost events (" + ev.ID + ")", ID: ev.ID})
+			o.gaps = append(o.gaps, Gap{From: from, To: ev.Time, Why: ev.Format + " reported lost events (" + ev.ID + ")", ID: ev.ID})
 		}
 		if ev.Time.After(prev) {
-			c.last[k] = ev.Time
+			o.last, o.seen = ev.Time, true
 		}
-		if m, ms := minuteOf(ev.Time), c.minutes[k]; len(ms) == 0 || ms[len(ms)-1] < m {
-			c.minutes[k] = append(ms, m)
+		if m := minuteOf(ev.Time); len(o.minutes) == 0 || o.minutes[len(o.minutes)-1] < m {
+			o.minutes = append(o.minutes, m)
 		}
 	}
 }
 
 // Watermark is the last event an observer reported (zero: none).
 func (c *Coverage) Watermark(o Observer) time.Time {
-	if c == nil {
+	if c == nil || c.by[o.key()] == nil {
 		return time.Time{}
 	}
-	return c.last[o.key()]
+	return c.by[o.key()].last
 }
 
 // WatermarkAsOf is the last event an observer reported by asOf, to the
@@ -201,7 +215,7 @@ func (c *Coverage) WatermarkAsOf(o Observer, asOf time.Time) time.Time {
 	if asOf.IsZero() || !w.After(asOf) {
 		return w
 	}
-	ms := c.minutes[o.key()]
+	ms := c.by[o.key()].minutes
 	i := sort.Search(len(ms), func(i int) bool { return ms[i] >= minuteOf(asOf) })
 	if i == 0 {
 		return time.Time{}
@@ -209,18 +223,26 @@ func (c *Coverage) WatermarkAsOf(o Observer, asOf time.Time) time.Time {
 	return time.Unix(ms[i-1]*60, 0).UTC()
 }
 
+// gaps are the gaps of the observer of key k.
+func (c *Coverage) gaps(k string) []Gap {
+	if o := c.by[k]; o != nil {
+		return o.gaps
+	}
+	return nil
+}
+
 // GapIn is the first gap of an observer that overlaps (from, to].
 func (c *Coverage) GapIn(o Observer, from, to time.Time) (Gap, bool) {
 	if c == nil {
 		return Gap{}, false
 	}
-	for _, g := range c.gaps[o.key()] {
+	for _, g := range c.gaps(o.key()) {
 		if g.To.After(from) && !g.From.After(to) {
 			return g, true
 		}
 	}
 	if o.Format != "" {
-		for _, g := range c.gaps["source:"+o.Source] {
+		for _, g := range c.gaps("source:" + o.Source) {
 			if g.To.After(from) && !g.From.After(to) {
 				return g, true
 			}

@@ -27,23 +27,39 @@ type CoverageState struct {
 
 // State is the coverage's content.
 func (c *Coverage) State() CoverageState {
-	return CoverageState{Last: c.last, Minutes: c.minutes, Gaps: c.gaps, Silence: c.silence}
+	st := CoverageState{Last: map[string]time.Time{}, Minutes: map[string][]int64{}, Gaps: map[string][]Gap{}, Silence: map[string]time.Duration{}}
+	for k, o := range c.by {
+		if o.seen {
+			st.Last[k] = o.last
+		}
+		if o.minutes != nil {
+			st.Minutes[k] = o.minutes
+		}
+		if o.gaps != nil {
+			st.Gaps[k] = o.gaps
+		}
+		if o.silence != 0 {
+			st.Silence[k] = o.silence
+		}
+	}
+	return st
 }
 
 // FromState is a coverage holding st, which can go on observing.
 func FromState(st CoverageState) *Coverage {
 	c := NewCoverage()
 	for k, v := range st.Last {
-		c.last[k] = v
+		o := c.of(k)
+		o.last, o.seen = v, true
 	}
 	for k, v := range st.Minutes {
-		c.minutes[k] = v
+		c.of(k).minutes = v
 	}
 	for k, v := range st.Gaps {
-		c.gaps[k] = v
+		c.of(k).gaps = v
 	}
 	for k, v := range st.Silence {
-		c.silence[k] = v
+		c.of(k).silence = v
 	}
 	return c
 }

@@ -35,7 +35,7 @@ func TestSetAndCoverageGob(t *testing.T) {
 	if !reflect.DeepEqual(bs.For("agent-7"), s.For("agent-7")) || !bc.Watermark(ObsProxy).Equal(t0) {
 		t.Errorf("%+v %v", bs.For("agent-7"), bc.Watermark(ObsProxy))
 	}
-	if !reflect.DeepEqual(bc.gaps, cov.gaps) || !reflect.DeepEqual(bc.minutes, cov.minutes) {
-		t.Errorf("gaps %v minutes %v, were %v %v", bc.gaps, bc.minutes, cov.gaps, cov.minutes)
+	if !reflect.DeepEqual(bc.by, cov.by) {
+		t.Errorf("read back %+v, was %+v", bc.State(), cov.State())
 	}
 }

@@ -252,7 +252,8 @@ func (p *Pass) filter(f Filter) func(*evidence.Event) bool {
 
 // Add takes one event. The event is read, not kept: the caller may reuse
 // it. Attribution is applied to a copy when the engine attributes (see
-// Engine.Attribute).
+// Engine.Attribute); the one event Add changes is a replay's own, which
+// ReplayVia hands to its add.
 func (p *Pass) Add(ev *evidence.Event) error { return p.add(ev, false) }
 
 // AddPeer takes an event of an agent whose findings another pass makes
@@ -276,17 +277,20 @@ func (p *Pass) add(ev *evidence.Event, peer bool) error {
 	p.filters.Event = p.events
 	ahead := p.takeRead(ev)
 	p.env.parsed = ahead.call
-	if !peer && !p.known[ev.ID] && attribution.SessionRecord(ev) {
+	if !peer && attribution.SessionRecord(ev) && !p.known[ev.ID] {
 		p.learn(ev)
 	}
 	// before the rules read it: a record may tie the address it names
 	// to a host for the very correlation that reads it
 	p.env.addrs.observe(ev)
-	p.cur = *ev
-	if p.e.Attribute && ev.AttributedVia == "" && attribution.Attributable(ev) {
-		attribution.Apply(&p.cur, p.env.id.Attribute(&p.cur))
-	}
-	ev = &p.cur
+	if ahead.ev == nil {
+		// the caller's event: what is changed below is changed on a copy
+		p.cur = *ev
+		if p.e.Attribute && ev.AttributedVia == "" && attribution.Attributable(ev) {
+			attribution.Apply(&p.cur, p.env.id.Attribute(&p.cur))
+		}
+		ev = &p.cur
+	} // else the replay's own copy, which needs no attribution (takeRead)
 	intern := p.env.intern
 	ev.Agent, ev.Source, ev.DstHost = intern(ev.Agent), intern(ev.Source), intern(ev.DstHost)
 	plan := p.plan(ev.Kind)

@@ -30,7 +30,9 @@ func (p *Pass) Replay(ctx context.Context, src Source) error {
 
 // ReplayVia hands every event of src, in time order, to add with p: a
 // pass of a share of the agents adds its own events and gives it the
-// others' as a peer's (AddPeer).
+// others' as a peer's (AddPeer). The event add is handed is the replay's
+// own copy, which Add changes in place (its strings interned) rather
+// than copy it again: add must not read it after.
 func (p *Pass) ReplayVia(ctx context.Context, src Source, add func(*Pass, *evidence.Event) error) error {
 	if runtime.GOMAXPROCS(0) < 2 {
 		return p.replayHere(ctx, src, add)

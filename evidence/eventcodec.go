@@ -162,7 +162,7 @@ var repeats = [stringFieldCount]bool{
 	true, true, true, false, true, true, true, // src_ip, dst_host, dst_ip, url, method, status, user_agent
 	false, false, true, true, true, false, true, // cmdline, path, user, host, parent_exe, parent_cmdline, cwd
 	false, false, false, false, false, // call, exec, parent exec, trace and span ids
-	true, true, false, false, true, // container, pod, message, raw, origin
+	true, true, false, false, false, // container, pod, message, raw, origin (a file and line: every one differs)
 }
 
 func (ev *Event) listFields() [5]*[]string {
