@@ -1,10 +1,12 @@
 package detect
 
 import (
+	"hash/maphash"
 	"net"
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,8 +43,9 @@ var (
 )
 
 // parseCall reads a tool call; what it keeps of the event's strings goes
-// through intern (the id and the call id are the event's own).
-func parseCall(ev *evidence.Event, intern func(string) string) *call {
+// through intern (the id and the call id are the event's own). What the
+// command line and the URL name comes from cmds (nil: parsed here).
+func parseCall(ev *evidence.Event, intern func(string) string, cmds *cmdCache) *call {
 	c := &call{t: ev.Time, id: ev.ID, callID: ev.CallID, agent: intern(ev.Agent), tool: intern(ev.Tool), path: intern(ev.Path),
 		readOnly: strings.Contains(ev.Raw, `"read_only":true`)}
 	defer c.intern(intern)
@@ -58,8 +61,66 @@ func parseCall(ev *evidence.Event, intern func(string) string) *call {
 			c.retryOf = m[1]
 		}
 	}
-	c.bin = program(ev.Cmdline)
-	text := ev.Cmdline + " " + ev.URL
+	p := cmds.parts(ev.Cmdline, ev.URL)
+	c.bin, c.scheme, c.port = p.bin, p.scheme, p.port
+	c.hosts = slices.Clone(p.hosts) // interned in place
+	if c.path != "" {
+		c.paths = append(c.paths, path.Clean(c.path))
+	}
+	for _, q := range p.paths {
+		c.paths = appendNew(c.paths, q)
+	}
+	return c
+}
+
+// cmdParts is what a call's command line and URL name: the program it
+// runs, the hosts (and the scheme and port of the first URL), and the
+// paths of the command, cleaned, in order, repeats kept.
+type cmdParts struct {
+	cmdline, url string
+	bin, scheme  string
+	port         int
+	hosts, paths []string
+}
+
+// cmdCache keeps the parts of the commands parsed last, each in a slot
+// by a hash of its command line and URL: an agent runs the same command
+// again and again (of the bench incident's tool calls, three in five
+// repeat one of the last thousand), and the regular expressions that
+// parse one are most of what a call costs to read.
+type cmdCache struct {
+	seed  maphash.Seed
+	slots *[cmdSlots]*cmdParts
+}
+
+const cmdSlots = 1024
+
+// parts are what cmdline and url name, from the cache when they were
+// parsed last in their slot.
+func (cc *cmdCache) parts(cmdline, url string) *cmdParts {
+	if cc == nil {
+		return parseCmd(cmdline, url)
+	}
+	if cc.slots == nil {
+		cc.seed, cc.slots = maphash.MakeSeed(), new([cmdSlots]*cmdParts)
+	}
+	slot := &cc.slots[cmdSlot(cc, cmdline, url)]
+	if p := *slot; p != nil && p.cmdline == cmdline && p.url == url {
+		return p
+	}
+	*slot = parseCmd(cmdline, url)
+	return *slot
+}
+
+// cmdSlot is the slot of a command line and URL.
+func cmdSlot(cc *cmdCache, cmdline, url string) uint64 {
+	return (maphash.String(cc.seed, cmdline) + 31*maphash.String(cc.seed, url)) % cmdSlots
+}
+
+// parseCmd parses what cmdline and url name.
+func parseCmd(cmdline, urlText string) *cmdParts {
+	c := &cmdParts{cmdline: cmdline, url: urlText, bin: program(cmdline)}
+	text := cmdline + " " + urlText
 	if !strings.Contains(text, "://") {
 		text = ""
 	}
@@ -74,15 +135,12 @@ func parseCall(ev *evidence.Event, intern func(string) string) *call {
 		}
 		c.hosts = appendNew(c.hosts, strings.ToLower(p.Hostname()))
 	}
-	for _, ip := range ipv4Re.FindAllString(dotted(ev.Cmdline), -1) {
+	for _, ip := range ipv4Re.FindAllString(dotted(cmdline), -1) {
 		if net.ParseIP(ip) != nil {
 			c.hosts = appendNew(c.hosts, ip)
 		}
 	}
-	if c.path != "" {
-		c.paths = append(c.paths, path.Clean(c.path))
-	}
-	cmd := ev.Cmdline
+	cmd := cmdline
 	if text != "" {
 		cmd = urlRe.ReplaceAllString(cmd, " ")
 	}
@@ -94,7 +152,7 @@ func parseCall(ev *evidence.Event, intern func(string) string) *call {
 		if strings.HasPrefix(p, "~/") {
 			p = "/home/~" + p[1:]
 		}
-		c.paths = appendNew(c.paths, path.Clean(p))
+		c.paths = append(c.paths, path.Clean(p))
 	}
 	return c
 }

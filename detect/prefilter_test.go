@@ -3,11 +3,16 @@ package detect
 import (
 	"math/rand"
 	"net"
+	"net/url"
+	"path"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/cordon-ir/cordon/attribution"
+	"github.com/cordon-ir/cordon/evidence"
 )
 
 // namedIn gives what searching text for every issued credential gives
@@ -121,5 +126,142 @@ func TestAddrOfIsParseIP(t *testing.T) {
 	d, _ := addrOf("2001:db8::1")
 	if a != b || c != d {
 		t.Errorf("one address, two keys: %v %v, %v %v", a, b, c, d)
+	}
+}
+
+// parseCallAsItWas is parseCall as it was before the command cache: a
+// call's command line parsed with every call.
+func parseCallAsItWas(ev *evidence.Event) *call {
+	c := &call{t: ev.Time, id: ev.ID, callID: ev.CallID, agent: ev.Agent, tool: ev.Tool, path: ev.Path,
+		readOnly: strings.Contains(ev.Raw, `"read_only":true`)}
+	if strings.Contains(ev.Message, "retry of") {
+		if m := retryRe.FindStringSubmatch(ev.Message); m != nil {
+			c.retryOf = m[1]
+		}
+	}
+	if c.retryOf == "" && strings.Contains(ev.Raw, `"retry_of"`) {
+		if m := rawRetry.FindStringSubmatch(ev.Raw); m != nil {
+			c.retryOf = m[1]
+		}
+	}
+	c.bin = program(ev.Cmdline)
+	text := ev.Cmdline + " " + ev.URL
+	if !strings.Contains(text, "://") {
+		text = ""
+	}
+	for _, u := range urlRe.FindAllString(text, -1) {
+		p, err := url.Parse(u)
+		if err != nil || p.Hostname() == "" || strings.ContainsAny(p.Hostname(), "$%{") {
+			continue
+		}
+		if c.scheme == "" {
+			c.scheme = strings.ToLower(p.Scheme)
+			c.port, _ = strconv.Atoi(p.Port())
+		}
+		c.hosts = appendNew(c.hosts, strings.ToLower(p.Hostname()))
+	}
+	for _, ip := range ipv4Re.FindAllString(dotted(ev.Cmdline), -1) {
+		if net.ParseIP(ip) != nil {
+			c.hosts = appendNew(c.hosts, ip)
+		}
+	}
+	if c.path != "" {
+		c.paths = append(c.paths, path.Clean(c.path))
+	}
+	cmd := ev.Cmdline
+	if text != "" {
+		cmd = urlRe.ReplaceAllString(cmd, " ")
+	}
+	if !strings.ContainsAny(cmd, "/~") {
+		cmd = ""
+	}
+	for _, m := range absPathRe.FindAllStringSubmatch(cmd, -1) {
+		p := m[1]
+		if strings.HasPrefix(p, "~/") {
+			p = "/home/~" + p[1:]
+		}
+		c.paths = appendNew(c.paths, path.Clean(p))
+	}
+	return c
+}
+
+// A call read through the command cache is the call parseCall read before
+// there was one: on random tool calls whose command lines and URLs are
+// made of programs, URLs, addresses, home and absolute paths, quotes and
+// separators, many run again (the cache's hits), some with a path of
+// their own that the command names too, some a command run with another
+// URL that falls in the same slot; the calls' hosts are changed after
+// reading, as interning does.
+func TestCommandCacheIsParsingAnew(t *testing.T) {
+	r := rand.New(rand.NewSource(34))
+	pieces := []string{"curl", "git push", "cat", "HTTPS_PROXY=http://10.0.0.9:3128", "https://api.example.com/v1",
+		"http://Registry.Example.org:8080/x", "ftp://files.example.net", "wss://a.b/c", "10.1.2.3", "999.1.2.3",
+		"/etc/passwd", "~/.aws/credentials", "/run/secrets/eval/s-1/token", "/tmp/x/../y", "./rel", "'", "\"", "|", ";", "=", ":", "(", " ", "  ", "$(", ")"}
+	pick := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+			if r.Intn(2) == 0 {
+				b.WriteByte(' ')
+			}
+		}
+		return b.String()
+	}
+	var cc cmdCache
+	cached := func(ev *evidence.Event) bool {
+		if cc.slots == nil {
+			return false
+		}
+		p := cc.slots[cmdSlot(&cc, ev.Cmdline, ev.URL)]
+		return p != nil && p.cmdline == ev.Cmdline && p.url == ev.URL
+	}
+	var seen []evidence.Event
+	hits, collided, hosts, paths := 0, 0, 0, 0
+	read := func(ev *evidence.Event) {
+		if cached(ev) {
+			hits++
+		}
+		got, want := parseCall(ev, asItIs, &cc), parseCallAsItWas(ev)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q %q path %q:\n got %+v\nwant %+v", ev.Cmdline, ev.URL, ev.Path, got, want)
+		}
+		for j := range got.hosts {
+			got.hosts[j] = "changed" // as interning does, in place
+		}
+		hosts += len(want.hosts)
+		paths += len(want.paths)
+	}
+	for i := range 5000 {
+		ev := evidence.Event{ID: strconv.Itoa(i), Kind: evidence.KindToolCall, Agent: "agent-1", Tool: "shell",
+			Cmdline: pick(1 + r.Intn(6))}
+		if r.Intn(3) == 0 {
+			ev.URL = pick(1)
+		}
+		if r.Intn(3) == 0 {
+			ev.Path = []string{"/etc/passwd", "/tmp/x/../y", "~/.ssh"}[r.Intn(3)]
+		}
+		if len(seen) > 0 && r.Intn(2) == 0 {
+			old := seen[r.Intn(len(seen))]
+			ev.Cmdline, ev.URL = old.Cmdline, old.URL // a command run again
+		}
+		seen = append(seen, ev)
+		read(&ev)
+		if i%50 == 0 {
+			// the same command with another URL in the same slot
+			other := ev
+			for n := 0; ; n++ {
+				other.URL = "https://h" + strconv.Itoa(n) + ".example/"
+				if cmdSlot(&cc, other.Cmdline, other.URL) == cmdSlot(&cc, ev.Cmdline, ev.URL) && other.URL != ev.URL {
+					break
+				}
+			}
+			read(&other)
+			read(&ev)
+			collided++
+		}
+	}
+	t.Logf("%d of %d read from the cache, %d hosts, %d paths", hits, len(seen)+2*collided, hosts, paths)
+	if hits < 1000 || hits > 4000 || hosts == 0 || paths == 0 {
+		t.Fatalf("%d read from the cache, %d hosts, %d paths: the test must read both ways and find both", hits, hosts, paths)
 	}
 }

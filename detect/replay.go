@@ -107,7 +107,7 @@ func (p *Pass) replayBeside(ctx context.Context, src Source, add func(*Pass, *ev
 			b.memo = m.match(last, b.memo)
 			var c *call
 			if last.Kind == evidence.KindToolCall {
-				c = parseCall(last, asItIs)
+				c = parseCall(last, asItIs, &m.cmds)
 			}
 			b.calls = append(b.calls, c)
 			if len(b.evs) == replayBatch {
@@ -152,6 +152,7 @@ func (p *Pass) replayBeside(ctx context.Context, src Source, add func(*Pass, *ev
 type prematch struct {
 	p      *Pass
 	byKind map[string][]uint8
+	cmds   cmdCache // the reader's: the adding goroutine's is its env's
 }
 
 func newPrematch(p *Pass) *prematch {

@@ -40,6 +40,7 @@ type env struct {
 	byName  map[string][]*session // by session id, by start
 	byCred  map[string][]*session // credential id -> sessions issued it
 	last    *call                 // the tool call parsed last: the event being added
+	cmds    cmdCache              // the commands parsed last (call)
 	parsed  *call                 // the event being added parsed by a replay's reader, not yet interned
 	strs    map[string]string     // interned values the correlators keep
 	kinds   map[string]string     // credential id -> kind, from the session_starts
@@ -78,7 +79,7 @@ func (e *env) call(ev *evidence.Event) *call {
 		e.last = c
 		return c
 	}
-	e.last = parseCall(ev, e.intern)
+	e.last = parseCall(ev, e.intern, &e.cmds)
 	return e.last
 }
 
