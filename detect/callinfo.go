@@ -120,20 +120,19 @@ func cmdSlot(cc *cmdCache, cmdline, url string) uint64 {
 // parseCmd parses what cmdline and url name.
 func parseCmd(cmdline, urlText string) *cmdParts {
 	c := &cmdParts{cmdline: cmdline, url: urlText, bin: program(cmdline)}
-	text := cmdline + " " + urlText
-	if !strings.Contains(text, "://") {
-		text = ""
+	// the URLs of the command line, then of the URL (a URL ends at a
+	// space, so none runs from one into the other)
+	var inCmd [][]int
+	if strings.Contains(cmdline, "://") {
+		inCmd = urlRe.FindAllStringIndex(cmdline, -1)
 	}
-	for _, u := range urlRe.FindAllString(text, -1) {
-		p, err := url.Parse(u)
-		if err != nil || p.Hostname() == "" || strings.ContainsAny(p.Hostname(), "$%{") {
-			continue
+	for _, at := range inCmd {
+		c.host(cmdline[at[0]:at[1]])
+	}
+	if strings.Contains(urlText, "://") {
+		for _, u := range urlRe.FindAllString(urlText, -1) {
+			c.host(u)
 		}
-		if c.scheme == "" {
-			c.scheme = strings.ToLower(p.Scheme)
-			c.port, _ = strconv.Atoi(p.Port())
-		}
-		c.hosts = appendNew(c.hosts, strings.ToLower(p.Hostname()))
 	}
 	for _, ip := range ipv4Re.FindAllString(dotted(cmdline), -1) {
 		if net.ParseIP(ip) != nil {
@@ -141,8 +140,17 @@ func parseCmd(cmdline, urlText string) *cmdParts {
 		}
 	}
 	cmd := cmdline
-	if text != "" {
-		cmd = urlRe.ReplaceAllString(cmd, " ")
+	if len(inCmd) > 0 {
+		// the URLs taken out, each for a space: their paths are not files
+		var b strings.Builder
+		last := 0
+		for _, at := range inCmd {
+			b.WriteString(cmdline[last:at[0]])
+			b.WriteByte(' ')
+			last = at[1]
+		}
+		b.WriteString(cmdline[last:])
+		cmd = b.String()
 	}
 	if !strings.ContainsAny(cmd, "/~") {
 		cmd = ""
@@ -155,6 +163,20 @@ func parseCmd(cmdline, urlText string) *cmdParts {
 		c.paths = append(c.paths, path.Clean(p))
 	}
 	return c
+}
+
+// host adds the host a URL names (and, for the first, its scheme and
+// port), when it names one a command could reach.
+func (c *cmdParts) host(u string) {
+	p, err := url.Parse(u)
+	if err != nil || p.Hostname() == "" || strings.ContainsAny(p.Hostname(), "$%{") {
+		return
+	}
+	if c.scheme == "" {
+		c.scheme = strings.ToLower(p.Scheme)
+		c.port, _ = strconv.Atoi(p.Port())
+	}
+	c.hosts = appendNew(c.hosts, strings.ToLower(p.Hostname()))
 }
 
 // intern replaces the parsed values, which may be pieces of the event's

@@ -196,7 +196,7 @@ func TestCommandCacheIsParsingAnew(t *testing.T) {
 	r := rand.New(rand.NewSource(34))
 	pieces := []string{"curl", "git push", "cat", "HTTPS_PROXY=http://10.0.0.9:3128", "https://api.example.com/v1",
 		"http://Registry.Example.org:8080/x", "ftp://files.example.net", "wss://a.b/c", "10.1.2.3", "999.1.2.3",
-		"/etc/passwd", "~/.aws/credentials", "/run/secrets/eval/s-1/token", "/tmp/x/../y", "./rel", "'", "\"", "|", ";", "=", ":", "(", " ", "  ", "$(", ")"}
+		"/etc/passwd", "~/.aws/credentials", "/run/secrets/eval/s-1/token", "/tmp/x/../y", "./rel", "xhttps://no.example/p", "HTTPS://Up.Example/q", "://", "http", "s3://b/k", "'", "\"", "|", ";", "=", ":", "(", " ", "  ", "$(", ")"}
 	pick := func(n int) string {
 		var b strings.Builder
 		for range n {
