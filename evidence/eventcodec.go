@@ -66,13 +66,16 @@ const (
 )
 
 // Decode decodes the event at the start of b into ev and returns the
-// bytes after it.
+// bytes after it. It writes every field of ev, which may hold another
+// event before.
 func (d *EventDecoder) Decode(b []byte, ev *Event) ([]byte, error) {
 	if d.cache == nil {
 		d.seed, d.cache = maphash.MakeSeed(), new([stringFieldCount + 1][internSlots]string)
 	}
 	r := reader{b: b}
-	*ev = Event{}
+	// every field is written below, so ev is not cleared first: clearing
+	// an event of a reused batch costs the collector's barrier on each of
+	// its strings, once more
 	ev.ID = r.str(nil, d.seed)
 	sec, nsec, off := r.varint(), r.uvarint(), r.varint()
 	if r.err == nil && (nsec >= 1e9 || off < -24*3600 || off > 24*3600) {
@@ -95,6 +98,7 @@ func (d *EventDecoder) Decode(b []byte, ev *Event) ([]byte, error) {
 			r.err = ErrEventCodec
 		}
 		if r.err != nil || n == 0 {
+			*l = nil
 			continue
 		}
 		vs := make([]string, n)

@@ -49,8 +49,8 @@ func TestEventCodecEveryField(t *testing.T) {
 		b = AppendEvent(b, &want[i])
 	}
 	var d EventDecoder
+	var got Event // one for all, as a reused batch's: what one event had is not the next's
 	for i := range want {
-		var got Event
 		var err error
 		if b, err = d.Decode(b, &got); err != nil {
 			t.Fatalf("event %d: %v", i, err)

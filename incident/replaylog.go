@@ -388,7 +388,13 @@ func decodeLog(ctx context.Context, r *bufio.Reader, size int64, out chan<- []ev
 			evs = make([]evidence.Event, 0, len(plain)/256+1)
 		}
 		for b := plain; len(b) > 0; {
-			evs = append(evs, evidence.Event{})
+			// a reused batch's event is decoded over, not cleared first:
+			// Decode writes every field
+			if len(evs) < cap(evs) {
+				evs = evs[:len(evs)+1]
+			} else {
+				evs = append(evs, evidence.Event{})
+			}
 			if b, err = dec.Decode(b, &evs[len(evs)-1]); err != nil {
 				return fmt.Errorf("%w: %v", errReplayLog, err)
 			}
