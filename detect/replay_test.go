@@ -24,7 +24,7 @@ func answerJSON(t *testing.T, r detect.Result) string {
 		C any
 		V any
 		S any
-	}{r.Findings, r.Capabilities.ByAgent(), r.Coverage, r.Skews})
+	}{r.Findings, r.Capabilities.ByAgent(), r.Coverage.State(), r.Skews})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,6 +88,23 @@ func TestReplayReadAheadGivesTheAnswerOfEventsAddedOneByOne(t *testing.T) {
 				}
 				if answerJSON(t, got) != want {
 					t.Errorf("a replay's answer differs from the events added one by one")
+				}
+				// each event handed to the pass as the caller's copy: the
+				// capability scan, beside the pass, takes a copy of its own
+				src := detect.NewMemSource(c.evs)
+				p, err := c.eng.Start(context.Background(), src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				err = p.ReplayVia(context.Background(), src, func(p *detect.Pass, ev *evidence.Event) error {
+					cp := *ev
+					return p.Add(&cp)
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if answerJSON(t, p.Done()) != want {
+					t.Errorf("a replay of copies answers otherwise than the events added one by one")
 				}
 			})
 		}

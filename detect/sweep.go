@@ -23,7 +23,7 @@ func (p *Pass) sweep(now time.Time) {
 			s.sweep(now)
 		}
 	}
-	p.caps.thin(now, p.skew)
+	p.thinCaps(now)
 }
 
 func (a *adaptation) sweep(now time.Time) {
