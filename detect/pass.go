@@ -73,7 +73,7 @@ type stream struct {
 	filter func(*evidence.Event) bool // checked in memory after a query matched (nil: none)
 	corr   int                        // the rule's correlator (-1: the capability scan, fed by toCaps)
 	add    func(*evidence.Event)      // nil for the capability scan
-	peers  bool // its correlator judges an agent against the others (AddPeer)
+	peers  bool                       // its correlator judges an agent against the others (AddPeer)
 }
 
 // peerJudge is a correlator that judges an agent by the other agents'
