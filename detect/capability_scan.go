@@ -366,7 +366,7 @@ func (s *capScan) jobTool(tool string) bool {
 	}
 	is := jobToolRe.MatchString(tool)
 	if len(s.jobTools) < maxJobTools {
-		s.jobTools[strings.Clone(tool)] = is // its own copy: the scan may run beside the pass (replay_caps.go), which interns
+		s.jobTools[s.e.intern(tool)] = is
 	}
 	return is
 }

@@ -60,8 +60,6 @@ type Pass struct {
 	// read is what a replay's reader worked out of the event being
 	// added (replay.go)
 	read readAhead
-	// beside runs the capability scan while a replay adds (replay_caps.go)
-	beside *capsBeside
 }
 
 // stream is one of a rule's inputs: the events any of match matches, and
@@ -71,9 +69,9 @@ type stream struct {
 	match  []*evidence.Matcher
 	mi     []int                      // match's indexes in Pass.matchers
 	filter func(*evidence.Event) bool // checked in memory after a query matched (nil: none)
-	corr   int                        // the rule's correlator (-1: the capability scan, fed by toCaps)
-	add    func(*evidence.Event)      // nil for the capability scan
-	peers  bool                       // its correlator judges an agent against the others (AddPeer)
+	corr   int                        // the rule's correlator (-1: the capability scan)
+	add    func(*evidence.Event)
+	peers  bool // its correlator judges an agent against the others (AddPeer)
 }
 
 // peerJudge is a correlator that judges an agent by the other agents'
@@ -126,8 +124,11 @@ func (e *Engine) Start(ctx context.Context, src Source) (*Pass, error) {
 	}
 	p.caps = newCapScan(env, sessions, e.Secrets)
 	p.skew = &skewScan{}
-	// one read feeds both: the capability set and the clock skews (toCaps)
-	p.rules = append(p.rules, stream{match: []*evidence.Matcher{capMatch}, corr: -1})
+	// one read feeds both: the capability set and the clock skews
+	p.rules = append(p.rules, stream{match: []*evidence.Matcher{capMatch}, corr: -1, add: func(ev *evidence.Event) {
+		p.caps.add(0, ev)
+		p.skew.add(ev)
+	}})
 	byText := map[string]int{}
 	for i := range p.rules {
 		st := &p.rules[i]
@@ -306,10 +307,8 @@ func (p *Pass) add(ev *evidence.Event, peer bool) error {
 		for _, m := range st.mi {
 			if p.matches(m, ev) {
 				if st.filter == nil || st.filter(ev) {
-					if st.corr < 0 {
-						p.toCaps(ev, ahead.ev != nil)
-					} else {
-						st.add(ev)
+					st.add(ev)
+					if st.corr >= 0 {
 						p.changed[st.corr] = true
 					}
 				}
@@ -326,7 +325,6 @@ func (p *Pass) add(ev *evidence.Event, peer bool) error {
 // a pass that read it first would. What was added before it is not
 // judged again: the one difference from a replay (see docs/engine.md).
 func (p *Pass) learn(ev *evidence.Event) {
-	p.catchCaps() // the sessions it reads change
 	p.known[ev.ID] = true
 	for i := range p.changed {
 		p.changed[i] = true // sessions are what several judge their events by

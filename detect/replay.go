@@ -121,9 +121,6 @@ func (p *Pass) replayBeside(ctx context.Context, src Source, add func(*Pass, *ev
 	}()
 	var added error
 	width := len(p.matchers)
-	if !p.e.Attribute {
-		p.runCapsBeside()
-	}
 	for b := range full {
 		for i := range b.evs {
 			if added != nil {
@@ -138,14 +135,11 @@ func (p *Pass) replayBeside(ctx context.Context, src Source, add func(*Pass, *ev
 			cancel() // the reader stops at its next event
 			continue // and the batches it sent are let go
 		}
-		p.handCaps(func() { // the batch goes back once the scan has its events
-			select {
-			case free <- b:
-			default:
-			}
-		})
+		select {
+		case free <- b:
+		default:
+		}
 	}
-	p.stopCaps()
 	wg.Wait()
 	if added != nil {
 		return added

@@ -89,8 +89,8 @@ func TestReplayReadAheadGivesTheAnswerOfEventsAddedOneByOne(t *testing.T) {
 				if answerJSON(t, got) != want {
 					t.Errorf("a replay's answer differs from the events added one by one")
 				}
-				// each event handed to the pass as the caller's copy: the
-				// capability scan, beside the pass, takes a copy of its own
+				// each event handed to the pass as the caller's copy, which
+				// the pass reads for itself, not from what was read ahead
 				src := detect.NewMemSource(c.evs)
 				p, err := c.eng.Start(context.Background(), src)
 				if err != nil {

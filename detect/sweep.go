@@ -23,7 +23,7 @@ func (p *Pass) sweep(now time.Time) {
 			s.sweep(now)
 		}
 	}
-	p.thinCaps(now)
+	p.caps.thin(now, p.skew)
 }
 
 func (a *adaptation) sweep(now time.Time) {
