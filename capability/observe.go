@@ -172,12 +172,12 @@ func AllObservers() []Observer {
 
 // Observe takes one event.
 func (c *Coverage) Observe(ev *evidence.Event) {
-	os, ok := c.keys[[2]string{ev.Source, ev.Format}]
+	pair, ok := c.keys[[2]string{ev.Source, ev.Format}]
 	if !ok {
-		os = [2]*observed{c.of("source:" + ev.Source), c.of("format:" + ev.Format)}
-		c.keys[[2]string{ev.Source, ev.Format}] = os
+		pair = [2]*observed{c.of("source:" + ev.Source), c.of("format:" + ev.Format)}
+		c.keys[[2]string{ev.Source, ev.Format}] = pair
 	}
-	for i, o := range os {
+	for i, o := range pair {
 		prev := o.last
 		if o.silence > 0 && o.seen && ev.Time.Sub(prev) > o.silence {
 			o.gaps = append(o.gaps, Gap{From: prev, To: ev.Time, Why: "silent for " + ev.Time.Sub(prev).Round(time.Second).String() + ", longer than its stated maximum " + o.silence.String()})
