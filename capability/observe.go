@@ -1,6 +1,7 @@
 package capability
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -133,9 +134,8 @@ type Coverage struct {
 
 // observed is what one observer reported.
 type observed struct {
-	last    time.Time // its last event, when seen
-	seen    bool
-	minutes []int64 // the minutes it reported in, ascending
+	last    time.Time // its last event (zero: none seen, or only undated ones)
+	minutes []int64   // the minutes it reported in, ascending
 	gaps    []Gap
 	silence time.Duration // its stated maximum (0: none)
 }
@@ -179,19 +179,19 @@ func (c *Coverage) Observe(ev *evidence.Event) {
 	}
 	for i, o := range pair {
 		prev := o.last
-		if o.silence > 0 && o.seen && ev.Time.Sub(prev) > o.silence {
+		if o.silence > 0 && !prev.IsZero() && ev.Time.Sub(prev) > o.silence {
 			o.gaps = append(o.gaps, Gap{From: prev, To: ev.Time, Why: "silent for " + ev.Time.Sub(prev).Round(time.Second).String() + ", longer than its stated maximum " + o.silence.String()})
 		}
 		if ev.Kind == evidence.KindSensorGap && i == 0 {
 			// a sensor's own record that it lost events since its last one
 			from := prev
-			if !o.seen {
+			if prev.IsZero() {
 				from = ev.Time
 			}
 			o.gaps = append(o.gaps, Gap{From: from, To: ev.Time, Why: ev.Format + " reported lost events (" + ev.ID + ")", ID: ev.ID})
 		}
 		if ev.Time.After(prev) {
-			o.last, o.seen = ev.Time, true
+			o.last = ev.Time
 		}
 		if m := minuteOf(ev.Time); len(o.minutes) == 0 || o.minutes[len(o.minutes)-1] < m {
 			o.minutes = append(o.minutes, m)
@@ -201,10 +201,25 @@ func (c *Coverage) Observe(ev *evidence.Event) {
 
 // Watermark is the last event an observer reported (zero: none).
 func (c *Coverage) Watermark(o Observer) time.Time {
-	if c == nil || c.by[o.key()] == nil {
+	if c == nil {
 		return time.Time{}
 	}
-	return c.by[o.key()].last
+	if r := c.by[o.key()]; r != nil {
+		return r.last
+	}
+	return time.Time{}
+}
+
+// Clone is a copy of c that observes on apart from it.
+func (c *Coverage) Clone() *Coverage {
+	d := &Coverage{by: make(map[string]*observed, len(c.by)), keys: map[[2]string][2]*observed{}}
+	for k, o := range c.by {
+		cp := *o
+		// clipped: an event either observes after makes its own array
+		cp.minutes, cp.gaps = slices.Clip(cp.minutes), slices.Clip(cp.gaps)
+		d.by[k] = &cp
+	}
+	return d
 }
 
 // WatermarkAsOf is the last event an observer reported by asOf, to the

@@ -42,8 +42,9 @@ func (c *coverageByMaps) observe(ev *evidence.Event) {
 
 // Random events of every source and format, some out of order, some at
 // the zero time, some a sensor's gap, some after a silence longer than an
-// observer allows, with a coverage read back from its state on the way:
-// each observer's watermark, minutes and gaps are what the maps give.
+// observer allows, with a coverage read back from its state on the way,
+// or copied while the one copied goes on observing other events: each
+// observer's watermark, minutes and gaps are what the maps give.
 func TestCoverageIsTheMapsItWas(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 34))
 	sources := []struct{ source, format string }{
@@ -63,6 +64,7 @@ func TestCoverageIsTheMapsItWas(t *testing.T) {
 			}
 		}
 		at := t0
+		var apart *Coverage
 		for i := range 400 {
 			s := sources[rng.IntN(len(sources))]
 			ev := &evidence.Event{ID: "e" + string(rune('a'+i%26)), Source: s.source, Format: s.format}
@@ -71,20 +73,25 @@ func TestCoverageIsTheMapsItWas(t *testing.T) {
 				at = at.Add(time.Duration(rng.IntN(3)) * time.Hour) // past a stated silence
 			case r == 1:
 				ev.Kind = evidence.KindSensorGap
-			case r == 2:
-				ev.Time = time.Time{} // no time: never a watermark
 			case r == 3:
 				at = at.Add(-time.Duration(rng.IntN(300)) * time.Second) // late
 			default:
 				at = at.Add(time.Duration(rng.IntN(90)) * time.Second)
 			}
 			if ev.Time = at; rng.IntN(40) == 0 {
-				ev.Time = time.Time{}
+				ev.Time = time.Time{} // no time: never a watermark
 			}
 			cov.Observe(ev)
 			ref.observe(ev)
-			if i == 200 && round%2 == 0 {
+			if apart != nil {
+				// what the coverage it was copied from observes after is not the copy's
+				apart.Observe(&evidence.Event{ID: "x", Time: at.Add(time.Duration(i) * time.Minute), Source: s.source, Format: s.format, Kind: evidence.KindSensorGap})
+			}
+			switch {
+			case i == 200 && round%2 == 0:
 				cov = FromState(cov.State()) // kept with the case, read back, observing on
+			case i == 200:
+				apart, cov = cov, cov.Clone() // a view's copy, observing on
 			}
 		}
 		st := cov.State()

@@ -29,7 +29,7 @@ type CoverageState struct {
 func (c *Coverage) State() CoverageState {
 	st := CoverageState{Last: map[string]time.Time{}, Minutes: map[string][]int64{}, Gaps: map[string][]Gap{}, Silence: map[string]time.Duration{}}
 	for k, o := range c.by {
-		if o.seen {
+		if !o.last.IsZero() {
 			st.Last[k] = o.last
 		}
 		if o.minutes != nil {
@@ -49,8 +49,7 @@ func (c *Coverage) State() CoverageState {
 func FromState(st CoverageState) *Coverage {
 	c := NewCoverage()
 	for k, v := range st.Last {
-		o := c.of(k)
-		o.last, o.seen = v, true
+		c.of(k).last = v
 	}
 	for k, v := range st.Minutes {
 		c.of(k).minutes = v

@@ -50,7 +50,7 @@ func (s *capScan) clone() *capScan {
 	d.jobTools = maps.Clone(s.jobTools)
 	d.borrow, d.keyHolders = clipped(s.borrow), clipped(s.keyHolders)
 	d.ends, d.auth = clipped(s.ends), clipped(s.auth)
-	d.cov = capability.FromState(s.cov.State())
+	d.cov = s.cov.Clone()
 	// the copy's finishing is no view's change
 	d.touched, d.changed, d.changedOf, d.endKeys = map[string]bool{}, map[*capability.Capability]bool{}, map[string][]*capability.Capability{}, nil
 	d.thinning, d.inThinning = nil, map[*capability.Capability]bool{}

@@ -49,7 +49,7 @@ type viewParts struct {
 func (p *Pass) View() View {
 	findings := p.Findings()
 	set, holdings, skews := p.viewSets()
-	cov := capability.FromState(p.caps.cov.State())
+	cov := p.caps.cov.Clone()
 	standings := p.standings(set, cov)
 	ranks := RankAgents(RankInput{Findings: findings, Holdings: holdings, Standings: standings})
 	SortRanked(findings, ranks)
@@ -68,7 +68,7 @@ func (p *Pass) Standings() map[string]capability.Standing {
 	if p.view == nil {
 		return nil
 	}
-	return p.standings(p.view.set, capability.FromState(p.caps.cov.State()))
+	return p.standings(p.view.set, p.caps.cov.Clone())
 }
 
 func (p *Pass) standings(set *capability.Set, cov *capability.Coverage) map[string]capability.Standing {
