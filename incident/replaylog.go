@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/klauspost/compress/s2"
 
@@ -390,11 +391,7 @@ func decodeLog(ctx context.Context, r *bufio.Reader, size int64, out chan<- []ev
 		for b := plain; len(b) > 0; {
 			// a reused batch's event is decoded over, not cleared first:
 			// Decode writes every field
-			if len(evs) < cap(evs) {
-				evs = evs[:len(evs)+1]
-			} else {
-				evs = append(evs, evidence.Event{})
-			}
+			evs = slices.Grow(evs, 1)[:len(evs)+1]
 			if b, err = dec.Decode(b, &evs[len(evs)-1]); err != nil {
 				return fmt.Errorf("%w: %v", errReplayLog, err)
 			}
