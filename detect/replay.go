@@ -32,7 +32,8 @@ func (p *Pass) Replay(ctx context.Context, src Source) error {
 // pass of a share of the agents adds its own events and gives it the
 // others' as a peer's (AddPeer). The event add is handed is the replay's
 // own copy, which Add changes in place (its strings interned) rather
-// than copy it again: add must not read it after.
+// than copy it again: add must not read it after. Read from a RawSource,
+// it holds no record as written (Raw) where the pass reads none (each).
 func (p *Pass) ReplayVia(ctx context.Context, src Source, add func(*Pass, *evidence.Event) error) error {
 	if runtime.GOMAXPROCS(0) < 2 {
 		return p.replayHere(ctx, src, add)
@@ -40,12 +41,42 @@ func (p *Pass) ReplayVia(ctx context.Context, src Source, add func(*Pass, *evide
 	return p.replayBeside(ctx, src, add)
 }
 
+// each reads every event of src, in time order, for a replay: without the
+// records as written (Raw) that the pass does not read, when src can leave
+// them out (RawSource) and no rule reads any record as written.
+func (p *Pass) each(ctx context.Context, src Source, fn func(evidence.Event) error) error {
+	if rs, ok := src.(RawSource); ok && !p.rulesReadRaw {
+		return rs.EachKeepingRaw(ctx, detectorsReadRaw, fn)
+	}
+	return src.Each(ctx, evidence.All(), fn)
+}
+
+// detectorsReadRaw says whether the detectors may read the record as
+// written of an event of this source and kind. They read it of the
+// ledger's tool calls and results (a call's read_only and retry_of, keys
+// a tool printed), of session starts (the kinds of the credentials issued,
+// the egress address) and of the audit records (CloudTrail's, Kubernetes',
+// GitHub's objects): never of a proxy's or a sensor's record, which are
+// most of an incident and most of its bytes. A replay of copies that
+// leave those out gives the answer of the whole events
+// (TestReplayWithoutTheRawTheDetectorsDoNotRead).
+func detectorsReadRaw(source, kind string) bool {
+	if source != evidence.SourceProxy && source != evidence.SourceSensor {
+		return true
+	}
+	switch kind {
+	case evidence.KindToolCall, evidence.KindToolResult, evidence.KindSessionStart:
+		return true
+	}
+	return false
+}
+
 // replayHere reads and adds on the caller's goroutine.
 func (p *Pass) replayHere(ctx context.Context, src Source, add func(*Pass, *evidence.Event) error) error {
 	// one buffer for every event: Add reads it and copies what it keeps
 	buf := new(evidence.Event)
 	n := 0
-	return src.Each(ctx, evidence.All(), func(ev evidence.Event) error {
+	return p.each(ctx, src, func(ev evidence.Event) error {
 		if n++; n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -96,7 +127,7 @@ func (p *Pass) replayBeside(ctx context.Context, src Source, add func(*Pass, *ev
 			return nil
 		}
 		n := 0
-		read = src.Each(ctx, evidence.All(), func(ev evidence.Event) error {
+		read = p.each(ctx, src, func(ev evidence.Event) error {
 			if n++; n%4096 == 0 {
 				if err := ctx.Err(); err != nil {
 					return err

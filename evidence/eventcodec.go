@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/maphash"
+	"slices"
 	"time"
 	"unicode/utf8"
 )
@@ -54,9 +55,18 @@ func AppendEvent(b []byte, ev *Event) []byte {
 // tools) between the events that hold them, so a million events do not
 // each hold their own copy: each such field has a small cache, a value
 // found there is not allocated again.
+//
+// KeepRaw, when set, is asked of each event whether its record as written
+// (Raw) is to be decoded: an event it says false of is decoded with Raw
+// empty, its bytes skipped, not copied. It is given the event's source and
+// kind. A record as written is most of what an event's strings weigh
+// (two thirds on the bench incident), and a reader that never looks at
+// it (a replay's detectors, of the proxies' and sensors' records) need
+// not allocate it.
 type EventDecoder struct {
-	seed  maphash.Seed
-	cache *[stringFieldCount + 1][internSlots]string // the last slot: list values
+	KeepRaw func(source, kind string) bool
+	seed    maphash.Seed
+	cache   *[stringFieldCount + 1][internSlots]string // the last slot: list values
 }
 
 // internLen bounds the values shared; internSlots is each field's cache.
@@ -86,6 +96,11 @@ func (d *EventDecoder) Decode(b []byte, ev *Event) ([]byte, error) {
 		ev.Time = ev.Time.In(time.FixedZone("", int(off)))
 	}
 	for i, s := range ev.stringFields() {
+		if i == rawAt && d.KeepRaw != nil && !d.KeepRaw(ev.Source, ev.Kind) {
+			r.skip()
+			*s = ""
+			continue
+		}
 		var slots *[internSlots]string
 		if repeats[i] {
 			slots = &d.cache[i]
@@ -169,6 +184,18 @@ var repeats = [stringFieldCount]bool{
 	true, true, false, false, false, // container, pod, message, raw, origin (a file and line: every one differs)
 }
 
+// rawAt is Raw's place among the string fields (after source and kind,
+// which EventDecoder.KeepRaw is given).
+var rawAt = func() int {
+	var ev Event
+	fields := ev.stringFields()
+	i := slices.Index(fields[:], &ev.Raw)
+	if i <= slices.Index(fields[:], &ev.Source) || i <= slices.Index(fields[:], &ev.Kind) {
+		panic("evidence: Raw is decoded before the fields KeepRaw is given")
+	}
+	return i
+}()
+
 func (ev *Event) listFields() [5]*[]string {
 	return [...]*[]string{&ev.Tags, &ev.Credential, &ev.ToolsAllowed, &ev.EgressAllowlist, &ev.Cut}
 }
@@ -223,6 +250,17 @@ func (r *reader) varint() int64 {
 	}
 	r.b = r.b[n:]
 	return v
+}
+
+// skip reads past a string.
+func (r *reader) skip() {
+	n := r.uvarint()
+	if r.err == nil && n > uint64(len(r.b)) {
+		r.err = ErrEventCodec
+	}
+	if r.err == nil {
+		r.b = r.b[n:]
+	}
 }
 
 // str reads a string, shared through slots (nil: none) when it is short.

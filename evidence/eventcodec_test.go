@@ -1,10 +1,12 @@
 package evidence
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -65,6 +67,54 @@ func TestEventCodecEveryField(t *testing.T) {
 	}
 	if len(b) != 0 {
 		t.Errorf("%d bytes left", len(b))
+	}
+}
+
+// A decoder told to keep the record as written of some events only
+// decodes the others with Raw empty and every other field as written,
+// asking with each event's own source and kind; a truncated Raw is still
+// refused.
+func TestEventCodecKeepRaw(t *testing.T) {
+	var want []Event
+	for i := range 6 {
+		ev := everyField(t, i)
+		ev.Raw = strings.Repeat("r", 100*i) // lengths of one byte and of two
+		want = append(want, ev)
+	}
+	var b []byte
+	for i := range want {
+		b = AppendEvent(b, &want[i])
+	}
+	var asked [][2]string
+	d := EventDecoder{KeepRaw: func(source, kind string) bool {
+		asked = append(asked, [2]string{source, kind})
+		return len(asked)%2 == 0
+	}}
+	var got Event
+	for i := range want {
+		var err error
+		if b, err = d.Decode(b, &got); err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		if a := asked[len(asked)-1]; len(asked) != i+1 || a != [2]string{want[i].Source, want[i].Kind} {
+			t.Fatalf("event %d: asked %v, want once with its source and kind", i, asked)
+		}
+		w := want[i]
+		if i%2 == 0 {
+			w.Raw = ""
+		}
+		if !reflect.DeepEqual(got, w) {
+			t.Errorf("event %d (raw kept: %v):\n got %+v\nwant %+v", i, i%2 == 1, got, w)
+		}
+	}
+	if len(b) != 0 {
+		t.Errorf("%d bytes left", len(b))
+	}
+	ev := everyField(t, 9)
+	enc := AppendEvent(nil, &ev)
+	cut := enc[:bytes.Index(enc, []byte(ev.Raw))+len(ev.Raw)/2]
+	if _, err := (&EventDecoder{KeepRaw: func(string, string) bool { return false }}).Decode(cut, &got); !errors.Is(err, ErrEventCodec) {
+		t.Errorf("a record as written cut short and not kept: %v, want ErrEventCodec", err)
 	}
 }
 

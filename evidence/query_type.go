@@ -297,6 +297,19 @@ func (q Query) HasField(fields ...string) bool {
 	return false
 }
 
+// ReadsRaw reports whether matching q reads an event's record as written
+// (Event.Raw): a leaf that searches the catch-all field (a bare word) does.
+func (q Query) ReadsRaw() bool {
+	reads := false
+	q.Leaves(func(l Query) {
+		switch l.op {
+		case OpTerm, OpPrefix, OpWildcard, OpRegexp:
+			reads = reads || l.field == "" || l.field == "_all"
+		}
+	})
+	return reads
+}
+
 // isPlainID is an id that needs no quoting.
 func isPlainID(id string) bool {
 	return id != "" && strings.Trim(id, "0123456789abcdefABCDEF_-") == ""

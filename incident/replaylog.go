@@ -247,9 +247,11 @@ var errReplayLog = errors.New("the replay log is damaged")
 // eachLogged calls fn with every event of the log at path, in its order.
 // The chunks are read, checked, decompressed and decoded on a goroutine
 // of their own, a few chunks ahead of fn. want is how many events the
-// meta says it holds: fewer or more is a damaged log.
-func eachLogged(ctx context.Context, path string, want int64, fn func(evidence.Event) error) error {
-	c, err := openLogCursor(ctx, path, want, 0, 4)
+// meta says it holds: fewer or more is a damaged log. keepRaw, when set,
+// says which events' records as written are decoded (the others' Raw is
+// left empty: evidence.EventDecoder).
+func eachLogged(ctx context.Context, path string, want int64, keepRaw func(source, kind string) bool, fn func(evidence.Event) error) error {
+	c, err := openLogCursor(ctx, path, want, 0, 4, keepRaw)
 	if err != nil {
 		return err
 	}
@@ -283,8 +285,9 @@ type logCursor struct {
 }
 
 // openLogCursor opens the file at path, which holds want events, and
-// decodes up to ahead chunks ahead of the reader.
-func openLogCursor(ctx context.Context, path string, want int64, rank, ahead int) (*logCursor, error) {
+// decodes up to ahead chunks ahead of the reader, with keepRaw as
+// eachLogged's.
+func openLogCursor(ctx context.Context, path string, want int64, rank, ahead int, keepRaw func(source, kind string) bool) (*logCursor, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -299,7 +302,7 @@ func openLogCursor(ctx context.Context, path string, want int64, rank, ahead int
 		errc: make(chan error, 1), want: want, rank: rank}
 	go func() {
 		defer close(c.batches)
-		c.errc <- decodeLog(ctx, bufio.NewReaderSize(f, 1<<20), fi.Size(), c.batches, c.free)
+		c.errc <- decodeLog(ctx, bufio.NewReaderSize(f, 1<<20), fi.Size(), c.batches, c.free, keepRaw)
 	}()
 	return c, nil
 }
@@ -350,12 +353,13 @@ func (c *logCursor) close() error {
 // decodeLog sends the log's events in batches of a chunk each. A chunk is
 // about replayChunk bytes, or one event when that is bigger (a hostile
 // record's megabytes): no chunk is longer than the file, size.
-func decodeLog(ctx context.Context, r *bufio.Reader, size int64, out chan<- []evidence.Event, free <-chan []evidence.Event) error {
+func decodeLog(ctx context.Context, r *bufio.Reader, size int64, out chan<- []evidence.Event, free <-chan []evidence.Event,
+	keepRaw func(source, kind string) bool) error {
 	magic := make([]byte, len(replayLogMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != replayLogMagic {
 		return fmt.Errorf("%w: no header", errReplayLog)
 	}
-	var dec evidence.EventDecoder
+	dec := evidence.EventDecoder{KeepRaw: keepRaw}
 	var comp, plain []byte
 	for {
 		var head [8]byte

@@ -87,6 +87,61 @@ func TestReplayLogGivesTheIndexAnswer(t *testing.T) {
 	}
 }
 
+// Read from the log for a reader that asks for some records as written
+// only (detect.RawSource), the replay leaves out the others' Raw and
+// keeps every other field; read from the index, where it writes the log
+// anew, every event is whole.
+func TestReplayLogLeavesOutTheRawNotAskedFor(t *testing.T) {
+	ctx := context.Background()
+	ws, _ := replayed(t, filepath.Join("..", "sample-incidents", "egress-probe-exfil"))
+	var whole []evidence.Event
+	if err := ws.replaySource().Each(ctx, evidence.All(), func(ev evidence.Event) error {
+		whole = append(whole, ev)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	notProxy := func(source, kind string) bool { return source != evidence.SourceProxy }
+	read := func() []evidence.Event {
+		var evs []evidence.Event
+		if err := ws.replaySource().EachKeepingRaw(ctx, notProxy, func(ev evidence.Event) error {
+			evs = append(evs, ev)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return evs
+	}
+	got := read()
+	if from := ws.ReplayedFrom(); from != "the replay log" {
+		t.Fatalf("read %q", from)
+	}
+	if len(got) != len(whole) {
+		t.Fatalf("%d events, want %d", len(got), len(whole))
+	}
+	left := 0
+	for i := range whole {
+		want := whole[i]
+		if want.Source == evidence.SourceProxy && want.Raw != "" {
+			want.Raw = ""
+			left++
+		}
+		if !reflect.DeepEqual(got[i], want) {
+			t.Fatalf("event %d:\n got %+v\nwant %+v", i, got[i], want)
+		}
+	}
+	if left == 0 {
+		t.Fatal("no proxy record with its record as written in the sample")
+	}
+	dropReplayLog(t, ws)
+	if got := read(); !reflect.DeepEqual(got, whole) {
+		t.Error("read from the index, events came without their records as written")
+	}
+	if from := ws.ReplayedFrom(); !strings.HasPrefix(from, "the index") {
+		t.Fatalf("the second read %q", from)
+	}
+}
+
 // The log is not read once the index changed: more events, events
 // rewritten by attribution; nor when it is damaged, cut short or its
 // meta does not describe it. Each time the replay gives the index's answer
@@ -202,7 +257,7 @@ func TestReplayLogHoldsAHugeEvent(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []evidence.Event
-	err = eachLogged(context.Background(), filepath.Join(dir, replayLogFile), int64(len(evs)), func(ev evidence.Event) error {
+	err = eachLogged(context.Background(), filepath.Join(dir, replayLogFile), int64(len(evs)), nil, func(ev evidence.Event) error {
 		got = append(got, ev)
 		return nil
 	})

@@ -1,0 +1,114 @@
+package detect_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/cordon-ir/cordon/attribution"
+	"github.com/cordon-ir/cordon/bench/benchtest"
+	"github.com/cordon-ir/cordon/detect"
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// rawless is a source that leaves out the records as written its reader
+// says it will not read, as the replay log's reader does, and counts them.
+type rawless struct {
+	*detect.MemSource
+	asked, left int
+}
+
+func (s *rawless) EachKeepingRaw(ctx context.Context, keep func(source, kind string) bool, fn func(evidence.Event) error) error {
+	s.asked++
+	return s.Each(ctx, evidence.All(), func(ev evidence.Event) error {
+		if ev.Raw != "" && !keep(ev.Source, ev.Kind) {
+			ev.Raw = ""
+			s.left++
+		}
+		return fn(ev)
+	})
+}
+
+// A replay reads the proxies' and sensors' events without their records
+// as written (detectorsReadRaw), and answers as the pass given every
+// whole event one by one does: on every sample and on the bench
+// generator's incident, attributed at ingest and by the pass.
+func TestReplayWithoutTheRawTheDetectorsDoNotRead(t *testing.T) {
+	rules, err := detect.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, err := filepath.Glob(filepath.Join("..", "sample-incidents", "*", "truth.yaml"))
+	if err != nil || len(paths) < 5 {
+		t.Fatalf("samples: %v %v", paths, err)
+	}
+	cases := map[string][]evidence.Event{"generated": benchtest.GeneratedEvents(t, 20000)}
+	for _, p := range paths {
+		name := filepath.Base(filepath.Dir(p))
+		cases[name] = loadSample(t, name)
+	}
+	left := 0
+	for name, raw := range cases {
+		attributed := append([]evidence.Event(nil), raw...)
+		attribution.AttributeAll(attributed)
+		for _, c := range []struct {
+			how string
+			eng detect.Engine
+			evs []evidence.Event
+		}{
+			{"attributed at ingest", detect.Engine{Rules: rules}, attributed},
+			{"attributed by the pass", detect.Engine{Rules: rules, Attribute: true}, raw},
+		} {
+			t.Run(name+"/"+c.how, func(t *testing.T) {
+				want := answerJSON(t, oneByOne(t, c.eng, c.evs))
+				src := &rawless{MemSource: detect.NewMemSource(c.evs)}
+				got, err := c.eng.Scan(context.Background(), src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if src.asked != 1 {
+					t.Fatalf("the replay asked for the events without their records %d times, want once", src.asked)
+				}
+				if answerJSON(t, got) != want {
+					t.Errorf("a replay without %d records as written answers otherwise than the whole events", src.left)
+				}
+				left += src.left
+			})
+		}
+	}
+	if left == 0 {
+		t.Error("no record as written was left out: the test compares nothing")
+	}
+}
+
+// A rule that searches a bare word reads the records as written: its
+// replay reads every event whole, and finds the word a proxy's record
+// holds nowhere else.
+func TestReplayOfARuleReadingRawReadsItWhole(t *testing.T) {
+	evs := loadSample(t, "egress-probe-exfil")
+	attribution.AttributeAll(evs)
+	i := 0
+	for i < len(evs) && (evs[i].Source != evidence.SourceProxy || evs[i].Agent == "") {
+		i++
+	}
+	if i == len(evs) {
+		t.Fatal("no attributed proxy record in the sample")
+	}
+	evs[i].Raw = "zqxjkv " + evs[i].Raw
+	rule := detect.Rule{ID: "word", Title: "a word in a record", Severity: "low", Phase: "detect", Explain: "{{count}}",
+		Query: []string{"zqxjkv"}, Correlation: detect.Correlation{Type: detect.EventCount,
+			Window: time.Hour, Condition: detect.Condition{Gte: detect.Num(1)}}}
+	src := &rawless{MemSource: detect.NewMemSource(evs)}
+	eng := detect.Engine{Rules: []detect.Rule{rule}}
+	got, err := eng.Scan(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.asked != 0 {
+		t.Error("a replay of a rule that reads the records as written asked for them left out")
+	}
+	if len(got.Findings) != 1 || len(got.Findings[0].Events) != 1 || got.Findings[0].Events[0] != evs[i].ID {
+		t.Errorf("findings %+v, want one of the proxy's record %s", got.Findings, evs[i].ID)
+	}
+}
