@@ -406,7 +406,10 @@ func (s *capScan) toolCall(ev *evidence.Event) {
 }
 
 func (s *capScan) toolResult(ev *evidence.Event) {
-	if call, ok := s.reads[ev.CallID]; ok {
+	if _, ok := s.reads[ev.CallID]; ok {
+		// copied out here only: secretRead takes its address, which
+		// would put a copy of an event on the heap at every result
+		call := s.reads[ev.CallID]
 		delete(s.reads, ev.CallID)
 		if ev.Decision != evidence.DecisionDeny && ev.Decision != evidence.DecisionError {
 			s.secretRead(&call)

@@ -20,16 +20,16 @@ type Source interface {
 	Each(ctx context.Context, q evidence.Query, fn func(evidence.Event) error) error
 }
 
-// A RawSource is a Source that can leave out an event's record as written
-// (Event.Raw) when it reads every event: EachKeepingRaw is Each of every
-// event, in time order, with Raw decoded only where keep, given the
-// event's source and kind, says true. It may keep more (a source that
-// cannot tell keeps every one). A replay asks for it when no rule of its
-// pass reads the records as written of the proxies and sensors (Pass.add
-// says which records the pass reads).
-type RawSource interface {
+// A LeanSource is a Source that can leave out what a pass does not read
+// of the events it reads them all for: EachLean is Each of every event, in
+// time order, without its origin (the file and line it was read from,
+// which no detector reads) and with its record as written (Raw) only
+// where keepRaw, given the event's source and kind, says true. It may
+// give more (a source that cannot leave them out gives every event
+// whole). A replay asks for it (Pass.each).
+type LeanSource interface {
 	Source
-	EachKeepingRaw(ctx context.Context, keep func(source, kind string) bool, fn func(evidence.Event) error) error
+	EachLean(ctx context.Context, keepRaw func(source, kind string) bool, fn func(evidence.Event) error) error
 }
 
 // Engine runs rules over an incident.

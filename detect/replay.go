@@ -32,8 +32,9 @@ func (p *Pass) Replay(ctx context.Context, src Source) error {
 // pass of a share of the agents adds its own events and gives it the
 // others' as a peer's (AddPeer). The event add is handed is the replay's
 // own copy, which Add changes in place (its strings interned) rather
-// than copy it again: add must not read it after. Read from a RawSource,
-// it holds no record as written (Raw) where the pass reads none (each).
+// than copy it again: add must not read it after. Read from a LeanSource,
+// it holds no origin, nor a record as written (Raw) where the pass reads
+// none (each).
 func (p *Pass) ReplayVia(ctx context.Context, src Source, add func(*Pass, *evidence.Event) error) error {
 	if runtime.GOMAXPROCS(0) < 2 {
 		return p.replayHere(ctx, src, add)
@@ -41,14 +42,19 @@ func (p *Pass) ReplayVia(ctx context.Context, src Source, add func(*Pass, *evide
 	return p.replayBeside(ctx, src, add)
 }
 
-// each reads every event of src, in time order, for a replay: without the
-// records as written (Raw) that the pass does not read, when src can leave
-// them out (RawSource) and no rule reads any record as written.
+// each reads every event of src, in time order, for a replay: without
+// what the pass does not read, when src can leave it out (LeanSource):
+// the origins, and the records as written of the proxies and sensors
+// unless a rule may read any record as written.
 func (p *Pass) each(ctx context.Context, src Source, fn func(evidence.Event) error) error {
-	if rs, ok := src.(RawSource); ok && !p.rulesReadRaw {
-		return rs.EachKeepingRaw(ctx, detectorsReadRaw, fn)
+	ls, ok := src.(LeanSource)
+	switch {
+	case !ok:
+		return src.Each(ctx, evidence.All(), fn)
+	case p.rulesReadRaw:
+		return ls.EachLean(ctx, func(string, string) bool { return true }, fn)
 	}
-	return src.Each(ctx, evidence.All(), fn)
+	return ls.EachLean(ctx, detectorsReadRaw, fn)
 }
 
 // detectorsReadRaw says whether the detectors may read the record as
@@ -59,7 +65,7 @@ func (p *Pass) each(ctx context.Context, src Source, fn func(evidence.Event) err
 // GitHub's objects): never of a proxy's or a sensor's record, which are
 // most of an incident and most of its bytes. A replay of copies that
 // leave those out gives the answer of the whole events
-// (TestReplayWithoutTheRawTheDetectorsDoNotRead).
+// (TestReplayWithoutWhatTheDetectorsDoNotRead).
 func detectorsReadRaw(source, kind string) bool {
 	if source != evidence.SourceProxy && source != evidence.SourceSensor {
 		return true

@@ -70,9 +70,18 @@ func (s *sequence) add(step int, ev *evidence.Event) {
 		return
 	}
 	a := s.aside[g]
-	if a == nil || !a.t.Equal(h.t) {
+	switch {
+	case a == nil:
 		a = &aside{t: h.t, steps: make([][]hit, len(s.r.Correlation.Steps))}
 		s.aside[g] = a
+	case !a.t.Equal(h.t):
+		// the instant put aside before is gone: its record holds this one
+		// (a group of later steps alone, such as every request of an agent
+		// that read no credential, comes here at each instant)
+		a.t = h.t
+		for k := range a.steps {
+			a.steps[k] = a.steps[k][:0]
+		}
 	}
 	a.steps[step] = append(a.steps[step], h)
 }

@@ -63,10 +63,14 @@ func AppendEvent(b []byte, ev *Event) []byte {
 // (two thirds on the bench incident), and a reader that never looks at
 // it (a replay's detectors, of the proxies' and sensors' records) need
 // not allocate it.
+//
+// NoOrigin, when set, decodes every event with Origin empty, for a reader
+// that never asks where an event was read from: each one's is its own.
 type EventDecoder struct {
-	KeepRaw func(source, kind string) bool
-	seed    maphash.Seed
-	cache   *[stringFieldCount + 1][internSlots]string // the last slot: list values
+	KeepRaw  func(source, kind string) bool
+	NoOrigin bool
+	seed     maphash.Seed
+	cache    *[stringFieldCount + 1][internSlots]string // the last slot: list values
 }
 
 // internLen bounds the values shared; internSlots is each field's cache.
@@ -96,7 +100,7 @@ func (d *EventDecoder) Decode(b []byte, ev *Event) ([]byte, error) {
 		ev.Time = ev.Time.In(time.FixedZone("", int(off)))
 	}
 	for i, s := range ev.stringFields() {
-		if i == rawAt && d.KeepRaw != nil && !d.KeepRaw(ev.Source, ev.Kind) {
+		if i == rawAt && d.KeepRaw != nil && !d.KeepRaw(ev.Source, ev.Kind) || i == originAt && d.NoOrigin {
 			r.skip()
 			*s = ""
 			continue
@@ -183,6 +187,13 @@ var repeats = [stringFieldCount]bool{
 	false, false, false, false, false, // call, exec, parent exec, trace and span ids
 	true, true, false, false, false, // container, pod, message, raw, origin (a file and line: every one differs)
 }
+
+// originAt is Origin's place among the string fields.
+var originAt = func() int {
+	var ev Event
+	fields := ev.stringFields()
+	return slices.Index(fields[:], &ev.Origin)
+}()
 
 // rawAt is Raw's place among the string fields (after source and kind,
 // which EventDecoder.KeepRaw is given).

@@ -72,9 +72,9 @@ func TestEventCodecEveryField(t *testing.T) {
 
 // A decoder told to keep the record as written of some events only
 // decodes the others with Raw empty and every other field as written,
-// asking with each event's own source and kind; a truncated Raw is still
-// refused.
-func TestEventCodecKeepRaw(t *testing.T) {
+// asking with each event's own source and kind; one told to leave out
+// the origins leaves out those alone; a truncated Raw is still refused.
+func TestEventCodecLeavesOut(t *testing.T) {
 	var want []Event
 	for i := range 6 {
 		ev := everyField(t, i)
@@ -109,6 +109,22 @@ func TestEventCodecKeepRaw(t *testing.T) {
 	}
 	if len(b) != 0 {
 		t.Errorf("%d bytes left", len(b))
+	}
+	var all []byte
+	for i := range want {
+		all = AppendEvent(all, &want[i])
+	}
+	d = EventDecoder{NoOrigin: true}
+	for i := range want {
+		var err error
+		if all, err = d.Decode(all, &got); err != nil {
+			t.Fatalf("event %d without its origin: %v", i, err)
+		}
+		w := want[i]
+		w.Origin = ""
+		if !reflect.DeepEqual(got, w) {
+			t.Errorf("event %d without its origin:\n got %+v\nwant %+v", i, got, w)
+		}
 	}
 	ev := everyField(t, 9)
 	enc := AppendEvent(nil, &ev)

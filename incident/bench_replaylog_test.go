@@ -49,7 +49,7 @@ func BenchmarkReplayRead(b *testing.B) {
 			b.Skipf("no replay log to read: %s", src.why)
 		}
 		count(b, func(fn func(evidence.Event) error) error {
-			return eachLogged(ctx, filepath.Join(dir, engineDir, replayLogFile), src.log.Events, nil, fn)
+			return eachLogged(ctx, filepath.Join(dir, engineDir, replayLogFile), src.log.Events, evidence.EventDecoder{}, fn)
 		})
 	})
 }

@@ -277,7 +277,7 @@ func (in *intake) finish(ctx context.Context, w *Workspace) string {
 	}()
 	if in.patches != nil {
 		// first: of events alike, the patch is the one kept
-		c, err := openLogCursor(ctx, filepath.Join(in.dir, intakePatch), in.patches.n, 0, 1, nil)
+		c, err := openLogCursor(ctx, filepath.Join(in.dir, intakePatch), in.patches.n, 0, 1, evidence.EventDecoder{})
 		if err != nil {
 			return "the events attribution rewrote could not be read: " + err.Error()
 		}
@@ -286,7 +286,7 @@ func (in *intake) finish(ctx context.Context, w *Workspace) string {
 	var held int64
 	if in.base != nil {
 		held = in.base.Events
-		c, err := openLogCursor(ctx, filepath.Join(in.dir, replayLogFile), in.base.Events, len(cs), 1, nil)
+		c, err := openLogCursor(ctx, filepath.Join(in.dir, replayLogFile), in.base.Events, len(cs), 1, evidence.EventDecoder{})
 		if err != nil {
 			return "the replay log could not be read: " + err.Error()
 		}
@@ -296,7 +296,7 @@ func (in *intake) finish(ctx context.Context, w *Workspace) string {
 		return fmt.Sprintf("the index holds %d events, the intake and the log before it %d", total, held+n)
 	}
 	for _, r := range in.runs {
-		c, err := openLogCursor(ctx, filepath.Join(in.dir, r.name), r.n, len(cs), 1, nil)
+		c, err := openLogCursor(ctx, filepath.Join(in.dir, r.name), r.n, len(cs), 1, evidence.EventDecoder{})
 		if err != nil {
 			return "a run could not be read: " + err.Error()
 		}

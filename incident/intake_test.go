@@ -20,7 +20,7 @@ func loggedEvents(t *testing.T, ws *Workspace) []evidence.Event {
 		t.Fatalf("the replay log is not of the index: %s", why)
 	}
 	var evs []evidence.Event
-	err := eachLogged(context.Background(), filepath.Join(ws.Dir, engineDir, replayLogFile), m.Events, nil, func(ev evidence.Event) error {
+	err := eachLogged(context.Background(), filepath.Join(ws.Dir, engineDir, replayLogFile), m.Events, evidence.EventDecoder{}, func(ev evidence.Event) error {
 		evs = append(evs, ev)
 		return nil
 	})

@@ -247,11 +247,10 @@ var errReplayLog = errors.New("the replay log is damaged")
 // eachLogged calls fn with every event of the log at path, in its order.
 // The chunks are read, checked, decompressed and decoded on a goroutine
 // of their own, a few chunks ahead of fn. want is how many events the
-// meta says it holds: fewer or more is a damaged log. keepRaw, when set,
-// says which events' records as written are decoded (the others' Raw is
-// left empty: evidence.EventDecoder).
-func eachLogged(ctx context.Context, path string, want int64, keepRaw func(source, kind string) bool, fn func(evidence.Event) error) error {
-	c, err := openLogCursor(ctx, path, want, 0, 4, keepRaw)
+// meta says it holds: fewer or more is a damaged log. dec decodes them,
+// leaving out what its options say (a zero decoder: nothing).
+func eachLogged(ctx context.Context, path string, want int64, dec evidence.EventDecoder, fn func(evidence.Event) error) error {
+	c, err := openLogCursor(ctx, path, want, 0, 4, dec)
 	if err != nil {
 		return err
 	}
@@ -285,9 +284,8 @@ type logCursor struct {
 }
 
 // openLogCursor opens the file at path, which holds want events, and
-// decodes up to ahead chunks ahead of the reader, with keepRaw as
-// eachLogged's.
-func openLogCursor(ctx context.Context, path string, want int64, rank, ahead int, keepRaw func(source, kind string) bool) (*logCursor, error) {
+// decodes up to ahead chunks ahead of the reader with dec (eachLogged).
+func openLogCursor(ctx context.Context, path string, want int64, rank, ahead int, dec evidence.EventDecoder) (*logCursor, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -302,7 +300,7 @@ func openLogCursor(ctx context.Context, path string, want int64, rank, ahead int
 		errc: make(chan error, 1), want: want, rank: rank}
 	go func() {
 		defer close(c.batches)
-		c.errc <- decodeLog(ctx, bufio.NewReaderSize(f, 1<<20), fi.Size(), c.batches, c.free, keepRaw)
+		c.errc <- decodeLog(ctx, bufio.NewReaderSize(f, 1<<20), fi.Size(), c.batches, c.free, dec)
 	}()
 	return c, nil
 }
@@ -354,12 +352,11 @@ func (c *logCursor) close() error {
 // about replayChunk bytes, or one event when that is bigger (a hostile
 // record's megabytes): no chunk is longer than the file, size.
 func decodeLog(ctx context.Context, r *bufio.Reader, size int64, out chan<- []evidence.Event, free <-chan []evidence.Event,
-	keepRaw func(source, kind string) bool) error {
+	dec evidence.EventDecoder) error {
 	magic := make([]byte, len(replayLogMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != replayLogMagic {
 		return fmt.Errorf("%w: no header", errReplayLog)
 	}
-	dec := evidence.EventDecoder{KeepRaw: keepRaw}
 	var comp, plain []byte
 	for {
 		var head [8]byte

@@ -81,7 +81,7 @@ func (s *replaySource) Each(ctx context.Context, q evidence.Query, fn func(evide
 		return s.idx.Each(ctx, q, fn)
 	case s.log != nil:
 		s.w.replayedFrom("the replay log")
-		return eachLogged(ctx, filepath.Join(s.w.Dir, engineDir, replayLogFile), s.log.Events, nil, fn)
+		return eachLogged(ctx, filepath.Join(s.w.Dir, engineDir, replayLogFile), s.log.Events, evidence.EventDecoder{}, fn)
 	case s.gen == "":
 		s.w.replayedFrom("the index (" + s.why + ")")
 		return s.idx.Each(ctx, q, fn)
@@ -89,15 +89,17 @@ func (s *replaySource) Each(ctx context.Context, q evidence.Query, fn func(evide
 	return s.eachRecorded(ctx, fn)
 }
 
-// EachKeepingRaw implements detect.RawSource: from the replay log, the
-// records as written that keep does not ask for are not decoded; read
-// from the index (and written to a new log), every event is whole.
-func (s *replaySource) EachKeepingRaw(ctx context.Context, keep func(source, kind string) bool, fn func(evidence.Event) error) error {
+// EachLean implements detect.LeanSource: from the replay log, the origins
+// and the records as written that keepRaw does not ask for are not
+// decoded; read from the index (and written to a new log), every event is
+// whole.
+func (s *replaySource) EachLean(ctx context.Context, keepRaw func(source, kind string) bool, fn func(evidence.Event) error) error {
 	if s.log == nil {
 		return s.Each(ctx, evidence.All(), fn)
 	}
 	s.w.replayedFrom("the replay log")
-	return eachLogged(ctx, filepath.Join(s.w.Dir, engineDir, replayLogFile), s.log.Events, keep, fn)
+	dec := evidence.EventDecoder{KeepRaw: keepRaw, NoOrigin: true}
+	return eachLogged(ctx, filepath.Join(s.w.Dir, engineDir, replayLogFile), s.log.Events, dec, fn)
 }
 
 // eachRecorded reads the index and writes what it reads to a new log,
