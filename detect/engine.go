@@ -23,13 +23,13 @@ type Source interface {
 // A LeanSource is a Source that can leave out what a pass does not read
 // of the events it reads them all for: EachLean is Each of every event, in
 // time order, without its origin (the file and line it was read from,
-// which no detector reads) and with its record as written (Raw) only
-// where keepRaw, given the event's source and kind, says true. It may
-// give more (a source that cannot leave them out gives every event
-// whole). A replay asks for it (Pass.each).
+// which no detector reads) and with its text (its message and record as
+// written) only where keepText, given the event's source and kind, says
+// true. It may give more (a source that cannot leave them out gives every
+// event whole). A replay asks for it (Pass.each).
 type LeanSource interface {
 	Source
-	EachLean(ctx context.Context, keepRaw func(source, kind string) bool, fn func(evidence.Event) error) error
+	EachLean(ctx context.Context, keepText func(source, kind string) bool, fn func(evidence.Event) error) error
 }
 
 // Engine runs rules over an incident.

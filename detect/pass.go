@@ -60,9 +60,10 @@ type Pass struct {
 	// read is what a replay's reader worked out of the event being
 	// added (replay.go)
 	read readAhead
-	// rulesReadRaw says a rule's query, filter or grouping may read any
-	// event's record as written (a bare word's search, a Sigma rule's)
-	rulesReadRaw bool
+	// rulesReadText says a rule's query, filter or grouping may read any
+	// event's text, its message or record as written (a bare word's
+	// search, a query on the message, a Sigma rule's)
+	rulesReadText bool
 }
 
 // stream is one of a rule's inputs: the events any of match matches, and
@@ -151,10 +152,10 @@ func (e *Engine) Start(ctx context.Context, src Source) (*Pass, error) {
 	p.kindReq = make([]kindReq, len(p.matchers))
 	for j, m := range p.matchers {
 		p.kindReq[j].vs, p.kindReq[j].ok = m.Requires("kind")
-		p.rulesReadRaw = p.rulesReadRaw || m.Query().ReadsRaw()
+		p.rulesReadText = p.rulesReadText || m.Query().ReadsText()
 	}
 	for _, st := range p.rules {
-		p.rulesReadRaw = p.rulesReadRaw || st.filter != nil
+		p.rulesReadText = p.rulesReadText || st.filter != nil
 	}
 	return p, nil
 }
@@ -222,7 +223,7 @@ func (p *Pass) matches(i int, ev *evidence.Event) bool {
 // a correlator inside it for a chain's inner rule).
 func (p *Pass) streams(r *Rule, c correlator, i int) {
 	_, peers := c.(peerJudge)
-	p.rulesReadRaw = p.rulesReadRaw || r.Correlation.Keys != nil
+	p.rulesReadText = p.rulesReadText || r.Correlation.Keys != nil
 	if !stepped(r.Correlation.Type) {
 		if len(r.match) > 0 {
 			p.rules = append(p.rules, stream{match: r.match, filter: p.filter(r.Filter), corr: i, add: func(ev *evidence.Event) { c.add(0, ev) }, peers: peers})

@@ -33,8 +33,8 @@ func (p *Pass) Replay(ctx context.Context, src Source) error {
 // others' as a peer's (AddPeer). The event add is handed is the replay's
 // own copy, which Add changes in place (its strings interned) rather
 // than copy it again: add must not read it after. Read from a LeanSource,
-// it holds no origin, nor a record as written (Raw) where the pass reads
-// none (each).
+// it holds no origin, nor a message or a record as written where the pass
+// reads none (each).
 func (p *Pass) ReplayVia(ctx context.Context, src Source, add func(*Pass, *evidence.Event) error) error {
 	if runtime.GOMAXPROCS(0) < 2 {
 		return p.replayHere(ctx, src, add)
@@ -44,34 +44,35 @@ func (p *Pass) ReplayVia(ctx context.Context, src Source, add func(*Pass, *evide
 
 // each reads every event of src, in time order, for a replay: without
 // what the pass does not read, when src can leave it out (LeanSource):
-// the origins, and the records as written of the proxies and sensors
-// unless a rule may read any record as written.
+// the origins, and the text of the proxies' and sensors' records unless a
+// rule may read any event's text.
 func (p *Pass) each(ctx context.Context, src Source, fn func(evidence.Event) error) error {
 	ls, ok := src.(LeanSource)
 	switch {
 	case !ok:
 		return src.Each(ctx, evidence.All(), fn)
-	case p.rulesReadRaw:
+	case p.rulesReadText:
 		return ls.EachLean(ctx, func(string, string) bool { return true }, fn)
 	}
-	return ls.EachLean(ctx, detectorsReadRaw, fn)
+	return ls.EachLean(ctx, detectorsReadText, fn)
 }
 
-// detectorsReadRaw says whether the detectors may read the record as
-// written of an event of this source and kind. They read it of the
-// ledger's tool calls and results (a call's read_only and retry_of, keys
-// a tool printed), of session starts (the kinds of the credentials issued,
-// the egress address) and of the audit records (CloudTrail's, Kubernetes',
-// GitHub's objects): never of a proxy's or a sensor's record, which are
-// most of an incident and most of its bytes. A replay of copies that
-// leave those out gives the answer of the whole events
-// (TestReplayWithoutWhatTheDetectorsDoNotRead).
-func detectorsReadRaw(source, kind string) bool {
+// detectorsReadText says whether the detectors may read the text (the
+// message, the record as written) of an event of this source and kind.
+// They read it of the ledger's tool calls and results (a call's read_only
+// and retry_of, credentials and keys a call names or a tool printed, a
+// job's id), of session starts (the kinds of the credentials issued, the
+// egress address), of summaries and a person's interventions, and of the
+// audit records (CloudTrail's, Kubernetes', GitHub's objects): never of a
+// proxy's or a sensor's record, which are most of an incident and most of
+// its bytes. A replay of copies that leave those out gives the answer of
+// the whole events (TestReplayWithoutWhatTheDetectorsDoNotRead).
+func detectorsReadText(source, kind string) bool {
 	if source != evidence.SourceProxy && source != evidence.SourceSensor {
 		return true
 	}
 	switch kind {
-	case evidence.KindToolCall, evidence.KindToolResult, evidence.KindSessionStart:
+	case evidence.KindToolCall, evidence.KindToolResult, evidence.KindSessionStart, evidence.KindSummary, evidence.KindHumanIntervention:
 		return true
 	}
 	return false

@@ -56,18 +56,18 @@ func AppendEvent(b []byte, ev *Event) []byte {
 // each hold their own copy: each such field has a small cache, a value
 // found there is not allocated again.
 //
-// KeepRaw, when set, is asked of each event whether its record as written
-// (Raw) is to be decoded: an event it says false of is decoded with Raw
-// empty, its bytes skipped, not copied. It is given the event's source and
-// kind. A record as written is most of what an event's strings weigh
-// (two thirds on the bench incident), and a reader that never looks at
-// it (a replay's detectors, of the proxies' and sensors' records) need
-// not allocate it.
+// KeepText, when set, is asked of each event whether its text (Message
+// and Raw, the record as written) is to be decoded: an event it says
+// false of is decoded with both empty, their bytes skipped, not copied.
+// It is given the event's source and kind. The text is most of what an
+// event's strings weigh (three quarters on the bench incident), and a
+// reader that never looks at it (a replay's detectors, of the proxies'
+// and sensors' records) need not allocate it.
 //
 // NoOrigin, when set, decodes every event with Origin empty, for a reader
 // that never asks where an event was read from: each one's is its own.
 type EventDecoder struct {
-	KeepRaw  func(source, kind string) bool
+	KeepText func(source, kind string) bool
 	NoOrigin bool
 	seed     maphash.Seed
 	cache    *[stringFieldCount + 1][internSlots]string // the last slot: list values
@@ -99,8 +99,12 @@ func (d *EventDecoder) Decode(b []byte, ev *Event) ([]byte, error) {
 	if off != 0 {
 		ev.Time = ev.Time.In(time.FixedZone("", int(off)))
 	}
+	skipText := false
 	for i, s := range ev.stringFields() {
-		if i == rawAt && d.KeepRaw != nil && !d.KeepRaw(ev.Source, ev.Kind) || i == originAt && d.NoOrigin {
+		if i == messageAt && d.KeepText != nil {
+			skipText = !d.KeepText(ev.Source, ev.Kind)
+		}
+		if skipText && (i == messageAt || i == rawAt) || d.NoOrigin && i == originAt {
 			r.skip()
 			*s = ""
 			continue
@@ -188,23 +192,17 @@ var repeats = [stringFieldCount]bool{
 	true, true, false, false, false, // container, pod, message, raw, origin (a file and line: every one differs)
 }
 
-// originAt is Origin's place among the string fields.
-var originAt = func() int {
+// messageAt, rawAt and originAt are Message's, Raw's and Origin's places
+// among the string fields: the text comes after the source and kind that
+// EventDecoder.KeepText is given, the message first.
+var messageAt, rawAt, originAt = func() (int, int, int) {
 	var ev Event
 	fields := ev.stringFields()
-	return slices.Index(fields[:], &ev.Origin)
-}()
-
-// rawAt is Raw's place among the string fields (after source and kind,
-// which EventDecoder.KeepRaw is given).
-var rawAt = func() int {
-	var ev Event
-	fields := ev.stringFields()
-	i := slices.Index(fields[:], &ev.Raw)
-	if i <= slices.Index(fields[:], &ev.Source) || i <= slices.Index(fields[:], &ev.Kind) {
-		panic("evidence: Raw is decoded before the fields KeepRaw is given")
+	at := func(s *string) int { return slices.Index(fields[:], s) }
+	if at(&ev.Message) <= max(at(&ev.Source), at(&ev.Kind)) || at(&ev.Raw) <= at(&ev.Message) {
+		panic("evidence: the text is decoded before the fields KeepText is given")
 	}
-	return i
+	return at(&ev.Message), at(&ev.Raw), at(&ev.Origin)
 }()
 
 func (ev *Event) listFields() [5]*[]string {

@@ -70,15 +70,16 @@ func TestEventCodecEveryField(t *testing.T) {
 	}
 }
 
-// A decoder told to keep the record as written of some events only
-// decodes the others with Raw empty and every other field as written,
-// asking with each event's own source and kind; one told to leave out
-// the origins leaves out those alone; a truncated Raw is still refused.
+// A decoder told to keep the text of some events only decodes the others
+// with Message and Raw empty and every other field as written, asking
+// once with each event's own source and kind; one told to leave out the
+// origins leaves out those alone; a truncated Raw is still refused.
 func TestEventCodecLeavesOut(t *testing.T) {
 	var want []Event
 	for i := range 6 {
 		ev := everyField(t, i)
 		ev.Raw = strings.Repeat("r", 100*i) // lengths of one byte and of two
+		ev.Message = strings.Repeat("m", 70*i)
 		want = append(want, ev)
 	}
 	var b []byte
@@ -86,7 +87,7 @@ func TestEventCodecLeavesOut(t *testing.T) {
 		b = AppendEvent(b, &want[i])
 	}
 	var asked [][2]string
-	d := EventDecoder{KeepRaw: func(source, kind string) bool {
+	d := EventDecoder{KeepText: func(source, kind string) bool {
 		asked = append(asked, [2]string{source, kind})
 		return len(asked)%2 == 0
 	}}
@@ -101,10 +102,10 @@ func TestEventCodecLeavesOut(t *testing.T) {
 		}
 		w := want[i]
 		if i%2 == 0 {
-			w.Raw = ""
+			w.Raw, w.Message = "", ""
 		}
 		if !reflect.DeepEqual(got, w) {
-			t.Errorf("event %d (raw kept: %v):\n got %+v\nwant %+v", i, i%2 == 1, got, w)
+			t.Errorf("event %d (text kept: %v):\n got %+v\nwant %+v", i, i%2 == 1, got, w)
 		}
 	}
 	if len(b) != 0 {
@@ -129,7 +130,7 @@ func TestEventCodecLeavesOut(t *testing.T) {
 	ev := everyField(t, 9)
 	enc := AppendEvent(nil, &ev)
 	cut := enc[:bytes.Index(enc, []byte(ev.Raw))+len(ev.Raw)/2]
-	if _, err := (&EventDecoder{KeepRaw: func(string, string) bool { return false }}).Decode(cut, &got); !errors.Is(err, ErrEventCodec) {
+	if _, err := (&EventDecoder{KeepText: func(string, string) bool { return false }}).Decode(cut, &got); !errors.Is(err, ErrEventCodec) {
 		t.Errorf("a record as written cut short and not kept: %v, want ErrEventCodec", err)
 	}
 }

@@ -284,15 +284,16 @@ func TestEnumerationValuesMatchAnyCase(t *testing.T) {
 	}
 }
 
-// A query reads the records as written when a leaf searches the
+// A query reads the events' text when a leaf searches the message or the
 // catch-all field: a bare word, a pattern, one built on "" or _all.
-func TestQueryReadsRaw(t *testing.T) {
+func TestQueryReadsText(t *testing.T) {
 	for text, want := range map[string]bool{
 		"AKIA":                                true,
 		"rm AND rf":                           true,
 		"kind:tool_call AND curl*":            true,
 		"-kind:net_request OR /ev[il]+/":      true,
-		"kind:tool_call AND NOT message:curl": false,
+		"kind:tool_call AND NOT message:curl": true,
+		"message:/ret(ry)?/":                  true,
 		"cmdline:curl url:*evil* path:/etc/":  false,
 		"bytes_out:>100 time:>2026-01-01":     false,
 		"*":                                   false,
@@ -302,14 +303,14 @@ func TestQueryReadsRaw(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", text, err)
 		}
-		if got := q.ReadsRaw(); got != want {
-			t.Errorf("%s (%s): reads raw %v, want %v", text, q, got, want)
+		if got := q.ReadsText(); got != want {
+			t.Errorf("%s (%s): reads text %v, want %v", text, q, got, want)
 		}
 	}
-	if !Term("_all", "token").ReadsRaw() || !And(Term("kind", "x"), Prefix("", "ak")).ReadsRaw() {
-		t.Error("a query built on the catch-all field does not read the records as written")
+	if !Term("_all", "token").ReadsText() || !And(Term("kind", "x"), Prefix("", "ak")).ReadsText() {
+		t.Error("a query built on the catch-all field does not read the text")
 	}
-	if All().ReadsRaw() || None().ReadsRaw() {
-		t.Error("all or none reads the records as written")
+	if All().ReadsText() || None().ReadsText() {
+		t.Error("all or none reads the text")
 	}
 }

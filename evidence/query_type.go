@@ -297,14 +297,16 @@ func (q Query) HasField(fields ...string) bool {
 	return false
 }
 
-// ReadsRaw reports whether matching q reads an event's record as written
-// (Event.Raw): a leaf that searches the catch-all field (a bare word) does.
-func (q Query) ReadsRaw() bool {
+// ReadsText reports whether matching q reads an event's text, its message
+// or its record as written (Event.Message, Event.Raw): a leaf on the
+// message field, or one that searches the catch-all field (a bare word),
+// does.
+func (q Query) ReadsText() bool {
 	reads := false
 	q.Leaves(func(l Query) {
 		switch l.op {
 		case OpTerm, OpPrefix, OpWildcard, OpRegexp:
-			reads = reads || l.field == "" || l.field == "_all"
+			reads = reads || l.field == "" || l.field == "_all" || l.field == "message"
 		}
 	})
 	return reads

@@ -90,15 +90,14 @@ func (s *replaySource) Each(ctx context.Context, q evidence.Query, fn func(evide
 }
 
 // EachLean implements detect.LeanSource: from the replay log, the origins
-// and the records as written that keepRaw does not ask for are not
-// decoded; read from the index (and written to a new log), every event is
-// whole.
-func (s *replaySource) EachLean(ctx context.Context, keepRaw func(source, kind string) bool, fn func(evidence.Event) error) error {
+// and the text keepText does not ask for are not decoded; read from the
+// index (and written to a new log), every event is whole.
+func (s *replaySource) EachLean(ctx context.Context, keepText func(source, kind string) bool, fn func(evidence.Event) error) error {
 	if s.log == nil {
 		return s.Each(ctx, evidence.All(), fn)
 	}
 	s.w.replayedFrom("the replay log")
-	dec := evidence.EventDecoder{KeepRaw: keepRaw, NoOrigin: true}
+	dec := evidence.EventDecoder{KeepText: keepText, NoOrigin: true}
 	return eachLogged(ctx, filepath.Join(s.w.Dir, engineDir, replayLogFile), s.log.Events, dec, fn)
 }
 
