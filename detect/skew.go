@@ -60,23 +60,29 @@ func (s *skewScan) add(ev *evidence.Event) {
 	if ev.Agent == "" {
 		return
 	}
+	var list *[]skewItem
+	net := false
 	switch {
 	case ev.Source == evidence.SourceLedger && ev.Kind == evidence.KindNetRequest && ev.DstHost != "":
-		s.keep(&s.ledger, skewItem{ev.Time, ev.Agent, "net " + strings.ToLower(ev.DstHost), ev.Source})
+		list, net = &s.ledger, true
 	case ev.Source == evidence.SourceLedger && ev.Kind == evidence.KindToolCall && ev.Cmdline != "":
-		s.keep(&s.ledger, skewItem{ev.Time, ev.Agent, "cmd " + ev.Cmdline, ev.Source})
+		list = &s.ledger
 	case ev.Source == evidence.SourceProxy && ev.Kind == evidence.KindNetRequest && ev.DstHost != "":
-		s.keep(&s.other, skewItem{ev.Time, ev.Agent, "net " + strings.ToLower(ev.DstHost), ev.Source})
+		list, net = &s.other, true
 	case ev.Source == evidence.SourceSensor && ev.Kind == evidence.KindProcExec && ev.Cmdline != "":
-		s.keep(&s.other, skewItem{ev.Time, ev.Agent, "cmd " + ev.Cmdline, ev.Source})
+		list = &s.other
+	default:
+		return
 	}
-}
-
-func (s *skewScan) keep(list *[]skewItem, it skewItem) {
-	if len(*list) < maxSkewItems {
-		*list = append(*list, it)
-		s.fresh = false
+	if len(*list) >= maxSkewItems {
+		return // full: the key is not made either
 	}
+	key := "cmd " + ev.Cmdline
+	if net {
+		key = "net " + strings.ToLower(ev.DstHost)
+	}
+	*list = append(*list, skewItem{ev.Time, ev.Agent, key, ev.Source})
+	s.fresh = false
 }
 
 // settled is the skews when no event to come can change them (each list
