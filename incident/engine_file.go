@@ -186,15 +186,17 @@ type capMessage struct {
 	Caps  []*capability.Capability
 }
 
-// writeKept writes k as the file's parts to b.
-func writeKept(b *bytes.Buffer, k keptResult) error {
+// keptFile is the file k is kept as, in pieces to be written one after
+// the other (at ten million events the answer is 150 MB: it is not joined
+// into one buffer, beside its parts, to be written).
+func keptFile(k keptResult) ([][]byte, error) {
 	fs := slices.Clone(k.Findings)
 	for i := range fs {
 		fs[i].Events = nil
 	}
 	findings, err := encodePart(keptFindings{fs, k.Coverage, k.Skews, k.Holdings, k.Kills})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	per, size, ids := encodeEvents(k.Findings)
 	encoded := [][]byte{findings, ids}
@@ -222,7 +224,7 @@ func writeKept(b *bytes.Buffer, k keptResult) error {
 	for _, p := range parts {
 		b, err := encodePart(p...)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		encoded = append(encoded, b)
 	}
@@ -232,24 +234,13 @@ func writeKept(b *bytes.Buffer, k keptResult) error {
 	}
 	h, err := encodePart(head)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	all := append([][]byte{h}, encoded...)
-	// the whole file at once, not by doubling: at a million events the
-	// answer is tens of megabytes, and a busy follow keeps it every few
-	// seconds
-	total := 0
-	for _, p := range all {
-		total += 8 + len(p)
+	file := make([][]byte, 0, 2*(1+len(encoded)))
+	for _, p := range append([][]byte{h}, encoded...) {
+		file = append(file, binary.BigEndian.AppendUint64(nil, uint64(len(p))), p)
 	}
-	b.Grow(total)
-	for _, p := range all {
-		var n [8]byte
-		binary.BigEndian.PutUint64(n[:], uint64(len(p)))
-		b.Write(n[:])
-		b.Write(p)
-	}
-	return nil
+	return file, nil
 }
 
 func encodePart(msgs ...any) ([]byte, error) {

@@ -1,7 +1,6 @@
 package incident
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -182,11 +181,11 @@ func (w *Workspace) keepTimed(meta resultMeta, r detect.Result) (time.Duration, 
 		return 0, nil
 	}
 	start := time.Now()
-	var b bytes.Buffer
-	if err := writeKept(&b, keep(meta, r)); err != nil {
+	file, err := keptFile(keep(meta, r))
+	if err != nil {
 		return 0, err
 	}
-	err := w.keepFile(filepath.Join(w.Dir, engineDir, resultFile), b.Bytes())
+	err = w.keepFile(filepath.Join(w.Dir, engineDir, resultFile), file...)
 	took := time.Since(start)
 	if err != nil {
 		return took, err

@@ -111,14 +111,15 @@ func TestKeptResultFile(t *testing.T) {
 		k.Capabilities[a] = append(k.Capabilities[a], &capability.Capability{Agent: a, Kind: capability.DataOut, Value: fmt.Sprintf("h%d", i),
 			Uses: []capability.Use{{ID: fmt.Sprint(i), Time: time.Unix(int64(i), 0).UTC()}}})
 	}
-	var b bytes.Buffer
-	if err := writeKept(&b, k); err != nil {
+	file, err := keptFile(k)
+	if err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, engineDir, resultFile)
-	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+	if err := platform.WriteAtomicParts(path, file...); err != nil {
 		t.Fatal(err)
 	}
+	b := bytes.NewBuffer(bytes.Join(file, nil)) // the file's bytes, for the breaks below
 	got, err := readKept(dir, nil)
 	if err != nil {
 		t.Fatal(err)

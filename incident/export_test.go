@@ -29,7 +29,6 @@ func (w *Workspace) JournalPath() string { return w.journal.Path() }
 // EncodeKept is the kept result's encoding of r, as a follow's round
 // writes it (keepScan less the file), for the benchmarks.
 func EncodeKept(r detect.Result) ([]byte, error) {
-	var b bytes.Buffer
-	err := writeKept(&b, keep(resultMeta{}, r))
-	return b.Bytes(), err
+	file, err := keptFile(keep(resultMeta{}, r))
+	return bytes.Join(file, nil), err
 }

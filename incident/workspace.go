@@ -459,7 +459,7 @@ func writeAtomic(path string, data []byte) error { return platform.WriteAtomic(p
 // workspace was closed: work still running then (a run the consoles of a
 // server shared) must not write into a folder its owner may be copying or
 // removing.
-func (w *Workspace) keepFile(path string, data []byte) error {
+func (w *Workspace) keepFile(path string, data ...[]byte) error {
 	w.keeping.RLock()
 	defer w.keeping.RUnlock()
 	if w.shut {
@@ -468,7 +468,7 @@ func (w *Workspace) keepFile(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	return writeAtomic(path, data)
+	return platform.WriteAtomicParts(path, data...)
 }
 
 // Rejects reads rejects.jsonl.

@@ -8,15 +8,21 @@ import (
 // WriteAtomic replaces path with data via a synced temporary file beside
 // it, so that a reader never sees it half written and a crash leaves the
 // old content or the new, never a mix.
-func WriteAtomic(path string, data []byte) error {
+func WriteAtomic(path string, data []byte) error { return WriteAtomicParts(path, data) }
+
+// WriteAtomicParts is WriteAtomic of the parts one after the other: a
+// large file made of pieces is written without first joining them.
+func WriteAtomicParts(path string, parts ...[]byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
+	for _, data := range parts {
+		if _, err := tmp.Write(data); err != nil {
+			tmp.Close()
+			return err
+		}
 	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
