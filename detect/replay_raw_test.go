@@ -2,12 +2,10 @@ package detect_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/cordon-ir/cordon/attribution"
-	"github.com/cordon-ir/cordon/bench/benchtest"
 	"github.com/cordon-ir/cordon/detect"
 	"github.com/cordon-ir/cordon/evidence"
 )
@@ -33,52 +31,25 @@ func (s *lean) EachLean(ctx context.Context, keepText func(source, kind string) 
 }
 
 // A replay reads the events without their origins, and the proxies' and
-// sensors' without their text (detectorsReadText), and
-// answers as the pass given every whole event one by one does: on every sample and on the bench
-// generator's incident, attributed at ingest and by the pass.
+// sensors' without their text (detectorsReadText), and answers as the
+// pass given every whole event one by one does, in every replay case.
 func TestReplayWithoutWhatTheDetectorsDoNotRead(t *testing.T) {
-	rules, err := detect.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	paths, err := filepath.Glob(filepath.Join("..", "sample-incidents", "*", "truth.yaml"))
-	if err != nil || len(paths) < 5 {
-		t.Fatalf("samples: %v %v", paths, err)
-	}
-	cases := map[string][]evidence.Event{"generated": benchtest.GeneratedEvents(t, 20000)}
-	for _, p := range paths {
-		name := filepath.Base(filepath.Dir(p))
-		cases[name] = loadSample(t, name)
-	}
 	left := 0
-	for name, raw := range cases {
-		attributed := append([]evidence.Event(nil), raw...)
-		attribution.AttributeAll(attributed)
-		for _, c := range []struct {
-			how string
-			eng detect.Engine
-			evs []evidence.Event
-		}{
-			{"attributed at ingest", detect.Engine{Rules: rules}, attributed},
-			{"attributed by the pass", detect.Engine{Rules: rules, Attribute: true}, raw},
-		} {
-			t.Run(name+"/"+c.how, func(t *testing.T) {
-				want := answerJSON(t, oneByOne(t, c.eng, c.evs))
-				src := &lean{MemSource: detect.NewMemSource(c.evs)}
-				got, err := c.eng.Scan(context.Background(), src)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if src.asked != 1 {
-					t.Fatalf("the replay asked for the events lean %d times, want once", src.asked)
-				}
-				if answerJSON(t, got) != want {
-					t.Errorf("a replay without origins and the text of %d events answers otherwise than the whole events", src.left)
-				}
-				left += src.left
-			})
+	eachReplayCase(t, func(t *testing.T, eng detect.Engine, evs []evidence.Event) {
+		want := answerJSON(t, oneByOne(t, eng, evs))
+		src := &lean{MemSource: detect.NewMemSource(evs)}
+		got, err := eng.Scan(context.Background(), src)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		if src.asked != 1 {
+			t.Fatalf("the replay asked for the events lean %d times, want once", src.asked)
+		}
+		if answerJSON(t, got) != want {
+			t.Errorf("a replay without origins and the text of %d events answers otherwise than the whole events", src.left)
+		}
+		left += src.left
+	})
 	if left == 0 {
 		t.Error("no event's text was left out: the test compares nothing")
 	}

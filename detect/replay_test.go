@@ -50,12 +50,11 @@ func oneByOne(t *testing.T, eng detect.Engine, evs []evidence.Event) detect.Resu
 	return p.Done()
 }
 
-// A replay matches and parses its events ahead of the goroutine that adds
-// them (replay.go). Its answer is the one a pass given the same events one
-// by one makes, on every sample and on the bench generator's incident:
-// attributed at ingest, and attributed by the pass itself, where what
-// was read ahead of an event the pass attributes does not hold.
-func TestReplayReadAheadGivesTheAnswerOfEventsAddedOneByOne(t *testing.T) {
+// eachReplayCase runs fn as a subtest of every case a replay is checked
+// on: every sample and the bench generator's incident, each attributed at
+// ingest and attributed by the pass itself, with the built-in rules.
+func eachReplayCase(t *testing.T, fn func(t *testing.T, eng detect.Engine, evs []evidence.Event)) {
+	t.Helper()
 	rules, err := detect.Builtin()
 	if err != nil {
 		t.Fatal(err)
@@ -72,43 +71,44 @@ func TestReplayReadAheadGivesTheAnswerOfEventsAddedOneByOne(t *testing.T) {
 	for name, raw := range cases {
 		attributed := append([]evidence.Event(nil), raw...)
 		attribution.AttributeAll(attributed)
-		for _, c := range []struct {
-			how string
-			eng detect.Engine
-			evs []evidence.Event
-		}{
-			{"attributed at ingest", detect.Engine{Rules: rules}, attributed},
-			{"attributed by the pass", detect.Engine{Rules: rules, Attribute: true}, raw},
-		} {
-			t.Run(name+"/"+c.how, func(t *testing.T) {
-				want := answerJSON(t, oneByOne(t, c.eng, c.evs))
-				got, err := c.eng.Scan(context.Background(), detect.NewMemSource(c.evs))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if answerJSON(t, got) != want {
-					t.Errorf("a replay's answer differs from the events added one by one")
-				}
-				// each event handed to the pass as the caller's copy, which
-				// the pass reads for itself, not from what was read ahead
-				src := detect.NewMemSource(c.evs)
-				p, err := c.eng.Start(context.Background(), src)
-				if err != nil {
-					t.Fatal(err)
-				}
-				err = p.ReplayVia(context.Background(), src, func(p *detect.Pass, ev *evidence.Event) error {
-					cp := *ev
-					return p.Add(&cp)
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if answerJSON(t, p.Done()) != want {
-					t.Errorf("a replay of copies answers otherwise than the events added one by one")
-				}
-			})
-		}
+		t.Run(name+"/attributed at ingest", func(t *testing.T) { fn(t, detect.Engine{Rules: rules}, attributed) })
+		t.Run(name+"/attributed by the pass", func(t *testing.T) { fn(t, detect.Engine{Rules: rules, Attribute: true}, raw) })
 	}
+}
+
+// A replay matches and parses its events ahead of the goroutine that adds
+// them (replay.go). Its answer is the one a pass given the same events one
+// by one makes, on every sample and on the bench generator's incident:
+// attributed at ingest, and attributed by the pass itself, where what
+// was read ahead of an event the pass attributes does not hold.
+func TestReplayReadAheadGivesTheAnswerOfEventsAddedOneByOne(t *testing.T) {
+	eachReplayCase(t, func(t *testing.T, eng detect.Engine, evs []evidence.Event) {
+		want := answerJSON(t, oneByOne(t, eng, evs))
+		got, err := eng.Scan(context.Background(), detect.NewMemSource(evs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if answerJSON(t, got) != want {
+			t.Errorf("a replay's answer differs from the events added one by one")
+		}
+		// each event handed to the pass as the caller's copy, which
+		// the pass reads for itself, not from what was read ahead
+		src := detect.NewMemSource(evs)
+		p, err := eng.Start(context.Background(), src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = p.ReplayVia(context.Background(), src, func(p *detect.Pass, ev *evidence.Event) error {
+			cp := *ev
+			return p.Add(&cp)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if answerJSON(t, p.Done()) != want {
+			t.Errorf("a replay of copies answers otherwise than the events added one by one")
+		}
+	})
 }
 
 // A rule that reads whose an event is: the pass attributes a proxy's
