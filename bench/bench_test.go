@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/cordon-ir/cordon/incident"
 )
@@ -57,7 +58,7 @@ func TestRunSmall(t *testing.T) {
 
 func TestGenerateIsDeterministic(t *testing.T) {
 	sum := func() [sha256.Size]byte {
-		g, err := Generate(t.TempDir(), 3000)
+		g, err := Generate(t.TempDir(), 3000, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,5 +93,27 @@ func BenchmarkRun(b *testing.B) {
 				b.ReportMetric(q.MedianMs, "page-ms")
 			}
 		}
+	}
+}
+
+// The records spread over the span asked for: ten times the span, ten
+// times as far apart, and the default span when none is asked.
+func TestGenerateSpreadsOverTheSpan(t *testing.T) {
+	spread := func(span time.Duration) time.Duration {
+		g, err := Generate(t.TempDir(), 3000, span)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g.Last.Sub(g.First)
+	}
+	short, long, none := spread(time.Hour), spread(10*time.Hour), spread(0)
+	if short > time.Hour || short < 50*time.Minute {
+		t.Errorf("3000 records over an hour spread over %s", short)
+	}
+	if r := float64(long) / float64(short); r < 9.5 || r > 10.5 {
+		t.Errorf("ten times the span spread the records %.2f times as far (%s, %s)", r, short, long)
+	}
+	if none != spread(DefaultSpan) {
+		t.Errorf("no span spread them over %s, the default span over %s", none, spread(DefaultSpan))
 	}
 }

@@ -35,11 +35,15 @@ func rate(x float64) float64 {
 	return 0.6 + 1.8*math.Exp(-burst*burst) + 0.3*(1+math.Sin(2*math.Pi*6*x))/2
 }
 
-// Generate writes n records in time order across the four formats into dir:
-// 40% ledger, 35% Squid, 18% Tetragon, 7% Falco, with a session_start per
-// agent and one ledger line in 20,000 cut short (a realistic reject). The
-// same n always gives the same bytes.
-func Generate(dir string, n int) (*Generated, error) {
+// Generate writes n records in time order across the four formats into dir,
+// spread over span (DefaultSpan when 0): 40% ledger, 35% Squid, 18%
+// Tetragon, 7% Falco, with a session_start per agent and one ledger line
+// in 20,000 cut short (a realistic reject). The same n and span always
+// give the same bytes.
+func Generate(dir string, n int, span time.Duration) (*Generated, error) {
+	if span <= 0 {
+		span = DefaultSpan
+	}
 	w := newWorld()
 	g := &Generated{Dir: dir}
 	names := []string{ledgerFile, squidFile, falcoFile, tetragonFile}

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -14,7 +15,11 @@ import (
 
 // Config is one benchmark run.
 type Config struct {
-	Events  int    // records to generate (default 100,000)
+	Events int // records to generate (default 100,000)
+	// Span is the time the records are spread over (default DefaultSpan):
+	// ten times the records over ten times the span keep each agent as
+	// busy as before, the same span makes it ten times as busy
+	Span    time.Duration
 	Dir     string // parent of the scratch directory (default the system temp dir)
 	Keep    bool   // keep the generated evidence and incident
 	Queries int    // timed runs of each query (default 50)
@@ -111,8 +116,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if !cfg.Keep {
 		defer os.RemoveAll(root)
 	}
-	say(fmt.Sprintf("generating %d records in %s", cfg.Events, root))
-	gen, err := Generate(filepath.Join(root, "evidence"), cfg.Events)
+	say(fmt.Sprintf("generating %d records over %s in %s", cfg.Events, cmp.Or(cfg.Span, DefaultSpan), root))
+	gen, err := Generate(filepath.Join(root, "evidence"), cfg.Events, cfg.Span)
 	if err != nil {
 		return nil, fmt.Errorf("generate: %w", err)
 	}

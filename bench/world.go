@@ -16,7 +16,10 @@ const (
 	nAgents = 40
 	nHosts  = 2000
 	nNodes  = 8
-	span    = 6 * time.Hour
+	// DefaultSpan is the time the records are spread over, unless asked
+	// otherwise: at more records, the same span makes each agent busier
+	// (ten million records put ten times the events in every window)
+	DefaultSpan = 6 * time.Hour
 )
 
 // start is when the generated incident begins.

@@ -37,7 +37,7 @@ func BenchmarkFollowLatency(b *testing.B) {
 	events, rate := envInt("CORDON_BENCH_FOLLOW_EVENTS", 200000), envInt("CORDON_BENCH_FOLLOW_RATE", 10000)
 	gen := b.TempDir()
 	// the generator writes 40% of its records to the ledger
-	if _, err := bench.Generate(gen, events*5/2); err != nil {
+	if _, err := bench.Generate(gen, events*5/2, 0); err != nil {
 		b.Fatal(err)
 	}
 	data, err := os.ReadFile(filepath.Join(gen, "ledger.jsonl"))

@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"testing"
@@ -17,8 +18,10 @@ import (
 // BenchmarkPassHeld: what a pass holds at the end of a replay of the bench
 // incident (CORDON_BENCH_INCIDENT=DIR/incident), before Done: the heap in
 // use after a GC, less the heap in use before the pass started, in MB and
-// in bytes per event; CORDON_HEAP_PROFILE=FILE writes the heap profile
-// then (go tool pprof -sample_index=inuse_space FILE).
+// in bytes per event, and the heap the collector scans then (scan-MB: the
+// part that holds pointers, the whole process's); CORDON_HEAP_PROFILE=FILE
+// writes the heap profile then (go tool pprof -sample_index=inuse_space
+// FILE).
 //
 //	CORDON_BENCH_INCIDENT=DIR go test ./incident -run '^$' -bench PassHeld -benchtime 1x
 func BenchmarkPassHeld(b *testing.B) {
@@ -64,6 +67,10 @@ func BenchmarkPassHeld(b *testing.B) {
 			writeHeapProfile(b)
 		}
 		held := float64(after.HeapAlloc) - float64(before.HeapAlloc)
+		// what the collector marks of it: the heap that holds pointers
+		scan := []metrics.Sample{{Name: "/gc/scan/heap:bytes"}}
+		metrics.Read(scan)
+		b.ReportMetric(float64(scan[0].Value.Uint64())/(1<<20), "scan-MB")
 		b.ReportMetric(held/(1<<20), "held-MB")
 		b.ReportMetric(held/float64(p.Events()), "held-B/event")
 		b.ReportMetric(cpu.Seconds(), "replay-cpu-s")

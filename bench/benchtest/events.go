@@ -20,7 +20,7 @@ import (
 func GeneratedEvents(t testing.TB, n int) []evidence.Event {
 	t.Helper()
 	dir := t.TempDir()
-	gen, err := bench.Generate(dir, n)
+	gen, err := bench.Generate(dir, n, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 func cmdBench(e *env, c *cobra.Command) {
 	fs := c.Flags()
 	events := fs.Int("events", 100_000, "generate and ingest `N` records")
+	span := fs.Duration("span", bench.DefaultSpan, "spread the records over `DURATION` (the same span at more records makes every agent busier)")
 	dir := fs.String("dir", "", "make the scratch directory under `DIR` (default the system temp dir)")
 	keep := fs.Bool("keep", false, "keep the generated evidence and incident")
 	queries := fs.Int("queries", 50, "time each query `N` times")
@@ -23,11 +24,11 @@ func cmdBench(e *env, c *cobra.Command) {
 	store := fs.String("store", "", "keep the events in `victorialogs://host:port` instead of the index in the folder")
 	c.RunE = func(cmd *cobra.Command, rest []string) error {
 		ctx := cmd.Context()
-		if len(rest) > 0 || *events <= 0 || *queries <= 0 {
+		if len(rest) > 0 || *events <= 0 || *queries <= 0 || *span <= 0 {
 			fs.Usage()
-			return fmt.Errorf("%w: bench takes only flags, with positive --events and --queries", errUsage)
+			return fmt.Errorf("%w: bench takes only flags, with positive --events, --span and --queries", errUsage)
 		}
-		cfg := bench.Config{Events: *events, Dir: *dir, Keep: *keep, Queries: *queries, Incident: *inc, SkipFindings: *skipFindings, CPUProfile: *cpu, BlockProfile: *block, MemProfile: *mem, Live: *live, Store: *store}
+		cfg := bench.Config{Events: *events, Span: *span, Dir: *dir, Keep: *keep, Queries: *queries, Incident: *inc, SkipFindings: *skipFindings, CPUProfile: *cpu, BlockProfile: *block, MemProfile: *mem, Live: *live, Store: *store}
 		cfg.Log = func(s string) { fmt.Fprintln(e.stderr, "bench:", s) }
 		res, err := bench.Run(ctx, cfg)
 		if err != nil {
