@@ -1,6 +1,11 @@
 package detect
 
-import "slices"
+import (
+	"reflect"
+	"runtime"
+	"slices"
+	"sync/atomic"
+)
 
 // RawFindings is what each correlator of p gives before its matches are
 // merged into episodes (tests only).
@@ -206,4 +211,16 @@ func OpenSends(p *Pass) int {
 		}
 	}
 	return n
+}
+
+// CorrelatorsCollected watches p's correlators: the count it returns is
+// how many of them the collector has freed since (tests only).
+func CorrelatorsCollected(p *Pass) func() int {
+	var n atomic.Int64
+	for _, c := range p.corr {
+		// every correlator is a pointer to its state
+		at := (*byte)(reflect.ValueOf(c).UnsafePointer())
+		runtime.AddCleanup(at, func(n *atomic.Int64) { n.Add(1) }, &n)
+	}
+	return func() int { return int(n.Load()) }
 }

@@ -360,7 +360,7 @@ func Before(a, b *evidence.Event) bool { return before(a, b) }
 func (p *Pass) Findings() []Finding {
 	var stale []int
 	for i := range p.corr {
-		if p.found[i] == nil || p.changed[i] {
+		if p.corr[i] != nil && (p.found[i] == nil || p.changed[i]) {
 			stale = append(stale, i)
 		}
 	}
@@ -388,6 +388,11 @@ func (p *Pass) refind(i int) {
 		fs[j].Events, fs[j].Values = slices.Clip(fs[j].Events), slices.Clip(fs[j].Values)
 	}
 	p.found[i], p.changed[i] = slices.Clip(fs), false
+	if p.done {
+		// nothing is added after Done: the correlator's state is garbage
+		// once its findings are made, freed while the others make theirs
+		p.corr[i], p.made[i] = nil, nil
+	}
 }
 
 // byDetector orders fs by detector, keeping the order within each, moving
@@ -422,6 +427,10 @@ func (p *Pass) Result() Result {
 // added after.
 func (p *Pass) Done() Result {
 	p.done = true
+	// what adds an event to a correlator goes (it holds the correlator),
+	// so each correlator's state goes once its findings are made (refind):
+	// at ten million events the answer was made beside the whole state
+	p.rules = nil
 	return p.result(func(s *capScan) *capScan { return s })
 }
 

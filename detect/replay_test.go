@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -211,4 +212,55 @@ func TestReplayOnOneCore(t *testing.T) {
 	if answerJSON(t, got) != want {
 		t.Error("a replay on one core differs from the events added one by one")
 	}
+}
+
+// Nothing is added after Done, so each correlator's state is freed once
+// its findings are made, while the pass itself is still held; asked
+// again, the pass gives the same findings.
+func TestDoneFreesEachCorrelator(t *testing.T) {
+	rules, err := detect.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := benchtest.GeneratedEvents(t, 5000)
+	attribution.AttributeAll(evs)
+	eng := detect.Engine{Rules: rules}
+	p, err := eng.Start(context.Background(), detect.NewMemSource(evs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range evs {
+		if err := p.Add(&evs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	collected := detect.CorrelatorsCollected(p)
+	r := p.Done()
+	for range 5 {
+		runtime.GC()
+	}
+	// one cleanup runs at a time, on its own goroutine
+	for wait := time.Now(); collected() < len(rules) && time.Since(wait) < 5*time.Second; {
+		time.Sleep(10 * time.Millisecond)
+		runtime.GC()
+	}
+	if n := collected(); n < len(rules) {
+		t.Errorf("%d of %d correlators freed after Done", n, len(rules))
+	}
+	if len(r.Findings) == 0 {
+		t.Fatal("no findings")
+	}
+	// Done ranks the findings, Findings orders them by detector
+	keys := func(fs []detect.Finding) []string {
+		var out []string
+		for _, f := range fs {
+			out = append(out, fmt.Sprintf("%s %s %d %v", f.ID, f.Severity, len(f.Events), f.End))
+		}
+		slices.Sort(out)
+		return out
+	}
+	if again := p.Findings(); !slices.Equal(keys(again), keys(r.Findings)) {
+		t.Errorf("asked again after Done:\n%q\nDone gave:\n%q", keys(again), keys(r.Findings))
+	}
+	runtime.KeepAlive(p)
 }
