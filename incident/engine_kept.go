@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -181,11 +182,8 @@ func (w *Workspace) keepTimed(meta resultMeta, r detect.Result) (time.Duration, 
 		return 0, nil
 	}
 	start := time.Now()
-	file, err := keptFile(keep(meta, r))
-	if err != nil {
-		return 0, err
-	}
-	err = w.keepFile(filepath.Join(w.Dir, engineDir, resultFile), file...)
+	path := filepath.Join(w.Dir, engineDir, resultFile)
+	err := w.keepFileWith(path, func(out io.Writer) error { return writeKept(out, filepath.Dir(path), keep(meta, r)) })
 	took := time.Since(start)
 	if err != nil {
 		return took, err

@@ -3,9 +3,12 @@ package incident
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -111,15 +114,18 @@ func TestKeptResultFile(t *testing.T) {
 		k.Capabilities[a] = append(k.Capabilities[a], &capability.Capability{Agent: a, Kind: capability.DataOut, Value: fmt.Sprintf("h%d", i),
 			Uses: []capability.Use{{ID: fmt.Sprint(i), Time: time.Unix(int64(i), 0).UTC()}}})
 	}
-	file, err := keptFile(k)
+	path := filepath.Join(dir, engineDir, resultFile)
+	if err := platform.WriteAtomicWith(path, func(w io.Writer) error { return writeKept(w, filepath.Dir(path), k) }); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, engineDir, ".tmp-*")); len(left) > 0 {
+		t.Errorf("scratch files left: %q", left)
+	}
+	file, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, engineDir, resultFile)
-	if err := platform.WriteAtomicParts(path, file...); err != nil {
-		t.Fatal(err)
-	}
-	b := bytes.NewBuffer(bytes.Join(file, nil)) // the file's bytes, for the breaks below
+	b := bytes.NewBuffer(file) // the file's bytes, for the breaks below
 	got, err := readKept(dir, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -417,6 +423,15 @@ func TestKeptEventIDs(t *testing.T) {
 			if err := decodeEvents(got, per, wrong, part); err == nil {
 				t.Errorf("round %d: sizes moved between findings were read", round)
 			}
+		}
+	}
+}
+
+// uvarintLen is the length binary.AppendUvarint gives, at every boundary.
+func TestUvarintLen(t *testing.T) {
+	for _, n := range []uint64{0, 1, 0x7f, 0x80, 0x3fff, 0x4000, 1<<21 - 1, 1 << 21, 1<<63 - 1, 1 << 63, math.MaxUint64} {
+		if got, want := uvarintLen(n), len(binary.AppendUvarint(nil, n)); got != want {
+			t.Errorf("uvarintLen(%d) = %d, want %d", n, got, want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package incident
 
 import (
 	"bytes"
+	"os"
 	"testing"
 
 	"github.com/cordon-ir/cordon/detect"
@@ -29,6 +30,7 @@ func (w *Workspace) JournalPath() string { return w.journal.Path() }
 // EncodeKept is the kept result's encoding of r, as a follow's round
 // writes it (keepScan less the file), for the benchmarks.
 func EncodeKept(r detect.Result) ([]byte, error) {
-	file, err := keptFile(keep(resultMeta{}, r))
-	return bytes.Join(file, nil), err
+	var b bytes.Buffer
+	err := writeKept(&b, os.TempDir(), keep(resultMeta{}, r))
+	return b.Bytes(), err
 }

@@ -460,6 +460,18 @@ func writeAtomic(path string, data []byte) error { return platform.WriteAtomic(p
 // server shared) must not write into a folder its owner may be copying or
 // removing.
 func (w *Workspace) keepFile(path string, data ...[]byte) error {
+	return w.keepFileWith(path, func(out io.Writer) error {
+		for _, b := range data {
+			if _, err := out.Write(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// keepFileWith is keepFile of what write writes (platform.WriteAtomicWith).
+func (w *Workspace) keepFileWith(path string, write func(io.Writer) error) error {
 	w.keeping.RLock()
 	defer w.keeping.RUnlock()
 	if w.shut {
@@ -468,7 +480,7 @@ func (w *Workspace) keepFile(path string, data ...[]byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	return platform.WriteAtomicParts(path, data...)
+	return platform.WriteAtomicWith(path, write)
 }
 
 // Rejects reads rejects.jsonl.

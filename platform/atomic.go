@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -13,16 +14,28 @@ func WriteAtomic(path string, data []byte) error { return WriteAtomicParts(path,
 // WriteAtomicParts is WriteAtomic of the parts one after the other: a
 // large file made of pieces is written without first joining them.
 func WriteAtomicParts(path string, parts ...[]byte) error {
+	return WriteAtomicWith(path, func(w io.Writer) error {
+		for _, data := range parts {
+			if _, err := w.Write(data); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// WriteAtomicWith is WriteAtomic of what write writes to the temporary
+// file: a large file is written as it is made, never held whole. An error
+// from write leaves path as it was.
+func WriteAtomicWith(path string, write func(w io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	for _, data := range parts {
-		if _, err := tmp.Write(data); err != nil {
-			tmp.Close()
-			return err
-		}
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
 	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
