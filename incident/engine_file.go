@@ -209,9 +209,8 @@ type capMessage struct {
 // each after its length. The head holds the parts' checksums, so it is
 // known only once they are all encoded: they are encoded one at a time
 // into a scratch file in dir, and copied after the head. At ten million
-// events the parts weigh 150 MB; held until the head was written, with
-// the garbage of encoding them, they took the heap from the answer's
-// 425 MB to 1.1 GB.
+// events the parts weigh 150 MB, which were held beside the answer until
+// the head was written.
 func writeKept(w io.Writer, dir string, k keptResult) error {
 	spill, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
@@ -220,17 +219,20 @@ func writeKept(w io.Writer, dir string, k keptResult) error {
 	defer os.Remove(spill.Name())
 	defer spill.Close()
 	var crcs []uint32
+	write := func(b []byte) error {
+		crcs = append(crcs, crc32.Checksum(b, castagnoli))
+		if _, err := spill.Write(binary.BigEndian.AppendUint64(nil, uint64(len(b)))); err != nil {
+			return err
+		}
+		_, err := spill.Write(b)
+		return err
+	}
 	put := func(msgs ...any) error {
 		b, err := encodePart(msgs...)
 		if err != nil {
 			return err
 		}
-		crcs = append(crcs, crc32.Checksum(b, castagnoli))
-		if _, err := spill.Write(binary.BigEndian.AppendUint64(nil, uint64(len(b)))); err != nil {
-			return err
-		}
-		_, err = spill.Write(b)
-		return err
+		return write(b)
 	}
 	fs := slices.Clone(k.Findings)
 	for i := range fs {
@@ -240,14 +242,9 @@ func writeKept(w io.Writer, dir string, k keptResult) error {
 		return err
 	}
 	per, size, ids := encodeEvents(k.Findings)
-	crcs = append(crcs, crc32.Checksum(ids, castagnoli))
-	if _, err := spill.Write(binary.BigEndian.AppendUint64(nil, uint64(len(ids)))); err != nil {
+	if err := write(ids); err != nil {
 		return err
 	}
-	if _, err := spill.Write(ids); err != nil {
-		return err
-	}
-	ids = nil
 	first, last := make([]string, capsFrom), make([]string, capsFrom)
 	var cur []any
 	n := 0

@@ -459,14 +459,10 @@ func writeAtomic(path string, data []byte) error { return platform.WriteAtomic(p
 // workspace was closed: work still running then (a run the consoles of a
 // server shared) must not write into a folder its owner may be copying or
 // removing.
-func (w *Workspace) keepFile(path string, data ...[]byte) error {
+func (w *Workspace) keepFile(path string, data []byte) error {
 	return w.keepFileWith(path, func(out io.Writer) error {
-		for _, b := range data {
-			if _, err := out.Write(b); err != nil {
-				return err
-			}
-		}
-		return nil
+		_, err := out.Write(data)
+		return err
 	})
 }
 
