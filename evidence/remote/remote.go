@@ -202,6 +202,11 @@ func Dial(addr string, token []byte) (*Client, error) {
 func (c *Client) Close() error { return c.c.Close() }
 
 func (c *Client) call(ctx context.Context, method string, args, reply any) error {
+	// a caller that has given up sends nothing: with both ready, the
+	// select below could take a fast answer over the cancellation
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	call := c.c.Go("Reader."+method, args, reply, make(chan *rpc.Call, 1))
 	select {
 	case <-call.Done:
