@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -102,6 +101,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Queries <= 0 {
 		cfg.Queries = 50
 	}
+	if cfg.Span <= 0 {
+		cfg.Span = DefaultSpan
+	}
 	say := cfg.Log
 	if say == nil {
 		say = func(string) {}
@@ -116,7 +118,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if !cfg.Keep {
 		defer os.RemoveAll(root)
 	}
-	say(fmt.Sprintf("generating %d records over %s in %s", cfg.Events, cmp.Or(cfg.Span, DefaultSpan), root))
+	say(fmt.Sprintf("generating %d records over %s in %s", cfg.Events, cfg.Span, root))
 	gen, err := Generate(filepath.Join(root, "evidence"), cfg.Events, cfg.Span)
 	if err != nil {
 		return nil, fmt.Errorf("generate: %w", err)

@@ -36,8 +36,14 @@ func answerJSON(t *testing.T, r detect.Result) string {
 // each at a time: what a follow's rounds do, with nothing read ahead.
 func oneByOne(t *testing.T, eng detect.Engine, evs []evidence.Event) detect.Result {
 	t.Helper()
-	ctx := context.Background()
-	p, err := eng.Start(ctx, detect.NewMemSource(evs))
+	return addedOneByOne(t, eng, evs).Done()
+}
+
+// addedOneByOne is a pass given evs one by one, in time order, not yet
+// done.
+func addedOneByOne(t *testing.T, eng detect.Engine, evs []evidence.Event) *detect.Pass {
+	t.Helper()
+	p, err := eng.Start(context.Background(), detect.NewMemSource(evs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +54,7 @@ func oneByOne(t *testing.T, eng detect.Engine, evs []evidence.Event) detect.Resu
 			t.Fatal(err)
 		}
 	}
-	return p.Done()
+	return p
 }
 
 // eachReplayCase runs fn as a subtest of every case a replay is checked
@@ -224,16 +230,7 @@ func TestDoneFreesEachCorrelator(t *testing.T) {
 	}
 	evs := benchtest.GeneratedEvents(t, 5000)
 	attribution.AttributeAll(evs)
-	eng := detect.Engine{Rules: rules}
-	p, err := eng.Start(context.Background(), detect.NewMemSource(evs))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range evs {
-		if err := p.Add(&evs[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
+	p := addedOneByOne(t, detect.Engine{Rules: rules}, evs)
 	collected := detect.CorrelatorsCollected(p)
 	r := p.Done()
 	for range 5 {
