@@ -9,18 +9,10 @@ import (
 // WriteAtomic replaces path with data via a synced temporary file beside
 // it, so that a reader never sees it half written and a crash leaves the
 // old content or the new, never a mix.
-func WriteAtomic(path string, data []byte) error { return WriteAtomicParts(path, data) }
-
-// WriteAtomicParts is WriteAtomic of the parts one after the other: a
-// large file made of pieces is written without first joining them.
-func WriteAtomicParts(path string, parts ...[]byte) error {
+func WriteAtomic(path string, data []byte) error {
 	return WriteAtomicWith(path, func(w io.Writer) error {
-		for _, data := range parts {
-			if _, err := w.Write(data); err != nil {
-				return err
-			}
-		}
-		return nil
+		_, err := w.Write(data)
+		return err
 	})
 }
 

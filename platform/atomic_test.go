@@ -8,15 +8,15 @@ import (
 	"testing"
 )
 
-// The parts are written one after the other, in place of what the file
-// held, and nothing is left beside it.
-func TestWriteAtomicParts(t *testing.T) {
+// The data replaces what the file held, longer than it, and nothing is
+// left beside it.
+func TestWriteAtomic(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f")
 	if err := os.WriteFile(path, []byte("the old content, longer than the new"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteAtomicParts(path, []byte("ab"), nil, []byte("c"), []byte("def")); err != nil {
+	if err := WriteAtomic(path, []byte("abcdef")); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(path); err != nil || string(b) != "abcdef" {
