@@ -9,7 +9,6 @@ import (
 	"hash/crc32"
 	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -206,33 +205,17 @@ type capMessage struct {
 }
 
 // writeKept writes the file k is kept as to w: the head, then each part,
-// each after its length. The head holds the parts' checksums, so it is
-// known only once they are all encoded: they are encoded one at a time
-// into a scratch file in dir, and copied after the head. At ten million
-// events the parts weigh 150 MB, which were held beside the answer until
-// the head was written.
-func writeKept(w io.Writer, dir string, k keptResult) error {
-	spill, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(spill.Name())
-	defer spill.Close()
-	var crcs []uint32
-	write := func(b []byte) error {
-		crcs = append(crcs, crc32.Checksum(b, castagnoli))
-		if _, err := spill.Write(binary.BigEndian.AppendUint64(nil, uint64(len(b)))); err != nil {
-			return err
-		}
-		_, err := spill.Write(b)
-		return err
-	}
+// each after its length. The head holds the parts' checksums, so the
+// parts are encoded first and held until it is written (150 MB at ten
+// million events, under the replay's own peak; written to a scratch file
+// instead, the command's peak was 10 MB lower and every keep wrote the
+// answer twice).
+func writeKept(w io.Writer, k keptResult) error {
+	var parts [][]byte
 	put := func(msgs ...any) error {
 		b, err := encodePart(msgs...)
-		if err != nil {
-			return err
-		}
-		return write(b)
+		parts = append(parts, b)
+		return err
 	}
 	fs := slices.Clone(k.Findings)
 	for i := range fs {
@@ -242,9 +225,7 @@ func writeKept(w io.Writer, dir string, k keptResult) error {
 		return err
 	}
 	per, size, ids := encodeEvents(k.Findings)
-	if err := write(ids); err != nil {
-		return err
-	}
+	parts = append(parts, ids)
 	first, last := make([]string, capsFrom), make([]string, capsFrom)
 	var cur []any
 	n := 0
@@ -270,21 +251,23 @@ func writeKept(w io.Writer, dir string, k keptResult) error {
 			return err
 		}
 	}
-	head, err := encodePart(keptHead{Meta: k.Meta, Parts: len(crcs), CRC: crcs, First: first, Last: last, Events: per, EventBytes: size})
+	crcs := make([]uint32, len(parts))
+	for i, b := range parts {
+		crcs[i] = crc32.Checksum(b, castagnoli)
+	}
+	head, err := encodePart(keptHead{Meta: k.Meta, Parts: len(parts), CRC: crcs, First: first, Last: last, Events: per, EventBytes: size})
 	if err != nil {
 		return err
 	}
-	if _, err := w.Write(binary.BigEndian.AppendUint64(nil, uint64(len(head)))); err != nil {
-		return err
+	for _, b := range append([][]byte{head}, parts...) {
+		if _, err := w.Write(binary.BigEndian.AppendUint64(nil, uint64(len(b)))); err != nil {
+			return err
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
 	}
-	if _, err := w.Write(head); err != nil {
-		return err
-	}
-	if _, err := spill.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	_, err = io.Copy(w, spill)
-	return err
+	return nil
 }
 
 func encodePart(msgs ...any) ([]byte, error) {

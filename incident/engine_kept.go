@@ -183,7 +183,7 @@ func (w *Workspace) keepTimed(meta resultMeta, r detect.Result) (time.Duration, 
 	}
 	start := time.Now()
 	path := filepath.Join(w.Dir, engineDir, resultFile)
-	err := w.keepFileWith(path, func(out io.Writer) error { return writeKept(out, filepath.Dir(path), keep(meta, r)) })
+	err := w.keepFileWith(path, func(out io.Writer) error { return writeKept(out, keep(meta, r)) })
 	took := time.Since(start)
 	if err != nil {
 		return took, err

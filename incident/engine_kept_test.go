@@ -115,7 +115,7 @@ func TestKeptResultFile(t *testing.T) {
 			Uses: []capability.Use{{ID: fmt.Sprint(i), Time: time.Unix(int64(i), 0).UTC()}}})
 	}
 	path := filepath.Join(dir, engineDir, resultFile)
-	if err := platform.WriteAtomicWith(path, func(w io.Writer) error { return writeKept(w, filepath.Dir(path), k) }); err != nil {
+	if err := platform.WriteAtomicWith(path, func(w io.Writer) error { return writeKept(w, k) }); err != nil {
 		t.Fatal(err)
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, engineDir, ".tmp-*")); len(left) > 0 {

@@ -2,7 +2,6 @@ package incident
 
 import (
 	"bytes"
-	"os"
 	"testing"
 
 	"github.com/cordon-ir/cordon/detect"
@@ -31,6 +30,6 @@ func (w *Workspace) JournalPath() string { return w.journal.Path() }
 // writes it (keepScan less the file), for the benchmarks.
 func EncodeKept(r detect.Result) ([]byte, error) {
 	var b bytes.Buffer
-	err := writeKept(&b, os.TempDir(), keep(resultMeta{}, r))
+	err := writeKept(&b, keep(resultMeta{}, r))
 	return b.Bytes(), err
 }
