@@ -185,6 +185,9 @@ type Capability struct {
 	// thinned is what Thin dropped while a pass ran, for Compact to add
 	// (nil: nothing; a pointer, as few capabilities are thinned).
 	thinned *thinned
+	// mk are the uses a pass added (AddUse) and has not settled (nil:
+	// none): Settle makes them Uses.
+	mk *making
 }
 
 // First is the first use (zero when there was none).
@@ -264,14 +267,16 @@ func (c *Capability) Key() string { return c.Agent + "\x00" + string(c.Kind) + "
 // Clone is a copy of c that shares nothing with it that either may change.
 func (c *Capability) Clone() *Capability {
 	d := c.CloneSharingUses()
-	d.Uses = slices.Clone(c.Uses)
+	d.Uses, d.mk = slices.Clone(c.Uses), c.mk.clone()
 	return d
 }
 
 // CloneSharingUses is Clone but for the uses, which the copy shares with
-// c: for a copy that only reads them, or compacts them (CompactShared).
+// c as they are now: for a copy that is settled (Settle) and finished
+// while c is not changed, and goes on after.
 func (c *Capability) CloneSharingUses() *Capability {
 	d := *c
+	d.mk = c.mk.shared()
 	d.Acquired = slices.Clone(c.Acquired)
 	d.Minutes = slices.Clone(c.Minutes)
 	d.Ends = slices.Clone(c.Ends)

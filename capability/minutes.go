@@ -1,7 +1,6 @@
 package capability
 
 import (
-	"slices"
 	"sort"
 	"time"
 )
@@ -28,23 +27,13 @@ const keepUses = 64
 // minute only the first and last use of each answer (refused or not) and
 // the longest: enough to name the last use after any kill time and a use
 // in flight across it. Uses must be in time order.
-func (c *Capability) Compact() { c.compact(false) }
-
-// CompactShared is Compact for a capability whose uses are another's,
-// which goes on changing (CloneSharingUses): what is kept is copied, and
-// the uses shared are not written.
-func (c *Capability) CompactShared() { c.compact(true) }
-
-func (c *Capability) compact(shared bool) {
+func (c *Capability) Compact() {
 	var dropped []Minute
 	if c.thinned != nil {
 		dropped, c.thinned = c.thinned.dropped, nil
 	}
 	if len(c.Uses) <= keepUses && dropped == nil {
 		c.Minutes = nil
-		if shared {
-			c.Uses = slices.Clone(c.Uses)
-		}
 		return
 	}
 	var mins []Minute
@@ -87,16 +76,14 @@ func (c *Capability) compact(shared bool) {
 		}
 	}
 	flush()
-	kept := c.Uses[:0]
-	if shared {
-		n := 0
-		for _, k := range keep {
-			if k {
-				n++
-			}
+	// a list of its own, at its size: what is dropped is let go
+	n := 0
+	for _, k := range keep {
+		if k {
+			n++
 		}
-		kept = make([]Use, 0, n)
 	}
+	kept := make([]Use, 0, n)
 	for i, u := range c.Uses {
 		if keep[i] {
 			kept = append(kept, u)
@@ -131,8 +118,10 @@ func (c *Capability) countAfter(t time.Time) (n int, exact bool) {
 	return n, false
 }
 
-func minuteOf(t time.Time) int64 {
-	s := t.Unix()
+func minuteOf(t time.Time) int64 { return minuteOfUnix(t.Unix()) }
+
+// minuteOfUnix is the minute of a time in Unix seconds.
+func minuteOfUnix(s int64) int64 {
 	if s < 0 && s%60 != 0 {
 		return s/60 - 1
 	}

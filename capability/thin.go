@@ -20,56 +20,58 @@ import (
 // call with no result yet) is kept, not counted, and picks nothing: its
 // time may still move. It returns how many uses it dropped.
 func (c *Capability) Thin(before time.Time) int {
-	if !UsesInOrder(c.Uses) {
+	if c.mk == nil {
+		return 0
+	}
+	m := c.mk
+	if !slices.IsSortedFunc(m.uses, packedByTime) {
 		// a copy: a view may be reading the uses it shares
-		c.Uses = slices.Clone(c.Uses)
-		sort.SliceStable(c.Uses, func(i, j int) bool { return c.Uses[i].Time.Before(c.Uses[j].Time) })
+		m.uses = slices.Clone(m.uses)
+		slices.SortStableFunc(m.uses, packedByTime)
 	}
 	b := minuteOf(before)
-	n := sort.Search(len(c.Uses), func(i int) bool { return minuteOf(c.Uses[i].Time) >= b })
+	n := sort.Search(len(m.uses), func(i int) bool { return m.uses[i].minute() >= b })
 	if n == 0 {
 		return 0
 	}
 	keep := make([]bool, n)
-	// a place's credentials: each one keeps a use (endPlace reads them)
-	var froms map[string]bool
-	if c.Kind == Place {
-		froms = map[string]bool{}
-	}
 	for i := 0; i < n; {
-		m := minuteOf(c.Uses[i].Time)
 		j := i
-		for j < n && minuteOf(c.Uses[j].Time) == m {
+		for j < n && m.uses[j].minute() == m.uses[i].minute() {
 			j++
 		}
-		c.pickMinute(i, j, keep)
+		pickMinute(m.uses[i:j], keep[i:j])
 		i = j
 	}
-	if froms != nil {
-		for i, u := range c.Uses {
+	if c.Kind == Place {
+		// a place's credentials: each one keeps a use (endPlace reads
+		// them); the same From is the same index
+		froms := map[uint32]bool{}
+		for i := range m.uses {
 			if i >= n || keep[i] {
-				froms[u.From] = true
+				froms[m.uses[i].from] = true
 			}
 		}
 		for i := range n {
-			if !keep[i] && !froms[c.Uses[i].From] {
-				keep[i], froms[c.Uses[i].From] = true, true
+			if !keep[i] && !froms[m.uses[i].from] {
+				keep[i], froms[m.uses[i].from] = true, true
 			}
 		}
 	}
 	var gone []Minute
-	kept := make([]Use, 0, len(c.Uses)-n+n/8)
-	for i, u := range c.Uses[:n] {
+	kept := make([]packedUse, 0, len(m.uses)-n+n/8)
+	for i := range m.uses[:n] {
+		p := &m.uses[i]
 		if keep[i] {
-			kept = append(kept, u)
+			kept = append(kept, *p)
 			continue
 		}
-		m := minuteOf(u.Time)
-		if len(gone) == 0 || gone[len(gone)-1].At != m {
-			gone = append(gone, Minute{At: m})
+		at := p.minute()
+		if len(gone) == 0 || gone[len(gone)-1].At != at {
+			gone = append(gone, Minute{At: at})
 		}
 		gone[len(gone)-1].N++
-		if u.Refused {
+		if p.flags&useRefused != 0 {
 			gone[len(gone)-1].Refused++
 		}
 	}
@@ -78,10 +80,10 @@ func (c *Capability) Thin(before time.Time) int {
 		was = c.thinned.dropped
 	}
 	if len(gone) > 0 {
-		c.Uses = append(kept, c.Uses[n:]...)
+		m.uses = append(kept, m.uses[n:]...)
 	}
 	// anew, not changed: a copy a view finishes may share it
-	c.thinned = &thinned{dropped: addMinutes(was, gone), to: len(c.Uses)}
+	c.thinned = &thinned{dropped: addMinutes(was, gone), to: len(m.uses)}
 	dropped := 0
 	for _, g := range gone {
 		dropped += g.N
@@ -96,18 +98,18 @@ type thinned struct {
 	to      int
 }
 
-// pickMinute marks, of the uses [i, j) of one minute, those Thin keeps.
-func (c *Capability) pickMinute(i, j int, keep []bool) {
+// pickMinute marks, of the uses of one minute, those Thin keeps.
+func pickMinute(uses []packedUse, keep []bool) {
 	first, last := [2]int{-1, -1}, [2]int{-1, -1} // by refused
 	longest, lastOK := -1, -1
-	for k := i; k < j; k++ {
-		u := c.Uses[k]
-		if u.Open {
+	for k := range uses {
+		u := &uses[k]
+		if u.flags&useOpen != 0 {
 			keep[k] = true
 			continue
 		}
 		r := 0
-		if u.Refused {
+		if u.flags&useRefused != 0 {
 			r = 1
 		} else {
 			lastOK = k
@@ -116,7 +118,7 @@ func (c *Capability) pickMinute(i, j int, keep []bool) {
 			first[r] = k
 		}
 		last[r] = k
-		if u.Dur > 0 && (longest < 0 || u.Dur > c.Uses[longest].Dur) {
+		if u.dur > 0 && (longest < 0 || u.dur > uses[longest].dur) {
 			longest = k
 		}
 	}
@@ -130,8 +132,8 @@ func (c *Capability) pickMinute(i, j int, keep []bool) {
 	}
 	// the refusals from the last use allowed on: where a run of refusals
 	// to the end would begin
-	for k := lastOK + 1; lastOK >= 0 && k < j; k++ {
-		if !c.Uses[k].Open && c.Uses[k].Refused {
+	for k := lastOK + 1; lastOK >= 0 && k < len(uses); k++ {
+		if uses[k].flags&(useOpen|useRefused) == useRefused {
 			keep[k] = true
 			break
 		}
@@ -156,14 +158,14 @@ func addMinutes(a, b []Minute) []Minute {
 	return out
 }
 
-// ThinDue says the capability holds at least at uses, and twice what the
+// ThinDue says the capability holds at least at uses in the making, and twice what the
 // last Thin left: thinning again would drop enough to be worth its work.
 func (c *Capability) ThinDue(at int) bool {
 	to := 0
 	if c.thinned != nil {
 		to = c.thinned.to
 	}
-	return len(c.Uses) >= max(at, 2*to)
+	return c.Making() >= max(at, 2*to)
 }
 
 // UsesInOrder says uses are in time order already: a stable sort would

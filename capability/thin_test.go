@@ -21,7 +21,11 @@ func TestThinThenCompactIsCompact(t *testing.T) {
 		now := base
 		for i := range 3000 {
 			now = now.Add(time.Duration(r.IntN(400)) * time.Millisecond)
-			u := Use{Time: now, ID: fmt.Sprintf("u%d", i), Refused: r.IntN(4) == 0, Dur: Millis(r.IntN(3) * r.IntN(5000)), From: fmt.Sprintf("k%d", r.IntN(3))}
+			id := fmt.Sprintf("%016x", r.Uint64())
+			if seed%2 == 1 {
+				id = fmt.Sprintf("u%d", i) // ids that do not pack
+			}
+			u := Use{Time: now, ID: id, Refused: r.IntN(4) == 0, Dur: Millis(r.IntN(3) * r.IntN(5000)), From: fmt.Sprintf("k%d", r.IntN(3))}
 			if r.IntN(50) == 0 {
 				u.Open = true
 			}
@@ -31,17 +35,19 @@ func TestThinThenCompactIsCompact(t *testing.T) {
 		sortUses(whole)
 		whole.Compact()
 		thin := &Capability{Kind: Credential}
+		closed := map[int]bool{}
 		for i := range uses {
-			thin.Uses = append(thin.Uses, uses[i])
+			thin.AddUse(uses[i])
 			if i%200 == 199 {
-				thin.Uses = closeIn(thin.Uses, uses, i)
+				closeIn(thin, uses, i, closed)
 				thin.Thin(uses[i].Time.Add(-time.Duration(r.IntN(90)) * time.Second))
 			}
 		}
-		thin.Uses = closeIn(thin.Uses, uses, len(uses))
+		closeIn(thin, uses, len(uses), closed)
 		if thin.thinned == nil || len(thin.thinned.dropped) == 0 {
 			t.Fatalf("seed %d: nothing thinned", seed)
 		}
+		thin.Settle()
 		sortUses(thin)
 		thin.Compact()
 		if !reflect.DeepEqual(thin.Uses, whole.Uses) || !reflect.DeepEqual(thin.Minutes, whole.Minutes) {
@@ -56,30 +62,29 @@ func sortUses(c *Capability) {
 }
 
 // answered is uses as they stand after the i-th use came: an open use is
-// answered 100 uses later, ending then.
+// answered 100 uses later, lasting until then, as CloseUse closes it.
 func answered(uses []Use, i int) []Use {
 	out := append([]Use(nil), uses...)
 	for j := range out {
 		if out[j].Open && j+100 < i {
-			out[j].Open, out[j].Time = false, uses[j+100].Time
+			if at := uses[j+100].Time; at.After(out[j].Time) {
+				out[j].Dur, out[j].Time = Millis(at.Sub(out[j].Time)), at
+			}
+			out[j].Open = false
 		}
 	}
 	return out
 }
 
-// closeIn answers, in held, the open uses answered by the time the i-th
-// use came.
-func closeIn(held, uses []Use, i int) []Use {
-	byID := map[string]int{}
+// closeIn closes, in c, the open uses answered by the time the i-th use
+// came and not closed yet.
+func closeIn(c *Capability, uses []Use, i int, closed map[int]bool) {
 	for j := range uses {
-		byID[uses[j].ID] = j
-	}
-	for k := range held {
-		if j := byID[held[k].ID]; held[k].Open && j+100 < i {
-			held[k].Open, held[k].Time = false, uses[j+100].Time
+		if uses[j].Open && j+100 < i && !closed[j] {
+			c.CloseUse(uses[j].ID, uses[j+100].Time, false)
+			closed[j] = true
 		}
 	}
-	return held
 }
 
 // A place keeps a use of each credential used from it, however busy the
@@ -92,11 +97,12 @@ func TestThinKeepsEachCredentialOfAPlace(t *testing.T) {
 		if i == 300 {
 			from = "k2"
 		}
-		p.Uses = append(p.Uses, Use{Time: base.Add(time.Duration(i) * 100 * time.Millisecond), ID: fmt.Sprint(i), From: from})
+		p.AddUse(Use{Time: base.Add(time.Duration(i) * 100 * time.Millisecond), ID: fmt.Sprint(i), From: from})
 	}
 	if p.Thin(base.Add(time.Hour)) == 0 {
 		t.Fatal("nothing thinned")
 	}
+	p.Settle()
 	froms := map[string]bool{}
 	for _, u := range p.Uses {
 		froms[u.From] = true

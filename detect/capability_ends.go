@@ -82,7 +82,7 @@ func (s *capScan) call(ev *evidence.Event) {
 		u.Open = true
 		s.calls[ev.CallID] = &callUse{c: c, id: ev.ID}
 	}
-	c.Uses = append(c.Uses, u)
+	c.AddUse(u)
 }
 
 // result closes the call a tool result answers: the use lasted from the
@@ -94,27 +94,8 @@ func (s *capScan) result(ev *evidence.Event) {
 	}
 	delete(s.calls, ev.CallID)
 	s.touch(cu.c)
-	u := cu.use()
-	if u == nil {
-		return
-	}
-	if ev.Time.After(u.Time) {
-		u.Dur = capability.Millis(ev.Time.Sub(u.Time))
-		u.Time = ev.Time
-	}
-	u.Open = false
-	u.Refused = u.Refused || ev.Decision == evidence.DecisionDeny || ev.Status == "denied"
-}
-
-// use is the call's use, still open: the latest with its id (a result
-// comes soon after its call).
-func (cu *callUse) use() *capability.Use {
-	for i := len(cu.c.Uses) - 1; i >= 0; i-- {
-		if u := &cu.c.Uses[i]; u.ID == cu.id && u.Open {
-			return u
-		}
-	}
-	return nil
+	// the latest open use with its id: a result comes soon after its call
+	cu.c.CloseUse(cu.id, ev.Time, ev.Decision == evidence.DecisionDeny || ev.Status == "denied")
 }
 
 // openCalls leaves the calls with no result open: nothing shows they

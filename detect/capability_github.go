@@ -106,7 +106,7 @@ func (s *capScan) githubObject(ev *evidence.Event) {
 			c.How += ", sending to " + o.Config.URL
 		}
 		c.Acquired = []string{ev.ID}
-		c.Uses = append(c.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Format: ev.Format, From: ev.SrcIP})
+		c.AddUse(capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Format: ev.Format, From: ev.SrcIP})
 	}
 }
 

@@ -39,7 +39,7 @@ func (s *capScan) keys(ev *evidence.Event) {
 			s.keyLogged[l] = k
 		}
 		if ev.Kind == evidence.KindToolCall {
-			c.Uses = append(c.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: "its tool calls"})
+			c.AddUse(capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: "its tool calls"})
 		}
 	}
 }
@@ -64,7 +64,7 @@ func (s *capScan) keyUse(ev *evidence.Event) {
 			for _, agent := range s.keyHolders[k.Name] {
 				use := capability.Use{Time: endOf(ev), Dur: capability.Millis(durOf(ev)), ID: ev.ID, Source: ev.Source, Refused: credRefused(ev), From: where(ev)}
 				c := s.entry(agent, capability.Credential, k.Name, capability.Acquired)
-				c.Uses = append(c.Uses, use)
+				c.AddUse(use)
 				if ev.SrcIP != "" && !s.sandboxIP(ev.SrcIP, ev.Time) && !s.e.throughEgress(ev.SrcIP) {
 					p := s.entry(agent, capability.Place, ev.SrcIP, capability.Acquired)
 					if p.How == "" {
@@ -72,7 +72,7 @@ func (s *capScan) keyUse(ev *evidence.Event) {
 						p.How = "the " + k.Kind + " " + k.Name + " its tool output held was used from it, outside every sandbox"
 						p.Acquired, p.CredKind = []string{ev.ID}, k.Kind
 					}
-					p.Uses = append(p.Uses, capability.Use{Time: endOf(ev), Dur: capability.Millis(durOf(ev)), ID: ev.ID, Source: ev.Source, Refused: use.Refused, From: k.Name})
+					p.AddUse(capability.Use{Time: endOf(ev), Dur: capability.Millis(durOf(ev)), ID: ev.ID, Source: ev.Source, Refused: use.Refused, From: k.Name})
 				}
 			}
 		}

@@ -107,7 +107,7 @@ func (s *capScan) mintedUse(ev *evidence.Event) {
 	for _, cred := range creds {
 		for _, c := range s.minted[cred] {
 			s.touch(c)
-			c.Uses = append(c.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Format: ev.Format, From: ev.SrcIP, Refused: credRefused(ev)})
+			c.AddUse(capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Format: ev.Format, From: ev.SrcIP, Refused: credRefused(ev)})
 		}
 	}
 }

@@ -111,7 +111,7 @@ func (s *capScan) dataOut(ev *evidence.Event) {
 	if ev.Method != "" {
 		c.Methods = appendNew(c.Methods, ev.Method)
 	}
-	c.Uses = append(c.Uses, capability.Use{Time: endOf(ev), Dur: capability.Millis(durOf(ev)), ID: ev.ID, Source: ev.Source, From: ev.Source})
+	c.AddUse(capability.Use{Time: endOf(ev), Dur: capability.Millis(durOf(ev)), ID: ev.ID, Source: ev.Source, From: ev.Source})
 	if s.bytes == nil {
 		s.bytes = map[*capability.Capability]sourceBytes{}
 	}
@@ -146,9 +146,11 @@ func (s *capScan) process(ev *evidence.Event) {
 				s.procs[ev.ExecID] = c // a descendant acts for it
 			}
 		}
-		if c != nil && (len(c.Uses) == 0 || c.Uses[len(c.Uses)-1].ID != ev.ID) {
-			s.touch(c)
-			c.Uses = append(c.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Format: ev.Format, From: shortID(ev.Container)})
+		if c != nil {
+			if id, ok := c.LastUseID(); !ok || id != ev.ID {
+				s.touch(c)
+				c.AddUse(capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Format: ev.Format, From: shortID(ev.Container)})
+			}
 		}
 	}
 	switch {
@@ -172,7 +174,7 @@ func (s *capScan) process(ev *evidence.Event) {
 				c.PlaceOf = append(c.PlaceOf, sess.sandbox)
 			}
 		}
-		c.Uses = append(c.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: shortID(ev.Container)})
+		c.AddUse(capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: shortID(ev.Container)})
 		if ev.ExecID != "" {
 			s.procs[ev.ExecID] = c
 		}
@@ -224,7 +226,7 @@ func (s *capScan) persisted(ev *evidence.Event) {
 		}
 	}
 	c.Acquired = appendEvent(c.Acquired, ev)
-	c.Uses = append(c.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: ev.Source})
+	c.AddUse(capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: ev.Source})
 }
 
 // done ends each capability where the evidence shows its end and returns
@@ -236,7 +238,7 @@ func (s *capScan) done(skews []Skew) *capability.Set {
 	out := map[string][]*capability.Capability{}
 	for agent, m := range s.caps {
 		list := slices.Collect(maps.Values(m))
-		s.finishAgent(func(k string) *capability.Capability { return m[k] }, list, by, func(c *capability.Capability) sourceBytes { return s.bytes[c] }, nil)
+		s.finishAgent(func(k string) *capability.Capability { return m[k] }, list, by, func(c *capability.Capability) sourceBytes { return s.bytes[c] })
 		out[agent] = list
 	}
 	return capability.NewSet(out)
@@ -271,10 +273,11 @@ func skewsBySource(skews []Skew) map[string]Skew {
 // finishAgent finishes those of one agent's capabilities in todo in
 // place; m gives each of the agent's capabilities by key (those not in
 // todo are finished already), bytes each one's bytes sent, by source.
-// Those in shared have their uses in time order, no applied skew among
-// their sources, and share them with the scan: they are not written.
-func (s *capScan) finishAgent(m func(key string) *capability.Capability, todo []*capability.Capability, bySource map[string]Skew, bytes func(*capability.Capability) sourceBytes, shared map[*capability.Capability]bool) {
+// Each one's uses in the making are settled first (a copy's into a list
+// of its own).
+func (s *capScan) finishAgent(m func(key string) *capability.Capability, todo []*capability.Capability, bySource map[string]Skew, bytes func(*capability.Capability) sourceBytes) {
 	for _, c := range todo {
+		c.Settle()
 		// on the ledger's clock, which the containment time is on
 		for i := range c.Uses {
 			k, ok := bySource[c.Uses[i].Source]
@@ -300,11 +303,7 @@ func (s *capScan) finishAgent(m func(key string) *capability.Capability, todo []
 		if c.Kind == capability.Place && c.Origin == capability.Acquired {
 			s.endPlace(c, m)
 		}
-		if shared[c] {
-			c.CompactShared()
-		} else {
-			c.Compact()
-		}
+		c.Compact()
 	}
 }
 

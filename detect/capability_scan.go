@@ -387,7 +387,7 @@ func (s *capScan) toolCall(ev *evidence.Event) {
 		}
 		use := capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, From: "its tool calls"}
 		if owner.agent == ev.Agent {
-			s.entry(ev.Agent, capability.Credential, cred, capability.Granted).Uses = append(s.entry(ev.Agent, capability.Credential, cred, capability.Granted).Uses, use)
+			s.entry(ev.Agent, capability.Credential, cred, capability.Granted).AddUse(use)
 			continue
 		}
 		c := s.acquire(ev.Agent, cred, owner.agent, ev)
@@ -395,7 +395,7 @@ func (s *capScan) toolCall(ev *evidence.Event) {
 			c.Provenance = capability.ByName
 			c.How = "named in its tool call " + ev.CallID + " (" + ev.Tool + ")"
 		}
-		c.Uses = append(c.Uses, use)
+		c.AddUse(use)
 	}
 	if ev.Tool != "" && ev.CallID != "" && s.jobTool(ev.Tool) {
 		c := &capability.Capability{Agent: ev.Agent, Kind: capability.Job, Origin: capability.Acquired,
@@ -442,8 +442,10 @@ func (s *capScan) toolResult(ev *evidence.Event) {
 	}
 	e := s.entry(c.Agent, capability.Job, value, capability.Acquired)
 	e.How, e.Acquired, e.Provenance = c.How, append(c.Acquired, ev.ID), capability.ByQueue
-	e.Uses = append(e.Uses, c.Uses...)
-	e.Uses = append(e.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source})
+	for _, u := range c.Uses {
+		e.AddUse(u)
+	}
+	e.AddUse(capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source})
 }
 
 // named are the issued credentials texts name as whole words.
@@ -510,12 +512,12 @@ func (s *capScan) credentialUse(ev *evidence.Event) {
 			if c.How == "" {
 				c.How, c.Provenance = "used from its sandbox ("+use.From+")", capability.ByUse
 			}
-			c.Uses = append(c.Uses, use)
+			c.AddUse(use)
 			continue
 		}
 		own := s.entry(owner.agent, capability.Credential, cred, capability.Granted)
 		own.Owner = owner.agent
-		own.Uses = append(own.Uses, use)
+		own.AddUse(use)
 		if sandboxed || s.e.throughEgress(ev.SrcIP) {
 			continue
 		}
@@ -527,7 +529,7 @@ func (s *capScan) credentialUse(ev *evidence.Event) {
 		for _, b := range holders {
 			if b != owner.agent {
 				c := s.entry(b, capability.Credential, cred, capability.Acquired)
-				c.Uses = append(c.Uses, use)
+				c.AddUse(use)
 			}
 			if ev.SrcIP != "" && !s.sandboxIP(ev.SrcIP, ev.Time) {
 				p := s.entry(b, capability.Place, ev.SrcIP, capability.Acquired)
@@ -536,7 +538,7 @@ func (s *capScan) credentialUse(ev *evidence.Event) {
 					p.How = cred + " of " + owner.agent + " used from it, outside every sandbox"
 					p.Acquired, p.CredKind = []string{ev.ID}, s.kinds[cred]
 				}
-				p.Uses = append(p.Uses, capability.Use{Time: endOf(ev), Dur: capability.Millis(durOf(ev)), ID: ev.ID, Source: ev.Source, Refused: use.Refused || ev.Decision == evidence.DecisionDeny, From: cred})
+				p.AddUse(capability.Use{Time: endOf(ev), Dur: capability.Millis(durOf(ev)), ID: ev.ID, Source: ev.Source, Refused: use.Refused || ev.Decision == evidence.DecisionDeny, From: cred})
 			}
 		}
 	}

@@ -1,11 +1,6 @@
 package detect
 
-import (
-	"slices"
-	"time"
-
-	"github.com/cordon-ir/cordon/capability"
-)
+import "time"
 
 // thinAt is how many uses a capability holds before the pass thins them
 // (Capability.Thin): below it, every use is kept to the end, as Compact
@@ -34,8 +29,8 @@ func (s *capScan) thin(now time.Time, skews *skewScan) {
 				by, settled = skews.settled()
 				asked = true
 			}
-			if !slices.ContainsFunc(c.Uses, func(u capability.Use) bool {
-				return skewable(u.Source) && (!settled || by[u.Source].Applied)
+			if !c.UsedVia(func(source string) bool {
+				return skewable(source) && (!settled || by[source].Applied)
 			}) {
 				c.Thin(before)
 			}

@@ -132,7 +132,7 @@ func (s *capScan) workload(ev *evidence.Event) {
 		// a call made from inside a created pod: its creators' use
 		for _, c := range s.workloads[podNamespace(ev, r.ObjectRef.Namespace)+"/"+pod] {
 			s.touch(c)
-			c.Uses = append(c.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Format: ev.Format,
+			c.AddUse(capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Format: ev.Format,
 				From: ev.SrcIP, Refused: ev.Decision == evidence.DecisionDeny})
 		}
 	}
@@ -169,7 +169,7 @@ func (s *capScan) workload(ev *evidence.Event) {
 				c.How += ", running as " + c.Owner
 			}
 			c.Acquired = []string{ev.ID}
-			c.Uses = append(c.Uses, capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Format: ev.Format, From: ev.SrcIP})
+			c.AddUse(capability.Use{Time: ev.Time, ID: ev.ID, Source: ev.Source, Format: ev.Format, From: ev.SrcIP})
 			s.workloads[key] = append(s.workloads[key], c)
 		}
 	}

@@ -4,51 +4,14 @@ import (
 	"cmp"
 	"slices"
 	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
 )
 
 // A correlator that keeps many events for citing keeps their ids as
-// numbers where it can: the 16 lower-case hex digits evidence.MakeID
-// gives are 8 bytes. A slice of such ids holds no pointer, so the
-// collector never scans it; at ten million events the pass cites millions
-// of events, and marking their id strings on every cycle made a replay
-// slower per event than at one million. An id of any other shape (a
-// test's "e1", an id a publisher chose) is kept as its string beside.
-
-// packID gives id as a number, and whether it has the shape packID keeps
-// exactly (unpackID gives it back byte for byte).
-func packID(id string) (uint64, bool) {
-	if len(id) != 16 {
-		return 0, false
-	}
-	var n uint64
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		switch {
-		case c >= '0' && c <= '9':
-			n = n<<4 | uint64(c-'0')
-		case c >= 'a' && c <= 'f':
-			n = n<<4 | uint64(c-'a'+10)
-		default:
-			return 0, false
-		}
-	}
-	return n, true
-}
-
-// unpackID is the id packID made n of.
-func unpackID(n uint64) string {
-	var b [16]byte
-	return string(appendID(b[:0], n))
-}
-
-// appendID appends the id packID made n of to b.
-func appendID(b []byte, n uint64) []byte {
-	const digits = "0123456789abcdef"
-	for shift := 60; shift >= 0; shift -= 4 {
-		b = append(b, digits[n>>uint(shift)&0xf])
-	}
-	return b
-}
+// numbers where it can (evidence.PackID): at ten million events the pass
+// cites millions of events, and marking their id strings on every cycle
+// made a replay slower per event than at one million.
 
 // packedHit is a hit as a long list of them keeps it (citeList): its time
 // in seconds and nanoseconds and its id packed, 24 bytes the collector
@@ -95,7 +58,7 @@ func (l *citeList) add(h hit, agent string) {
 func (l *citeList) pack(h hit, agent string) packedHit {
 	p := packedHit{sec: h.t.Unix(), nsec: int32(h.t.Nanosecond())}
 	if h.agent == agent && h.t.Location() == time.UTC {
-		if n, ok := packID(h.id); ok {
+		if n, ok := evidence.PackID(h.id); ok {
 			p.id = n
 			return p
 		}
@@ -136,7 +99,7 @@ func (l *citeList) unpackAll(ps []packedHit, agent string) []hit {
 	buf := make([]byte, 0, 16*len(ps))
 	for _, p := range ps {
 		if p.ref == 0 {
-			buf = appendID(buf, p.id)
+			buf = evidence.AppendID(buf, p.id)
 		}
 	}
 	ids := string(buf)
@@ -161,7 +124,7 @@ func (l *citeList) keyOf(p packedHit) (n uint64, odd string, at citeAt) {
 	}
 	h := l.odd[p.ref-1]
 	at = citeAt{h.t.Unix(), int32(h.t.Nanosecond())}
-	if n, ok := packID(h.id); ok {
+	if n, ok := evidence.PackID(h.id); ok {
 		return n, "", at
 	}
 	return 0, h.id, at
@@ -175,12 +138,12 @@ func (l *citeList) idOf(p packedHit, n uint64, odd string) string {
 	case p.ref > 0:
 		return l.odd[p.ref-1].id
 	}
-	return unpackID(n)
+	return evidence.UnpackID(n)
 }
 
 // packsTo says id packs to n.
 func packsTo(id string, n uint64) bool {
-	m, ok := packID(id)
+	m, ok := evidence.PackID(id)
 	return ok && m == n
 }
 

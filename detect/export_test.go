@@ -192,7 +192,7 @@ func ThinAt(t interface{ Cleanup(func()) }, n int) {
 func HeldUses(p *Pass, agent string) int {
 	n := 0
 	for _, c := range p.caps.caps[agent] {
-		n += len(c.Uses)
+		n += c.Making()
 	}
 	return n
 }

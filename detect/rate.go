@@ -68,7 +68,7 @@ type bucket struct {
 
 type rateHit struct {
 	off int64  // nanoseconds after base
-	id  uint64 // packID's, or 0 with the id in odd
+	id  uint64 // evidence.PackID's, or 0 with the id in odd
 }
 
 // add keeps an event of group g for citing.
@@ -85,7 +85,7 @@ func (b *bucket) add(g string, t time.Time, id, agent string) {
 	if b.agents != nil {
 		b.agents = append(b.agents, agent)
 	}
-	n, ok := packID(id)
+	n, ok := evidence.PackID(id)
 	if !ok {
 		if b.odd == nil {
 			b.odd = map[int]string{}
@@ -105,7 +105,7 @@ func (b *bucket) cited(g string) []hit {
 		}
 		id, odd := b.odd[i]
 		if !odd {
-			id = unpackID(h.id)
+			id = evidence.UnpackID(h.id)
 		}
 		out[i] = hit{t: b.base.Add(time.Duration(h.off)), id: id, agent: agent}
 	}

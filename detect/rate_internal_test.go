@@ -40,7 +40,7 @@ func TestRateBucketKeepsItsHits(t *testing.T) {
 }
 
 // anyID is an id as evidence.MakeID makes them, most of the time, or one
-// of a shape packID must not pack: short, long, upper-case, not hex.
+// of a shape evidence.PackID must not pack: short, long, upper-case, not hex.
 func anyID(r *rand.Rand) string {
 	hex := fmt.Sprintf("%016x", r.Uint64())
 	switch r.IntN(8) {
@@ -56,27 +56,6 @@ func anyID(r *rand.Rand) string {
 		return hex[:15] + "g"
 	}
 	return hex
-}
-
-// packID packs exactly the ids unpackID gives back byte for byte.
-func TestPackIDGivesTheIDBack(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 8))
-	for range 10000 {
-		id := anyID(r)
-		n, ok := packID(id)
-		if want := len(id) == 16 && strings.ToLower(id) == id && !strings.ContainsAny(id, "ghijklmnopqrstuvwxyz"); ok != want {
-			t.Fatalf("packID(%q) packs: %v, want %v", id, ok, want)
-		}
-		if ok && unpackID(n) != id {
-			t.Fatalf("packID(%q) unpacks to %q", id, unpackID(n))
-		}
-	}
-	for _, id := range []string{"", "0000000000000000", "ffffffffffffffff", "+123456789abcdef", " 123456789abcdef", "0123456789abcdeF"} {
-		n, ok := packID(id)
-		if ok != (id == "0000000000000000" || id == "ffffffffffffffff") || ok && unpackID(n) != id {
-			t.Errorf("packID(%q) = %x, %v", id, n, ok)
-		}
-	}
 }
 
 // A group's windows are counted in order whatever order they come in, as

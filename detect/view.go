@@ -181,11 +181,9 @@ func (p *Pass) viewSets() (*capability.Set, map[string]capability.Holding, []Ske
 }
 
 // finishedCopy is agent's capability set as done gives it, finished on
-// copies of its capabilities: the scan is not changed. A capability whose
-// uses finishing would not move (in time order, no skew applied to them)
-// shares them with the scan, and only what Compact keeps of them is
-// copied: an agent's tool calls, used at every event, are otherwise most
-// of what a view copies. A capability that did not change since the last
+// copies of its capabilities: the scan is not changed. A copy shares the
+// uses in the making with the scan until finishing settles them into a
+// list of its own (CloneSharingUses). A capability that did not change since the last
 // view, whose finished copy was (was: by the scan's capability), is that
 // copy: finishing it reads only it and what every set's finishing reads,
 // which changing makes no copy shared (viewSets). A place an agent acted
@@ -198,20 +196,9 @@ func (p *Pass) viewSets() (*capability.Set, map[string]capability.Holding, []Ske
 func (s *capScan) finishedCopy(agent string, by map[string]Skew, was map[*capability.Capability]*capability.Capability, wasList, wasSrc []*capability.Capability) (list []*capability.Capability, fin map[*capability.Capability]*capability.Capability, src []*capability.Capability) {
 	m := s.caps[agent]
 	orig := map[*capability.Capability]*capability.Capability{}
-	shared := map[*capability.Capability]bool{}
 	var todo []*capability.Capability
-	skewed := false
-	for _, k := range by {
-		skewed = skewed || k.Applied
-	}
 	copyOf := func(c *capability.Capability) {
-		var d *capability.Capability
-		if capability.UsesInOrder(c.Uses) && (!skewed || !slices.ContainsFunc(c.Uses, func(u capability.Use) bool { return by[u.Source].Applied })) {
-			d = c.CloneSharingUses()
-			shared[d] = true
-		} else {
-			d = c.Clone()
-		}
+		d := c.CloneSharingUses()
 		orig[d], fin[c] = c, d
 		todo = append(todo, d)
 	}
@@ -237,7 +224,7 @@ func (s *capScan) finishedCopy(agent string, by map[string]Skew, was map[*capabi
 		}
 	}
 	copies := func(k string) *capability.Capability { return fin[m[k]] }
-	s.finishAgent(copies, todo, by, func(c *capability.Capability) sourceBytes { return s.bytes[orig[c]] }, shared)
+	s.finishAgent(copies, todo, by, func(c *capability.Capability) sourceBytes { return s.bytes[orig[c]] })
 	// the copies taken from the last view, in its order
 	type copyFrom struct{ d, c *capability.Capability }
 	taken := make([]copyFrom, 0, len(m)-len(todo))

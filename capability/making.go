@@ -1,0 +1,254 @@
+package capability
+
+import (
+	"slices"
+	"time"
+
+	"github.com/cordon-ir/cordon/evidence"
+)
+
+// A pass adds uses to a capability at most of the events it reads, and
+// finishes the capability once: while it adds them (AddUse) the uses are
+// kept packed, in memory the collector does not scan, and Settle makes
+// them Uses. A Use holds four strings and a time: at ten million events
+// the uses in the making were a third of what the collector marked on
+// every cycle. Packed, a use is its time in seconds and nanoseconds, its
+// id as a number (the 16 hex digits evidence.MakeID gives), and its
+// strings as indexes in its capability's own list of them: a
+// capability's uses come from a source or two, through a format or two,
+// from a few places.
+
+// making is a capability's uses while a pass adds them, in the order
+// added (Thin puts those it looks at in time order).
+type making struct {
+	uses []packedUse
+	// strs are the From, Source and Format values of the uses, each once;
+	// index finds them once there are many.
+	strs  []string
+	index map[string]uint32
+	// ids are the ids evidence.PackID does not keep; times the times not kept
+	// exactly by their seconds and nanoseconds in UTC.
+	ids   []string
+	times []time.Time
+}
+
+// packedUse is a Use as making keeps it. A string is its index in strs
+// plus one (0: ""); id is evidence.PackID's number, or with oddID an index in ids;
+// at is 0, or an index in times plus one.
+type packedUse struct {
+	sec                  int64
+	id                   uint64
+	dur                  Millis
+	nsec                 int32
+	from, source, format uint32
+	at                   uint32
+	flags                uint8
+}
+
+const (
+	useRefused = 1 << iota
+	useOpen
+	oddID
+)
+
+// manyStrs is how many strings a capability's uses hold before they are
+// found by a map rather than by looking through them.
+const manyStrs = 16
+
+func (p *packedUse) minute() int64 { return minuteOfUnix(p.sec) }
+
+func packedByTime(a, b packedUse) int {
+	if a.sec != b.sec {
+		return cmpInt(a.sec, b.sec)
+	}
+	return cmpInt(a.nsec, b.nsec)
+}
+
+func cmpInt[T int64 | int32](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// AddUse adds a use to those the capability holds in the making; Settle
+// makes them its Uses.
+func (c *Capability) AddUse(u Use) {
+	if c.mk == nil {
+		c.mk = &making{}
+	}
+	c.mk.uses = append(c.mk.uses, c.mk.pack(u))
+}
+
+func (m *making) pack(u Use) packedUse {
+	p := packedUse{dur: u.Dur, from: m.str(u.From), source: m.str(u.Source), format: m.str(u.Format)}
+	m.setTime(&p, u.Time)
+	if n, ok := evidence.PackID(u.ID); ok {
+		p.id = n
+	} else {
+		p.id, p.flags = uint64(len(m.ids)), oddID
+		m.ids = append(m.ids, u.ID)
+	}
+	if u.Refused {
+		p.flags |= useRefused
+	}
+	if u.Open {
+		p.flags |= useOpen
+	}
+	return p
+}
+
+func (m *making) setTime(p *packedUse, t time.Time) {
+	p.sec, p.nsec, p.at = t.Unix(), int32(t.Nanosecond()), 0
+	if u := time.Unix(p.sec, int64(p.nsec)).UTC(); u != t {
+		// another zone, or a monotonic reading: kept as it is
+		p.at = uint32(len(m.times)) + 1
+		m.times = append(m.times, t)
+	}
+}
+
+func (m *making) str(s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	if m.index != nil {
+		if i, ok := m.index[s]; ok {
+			return i + 1
+		}
+	} else if i := slices.Index(m.strs, s); i >= 0 {
+		return uint32(i) + 1
+	}
+	m.strs = append(m.strs, s)
+	switch {
+	case m.index != nil:
+		m.index[s] = uint32(len(m.strs) - 1)
+	case len(m.strs) > manyStrs:
+		m.index = make(map[string]uint32, len(m.strs))
+		for i, x := range m.strs {
+			m.index[x] = uint32(i)
+		}
+	}
+	return uint32(len(m.strs))
+}
+
+func (m *making) unstr(i uint32) string {
+	if i == 0 {
+		return ""
+	}
+	return m.strs[i-1]
+}
+
+func (m *making) idOf(p *packedUse) string {
+	if p.flags&oddID != 0 {
+		return m.ids[p.id]
+	}
+	return evidence.UnpackID(p.id)
+}
+
+func (m *making) unpack(p *packedUse) Use {
+	u := Use{ID: m.idOf(p), Dur: p.dur, Refused: p.flags&useRefused != 0, Open: p.flags&useOpen != 0,
+		From: m.unstr(p.from), Source: m.unstr(p.source), Format: m.unstr(p.format)}
+	if p.at != 0 {
+		u.Time = m.times[p.at-1]
+	} else {
+		u.Time = time.Unix(p.sec, int64(p.nsec)).UTC()
+	}
+	return u
+}
+
+// Settle makes the uses in the making the capability's Uses, after those
+// it holds already; it is done before the capability is finished.
+func (c *Capability) Settle() {
+	if c.mk == nil {
+		return
+	}
+	uses := make([]Use, 0, len(c.Uses)+len(c.mk.uses))
+	uses = append(uses, c.Uses...)
+	for i := range c.mk.uses {
+		uses = append(uses, c.mk.unpack(&c.mk.uses[i]))
+	}
+	c.Uses, c.mk = uses, nil
+}
+
+// Making is how many uses the capability holds in the making.
+func (c *Capability) Making() int {
+	if c.mk == nil {
+		return 0
+	}
+	return len(c.mk.uses)
+}
+
+// LastUseID is the id of the last use added in the making, if any.
+func (c *Capability) LastUseID() (string, bool) {
+	if c.Making() == 0 {
+		return "", false
+	}
+	return c.mk.idOf(&c.mk.uses[len(c.mk.uses)-1]), true
+}
+
+// CloseUse closes the latest open use in the making with the id: it
+// lasted until at (when that is later than its time, which becomes at),
+// refused if refused says so. It reports whether there was one.
+func (c *Capability) CloseUse(id string, at time.Time, refused bool) bool {
+	if c.mk == nil {
+		return false
+	}
+	n, packs := evidence.PackID(id)
+	for i := len(c.mk.uses) - 1; i >= 0; i-- {
+		p := &c.mk.uses[i]
+		if p.flags&useOpen == 0 {
+			continue
+		}
+		if packs && (p.flags&oddID != 0 || p.id != n) || !packs && (p.flags&oddID == 0 || c.mk.ids[p.id] != id) {
+			continue
+		}
+		if t := c.mk.unpack(p).Time; at.After(t) {
+			p.dur = Millis(at.Sub(t))
+			c.mk.setTime(p, at)
+		}
+		p.flags &^= useOpen
+		if refused {
+			p.flags |= useRefused
+		}
+		return true
+	}
+	return false
+}
+
+// UsedVia says a use in the making came from a source source says yes
+// to.
+func (c *Capability) UsedVia(source func(string) bool) bool {
+	if c.mk == nil {
+		return false
+	}
+	var asked uint32
+	for i := range c.mk.uses {
+		if s := c.mk.uses[i].source; s != asked {
+			if source(c.mk.unstr(s)) {
+				return true
+			}
+			asked = s
+		}
+	}
+	return false
+}
+
+// shared is m for a copy that reads it while m goes on being added to:
+// the copy's slices end where m's end now.
+func (m *making) shared() *making {
+	if m == nil {
+		return nil
+	}
+	return &making{uses: slices.Clip(m.uses), strs: slices.Clip(m.strs), ids: slices.Clip(m.ids), times: slices.Clip(m.times)}
+}
+
+// clone is a copy of m that shares nothing with it.
+func (m *making) clone() *making {
+	if m == nil {
+		return nil
+	}
+	return &making{uses: slices.Clone(m.uses), strs: slices.Clone(m.strs), ids: slices.Clone(m.ids), times: slices.Clone(m.times)}
+}
