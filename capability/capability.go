@@ -182,11 +182,9 @@ type Capability struct {
 	Pid int `json:"pid,omitempty"`
 	// PlaceOf are the pod, container and sandbox whose removal ends it.
 	PlaceOf []string `json:"-"`
-	// thinned is what Thin dropped while a pass ran, for Compact to add
-	// (nil: nothing; a pointer, as few capabilities are thinned).
-	thinned *thinned
-	// mk are the uses a pass added (AddUse) and has not settled (nil:
-	// none): Settle makes them Uses.
+	// mk are the uses a pass added (AddUse) and has not settled, and what
+	// Thin dropped of them (nil: none, nothing): Settle makes them Uses,
+	// Compact adds what was dropped.
 	mk *making
 }
 

@@ -19,15 +19,23 @@ import (
 // from a few places.
 
 // making is a capability's uses while a pass adds them, in the order
-// added (Thin puts those it looks at in time order).
+// added (Thin puts those it looks at in time order), and what Thin
+// dropped of them.
 type making struct {
 	uses []packedUse
 	// strs are the From, Source and Format values of the uses, each once;
 	// index finds them once there are many.
 	strs  []string
 	index map[string]uint32
-	// ids are the ids evidence.PackID does not keep; times the times not kept
-	// exactly by their seconds and nanoseconds in UTC.
+	odd   *oddParts
+	// thinned is what Thin dropped, for Compact to add (nil: nothing).
+	// It is made anew, never changed: copies share it.
+	thinned *thinned
+}
+
+// oddParts are what few uses have: ids evidence.PackID does not keep,
+// times not kept exactly by their seconds and nanoseconds in UTC.
+type oddParts struct {
 	ids   []string
 	times []time.Time
 }
@@ -89,8 +97,9 @@ func (m *making) pack(u Use) packedUse {
 	if n, ok := evidence.PackID(u.ID); ok {
 		p.id = n
 	} else {
-		p.id, p.flags = uint64(len(m.ids)), oddID
-		m.ids = append(m.ids, u.ID)
+		o := m.oddParts()
+		p.id, p.flags = uint64(len(o.ids)), oddID
+		o.ids = append(o.ids, u.ID)
 	}
 	if u.Refused {
 		p.flags |= useRefused
@@ -105,9 +114,17 @@ func (m *making) setTime(p *packedUse, t time.Time) {
 	p.sec, p.nsec, p.at = t.Unix(), int32(t.Nanosecond()), 0
 	if u := time.Unix(p.sec, int64(p.nsec)).UTC(); u != t {
 		// another zone, or a monotonic reading: kept as it is
-		p.at = uint32(len(m.times)) + 1
-		m.times = append(m.times, t)
+		o := m.oddParts()
+		p.at = uint32(len(o.times)) + 1
+		o.times = append(o.times, t)
 	}
+}
+
+func (m *making) oddParts() *oddParts {
+	if m.odd == nil {
+		m.odd = &oddParts{}
+	}
+	return m.odd
 }
 
 func (m *making) str(s string) uint32 {
@@ -143,7 +160,7 @@ func (m *making) unstr(i uint32) string {
 
 func (m *making) idOf(p *packedUse) string {
 	if p.flags&oddID != 0 {
-		return m.ids[p.id]
+		return m.odd.ids[p.id]
 	}
 	return evidence.UnpackID(p.id)
 }
@@ -152,7 +169,7 @@ func (m *making) unpack(p *packedUse) Use {
 	u := Use{ID: m.idOf(p), Dur: p.dur, Refused: p.flags&useRefused != 0, Open: p.flags&useOpen != 0,
 		From: m.unstr(p.from), Source: m.unstr(p.source), Format: m.unstr(p.format)}
 	if p.at != 0 {
-		u.Time = m.times[p.at-1]
+		u.Time = m.odd.times[p.at-1]
 	} else {
 		u.Time = time.Unix(p.sec, int64(p.nsec)).UTC()
 	}
@@ -160,9 +177,10 @@ func (m *making) unpack(p *packedUse) Use {
 }
 
 // Settle makes the uses in the making the capability's Uses, after those
-// it holds already; it is done before the capability is finished.
+// it holds already; it is done before the capability is finished. What
+// Thin dropped is kept for Compact.
 func (c *Capability) Settle() {
-	if c.mk == nil {
+	if c.Making() == 0 {
 		return
 	}
 	uses := make([]Use, 0, len(c.Uses)+len(c.mk.uses))
@@ -170,7 +188,11 @@ func (c *Capability) Settle() {
 	for i := range c.mk.uses {
 		uses = append(uses, c.mk.unpack(&c.mk.uses[i]))
 	}
-	c.Uses, c.mk = uses, nil
+	c.Uses = uses
+	// no other capability holds this making (shared and clone make their own)
+	if *c.mk = (making{thinned: c.mk.thinned}); c.mk.thinned == nil {
+		c.mk = nil
+	}
 }
 
 // Making is how many uses the capability holds in the making.
@@ -202,7 +224,7 @@ func (c *Capability) CloseUse(id string, at time.Time, refused bool) bool {
 		if p.flags&useOpen == 0 {
 			continue
 		}
-		if packs && (p.flags&oddID != 0 || p.id != n) || !packs && (p.flags&oddID == 0 || c.mk.ids[p.id] != id) {
+		if packs && (p.flags&oddID != 0 || p.id != n) || !packs && (p.flags&oddID == 0 || c.mk.odd.ids[p.id] != id) {
 			continue
 		}
 		if t := c.mk.unpack(p).Time; at.After(t) {
@@ -242,7 +264,7 @@ func (m *making) shared() *making {
 	if m == nil {
 		return nil
 	}
-	return &making{uses: slices.Clip(m.uses), strs: slices.Clip(m.strs), ids: slices.Clip(m.ids), times: slices.Clip(m.times)}
+	return &making{uses: slices.Clip(m.uses), strs: slices.Clip(m.strs), odd: m.odd.clipped(), thinned: m.thinned}
 }
 
 // clone is a copy of m that shares nothing with it.
@@ -250,5 +272,19 @@ func (m *making) clone() *making {
 	if m == nil {
 		return nil
 	}
-	return &making{uses: slices.Clone(m.uses), strs: slices.Clone(m.strs), ids: slices.Clone(m.ids), times: slices.Clone(m.times)}
+	return &making{uses: slices.Clone(m.uses), strs: slices.Clone(m.strs), odd: m.odd.cloned(), thinned: m.thinned}
+}
+
+func (o *oddParts) clipped() *oddParts {
+	if o == nil {
+		return nil
+	}
+	return &oddParts{ids: slices.Clip(o.ids), times: slices.Clip(o.times)}
+}
+
+func (o *oddParts) cloned() *oddParts {
+	if o == nil {
+		return nil
+	}
+	return &oddParts{ids: slices.Clone(o.ids), times: slices.Clone(o.times)}
 }

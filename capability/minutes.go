@@ -26,12 +26,13 @@ const keepUses = 64
 // Compact counts the uses per minute and, past keepUses, keeps of each
 // minute only the first and last use of each answer (refused or not) and
 // the longest: enough to name the last use after any kill time and a use
-// in flight across it. Uses must be in time order.
+// in flight across it. Uses must be settled (Settle) and in time order.
 func (c *Capability) Compact() {
 	var dropped []Minute
-	if c.thinned != nil {
-		dropped, c.thinned = c.thinned.dropped, nil
+	if c.mk != nil && c.mk.thinned != nil {
+		dropped = c.mk.thinned.dropped
 	}
+	c.mk = nil
 	if len(c.Uses) <= keepUses && dropped == nil {
 		c.Minutes = nil
 		return

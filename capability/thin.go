@@ -76,14 +76,14 @@ func (c *Capability) Thin(before time.Time) int {
 		}
 	}
 	var was []Minute
-	if c.thinned != nil {
-		was = c.thinned.dropped
+	if m.thinned != nil {
+		was = m.thinned.dropped
 	}
 	if len(gone) > 0 {
 		m.uses = append(kept, m.uses[n:]...)
 	}
 	// anew, not changed: a copy a view finishes may share it
-	c.thinned = &thinned{dropped: addMinutes(was, gone), to: len(m.uses)}
+	m.thinned = &thinned{dropped: addMinutes(was, gone), to: len(m.uses)}
 	dropped := 0
 	for _, g := range gone {
 		dropped += g.N
@@ -162,8 +162,8 @@ func addMinutes(a, b []Minute) []Minute {
 // last Thin left: thinning again would drop enough to be worth its work.
 func (c *Capability) ThinDue(at int) bool {
 	to := 0
-	if c.thinned != nil {
-		to = c.thinned.to
+	if c.mk != nil && c.mk.thinned != nil {
+		to = c.mk.thinned.to
 	}
 	return c.Making() >= max(at, 2*to)
 }

@@ -44,7 +44,7 @@ func TestThinThenCompactIsCompact(t *testing.T) {
 			}
 		}
 		closeIn(thin, uses, len(uses), closed)
-		if thin.thinned == nil || len(thin.thinned.dropped) == 0 {
+		if thin.mk.thinned == nil || len(thin.mk.thinned.dropped) == 0 {
 			t.Fatalf("seed %d: nothing thinned", seed)
 		}
 		thin.Settle()

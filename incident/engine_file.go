@@ -22,10 +22,14 @@ import (
 )
 
 // The kept result's file (engine/result.gob) is a sequence of parts, each
-// an 8-byte big-endian length and a gob stream of its own: the head (the
-// meta, and how many parts follow), the findings with the coverage and
-// the skews, their event ids (not gob: decodeEvents), then the capability
-// sets in parts of capPart capabilities.
+// an 8-byte big-endian length and a gob stream of its own: the findings
+// with the coverage and the skews, their event ids (not gob:
+// decodeEvents), the capability sets in parts of capPart capabilities,
+// then the head (the meta, and how many parts come before it), and last
+// the head's length and keptMagic. Each part is written as it is encoded
+// and the head, which holds their checksums, after them: at ten million
+// events the parts are 184 MB, which held until a head at the start could
+// be written made the keeping the command's peak.
 // Each part decodes on its own, so the parts are decoded side by side: on
 // the million-event bench incident the result is 20 MB, 34,622
 // capabilities, which one gob message decoded in 360 ms of CPU, a stream
@@ -46,8 +50,12 @@ import (
 // errOtherMeta says the kept result is not of the meta asked for.
 var errOtherMeta = errors.New("the kept result is of other evidence, rules or version")
 
-// errKeptHead says the file does not begin with a kept result's head.
-var errKeptHead = errors.New("no kept result's head at the file's start")
+// errKeptHead says the file does not end with a kept result's head.
+var errKeptHead = errors.New("no kept result's head at the file's end")
+
+// keptMagic ends the file, after the head's length: a file written
+// another way (a version that wrote the head first) is told by it.
+const keptMagic = "cordonK2"
 
 // capPart is how many capabilities one part of the file holds, and
 // capsFrom the first such part (after the findings and their events).
@@ -204,28 +212,33 @@ type capMessage struct {
 	Caps  []*capability.Capability
 }
 
-// writeKept writes the file k is kept as to w: the head, then each part,
-// each after its length. The head holds the parts' checksums, so the
-// parts are encoded first and held until it is written (150 MB at ten
-// million events, under the replay's own peak; written to a scratch file
-// instead, the command's peak was 10 MB lower and every keep wrote the
-// answer twice).
+// writeKept writes the file k is kept as to w: each part as it is
+// encoded, after its length, then the head with the parts' checksums,
+// its length and keptMagic.
 func writeKept(w io.Writer, k keptResult) error {
-	var parts [][]byte
-	put := func(msgs ...any) error {
+	var crcs []uint32
+	put := func(b []byte) error {
+		crcs = append(crcs, crc32.Checksum(b, castagnoli))
+		return writePart(w, b)
+	}
+	encode := func(msgs ...any) error {
 		b, err := encodePart(msgs...)
-		parts = append(parts, b)
-		return err
+		if err != nil {
+			return err
+		}
+		return put(b)
 	}
 	fs := slices.Clone(k.Findings)
 	for i := range fs {
 		fs[i].Events = nil
 	}
-	if err := put(keptFindings{fs, k.Coverage, k.Skews, k.Holdings, k.Kills}); err != nil {
+	if err := encode(keptFindings{fs, k.Coverage, k.Skews, k.Holdings, k.Kills}); err != nil {
 		return err
 	}
 	per, size, ids := encodeEvents(k.Findings)
-	parts = append(parts, ids)
+	if err := put(ids); err != nil {
+		return err
+	}
 	first, last := make([]string, capsFrom), make([]string, capsFrom)
 	var cur []any
 	n := 0
@@ -239,7 +252,7 @@ func writeKept(w io.Writer, k keptResult) error {
 			cur = append(cur, capMessage{Agent: agent, Caps: cs[:take]})
 			cs, n, last[len(last)-1] = cs[take:], n+take, agent
 			if n == capPart {
-				if err := put(cur...); err != nil {
+				if err := encode(cur...); err != nil {
 					return err
 				}
 				cur, n = nil, 0
@@ -247,27 +260,28 @@ func writeKept(w io.Writer, k keptResult) error {
 		}
 	}
 	if len(cur) > 0 {
-		if err := put(cur...); err != nil {
+		if err := encode(cur...); err != nil {
 			return err
 		}
 	}
-	crcs := make([]uint32, len(parts))
-	for i, b := range parts {
-		crcs[i] = crc32.Checksum(b, castagnoli)
-	}
-	head, err := encodePart(keptHead{Meta: k.Meta, Parts: len(parts), CRC: crcs, First: first, Last: last, Events: per, EventBytes: size})
+	head, err := encodePart(keptHead{Meta: k.Meta, Parts: len(crcs), CRC: crcs, First: first, Last: last, Events: per, EventBytes: size})
 	if err != nil {
 		return err
 	}
-	for _, b := range append([][]byte{head}, parts...) {
-		if _, err := w.Write(binary.BigEndian.AppendUint64(nil, uint64(len(b)))); err != nil {
-			return err
-		}
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
+	if err := writePart(w, head); err != nil {
+		return err
 	}
-	return nil
+	_, err = w.Write(append(binary.BigEndian.AppendUint64(nil, uint64(len(head))), keptMagic...))
+	return err
+}
+
+// writePart writes b after its length.
+func writePart(w io.Writer, b []byte) error {
+	if _, err := w.Write(binary.BigEndian.AppendUint64(nil, uint64(len(b)))); err != nil {
+		return err
+	}
+	_, err := w.Write(b)
+	return err
 }
 
 func encodePart(msgs ...any) ([]byte, error) {
@@ -299,8 +313,7 @@ func readKept(dir string, want func(resultMeta) bool) (keptResult, error) {
 			unmap()
 		}
 	}()
-	b := data
-	head, err := nextPart(&b)
+	b, head, err := keptHeadOf(data)
 	var h keptHead
 	if err == nil {
 		err = gob.NewDecoder(bytes.NewReader(head)).Decode(&h)
@@ -319,6 +332,9 @@ func readKept(dir string, want func(resultMeta) bool) (keptResult, error) {
 		if len(h.CRC) != len(parts) || len(h.First) != len(parts) || len(h.Last) != len(parts) || crc32.Checksum(parts[i], castagnoli) != h.CRC[i] {
 			return keptResult{}, fmt.Errorf("part %d of %d: its checksum does not match", i+1, h.Parts)
 		}
+	}
+	if len(b) != 0 {
+		return keptResult{}, fmt.Errorf("%d bytes between the last part and the head", len(b))
 	}
 	if len(parts) < capsFrom {
 		return keptResult{}, errors.New("the kept result has no findings part")
@@ -418,6 +434,24 @@ func decodeCaps(parts [][]byte) (map[string][]*capability.Capability, error) {
 		}
 	}
 	return out, nil
+}
+
+// keptHeadOf splits a kept result's file into the parts before its head
+// and the head, by what ends it: the head's length and keptMagic.
+func keptHeadOf(data []byte) (parts, head []byte, err error) {
+	end := len(data) - 8 - len(keptMagic)
+	if end < 8 || string(data[end+8:]) != keptMagic {
+		return nil, nil, errors.New("the file does not end as a kept result does")
+	}
+	size := binary.BigEndian.Uint64(data[end : end+8])
+	if size > uint64(end-8) {
+		return nil, nil, fmt.Errorf("a head of %d bytes in %d", size, end)
+	}
+	at := end - int(size) - 8
+	if binary.BigEndian.Uint64(data[at:at+8]) != size {
+		return nil, nil, errors.New("the head's two lengths differ")
+	}
+	return data[:at], data[at+8 : end], nil
 }
 
 // nextPart takes the next length-prefixed part off b.

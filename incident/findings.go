@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/cordon-ir/cordon/capability"
-	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -80,9 +80,12 @@ func scanSource(ctx context.Context, src detect.Source, c evidence.Counts, rules
 	res := p.Done()
 	// The pass is garbage now. Collected before the limit goes, it leaves
 	// a target of twice the answer; left to the next cycle, the target
-	// would be twice the pass's state and the heap would grow to it.
+	// would be twice the pass's state and the heap would grow to it. What
+	// it held goes back to the system: without the limit, the scavenger
+	// would return it slowly, and what is made of the answer next (the
+	// kept result) would be resident beside it.
 	p = nil
-	runtime.GC()
+	debug.FreeOSMemory()
 	res.Findings = opt.Filter(res.Findings)
 	return res, nil
 }
@@ -180,6 +183,14 @@ func (w *Workspace) scan(ctx context.Context) (detect.Result, error) {
 	if w.shareRuns {
 		ctx = context.WithoutCancel(ctx)
 	}
+	// The replay's memory limit holds until the answer is kept: encoding
+	// it allocates about what the answer holds, garbage but for the part
+	// being written, and at the default target the heap grew to twice
+	// the answer, beside what the replay left unreturned (at ten million
+	// events the keeping was the command's peak, 60-80 MB over the
+	// replay's).
+	_, end := tuneReplayGC()
+	defer end()
 	r, err := w.scanReplay(ctx, FindingsOptions{Rules: rules, Secrets: w.scanRedactor()})
 	if err != nil {
 		return detect.Result{}, err
