@@ -127,11 +127,31 @@ func (b *addrBook) tiesOf(ip string) []tie {
 // allocations of parsing it and writing it back: the book is asked of
 // every network event a replay adds.
 func addrOf(s string) (netip.Addr, bool) {
+	if !mayBeAddr(s) {
+		// a host name: parsing it would fail, making an error to say so
+		return netip.Addr{}, false
+	}
 	a, err := netip.ParseAddr(s)
 	if err != nil || a.Zone() != "" {
 		return netip.Addr{}, false
 	}
 	return a.Unmap(), true
+}
+
+// mayBeAddr is addrOf's cheap first look: an address is written in hex
+// digits, dots and colons only.
+func mayBeAddr(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9', c >= 'a' && c <= 'f', c >= 'A' && c <= 'F', c == '.', c == ':':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // says is the tie as a finding names it: which source saw the address

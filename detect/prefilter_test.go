@@ -109,7 +109,8 @@ func TestPersistsIsTheExpression(t *testing.T) {
 // zeros, a host name) none.
 func TestAddrOfIsParseIP(t *testing.T) {
 	for _, s := range []string{"10.0.0.7", "::ffff:10.0.0.7", "0:0:0:0:0:ffff:a00:7", "2001:db8::1", "2001:0db8:0:0:0:0:0:1",
-		"::1.2.3.4", "fe80::1%eth0", "010.0.0.7", "10.0.0.256", "pypi.org", "", "::", "1.2.3.4.5", "[::1]", " 10.0.0.7"} {
+		"::1.2.3.4", "fe80::1%eth0", "010.0.0.7", "10.0.0.256", "pypi.org", "", "::", "1.2.3.4.5", "[::1]", " 10.0.0.7",
+		"2001:DB8::A", "cafe.bad", "deadbeef", "10.0.0.7.", "::FFFF:10.0.0.7"} {
 		a, ok := addrOf(s)
 		ip := net.ParseIP(s)
 		if ok != (ip != nil) {
@@ -126,6 +127,11 @@ func TestAddrOfIsParseIP(t *testing.T) {
 	d, _ := addrOf("2001:db8::1")
 	if a != b || c != d {
 		t.Errorf("one address, two keys: %v %v, %v %v", a, b, c, d)
+	}
+	// a host name is told from an address without the error parsing
+	// would make (the book asks of every network event's host)
+	if n := testing.AllocsPerRun(100, func() { addrOf("files.pythonhosted.org") }); n != 0 {
+		t.Errorf("addrOf of a host name allocates %v times", n)
 	}
 }
 
