@@ -1,6 +1,7 @@
 package capability
 
 import (
+	"math"
 	"slices"
 	"time"
 
@@ -165,34 +166,116 @@ func (m *making) idOf(p *packedUse) string {
 	return evidence.UnpackID(p.id)
 }
 
-func (m *making) unpack(p *packedUse) Use {
-	u := Use{ID: m.idOf(p), Dur: p.dur, Refused: p.flags&useRefused != 0, Open: p.flags&useOpen != 0,
-		From: m.unstr(p.from), Source: m.unstr(p.source), Format: m.unstr(p.format)}
-	if p.at != 0 {
-		u.Time = m.odd.times[p.at-1]
-	} else {
-		u.Time = time.Unix(p.sec, int64(p.nsec)).UTC()
+// unpack is the use p is; id is its id when it packs ("": written anew).
+func (m *making) unpack(p *packedUse, id string) Use {
+	if p.flags&oddID != 0 || id == "" {
+		id = m.idOf(p)
 	}
-	return u
+	return Use{Time: m.timeOf(p), ID: id, Dur: p.dur, Refused: p.flags&useRefused != 0, Open: p.flags&useOpen != 0,
+		From: m.unstr(p.from), Source: m.unstr(p.source), Format: m.unstr(p.format)}
+}
+
+func (m *making) timeOf(p *packedUse) time.Time {
+	if p.at != 0 {
+		return m.odd.times[p.at-1]
+	}
+	return time.Unix(p.sec, int64(p.nsec)).UTC()
 }
 
 // Settle makes the uses in the making the capability's Uses, after those
-// it holds already; it is done before the capability is finished. What
-// Thin dropped is kept for Compact.
-func (c *Capability) Settle() {
+// it holds already; it is done before the capability is finished, once
+// no use is to come. Each use is moved back by shift of its source first
+// (a clock skew taken off its source; nil: none). Where Compact will
+// thin them (there are more than keepUses, or Thin dropped some), they
+// are thinned first, and only what Compact and finishing read is
+// unpacked: a view settles a busy agent's tool calls at every refresh.
+// What Thin dropped is kept for Compact.
+func (c *Capability) Settle(shift func(source string) time.Duration) {
+	if shift != nil {
+		c.shift(shift)
+	}
 	if c.Making() == 0 {
 		return
 	}
+	if len(c.mk.uses) > keepUses || c.mk.thinned != nil {
+		c.thinBefore(math.MaxInt64, true)
+	}
+	// the packed ids written out in one string, each use's cut from it
+	buf := make([]byte, 0, 16*len(c.mk.uses))
+	for i := range c.mk.uses {
+		if p := &c.mk.uses[i]; p.flags&oddID == 0 {
+			buf = evidence.AppendID(buf, p.id)
+		}
+	}
+	ids := string(buf)
 	uses := make([]Use, 0, len(c.Uses)+len(c.mk.uses))
 	uses = append(uses, c.Uses...)
 	for i := range c.mk.uses {
-		uses = append(uses, c.mk.unpack(&c.mk.uses[i]))
+		p := &c.mk.uses[i]
+		u := c.mk.unpack(p, ids[:min(16, len(ids))])
+		if p.flags&oddID == 0 {
+			ids = ids[16:]
+		}
+		uses = append(uses, u)
 	}
 	c.Uses = uses
 	// no other capability holds this making (shared and clone make their own)
 	if *c.mk = (making{thinned: c.mk.thinned}); c.mk.thinned == nil {
 		c.mk = nil
 	}
+}
+
+// shift moves each use back by shift of its source.
+func (c *Capability) shift(shift func(source string) time.Duration) {
+	uses := slices.Clone(c.Uses) // a copy's may be another's
+	for i := range uses {
+		if d := shift(uses[i].Source); d != 0 {
+			uses[i].Time = uses[i].Time.Add(-d)
+		}
+	}
+	c.Uses = uses
+	if c.mk == nil {
+		return
+	}
+	var moved []packedUse // a copy: a view may be reading the uses it shares
+	for i := range c.mk.uses {
+		p := &c.mk.uses[i]
+		d := shift(c.mk.unstr(p.source))
+		if d == 0 {
+			continue
+		}
+		if moved == nil {
+			moved = slices.Clone(c.mk.uses)
+		}
+		p = &moved[i]
+		c.mk.setTime(p, c.mk.timeOf(p).Add(-d))
+	}
+	if moved != nil {
+		c.mk.uses = moved
+	}
+}
+
+// UseSources are the sources of its uses, each once.
+func (c *Capability) UseSources() []string {
+	var out []string
+	add := func(s string) {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	for i := range c.Uses {
+		add(c.Uses[i].Source)
+	}
+	if c.mk != nil {
+		var last uint32
+		for i := range c.mk.uses {
+			if s := c.mk.uses[i].source; s != last || i == 0 {
+				add(c.mk.unstr(s))
+				last = s
+			}
+		}
+	}
+	return out
 }
 
 // Making is how many uses the capability holds in the making.
@@ -227,7 +310,7 @@ func (c *Capability) CloseUse(id string, at time.Time, refused bool) bool {
 		if packs && (p.flags&oddID != 0 || p.id != n) || !packs && (p.flags&oddID == 0 || c.mk.odd.ids[p.id] != id) {
 			continue
 		}
-		if t := c.mk.unpack(p).Time; at.After(t) {
+		if t := c.mk.timeOf(p); at.After(t) {
 			p.dur = Millis(at.Sub(t))
 			c.mk.setTime(p, at)
 		}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
-	"slices"
 	"testing"
 	"time"
 )
@@ -34,32 +33,107 @@ func anyUse(r *rand.Rand, i int) Use {
 }
 
 // What is added in the making settles to the uses added, field for field,
-// after the uses the capability held already.
+// after the uses the capability held already, where Compact keeps them
+// all (keepUses or fewer).
 func TestSettleGivesTheUsesAdded(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 9))
-	held := Use{Time: time.Date(2026, 9, 1, 9, 0, 0, 0, time.UTC), ID: "held"}
-	c := &Capability{Kind: Credential, Uses: []Use{held}}
-	want := []Use{held}
-	for i := range 2000 {
-		u := anyUse(r, i)
-		c.AddUse(u)
-		want = append(want, u)
-	}
-	if c.Making() != 2000 || len(c.mk.strs) <= manyStrs || c.mk.index == nil {
-		t.Fatalf("%d in the making, %d strings, index %v", c.Making(), len(c.mk.strs), c.mk.index != nil)
-	}
-	if id, ok := c.LastUseID(); !ok || id != want[len(want)-1].ID {
-		t.Errorf("last use id %q, %v; want %q", id, ok, want[len(want)-1].ID)
-	}
-	c.Settle()
-	if c.Making() != 0 || len(c.Uses) != len(want) {
-		t.Fatalf("settled %d uses, %d still in the making; want %d", len(c.Uses), c.Making(), len(want))
-	}
-	for i := range want {
-		if !reflect.DeepEqual(c.Uses[i], want[i]) {
-			t.Fatalf("use %d settled as %+v, added %+v", i, c.Uses[i], want[i])
+	indexed := false
+	for round := range 40 {
+		held := Use{Time: time.Date(2026, 9, 1, 9, 0, 0, 0, time.UTC), ID: "held"}
+		c := &Capability{Kind: Credential, Uses: []Use{held}}
+		want := []Use{held}
+		for i := range keepUses - 1 {
+			u := anyUse(r, i)
+			c.AddUse(u)
+			want = append(want, u)
+		}
+		indexed = indexed || c.mk.index != nil
+		if id, ok := c.LastUseID(); !ok || id != want[len(want)-1].ID {
+			t.Errorf("last use id %q, %v; want %q", id, ok, want[len(want)-1].ID)
+		}
+		c.Settle(nil)
+		if c.Making() != 0 || len(c.Uses) != len(want) {
+			t.Fatalf("round %d: settled %d uses, %d still in the making; want %d", round, len(c.Uses), c.Making(), len(want))
+		}
+		for i := range want {
+			if !reflect.DeepEqual(c.Uses[i], want[i]) {
+				t.Fatalf("round %d: use %d settled as %+v, added %+v", round, i, c.Uses[i], want[i])
+			}
 		}
 	}
+	if !indexed {
+		t.Error("no capability held enough strings to find them by the map")
+	}
+}
+
+// Settled, moved by a clock skew, and compacted, the uses in the making
+// give what the same uses given whole, moved, sorted and compacted give:
+// past keepUses Settle thins them first, keeping what Compact and
+// finishing read (a place's credentials, where the last refusals began).
+func TestSettleThenCompactIsCompact(t *testing.T) {
+	base := time.Date(2026, 9, 1, 10, 0, 0, 0, time.UTC)
+	shift := func(source string) time.Duration {
+		if source == "proxy" {
+			return 90 * time.Second
+		}
+		return 0
+	}
+	for seed := range uint64(60) {
+		r := rand.New(rand.NewPCG(seed, 11))
+		kind := []Kind{Credential, Place, ToolCall}[seed%3]
+		made := &Capability{Kind: kind}
+		whole := &Capability{Kind: kind}
+		now := base
+		n := []int{10, 64, 65, 400, 3000}[r.IntN(5)]
+		for i := range n {
+			now = now.Add(time.Duration(r.IntN(900)) * time.Millisecond)
+			u := Use{Time: now, ID: fmt.Sprintf("%016x", r.Uint64()), Refused: r.IntN(3) == 0 || i > 300 && seed%2 == 0,
+				Dur: Millis(r.IntN(3) * r.IntN(5000)), From: fmt.Sprintf("k%d", r.IntN(4)), Source: []string{"ledger", "proxy"}[r.IntN(2)], Open: r.IntN(60) == 0}
+			if i == n/2 {
+				u.From = "used once" // in a busy minute: kept for the place alone
+			}
+			made.AddUse(u)
+			u.Time = u.Time.Add(-shift(u.Source))
+			whole.Uses = append(whole.Uses, u)
+		}
+		made.Settle(shift)
+		sortUses(made)
+		sortUses(whole)
+		if kind == Place {
+			froms := map[string]bool{}
+			for _, u := range made.Uses {
+				froms[u.From] = true
+			}
+			for _, u := range whole.Uses {
+				if !froms[u.From] {
+					t.Fatalf("seed %d: the place's credential %s has no use settled", seed, u.From)
+				}
+			}
+		}
+		if last, i := refusedFrom(whole.Uses); last != nil {
+			if l, _ := refusedFrom(made.Uses); l == nil || *l != *last {
+				t.Fatalf("seed %d: the refusals to the end begin at %v settled, %v whole (use %d)", seed, l, last, i)
+			}
+		}
+		made.Compact()
+		whole.Compact()
+		if !reflect.DeepEqual(made.Uses, whole.Uses) || !reflect.DeepEqual(made.Minutes, whole.Minutes) {
+			t.Fatalf("seed %d (%s): settled then compacted keeps %d uses, %d minutes; whole %d, %d", seed, kind, len(made.Uses), len(made.Minutes), len(whole.Uses), len(whole.Minutes))
+		}
+	}
+}
+
+// refusedFrom is the first use of the run of refused uses that ends the
+// list, as finishing reads it, and its place.
+func refusedFrom(uses []Use) (*Use, int) {
+	if len(uses) == 0 || !uses[len(uses)-1].Refused {
+		return nil, -1
+	}
+	i := len(uses) - 1
+	for i > 0 && uses[i-1].Refused {
+		i--
+	}
+	return &uses[i], i
 }
 
 // CloseUse closes the latest open use with the id, as a tool result
@@ -81,7 +155,7 @@ func TestCloseUse(t *testing.T) {
 		if c.CloseUse(id, at.Add(5*time.Second), false) {
 			t.Fatalf("%s: closed twice", id)
 		}
-		c.Settle()
+		c.Settle(nil)
 		got := c.Uses
 		want := []Use{
 			{Time: at, ID: id, Source: "ledger"},
@@ -96,7 +170,7 @@ func TestCloseUse(t *testing.T) {
 	c := &Capability{Kind: ToolCall}
 	c.AddUse(Use{Time: at, ID: "c", Open: true})
 	c.CloseUse("c", at.Add(-time.Second), false)
-	c.Settle()
+	c.Settle(nil)
 	if u := c.Uses[0]; u.Open || !u.Time.Equal(at) || u.Dur != 0 {
 		t.Errorf("closed before it began: %+v", u)
 	}
@@ -107,10 +181,13 @@ func TestCloseUse(t *testing.T) {
 // list after a thinning); a clone shares nothing.
 func TestCopiesOfTheMaking(t *testing.T) {
 	at := time.Date(2026, 9, 1, 10, 0, 0, 0, time.UTC)
-	c := &Capability{Kind: ToolCall}
+	c, want := &Capability{Kind: ToolCall}, &Capability{Kind: ToolCall}
 	for i := range 300 {
-		c.AddUse(Use{Time: at.Add(time.Duration(i) * 100 * time.Millisecond), ID: fmt.Sprintf("%016x", i), Source: "ledger", Open: i == 299})
+		u := Use{Time: at.Add(time.Duration(i) * 100 * time.Millisecond), ID: fmt.Sprintf("%016x", i), Source: "ledger", Open: i == 299}
+		c.AddUse(u)
+		want.AddUse(u)
 	}
+	want.Settle(nil)
 	shared, clone := c.CloneSharingUses(), c.Clone()
 	for i := 300; i < 400; i++ {
 		c.AddUse(Use{Time: at.Add(time.Duration(i) * 100 * time.Millisecond), ID: fmt.Sprintf("%016x", i), Source: "proxy"})
@@ -120,9 +197,9 @@ func TestCopiesOfTheMaking(t *testing.T) {
 	}
 	c.CloseUse(fmt.Sprintf("%016x", 299), at.Add(time.Hour), true)
 	for name, d := range map[string]*Capability{"shared": shared, "clone": clone} {
-		d.Settle()
-		if len(d.Uses) != 300 || !d.Uses[299].Open || d.Uses[299].Refused || slices.ContainsFunc(d.Uses, func(u Use) bool { return u.Source == "proxy" }) {
-			t.Errorf("%s copy: %d uses, the last %+v", name, len(d.Uses), d.Uses[len(d.Uses)-1])
+		d.Settle(nil)
+		if !reflect.DeepEqual(d.Uses, want.Uses) || !reflect.DeepEqual(d.mk.thinned, want.mk.thinned) {
+			t.Errorf("%s copy settles to %d uses, the last %+v; want %d", name, len(d.Uses), d.Uses[len(d.Uses)-1], len(want.Uses))
 		}
 	}
 	if !c.UsedVia(func(s string) bool { return s == "proxy" }) || c.UsedVia(func(s string) bool { return s == "sensor" }) {

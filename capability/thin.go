@@ -19,7 +19,12 @@ import (
 // gives before no later than what is still to come). An open use (a tool
 // call with no result yet) is kept, not counted, and picks nothing: its
 // time may still move. It returns how many uses it dropped.
-func (c *Capability) Thin(before time.Time) int {
+func (c *Capability) Thin(before time.Time) int { return c.thinBefore(minuteOf(before), false) }
+
+// thinBefore is Thin of the uses in minutes before the minute b; settled
+// says no use will move again (Settle): an open use is thinned as any
+// other, as Compact does.
+func (c *Capability) thinBefore(b int64, settled bool) int {
 	if c.mk == nil {
 		return 0
 	}
@@ -29,7 +34,6 @@ func (c *Capability) Thin(before time.Time) int {
 		m.uses = slices.Clone(m.uses)
 		slices.SortStableFunc(m.uses, packedByTime)
 	}
-	b := minuteOf(before)
 	n := sort.Search(len(m.uses), func(i int) bool { return m.uses[i].minute() >= b })
 	if n == 0 {
 		return 0
@@ -40,7 +44,7 @@ func (c *Capability) Thin(before time.Time) int {
 		for j < n && m.uses[j].minute() == m.uses[i].minute() {
 			j++
 		}
-		pickMinute(m.uses[i:j], keep[i:j])
+		pickMinute(m.uses[i:j], keep[i:j], settled)
 		i = j
 	}
 	if c.Kind == Place {
@@ -98,13 +102,18 @@ type thinned struct {
 	to      int
 }
 
-// pickMinute marks, of the uses of one minute, those Thin keeps.
-func pickMinute(uses []packedUse, keep []bool) {
+// pickMinute marks, of the uses of one minute, those Thin keeps: every
+// open one unless settled.
+func pickMinute(uses []packedUse, keep []bool, settled bool) {
+	open := uint8(useOpen)
+	if settled {
+		open = 0
+	}
 	first, last := [2]int{-1, -1}, [2]int{-1, -1} // by refused
 	longest, lastOK := -1, -1
 	for k := range uses {
 		u := &uses[k]
-		if u.flags&useOpen != 0 {
+		if u.flags&open != 0 {
 			keep[k] = true
 			continue
 		}
@@ -133,7 +142,7 @@ func pickMinute(uses []packedUse, keep []bool) {
 	// the refusals from the last use allowed on: where a run of refusals
 	// to the end would begin
 	for k := lastOK + 1; lastOK >= 0 && k < len(uses); k++ {
-		if uses[k].flags&(useOpen|useRefused) == useRefused {
+		if uses[k].flags&(open|useRefused) == useRefused {
 			keep[k] = true
 			break
 		}

@@ -47,7 +47,7 @@ func TestThinThenCompactIsCompact(t *testing.T) {
 		if thin.mk.thinned == nil || len(thin.mk.thinned.dropped) == 0 {
 			t.Fatalf("seed %d: nothing thinned", seed)
 		}
-		thin.Settle()
+		thin.Settle(nil)
 		sortUses(thin)
 		thin.Compact()
 		if !reflect.DeepEqual(thin.Uses, whole.Uses) || !reflect.DeepEqual(thin.Minutes, whole.Minutes) {
@@ -102,7 +102,7 @@ func TestThinKeepsEachCredentialOfAPlace(t *testing.T) {
 	if p.Thin(base.Add(time.Hour)) == 0 {
 		t.Fatal("nothing thinned")
 	}
-	p.Settle()
+	p.Settle(nil)
 	froms := map[string]bool{}
 	for _, u := range p.Uses {
 		froms[u.From] = true

@@ -20,7 +20,7 @@ func (s *capScan) clone() *capScan {
 		}
 		n, ok := copies[c]
 		if !ok {
-			n = c.Clone()
+			n = c.CloneSharingUses() // finished at once: settled into its own
 			copies[c] = n
 		}
 		return n

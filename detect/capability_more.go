@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cordon-ir/cordon/credentials"
 	"github.com/cordon-ir/cordon/evidence"
@@ -274,21 +275,21 @@ func skewsBySource(skews []Skew) map[string]Skew {
 // place; m gives each of the agent's capabilities by key (those not in
 // todo are finished already), bytes each one's bytes sent, by source.
 // Each one's uses in the making are settled first (a copy's into a list
-// of its own).
+// of its own), on the ledger's clock, which the containment time is on.
 func (s *capScan) finishAgent(m func(key string) *capability.Capability, todo []*capability.Capability, bySource map[string]Skew, bytes func(*capability.Capability) sourceBytes) {
-	for _, c := range todo {
-		c.Settle()
-		// on the ledger's clock, which the containment time is on
-		for i := range c.Uses {
-			k, ok := bySource[c.Uses[i].Source]
-			if !ok {
-				continue
-			}
-			if k.Applied {
-				c.Uses[i].Time = c.Uses[i].Time.Add(-k.Offset)
-			}
-			c.SkewMargin = max(c.SkewMargin, k.Margin)
+	shift := func(source string) time.Duration {
+		if k := bySource[source]; k.Applied {
+			return k.Offset
 		}
+		return 0
+	}
+	for _, c := range todo {
+		for _, source := range c.UseSources() {
+			if k, ok := bySource[source]; ok {
+				c.SkewMargin = max(c.SkewMargin, k.Margin)
+			}
+		}
+		c.Settle(shift)
 		if !capability.UsesInOrder(c.Uses) {
 			sort.SliceStable(c.Uses, func(i, j int) bool { return c.Uses[i].Time.Before(c.Uses[j].Time) })
 		}

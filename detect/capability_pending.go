@@ -31,7 +31,7 @@ func (s *capScan) withPendingReads(agents map[string]bool) *capScan {
 	for a := range agents {
 		m := make(map[string]*capability.Capability, len(s.caps[a]))
 		for k, c := range s.caps[a] {
-			d := c.Clone()
+			d := c.CloneSharingUses() // finished at once: settled into its own
 			m[k] = d
 			if b, ok := s.bytes[c]; ok {
 				o.bytes[d] = b
