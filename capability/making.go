@@ -60,6 +60,11 @@ const (
 	oddID
 )
 
+// settleThinAt is how many uses in the making Settle thins before it
+// unpacks them (past keepUses Compact thins them anyway, to the same):
+// below it, thinning them costs a view more than unpacking them all.
+const settleThinAt = 512
+
 // manyStrs is how many strings a capability's uses hold before they are
 // found by a map rather than by looking through them.
 const manyStrs = 16
@@ -185,8 +190,7 @@ func (m *making) timeOf(p *packedUse) time.Time {
 // Settle makes the uses in the making the capability's Uses, after those
 // it holds already; it is done before the capability is finished, once
 // no use is to come. Each use is moved back by shift of its source first
-// (a clock skew taken off its source; nil: none). Where Compact will
-// thin them (there are more than keepUses, or Thin dropped some), they
+// (a clock skew taken off its source; nil: none). Past settleThinAt they
 // are thinned first, and only what Compact and finishing read is
 // unpacked: a view settles a busy agent's tool calls at every refresh.
 // What Thin dropped is kept for Compact.
@@ -197,7 +201,7 @@ func (c *Capability) Settle(shift func(source string) time.Duration) {
 	if c.Making() == 0 {
 		return
 	}
-	if len(c.mk.uses) > keepUses || c.mk.thinned != nil {
+	if len(c.mk.uses) > settleThinAt {
 		c.thinBefore(math.MaxInt64, true)
 	}
 	// the packed ids written out in one string, each use's cut from it
@@ -238,9 +242,13 @@ func (c *Capability) shift(shift func(source string) time.Duration) {
 		return
 	}
 	var moved []packedUse // a copy: a view may be reading the uses it shares
+	var src uint32        // the source d is of
+	var d time.Duration
 	for i := range c.mk.uses {
 		p := &c.mk.uses[i]
-		d := shift(c.mk.unstr(p.source))
+		if i == 0 || p.source != src {
+			src, d = p.source, shift(c.mk.unstr(p.source))
+		}
 		if d == 0 {
 			continue
 		}

@@ -182,23 +182,25 @@ func TestCloseUse(t *testing.T) {
 func TestCopiesOfTheMaking(t *testing.T) {
 	at := time.Date(2026, 9, 1, 10, 0, 0, 0, time.UTC)
 	c, want := &Capability{Kind: ToolCall}, &Capability{Kind: ToolCall}
-	for i := range 300 {
-		u := Use{Time: at.Add(time.Duration(i) * 100 * time.Millisecond), ID: fmt.Sprintf("%016x", i), Source: "ledger", Open: i == 299}
+	for i := range settleThinAt + 100 {
+		u := Use{Time: at.Add(time.Duration(i) * 100 * time.Millisecond), ID: fmt.Sprintf("%016x", i), Source: "ledger", Open: i == settleThinAt+99}
 		c.AddUse(u)
 		want.AddUse(u)
 	}
 	want.Settle(nil)
 	shared, clone := c.CloneSharingUses(), c.Clone()
-	for i := 300; i < 400; i++ {
+	for i := settleThinAt + 100; i < settleThinAt+200; i++ {
 		c.AddUse(Use{Time: at.Add(time.Duration(i) * 100 * time.Millisecond), ID: fmt.Sprintf("%016x", i), Source: "proxy"})
 	}
 	if c.Thin(at.Add(time.Hour)) == 0 {
 		t.Fatal("nothing thinned")
 	}
-	c.CloseUse(fmt.Sprintf("%016x", 299), at.Add(time.Hour), true)
+	if !c.CloseUse(fmt.Sprintf("%016x", settleThinAt+99), at.Add(time.Hour), true) {
+		t.Fatal("the open call was not closed")
+	}
 	for name, d := range map[string]*Capability{"shared": shared, "clone": clone} {
 		d.Settle(nil)
-		if !reflect.DeepEqual(d.Uses, want.Uses) || !reflect.DeepEqual(d.mk.thinned, want.mk.thinned) {
+		if !reflect.DeepEqual(d.Uses, want.Uses) || !reflect.DeepEqual(d.mk, want.mk) {
 			t.Errorf("%s copy settles to %d uses, the last %+v; want %d", name, len(d.Uses), d.Uses[len(d.Uses)-1], len(want.Uses))
 		}
 	}

@@ -277,11 +277,16 @@ func skewsBySource(skews []Skew) map[string]Skew {
 // Each one's uses in the making are settled first (a copy's into a list
 // of its own), on the ledger's clock, which the containment time is on.
 func (s *capScan) finishAgent(m func(key string) *capability.Capability, todo []*capability.Capability, bySource map[string]Skew, bytes func(*capability.Capability) sourceBytes) {
-	shift := func(source string) time.Duration {
-		if k := bySource[source]; k.Applied {
-			return k.Offset
+	var shift func(source string) time.Duration // nil: no skew is applied
+	for _, k := range bySource {
+		if k.Applied {
+			shift = func(source string) time.Duration {
+				if k := bySource[source]; k.Applied {
+					return k.Offset
+				}
+				return 0
+			}
 		}
-		return 0
 	}
 	for _, c := range todo {
 		for _, source := range c.UseSources() {
