@@ -172,6 +172,15 @@ func TestKeptResultFile(t *testing.T) {
 	if _, err := readKept(dir, nil); err == nil || !strings.Contains(err.Error(), "checksum") {
 		t.Errorf("a damaged capability part: %v", err)
 	}
+	// a part the head does not count, before the head, is not passed over
+	extra := append(bytes.Clone(b.Bytes()[:headAt]), binary.BigEndian.AppendUint64(nil, 1)...)
+	extra = append(append(extra, 'x'), b.Bytes()[headAt:]...)
+	if err := os.WriteFile(path, extra, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readKept(dir, nil); err == nil {
+		t.Error("a part the head does not count was passed over")
+	}
 	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
