@@ -42,8 +42,8 @@ type oddParts struct {
 }
 
 // packedUse is a Use as making keeps it. A string is its index in strs
-// plus one (0: ""); id is evidence.PackID's number, or with oddID an index in ids;
-// at is 0, or an index in times plus one.
+// plus one (0: ""); id is evidence.PackID's number, or with oddID an
+// index in the odd ids; at is 0, or an index in the odd times plus one.
 type packedUse struct {
 	sec                  int64
 	id                   uint64

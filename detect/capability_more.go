@@ -286,6 +286,7 @@ func (s *capScan) finishAgent(m func(key string) *capability.Capability, todo []
 				}
 				return 0
 			}
+			break
 		}
 	}
 	for _, c := range todo {

@@ -183,16 +183,16 @@ func (p *Pass) viewSets() (*capability.Set, map[string]capability.Holding, []Ske
 // finishedCopy is agent's capability set as done gives it, finished on
 // copies of its capabilities: the scan is not changed. A copy shares the
 // uses in the making with the scan until finishing settles them into a
-// list of its own (CloneSharingUses). A capability that did not change since the last
-// view, whose finished copy was (was: by the scan's capability), is that
-// copy: finishing it reads only it and what every set's finishing reads,
-// which changing makes no copy shared (viewSets). A place an agent acted
-// from is finished again all the same: its end is its credentials'. It
-// returns the set, sorted, each capability's finished copy, and the
-// capability of the scan each in the set is a copy of. The copies taken
-// from the last view's set (wasList, copies of wasSrc) keep their order
-// in it, and the new ones are merged in: a busy agent's set is mostly
-// what it was.
+// list of its own (CloneSharingUses). A capability that did not change
+// since the last view, whose finished copy was (was: by the scan's
+// capability), is that copy: finishing it reads only it and what every
+// set's finishing reads, which changing makes no copy shared (viewSets).
+// A place an agent acted from is finished again all the same: its end is
+// its credentials'. It returns the set, sorted, each capability's
+// finished copy, and the capability of the scan each in the set is a
+// copy of. The copies taken from the last view's set (wasList, copies of
+// wasSrc) keep their order in it, and the new ones are merged in: a busy
+// agent's set is mostly what it was.
 func (s *capScan) finishedCopy(agent string, by map[string]Skew, was map[*capability.Capability]*capability.Capability, wasList, wasSrc []*capability.Capability) (list []*capability.Capability, fin map[*capability.Capability]*capability.Capability, src []*capability.Capability) {
 	m := s.caps[agent]
 	orig := map[*capability.Capability]*capability.Capability{}
