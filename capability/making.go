@@ -1,6 +1,7 @@
 package capability
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"time"
@@ -72,20 +73,7 @@ const manyStrs = 16
 func (p *packedUse) minute() int64 { return minuteOfUnix(p.sec) }
 
 func packedByTime(a, b packedUse) int {
-	if a.sec != b.sec {
-		return cmpInt(a.sec, b.sec)
-	}
-	return cmpInt(a.nsec, b.nsec)
-}
-
-func cmpInt[T int64 | int32](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.nsec, b.nsec))
 }
 
 // AddUse adds a use to those the capability holds in the making; Settle
@@ -327,24 +315,6 @@ func (c *Capability) CloseUse(id string, at time.Time, refused bool) bool {
 			p.flags |= useRefused
 		}
 		return true
-	}
-	return false
-}
-
-// UsedVia says a use in the making came from a source source says yes
-// to.
-func (c *Capability) UsedVia(source func(string) bool) bool {
-	if c.mk == nil {
-		return false
-	}
-	var asked uint32
-	for i := range c.mk.uses {
-		if s := c.mk.uses[i].source; s != asked {
-			if source(c.mk.unstr(s)) {
-				return true
-			}
-			asked = s
-		}
 	}
 	return false
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -204,7 +205,7 @@ func TestCopiesOfTheMaking(t *testing.T) {
 			t.Errorf("%s copy settles to %d uses, the last %+v; want %d", name, len(d.Uses), d.Uses[len(d.Uses)-1], len(want.Uses))
 		}
 	}
-	if !c.UsedVia(func(s string) bool { return s == "proxy" }) || c.UsedVia(func(s string) bool { return s == "sensor" }) {
-		t.Error("UsedVia does not tell the sources of the uses in the making")
+	if got := c.UseSources(); !slices.Equal(got, []string{"ledger", "proxy"}) {
+		t.Errorf("the sources of the uses in the making: %q", got)
 	}
 }

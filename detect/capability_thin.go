@@ -1,6 +1,9 @@
 package detect
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // thinAt is how many uses a capability holds before the pass thins them
 // (Capability.Thin): below it, every use is kept to the end, as Compact
@@ -29,7 +32,7 @@ func (s *capScan) thin(now time.Time, skews *skewScan) {
 				by, settled = skews.settled()
 				asked = true
 			}
-			if !c.UsedVia(func(source string) bool {
+			if !slices.ContainsFunc(c.UseSources(), func(source string) bool {
 				return skewable(source) && (!settled || by[source].Applied)
 			}) {
 				c.Thin(before)
