@@ -20,8 +20,12 @@ import (
 // may change), and an event handed to add other than the one read (a
 // caller's copy) is matched and parsed as Add does any.
 
-// replayBatch is how many events the reader hands over at a time.
-const replayBatch = 512
+// replayBatch is how many events the reader hands over at a time, and
+// replayAhead how many batches it may have read ahead of the adder.
+const (
+	replayBatch = 512
+	replayAhead = 2
+)
 
 // Replay adds every event of src, in time order, to p.
 func (p *Pass) Replay(ctx context.Context, src Source) error {
@@ -109,8 +113,18 @@ type matchedBatch struct {
 func (p *Pass) replayBeside(ctx context.Context, src Source, add func(*Pass, *evidence.Event) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	full := make(chan *matchedBatch, 2)
-	free := make(chan *matchedBatch, 3)
+	// a fixed set of batches goes round: the reader fills one while two
+	// wait and the adder reads the fourth, and the reader waits for one
+	// handed back rather than make another (made whenever none was back
+	// yet, a ten-million replay made and dropped 581 of them, half a
+	// gigabyte)
+	full := make(chan *matchedBatch, replayAhead)
+	free := make(chan *matchedBatch, replayAhead+2)
+	width := len(p.matchers)
+	for range cap(free) {
+		free <- &matchedBatch{evs: make([]evidence.Event, 0, replayBatch),
+			memo: make([]uint8, 0, replayBatch*width), calls: make([]*call, 0, replayBatch)}
+	}
 	var read error
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -118,7 +132,7 @@ func (p *Pass) replayBeside(ctx context.Context, src Source, add func(*Pass, *ev
 		defer wg.Done()
 		defer close(full)
 		m := newPrematch(p)
-		b := &matchedBatch{}
+		b := <-free
 		send := func() error {
 			select {
 			case full <- b:
@@ -128,8 +142,8 @@ func (p *Pass) replayBeside(ctx context.Context, src Source, add func(*Pass, *ev
 			select {
 			case b = <-free:
 				b.evs, b.memo, b.calls = b.evs[:0], b.memo[:0], b.calls[:0]
-			default:
-				b = &matchedBatch{}
+			case <-ctx.Done():
+				return ctx.Err()
 			}
 			return nil
 		}
@@ -158,7 +172,6 @@ func (p *Pass) replayBeside(ctx context.Context, src Source, add func(*Pass, *ev
 		}
 	}()
 	var added error
-	width := len(p.matchers)
 	for b := range full {
 		for i := range b.evs {
 			if added != nil {
@@ -173,10 +186,7 @@ func (p *Pass) replayBeside(ctx context.Context, src Source, add func(*Pass, *ev
 			cancel() // the reader stops at its next event
 			continue // and the batches it sent are let go
 		}
-		select {
-		case free <- b:
-		default:
-		}
+		free <- b // never full: there are only cap(free) batches
 	}
 	wg.Wait()
 	if added != nil {
