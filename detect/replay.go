@@ -116,8 +116,8 @@ func (p *Pass) replayBeside(ctx context.Context, src Source, add func(*Pass, *ev
 	// a fixed set of batches goes round: the reader fills one while two
 	// wait and the adder reads the fourth, and the reader waits for one
 	// handed back rather than make another (made whenever none was back
-	// yet, a ten-million replay made and dropped 581 of them, half a
-	// gigabyte)
+	// yet, a ten-million replay made and dropped 581 of them: 240 MB of
+	// its allocation, docs/performance.md)
 	full := make(chan *matchedBatch, replayAhead)
 	free := make(chan *matchedBatch, replayAhead+2)
 	width := len(p.matchers)
