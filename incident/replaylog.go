@@ -248,10 +248,10 @@ var errReplayLog = errors.New("the replay log is damaged")
 // The chunks are read, checked, decompressed and decoded on a goroutine
 // of their own, one chunk ahead of fn: a chunk's thousands of decoded
 // events wait in memory, and four chunks ahead made no replay measurably
-// faster, where one ahead keeps 20 to 50 MB less at ten million events
-// (docs/performance.md). want is how many events the meta
-// says it holds: fewer or more is a damaged log. dec decodes them,
-// leaving out what its options say (a zero decoder: nothing).
+// faster, where one ahead keeps 20 to 60 MB less at ten million events
+// (docs/performance.md). want is how many events the meta says it holds:
+// fewer or more is a damaged log. dec decodes them, leaving out what its
+// options say (a zero decoder: nothing).
 func eachLogged(ctx context.Context, path string, want int64, dec evidence.EventDecoder, fn func(evidence.Event) error) error {
 	c, err := openLogCursor(ctx, path, want, 0, 1, dec)
 	if err != nil {
