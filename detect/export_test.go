@@ -224,3 +224,32 @@ func CorrelatorsCollected(p *Pass) func() int {
 	}
 	return func() int { return int(n.Load()) }
 }
+
+// SetRateAside makes the rate rules of p set a closed window's hits aside
+// once they hold more than after bytes in memory (tests only), and gives
+// how many bytes each has set aside so far and a way to close their
+// files.
+func SetRateAside(p *Pass, after int) (written func() int64, closeFiles func()) {
+	var rates []*rate
+	for _, c := range p.corr {
+		if r, ok := c.(*rate); ok {
+			r.after = after
+			rates = append(rates, r)
+		}
+	}
+	written = func() int64 {
+		var n int64
+		for _, r := range rates {
+			n += r.aside.size
+		}
+		return n
+	}
+	closeFiles = func() {
+		for _, r := range rates {
+			if r.aside.f != nil {
+				r.aside.f.Close()
+			}
+		}
+	}
+	return written, closeFiles
+}

@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strconv"
@@ -26,6 +27,10 @@ type rate struct {
 	// (nil: none, or one was): every group's baseline and its peers' are
 	// as they were
 	made []Finding
+	// held is the bytes of hits the buckets hold in memory; past after
+	// (asideAfter), a window's are set aside as it closes (rate_aside.go)
+	held, after int
+	aside       hitsAside
 }
 
 // rateGroup counts a group's events in every window, and keeps the events
@@ -59,12 +64,18 @@ type bucket struct {
 	// window that may be flagged once the whole span's baseline is
 	// known. odd are the ids that do not pack, by their hit's place
 	// (nil: none); agents are the hits' agents, set only once one is not
-	// the group's (nil: every one is).
+	// the group's (nil: every one is). The first nAside hits are set
+	// aside, in the extents of aside, in order; hits are those after.
 	base   time.Time
+	aside  []extent
+	nAside int
 	hits   []rateHit
 	odd    map[int]string
 	agents []string
 }
+
+// n is how many hits the window keeps.
+func (b *bucket) n() int { return b.nAside + len(b.hits) }
 
 type rateHit struct {
 	off int64  // nanoseconds after base
@@ -73,11 +84,11 @@ type rateHit struct {
 
 // add keeps an event of group g for citing.
 func (b *bucket) add(g string, t time.Time, id, agent string) {
-	if len(b.hits) == 0 {
+	if b.n() == 0 {
 		b.base = t
 	}
 	if b.agents == nil && agent != g {
-		b.agents = make([]string, len(b.hits), cap(b.hits))
+		b.agents = make([]string, b.n(), b.nAside+cap(b.hits))
 		for i := range b.agents {
 			b.agents[i] = g
 		}
@@ -90,15 +101,30 @@ func (b *bucket) add(g string, t time.Time, id, agent string) {
 		if b.odd == nil {
 			b.odd = map[int]string{}
 		}
-		b.odd[len(b.hits)] = id
+		b.odd[b.n()] = id
 	}
 	b.hits = append(b.hits, rateHit{off: int64(t.Sub(b.base)), id: n})
 }
 
-// cited are the window's events kept for citing, as hits.
-func (b *bucket) cited(g string) []hit {
-	out := make([]hit, len(b.hits))
-	for i, h := range b.hits {
+// cited are the window's events kept for citing, as hits, those set
+// aside read back from a: all of them, or those before the first that
+// could not be read, and why.
+func (b *bucket) cited(g string, a *hitsAside) ([]hit, error) {
+	all := b.hits
+	var err error
+	if len(b.aside) > 0 {
+		all = make([]rateHit, 0, b.n())
+		for _, e := range b.aside {
+			if all, err = a.get(all, e); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			all = append(all, b.hits...)
+		}
+	}
+	out := make([]hit, len(all))
+	for i, h := range all {
 		agent := g
 		if b.agents != nil {
 			agent = b.agents[i]
@@ -109,7 +135,29 @@ func (b *bucket) cited(g string) []hit {
 		}
 		out[i] = hit{t: b.base.Add(time.Duration(h.off)), id: id, agent: agent}
 	}
-	return out
+	return out, err
+}
+
+// closed is what becomes of bucket b of group g's when its window closes
+// with count events: dropped when it can never be flagged; else set aside
+// when the rule holds more than asideAfter in memory, or clipped.
+func (r *rate) closed(rg *rateGroup, k int64, b *bucket) {
+	switch {
+	case rg.count(k) < int64(r.r.Correlation.MinEvents):
+		r.held -= len(b.hits) * hitSize
+		delete(rg.cited, k)
+		return
+	case r.held > r.after:
+		if e, ok := r.aside.put(b.hits); ok {
+			r.held -= len(b.hits) * hitSize
+			b.aside, b.nAside, b.hits = append(b.aside, e), b.nAside+e.n, nil
+			return
+		}
+	}
+	if cap(b.hits) > len(b.hits) {
+		b.hits = slices.Clone(b.hits) // no room to grow kept
+		b.agents = slices.Clip(slices.Clone(b.agents))
+	}
 }
 
 // maxBucketHits bounds the events a window keeps for citation.
@@ -117,7 +165,7 @@ const maxBucketHits = 200
 
 func newRate(r *Rule) *rate {
 	g, _ := evidence.LookupField(r.Correlation.GroupBy)
-	return &rate{r: r, group: g, groups: map[string]*rateGroup{}}
+	return &rate{r: r, group: g, groups: map[string]*rateGroup{}, after: asideAfter}
 }
 
 func (r *rate) add(_ int, ev *evidence.Event) {
@@ -136,13 +184,8 @@ func (r *rate) add(_ int, ev *evidence.Event) {
 		// Events come in time order: the group's window before this one
 		// is complete. One with fewer than min_events can never be
 		// flagged, so no finding will cite its events; its count stays.
-		switch {
-		case rg.last == nil:
-		case rg.count(rg.lastK) < int64(r.r.Correlation.MinEvents):
-			delete(rg.cited, rg.lastK)
-		case cap(rg.last.hits) > len(rg.last.hits):
-			rg.last.hits = slices.Clone(rg.last.hits) // no room to grow kept
-			rg.last.agents = slices.Clip(slices.Clone(rg.last.agents))
+		if rg.last != nil {
+			r.closed(rg, rg.lastK, rg.last)
 		}
 		if b = rg.cited[k]; b == nil {
 			b = &bucket{}
@@ -152,8 +195,9 @@ func (r *rate) add(_ int, ev *evidence.Event) {
 	}
 	rg.counted(k)
 	rg.span, r.made = nil, nil
-	if len(b.hits) < maxBucketHits {
+	if b.n() < maxBucketHits {
 		b.add(g, ev.Time, ev.ID, ev.Agent)
+		r.held += hitSize
 	}
 }
 
@@ -194,6 +238,14 @@ func windowOf(t time.Time, w time.Duration) int64 {
 	const safe = math.MaxInt64/int64(time.Second) - 1
 	sec = min(max(sec, -safe), safe)
 	return floorDiv(sec*int64(time.Second)+int64(t.Nanosecond()), int64(w))
+}
+
+// windowStart is when window k of width w (windowOf's) begins.
+func windowStart(k int64, w time.Duration) time.Time {
+	if w%time.Second == 0 {
+		return time.Unix(k*int64(w/time.Second), 0).UTC()
+	}
+	return time.Unix(0, k*int64(w)).UTC()
 }
 
 func floorDiv(a, b int64) int64 {
@@ -255,9 +307,12 @@ func (r *rate) judge() []Finding {
 				return
 			}
 			var hits []hit
+			var unread error
 			for _, i := range run {
 				if b := rg.cited[keys[i]]; b != nil {
-					hits = append(hits, b.cited(g)...)
+					c, err := b.cited(g, &r.aside)
+					hits = append(hits, c...)
+					unread = cmp.Or(unread, err)
 				}
 			}
 			agent := g
@@ -268,10 +323,25 @@ func (r *rate) judge() []Finding {
 			for _, i := range run {
 				count += a.counts[i]
 			}
-			out = append(out, r.r.newFinding(agent, hits, map[string]string{
+			vars := map[string]string{
 				"count": strconv.FormatInt(count, 10), "ratio": strconv.FormatFloat(maxRatio, 'f', 0, 64),
 				"baseline": strconv.FormatFloat(runOwn, 'f', 1, 64), "peers": strconv.FormatFloat(peers, 'f', 1, 64),
-			}))
+			}
+			var f Finding
+			if len(hits) == 0 && unread != nil {
+				// no event to date it: the windows' span does
+				f = r.r.blankFinding(agent)
+				f.Start = windowStart(keys[run[0]], r.r.Correlation.Window)
+				f.End = windowStart(keys[run[len(run)-1]]+1, r.r.Correlation.Window)
+				f = r.r.finish(f, vars)
+			} else {
+				f = r.r.newFinding(agent, hits, vars)
+			}
+			if unread != nil {
+				// say it cites less than it kept, and why
+				f.Explanation += " Not all of its events are cited: " + unread.Error() + "."
+			}
+			out = append(out, f)
 			run, maxRatio = nil, 0
 		}
 		for i, k := range keys {

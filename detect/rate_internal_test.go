@@ -13,9 +13,12 @@ import (
 
 // A window's kept events come back as they were added: times to the
 // nanosecond (an offset from the first), ids (packed or not: anyID), and
-// agents, the group's or another's from any point on.
+// agents, the group's or another's from any point on; those set aside
+// at any point (a late event joins a window set aside) read back before
+// those added after.
 func TestRateBucketKeepsItsHits(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
+	var aside hitsAside
 	t0 := time.Date(2026, 8, 11, 9, 0, 0, 123456789, time.UTC)
 	for round := range 500 {
 		var b bucket
@@ -31,8 +34,18 @@ func TestRateBucketKeepsItsHits(t *testing.T) {
 			h := hit{t: at, id: anyID(r), agent: agent}
 			b.add("g", h.t, h.id, h.agent)
 			want = append(want, h)
+			if r.IntN(10) == 0 {
+				e, ok := aside.put(b.hits)
+				if !ok {
+					t.Fatalf("round %d: nothing set aside: %v", round, aside.err)
+				}
+				b.aside, b.nAside, b.hits = append(b.aside, e), b.nAside+e.n, nil
+			}
 		}
-		got := b.cited("g")
+		got, err := b.cited("g", &aside)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if !slices.EqualFunc(got, want, func(x, y hit) bool { return x.t.Equal(y.t) && x.id == y.id && x.agent == y.agent }) {
 			t.Fatalf("round %d: cited %v, want %v", round, got, want)
 		}
