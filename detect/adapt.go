@@ -83,7 +83,7 @@ func newAdaptOpen(start int) adaptOpen {
 	return adaptOpen{from: start, upto: start, cited: map[uint64]citeAt{}, citedOdd: map[string]citeAt{}, denials: map[string]bool{}}
 }
 
-// extend adds found[o.upto:] to the episode as newFinding would cite the
+// extend adds as's adaptations from o.upto to the episode as newFinding would cite the
 // whole of it: the hits sorted by time (stable: after those of the same
 // time already cited), each event once, where it comes first. A denial's
 // hits carry the denial's time, so an event may come again earlier than
@@ -92,7 +92,8 @@ func newAdaptOpen(start int) adaptOpen {
 // The adaptations after a refusal cite its hits again, each of them:
 // most of the hits added are events cited already. They are compared
 // packed (cites.hits), and only the first of each event is unpacked.
-func (o *adaptOpen) extend(found []adaptFound, cites *citeList, agent string) {
+func (o *adaptOpen) extend(as *adaptations, upto int, agent string) {
+	cites := &as.cites
 	// the added hits' first of each event, in the order a stable sort by
 	// time would give them: earliest, then first added
 	type first struct {
@@ -105,9 +106,8 @@ func (o *adaptOpen) extend(found []adaptFound, cites *citeList, agent string) {
 	var firsts []first
 	byID, byOdd := map[uint64]int{}, map[string]int{}
 	seq := 0
-	for _, f := range found[o.upto:] {
-		ps := cites.hits[f.lo:f.hi]
-		for i, p := range ps {
+	for k := o.upto; k < upto; k++ {
+		for i, p := range as.packed(k) {
 			n, odd, at := cites.keyOf(p)
 			if i == 0 {
 				o.denials[cites.idOf(p, n, odd)] = true
@@ -132,9 +132,9 @@ func (o *adaptOpen) extend(found []adaptFound, cites *citeList, agent string) {
 			}
 			seq++
 		}
-		o.descs = append(o.descs, f.desc)
+		o.descs = append(o.descs, as.desc(k))
 	}
-	o.upto = len(found)
+	o.upto = upto
 	slices.SortFunc(firsts, func(a, b first) int {
 		if a.at != b.at {
 			if a.at.before(b.at) {
@@ -205,27 +205,12 @@ type adaptState struct {
 	// oldest first
 	byPath map[string][]*denial
 	n      int // denials so far: each denial's place
-	found  []adaptFound
-	// cites are the hits of found, packed for agent (whose state this
-	// is), in the order found
+	// the adaptations found, their hits packed for agent (whose state
+	// this is)
+	adaptations
 	agent string
-	cites citeList
-	// inEpisode counts the adaptations of found's last episode
+	// inEpisode counts the adaptations of the last episode
 	inEpisode int
-}
-
-// adaptFound is an adaptation: its time, the hits it cites (cites[lo:hi]
-// of its agent's state) and its description ("" when no finding lists
-// it).
-type adaptFound struct {
-	t      time.Time
-	lo, hi int
-	desc   string
-}
-
-// hits are f's hits, of cites, its agent's.
-func (f adaptFound) hits(cites *citeList, agent string) []hit {
-	return cites.unpackAll(cites.hits[f.lo:f.hi], agent)
 }
 
 func newAdaptState() *adaptState {
@@ -247,7 +232,7 @@ type denial struct {
 
 // adapted is a match tool_escalation and intent_mismatch keep for their
 // findings, with the hits it cites (denial_adaptation keeps its own,
-// packed: adaptFound).
+// packed: adaptations).
 type adapted struct {
 	t    time.Time
 	hits []hit
@@ -343,19 +328,15 @@ const described = 3
 // the window begins one), the only ones a finding lists: at ten million
 // events the descriptions no finding showed held 56 MB.
 func (a *adaptation) adapted(st *adaptState, t time.Time, hits []hit, desc func() string) {
-	if n := len(st.found); n == 0 || t.Sub(st.found[n-1].t) > a.r.Correlation.Window {
+	if n := st.len(); n == 0 || t.Sub(st.at(n-1)) > a.r.Correlation.Window {
 		st.inEpisode = 0
 	}
-	f := adaptFound{t: t, lo: len(st.cites.hits)}
-	for _, h := range hits {
-		st.cites.add(h, st.agent)
-	}
-	f.hi = len(st.cites.hits)
+	d := ""
 	if st.inEpisode < described {
-		f.desc = desc()
+		d = desc()
 	}
 	st.inEpisode++
-	st.found = append(st.found, f)
+	st.add(t, hits, st.agent, d)
 }
 
 func (a *adaptation) deny(st *adaptState, d *denial) {
@@ -517,59 +498,60 @@ func (a *adaptation) done() []Finding {
 	var out []Finding
 	for _, agent := range sortedKeys(a.agents) {
 		st := a.agents[agent]
-		found := st.found
+		n := st.len()
 		m, ok := a.made[agent]
-		if ok && m.n == len(found) || len(found) == 0 {
+		if ok && m.n == n || n == 0 {
 			out = append(out, m.fs...)
 			continue
 		}
 		from := len(out)
 		out = append(out, m.before...)
-		times := make([]time.Time, len(found)-m.last)
-		for i, x := range found[m.last:] {
-			times[i] = x.t
+		times := make([]time.Time, n-m.last)
+		for i := range times {
+			times[i] = st.at(m.last + i)
 		}
 		eps := episodes(times, a.r.Correlation.Window)
 		for _, ep := range eps[:len(eps)-1] {
-			if run := found[m.last+ep[0] : m.last+ep[1]]; a.r.Correlation.Condition.Holds(float64(len(run))) {
-				out = append(out, a.finding(agent, st, run))
+			if lo, hi := m.last+ep[0], m.last+ep[1]; a.r.Correlation.Condition.Holds(float64(hi - lo)) {
+				out = append(out, a.finding(agent, st, lo, hi))
 			}
 		}
 		before, o := slices.Clip(out[from:]), m.open
 		start := m.last + eps[len(eps)-1][0]
 		switch {
 		case a.afresh:
-			if run := found[start:]; a.r.Correlation.Condition.Holds(float64(len(run))) {
-				out = append(out, a.finding(agent, st, run))
+			if a.r.Correlation.Condition.Holds(float64(n - start)) {
+				out = append(out, a.finding(agent, st, start, n))
 			}
 		default:
 			if o.denials == nil || o.from != start {
 				o = newAdaptOpen(start)
 			}
-			o.extend(found, &st.cites, agent)
+			o.extend(&st.adaptations, n, agent)
 			if n := o.upto - o.from; a.r.Correlation.Condition.Holds(float64(n)) {
 				out = append(out, a.r.sortedFinding(agent, o.hits, map[string]string{
 					"denials": strconv.Itoa(len(o.denials)), "routes": strconv.Itoa(n), "detail": listValues(o.descs, described),
 				}))
 			}
 		}
-		a.made[agent] = adaptMade{madeOf{len(found), slices.Clip(out[from:])}, start, before, o}
+		a.made[agent] = adaptMade{madeOf{n, slices.Clip(out[from:])}, start, before, o}
 	}
 	return out
 }
 
-// finding is the finding of an episode of adaptations, made whole.
-func (a *adaptation) finding(agent string, st *adaptState, run []adaptFound) Finding {
+// finding is the finding of an episode of adaptations, the lo-th to
+// the one before the hi-th, made whole.
+func (a *adaptation) finding(agent string, st *adaptState, lo, hi int) Finding {
 	var hits []hit
 	var descs []string
 	denials := map[string]bool{}
-	for _, f := range run {
-		fh := f.hits(&st.cites, agent)
+	for i := lo; i < hi; i++ {
+		fh := st.hits(i, agent)
 		hits = append(hits, fh...)
-		descs = append(descs, f.desc)
+		descs = append(descs, st.desc(i))
 		denials[fh[0].id] = true
 	}
 	return a.r.newFinding(agent, hits, map[string]string{
-		"denials": strconv.Itoa(len(denials)), "routes": strconv.Itoa(len(run)), "detail": listValues(descs, described),
+		"denials": strconv.Itoa(len(denials)), "routes": strconv.Itoa(hi - lo), "detail": listValues(descs, described),
 	})
 }

@@ -22,8 +22,7 @@ func TestAdaptationEpisodeExtendedIsNewFinding(t *testing.T) {
 		for i := range ids {
 			ids[i] = anyID(r)
 		}
-		var found []adaptFound
-		var cites citeList
+		var as adaptations
 		var all []hit
 		first := map[string]time.Time{}
 		for range 1 + r.IntN(10) {
@@ -41,18 +40,13 @@ func TestAdaptationEpisodeExtendedIsNewFinding(t *testing.T) {
 				}
 				hits = append(hits, h)
 			}
-			f := adaptFound{t: hits[0].t, lo: len(cites.hits), desc: "d"}
-			for _, h := range hits {
-				cites.add(h, "a")
-			}
-			f.hi = len(cites.hits)
-			found = append(found, f)
+			as.add(hits[0].t, hits, "a", "d")
 			all = append(all, hits...)
 		}
 		want := rule.newFinding("a", slices.Clone(all), nil)
 		o := newAdaptOpen(0)
-		for o.upto < len(found) {
-			o.extend(found[:min(len(found), o.upto+1+r.IntN(3))], &cites, "a")
+		for o.upto < as.len() {
+			o.extend(&as, min(as.len(), o.upto+1+r.IntN(3)), "a")
 		}
 		got := rule.sortedFinding("a", o.hits, nil)
 		if !slices.Equal(got.Events, want.Events) || !got.Start.Equal(want.Start) || !got.End.Equal(want.End) {
