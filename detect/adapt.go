@@ -83,16 +83,17 @@ func newAdaptOpen(start int) adaptOpen {
 	return adaptOpen{from: start, upto: start, cited: map[uint64]citeAt{}, citedOdd: map[string]citeAt{}, denials: map[string]bool{}}
 }
 
-// extend adds as's adaptations from o.upto to the episode as newFinding would cite the
-// whole of it: the hits sorted by time (stable: after those of the same
-// time already cited), each event once, where it comes first. A denial's
-// hits carry the denial's time, so an event may come again earlier than
-// where it was cited: it moves there.
+// extend adds as's adaptations from the o.upto-th to the one before the
+// upto-th to the episode as newFinding would cite the whole of it: the
+// hits sorted by time (stable: after those of the same time already
+// cited), each event once, where it comes first. A denial's hits carry
+// the denial's time, so an event may come again earlier than where it
+// was cited: it moves there.
 //
 // The adaptations after a refusal cite its hits again, each of them:
 // most of the hits added are events cited already. They are compared
 // packed (cites.hits), and only the first of each event is unpacked.
-func (o *adaptOpen) extend(as *adaptations, upto int, agent string) {
+func (o *adaptOpen) extend(as *matchList, upto int, agent string) {
 	cites := &as.cites
 	// the added hits' first of each event, in the order a stable sort by
 	// time would give them: earliest, then first added
@@ -207,7 +208,7 @@ type adaptState struct {
 	n      int // denials so far: each denial's place
 	// the adaptations found, their hits packed for agent (whose state
 	// this is)
-	adaptations
+	matchList
 	agent string
 	// inEpisode counts the adaptations of the last episode
 	inEpisode int
@@ -527,7 +528,7 @@ func (a *adaptation) done() []Finding {
 			if o.denials == nil || o.from != start {
 				o = newAdaptOpen(start)
 			}
-			o.extend(&st.adaptations, n, agent)
+			o.extend(&st.matchList, n, agent)
 			if n := o.upto - o.from; a.r.Correlation.Condition.Holds(float64(n)) {
 				out = append(out, a.r.sortedFinding(agent, o.hits, map[string]string{
 					"denials": strconv.Itoa(len(o.denials)), "routes": strconv.Itoa(n), "detail": listValues(o.descs, described),

@@ -22,7 +22,7 @@ func TestAdaptationEpisodeExtendedIsNewFinding(t *testing.T) {
 		for i := range ids {
 			ids[i] = anyID(r)
 		}
-		var as adaptations
+		var as matchList
 		var all []hit
 		first := map[string]time.Time{}
 		for range 1 + r.IntN(10) {

@@ -39,7 +39,11 @@ type intent struct {
 
 type intentState struct {
 	pending []sensitive // since the previous summary, of the last window
-	found   []adapted
+	// found are the summaries that left actions out, each citing itself
+	// and those actions (packed: an agent's summary may leave thousands
+	// out), described, with the values of what it left out (values)
+	found  matchList
+	values [][]string
 }
 
 // expire drops the actions before from: a summary judges those of its
@@ -161,8 +165,9 @@ func (x *intent) judge(st *intentState, ev *evidence.Event, h hit) {
 		}
 		parts = append(parts, fmt.Sprintf("%d %s (%s)", len(omitted[k]), k, listValues(whats, 3)))
 	}
-	st.found = append(st.found, adapted{t: ev.Time, hits: hits, values: values,
-		desc: fmt.Sprintf("summary at %s \"%s\" leaves out %s", ev.Time.Format(time.TimeOnly), clip(strings.TrimSpace(text), 80), strings.Join(parts, ", "))})
+	st.found.add(ev.Time, hits, ev.Agent,
+		fmt.Sprintf("summary at %s \"%s\" leaves out %s", ev.Time.Format(time.TimeOnly), clip(strings.TrimSpace(text), 80), strings.Join(parts, ", ")))
+	st.values = append(st.values, values)
 }
 
 func clip(s string, n int) string {
@@ -175,18 +180,19 @@ func clip(s string, n int) string {
 func (x *intent) done() []Finding {
 	var lists [][]Finding
 	for _, agent := range sortedKeys(x.agents) {
-		found := x.agents[agent].found
+		st := x.agents[agent]
 		m := x.made[agent]
 		fs := m.fs
-		for _, f := range found[m.n:] {
-			if !x.r.Correlation.Condition.Holds(float64(len(f.hits) - 1)) {
+		for i := m.n; i < st.found.len(); i++ {
+			n := len(st.found.packed(i)) - 1
+			if !x.r.Correlation.Condition.Holds(float64(n)) {
 				continue // the condition counts the actions left out
 			}
-			fs = append(fs, withValues(x.r.newFinding(agent, f.hits, map[string]string{
-				"detail": f.desc, "count": strconv.Itoa(len(f.hits) - 1),
-			}), f.values))
+			fs = append(fs, withValues(x.r.newFinding(agent, st.found.hits(i, agent), map[string]string{
+				"detail": st.found.desc(i), "count": strconv.Itoa(n),
+			}), st.values[i]))
 		}
-		x.made[agent] = madeOf{len(found), slices.Clip(fs)}
+		x.made[agent] = madeOf{st.found.len(), slices.Clip(fs)}
 		lists = append(lists, fs)
 	}
 	return slices.Concat(lists...)
