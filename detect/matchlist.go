@@ -11,58 +11,59 @@ import "time"
 // bytes each with two pointers, and intent_mismatch's summaries held
 // their hits whole, 56 bytes each with three.
 type matchList struct {
-	found []adaptFound
+	found []listed
 	cites citeList
 	descs []string
 }
 
-type adaptFound struct {
+// listed is a match in the list.
+type listed struct {
 	sec  int64
 	lo   int // its first hit in cites
 	nsec int32
 	desc int32 // its description's place in descs plus one (0: none)
 }
 
-// add adds an adaptation at t citing hits, packed for agent, described
-// by desc ("": not described).
-func (as *matchList) add(t time.Time, hits []hit, agent, desc string) {
-	f := adaptFound{sec: t.Unix(), nsec: int32(t.Nanosecond()), lo: len(as.cites.hits)}
+// add adds a match at t citing hits, packed for agent, described by
+// desc ("": not described).
+func (l *matchList) add(t time.Time, hits []hit, agent, desc string) {
+	f := listed{sec: t.Unix(), nsec: int32(t.Nanosecond()), lo: len(l.cites.hits)}
 	for _, h := range hits {
-		as.cites.add(h, agent)
+		l.cites.add(h, agent)
 	}
 	if desc != "" {
-		as.descs = append(as.descs, desc)
-		f.desc = int32(len(as.descs))
+		l.descs = append(l.descs, desc)
+		f.desc = int32(len(l.descs))
 	}
-	as.found = append(as.found, f)
+	l.found = append(l.found, f)
 }
 
-// len is how many adaptations were found.
-func (as *matchList) len() int { return len(as.found) }
+// len is how many matches the list holds.
+func (l *matchList) len() int { return len(l.found) }
 
-// at is the i-th adaptation's time.
-func (as *matchList) at(i int) time.Time {
-	return time.Unix(as.found[i].sec, int64(as.found[i].nsec)).UTC()
+// at is the i-th match's time.
+func (l *matchList) at(i int) time.Time {
+	return time.Unix(l.found[i].sec, int64(l.found[i].nsec)).UTC()
 }
 
-// packed are the i-th adaptation's hits, packed.
-func (as *matchList) packed(i int) []packedHit {
-	hi := len(as.cites.hits)
-	if i+1 < len(as.found) {
-		hi = as.found[i+1].lo
+// packed are the i-th match's hits, packed.
+func (l *matchList) packed(i int) []packedHit {
+	hi := len(l.cites.hits)
+	if i+1 < len(l.found) {
+		hi = l.found[i+1].lo
 	}
-	return as.cites.hits[as.found[i].lo:hi]
+	return l.cites.hits[l.found[i].lo:hi]
 }
 
-// hits are the i-th adaptation's hits, for agent.
-func (as *matchList) hits(i int, agent string) []hit {
-	return as.cites.unpackAll(as.packed(i), agent)
+// hits are the i-th match's hits, for agent.
+func (l *matchList) hits(i int, agent string) []hit {
+	return l.cites.unpackAll(l.packed(i), agent)
 }
 
-// desc is the i-th adaptation's description ("" when none was made).
-func (as *matchList) desc(i int) string {
-	if d := as.found[i].desc; d > 0 {
-		return as.descs[d-1]
+// desc is the i-th match's description ("" when none was made).
+func (l *matchList) desc(i int) string {
+	if d := l.found[i].desc; d > 0 {
+		return l.descs[d-1]
 	}
 	return ""
 }

@@ -138,9 +138,10 @@ func (b *bucket) cited(g string, a *hitsAside) ([]hit, error) {
 	return out, err
 }
 
-// closed is what becomes of bucket b of group g's when its window closes
-// with count events: dropped when it can never be flagged; else set aside
-// when the rule holds more than asideAfter in memory, or clipped.
+// closed is what becomes of bucket b, of window k of group rg, when the
+// window closes: dropped when it can never be flagged; else its hits set
+// aside when the rule holds more than after bytes of them in memory, or
+// clipped.
 func (r *rate) closed(rg *rateGroup, k int64, b *bucket) {
 	switch {
 	case rg.count(k) < int64(r.r.Correlation.MinEvents):
