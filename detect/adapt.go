@@ -231,19 +231,6 @@ type denial struct {
 	r      route
 }
 
-// adapted is a match tool_escalation and intent_mismatch keep for their
-// findings, with the hits it cites (denial_adaptation keeps its own,
-// packed: adaptations).
-type adapted struct {
-	t    time.Time
-	hits []hit
-	desc string
-	// values are what drove it, when the correlation names such values
-	// (intent_mismatch), or the tools of the calls it cites
-	// (tool_escalation)
-	values []string
-}
-
 // callLink is how long after a tool call a proxy denial is taken to be
 // its doing.
 const callLink = time.Minute
@@ -323,8 +310,8 @@ func (a *adaptation) add(_ int, ev *evidence.Event) {
 // (its detail lists them and counts the rest).
 const described = 3
 
-// adapted adds an adaptation at t citing hits to st's, the hits packed
-// (citeList). Its description is made and kept only when it is
+// adapted adds an adaptation at t citing hits to st's (matchList: the
+// hits packed). Its description is made and kept only when it is
 // among the first described of its episode (episodes: a gap longer than
 // the window begins one), the only ones a finding lists: at ten million
 // events the descriptions no finding showed held 56 MB.

@@ -60,6 +60,16 @@ func newEscState() *escState {
 	return &escState{calls: newRecentCalls(), byKey: map[string][]refusal{}, at: map[*call]int{}}
 }
 
+// adapted is an escalation tool_escalation keeps for its findings, with
+// the hits it cites and the tools of the calls it cites (values).
+// denial_adaptation and intent_mismatch keep theirs packed (matchList).
+type adapted struct {
+	t      time.Time
+	hits   []hit
+	desc   string
+	values []string
+}
+
 // refusal is a refused call and its place among the agent's refusals.
 type refusal struct {
 	c *call
