@@ -64,18 +64,26 @@ type bucket struct {
 	// window that may be flagged once the whole span's baseline is
 	// known. odd are the ids that do not pack, by their hit's place
 	// (nil: none); agents are the hits' agents, set only once one is not
-	// the group's (nil: every one is). The first nAside hits are set
-	// aside, in the extents of aside, in order; hits are those after.
+	// the group's (nil: every one is). The first hits are set aside,
+	// in the extents of aside, in order; hits are those after.
 	base   time.Time
 	aside  []extent
-	nAside int
 	hits   []rateHit
 	odd    map[int]string
 	agents []string
 }
 
 // n is how many hits the window keeps.
-func (b *bucket) n() int { return b.nAside + len(b.hits) }
+func (b *bucket) n() int {
+	n := len(b.hits)
+	for _, e := range b.aside {
+		n += e.n
+	}
+	return n
+}
+
+// setAside records the hits in memory as written at e.
+func (b *bucket) setAside(e extent) { b.aside, b.hits = append(b.aside, e), nil }
 
 type rateHit struct {
 	off int64  // nanoseconds after base
@@ -88,7 +96,7 @@ func (b *bucket) add(g string, t time.Time, id, agent string) {
 		b.base = t
 	}
 	if b.agents == nil && agent != g {
-		b.agents = make([]string, b.n(), b.nAside+cap(b.hits))
+		b.agents = make([]string, b.n(), b.n()-len(b.hits)+cap(b.hits))
 		for i := range b.agents {
 			b.agents[i] = g
 		}
@@ -151,7 +159,7 @@ func (r *rate) closed(rg *rateGroup, k int64, b *bucket) {
 	case r.held > r.after:
 		if e, ok := r.aside.put(b.hits); ok {
 			r.held -= len(b.hits) * hitSize
-			b.aside, b.nAside, b.hits = append(b.aside, e), b.nAside+e.n, nil
+			b.setAside(e)
 			return
 		}
 	}

@@ -39,7 +39,7 @@ func TestRateBucketKeepsItsHits(t *testing.T) {
 				if !ok {
 					t.Fatalf("round %d: nothing set aside: %v", round, aside.err)
 				}
-				b.aside, b.nAside, b.hits = append(b.aside, e), b.nAside+e.n, nil
+				b.setAside(e)
 			}
 		}
 		got, err := b.cited("g", &aside)
