@@ -53,17 +53,17 @@ type escState struct {
 	lastDeny time.Time
 	last     *call         // the agent's latest tool call
 	proxied  []proxyDenial // the proxy's refusals of its calls, oldest first
-	found    []adapted
+	found    []escalated
 }
 
 func newEscState() *escState {
 	return &escState{calls: newRecentCalls(), byKey: map[string][]refusal{}, at: map[*call]int{}}
 }
 
-// adapted is an escalation tool_escalation keeps for its findings, with
+// escalated is an escalation tool_escalation keeps for its findings, with
 // the hits it cites and the tools of the calls it cites (values).
 // denial_adaptation and intent_mismatch keep theirs packed (matchList).
-type adapted struct {
+type escalated struct {
 	t      time.Time
 	hits   []hit
 	desc   string
@@ -274,7 +274,7 @@ func (x *escalation) add(_ int, ev *evidence.Event) {
 		st.calls.add(c)
 		h := hit{t: c.t, id: c.id, agent: c.agent}
 		if s := x.e.sessionAt(ev.Agent, ev.Time); s != nil && len(s.tools) > 0 && c.tool != "" && !contains(s.tools, c.tool) {
-			st.found = append(st.found, adapted{t: c.t, hits: []hit{h}, values: callTools(c),
+			st.found = append(st.found, escalated{t: c.t, hits: []hit{h}, values: callTools(c),
 				desc: fmt.Sprintf("%s (%s) is not in tools_allowed [%s]", c.tool, c.callID, strings.Join(s.tools, ", "))})
 		}
 		// the latest refused call c shares a target with or retries
@@ -287,12 +287,12 @@ func (x *escalation) add(_ int, ev *evidence.Event) {
 				}
 			}
 			if how := escalates(r, c); how != "" {
-				st.found = append(st.found, adapted{t: c.t, hits: []hit{{t: r.t, id: r.id, agent: r.agent}, h}, values: callTools(r, c),
+				st.found = append(st.found, escalated{t: c.t, hits: []hit{{t: r.t, id: r.id, agent: r.agent}, h}, values: callTools(r, c),
 					desc: fmt.Sprintf("%s of %s refused (%s), then %s (%s)", describe(r), target, r.callID, how, c.callID)})
 			}
 		}
 		if !st.lastDeny.IsZero() && !st.lastDeny.Before(from) && mayBypass(ev.Cmdline) && bypassRe.MatchString(ev.Cmdline) {
-			st.found = append(st.found, adapted{t: c.t, hits: []hit{h}, values: callTools(c),
+			st.found = append(st.found, escalated{t: c.t, hits: []hit{h}, values: callTools(c),
 				desc: fmt.Sprintf("bypasses the proxy after a refusal (%s)", c.callID)})
 		}
 	case isDenied(ev):
@@ -341,7 +341,7 @@ func (x *escalation) direct(st *escState, ev *evidence.Event) {
 		if interpreter(d.c.bin) || d.c.bin == bin {
 			return
 		}
-		st.found = append(st.found, adapted{t: ev.Time, values: callTools(d.c),
+		st.found = append(st.found, escalated{t: ev.Time, values: callTools(d.c),
 			hits: []hit{{t: d.c.t, id: d.c.id, agent: d.c.agent}, {t: d.t, id: d.id, agent: ev.Agent}, {t: ev.Time, id: ev.ID, agent: ev.Agent}},
 			desc: fmt.Sprintf("%s of %s refused by the proxy (%s), then %s connected to %s directly%s",
 				describe(d.c), d.host+portSuffix(d.port), d.c.callID, bin, destination(ev)+portSuffix(ev.DstPort), via)})
@@ -394,7 +394,7 @@ func (x *escalation) done() []Finding {
 	var out []Finding
 	for _, agent := range sortedKeys(x.agents) {
 		found := x.agents[agent].found
-		for _, run := range runs(x.r, found, func(x adapted) time.Time { return x.t }) {
+		for _, run := range runs(x.r, found, func(x escalated) time.Time { return x.t }) {
 			var hits []hit
 			var descs, tools []string
 			for _, f := range run {
