@@ -20,7 +20,7 @@ type adaptOpen struct {
 	descs      []string
 }
 
-// citeAt is the instant a hit cites its event at, as packedHit keeps it.
+// citeAt is the instant a hit cites its event at.
 type citeAt struct {
 	sec  int64
 	nsec int32

@@ -53,7 +53,7 @@ type sends struct {
 // openSends is an open episode's sends as its finding reads them: each
 // source's bytes summed, the methods in the order they came, the first
 // send's allowlist (wildcard or none), and each send's hit, packed
-// (citeList: 24 bytes the collector does not scan, where a send kept
+// (citeList: 16 bytes the collector does not scan, where a send kept
 // whole was 100 bytes and five strings).
 type openSends struct {
 	allow   string

@@ -36,20 +36,25 @@ func TestMergeByTimeIsTheStableSort(t *testing.T) {
 
 // A citeList merged round after round holds what mergeByTime makes of
 // the same hits, each given back as it was: ids of every shape (anyID),
-// hits of another agent, times in another zone, far in the future or
-// before 1970, and times that collide.
+// hits of another agent, times in another zone, before 1970, and beyond
+// the nanoseconds a packed hit keeps (after 2116, before 1824: ordered by
+// their own times), and times that collide.
 func TestCiteListIsMergeByTime(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	zone := time.FixedZone("X", 2*3600)
 	anyTime := func() time.Time {
 		at := time.Date(2026, 8, 11, 10, 0, r.IntN(8), r.IntN(3)*500, time.UTC)
-		switch r.IntN(10) {
+		switch r.IntN(12) {
 		case 0:
 			return at.In(zone)
 		case 1:
 			return time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)
 		case 2:
 			return time.Date(1960, 1, 1, 0, 0, r.IntN(8), 1, time.UTC)
+		case 3:
+			return time.Date(2200+r.IntN(3), 1, 1, 0, 0, r.IntN(8), r.IntN(3), time.UTC)
+		case 4:
+			return time.Date(1700+r.IntN(3), 1, 1, 0, 0, r.IntN(8), r.IntN(3), time.UTC)
 		}
 		return at
 	}

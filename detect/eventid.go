@@ -13,24 +13,49 @@ import (
 // cites millions of events, and marking their id strings on every cycle
 // made a replay slower per event than at one million.
 
-// packedHit is a hit as a long list of them keeps it (citeList): its time
-// in seconds and nanoseconds and its id packed, 24 bytes the collector
-// does not scan. ref is 0 when the hit is the list's agent's, its time in
-// UTC and its id packs; otherwise the list keeps the hit whole, in its
-// odd at ref-1, and id is 0.
+// packedHit is a hit as a long list of them keeps it (citeList): 16 bytes
+// the collector does not scan. at is its time in nanoseconds since 1970,
+// shifted left once; its low bit says the list keeps the hit whole, in its
+// odd at id. Otherwise the hit is the list's agent's, its time in UTC, and
+// id is its id packed. A hit of another agent, of another zone, whose id
+// does not pack, or whose time is out of the range nanoseconds keep
+// (1824 to 2116; at then holds the nearer end of it) is kept whole.
 type packedHit struct {
-	sec  int64
-	id   uint64
-	nsec int32
-	ref  uint32
+	at int64
+	id uint64
 }
 
-func packedByTime(a, b packedHit) int {
-	if a.sec != b.sec {
-		return cmp.Compare(a.sec, b.sec)
+// The nanoseconds a packedHit keeps, shifted left once into an int64.
+const (
+	minNanos = -1 << 62
+	maxNanos = 1<<62 - 1
+)
+
+// nanosOf is t in nanoseconds since 1970 as a packedHit keeps it, and
+// whether it is t exactly (false: the nearer end of the range).
+func nanosOf(t time.Time) (int64, bool) {
+	sec := t.Unix()
+	switch {
+	case sec > maxNanos/int64(time.Second):
+		return maxNanos, false
+	case sec < minNanos/int64(time.Second):
+		return minNanos, false
 	}
-	return cmp.Compare(a.nsec, b.nsec)
+	ns := sec*int64(time.Second) + int64(t.Nanosecond())
+	switch {
+	case ns > maxNanos:
+		return maxNanos, false
+	case ns < minNanos:
+		return minNanos, false
+	}
+	return ns, true
 }
+
+// odd says the list keeps p whole.
+func (p packedHit) odd() bool { return p.at&1 == 1 }
+
+// nanos is p's time as the list orders it.
+func (p packedHit) nanos() int64 { return p.at >> 1 }
 
 // citeList is an agent's hits kept for citing, packed: in time order as
 // merge keeps them (plan_divergence's stretches, open for hours, cite a
@@ -46,8 +71,24 @@ func (l *citeList) len() int { return len(l.hits) }
 
 // lastAt is the time of the list's last hit (it holds one at least).
 func (l *citeList) lastAt() time.Time {
-	p := l.hits[len(l.hits)-1]
-	return time.Unix(p.sec, int64(p.nsec))
+	return l.timeOf(l.hits[len(l.hits)-1])
+}
+
+// timeOf is p's time.
+func (l *citeList) timeOf(p packedHit) time.Time {
+	if p.odd() {
+		return l.odd[p.id].t
+	}
+	return time.Unix(0, p.nanos()).UTC()
+}
+
+// byTime orders the list's hits by time: by their nanoseconds, and two
+// at one end of their range by their own times.
+func (l *citeList) byTime(a, b packedHit) int {
+	if c := cmp.Compare(a.nanos(), b.nanos()); c != 0 || a.nanos() != minNanos && a.nanos() != maxNanos {
+		return c
+	}
+	return l.timeOf(a).Compare(l.timeOf(b))
 }
 
 // add appends h, agent's or not, to the list.
@@ -56,16 +97,14 @@ func (l *citeList) add(h hit, agent string) {
 }
 
 func (l *citeList) pack(h hit, agent string) packedHit {
-	p := packedHit{sec: h.t.Unix(), nsec: int32(h.t.Nanosecond())}
-	if h.agent == agent && h.t.Location() == time.UTC {
+	ns, exact := nanosOf(h.t)
+	if exact && h.agent == agent && h.t.Location() == time.UTC {
 		if n, ok := evidence.PackID(h.id); ok {
-			p.id = n
-			return p
+			return packedHit{at: ns << 1, id: n}
 		}
 	}
 	l.odd = append(l.odd, h)
-	p.ref = uint32(len(l.odd))
-	return p
+	return packedHit{at: ns<<1 | 1, id: uint64(len(l.odd) - 1)}
 }
 
 // merge adds add (any order) as mergeByTime would: the stable sort by
@@ -83,7 +122,7 @@ func (l *citeList) merge(add []hit, agent string) int {
 		packed[i] = l.pack(h, agent)
 	}
 	var from int
-	l.hits, from = mergeFrom(l.hits, packed, packedByTime)
+	l.hits, from = mergeFrom(l.hits, packed, l.byTime)
 	return from
 }
 
@@ -98,18 +137,18 @@ func (l *citeList) all(agent string) []hit {
 func (l *citeList) unpackAll(ps []packedHit, agent string) []hit {
 	buf := make([]byte, 0, 16*len(ps))
 	for _, p := range ps {
-		if p.ref == 0 {
+		if !p.odd() {
 			buf = evidence.AppendID(buf, p.id)
 		}
 	}
 	ids := string(buf)
 	out := make([]hit, len(ps))
 	for i, p := range ps {
-		if p.ref > 0 {
-			out[i] = l.odd[p.ref-1]
+		if p.odd() {
+			out[i] = l.odd[p.id]
 			continue
 		}
-		out[i] = hit{t: time.Unix(p.sec, int64(p.nsec)).UTC(), id: ids[:16], agent: agent}
+		out[i] = hit{t: time.Unix(0, p.nanos()).UTC(), id: ids[:16], agent: agent}
 		ids = ids[16:]
 	}
 	return out
@@ -119,11 +158,12 @@ func (l *citeList) unpackAll(ps []packedHit, agent string) []hit {
 // when the id does not pack, the id (odd). An odd hit whose id packs is
 // keyed as a packed one of the same id would be.
 func (l *citeList) keyOf(p packedHit) (n uint64, odd string, at citeAt) {
-	if p.ref == 0 {
-		return p.id, "", citeAt{p.sec, p.nsec}
+	t := l.timeOf(p)
+	at = citeAt{t.Unix(), int32(t.Nanosecond())}
+	if !p.odd() {
+		return p.id, "", at
 	}
-	h := l.odd[p.ref-1]
-	at = citeAt{h.t.Unix(), int32(h.t.Nanosecond())}
+	h := l.odd[p.id]
 	if n, ok := evidence.PackID(h.id); ok {
 		return n, "", at
 	}
@@ -135,8 +175,8 @@ func (l *citeList) idOf(p packedHit, n uint64, odd string) string {
 	switch {
 	case odd != "":
 		return odd
-	case p.ref > 0:
-		return l.odd[p.ref-1].id
+	case p.odd():
+		return l.odd[p.id].id
 	}
 	return evidence.UnpackID(n)
 }
