@@ -25,9 +25,9 @@ func (s *capScan) clone() *capScan {
 		}
 		return n
 	}
-	d.caps = make(map[string]map[string]*capability.Capability, len(s.caps))
+	d.caps = make(map[string]map[capKey]*capability.Capability, len(s.caps))
 	for agent, m := range s.caps {
-		n := make(map[string]*capability.Capability, len(m))
+		n := make(map[capKey]*capability.Capability, len(m))
 		for k, c := range m {
 			n[k] = cp(c)
 		}

@@ -239,7 +239,7 @@ func (s *capScan) done(skews []Skew) *capability.Set {
 	out := map[string][]*capability.Capability{}
 	for agent, m := range s.caps {
 		list := slices.Collect(maps.Values(m))
-		s.finishAgent(func(k string) *capability.Capability { return m[k] }, list, by, func(c *capability.Capability) sourceBytes { return s.bytes[c] })
+		s.finishAgent(func(k capKey) *capability.Capability { return m[k] }, list, by, func(c *capability.Capability) sourceBytes { return s.bytes[c] })
 		out[agent] = list
 	}
 	return capability.NewSet(out)
@@ -276,7 +276,7 @@ func skewsBySource(skews []Skew) map[string]Skew {
 // todo are finished already), bytes each one's bytes sent, by source.
 // Each one's uses in the making are settled first (a copy's into a list
 // of its own), on the ledger's clock, which the containment time is on.
-func (s *capScan) finishAgent(m func(key string) *capability.Capability, todo []*capability.Capability, bySource map[string]Skew, bytes func(*capability.Capability) sourceBytes) {
+func (s *capScan) finishAgent(m func(capKey) *capability.Capability, todo []*capability.Capability, bySource map[string]Skew, bytes func(*capability.Capability) sourceBytes) {
 	var shift func(source string) time.Duration // nil: no skew is applied
 	for _, k := range bySource {
 		if k.Applied {
@@ -370,10 +370,10 @@ func (s *capScan) finish(c *capability.Capability, by sourceBytes) {
 
 // endPlace ends a host outside the sandboxes when every credential used
 // from it has an authoritative end: the latest of them.
-func (s *capScan) endPlace(p *capability.Capability, m func(key string) *capability.Capability) {
+func (s *capScan) endPlace(p *capability.Capability, m func(capKey) *capability.Capability) {
 	var last capability.End
 	for _, u := range p.Uses {
-		cr := m(string(capability.Credential) + "\x00" + u.From)
+		cr := m(capKey{capability.Credential, u.From})
 		if cr == nil {
 			return
 		}

@@ -29,7 +29,7 @@ func (s *capScan) withPendingReads(agents map[string]bool) *capScan {
 	o.caps = maps.Clone(s.caps)
 	o.bytes = map[*capability.Capability]sourceBytes{}
 	for a := range agents {
-		m := make(map[string]*capability.Capability, len(s.caps[a]))
+		m := make(map[capKey]*capability.Capability, len(s.caps[a]))
 		for k, c := range s.caps[a] {
 			d := c.CloneSharingUses() // finished at once: settled into its own
 			m[k] = d

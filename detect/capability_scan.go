@@ -25,7 +25,7 @@ var capQuery = evidence.MustParse("kind:(human_intervention OR tool_call OR tool
 // evidence, in time order. It is fed like a correlator and finished once.
 type capScan struct {
 	e      *env
-	caps   map[string]map[string]*capability.Capability // agent -> kind+value -> entry
+	caps   map[string]map[capKey]*capability.Capability // agent -> kind and value -> entry
 	kinds  map[string]string                            // credential id -> kind from its session_start
 	issued map[string]bool                              // issued credential ids
 	borrow map[string][]string                          // credential -> agents that acquired it, in order
@@ -70,7 +70,7 @@ type capScan struct {
 }
 
 func newCapScan(e *env, sessions []evidence.Event, secrets *redact.Redactor) *capScan {
-	s := &capScan{e: e, caps: map[string]map[string]*capability.Capability{}, kinds: map[string]string{},
+	s := &capScan{e: e, caps: map[string]map[capKey]*capability.Capability{}, kinds: map[string]string{},
 		borrow: map[string][]string{}, jobs: map[string]*capability.Capability{}, reads: map[string]evidence.Event{},
 		procs: map[string]*capability.Capability{}, pids: map[pidKey]*capability.Capability{}, ends: map[string][]endMark{}, auth: map[string][]capability.End{}, calls: map[string]*callUse{}, secrets: secrets, keyHolders: map[string][]string{}, keyLogged: map[string]redact.Key{}, cov: capability.NewCoverage(),
 		workloads: map[string][]*capability.Capability{}, minted: map[string][]*capability.Capability{}, touched: map[string]bool{},
@@ -146,13 +146,20 @@ func shortID(c string) string {
 	return c
 }
 
+// capKey is what an agent's capability is kept by: its kind and value
+// (the value's bytes are the capability's own).
+type capKey struct {
+	kind  capability.Kind
+	value string
+}
+
 func (s *capScan) entry(agent string, kind capability.Kind, value string, origin capability.Origin) *capability.Capability {
 	m := s.caps[agent]
 	if m == nil {
-		m = map[string]*capability.Capability{}
+		m = map[capKey]*capability.Capability{}
 		s.caps[agent] = m
 	}
-	k := string(kind) + "\x00" + value
+	k := capKey{kind, value}
 	c := m[k]
 	if c == nil {
 		c = &capability.Capability{Agent: agent, Kind: kind, Value: value, Origin: origin}
@@ -163,7 +170,7 @@ func (s *capScan) entry(agent string, kind capability.Kind, value string, origin
 }
 
 func (s *capScan) has(agent string, kind capability.Kind, value string) bool {
-	_, ok := s.caps[agent][string(kind)+"\x00"+value]
+	_, ok := s.caps[agent][capKey{kind, value}]
 	return ok
 }
 

@@ -17,9 +17,9 @@ import (
 // flagged window is cited. What cannot be written stays in memory.
 
 // asideAfter is how many bytes of hits a rate rule holds in memory before
-// it sets closed windows' aside: a million hits. At a million events the
-// bench incident's are 2.5 MB, none set aside.
-const asideAfter = 16 << 20
+// it sets closed windows' aside: a quarter of a million hits. At a million
+// events the bench incident's are 2.5 MB, none set aside.
+const asideAfter = 4 << 20
 
 const hitSize = 16 // a rateHit written: its offset and id, 8 bytes each
 

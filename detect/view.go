@@ -223,7 +223,7 @@ func (s *capScan) finishedCopy(agent string, by map[string]Skew, was map[*capabi
 			}
 		}
 	}
-	copies := func(k string) *capability.Capability { return fin[m[k]] }
+	copies := func(k capKey) *capability.Capability { return fin[m[k]] }
 	s.finishAgent(copies, todo, by, func(c *capability.Capability) sourceBytes { return s.bytes[orig[c]] })
 	// the copies taken from the last view, in its order
 	type copyFrom struct{ d, c *capability.Capability }
