@@ -27,8 +27,9 @@ const countsKey = "cordon:counts"
 // bleveStore is the embedded Store.
 type bleveStore struct {
 	dir      string
-	idxMu    sync.RWMutex // guards idx, replaced once if a write fails
+	idxMu    sync.RWMutex // guards idx, replaced once if a write fails, and resting
 	idx      bleve.Index
+	resting  bool // idx is closed until the next read (Rest)
 	im       *mapping.IndexMappingImpl
 	build    docBuilder
 	readOnly bool
@@ -174,11 +175,49 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
-// index is the Bleve index the store reads and writes.
+// index is the Bleve index the store reads and writes, opened again if
+// it rests.
 func (s *bleveStore) index() bleve.Index {
 	s.idxMu.RLock()
-	defer s.idxMu.RUnlock()
+	idx, resting := s.idx, s.resting
+	s.idxMu.RUnlock()
+	if !resting {
+		return idx
+	}
+	s.idxMu.Lock()
+	defer s.idxMu.Unlock()
+	if s.resting {
+		// Where it cannot be opened, reads fail on the closed index,
+		// saying so, and the next tries again.
+		if idx, err := bleve.OpenUsing(s.dir, map[string]interface{}{"read_only": true}); err == nil {
+			s.idx, s.resting = idx, false
+		}
+	}
 	return s.idx
+}
+
+// Rester is a store that can let its index go until it is next read.
+type Rester interface {
+	// Rest closes the index of a store open for reading: what it holds
+	// in memory goes (the time sort key's doc values are 8 bytes an
+	// event, read in whole when the index opens), and the next read
+	// opens it again from disk. The caller holds the workspace, so that
+	// nothing writes the index meanwhile, and reads nothing of the store
+	// while Rest runs: a read begun before fails on the closed index. A
+	// store open for writing does not rest.
+	Rest()
+}
+
+// Rest implements Rester.
+func (s *bleveStore) Rest() {
+	if !s.readOnly {
+		return
+	}
+	s.idxMu.Lock()
+	defer s.idxMu.Unlock()
+	if !s.resting && s.idx.Close() == nil {
+		s.resting = true
+	}
 }
 
 func (s *bleveStore) Counts() Counts {

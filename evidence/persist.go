@@ -247,7 +247,13 @@ func (s *bleveStore) Close() error {
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("%w: the last batch was not on disk %s after closing began", ErrWrite, closeWait)
 	}
-	cerr := s.index().Close()
+	s.idxMu.Lock()
+	var cerr error
+	if !s.resting {
+		cerr = s.idx.Close()
+	}
+	s.resting = false
+	s.idxMu.Unlock()
 	s.unregister()
 	if err == nil {
 		err = cerr

@@ -81,6 +81,7 @@ func (s *replaySource) Each(ctx context.Context, q evidence.Query, fn func(evide
 		return s.idx.Each(ctx, q, fn)
 	case s.log != nil:
 		s.w.replayedFrom("the replay log")
+		s.w.restIndex()
 		return eachLogged(ctx, filepath.Join(s.w.Dir, engineDir, replayLogFile), s.log.Events, evidence.EventDecoder{}, fn)
 	case s.gen == "":
 		s.w.replayedFrom("the index (" + s.why + ")")
@@ -97,6 +98,7 @@ func (s *replaySource) EachLean(ctx context.Context, keepText func(source, kind 
 		return s.Each(ctx, evidence.All(), fn)
 	}
 	s.w.replayedFrom("the replay log")
+	s.w.restIndex()
 	dec := evidence.EventDecoder{KeepText: keepText, NoOrigin: true}
 	return eachLogged(ctx, filepath.Join(s.w.Dir, engineDir, replayLogFile), s.log.Events, dec, fn)
 }
@@ -129,6 +131,15 @@ func (s *replaySource) eachRecorded(ctx context.Context, fn func(evidence.Event)
 	}
 	s.w.replayedFrom("the index (" + s.why + "; the replay log is written for the next)")
 	return nil
+}
+
+// restIndex lets the index go while a replay reads the log, where nothing
+// else reads the workspace meanwhile (ReadsAlone): the pass has read what
+// it asks of the index (the session records) before the events.
+func (w *Workspace) restIndex() {
+	if r, ok := w.store.(evidence.Rester); ok && w.alone {
+		r.Rest()
+	}
 }
 
 // replayedFrom records what the last replay read (ReplayedFrom).

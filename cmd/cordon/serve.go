@@ -214,6 +214,7 @@ func (e *env) openIncident(dir string, opts ...incident.Option) (ws *incident.Wo
 	if ws, err = incident.Open(dir, opts...); err != nil {
 		return nil, nil, err
 	}
+	ws.ReadsAlone() // a command, one read after another
 	return ws, func() { ws.Close() }, nil
 }
 
