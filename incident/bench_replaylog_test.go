@@ -56,7 +56,9 @@ func BenchmarkReplayRead(b *testing.B) {
 
 // BenchmarkReplayFromLog: a whole replay of the bench incident from its
 // replay log: the reading above and the engine (`findings --recompute`
-// without writing the answer).
+// without writing the answer; as the command, the workspace reads alone
+// and lets its index go while the replay reads the log, unless
+// CORDON_BENCH_KEEP_INDEX=1).
 func BenchmarkReplayFromLog(b *testing.B) {
 	dir := os.Getenv("CORDON_BENCH_INCIDENT")
 	if dir == "" {
@@ -67,6 +69,9 @@ func BenchmarkReplayFromLog(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer ws.Close()
+	if os.Getenv("CORDON_BENCH_KEEP_INDEX") != "1" {
+		ws.ReadsAlone()
+	}
 	secrets, _ := ws.Redactor()
 	for i := 0; i < b.N; i++ {
 		r, err := ws.ScanWith(context.Background(), FindingsOptions{Secrets: secrets})
