@@ -148,7 +148,7 @@ func (l *citeList) unpackAll(ps []packedHit, agent string) []hit {
 			out[i] = l.odd[p.id]
 			continue
 		}
-		out[i] = hit{t: time.Unix(0, p.nanos()).UTC(), id: ids[:16], agent: agent}
+		out[i] = hit{t: l.timeOf(p), id: ids[:16], agent: agent}
 		ids = ids[16:]
 	}
 	return out

@@ -51,6 +51,18 @@ func burstyDay() []evidence.Event {
 	return evs
 }
 
+// passSettingAside starts a pass of rules whose rate rules set every
+// window's events aside as it closes (detect.SetRateAside).
+func passSettingAside(t *testing.T, rules []detect.Rule) (p *detect.Pass, written func() int64, closeFiles func()) {
+	t.Helper()
+	p, err := (&detect.Engine{Rules: rules}).Start(context.Background(), detect.NewMemSource(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, closeFiles = detect.SetRateAside(p, 0)
+	return p, written, closeFiles
+}
+
 // A rate rule whose windows' events are set aside as they close, all of
 // them, finds what one that keeps them in memory finds: the same ids,
 // explanations and cited events.
@@ -62,11 +74,7 @@ func TestRateSetAsideFindsTheSame(t *testing.T) {
 		t.Fatalf("%d findings: the day does not test the rate rule", len(want))
 	}
 	for _, every := range []int64{0, 97} { // asked at the end, and along the way
-		p, err := (&detect.Engine{Rules: rate}).Start(context.Background(), detect.NewMemSource(nil))
-		if err != nil {
-			t.Fatal(err)
-		}
-		written, _ := detect.SetRateAside(p, 0)
+		p, written, _ := passSettingAside(t, rate)
 		for i := range evs {
 			if err := p.Add(&evs[i]); err != nil {
 				t.Fatal(err)
@@ -93,11 +101,7 @@ func TestRateSetAsideUnreadIsSaid(t *testing.T) {
 	evs := burstyDay()
 	rate := builtinRules(t, "action-rate")
 	_, want := passOver(t, rate, nil, evs, 0)
-	p, err := (&detect.Engine{Rules: rate}).Start(context.Background(), detect.NewMemSource(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, closeFiles := detect.SetRateAside(p, 0)
+	p, _, closeFiles := passSettingAside(t, rate)
 	for i := range evs {
 		if err := p.Add(&evs[i]); err != nil {
 			t.Fatal(err)
